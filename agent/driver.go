@@ -1,0 +1,409 @@
+package agent
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+)
+
+// Task is one request to the agent.
+type Task struct {
+	Prompt string
+	// Editor is what the editor passed along: the current file and
+	// selection, already rendered as text for the model ("" if none).
+	Editor string
+	// History holds earlier turns of the session, for continued sessions.
+	History []Message
+	// Seed makes retry jitter reproducible; 0 picks one from the clock.
+	Seed uint64
+}
+
+// Verifier runs the project's checks after the agent changed files.
+type Verifier interface {
+	Verify(ctx context.Context, changed []string) (VerifyReport, error)
+}
+
+// Planner gathers what the model is told before the task: the system
+// prompt and project context. Recalled memory joins here too.
+type Planner interface {
+	Plan(ctx context.Context, t Task) (Planned, error)
+}
+
+// Hooks. A Driver calls each hook that implements one of these.
+type (
+	// BeforeToolHook may deny a call (return an error, reported to the
+	// model) or rewrite its arguments in place.
+	BeforeToolHook interface {
+		BeforeTool(ctx context.Context, call *ToolCall) error
+	}
+	// AfterToolHook sees each finished call.
+	AfterToolHook interface {
+		AfterTool(ctx context.Context, call ToolCall, res ToolResult, err error)
+	}
+	// AfterToolsHook runs once all tools of a turn finished, when any of
+	// them changed files.
+	AfterToolsHook interface {
+		AfterTools(ctx context.Context, changed []string)
+	}
+	// TaskEndHook runs when a task reaches Reporting (not on cancel).
+	TaskEndHook interface {
+		TaskEnd(ctx context.Context, r Result)
+	}
+)
+
+// Timeouter is implemented by tools whose calls may ask for a longer
+// timeout than the default (run_command's timeout_seconds).
+type Timeouter interface {
+	Timeout(args json.RawMessage, def time.Duration) time.Duration
+}
+
+// Driver runs tasks: it performs the machine's actions and feeds the
+// outcomes back. A Driver may run several tasks at once.
+type Driver struct {
+	LLM         LLM
+	Model       string
+	Tools       []Tool
+	Planner     Planner  // nil: a bare system prompt
+	Verifier    Verifier // nil: no verify gate
+	Hooks       []any
+	Limits      Limits
+	ToolTimeout time.Duration // per call; 0: 120 s
+	TaskTimeout time.Duration // whole task; 0: none
+	// Prices per million tokens for this model; zero: no cost.
+	Price struct{ Input, Output float64 }
+	// OnEvent receives every event of every task, in order per task. It is
+	// called from the driver's loop, so it must not block for long.
+	OnEvent func(Event)
+}
+
+// Run performs one task and returns when it ended. Cancelling ctx cancels
+// the task (Result.Cancelled); in-flight model streams, tools and checks are
+// stopped and waited for before Run returns.
+func (d *Driver) Run(ctx context.Context, t Task) Result {
+	run := &run{d: d, inputs: make(chan Input, 256), tools: map[string]Tool{}}
+	for _, tl := range d.Tools {
+		run.tools[tl.Spec().Name] = tl
+		run.specs = append(run.specs, tl.Spec())
+	}
+	run.task = t
+	lim := d.Limits
+	if lim == (Limits{}) {
+		lim = DefaultLimits()
+	}
+	if d.Verifier == nil {
+		lim.Verify = false
+	}
+	specJSON, _ := json.Marshal(run.specs)
+	lim.ToolsTokens = len(specJSON) / 4
+	seed := t.Seed
+	if seed == 0 {
+		seed = uint64(time.Now().UnixNano())
+	}
+
+	taskCtx := ctx
+	var stopTimeout context.CancelFunc = func() {}
+	if d.TaskTimeout > 0 {
+		taskCtx, stopTimeout = context.WithTimeout(ctx, d.TaskTimeout)
+	}
+	defer stopTimeout()
+	runCtx, stop := context.WithCancel(taskCtx)
+	run.ctx = runCtx
+	defer func() {
+		stop()
+		run.wg.Wait()
+		run.stopTimers()
+	}()
+
+	m := NewMachine()
+	acts := m.Step(Start{Task: t.Prompt, Limits: lim, Seed: seed})
+	done := taskCtx.Done()
+	for {
+		for _, a := range acts {
+			if r, ok := run.do(a); ok {
+				return r
+			}
+		}
+		select {
+		case in := <-run.inputs:
+			acts = m.Step(in)
+		case <-done:
+			done = nil // step once; the machine is Idle afterwards
+			if errors.Is(taskCtx.Err(), context.DeadlineExceeded) && ctx.Err() == nil {
+				acts = m.Step(Fail{Reason: "timeout", Err: fmt.Sprintf("task timed out after %s", d.TaskTimeout)})
+			} else {
+				acts = m.Step(Cancel{})
+			}
+		}
+	}
+}
+
+// run is the state of one Driver.Run.
+type run struct {
+	d      *Driver
+	ctx    context.Context
+	task   Task
+	inputs chan Input
+	wg     sync.WaitGroup
+	tools  map[string]Tool
+	specs  []ToolSpec
+
+	mu     sync.Mutex
+	timers []*time.Timer
+}
+
+// send delivers an input unless the run is over.
+func (r *run) send(in Input) {
+	select {
+	case r.inputs <- in:
+	case <-r.ctx.Done():
+	}
+}
+
+// goDo runs f in a goroutine the run owns, recovering panics into err.
+func (r *run) goDo(f func() Input) {
+	r.wg.Add(1)
+	go func() {
+		defer r.wg.Done()
+		var in Input
+		func() {
+			defer func() {
+				if p := recover(); p != nil {
+					in = Fail{Reason: "internal", Err: fmt.Sprintf("internal error: %v", p)}
+				}
+			}()
+			in = f()
+		}()
+		if in != nil {
+			r.send(in)
+		}
+	}()
+}
+
+func (r *run) do(a Action) (Result, bool) {
+	d := r.d
+	switch a := a.(type) {
+	case Emit:
+		ev := a.Event
+		if ev.Kind == KindEnd && ev.Result != nil {
+			res := *ev.Result
+			res.Cost = d.cost(res.Usage)
+			ev.Result = &res
+		}
+		if d.OnEvent != nil {
+			d.OnEvent(ev)
+		}
+	case Finish:
+		res := a.Result
+		res.Cost = d.cost(res.Usage)
+		return res, true
+	case Plan:
+		r.goDo(func() Input {
+			if d.Planner == nil {
+				return Planned{Prefix: []Message{{Role: RoleSystem, Content: SystemPrompt}}, History: r.task.History}
+			}
+			p, err := d.Planner.Plan(r.ctx, r.task)
+			if err != nil {
+				return Fail{Reason: "plan", Err: err.Error()}
+			}
+			return p
+		})
+	case CallModel:
+		req := Request{Model: d.Model, Messages: a.Messages, Tools: r.specs}
+		r.goDo(func() Input {
+			resp, err := d.LLM.Stream(r.ctx, req, func(delta string) { r.send(TextDelta{Text: delta}) })
+			if err != nil {
+				if r.ctx.Err() != nil {
+					return nil
+				}
+				return ModelFailed{Err: err, Partial: resp}
+			}
+			return ModelDone{Response: resp}
+		})
+	case StartTimer:
+		t := time.AfterFunc(a.After, func() { r.send(TimerFired{ID: a.ID}) })
+		r.mu.Lock()
+		r.timers = append(r.timers, t)
+		r.mu.Unlock()
+	case RunTools:
+		r.runTools(a.Calls)
+	case RunVerify:
+		r.goDo(func() Input {
+			rep, err := d.Verifier.Verify(r.ctx, a.Changed)
+			if err != nil {
+				if r.ctx.Err() != nil {
+					return nil
+				}
+				return VerifyDone{Report: VerifyReport{Passed: false, Summary: "could not run the checks: " + err.Error(), Feedback: err.Error()}}
+			}
+			return VerifyDone{Report: rep}
+		})
+	case Compact:
+		r.goDo(func() Input {
+			sum, u, err := r.summarize(a.Dropped)
+			return Compacted{Summary: sum, Usage: u, Err: err}
+		})
+	case Report:
+		r.goDo(func() Input {
+			for _, h := range d.Hooks {
+				if h, ok := h.(TaskEndHook); ok {
+					h.TaskEnd(r.ctx, a.Result)
+				}
+			}
+			return Reported{}
+		})
+	}
+	return Result{}, false
+}
+
+func (r *run) stopTimers() {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for _, t := range r.timers {
+		t.Stop()
+	}
+}
+
+// runTools runs a turn's calls: consecutive read-only calls together in
+// parallel, every other call alone, in the model's order, so a read after
+// an edit sees the edit.
+func (r *run) runTools(calls []ToolCall) {
+	r.wg.Add(1)
+	go func() {
+		defer r.wg.Done()
+		var changed []string
+		for i := 0; i < len(calls); {
+			j := i + 1
+			if r.readOnly(calls[i]) {
+				for j < len(calls) && r.readOnly(calls[j]) {
+					j++
+				}
+			}
+			var wg sync.WaitGroup
+			var mu sync.Mutex
+			for _, c := range calls[i:j] {
+				wg.Add(1)
+				go func(c ToolCall) {
+					defer wg.Done()
+					res, err := r.runTool(c)
+					mu.Lock()
+					changed = append(changed, res.Changed...)
+					mu.Unlock()
+					r.send(ToolDone{ID: c.ID, Result: res, Err: err})
+				}(c)
+			}
+			wg.Wait()
+			if r.ctx.Err() != nil {
+				return
+			}
+			i = j
+		}
+		if len(changed) > 0 {
+			for _, h := range r.d.Hooks {
+				if h, ok := h.(AfterToolsHook); ok {
+					h.AfterTools(r.ctx, changed)
+				}
+			}
+		}
+	}()
+}
+
+func (r *run) readOnly(c ToolCall) bool {
+	t, ok := r.tools[c.Name]
+	return ok && t.ReadOnly()
+}
+
+// runTool runs one call with its timeout, hooks and panic recovery. Every
+// failure is an error for the model, never a task failure.
+func (r *run) runTool(c ToolCall) (res ToolResult, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("tool %s crashed: %v", c.Name, p)
+		}
+		for _, h := range r.d.Hooks {
+			if h, ok := h.(AfterToolHook); ok {
+				h.AfterTool(r.ctx, c, res, err)
+			}
+		}
+	}()
+	t, ok := r.tools[c.Name]
+	if !ok {
+		names := make([]string, 0, len(r.tools))
+		for n := range r.tools {
+			names = append(names, n)
+		}
+		sort.Strings(names)
+		return ToolResult{}, fmt.Errorf("unknown tool %q; the tools are: %s", c.Name, strings.Join(names, ", "))
+	}
+	args := strings.TrimSpace(c.Arguments)
+	if args == "" {
+		args = "{}"
+	}
+	if !json.Valid([]byte(args)) {
+		return ToolResult{}, fmt.Errorf("arguments are not valid JSON: %s; expected arguments matching this schema: %s", truncate(args, 200), t.Spec().Parameters)
+	}
+	for _, h := range r.d.Hooks {
+		if h, ok := h.(BeforeToolHook); ok {
+			if err := h.BeforeTool(r.ctx, &c); err != nil {
+				return ToolResult{}, err
+			}
+		}
+	}
+	timeout := r.d.ToolTimeout
+	if timeout <= 0 {
+		timeout = 120 * time.Second
+	}
+	if tt, ok := t.(Timeouter); ok {
+		timeout = tt.Timeout(json.RawMessage(c.Arguments), timeout)
+	}
+	ctx, cancel := context.WithTimeout(r.ctx, timeout)
+	defer cancel()
+	res, err = t.Run(ctx, json.RawMessage(args))
+	if err != nil && errors.Is(ctx.Err(), context.DeadlineExceeded) && r.ctx.Err() == nil {
+		err = fmt.Errorf("%s timed out after %s", c.Name, timeout)
+	}
+	return res, err
+}
+
+// summarize asks the model for a summary of dropped turns (no tools, no
+// streaming to subscribers).
+func (r *run) summarize(dropped []Message) (string, Usage, error) {
+	var b strings.Builder
+	for _, m := range dropped {
+		fmt.Fprintf(&b, "[%s", m.Role)
+		if m.Name != "" {
+			fmt.Fprintf(&b, " %s", m.Name)
+		}
+		b.WriteString("] ")
+		b.WriteString(truncate(m.Content, 2000))
+		for _, c := range m.ToolCalls {
+			fmt.Fprintf(&b, "\n  call %s %s", c.Name, truncate(c.Arguments, 300))
+		}
+		b.WriteString("\n")
+	}
+	ctx, cancel := context.WithTimeout(r.ctx, 2*time.Minute)
+	defer cancel()
+	resp, err := r.d.LLM.Stream(ctx, Request{Model: r.d.Model, Messages: []Message{
+		{Role: RoleSystem, Content: CompactionPrompt},
+		{Role: RoleUser, Content: truncate(b.String(), 200_000)},
+	}}, func(string) {})
+	if err != nil {
+		return "", resp.Usage, err
+	}
+	return resp.Content, resp.Usage, nil
+}
+
+func (d *Driver) cost(u Usage) float64 {
+	return (float64(u.InputTokens)*d.Price.Input + float64(u.OutputTokens)*d.Price.Output) / 1e6
+}
+
+func truncate(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n] + "…"
+}

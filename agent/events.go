@@ -1,0 +1,86 @@
+package agent
+
+// State is a state of the agent machine (CONTRACT.md, "State machine").
+type State string
+
+const (
+	Idle      State = "idle"
+	Planning  State = "planning"
+	Executing State = "executing"
+	Tools     State = "tools"
+	Verifying State = "verifying"
+	Reporting State = "reporting"
+)
+
+// Event kinds, as sent in agentls/event notifications.
+const (
+	KindState      = "state"
+	KindText       = "text"
+	KindToolCall   = "toolCall"
+	KindToolResult = "toolResult"
+	KindVerify     = "verify"
+	KindUsage      = "usage"
+	KindCompaction = "compaction"
+	KindRetry      = "retry"
+	KindEnd        = "end"
+)
+
+// Event is what subscribers (the LSP server, the CLI, tests) see of a task.
+// Only the fields of its Kind are set.
+type Event struct {
+	Kind string `json:"kind"`
+	Step int    `json:"step,omitempty"`
+
+	From State `json:"from,omitempty"` // state
+	To   State `json:"to,omitempty"`
+
+	Text string `json:"text,omitempty"` // text delta; retry and compaction reasons
+
+	Call   *ToolCall `json:"call,omitempty"`   // toolCall, toolResult
+	Output string    `json:"output,omitempty"` // toolResult
+	IsErr  bool      `json:"isError,omitempty"`
+
+	Verify *VerifyReport `json:"verify,omitempty"` // verify
+
+	Usage     *Usage `json:"usage,omitempty"`     // usage: this call
+	TaskUsage *Usage `json:"taskUsage,omitempty"` // usage: the task so far
+
+	Result *Result `json:"result,omitempty"` // end
+}
+
+// VerifyReport is the outcome of running the project's checks.
+type VerifyReport struct {
+	Passed   bool     `json:"passed"`
+	Commands []string `json:"commands"`
+	// Feedback is the failure text trimmed for the model (empty on a pass).
+	Feedback string `json:"feedback,omitempty"`
+	// Summary is one line a person reads.
+	Summary string `json:"summary"`
+	// Problems counts located diagnostics.
+	Problems int `json:"problems"`
+}
+
+// Status of a finished (or queued, running) task.
+const (
+	StatusQueued    = "queued"
+	StatusRunning   = "running"
+	StatusOK        = "ok"
+	StatusError     = "error"
+	StatusCancelled = "cancelled"
+)
+
+// Result is a finished task.
+type Result struct {
+	Status       string   `json:"status"`
+	Verified     bool     `json:"verified"`
+	Cancelled    bool     `json:"cancelled"`
+	FilesChanged []string `json:"filesChanged"` // workspace-relative, in order of first change
+	Usage        Usage    `json:"usage"`
+	Cost         float64  `json:"cost,omitempty"` // USD, from the price table
+	Steps        int      `json:"steps"`
+	Summary      string   `json:"summary,omitempty"`
+	Error        string   `json:"error,omitempty"`
+	// Reason is a machine-readable end reason: "done", "maxSteps", "stuck",
+	// "llm", "verifyFailed", "cancelled", "timeout".
+	Reason string `json:"reason"`
+}

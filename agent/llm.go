@@ -1,0 +1,101 @@
+package agent
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"time"
+)
+
+// Role of a conversation message, as in the OpenAI chat API.
+type Role string
+
+const (
+	RoleSystem    Role = "system"
+	RoleUser      Role = "user"
+	RoleAssistant Role = "assistant"
+	RoleTool      Role = "tool"
+)
+
+// Message is one entry of the conversation. It is backend-neutral: the
+// OpenAI backend converts it to the wire form.
+type Message struct {
+	Role       Role       `json:"role"`
+	Content    string     `json:"content,omitempty"`
+	ToolCalls  []ToolCall `json:"toolCalls,omitempty"`  // assistant messages
+	ToolCallID string     `json:"toolCallId,omitempty"` // tool messages
+	Name       string     `json:"name,omitempty"`       // tool messages: the tool's name
+}
+
+// ToolCall is one call the model asked for. Arguments is the raw JSON text the
+// model produced; it may be invalid, and tools must cope.
+type ToolCall struct {
+	ID        string `json:"id"`
+	Name      string `json:"name"`
+	Arguments string `json:"arguments"`
+}
+
+// ToolSpec describes a tool to the model.
+type ToolSpec struct {
+	Name        string          `json:"name"`
+	Description string          `json:"description"`
+	Parameters  json.RawMessage `json:"parameters"`
+}
+
+// Usage counts tokens for one model call or a whole task.
+type Usage struct {
+	InputTokens  int  `json:"inputTokens"`
+	OutputTokens int  `json:"outputTokens"`
+	Estimated    bool `json:"estimated,omitempty"` // true when the server sent no usage
+}
+
+// Add returns u plus v.
+func (u Usage) Add(v Usage) Usage {
+	return Usage{
+		InputTokens:  u.InputTokens + v.InputTokens,
+		OutputTokens: u.OutputTokens + v.OutputTokens,
+		Estimated:    u.Estimated || v.Estimated,
+	}
+}
+
+// Request is one model call.
+type Request struct {
+	Model    string     `json:"model"`
+	Messages []Message  `json:"messages"`
+	Tools    []ToolSpec `json:"tools,omitempty"`
+}
+
+// Response is what a finished model stream produced.
+type Response struct {
+	Content      string     `json:"content"`
+	ToolCalls    []ToolCall `json:"toolCalls,omitempty"`
+	Usage        Usage      `json:"usage"`
+	FinishReason string     `json:"finishReason,omitempty"`
+}
+
+// LLM is a chat model that streams. Stream calls onText for each text delta
+// as it arrives and returns the whole response when the stream ends.
+// Cancelling ctx must abort the underlying HTTP stream.
+type LLM interface {
+	Stream(ctx context.Context, req Request, onText func(delta string)) (Response, error)
+}
+
+// LLMError is an error from a model backend, classified so the state machine
+// can decide whether to retry.
+type LLMError struct {
+	Status     int           // HTTP status, 0 for transport errors
+	Retryable  bool          // 408, 429, 5xx, connection resets, idle streams
+	RetryAfter time.Duration // from a Retry-After header, 0 if none
+	Partial    bool          // some of the response had already streamed
+	Message    string        // what a person can act on; never contains the API key
+	Err        error
+}
+
+func (e *LLMError) Error() string {
+	if e.Status != 0 {
+		return fmt.Sprintf("model error (HTTP %d): %s", e.Status, e.Message)
+	}
+	return "model error: " + e.Message
+}
+
+func (e *LLMError) Unwrap() error { return e.Err }

@@ -1,0 +1,44 @@
+package agent
+
+import (
+	"context"
+	"encoding/json"
+)
+
+// Tool is something the model can call. Approval, timeouts, output caps and
+// logging wrap tools rather than living inside each one.
+type Tool interface {
+	Spec() ToolSpec
+	// ReadOnly tools of one turn may run in parallel; the others run one at a
+	// time in the order the model gave.
+	ReadOnly() bool
+	// Run executes the call. An error is reported to the model as a failed
+	// tool call, not as a task failure.
+	Run(ctx context.Context, args json.RawMessage) (ToolResult, error)
+}
+
+// ToolResult is what a tool call produced.
+type ToolResult struct {
+	Output string `json:"output"`
+	// Changed lists the workspace-relative paths whose change was actually
+	// applied by this call.
+	Changed []string `json:"changed,omitempty"`
+}
+
+// Workspace is the agent's view of the user's files. Reads see the editor's
+// open buffers before the disk; writes go through the editor (LSP
+// workspace/applyEdit) or, headless, to disk. Paths are workspace-relative
+// and already confined by the caller (see Resolve).
+type Workspace interface {
+	// Root is the absolute workspace directory.
+	Root() string
+	// ReadFile returns the current text of a file: the open buffer if the
+	// editor has it, else the disk.
+	ReadFile(ctx context.Context, rel string) ([]byte, error)
+	// Edit applies transform to the file's current text (nil and exists=false
+	// for a file that does not exist) and writes the result through the
+	// editor. When the text changed underneath (the user typed), Edit
+	// re-reads and calls transform again on the new text, so nothing the user
+	// typed is replaced. It returns an error when the editor rejects the edit.
+	Edit(ctx context.Context, rel string, transform func(old []byte, exists bool) ([]byte, error)) error
+}

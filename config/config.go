@@ -1,0 +1,347 @@
+// Package config resolves agentls settings from their sources, in the order
+// the contract gives (first wins): editor settings (initializationOptions or
+// workspace/didChangeConfiguration), .agentls.json in the workspace root, the
+// environment, then defaults. A bad value is a Problem naming its key; the
+// key then falls back to the next source, so one typo never stops the server.
+//
+// It imports nothing from this module.
+package config
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+)
+
+// FileName is the per-workspace configuration file.
+const FileName = ".agentls.json"
+
+// Config is the resolved configuration.
+type Config struct {
+	LLM      LLM
+	Agent    Agent
+	Verify   Verify
+	Tools    Tools
+	Sessions Sessions
+	// MCPServers has the shape other MCP clients use: name → server.
+	MCPServers map[string]MCPServer
+}
+
+type LLM struct {
+	BaseURL            string
+	APIKey             string
+	Model              string
+	ContextTokens      int
+	IdleTimeoutSeconds int // 0: 120 s remote, 300 s loopback
+	// Prices per million tokens, by model name; "*" is the fallback.
+	Prices map[string]Price
+}
+
+type Price struct {
+	Input  float64 `json:"input"`
+	Output float64 `json:"output"`
+}
+
+type Agent struct {
+	MaxSteps           int
+	MaxRetries         int
+	Review             bool
+	Memory             bool
+	TaskTimeoutSeconds int // 0: none
+	ToolTimeoutSeconds int
+	MaxToolOutput      int // bytes
+}
+
+type Verify struct {
+	Commands       []string // empty: detect from the workspace
+	Enabled        bool
+	TimeoutSeconds int
+}
+
+type Tools struct {
+	Allow       []string
+	Deny        []string
+	SecretFiles []string
+}
+
+type Sessions struct {
+	MaxConcurrent int
+}
+
+type MCPServer struct {
+	Command string            `json:"command,omitempty"`
+	Args    []string          `json:"args,omitempty"`
+	Env     map[string]string `json:"env,omitempty"`
+	URL     string            `json:"url,omitempty"`
+	// Allow lists tool names that run without asking; "*" allows all.
+	Allow []string `json:"allow,omitempty"`
+}
+
+// DefaultModel is used when no source names a model.
+const DefaultModel = "gpt-4.1-mini"
+
+// Problem is a configuration value that could not be used.
+type Problem struct {
+	Key    string
+	Source string
+	Msg    string
+}
+
+func (p Problem) String() string {
+	return fmt.Sprintf("agentls: setting %q from %s: %s", p.Key, p.Source, p.Msg)
+}
+
+// Source is one layer of raw settings, as nested JSON objects.
+type Source struct {
+	Name   string
+	Values map[string]json.RawMessage // flattened: "llm.model" → raw value
+}
+
+// field describes one key of the contract's table.
+type field struct {
+	key string
+	env []string
+	set func(c *Config, raw json.RawMessage) error
+}
+
+func str(dst func(*Config) *string) func(*Config, json.RawMessage) error {
+	return func(c *Config, raw json.RawMessage) error {
+		var s string
+		if err := strict(raw, &s); err != nil {
+			return fmt.Errorf("want a string")
+		}
+		*dst(c) = s
+		return nil
+	}
+}
+
+func intIn(lo, hi int, dst func(*Config) *int) func(*Config, json.RawMessage) error {
+	return func(c *Config, raw json.RawMessage) error {
+		var f float64
+		if err := strict(raw, &f); err != nil || f != float64(int(f)) {
+			return fmt.Errorf("want a whole number")
+		}
+		n := int(f)
+		if n < lo || n > hi {
+			return fmt.Errorf("want a number from %d to %d, got %d", lo, hi, n)
+		}
+		*dst(c) = n
+		return nil
+	}
+}
+
+func boolean(dst func(*Config) *bool) func(*Config, json.RawMessage) error {
+	return func(c *Config, raw json.RawMessage) error {
+		var b bool
+		if err := strict(raw, &b); err != nil {
+			return fmt.Errorf("want true or false")
+		}
+		*dst(c) = b
+		return nil
+	}
+}
+
+func strs(dst func(*Config) *[]string) func(*Config, json.RawMessage) error {
+	return func(c *Config, raw json.RawMessage) error {
+		var s []string
+		if err := strict(raw, &s); err != nil {
+			return fmt.Errorf("want a list of strings")
+		}
+		*dst(c) = s
+		return nil
+	}
+}
+
+func strict(raw json.RawMessage, v any) error {
+	d := json.NewDecoder(bytes.NewReader(raw))
+	d.DisallowUnknownFields()
+	return d.Decode(v)
+}
+
+var fields = []field{
+	{key: "llm.baseURL", env: []string{"AGENTLS_BASE_URL", "OPENAI_BASE_URL"}, set: str(func(c *Config) *string { return &c.LLM.BaseURL })},
+	{key: "llm.apiKey", env: []string{"AGENTLS_API_KEY", "OPENAI_API_KEY"}, set: str(func(c *Config) *string { return &c.LLM.APIKey })},
+	{key: "llm.model", env: []string{"AGENTLS_MODEL"}, set: str(func(c *Config) *string { return &c.LLM.Model })},
+	{key: "llm.contextTokens", set: intIn(1024, 10_000_000, func(c *Config) *int { return &c.LLM.ContextTokens })},
+	{key: "llm.idleTimeoutSeconds", set: intIn(1, 3600, func(c *Config) *int { return &c.LLM.IdleTimeoutSeconds })},
+	{key: "llm.prices", set: func(c *Config, raw json.RawMessage) error {
+		var p map[string]Price
+		if err := strict(raw, &p); err != nil {
+			return fmt.Errorf(`want {"model": {"input": USD per 1M tokens, "output": USD per 1M tokens}}`)
+		}
+		c.LLM.Prices = p
+		return nil
+	}},
+	{key: "agent.maxSteps", set: intIn(1, 1000, func(c *Config) *int { return &c.Agent.MaxSteps })},
+	{key: "agent.maxRetries", set: intIn(0, 100, func(c *Config) *int { return &c.Agent.MaxRetries })},
+	{key: "agent.review", set: boolean(func(c *Config) *bool { return &c.Agent.Review })},
+	{key: "agent.memory", set: boolean(func(c *Config) *bool { return &c.Agent.Memory })},
+	{key: "agent.taskTimeoutSeconds", set: intIn(0, 7*24*3600, func(c *Config) *int { return &c.Agent.TaskTimeoutSeconds })},
+	{key: "agent.toolTimeoutSeconds", set: intIn(1, 3600, func(c *Config) *int { return &c.Agent.ToolTimeoutSeconds })},
+	{key: "agent.maxToolOutput", set: intIn(1024, 16<<20, func(c *Config) *int { return &c.Agent.MaxToolOutput })},
+	{key: "verify.commands", set: strs(func(c *Config) *[]string { return &c.Verify.Commands })},
+	{key: "verify.enabled", set: boolean(func(c *Config) *bool { return &c.Verify.Enabled })},
+	{key: "verify.timeoutSeconds", set: intIn(1, 24*3600, func(c *Config) *int { return &c.Verify.TimeoutSeconds })},
+	{key: "tools.allow", set: strs(func(c *Config) *[]string { return &c.Tools.Allow })},
+	{key: "tools.deny", set: strs(func(c *Config) *[]string { return &c.Tools.Deny })},
+	{key: "tools.secretFiles", set: strs(func(c *Config) *[]string { return &c.Tools.SecretFiles })},
+	{key: "sessions.maxConcurrent", set: intIn(1, 64, func(c *Config) *int { return &c.Sessions.MaxConcurrent })},
+	{key: "mcpServers", set: func(c *Config, raw json.RawMessage) error {
+		var m map[string]MCPServer
+		if err := strict(raw, &m); err != nil {
+			return fmt.Errorf("want {\"name\": {\"command\", \"args\", \"env\"} or {\"url\"}}: %v", err)
+		}
+		for name, s := range m {
+			if (s.Command == "") == (s.URL == "") {
+				return fmt.Errorf("server %q needs exactly one of command or url", name)
+			}
+		}
+		c.MCPServers = m
+		return nil
+	}},
+}
+
+// leafObjects are keys whose value is an object but which are one setting.
+var leafObjects = map[string]bool{"llm.prices": true, "mcpServers": true}
+
+// Defaults returns the configuration with no source set.
+func Defaults() Config {
+	return Config{
+		LLM: LLM{
+			BaseURL:       "https://api.openai.com/v1",
+			Model:         DefaultModel,
+			ContextTokens: 128_000,
+		},
+		Agent: Agent{
+			MaxSteps:           25,
+			MaxRetries:         3,
+			Memory:             true,
+			ToolTimeoutSeconds: 120,
+			MaxToolOutput:      64 << 10,
+		},
+		Verify:   Verify{Enabled: true, TimeoutSeconds: 600},
+		Tools:    Tools{SecretFiles: []string{".env", ".env.*", "*.pem", "*.key", "id_*"}},
+		Sessions: Sessions{MaxConcurrent: 4},
+	}
+}
+
+// Keys lists every configuration key, for documentation and editor settings.
+func Keys() []string {
+	ks := make([]string, len(fields))
+	for i, f := range fields {
+		ks[i] = f.key
+	}
+	return ks
+}
+
+// FromJSON flattens a settings object (the value of settings.agentls, or an
+// .agentls.json file) into a Source. Both nested ({"llm":{"model":…}}) and
+// dotted ({"llm.model":…}) spellings are accepted.
+func FromJSON(name string, data []byte) (Source, []Problem) {
+	src := Source{Name: name, Values: map[string]json.RawMessage{}}
+	if len(bytes.TrimSpace(data)) == 0 || string(bytes.TrimSpace(data)) == "null" {
+		return src, nil
+	}
+	var top map[string]json.RawMessage
+	if err := json.Unmarshal(data, &top); err != nil {
+		return src, []Problem{{Key: "(all)", Source: name, Msg: "not a JSON object: " + err.Error()}}
+	}
+	var probs []Problem
+	flatten("", top, src.Values)
+	known := map[string]bool{}
+	for _, f := range fields {
+		known[f.key] = true
+	}
+	for k := range src.Values {
+		if !known[k] {
+			probs = append(probs, Problem{Key: k, Source: name, Msg: "unknown setting (known: " + strings.Join(Keys(), ", ") + ")"})
+			delete(src.Values, k)
+		}
+	}
+	sort.Slice(probs, func(i, j int) bool { return probs[i].Key < probs[j].Key })
+	return src, probs
+}
+
+func flatten(prefix string, obj map[string]json.RawMessage, out map[string]json.RawMessage) {
+	for k, v := range obj {
+		key := k
+		if prefix != "" {
+			key = prefix + "." + k
+		}
+		var sub map[string]json.RawMessage
+		if !leafObjects[key] && bytes.HasPrefix(bytes.TrimSpace(v), []byte("{")) && json.Unmarshal(v, &sub) == nil {
+			flatten(key, sub, out)
+			continue
+		}
+		out[key] = v
+	}
+}
+
+// FromFile reads .agentls.json in root; a missing file is an empty source.
+func FromFile(root string) (Source, []Problem) {
+	p := filepath.Join(root, FileName)
+	data, err := os.ReadFile(p)
+	if os.IsNotExist(err) {
+		return Source{Name: FileName}, nil
+	}
+	if err != nil {
+		return Source{Name: FileName}, []Problem{{Key: "(all)", Source: FileName, Msg: err.Error()}}
+	}
+	return FromJSON(FileName, data)
+}
+
+// FromEnv reads the environment variables of the contract's table.
+func FromEnv(getenv func(string) string) Source {
+	src := Source{Name: "environment", Values: map[string]json.RawMessage{}}
+	for _, f := range fields {
+		for _, e := range f.env {
+			if v := getenv(e); v != "" {
+				b, _ := json.Marshal(v)
+				src.Values[f.key] = b
+				break
+			}
+		}
+	}
+	return src
+}
+
+// Resolve applies sources in order (first wins) over the defaults.
+func Resolve(sources ...Source) (Config, []Problem) {
+	c := Defaults()
+	var probs []Problem
+	for _, f := range fields {
+		for _, s := range sources {
+			raw, ok := s.Values[f.key]
+			if !ok {
+				continue
+			}
+			if err := f.set(&c, raw); err != nil {
+				probs = append(probs, Problem{Key: f.key, Source: s.Name, Msg: err.Error()})
+				continue // fall back to the next source
+			}
+			break
+		}
+	}
+	return c, probs
+}
+
+// Load resolves the configuration for a workspace from editor settings (may
+// be nil), the workspace file, and the process environment.
+func Load(root string, settings []byte) (Config, []Problem) {
+	ed, p1 := FromJSON("editor settings", settings)
+	file, p2 := FromFile(root)
+	c, p3 := Resolve(ed, file, FromEnv(os.Getenv))
+	return c, append(append(p1, p2...), p3...)
+}
+
+// Redact replaces every occurrence of the configured API key in s.
+func (c Config) Redact(s string) string {
+	if len(c.LLM.APIKey) < 4 {
+		return s
+	}
+	return strings.ReplaceAll(s, c.LLM.APIKey, "[redacted]")
+}
