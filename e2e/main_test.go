@@ -1,0 +1,160 @@
+package e2e
+
+import (
+	"context"
+	"fmt"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/agentls/agentls/fakellm"
+)
+
+var binary string
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "agentls-e2e")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	binary = filepath.Join(dir, "agentls")
+	out, err := exec.Command("go", "build", "-o", binary, "../cmd/agentls").CombinedOutput()
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "building agentls: %v\n%s", err, out)
+		os.Exit(1)
+	}
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+// copyWorkspace copies testdata/workspaces/NAME into a temp dir.
+func copyWorkspace(t testing.TB, name string) string {
+	t.Helper()
+	dst := t.TempDir()
+	if real, err := filepath.EvalSymlinks(dst); err == nil {
+		dst = real
+	}
+	if name == "" {
+		return dst
+	}
+	src := filepath.Join("..", "testdata", "workspaces", name)
+	err := filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(src, p)
+		target := filepath.Join(dst, rel)
+		if d.IsDir() {
+			return os.MkdirAll(target, 0o755)
+		}
+		data, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		return os.WriteFile(target, data, 0o644)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return dst
+}
+
+// session is one test's server, fake model and workspace.
+type session struct {
+	*Editor
+	LLM *fakellm.Server
+	ctx context.Context
+}
+
+type setup struct {
+	workspace string            // testdata/workspaces name, "" for empty
+	script    string            // testdata/conversations file, or inline JSON if it starts with {
+	caps      *Caps             // default VSCodeCaps
+	settings  map[string]any    // initializationOptions
+	files     map[string]string // extra files written into the workspace
+}
+
+func start(t *testing.T, s setup) *session {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	t.Cleanup(cancel)
+	root := copyWorkspace(t, s.workspace)
+	for rel, body := range s.files {
+		p := filepath.Join(root, rel)
+		_ = os.MkdirAll(filepath.Dir(p), 0o755)
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var script *fakellm.Script
+	var err error
+	switch {
+	case s.script == "":
+		script = &fakellm.Script{}
+	case s.script[0] == '{':
+		script, err = fakellm.Parse([]byte(s.script))
+	default:
+		script, err = fakellm.Load(filepath.Join("..", "testdata", "conversations", s.script))
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	llm := fakellm.New(script)
+	base, err := llm.Start()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { llm.Close() })
+	caps := VSCodeCaps()
+	if s.caps != nil {
+		caps = *s.caps
+	}
+	settings := s.settings
+	if settings == nil {
+		settings = map[string]any{}
+	}
+	if _, ok := settings["verify"]; !ok {
+		settings["verify"] = map[string]any{"enabled": false}
+	}
+	ed, err := Start(ctx, StartOptions{
+		Binary:   binary,
+		Root:     root,
+		Caps:     caps,
+		Settings: settings,
+		Env: []string{
+			"AGENTLS_BASE_URL=" + base,
+			"AGENTLS_API_KEY=sk-test-secret-key-123",
+			"AGENTLS_MODEL=test-model",
+			"XDG_STATE_HOME=" + filepath.Join(t.TempDir(), "state"),
+		},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		_ = ed.Close(context.Background())
+		if t.Failed() {
+			t.Logf("server stderr:\n%s", ed.Stderr())
+		}
+	})
+	return &session{Editor: ed, LLM: llm, ctx: ctx}
+}
+
+// run starts a task and waits for it to end.
+func (s *session) run(t *testing.T, args map[string]any) TaskResult {
+	t.Helper()
+	id, err := s.Run(s.ctx, args)
+	if err != nil {
+		t.Fatalf("agentls.run: %v", err)
+	}
+	r, err := s.Wait(s.ctx, id, 30*time.Second)
+	if err != nil {
+		t.Fatalf("agentls.wait: %v", err)
+	}
+	return r
+}

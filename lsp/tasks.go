@@ -1,0 +1,458 @@
+package lsp
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	"go.lsp.dev/jsonrpc2"
+	"go.lsp.dev/protocol"
+	"go.lsp.dev/uri"
+	"go.uber.org/zap"
+
+	"github.com/agentls/agentls/agent"
+	"github.com/agentls/agentls/agent/tools"
+	"github.com/agentls/agentls/config"
+)
+
+// task is one agent task run by the server.
+type task struct {
+	id      string
+	session string
+	prompt  string
+	review  bool
+	verify  bool // a verify-only task (agentls.verify)
+	editor  string
+	created time.Time
+
+	cancel context.CancelFunc
+	done   chan struct{}
+
+	mu      sync.Mutex
+	status  string
+	state   agent.State
+	result  agent.Result
+	token   string
+	changes changeLog
+	line    strings.Builder // transcript line being streamed
+}
+
+func (t *task) setToken(tok string) {
+	t.mu.Lock()
+	t.token = tok
+	t.mu.Unlock()
+}
+
+func (t *task) label(rel string) string {
+	p := t.prompt
+	if len(p) > 60 {
+		p = p[:60] + "…"
+	}
+	return fmt.Sprintf("%s (%s)", rel, p)
+}
+
+// recordApplied notes an applied change for undo and filesChanged.
+func (t *task) recordApplied(rel, old string, existed bool, next string) {
+	t.changes.mu.Lock()
+	defer t.changes.mu.Unlock()
+	fc := t.changes.entry(rel, old, existed)
+	fc.after, fc.proposed, fc.hasChange = next, next, true
+}
+
+// proposal returns the text review mode proposes for rel, if any.
+func (t *task) proposal(rel string) (string, bool) {
+	if !t.review {
+		return "", false
+	}
+	t.changes.mu.Lock()
+	defer t.changes.mu.Unlock()
+	fc, ok := t.changes.files[rel]
+	if !ok || !fc.hasChange {
+		return "", false
+	}
+	return fc.proposed, true
+}
+
+// propose records a review-mode change instead of applying it.
+func (w *editorWorkspace) propose(rel string, transform func([]byte, bool) ([]byte, error)) error {
+	t := w.t
+	cur, curExists, _, _, err := w.current(rel)
+	if err != nil {
+		return err
+	}
+	t.changes.mu.Lock()
+	fc, ok := t.changes.files[rel]
+	var base string
+	var exists bool
+	if ok && fc.hasChange {
+		base, exists = fc.proposed, true
+	} else {
+		base, exists = cur, curExists
+	}
+	t.changes.mu.Unlock()
+	nb, err := transform([]byte(base), exists)
+	if err != nil {
+		return err
+	}
+	t.changes.mu.Lock()
+	fc = t.changes.entry(rel, cur, curExists)
+	fc.proposed, fc.hasChange = string(nb), true
+	t.changes.mu.Unlock()
+	return nil
+}
+
+// taskJSON is a task as the contract's commands return it.
+type taskJSON struct {
+	TaskID       string      `json:"taskId"`
+	Session      string      `json:"session"`
+	Task         string      `json:"task"`
+	Status       string      `json:"status"`
+	State        string      `json:"state"`
+	Verified     bool        `json:"verified"`
+	Cancelled    bool        `json:"cancelled"`
+	FilesChanged []string    `json:"filesChanged"`
+	Usage        agent.Usage `json:"usage"`
+	Cost         float64     `json:"cost,omitempty"`
+	Steps        int         `json:"steps"`
+	Reason       string      `json:"reason,omitempty"`
+	Review       bool        `json:"review,omitempty"`
+	Summary      string      `json:"summary,omitempty"`
+	Error        string      `json:"error,omitempty"`
+}
+
+func (t *task) snapshot(root string) taskJSON {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	r := t.result
+	j := taskJSON{
+		TaskID: t.id, Session: t.session, Task: t.prompt, Status: t.status, State: string(t.state),
+		Verified: r.Verified, Cancelled: r.Cancelled, Usage: r.Usage, Cost: r.Cost, Steps: r.Steps,
+		Reason: r.Reason, Summary: r.Summary, Error: r.Error, Review: t.review, FilesChanged: []string{},
+	}
+	for _, rel := range r.FilesChanged {
+		j.FilesChanged = append(j.FilesChanged, string(uri.File(filepath.Join(root, filepath.FromSlash(rel)))))
+	}
+	return j
+}
+
+// taskManager runs tasks in the background: one at a time per session,
+// up to sessions.maxConcurrent sessions at once.
+type taskManager struct {
+	s        *Server
+	mu       sync.Mutex
+	tasks    map[string]*task
+	order    []*task
+	seq      int
+	sessions map[string]chan struct{} // a one-slot lock per session
+	slots    chan struct{}
+	wg       sync.WaitGroup
+}
+
+func newTaskManager(s *Server) *taskManager {
+	return &taskManager{s: s, tasks: map[string]*task{}, sessions: map[string]chan struct{}{}}
+}
+
+func (m *taskManager) get(id string) (*task, bool) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	t, ok := m.tasks[id]
+	return t, ok
+}
+
+// newest returns the newest task that has not ended.
+func (m *taskManager) newest() *task {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	for i := len(m.order) - 1; i >= 0; i-- {
+		t := m.order[i]
+		select {
+		case <-t.done:
+		default:
+			return t
+		}
+	}
+	return nil
+}
+
+func (m *taskManager) all() []*task {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return append([]*task(nil), m.order...)
+}
+
+func (m *taskManager) cancelToken(tok protocol.ProgressToken) {
+	var want string
+	switch v := tok.(type) {
+	case protocol.String:
+		want = string(v)
+	case protocol.Integer:
+		want = fmt.Sprint(int32(v))
+	}
+	for _, t := range m.all() {
+		t.mu.Lock()
+		match := t.token == want
+		t.mu.Unlock()
+		if match {
+			t.cancel()
+		}
+	}
+}
+
+func (m *taskManager) cancelAll() {
+	for _, t := range m.all() {
+		t.cancel()
+	}
+}
+
+func (m *taskManager) waitAll() { m.wg.Wait() }
+
+// start registers a task and runs it in the background.
+func (m *taskManager) start(t *task, run func(ctx context.Context, t *task)) {
+	ctx, cancel := context.WithCancel(context.Background())
+	t.cancel, t.done, t.created, t.status, t.state = cancel, make(chan struct{}), time.Now(), agent.StatusQueued, agent.Idle
+	cfg := m.s.config()
+	m.mu.Lock()
+	m.seq++
+	t.id = fmt.Sprintf("t%d", m.seq)
+	if t.session == "" {
+		t.session = fmt.Sprintf("s%d-%d", time.Now().Unix()%100000, m.seq)
+	}
+	if m.slots == nil {
+		m.slots = make(chan struct{}, max(1, cfg.Sessions.MaxConcurrent))
+	}
+	lock, ok := m.sessions[t.session]
+	if !ok {
+		lock = make(chan struct{}, 1)
+		m.sessions[t.session] = lock
+	}
+	m.tasks[t.id] = t
+	m.order = append(m.order, t)
+	m.mu.Unlock()
+
+	m.wg.Add(1)
+	go func() {
+		defer m.wg.Done()
+		defer close(t.done)
+		defer cancel()
+		select {
+		case lock <- struct{}{}:
+		case <-ctx.Done():
+			t.end(agent.Result{Status: agent.StatusCancelled, Cancelled: true, Reason: "cancelled", Error: "cancelled while queued"})
+			return
+		}
+		defer func() { <-lock }()
+		select {
+		case m.slots <- struct{}{}:
+		case <-ctx.Done():
+			t.end(agent.Result{Status: agent.StatusCancelled, Cancelled: true, Reason: "cancelled", Error: "cancelled while queued"})
+			return
+		}
+		defer func() { <-m.slots }()
+		t.mu.Lock()
+		t.status = agent.StatusRunning
+		t.mu.Unlock()
+		run(ctx, t)
+	}()
+}
+
+func (t *task) end(r agent.Result) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.result = r
+	t.status = r.Status
+	t.state = agent.Idle
+}
+
+// runAgent is the body of an agentls.run task.
+func (s *Server) runAgent(ctx context.Context, t *task) {
+	cfg := s.config()
+	s.mu.Lock()
+	root := s.root
+	s.mu.Unlock()
+	prog := s.beginProgress(ctx, t, "agentls", shorten(t.prompt, 80))
+	disk, err := tools.NewDiskWorkspace(root)
+	if err != nil {
+		s.finishTask(ctx, t, prog, agent.Result{Status: agent.StatusError, Reason: "workspace", Error: err.Error()})
+		return
+	}
+	ws := &editorWorkspace{s: s, root: root, t: t, disk: disk}
+	drv := s.newDriver(ctx, cfg, root, ws, t, prog)
+	res := drv.Run(ctx, agent.Task{Prompt: t.prompt, Editor: t.editor})
+	s.finishTask(ctx, t, prog, res)
+}
+
+func (s *Server) newDriver(ctx context.Context, cfg config.Config, root string, ws *editorWorkspace, t *task, prog *progress) *agent.Driver {
+	var llm agent.LLM
+	if s.opts.NewLLM != nil {
+		llm = s.opts.NewLLM(cfg)
+	} else {
+		llm = agent.NewOpenAI(agent.OpenAIConfig{
+			BaseURL:     cfg.LLM.BaseURL,
+			APIKey:      cfg.LLM.APIKey,
+			Model:       cfg.LLM.Model,
+			IdleTimeout: time.Duration(cfg.LLM.IdleTimeoutSeconds) * time.Second,
+		})
+	}
+	lim := agent.DefaultLimits()
+	lim.MaxSteps = cfg.Agent.MaxSteps
+	lim.MaxRetries = cfg.Agent.MaxRetries
+	lim.ContextTokens = cfg.LLM.ContextTokens
+	lim.MaxToolOutput = cfg.Agent.MaxToolOutput
+	lim.Verify = cfg.Verify.Enabled
+	d := &agent.Driver{
+		LLM:   llm,
+		Model: cfg.LLM.Model,
+		Tools: tools.Default(ws, tools.Options{
+			Policy:   tools.Policy{Root: root, SecretFiles: cfg.Tools.SecretFiles},
+			Approver: s.approver(cfg),
+		}),
+		Planner:     agent.WorkspacePlanner{Root: root},
+		Verifier:    s.verifier(cfg, root, t),
+		Limits:      lim,
+		ToolTimeout: time.Duration(cfg.Agent.ToolTimeoutSeconds) * time.Second,
+		TaskTimeout: time.Duration(cfg.Agent.TaskTimeoutSeconds) * time.Second,
+		OnEvent:     func(ev agent.Event) { s.onEvent(ctx, t, prog, ev) },
+	}
+	if p, ok := priceFor(cfg); ok {
+		d.Price.Input, d.Price.Output = p.Input, p.Output
+	}
+	return d
+}
+
+func priceFor(cfg config.Config) (config.Price, bool) {
+	if p, ok := cfg.LLM.Prices[cfg.LLM.Model]; ok {
+		return p, true
+	}
+	p, ok := cfg.LLM.Prices["*"]
+	return p, ok
+}
+
+// eventParams is an agentls/event notification.
+type eventParams struct {
+	TaskID  string `json:"taskId"`
+	Session string `json:"session"`
+	agent.Event
+}
+
+// onEvent forwards an agent event to the client: the agentls/event
+// stream, progress reports, and the transcript in window/logMessage.
+func (s *Server) onEvent(ctx context.Context, t *task, prog *progress, ev agent.Event) {
+	if ev.Kind == agent.KindState {
+		t.mu.Lock()
+		t.state = ev.To
+		t.mu.Unlock()
+	}
+	if b, err := json.Marshal(eventParams{TaskID: t.id, Session: t.session, Event: ev}); err == nil {
+		s.notify(ctx, "agentls/event", jsonrpc2.RawMessage(s.config().Redact(string(b))))
+	}
+	cfg := s.config()
+	switch ev.Kind {
+	case agent.KindState:
+		switch ev.To {
+		case agent.Executing:
+			prog.report(ctx, fmt.Sprintf("calling model (step %d of %d)", ev.Step+1, cfg.Agent.MaxSteps))
+		case agent.Verifying:
+			prog.report(ctx, "verifying")
+		case agent.Planning:
+			prog.report(ctx, "planning")
+		}
+	case agent.KindToolCall:
+		prog.report(ctx, toolSummary(ev.Call))
+		s.transcript(ctx, t, "→ "+toolSummary(ev.Call))
+	case agent.KindToolResult:
+		status := "ok"
+		if ev.IsErr {
+			status = shorten(ev.Output, 200)
+		}
+		s.transcript(ctx, t, fmt.Sprintf("← %s: %s", ev.Call.Name, status))
+	case agent.KindText:
+		t.mu.Lock()
+		t.line.WriteString(ev.Text)
+		text := t.line.String()
+		var lines []string
+		if i := strings.LastIndexByte(text, '\n'); i >= 0 {
+			lines = strings.Split(text[:i], "\n")
+			t.line.Reset()
+			t.line.WriteString(text[i+1:])
+		}
+		t.mu.Unlock()
+		for _, l := range lines {
+			s.transcript(ctx, t, l)
+		}
+	case agent.KindRetry, agent.KindCompaction:
+		prog.report(ctx, ev.Text)
+		s.transcript(ctx, t, "· "+ev.Text)
+	case agent.KindVerify:
+		s.transcript(ctx, t, "✓ checks: "+ev.Verify.Summary)
+	case agent.KindUsage:
+		t.mu.Lock()
+		rest := t.line.String()
+		t.line.Reset()
+		t.mu.Unlock()
+		if rest != "" {
+			s.transcript(ctx, t, rest)
+		}
+	}
+}
+
+func (s *Server) transcript(ctx context.Context, t *task, line string) {
+	s.notify(ctx, protocol.MethodWindowLogMessage, &protocol.LogMessageParams{
+		Type: protocol.MessageTypeLog, Message: s.config().Redact(fmt.Sprintf("[agentls %s] %s", t.id, line)),
+	})
+}
+
+// toolSummary renders a call for progress: "read_file hello.txt".
+func toolSummary(c *agent.ToolCall) string {
+	if c == nil {
+		return ""
+	}
+	var args map[string]any
+	_ = json.Unmarshal([]byte(c.Arguments), &args)
+	for _, k := range []string{"path", "pattern", "command"} {
+		if v, ok := args[k].(string); ok && v != "" {
+			return c.Name + " " + shorten(v, 60)
+		}
+	}
+	return c.Name
+}
+
+func (s *Server) finishTask(ctx context.Context, t *task, prog *progress, res agent.Result) {
+	t.end(res)
+	msg := res.Summary
+	typ := protocol.MessageTypeInfo
+	switch res.Status {
+	case agent.StatusCancelled:
+		msg = "cancelled"
+	case agent.StatusError:
+		typ, msg = protocol.MessageTypeError, res.Error
+	}
+	if res.Reason == "verifyFailed" {
+		typ = protocol.MessageTypeWarning
+	}
+	prog.end(ctx, shorten(msg, 120))
+	files := ""
+	if n := len(res.FilesChanged); n > 0 {
+		files = fmt.Sprintf(" (%d file%s changed)", n, plural(n))
+	}
+	s.log.Info("task ended", zap.String("task", t.id), zap.String("status", res.Status), zap.String("reason", res.Reason))
+	s.showMessage(ctx, typ, "agentls %s %s%s: %s", t.id, res.Status, files, s.config().Redact(shorten(msg, 400)))
+}
+
+func shorten(s string, n int) string {
+	s = strings.TrimSpace(s)
+	if len(s) <= n {
+		return s
+	}
+	return s[:n] + "…"
+}
+
+func plural(n int) string {
+	if n == 1 {
+		return ""
+	}
+	return "s"
+}
