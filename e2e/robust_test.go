@@ -1,0 +1,307 @@
+package e2e
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"go.lsp.dev/protocol"
+)
+
+func TestCreateFile(t *testing.T) {
+	s := start(t, setup{script: `{"turns":[
+		{"toolCalls":[{"id":"c1","name":"write_file","arguments":"{\"path\":\"pkg/new.txt\",\"content\":\"fresh\\n\"}"}]},
+		{"text":"created"}]}`})
+	r := s.run(t, map[string]any{"task": "create a file"})
+	if r.Status != "ok" {
+		t.Fatalf("status %q: %s", r.Status, r.Error)
+	}
+	got, open := s.Text("pkg/new.txt")
+	if !open || got != "fresh\n" {
+		t.Fatalf("new buffer = %q (open %v)", got, open)
+	}
+	es := s.Edits()
+	if len(es) != 1 {
+		t.Fatalf("%d edits", len(es))
+	}
+	if _, ok := es[0].Edit.DocumentChanges[0].(*protocol.CreateFile); !ok {
+		t.Errorf("first change is %T, want CreateFile", es[0].Edit.DocumentChanges[0])
+	}
+	if len(r.FilesChanged) != 1 || !strings.HasSuffix(r.FilesChanged[0], "pkg/new.txt") {
+		t.Errorf("filesChanged %v", r.FilesChanged)
+	}
+}
+
+// A path outside the workspace is refused with a tool error; nothing is
+// written anywhere.
+func TestPathEscapeRefused(t *testing.T) {
+	s := start(t, setup{workspace: "hello", script: `{"turns":[
+		{"toolCalls":[
+			{"id":"c1","name":"write_file","arguments":"{\"path\":\"../escape.txt\",\"content\":\"x\"}"},
+			{"id":"c2","name":"edit_file","arguments":"{\"path\":\"/etc/hostname\",\"old_string\":\"a\",\"new_string\":\"b\"}"},
+			{"id":"c3","name":"read_file","arguments":"{\"path\":\"../../../../etc/passwd\"}"}]},
+		{"text":"I could not."}]}`})
+	r := s.run(t, map[string]any{"task": "escape"})
+	if r.Status != "ok" {
+		t.Fatalf("status %q: %s", r.Status, r.Error)
+	}
+	if len(s.Edits()) != 0 {
+		t.Fatalf("edits sent: %v", s.Edits())
+	}
+	if _, err := os.Stat(filepath.Join(filepath.Dir(s.Root), "escape.txt")); err == nil {
+		t.Fatal("escape.txt written outside the workspace")
+	}
+	msgs := s.LLM.Requests()[1].Body.Messages
+	var tools []string
+	for _, m := range msgs {
+		if m.Role == "tool" {
+			tools = append(tools, m.Content)
+		}
+	}
+	if len(tools) != 3 {
+		t.Fatalf("tool results %q", tools)
+	}
+	for _, c := range tools {
+		if !strings.Contains(c, "outside the workspace") {
+			t.Errorf("tool result %q does not say the path is outside the workspace", c)
+		}
+		if strings.Contains(c, "root:") {
+			t.Errorf("leaked /etc/passwd: %q", c)
+		}
+	}
+	if len(r.FilesChanged) != 0 {
+		t.Errorf("filesChanged %v", r.FilesChanged)
+	}
+}
+
+// An edit the editor rejects is retried once, then reported to the model as
+// a failed tool call; nothing is written behind the editor's back.
+func TestRejectedEdit(t *testing.T) {
+	s := start(t, setup{workspace: "hello", script: `{"turns":[
+		{"toolCalls":[{"id":"c1","name":"edit_file","arguments":"{\"path\":\"hello.txt\",\"old_string\":\"hello\",\"new_string\":\"bye\"}"}]},
+		{"expect":{"lastToolContains":"rejected"},"text":"The editor refused."}]}`})
+	s.OnApplyEdit = func(*protocol.ApplyWorkspaceEditParams) (bool, string) { return false, "user said no" }
+	if err := s.Open(s.ctx, "hello.txt"); err != nil {
+		t.Fatal(err)
+	}
+	r := s.run(t, map[string]any{"task": "edit"})
+	if r.Status != "ok" {
+		t.Fatalf("status %q: %s", r.Status, r.Error)
+	}
+	if n := len(s.Edits()); n != 2 {
+		t.Errorf("%d applyEdit attempts, want 2 (one retry)", n)
+	}
+	if got, _ := s.Text("hello.txt"); got != "hello world\nsecond line\n" {
+		t.Errorf("buffer changed: %q", got)
+	}
+	disk, _ := os.ReadFile(filepath.Join(s.Root, "hello.txt"))
+	if string(disk) != "hello world\nsecond line\n" {
+		t.Errorf("disk changed: %q", disk)
+	}
+	if len(r.FilesChanged) != 0 {
+		t.Errorf("filesChanged %v, want none", r.FilesChanged)
+	}
+	msgs := s.LLM.Requests()[1].Body.Messages
+	if c := msgs[len(msgs)-1].Content; !strings.Contains(c, "user said no") {
+		t.Errorf("tool result %q does not carry the editor's reason", c)
+	}
+}
+
+// Cancel stops the model stream at once, and no edit follows the cancel.
+func TestCancelStopsPromptly(t *testing.T) {
+	s := start(t, setup{workspace: "hello", script: `{"turns":[
+		{"text":"thinking slowly about the change I will make","chunkSize":2,"chunkDelayMs":200,
+		 "toolCalls":[{"id":"c1","name":"edit_file","arguments":"{\"path\":\"hello.txt\",\"old_string\":\"hello\",\"new_string\":\"bye\"}"}]},
+		{"text":"done"}]}`})
+	id, err := s.Run(s.ctx, map[string]any{"task": "slow"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !s.WaitFor(10*time.Second, func() bool {
+		for _, ev := range s.Events(id) {
+			if ev["kind"] == "text" {
+				return true
+			}
+		}
+		return false
+	}) {
+		t.Fatal("no text streamed")
+	}
+	var c struct{ Cancelled bool }
+	began := time.Now()
+	if err := s.Command(s.ctx, "agentls.cancel", map[string]any{"taskId": id}, &c); err != nil || !c.Cancelled {
+		t.Fatalf("cancel: %v %+v", err, c)
+	}
+	r, err := s.Wait(s.ctx, id, 5*time.Second)
+	took := time.Since(began)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("cancel → task ended in %s", took)
+	if r.Status != "cancelled" || !r.Cancelled {
+		t.Fatalf("status %q cancelled %v", r.Status, r.Cancelled)
+	}
+	if took > time.Second {
+		t.Errorf("cancel took %s", took)
+	}
+	time.Sleep(500 * time.Millisecond)
+	if n := len(s.Edits()); n != 0 {
+		t.Errorf("%d edits after cancel", n)
+	}
+	// The progress ended and the end event says cancelled.
+	evs := s.Events(id)
+	last := evs[len(evs)-1]
+	if last["kind"] != "end" {
+		t.Errorf("last event %v", last)
+	}
+}
+
+// Without window.workDoneProgress the user still hears of the task through
+// window/showMessage.
+func TestNoProgressFallsBackToShowMessage(t *testing.T) {
+	caps := VSCodeCaps()
+	caps.WorkDoneProgress = false
+	s := start(t, setup{workspace: "hello", script: "hello.json", caps: &caps})
+	r := s.run(t, map[string]any{"task": "say hi"})
+	if r.Status != "ok" {
+		t.Fatal(r.Error)
+	}
+	if n := len(s.Notes(protocol.MethodProgress)); n != 0 {
+		t.Errorf("%d $/progress sent to a client without workDoneProgress", n)
+	}
+	if n := len(s.Notes(protocol.MethodWindowWorkDoneProgressCreate)); n != 0 {
+		t.Errorf("workDoneProgress/create sent")
+	}
+	var msgs []string
+	for _, n := range s.Notes(protocol.MethodWindowShowMessage) {
+		var p protocol.ShowMessageParams
+		_ = json.Unmarshal(n.Params, &p)
+		msgs = append(msgs, p.Message)
+	}
+	if len(msgs) < 2 || !strings.Contains(msgs[0], "say hi") || !strings.Contains(msgs[len(msgs)-1], "scripted model") {
+		t.Errorf("showMessage = %q, want a start and an end message", msgs)
+	}
+}
+
+// Progress: begin, reports of what the agent does, end; events for every
+// state change.
+func TestProgressAndEvents(t *testing.T) {
+	s := start(t, setup{workspace: "hello", script: "read-edit.json"})
+	r := s.run(t, map[string]any{"task": "edit"})
+	if r.Status != "ok" {
+		t.Fatal(r.Error)
+	}
+	var kinds, messages []string
+	for _, n := range s.Notes(protocol.MethodProgress) {
+		var p struct {
+			Value struct{ Kind, Message string }
+		}
+		_ = json.Unmarshal(n.Params, &p)
+		kinds = append(kinds, p.Value.Kind)
+		messages = append(messages, p.Value.Message)
+	}
+	if len(kinds) < 3 || kinds[0] != "begin" || kinds[len(kinds)-1] != "end" {
+		t.Fatalf("progress kinds %v", kinds)
+	}
+	joined := strings.Join(messages, "|")
+	for _, want := range []string{"read_file hello.txt", "edit_file hello.txt", "calling model (step 2 of 25)"} {
+		if !strings.Contains(joined, want) {
+			t.Errorf("progress %q lacks %q", joined, want)
+		}
+	}
+	var states []string
+	text := ""
+	for _, ev := range s.Events(r.TaskID) {
+		switch ev["kind"] {
+		case "state":
+			states = append(states, ev["to"].(string))
+		case "text":
+			text += ev["text"].(string)
+		}
+	}
+	if got := strings.Join(states, ","); got != "planning,executing,tools,executing,tools,executing,reporting,idle" {
+		t.Errorf("states %s", got)
+	}
+	if !strings.Contains(text, "Let me look at the file first.") {
+		t.Errorf("streamed text %q", text)
+	}
+	// The transcript went to window/logMessage, without the API key.
+	var logs strings.Builder
+	for _, n := range s.Notes(protocol.MethodWindowLogMessage) {
+		logs.Write(n.Params)
+	}
+	if !strings.Contains(logs.String(), "read_file hello.txt") {
+		t.Errorf("transcript lacks the tool call: %s", logs.String())
+	}
+	if strings.Contains(logs.String()+s.Stderr(), "sk-test-secret-key-123") {
+		t.Error("API key leaked into logs")
+	}
+}
+
+// UTF-16 positions across emoji, in a CRLF file with no final newline.
+func TestUTF16EmojiCRLF(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		caps Caps
+	}{{"utf-16", VSCodeCaps()}, {"utf-8", HelixCaps()}} {
+		t.Run(tc.name, func(t *testing.T) {
+			text := "a😀b 😀😀 x\r\nline 2 é😀 end\r\nlast 😀"
+			s := start(t, setup{caps: &tc.caps, files: map[string]string{"emoji.txt": text}, script: `{"turns":[
+				{"toolCalls":[{"id":"c1","name":"edit_file","arguments":"{\"path\":\"emoji.txt\",\"old_string\":\"é😀 end\",\"new_string\":\"ü🎉 fin\"}"}]},
+				{"toolCalls":[{"id":"c2","name":"edit_file","arguments":"{\"path\":\"emoji.txt\",\"old_string\":\"😀😀 x\",\"new_string\":\"y\"}"}]},
+				{"text":"ok"}]}`})
+			if string(s.Enc.Kind()) != tc.name {
+				t.Fatalf("negotiated %s", s.Enc)
+			}
+			if err := s.Open(s.ctx, "emoji.txt"); err != nil {
+				t.Fatal(err)
+			}
+			r := s.run(t, map[string]any{"task": "edit"})
+			if r.Status != "ok" {
+				t.Fatal(r.Error)
+			}
+			got, _ := s.Text("emoji.txt")
+			if want := "a😀b y\r\nline 2 ü🎉 fin\r\nlast 😀"; got != want {
+				t.Errorf("buffer = %q, want %q", got, want)
+			}
+		})
+	}
+}
+
+// Garbage on the wire, unknown commands and bad arguments get errors; the
+// server stays up.
+func TestBadInputKeepsServerUp(t *testing.T) {
+	s := start(t, setup{workspace: "hello", script: "hello.json"})
+	if err := s.Command(s.ctx, "agentls.nope", map[string]any{}, nil); err == nil || !strings.Contains(err.Error(), "unknown command") {
+		t.Errorf("unknown command: %v", err)
+	}
+	if err := s.Command(s.ctx, "agentls.run", map[string]any{"tsk": "typo"}, nil); err == nil || !strings.Contains(err.Error(), "tsk") {
+		t.Errorf("bad argument: %v", err)
+	}
+	if err := s.Command(s.ctx, "agentls.run", map[string]any{"task": ""}, nil); err == nil {
+		t.Error("empty task accepted")
+	}
+	if err := s.Command(s.ctx, "agentls.run", map[string]any{"task": "x", "uri": "file:///etc/passwd"}, nil); err == nil || !strings.Contains(err.Error(), "outside the workspace") {
+		t.Errorf("uri outside workspace: %v", err)
+	}
+	if err := s.Command(s.ctx, "agentls.wait", map[string]any{"taskId": "t999"}, nil); err == nil {
+		t.Error("unknown task accepted")
+	}
+	// A didChange for a document that is not open, and one with a range
+	// past the end: logged, not fatal.
+	_ = s.Server.DidChange(s.ctx, &protocol.DidChangeTextDocumentParams{
+		TextDocument:   protocol.VersionedTextDocumentIdentifier{TextDocumentIdentifier: protocol.TextDocumentIdentifier{URI: "file:///nowhere"}, Version: 2},
+		ContentChanges: []protocol.TextDocumentContentChangeEvent{&protocol.TextDocumentContentChangeWholeDocument{Text: "x"}},
+	})
+	// Raw garbage: not JSON, then a response to a request never made.
+	if err := s.Conn.Notify(s.ctx, "textDocument/didOpen", json.RawMessage(`{"textDocument": 42}`)); err != nil {
+		t.Fatal(err)
+	}
+	r := s.run(t, map[string]any{"task": "still alive?"})
+	if r.Status != "ok" {
+		t.Fatalf("server unhealthy after bad input: %+v", r)
+	}
+}
