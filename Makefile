@@ -1,0 +1,45 @@
+# agentls — make demo shows it working (no API key needed); make test runs
+# every test this machine can run.
+GO      ?= go
+BIN     ?= bin/agentls
+VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
+LDFLAGS := -s -w -X main.version=$(VERSION)
+
+.PHONY: all build install demo test unit e2e race vet fmt bench editors-test clean
+
+all: build
+
+build:
+	$(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN) ./cmd/agentls
+
+install:
+	$(GO) install -trimpath -ldflags '$(LDFLAGS)' ./cmd/agentls
+
+# The main job on the embedded default: a scripted conversation served by
+# the project's fake OpenAI-compatible server drives the real binary.
+demo: build
+	$(GO) run ./cmd/demo -agentls $(BIN)
+
+vet:
+	$(GO) vet ./...
+	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || (echo "gofmt needed:"; gofmt -l $$(git ls-files '*.go'); exit 1)
+
+test: vet
+	$(GO) test -race -count=1 ./...
+	$(MAKE) editors-test
+
+race:
+	$(GO) test -race -count=3 ./...
+
+bench:
+	$(GO) test -run '^$$' -bench . -benchmem ./...
+
+# Editor integrations in the real editors this machine has (see editors/).
+editors-test:
+	@if [ -x editors/test.sh ]; then editors/test.sh; else echo "editors-test: no editor tests yet"; fi
+
+fmt:
+	gofmt -w $$(git ls-files '*.go')
+
+clean:
+	rm -rf bin

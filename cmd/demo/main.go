@@ -1,0 +1,180 @@
+// Command demo shows agentls at work with no API key: it serves a scripted
+// conversation from the project's fake OpenAI-compatible server on
+// loopback, starts the real agentls binary as a language server, drives it
+// like an editor on a copy of a testdata workspace, prints the streamed
+// events, and ends with the diff of what the agent changed.
+//
+//	go run ./cmd/demo [-agentls PATH] [-workspace DIR] [-script FILE] [-task TEXT]
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/agentls/agentls/e2e"
+	"github.com/agentls/agentls/edits"
+	"github.com/agentls/agentls/fakellm"
+)
+
+func main() {
+	bin := flag.String("agentls", "", "agentls binary (default: build ./cmd/agentls)")
+	ws := flag.String("workspace", "testdata/workspaces/demo", "workspace to copy and work on")
+	script := flag.String("script", "testdata/conversations/demo.json", "scripted model conversation")
+	task := flag.String("task", "Make greet_test.go pass", "the task")
+	open := flag.String("open", "greet.go", "file to open in the editor first")
+	flag.Parse()
+	if err := run(*bin, *ws, *script, *task, *open); err != nil {
+		fmt.Fprintln(os.Stderr, "demo:", err)
+		os.Exit(1)
+	}
+}
+
+func run(bin, wsDir, scriptPath, task, open string) error {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	tmp, err := os.MkdirTemp("", "agentls-demo")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(tmp)
+	if bin == "" {
+		bin = filepath.Join(tmp, "agentls")
+		if out, err := exec.Command("go", "build", "-o", bin, "./cmd/agentls").CombinedOutput(); err != nil {
+			return fmt.Errorf("build agentls: %v\n%s", err, out)
+		}
+	}
+	root := filepath.Join(tmp, "workspace")
+	before, err := copyTree(wsDir, root)
+	if err != nil {
+		return err
+	}
+	script, err := fakellm.Load(scriptPath)
+	if err != nil {
+		return err
+	}
+	llm := fakellm.New(script)
+	base, err := llm.Start()
+	if err != nil {
+		return err
+	}
+	defer llm.Close()
+	fmt.Printf("▸ fake model at %s (script %s)\n▸ workspace %s\n", base, scriptPath, root)
+
+	ed, err := e2e.Start(ctx, e2e.StartOptions{
+		Binary: bin, Root: root, Caps: e2e.VSCodeCaps(),
+		Env: []string{"AGENTLS_BASE_URL=" + base, "AGENTLS_MODEL=demo-model", "XDG_STATE_HOME=" + filepath.Join(tmp, "state")},
+	})
+	if err != nil {
+		return err
+	}
+	defer ed.Close(context.Background())
+	if open != "" {
+		if err := ed.Open(ctx, open); err != nil {
+			return err
+		}
+	}
+	fmt.Printf("▸ agentls.run %q\n\n", task)
+	id, err := ed.Run(ctx, map[string]any{"task": task, "uri": ed.URI(open)})
+	if err != nil {
+		return err
+	}
+	printed := 0
+	var res e2e.TaskResult
+	for {
+		evs := ed.Events(id)
+		for _, ev := range evs[printed:] {
+			printEvent(ev)
+		}
+		printed = len(evs)
+		if len(evs) > 0 && evs[len(evs)-1]["kind"] == "end" {
+			break
+		}
+		ed.WaitFor(time.Second, func() bool { return len(ed.Events(id)) > printed })
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+	}
+	if res, err = ed.Wait(ctx, id, 10*time.Second); err != nil {
+		return err
+	}
+	fmt.Printf("\n▸ task %s: status %s, verified %v, %d file(s) changed, %d in / %d out tokens\n",
+		res.TaskID, res.Status, res.Verified, len(res.FilesChanged), res.Usage.InputTokens, res.Usage.OutputTokens)
+	fmt.Println("\n▸ diff of the editor's buffers against the files as they were:")
+	names := make([]string, 0, len(before))
+	for n := range before {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		if now, ok := ed.Text(n); ok && now != before[n] {
+			fmt.Print(edits.Unified("a/"+n, "b/"+n, before[n], now, 3))
+		}
+	}
+	if res.Status != "ok" {
+		return fmt.Errorf("task ended %s: %s", res.Status, res.Error)
+	}
+	return nil
+}
+
+func printEvent(ev e2e.Event) {
+	switch ev["kind"] {
+	case "state":
+		fmt.Printf("\n[state] %v → %v\n", ev["from"], ev["to"])
+	case "text":
+		fmt.Print(ev["text"])
+	case "toolCall":
+		c, _ := ev["call"].(map[string]any)
+		fmt.Printf("\n[tool] %v %v\n", c["name"], c["arguments"])
+	case "toolResult":
+		c, _ := ev["call"].(map[string]any)
+		out, _ := ev["output"].(string)
+		lines := strings.Count(out, "\n")
+		status := "ok"
+		if ev["isError"] == true {
+			status = "error: " + out
+		}
+		fmt.Printf("[result] %v: %s (%d lines)\n", c["name"], status, lines)
+	case "verify":
+		v, _ := json.Marshal(ev["verify"])
+		fmt.Printf("\n[verify] %s\n", v)
+	case "usage":
+		u, _ := ev["usage"].(map[string]any)
+		fmt.Printf("\n[usage] +%v in / +%v out tokens\n", u["inputTokens"], u["outputTokens"])
+	case "retry", "compaction":
+		fmt.Printf("\n[%v] %v\n", ev["kind"], ev["text"])
+	case "end":
+		r, _ := json.Marshal(ev["result"])
+		fmt.Printf("\n[end] %s\n", r)
+	}
+}
+
+// copyTree copies src into dst and returns the files' texts by relative path.
+func copyTree(src, dst string) (map[string]string, error) {
+	files := map[string]string{}
+	err := filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(src, p)
+		target := filepath.Join(dst, rel)
+		if d.IsDir() {
+			return os.MkdirAll(target, 0o755)
+		}
+		data, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		files[filepath.ToSlash(rel)] = string(data)
+		return os.WriteFile(target, data, 0o644)
+	})
+	return files, err
+}
