@@ -205,8 +205,13 @@ var fields = []field{
 	}},
 }
 
-// leafObjects are keys whose value is an object but which are one setting.
-var leafObjects = map[string]bool{"llm.prices": true, "mcpServers": true}
+var known = func() map[string]bool {
+	k := map[string]bool{}
+	for _, f := range fields {
+		k[f.key] = true
+	}
+	return k
+}()
 
 // Defaults returns the configuration with no source set.
 func Defaults() Config {
@@ -250,12 +255,7 @@ func FromJSON(name string, data []byte) (Source, []Problem) {
 	if err := json.Unmarshal(data, &top); err != nil {
 		return src, []Problem{{Key: "(all)", Source: name, Msg: "not a JSON object: " + err.Error()}}
 	}
-	var probs []Problem
-	flatten("", top, src.Values)
-	known := map[string]bool{}
-	for _, f := range fields {
-		known[f.key] = true
-	}
+	probs := flatten(name, "", top, src.Values)
 	for k := range src.Values {
 		if !known[k] {
 			probs = append(probs, Problem{Key: k, Source: name, Msg: "unknown setting (known: " + strings.Join(Keys(), ", ") + ")"})
@@ -266,19 +266,35 @@ func FromJSON(name string, data []byte) (Source, []Problem) {
 	return src, probs
 }
 
-func flatten(prefix string, obj map[string]json.RawMessage, out map[string]json.RawMessage) {
-	for k, v := range obj {
+// flatten descends into objects down to the known keys: the value of a
+// known key is that setting's value even when it is an object (prices, MCP
+// servers, or a mistake the setter reports under the key's name). Keys
+// are visited in order, so a dotted spelling ("llm.model") comes after the
+// nested one it repeats, and wins.
+func flatten(source, prefix string, obj map[string]json.RawMessage, out map[string]json.RawMessage) []Problem {
+	var probs []Problem
+	keys := make([]string, 0, len(obj))
+	for k := range obj {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		v := obj[k]
 		key := k
 		if prefix != "" {
 			key = prefix + "." + k
 		}
 		var sub map[string]json.RawMessage
-		if !leafObjects[key] && bytes.HasPrefix(bytes.TrimSpace(v), []byte("{")) && json.Unmarshal(v, &sub) == nil {
-			flatten(key, sub, out)
+		if !known[key] && bytes.HasPrefix(bytes.TrimSpace(v), []byte("{")) && json.Unmarshal(v, &sub) == nil {
+			probs = append(probs, flatten(source, key, sub, out)...)
 			continue
+		}
+		if _, dup := out[key]; dup {
+			probs = append(probs, Problem{Key: key, Source: source, Msg: "set twice (nested and dotted spelling); the dotted one is used"})
 		}
 		out[key] = v
 	}
+	return probs
 }
 
 // FromFile reads .agentls.json in root; a missing file is an empty source.
@@ -309,14 +325,16 @@ func FromEnv(getenv func(string) string) Source {
 	return src
 }
 
-// Resolve applies sources in order (first wins) over the defaults.
+// Resolve applies sources in order (first wins) over the defaults. A null
+// or an empty string counts as not set: editors send them for settings the
+// user left empty, and they must not hide the environment's API key.
 func Resolve(sources ...Source) (Config, []Problem) {
 	c := Defaults()
 	var probs []Problem
 	for _, f := range fields {
 		for _, s := range sources {
 			raw, ok := s.Values[f.key]
-			if !ok {
+			if !ok || unset(raw) {
 				continue
 			}
 			if err := f.set(&c, raw); err != nil {
@@ -327,6 +345,14 @@ func Resolve(sources ...Source) (Config, []Problem) {
 		}
 	}
 	return c, probs
+}
+
+func unset(raw json.RawMessage) bool {
+	switch string(bytes.TrimSpace(raw)) {
+	case "null", `""`:
+		return true
+	}
+	return false
 }
 
 // Load resolves the configuration for a workspace from editor settings (may
