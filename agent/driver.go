@@ -54,6 +54,15 @@ type (
 	TaskEndHook interface {
 		TaskEnd(ctx context.Context, r Result)
 	}
+	// ConversationHook sees the conversation after the planner's prefix
+	// (earlier session turns, the task, the turns so far) before every
+	// model call and once more when the task finishes, however it ends, so
+	// a session store can persist each turn and continue it later. It runs
+	// on the driver's loop and must not block for long; msgs belongs to
+	// the machine and must be copied to be kept.
+	ConversationHook interface {
+		Conversation(ctx context.Context, msgs []Message)
+	}
 )
 
 // Timeouter is implemented by tools whose calls may ask for a longer
@@ -116,10 +125,10 @@ func (d *Driver) Run(ctx context.Context, t Task) Result {
 	defer func() {
 		stop()
 		run.wg.Wait()
-		run.stopTimers()
 	}()
 
 	m := NewMachine()
+	run.m = m
 	acts := m.Step(Start{Task: t.Prompt, Limits: lim, Seed: seed})
 	done := taskCtx.Done()
 	for {
@@ -130,6 +139,9 @@ func (d *Driver) Run(ctx context.Context, t Task) Result {
 		}
 		select {
 		case in := <-run.inputs:
+			if p, ok := in.(Planned); ok && m.State() == Planning {
+				run.prefix, run.planned = len(p.Prefix), true
+			}
 			acts = m.Step(in)
 		case <-done:
 			done = nil // step once; the machine is Idle afterwards
@@ -152,8 +164,22 @@ type run struct {
 	tools  map[string]Tool
 	specs  []ToolSpec
 
-	mu     sync.Mutex
-	timers []*time.Timer
+	m       *Machine // read on the loop only
+	prefix  int      // the planner's prefix length, for ConversationHook
+	planned bool
+}
+
+// conversation hands the history less the prefix to ConversationHooks.
+// Before planning ended there is no conversation to report.
+func (r *run) conversation(history []Message) {
+	if !r.planned || len(history) < r.prefix {
+		return
+	}
+	for _, h := range r.d.Hooks {
+		if h, ok := h.(ConversationHook); ok {
+			h.Conversation(r.ctx, history[r.prefix:])
+		}
+	}
 }
 
 // send delivers an input unless the run is over.
@@ -198,6 +224,7 @@ func (r *run) do(a Action) (Result, bool) {
 			d.OnEvent(ev)
 		}
 	case Finish:
+		r.conversation(r.m.History())
 		res := a.Result
 		res.Cost = d.cost(res.Usage)
 		return res, true
@@ -213,6 +240,7 @@ func (r *run) do(a Action) (Result, bool) {
 			return p
 		})
 	case CallModel:
+		r.conversation(a.Messages)
 		req := Request{Model: d.Model, Messages: a.Messages, Tools: r.specs}
 		r.goDo(func() Input {
 			resp, err := d.LLM.Stream(r.ctx, req, func(delta string) { r.send(TextDelta{Text: delta}) })
@@ -225,10 +253,18 @@ func (r *run) do(a Action) (Result, bool) {
 			return ModelDone{Response: resp}
 		})
 	case StartTimer:
-		t := time.AfterFunc(a.After, func() { r.send(TimerFired{ID: a.ID}) })
-		r.mu.Lock()
-		r.timers = append(r.timers, t)
-		r.mu.Unlock()
+		// A goroutine the run waits for, unlike time.AfterFunc's, so none
+		// is left sending after Run returned.
+		r.goDo(func() Input {
+			t := time.NewTimer(a.After)
+			defer t.Stop()
+			select {
+			case <-t.C:
+				return TimerFired{ID: a.ID}
+			case <-r.ctx.Done():
+				return nil
+			}
+		})
 	case RunTools:
 		r.runTools(a.Calls)
 	case RunVerify:
@@ -260,22 +296,22 @@ func (r *run) do(a Action) (Result, bool) {
 	return Result{}, false
 }
 
-func (r *run) stopTimers() {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	for _, t := range r.timers {
-		t.Stop()
-	}
-}
-
 // runTools runs a turn's calls: consecutive read-only calls together in
 // parallel, every other call alone, in the model's order, so a read after
 // an edit sees the edit.
 func (r *run) runTools(calls []ToolCall) {
+	if len(calls) == 0 {
+		return
+	}
 	r.wg.Add(1)
 	go func() {
 		defer r.wg.Done()
-		var changed []string
+		var (
+			mu       sync.Mutex
+			changed  []string
+			finished int
+			last     ToolDone
+		)
 		for i := 0; i < len(calls); {
 			j := i + 1
 			if r.readOnly(calls[i]) {
@@ -284,16 +320,23 @@ func (r *run) runTools(calls []ToolCall) {
 				}
 			}
 			var wg sync.WaitGroup
-			var mu sync.Mutex
 			for _, c := range calls[i:j] {
 				wg.Add(1)
 				go func(c ToolCall) {
 					defer wg.Done()
 					res, err := r.runTool(c)
+					done := ToolDone{ID: c.ID, Result: res, Err: err}
 					mu.Lock()
 					changed = append(changed, res.Changed...)
+					finished++
+					isLast := finished == len(calls)
+					if isLast {
+						last = done
+					}
 					mu.Unlock()
-					r.send(ToolDone{ID: c.ID, Result: res, Err: err})
+					if !isLast {
+						r.send(done)
+					}
 				}(c)
 			}
 			wg.Wait()
@@ -302,6 +345,8 @@ func (r *run) runTools(calls []ToolCall) {
 			}
 			i = j
 		}
+		// The machine moves on when the last result arrives, so that one
+		// waits for AfterTools: the next model call sees what the hooks did.
 		if len(changed) > 0 {
 			for _, h := range r.d.Hooks {
 				if h, ok := h.(AfterToolsHook); ok {
@@ -309,6 +354,7 @@ func (r *run) runTools(calls []ToolCall) {
 				}
 			}
 		}
+		r.send(last)
 	}()
 }
 
@@ -339,12 +385,9 @@ func (r *run) runTool(c ToolCall) (res ToolResult, err error) {
 		sort.Strings(names)
 		return ToolResult{}, fmt.Errorf("unknown tool %q; the tools are: %s", c.Name, strings.Join(names, ", "))
 	}
-	args := strings.TrimSpace(c.Arguments)
-	if args == "" {
-		args = "{}"
-	}
-	if !json.Valid([]byte(args)) {
-		return ToolResult{}, fmt.Errorf("arguments are not valid JSON: %s; expected arguments matching this schema: %s", truncate(args, 200), t.Spec().Parameters)
+	args, err := toolArgs(t, c.Arguments)
+	if err != nil {
+		return ToolResult{}, err
 	}
 	for _, h := range r.d.Hooks {
 		if h, ok := h.(BeforeToolHook); ok {
@@ -353,20 +396,36 @@ func (r *run) runTool(c ToolCall) (res ToolResult, err error) {
 			}
 		}
 	}
+	// A hook may have rewritten the arguments: run what it left.
+	if args, err = toolArgs(t, c.Arguments); err != nil {
+		return ToolResult{}, err
+	}
 	timeout := r.d.ToolTimeout
 	if timeout <= 0 {
 		timeout = 120 * time.Second
 	}
 	if tt, ok := t.(Timeouter); ok {
-		timeout = tt.Timeout(json.RawMessage(c.Arguments), timeout)
+		timeout = tt.Timeout(args, timeout)
 	}
 	ctx, cancel := context.WithTimeout(r.ctx, timeout)
 	defer cancel()
-	res, err = t.Run(ctx, json.RawMessage(args))
+	res, err = t.Run(ctx, args)
 	if err != nil && errors.Is(ctx.Err(), context.DeadlineExceeded) && r.ctx.Err() == nil {
 		err = fmt.Errorf("%s timed out after %s", c.Name, timeout)
 	}
 	return res, err
+}
+
+// toolArgs checks a call's arguments; an empty string means no arguments.
+func toolArgs(t Tool, raw string) (json.RawMessage, error) {
+	args := strings.TrimSpace(raw)
+	if args == "" {
+		args = "{}"
+	}
+	if !json.Valid([]byte(args)) {
+		return nil, fmt.Errorf("arguments are not valid JSON: %s; expected arguments matching this schema: %s", truncate(args, 200), t.Spec().Parameters)
+	}
+	return json.RawMessage(args), nil
 }
 
 // summarize asks the model for a summary of dropped turns (no tools, no

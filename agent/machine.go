@@ -3,14 +3,18 @@ package agent
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"time"
+	"unicode/utf8"
 )
 
 // Limits are the knobs of one task. Zero values take the defaults of
-// DefaultLimits.
+// DefaultLimits, except MaxRetries, Verify and ToolsTokens, whose zero
+// means what it says (no retries, no gate, no schemas).
 type Limits struct {
 	MaxSteps      int           // model turns per task
 	MaxRetries    int           // verify-gate retries
@@ -324,10 +328,23 @@ func (m *Machine) callModel() []Action {
 				Error: fmt.Sprintf("the conversation needs about %d tokens and nothing more can be dropped (llm.contextTokens is %d)", m.tokens(), m.limits.ContextTokens)}, false)
 		}
 	}
-	return []Action{CallModel{Messages: m.history, Attempt: m.attempt}}
+	return []Action{m.modelCall()}
+}
+
+// modelCall is the CallModel for the history as it stands. The slice is
+// clipped: a receiver that appends to it must not write into the machine's
+// backing array, which the next turn appends to.
+func (m *Machine) modelCall() CallModel {
+	return CallModel{Messages: slices.Clip(m.history), Attempt: m.attempt}
 }
 
 func (m *Machine) stepExecuting(in Input) []Action {
+	if c, ok := in.(Compacted); ok {
+		return m.compacted(c)
+	}
+	if m.cut != 0 {
+		return nil // waiting for Compacted; no model call is in flight
+	}
 	switch in := in.(type) {
 	case TextDelta:
 		if m.timer != 0 {
@@ -335,20 +352,15 @@ func (m *Machine) stepExecuting(in Input) []Action {
 		}
 		m.partial += in.Text
 		return []Action{Emit{Event{Kind: KindText, Step: m.steps + 1, Text: in.Text}}}
-	case Compacted:
-		return m.compacted(in)
-	}
-	if m.cut != 0 {
-		return nil // waiting for Compacted
-	}
-	switch in := in.(type) {
 	case TimerFired:
-		if in.ID != m.timer {
+		// ID 0 is never a timer: without the first test a stray
+		// TimerFired{} would start a second model call.
+		if m.timer == 0 || in.ID != m.timer {
 			return nil
 		}
 		m.timer = 0
 		m.partial = ""
-		return []Action{CallModel{Messages: m.history, Attempt: m.attempt}}
+		return []Action{m.modelCall()}
 	case ModelFailed:
 		if m.timer != 0 {
 			return nil
@@ -370,7 +382,9 @@ func (m *Machine) modelFailed(in ModelFailed) []Action {
 	}
 	retryable, partial := false, in.Partial.Content != "" || len(in.Partial.ToolCalls) > 0 || m.partial != ""
 	var after time.Duration
-	if e, ok := in.Err.(*LLMError); ok {
+	// Backends wrap their errors with context; the classification survives.
+	var e *LLMError
+	if errors.As(in.Err, &e) {
 		retryable = e.Retryable
 		partial = partial || e.Partial
 		after = e.RetryAfter
@@ -426,25 +440,31 @@ func (m *Machine) modelDone(r Response) []Action {
 	m.usage = m.usage.Add(r.Usage)
 	u, tu := r.Usage, m.usage
 	acts := []Action{Emit{Event{Kind: KindUsage, Step: m.steps, Usage: &u, TaskUsage: &tu}}}
-	msg := Message{Role: RoleAssistant, Content: r.Content, ToolCalls: r.ToolCalls}
-	m.history = append(m.history, msg)
-	if len(r.ToolCalls) == 0 {
+	// The calls are copied: IDs are filled in below, and the response
+	// belongs to the caller (a replayed or scripted one is used again).
+	calls := slices.Clone(r.ToolCalls)
+	m.history = append(m.history, Message{Role: RoleAssistant, Content: r.Content, ToolCalls: calls})
+	if len(calls) == 0 {
 		if len(m.changed) > 0 && m.limits.Verify {
 			acts = append(acts, m.transition(Verifying)...)
 			return append(acts, RunVerify{Changed: append([]string(nil), m.changed...)})
 		}
 		return append(acts, m.report(Result{Status: StatusOK, Reason: "done", Summary: r.Content})...)
 	}
-	m.pending = r.ToolCalls
+	m.pending = calls
 	m.results = map[string]string{}
 	m.failed = map[string]bool{}
 	var run []ToolCall
 	stuck := ""
-	for i := range r.ToolCalls {
-		c := &r.ToolCalls[i]
-		if c.ID == "" {
+	ids := map[string]bool{}
+	for i := range calls {
+		c := &calls[i]
+		// Results are matched by ID, so a missing or repeated one (some
+		// local servers send either) would leave the turn waiting forever.
+		if c.ID == "" || ids[c.ID] {
 			c.ID = fmt.Sprintf("call_%d_%d", m.steps, i)
 		}
+		ids[c.ID] = true
 		call := *c
 		acts = append(acts, Emit{Event{Kind: KindToolCall, Step: m.steps, Call: &call}})
 		key := call.Name + "\x00" + canonicalJSON(call.Arguments)
@@ -453,6 +473,8 @@ func (m *Machine) modelDone(r Response) []Action {
 		case n == 3:
 			m.results[call.ID] = "refused: this exact call (same tool, same arguments) was already made twice in this task and its result will not change. Use what you learned, or try something different."
 			m.failed[call.ID] = true
+			// Subscribers pair every toolCall with a toolResult.
+			acts = append(acts, Emit{Event{Kind: KindToolResult, Step: m.steps, Call: &call, Output: m.results[call.ID], IsErr: true}})
 		case n > 3:
 			stuck = call.Name
 		default:
@@ -615,12 +637,13 @@ func MessageTokens(msg *Message) int {
 // dropOldest picks the oldest turns to drop, down to compactTo of the
 // window, cutting only before an assistant or user message so a tool call
 // is never separated from its result. The prefix, the task and the newest
-// turn are always kept. It returns the dropped messages; Compacted applies
-// the cut.
+// turn of this task are always kept; earlier session turns, before the
+// task, may all go. It returns the dropped messages; Compacted applies the
+// cut.
 func (m *Machine) dropOldest() []Message {
 	lastTurn := len(m.history)
-	for i := len(m.history) - 1; i > m.prefix; i-- {
-		if r := m.history[i].Role; i != m.taskIdx && (r == RoleAssistant || r == RoleUser) {
+	for i := len(m.history) - 1; i > m.taskIdx; i-- {
+		if r := m.history[i].Role; r == RoleAssistant || r == RoleUser {
 			lastTurn = i
 			break
 		}
@@ -667,7 +690,7 @@ func (m *Machine) compacted(in Compacted) []Action {
 	m.usage = m.usage.Add(in.Usage)
 	before := m.tokens()
 	h := append([]Message(nil), m.history[:m.prefix]...)
-	h = append(h, Message{Role: RoleUser, Content: "[Summary of earlier turns, dropped to fit the context window]\n" + summary})
+	h = append(h, Message{Role: RoleUser, Content: summaryHeader + summary})
 	if m.cut <= m.oldTask {
 		m.taskIdx = len(h) + m.oldTask - m.cut
 		h = append(h, m.history[m.cut:]...)
@@ -685,14 +708,19 @@ func (m *Machine) compacted(in Compacted) []Action {
 		return append(acts, m.finish(Result{Status: StatusError, Reason: "context",
 			Error: fmt.Sprintf("the conversation needs about %d tokens after compaction (llm.contextTokens is %d)", m.tokens(), m.limits.ContextTokens)}, false)...)
 	}
-	return append(acts, CallModel{Messages: m.history, Attempt: m.attempt})
+	return append(acts, m.modelCall())
 }
+
+// summaryHeader starts the message that replaces compacted turns.
+const summaryHeader = "[Summary of earlier turns, dropped to fit the context window]\n"
+
+const digestHeader = "Earlier in this task (older turns were dropped to fit the context window):\n"
 
 // Digest is a deterministic account of dropped turns, used when the
 // summary call fails.
 func Digest(dropped []Message) string {
 	var b strings.Builder
-	b.WriteString("Earlier in this task (older turns were dropped to fit the context window):\n")
+	b.WriteString(digestHeader)
 	results := map[string]string{}
 	for _, d := range dropped {
 		if d.Role == RoleTool {
@@ -714,6 +742,13 @@ func Digest(dropped []Message) string {
 				fmt.Fprintf(&b, "- %s %s → %s\n", c.Name, firstLine(canonicalJSON(c.Arguments), 160), status)
 			}
 		case RoleUser:
+			// An earlier summary is dropped again: keep what it says, not
+			// just its header line.
+			if body, ok := strings.CutPrefix(d.Content, summaryHeader); ok {
+				body = strings.TrimPrefix(body, digestHeader)
+				b.WriteString(strings.TrimRight(body, "\n") + "\n")
+				continue
+			}
 			fmt.Fprintf(&b, "- user: %s\n", firstLine(d.Content, 160))
 		}
 	}
@@ -731,20 +766,31 @@ func firstLine(s string, max int) string {
 	return s
 }
 
-// CapOutput keeps the head and tail of s within max bytes, with a marker
+// CapOutput keeps the head and tail of s within limit bytes, with a marker
 // saying how much was cut.
-func CapOutput(s string, max int) string {
-	if max <= 0 || len(s) <= max {
+func CapOutput(s string, limit int) string {
+	if limit <= 0 || len(s) <= limit {
 		return s
 	}
-	marker := fmt.Sprintf("\n[... %d bytes cut ...]\n", len(s)-max)
-	keep := max - len(marker)
-	if keep < 0 {
-		keep = 0
+	// The marker counts the bytes it replaces, and its own length depends
+	// on that count: settle it in a few rounds.
+	keep, marker := 0, ""
+	for range 3 {
+		marker = fmt.Sprintf("\n[... %d bytes cut ...]\n", len(s)-keep)
+		keep = max(limit-len(marker), 0)
 	}
+	// Cut on rune boundaries so the model never gets half a character.
+	// This only cuts more, so the marker can grow by a digit at most while
+	// the text shrinks by at least a byte.
 	head := keep * 6 / 10
-	tail := keep - head
-	return s[:head] + marker + s[len(s)-tail:]
+	for head > 0 && !utf8.RuneStart(s[head]) {
+		head--
+	}
+	tail := len(s) - (keep - keep*6/10)
+	for tail < len(s) && !utf8.RuneStart(s[tail]) {
+		tail++
+	}
+	return s[:head] + fmt.Sprintf("\n[... %d bytes cut ...]\n", tail-head) + s[tail:]
 }
 
 // canonicalJSON renders arguments with sorted keys and no spaces, so that
