@@ -1,0 +1,124 @@
+package verify
+
+import (
+	"fmt"
+	"path/filepath"
+	"sort"
+	"strings"
+)
+
+// DefaultFeedbackBytes caps Feedback when maxBytes is not positive.
+const DefaultFeedbackBytes = 8 << 10
+
+// Feedback is the failure text for the model: which checks passed, then for
+// each failing check its located findings as workspace-relative
+// "path:line:col: message" lines (errors first), then the tail of its raw
+// output, all within maxBytes. It is empty when every check passed.
+func Feedback(results []Result, maxBytes int) string {
+	if maxBytes <= 0 {
+		maxBytes = DefaultFeedbackBytes
+	}
+	var passed []string
+	var failed []Result
+	for _, r := range results {
+		if r.Passed {
+			passed = append(passed, "`"+r.Command+"`")
+		} else {
+			failed = append(failed, r)
+		}
+	}
+	if len(failed) == 0 {
+		return ""
+	}
+	var b strings.Builder
+	if len(passed) > 0 {
+		fmt.Fprintf(&b, "Passed: %s.\n", strings.Join(passed, ", "))
+	}
+	// Each failure gets an equal share; within it the findings may take
+	// two thirds and the raw output's tail the rest.
+	share := (maxBytes - b.Len()) / len(failed)
+	for _, r := range failed {
+		start := b.Len()
+		b.WriteString(failureHeader(r))
+		writeDiagnostics(&b, r, start+share*2/3)
+		if room := start + share - b.Len(); room > 200 {
+			writeTail(&b, r.Output, room)
+		}
+	}
+	return truncateUTF8(b.String(), maxBytes)
+}
+
+func failureHeader(r Result) string {
+	switch {
+	case r.TimedOut:
+		return fmt.Sprintf("`%s` timed out after %s and was killed.\n", r.Command, r.Duration.Round(1e9))
+	case r.ExitCode == -1:
+		return fmt.Sprintf("`%s` did not finish.\n", r.Command)
+	}
+	return fmt.Sprintf("`%s` failed (exit %d).\n", r.Command, r.ExitCode)
+}
+
+const maxFeedbackEntry = 600
+
+func writeDiagnostics(b *strings.Builder, r Result, limit int) {
+	diags := append([]Diagnostic(nil), r.Diagnostics...)
+	sort.SliceStable(diags, func(i, j int) bool { return diags[i].Severity < diags[j].Severity })
+	for i, d := range diags {
+		line := diagnosticLine(d, r.Root)
+		if b.Len()+len(line) > limit {
+			fmt.Fprintf(b, "… and %d more findings\n", len(diags)-i)
+			return
+		}
+		b.WriteString(line)
+	}
+}
+
+func diagnosticLine(d Diagnostic, root string) string {
+	p := d.Path
+	if root != "" {
+		if rel, err := filepath.Rel(root, d.Path); err == nil && filepath.IsLocal(rel) {
+			p = filepath.ToSlash(rel)
+		}
+	}
+	loc := fmt.Sprintf("%s:%d", p, d.Line)
+	if d.Col > 0 {
+		loc += fmt.Sprintf(":%d", d.Col)
+	}
+	msg := d.Message
+	if d.Severity != Error {
+		msg = d.Severity.String() + ": " + msg
+	}
+	if d.Code != "" && !strings.Contains(msg, d.Code) {
+		msg += " [" + d.Code + "]"
+	}
+	msg = strings.ReplaceAll(strings.TrimSpace(msg), "\n", "\n    ")
+	line := loc + ": " + msg
+	if len(line) > maxFeedbackEntry {
+		line = truncateUTF8(line, maxFeedbackEntry) + " …"
+	}
+	return line + "\n"
+}
+
+// writeTail writes the end of the output, from a line start, in about room
+// bytes.
+func writeTail(b *strings.Builder, output string, room int) {
+	out := strings.TrimRight(stripANSI(output), "\n")
+	if out == "" {
+		return
+	}
+	header := "Output (end):\n"
+	room -= len(header) + 1
+	if len(out) > room {
+		cut := len(out) - room
+		if k := strings.IndexByte(out[cut:], '\n'); k >= 0 && k < room/2 {
+			cut += k + 1
+		}
+		for cut < len(out) && !isRuneStart(out[cut]) {
+			cut++
+		}
+		out = out[cut:]
+	}
+	b.WriteString(header)
+	b.WriteString(out)
+	b.WriteString("\n")
+}

@@ -1,0 +1,284 @@
+package verify
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+)
+
+// skipCopy names directories an overlay copy leaves out: version control
+// metadata, which checks should not need and whose index a tool could
+// rewrite, and caches that tools recreate.
+var skipCopy = map[string]bool{
+	".git": true, ".hg": true, ".svn": true, ".jj": true,
+	"__pycache__": true, ".pytest_cache": true, ".mypy_cache": true, ".ruff_cache": true,
+}
+
+// linkDirs names dependency and build directories, often hundreds of
+// megabytes, that an overlay symlinks to the real ones instead of copying.
+// The risk, accepted for speed: a check that writes into one of them (npm
+// install, cargo's target/) writes into the real workspace's copy. Those
+// are build products, never the user's sources; a directory that holds an
+// overlay file is copied instead, so an unsaved buffer never leaks into the
+// real tree. Go's vendor/ is small and read by path, so it is copied.
+var linkDirs = map[string]bool{
+	"node_modules": true, "target": true, ".venv": true, "venv": true, ".tox": true,
+}
+
+// Overlay is a place to run checks that sees the workspace with some files
+// replaced by the editor's unsaved buffers, without writing the workspace.
+type Overlay struct {
+	root    string
+	dir     string
+	dirReal string // dir with symlinks resolved, as some tools print it
+	temp    bool
+}
+
+// NewOverlay prepares root for checks with files (workspace-relative,
+// slash-separated paths mapped to their buffer text) applied. With no files
+// the checks run in root itself; otherwise root is copied to a temporary
+// directory, files are written there, and Close removes it.
+func NewOverlay(root string, files map[string][]byte) (*Overlay, error) {
+	root, err := filepath.Abs(root)
+	if err != nil {
+		return nil, fmt.Errorf("overlay root %s: %w", root, err)
+	}
+	fi, err := os.Stat(root)
+	if err != nil {
+		return nil, fmt.Errorf("overlay root: %w", err)
+	}
+	if !fi.IsDir() {
+		return nil, fmt.Errorf("overlay root %s: not a directory", root)
+	}
+	if len(files) == 0 {
+		return &Overlay{root: root, dir: root, dirReal: root}, nil
+	}
+
+	rels := make(map[string][]byte, len(files))
+	copyInstead := map[string]bool{} // linkDirs entries that hold an overlay file
+	for name, text := range files {
+		rel := filepath.Clean(filepath.FromSlash(name))
+		if !filepath.IsLocal(rel) {
+			return nil, fmt.Errorf("overlay file %q: not inside the workspace", name)
+		}
+		rels[rel] = text
+		for d := filepath.Dir(rel); d != "."; d = filepath.Dir(d) {
+			if linkDirs[filepath.Base(d)] {
+				copyInstead[d] = true
+			}
+		}
+	}
+
+	tmp, err := os.MkdirTemp("", "agentls-verify-*")
+	if err != nil {
+		return nil, fmt.Errorf("overlay: %w", err)
+	}
+	o := &Overlay{root: root, dir: tmp, dirReal: tmp, temp: true}
+	if r, err := filepath.EvalSymlinks(tmp); err == nil {
+		o.dirReal = r
+	}
+	src := root
+	if r, err := filepath.EvalSymlinks(root); err == nil {
+		src = r // WalkDir does not enter a root that is itself a symlink
+	}
+	if err := copyTree(src, tmp, copyInstead); err != nil {
+		o.Close()
+		return nil, err
+	}
+	for rel, text := range rels {
+		if err := writeOverlayFile(tmp, rel, text); err != nil {
+			o.Close()
+			return nil, err
+		}
+	}
+	return o, nil
+}
+
+// Root is the real workspace.
+func (o *Overlay) Root() string { return o.root }
+
+// Dir is where checks run: the copy, or Root when there was nothing to
+// overlay.
+func (o *Overlay) Dir() string { return o.dir }
+
+// Close removes the copy. Symlinked directories are unlinked, never
+// followed.
+func (o *Overlay) Close() error {
+	if o == nil || !o.temp {
+		return nil
+	}
+	o.temp = false
+	if err := os.RemoveAll(o.dir); err != nil {
+		return fmt.Errorf("remove overlay %s: %w", o.dir, err)
+	}
+	return nil
+}
+
+// mapText rewrites the copy's paths in a tool's output to the real root,
+// so that neither the model nor the user sees the temporary directory.
+func (o *Overlay) mapText(s string) string {
+	if o == nil || o.dir == o.root {
+		return s
+	}
+	s = strings.ReplaceAll(s, o.dir, o.root)
+	if o.dirReal != o.dir {
+		s = strings.ReplaceAll(s, o.dirReal, o.root)
+	}
+	return s
+}
+
+// copyWorkers copy files in parallel: creating files dominates the copy
+// and waits on the filesystem more than on the CPU.
+const copyWorkers = 8
+
+func copyTree(root, dst string, copyInstead map[string]bool) error {
+	jobs := make(chan [2]string, 64)
+	errs := make(chan error, copyWorkers)
+	var wg sync.WaitGroup
+	for range copyWorkers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			var first error
+			for j := range jobs {
+				if first == nil {
+					first = copyFile(j[0], j[1])
+				}
+			}
+			errs <- first
+		}()
+	}
+	walkErr := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			if p == root {
+				return err
+			}
+			return nil // an unreadable corner does not stop the checks
+		}
+		rel, err := filepath.Rel(root, p)
+		if err != nil || rel == "." {
+			return nil
+		}
+		if p == dst {
+			return filepath.SkipDir // a temporary directory inside the workspace
+		}
+		target := filepath.Join(dst, rel)
+		switch t := d.Type(); {
+		case t.IsDir():
+			if skipCopy[d.Name()] {
+				return filepath.SkipDir
+			}
+			if linkDirs[d.Name()] && !copyInstead[rel] {
+				if err := os.Symlink(p, target); err != nil {
+					return err
+				}
+				return filepath.SkipDir
+			}
+			// Directories are made here, before any file in them is queued.
+			if err := os.Mkdir(target, 0o755); err != nil {
+				return err
+			}
+		case t&fs.ModeSymlink != 0:
+			link, err := os.Readlink(p)
+			if err != nil {
+				return nil
+			}
+			if err := os.Symlink(link, target); err != nil {
+				return err
+			}
+		case t.IsRegular():
+			jobs <- [2]string{p, target}
+		}
+		return nil // sockets, devices and pipes are not copied
+	})
+	close(jobs)
+	wg.Wait()
+	close(errs)
+	err := walkErr
+	for e := range errs {
+		if err == nil {
+			err = e
+		}
+	}
+	if err != nil {
+		return fmt.Errorf("copy workspace: %w", err)
+	}
+	return nil
+}
+
+// copyFile copies content, permissions and modification time: make and
+// other timestamp-driven tools must see the same order of ages as in the
+// workspace.
+func copyFile(src, dst string) error {
+	in, err := os.Open(src)
+	if err != nil {
+		return err
+	}
+	defer in.Close()
+	fi, err := in.Stat()
+	if err != nil {
+		return err
+	}
+	out, err := os.OpenFile(dst, os.O_WRONLY|os.O_CREATE|os.O_EXCL, fi.Mode().Perm()|0o200)
+	if err != nil {
+		return err
+	}
+	if _, err := io.Copy(out, in); err != nil {
+		out.Close()
+		return err
+	}
+	if err := out.Close(); err != nil {
+		return err
+	}
+	return os.Chtimes(dst, fi.ModTime(), fi.ModTime())
+}
+
+// writeOverlayFile writes a buffer's text into the copy. It refuses paths
+// that pass through a symlink, which could lead back into the real
+// workspace or elsewhere.
+func writeOverlayFile(dir, rel string, text []byte) error {
+	cur := dir
+	parts := strings.Split(filepath.Dir(rel), string(filepath.Separator))
+	for _, part := range parts {
+		if part == "." {
+			continue
+		}
+		cur = filepath.Join(cur, part)
+		fi, err := os.Lstat(cur)
+		switch {
+		case errors.Is(err, fs.ErrNotExist):
+			if err := os.Mkdir(cur, 0o755); err != nil {
+				return fmt.Errorf("overlay file %s: %w", rel, err)
+			}
+		case err != nil:
+			return fmt.Errorf("overlay file %s: %w", rel, err)
+		case fi.Mode()&fs.ModeSymlink != 0:
+			return fmt.Errorf("overlay file %s: %s is a symlink", rel, part)
+		case !fi.IsDir():
+			return fmt.Errorf("overlay file %s: %s is not a directory", rel, part)
+		}
+	}
+	target := filepath.Join(dir, rel)
+	mode := fs.FileMode(0o644)
+	if fi, err := os.Lstat(target); err == nil {
+		if fi.Mode().IsRegular() {
+			mode = fi.Mode().Perm() | 0o200
+		}
+		if fi.IsDir() {
+			return fmt.Errorf("overlay file %s: is a directory", rel)
+		}
+		// Replace rather than write through: the old entry may be a symlink.
+		if err := os.Remove(target); err != nil {
+			return fmt.Errorf("overlay file %s: %w", rel, err)
+		}
+	}
+	if err := os.WriteFile(target, text, mode); err != nil {
+		return fmt.Errorf("overlay file %s: %w", rel, err)
+	}
+	return nil
+}

@@ -1,0 +1,2 @@
+int util(int x);
+static int unused_helper(void) { return 1; }

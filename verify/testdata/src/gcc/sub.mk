@@ -1,0 +1,2 @@
+all:
+	gcc -Wall -Wextra -c main.c -o /dev/null

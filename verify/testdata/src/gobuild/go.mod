@@ -1,0 +1,3 @@
+module example.com/capgo
+
+go 1.26

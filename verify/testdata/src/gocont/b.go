@@ -1,0 +1,3 @@
+package gocont
+
+func f() {}

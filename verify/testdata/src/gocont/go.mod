@@ -1,0 +1,3 @@
+module example.com/gocont
+
+go 1.26

@@ -1,0 +1,8 @@
+package boom
+
+import "testing"
+
+func TestPanic(t *testing.T) {
+	var x T
+	x.Set("a")
+}

@@ -1,0 +1,7 @@
+package slow
+
+import "testing"
+
+func TestWait(t *testing.T) {
+	Wait()
+}

@@ -1,0 +1,3 @@
+module example.com/capvet
+
+go 1.26

@@ -1,0 +1,7 @@
+package inner
+
+import "fmt"
+
+func Say(s string) string {
+	return fmt.Sprintf("%s %s", s)
+}

@@ -1,0 +1,6 @@
+import json
+
+def g():
+    return undefined_name
+
+g()

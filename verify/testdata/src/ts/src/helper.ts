@@ -1,0 +1,4 @@
+export function helper(): string {
+  let x: string | undefined;
+  return x.length;
+}
