@@ -1,0 +1,30 @@
+//go:build !unix
+
+package tools
+
+import (
+	"io"
+	"os"
+)
+
+// readInto reads a file into the worker's reusable buffer.
+func readInto(buf *[]byte, p string) ([]byte, bool) {
+	f, err := os.Open(p)
+	if err != nil {
+		return nil, false
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil || !fi.Mode().IsRegular() || fi.Size() > grepMaxFile {
+		return nil, false
+	}
+	size := int(fi.Size())
+	if cap(*buf) < size {
+		*buf = make([]byte, max(size, 64<<10))
+	}
+	n, err := io.ReadFull(f, (*buf)[:size])
+	if err != nil && err != io.ErrUnexpectedEOF {
+		return nil, false
+	}
+	return (*buf)[:n], true
+}

@@ -1,0 +1,68 @@
+package tools
+
+import (
+	"bytes"
+	"fmt"
+	"strings"
+	"unicode/utf8"
+)
+
+// binarySniffLen is how much of a file is searched for a NUL byte, as git
+// and grep do: enough to catch real binaries, cheap on big text files.
+const binarySniffLen = 8 << 10
+
+// maxEditSize bounds the files edit_file and write_file take: above it the
+// file is generated or data, and a whole-text transform would be slow.
+const maxEditSize = 2 << 20
+
+// isBinary reports whether b should be treated as binary: a NUL byte in the
+// first 8 KB, or text that is not valid UTF-8 (which the editor could not
+// round-trip through LSP's UTF-16 positions).
+func isBinary(b []byte) bool {
+	return hasNUL(b) || !utf8.Valid(b)
+}
+
+func hasNUL(b []byte) bool {
+	return bytes.IndexByte(b[:min(len(b), binarySniffLen)], 0) >= 0
+}
+
+// isCRLF reports whether every line break of s is CRLF (and there is at
+// least one). Only then are edits done on LF text and converted back, so a
+// file with mixed endings is never normalised.
+func isCRLF(s string) bool {
+	n := strings.Count(s, "\n")
+	return n > 0 && strings.Count(s, "\r\n") == n
+}
+
+// splitLines splits text into lines without their terminators; a final line
+// break does not start another line.
+func splitLines(s string) []string {
+	if s == "" {
+		return nil
+	}
+	s = strings.TrimSuffix(s, "\n")
+	lines := strings.Split(s, "\n")
+	for i, l := range lines {
+		lines[i] = strings.TrimSuffix(l, "\r")
+	}
+	return lines
+}
+
+// numbered writes lines[from-1:to] with their 1-based numbers like cat -n.
+func numbered(sb *strings.Builder, lines []string, from, to int) {
+	for i := from; i <= to; i++ {
+		fmt.Fprintf(sb, "%6d\t%s\n", i, lines[i-1])
+	}
+}
+
+// lineAt returns the 1-based line of byte offset off in s.
+func lineAt(s string, off int) int {
+	return 1 + strings.Count(s[:off], "\n")
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return fmt.Sprintf("%d %s", n, one)
+	}
+	return fmt.Sprintf("%d %s", n, many)
+}
