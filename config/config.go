@@ -176,7 +176,7 @@ var fields = []field{
 		c.LLM.Prices = p
 		return nil
 	}},
-	{key: "agent.maxSteps", set: intIn(1, 1000, func(c *Config) *int { return &c.Agent.MaxSteps })},
+	{key: "agent.maxSteps", set: intIn(1, 100_000, func(c *Config) *int { return &c.Agent.MaxSteps })},
 	{key: "agent.maxRetries", set: intIn(0, 100, func(c *Config) *int { return &c.Agent.MaxRetries })},
 	{key: "agent.review", set: boolean(func(c *Config) *bool { return &c.Agent.Review })},
 	{key: "agent.memory", set: boolean(func(c *Config) *bool { return &c.Agent.Memory })},

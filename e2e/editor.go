@@ -333,7 +333,9 @@ func (e *Editor) WaitFor(timeout time.Duration, cond func() bool) bool {
 }
 
 func (e *Editor) record(method string, params any) {
-	b, _ := json.Marshal(params)
+	// protocol.Marshal, not encoding/json: the protocol types carry
+	// unions and optionals only their own codec renders.
+	b, _ := protocol.Marshal(params)
 	if raw, ok := params.(json.RawMessage); ok {
 		b = raw
 	}

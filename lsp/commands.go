@@ -260,3 +260,22 @@ func (s *Server) cmdWait(ctx context.Context, raw json.RawMessage) (any, error) 
 		return nil, ctx.Err()
 	}
 }
+
+func (s *Server) cmdVerify(ctx context.Context, raw json.RawMessage) (any, error) {
+	var a struct{}
+	if err := decodeArgs("agentls.verify", raw, &a); err != nil {
+		return nil, err
+	}
+	t := &task{prompt: "verify the workspace", verify: true}
+	s.tasks.start(t, s.runVerifyOnly)
+	return runResult{TaskID: t.id, Session: t.session}, nil
+}
+
+// relTo returns path relative to root, slash-separated, if it is inside.
+func relTo(root, path string) (string, bool) {
+	rel, err := filepath.Rel(root, path)
+	if err != nil || !filepath.IsLocal(rel) {
+		return "", false
+	}
+	return filepath.ToSlash(rel), true
+}

@@ -42,6 +42,7 @@ type Server struct {
 
 	docs  *overlay
 	tasks *taskManager
+	diags *diagnostics
 
 	mu          sync.Mutex
 	initialized bool
@@ -53,6 +54,7 @@ type Server struct {
 	cfg         config.Config
 	reported    map[string]bool // configuration problems already shown
 	saidDisk    bool            // told the user we write to disk ourselves
+	allowed     []string        // commands the user allowed always, this session
 
 	exited chan struct{}
 	exitOK bool
@@ -118,6 +120,7 @@ func newServer(opts Options) *Server {
 		opts:     opts,
 		log:      opts.Logger,
 		docs:     newOverlay(),
+		diags:    newDiagnostics(),
 		reported: map[string]bool{},
 		exited:   make(chan struct{}),
 		enc:      edits.UTF16,

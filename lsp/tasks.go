@@ -32,13 +32,14 @@ type task struct {
 	cancel context.CancelFunc
 	done   chan struct{}
 
-	mu      sync.Mutex
-	status  string
-	state   agent.State
-	result  agent.Result
-	token   string
-	changes changeLog
-	line    strings.Builder // transcript line being streamed
+	mu        sync.Mutex
+	status    string
+	state     agent.State
+	result    agent.Result
+	token     string
+	reviewDoc string // review mode: the task's diff, as a file URI
+	changes   changeLog
+	line      strings.Builder // transcript line being streamed
 }
 
 func (t *task) setToken(tok string) {
@@ -60,7 +61,10 @@ func (t *task) recordApplied(rel, old string, existed bool, next string) {
 	t.changes.mu.Lock()
 	defer t.changes.mu.Unlock()
 	fc := t.changes.entry(rel, old, existed)
-	fc.after, fc.proposed, fc.hasChange = next, next, true
+	if !fc.applied {
+		fc.base, fc.existed = old, existed
+	}
+	fc.after, fc.applied = next, true
 }
 
 // proposal returns the text review mode proposes for rel, if any.
@@ -71,13 +75,15 @@ func (t *task) proposal(rel string) (string, bool) {
 	t.changes.mu.Lock()
 	defer t.changes.mu.Unlock()
 	fc, ok := t.changes.files[rel]
-	if !ok || !fc.hasChange {
+	if !ok || !fc.proposing {
 		return "", false
 	}
 	return fc.proposed, true
 }
 
-// propose records a review-mode change instead of applying it.
+// propose records a review-mode change instead of applying it: the
+// transform runs on what the task proposed so far, so the model's later
+// reads and edits stay coherent.
 func (w *editorWorkspace) propose(rel string, transform func([]byte, bool) ([]byte, error)) error {
 	t := w.t
 	cur, curExists, _, _, err := w.current(rel)
@@ -85,23 +91,20 @@ func (w *editorWorkspace) propose(rel string, transform func([]byte, bool) ([]by
 		return err
 	}
 	t.changes.mu.Lock()
-	fc, ok := t.changes.files[rel]
-	var base string
-	var exists bool
-	if ok && fc.hasChange {
-		base, exists = fc.proposed, true
-	} else {
+	defer t.changes.mu.Unlock()
+	fc := t.changes.entry(rel, cur, curExists)
+	base, exists := fc.proposed, true
+	if !fc.proposing {
 		base, exists = cur, curExists
 	}
-	t.changes.mu.Unlock()
 	nb, err := transform([]byte(base), exists)
 	if err != nil {
 		return err
 	}
-	t.changes.mu.Lock()
-	fc = t.changes.entry(rel, cur, curExists)
-	fc.proposed, fc.hasChange = string(nb), true
-	t.changes.mu.Unlock()
+	if !fc.proposing {
+		fc.reviewBase, fc.reviewExisted, fc.proposing = cur, curExists, true
+	}
+	fc.proposed = string(nb)
 	return nil
 }
 
@@ -120,6 +123,7 @@ type taskJSON struct {
 	Steps        int         `json:"steps"`
 	Reason       string      `json:"reason,omitempty"`
 	Review       bool        `json:"review,omitempty"`
+	ReviewDoc    string      `json:"reviewDocument,omitempty"`
 	Summary      string      `json:"summary,omitempty"`
 	Error        string      `json:"error,omitempty"`
 }
@@ -132,6 +136,7 @@ func (t *task) snapshot(root string) taskJSON {
 		TaskID: t.id, Session: t.session, Task: t.prompt, Status: t.status, State: string(t.state),
 		Verified: r.Verified, Cancelled: r.Cancelled, Usage: r.Usage, Cost: r.Cost, Steps: r.Steps,
 		Reason: r.Reason, Summary: r.Summary, Error: r.Error, Review: t.review, FilesChanged: []string{},
+		ReviewDoc: t.reviewDoc,
 	}
 	for _, rel := range r.FilesChanged {
 		j.FilesChanged = append(j.FilesChanged, string(uri.File(filepath.Join(root, filepath.FromSlash(rel)))))
@@ -302,7 +307,8 @@ func (s *Server) newDriver(ctx context.Context, cfg config.Config, root string, 
 	lim.MaxRetries = cfg.Agent.MaxRetries
 	lim.ContextTokens = cfg.LLM.ContextTokens
 	lim.MaxToolOutput = cfg.Agent.MaxToolOutput
-	lim.Verify = cfg.Verify.Enabled
+	verifier := s.verifier(cfg, root, t, prog, ctx)
+	lim.Verify = verifier != nil
 	d := &agent.Driver{
 		LLM:   llm,
 		Model: cfg.LLM.Model,
@@ -311,11 +317,13 @@ func (s *Server) newDriver(ctx context.Context, cfg config.Config, root string, 
 			Approver: s.approver(cfg),
 		}),
 		Planner:     agent.WorkspacePlanner{Root: root},
-		Verifier:    s.verifier(cfg, root, t),
 		Limits:      lim,
 		ToolTimeout: time.Duration(cfg.Agent.ToolTimeoutSeconds) * time.Second,
 		TaskTimeout: time.Duration(cfg.Agent.TaskTimeoutSeconds) * time.Second,
 		OnEvent:     func(ev agent.Event) { s.onEvent(ctx, t, prog, ev) },
+	}
+	if verifier != nil {
+		d.Verifier = verifier
 	}
 	if p, ok := priceFor(cfg); ok {
 		d.Price.Input, d.Price.Output = p.Input, p.Output
@@ -387,7 +395,11 @@ func (s *Server) onEvent(ctx context.Context, t *task, prog *progress, ev agent.
 		prog.report(ctx, ev.Text)
 		s.transcript(ctx, t, "· "+ev.Text)
 	case agent.KindVerify:
-		s.transcript(ctx, t, "✓ checks: "+ev.Verify.Summary)
+		mark := "✗"
+		if ev.Verify.Passed {
+			mark = "✓"
+		}
+		s.transcript(ctx, t, mark+" checks: "+ev.Verify.Summary)
 	case agent.KindUsage:
 		t.mu.Lock()
 		rest := t.line.String()
@@ -421,7 +433,20 @@ func toolSummary(c *agent.ToolCall) string {
 }
 
 func (s *Server) finishTask(ctx context.Context, t *task, prog *progress, res agent.Result) {
+	if t.review {
+		// Nothing is applied until the user accepts it.
+		res.FilesChanged = nil
+	}
 	t.end(res)
+	if t.review {
+		s.endReview(ctx, t)
+		if n := len(s.reviewFiles(t, "")); n > 0 {
+			res.Summary += fmt.Sprintf("\n\nChanges to %d file%s wait for your review (code actions, or agentls.accept / agentls.reject).", n, plural(n))
+			t.mu.Lock()
+			t.result.Summary = res.Summary
+			t.mu.Unlock()
+		}
+	}
 	msg := res.Summary
 	typ := protocol.MessageTypeInfo
 	switch res.Status {

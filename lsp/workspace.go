@@ -31,12 +31,19 @@ type editorWorkspace struct {
 
 // fileChange is what a task did to one file, for undo and review.
 type fileChange struct {
-	rel       string
-	base      string // text before the task
-	existed   bool   // the file existed before the task
-	after     string // text after the task's last applied edit
-	proposed  string // review mode: text the task proposes
-	hasChange bool   // applied (or, in review, proposed) at least once
+	rel string
+	// Undo: the text before the task's first applied change, whether the
+	// file existed then, and the text after its last applied change.
+	base    string
+	existed bool
+	after   string
+	applied bool
+	// Review: proposals are proposed relative to reviewBase, which moves
+	// as the user accepts hunks.
+	reviewBase    string
+	reviewExisted bool
+	proposed      string
+	proposing     bool
 }
 
 func (w *editorWorkspace) Root() string { return w.root }
@@ -238,9 +245,11 @@ func (c *changeLog) entry(rel, old string, existed bool) *fileChange {
 	}
 	fc, ok := c.files[rel]
 	if !ok {
-		fc = &fileChange{rel: rel, base: old, existed: existed, after: old, proposed: old}
+		fc = &fileChange{rel: rel, base: old, existed: existed, after: old}
 		c.files[rel] = fc
 		c.order = append(c.order, rel)
 	}
 	return fc
 }
+
+func newDisk(root string) (*tools.DiskWorkspace, error) { return tools.NewDiskWorkspace(root) }

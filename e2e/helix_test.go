@@ -1,0 +1,86 @@
+package e2e
+
+import (
+	"context"
+	"os"
+	"strings"
+	"testing"
+	"time"
+)
+
+// helixCall is a request as Helix makes it: answered within 20 s or the
+// editor gives up; no $/cancelRequest is ever sent.
+func (s *session) helixCall(t *testing.T, name string, args map[string]any, out any) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(s.ctx), 20*time.Second)
+	defer cancel()
+	began := time.Now()
+	if err := s.Command(ctx, name, args, out); err != nil {
+		t.Fatalf("%s: %v", name, err)
+	}
+	if d := time.Since(began); d > 2*time.Second {
+		t.Errorf("%s took %s; Helix users wait on every command", name, d)
+	}
+}
+
+// A client with exactly Helix's capabilities, which ignores agentls/event,
+// completes run, cancel, review and undo through commands alone.
+func TestHelixWorkflow(t *testing.T) {
+	caps := HelixCaps()
+	s := start(t, setup{caps: &caps, files: map[string]string{"f.txt": fText}, script: `{"turns":[
+ {"toolCalls":[{"id":"c1","name":"edit_file","arguments":"{\"path\":\"f.txt\",\"old_string\":\"alpha\",\"new_string\":\"ALPHA\"}"}]},
+ {"text":"changed"},
+ {"text":"a slow answer that will be cancelled","chunkSize":1,"chunkDelayMs":100},
+ {"toolCalls":[{"id":"c3","name":"edit_file","arguments":"{\"path\":\"f.txt\",\"old_string\":\"omega\",\"new_string\":\"OMEGA\"}"}]},
+ {"text":"proposed"}]}`})
+	if err := s.Open(s.ctx, "f.txt"); err != nil {
+		t.Fatal(err)
+	}
+	// run → wait (polling status, as a Helix user would) → undo.
+	var run struct{ TaskID string }
+	s.helixCall(t, "agentls.run", map[string]any{"task": "shout alpha", "uri": s.URI("f.txt")}, &run)
+	var st TaskResult
+	for i := 0; i < 100 && st.Status != "ok"; i++ {
+		s.helixCall(t, "agentls.status", map[string]any{"taskId": run.TaskID}, &st)
+		time.Sleep(50 * time.Millisecond)
+	}
+	if got, _ := s.Text("f.txt"); !strings.HasPrefix(got, "ALPHA") {
+		t.Fatalf("edit not applied: %q", got)
+	}
+	var undo struct{ Applied bool }
+	s.helixCall(t, "agentls.undo", map[string]any{"taskId": run.TaskID}, &undo)
+	if got, _ := s.Text("f.txt"); got != fText || !undo.Applied {
+		t.Fatalf("undo: %v %q", undo, got)
+	}
+	// cancel the newest task without naming it.
+	s.helixCall(t, "agentls.run", map[string]any{"task": "slow"}, &run)
+	time.Sleep(300 * time.Millisecond)
+	var c struct{ Cancelled bool }
+	s.helixCall(t, "agentls.cancel", map[string]any{}, &c)
+	if !c.Cancelled {
+		t.Fatal("cancel found no running task")
+	}
+	r, err := s.Wait(s.ctx, run.TaskID, 5*time.Second)
+	if err != nil || r.Status != "cancelled" {
+		t.Fatalf("cancelled task: %+v %v", r, err)
+	}
+	// review, accepted through the command.
+	s.helixCall(t, "agentls.run", map[string]any{"task": "shout omega", "review": true}, &run)
+	if r, err := s.Wait(s.ctx, run.TaskID, 10*time.Second); err != nil || r.Status != "ok" {
+		t.Fatalf("review task: %+v %v", r, err)
+	}
+	var acc struct{ Applied bool }
+	s.helixCall(t, "agentls.accept", map[string]any{"taskId": run.TaskID}, &acc)
+	if got, _ := s.Text("f.txt"); got != strings.Replace(fText, "omega", "OMEGA", 1) {
+		t.Fatalf("after accept: %q", got)
+	}
+	// Helix sees the outcome through showMessage, not agentls/event.
+	if len(s.Notes("window/showMessage")) < 3 {
+		t.Error("task ends not reported with showMessage")
+	}
+}
+
+func fileExists(p string) bool {
+	_, err := os.Stat(p)
+	return err == nil
+}

@@ -1,0 +1,173 @@
+package e2e
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"go.lsp.dev/protocol"
+	"go.lsp.dev/uri"
+)
+
+const brokenThenFixed = `{"turns":[
+ {"toolCalls":[{"id":"c1","name":"edit_file","arguments":"{\"path\":\"greet.go\",\"old_string\":\"Hello %s\\\", name)\",\"new_string\":\"Hello, %s!\\\", nme)\"}"}]},
+ {"text":"Done."},
+ {"expect":{"lastUserContains":"undefined: nme"},
+  "toolCalls":[{"id":"c2","name":"edit_file","arguments":"{\"path\":\"greet.go\",\"old_string\":\"\\treturn fmt.Sprintf(\\\"Hello, %s!\\\", nme)\",\"new_string\":\"\\tif name == \\\"\\\" {\\n\\t\\tname = \\\"world\\\"\\n\\t}\\n\\treturn fmt.Sprintf(\\\"Hello, %s!\\\", name)\"}"}]},
+ {"text":"Fixed the typo and the empty-name case."}]}`
+
+func verifySettings() map[string]any {
+	return map[string]any{"verify": map[string]any{"enabled": true, "commands": []string{"go build ./...", "go test ./..."}}}
+}
+
+// diagsFor returns the last diagnostics published for a URI.
+func (s *session) diagsFor(u string) ([]protocol.Diagnostic, bool) {
+	var last []protocol.Diagnostic
+	found := false
+	for _, n := range s.Notes(protocol.MethodTextDocumentPublishDiagnostics) {
+		var p protocol.PublishDiagnosticsParams
+		raw := map[string]json.RawMessage{}
+		_ = json.Unmarshal(n.Params, &raw)
+		if string(raw["diagnostics"]) == "null" {
+			panic("diagnostics sent as null")
+		}
+		if err := protocol.Unmarshal(n.Params, &p); err == nil && string(p.URI) == u {
+			last, found = p.Diagnostics, true
+		}
+	}
+	return last, found
+}
+
+func TestVerifyFailureBecomesDiagnosticsThenClears(t *testing.T) {
+	s := start(t, setup{workspace: "demo", script: brokenThenFixed, settings: verifySettings(),
+		files: map[string]string{"other.go": "package greet\n\nconst Other = 1\n"}})
+	if err := s.Open(s.ctx, "greet.go"); err != nil {
+		t.Fatal(err)
+	}
+	// The user's unrelated unsaved buffer: never written to disk.
+	if err := s.Open(s.ctx, "other.go", "package greet\n\nconst Other = 2 // unsaved, half-typed +\n"); err != nil {
+		t.Fatal(err)
+	}
+	id, err := s.Run(s.ctx, map[string]any{"task": "make the test pass"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	u := s.URI("greet.go")
+	// During the task: diagnostics appear at the broken line.
+	if !s.WaitFor(60*time.Second, func() bool { d, _ := s.diagsFor(u); return len(d) > 0 }) {
+		t.Fatalf("no diagnostics for greet.go; notes: %d", len(s.Notes("")))
+	}
+	d, _ := s.diagsFor(u)
+	if d[0].Range.Start.Line != 7 || !strings.Contains(string(d[0].Message.(protocol.String)), "undefined: nme") {
+		t.Errorf("diagnostic %+v, want line 8 undefined: nme", d[0])
+	}
+	if src, _ := d[0].Source.Get(); src != "agentls" {
+		t.Errorf("source %q", src)
+	}
+	r, err := s.Wait(s.ctx, id, 90*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Status != "ok" || !r.Verified {
+		t.Fatalf("status %q verified %v: %s %s", r.Status, r.Verified, r.Error, r.Summary)
+	}
+	// The compiler output reached the model.
+	reqs := s.LLM.Requests()
+	if len(reqs) != 4 {
+		t.Fatalf("%d requests", len(reqs))
+	}
+	msgs := reqs[2].Body.Messages
+	fb := msgs[len(msgs)-1]
+	if fb.Role != "user" || !strings.Contains(fb.Content, "greet.go:8") || !strings.Contains(fb.Content, "undefined: nme") {
+		t.Errorf("feedback to the model: %q", fb.Content)
+	}
+	// Passing checks cleared the diagnostics with an empty list.
+	if d, found := s.diagsFor(u); !found || len(d) != 0 {
+		t.Errorf("diagnostics not cleared: %v", d)
+	}
+	got, _ := s.Text("greet.go")
+	if !strings.Contains(got, `name = "world"`) {
+		t.Errorf("buffer %q", got)
+	}
+	for _, f := range []string{"greet.go", "other.go"} {
+		disk, _ := os.ReadFile(filepath.Join(s.Root, f))
+		if strings.Contains(string(disk), "nme") || strings.Contains(string(disk), "unsaved") || strings.Contains(string(disk), "world") {
+			t.Errorf("%s written to disk: %q", f, disk)
+		}
+	}
+	// Verify events carried the outcome.
+	var verdicts []bool
+	for _, ev := range s.Events(id) {
+		if ev["kind"] == "verify" {
+			verdicts = append(verdicts, ev["verify"].(map[string]any)["passed"].(bool))
+		}
+	}
+	if len(verdicts) != 2 || verdicts[0] || !verdicts[1] {
+		t.Errorf("verify verdicts %v, want [false true]", verdicts)
+	}
+}
+
+func TestVerifyRetriesExhausted(t *testing.T) {
+	settings := verifySettings()
+	settings["agent"] = map[string]any{"maxRetries": 1}
+	s := start(t, setup{workspace: "demo", settings: settings, script: `{"turns":[
+ {"toolCalls":[{"id":"c1","name":"edit_file","arguments":"{\"path\":\"greet.go\",\"old_string\":\"name)\",\"new_string\":\"nme)\"}"}]},
+ {"text":"Done."},
+ {"expect":{"lastUserContains":"undefined: nme"},"text":"I cannot fix it."}]}`})
+	if err := s.Open(s.ctx, "greet.go"); err != nil {
+		t.Fatal(err)
+	}
+	r := s.run(t, map[string]any{"task": "break it"})
+	if r.Status != "ok" || r.Verified || r.Reason != "verifyFailed" {
+		t.Fatalf("status %q verified %v reason %q", r.Status, r.Verified, r.Reason)
+	}
+	if !strings.Contains(r.Summary, "go build") {
+		t.Errorf("summary lacks the failure: %q", r.Summary)
+	}
+	if d, _ := s.diagsFor(s.URI("greet.go")); len(d) == 0 {
+		t.Error("diagnostics should remain after a failed verification")
+	}
+}
+
+func TestVerifyCommandAndQuickFix(t *testing.T) {
+	s := start(t, setup{workspace: "demo", settings: verifySettings(), script: "hello.json"})
+	if err := s.Open(s.ctx, "greet.go"); err != nil {
+		t.Fatal(err)
+	}
+	var res struct{ TaskID string }
+	if err := s.Command(s.ctx, "agentls.verify", map[string]any{}, &res); err != nil {
+		t.Fatal(err)
+	}
+	r, err := s.Wait(s.ctx, res.TaskID, 60*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The demo workspace's test fails as shipped.
+	if r.Verified || r.Reason != "verifyFailed" {
+		t.Fatalf("verify-only task: %+v", r)
+	}
+	d, _ := s.diagsFor(s.URI("greet_test.go"))
+	if len(d) == 0 {
+		t.Fatal("no diagnostics for the failing test")
+	}
+	acts, err := s.Server.CodeAction(s.ctx, &protocol.CodeActionParams{
+		TextDocument: protocol.TextDocumentIdentifier{URI: uri.URI(s.URI("greet_test.go"))},
+		Range:        d[0].Range,
+		Context:      protocol.CodeActionContext{Diagnostics: d},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var titles []string
+	for _, a := range acts {
+		if ca, ok := a.(*protocol.CodeAction); ok {
+			titles = append(titles, ca.Title)
+		}
+	}
+	if len(titles) < 2 || !strings.HasPrefix(titles[0], "Fix with agentls") || !strings.Contains(strings.Join(titles, "|"), "Fix all agentls problems") {
+		t.Errorf("code actions %q", titles)
+	}
+}

@@ -1,0 +1,120 @@
+package lsp
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"go.lsp.dev/protocol"
+)
+
+const codeActionKindReview protocol.CodeActionKind = "source.agentls.review"
+
+// codeAction offers, on agentls diagnostics: for a review proposal, accept
+// or reject it, its file or its task; for a verification failure, a task
+// that fixes it, or all of them. Code actions are the one menu every
+// editor has, Helix included.
+func (s *Server) codeAction(ctx context.Context, p *protocol.CodeActionParams) ([]protocol.CommandOrCodeAction, error) {
+	u := string(p.TextDocument.URI)
+	out := []protocol.CommandOrCodeAction{}
+	s.diags.mu.Lock()
+	review := append([]protocol.Diagnostic(nil), s.diags.review[u]...)
+	verifyDiags := append([]protocol.Diagnostic(nil), s.diags.verify[u]...)
+	anyVerify := 0
+	for _, ds := range s.diags.verify {
+		anyVerify += len(ds)
+	}
+	s.diags.mu.Unlock()
+
+	quick := protocol.CodeActionKindQuickFix
+	kindReview := codeActionKindReview
+	add := func(title string, kind *protocol.CodeActionKind, d []protocol.Diagnostic, cmd string, args any) {
+		b, _ := json.Marshal(args)
+		out = append(out, &protocol.CodeAction{
+			Title: title, Kind: kind, Diagnostics: d,
+			Command: protocol.Command{Title: title, Command: cmd, Arguments: []protocol.LSPAny{protocol.LSPAny(b)}},
+		})
+	}
+	seenTask := map[string]bool{}
+	for _, d := range review {
+		if !overlaps(d.Range, p.Range) {
+			continue
+		}
+		var data struct{ TaskID, Hunk string }
+		if json.Unmarshal(d.Data, &data) != nil || data.TaskID == "" {
+			continue
+		}
+		one := []protocol.Diagnostic{d}
+		add("Accept this change", &kindReview, one, "agentls.accept", map[string]string{"taskId": data.TaskID, "uri": u, "hunk": data.Hunk})
+		add("Reject this change", &kindReview, one, "agentls.reject", map[string]string{"taskId": data.TaskID, "uri": u, "hunk": data.Hunk})
+		if !seenTask[data.TaskID] {
+			seenTask[data.TaskID] = true
+			add("Accept all in file", &kindReview, nil, "agentls.accept", map[string]string{"taskId": data.TaskID, "uri": u})
+			add("Accept task", &kindReview, nil, "agentls.accept", map[string]string{"taskId": data.TaskID})
+			add("Reject task", &kindReview, nil, "agentls.reject", map[string]string{"taskId": data.TaskID})
+		}
+	}
+	for _, d := range verifyDiags {
+		if !overlaps(d.Range, p.Range) {
+			continue
+		}
+		msg := diagMessage(d)
+		rng := d.Range
+		add("Fix with agentls: "+shorten(msg, 60), &quick, []protocol.Diagnostic{d}, "agentls.run", map[string]any{
+			"task":  fmt.Sprintf("Fix this problem reported by the project's checks at %s line %d: %s", relURI(s, u), d.Range.Start.Line+1, msg),
+			"uri":   u,
+			"range": rng,
+		})
+	}
+	if anyVerify > 0 && len(verifyDiags) > 0 {
+		add(fmt.Sprintf("Fix all agentls problems (%d)", anyVerify), &quick, nil, "agentls.run", map[string]any{"task": s.allProblemsTask()})
+	}
+	return out, nil
+}
+
+func diagMessage(d protocol.Diagnostic) string {
+	if m, ok := d.Message.(protocol.String); ok {
+		return string(m)
+	}
+	return ""
+}
+
+func relURI(s *Server, u string) string {
+	if rel, ok := relTo(s.rootDir(), uriPath(u, "")); ok {
+		return rel
+	}
+	return u
+}
+
+// allProblemsTask lists every verification failure as one task.
+func (s *Server) allProblemsTask() string {
+	s.diags.mu.Lock()
+	defer s.diags.mu.Unlock()
+	var b strings.Builder
+	b.WriteString("Fix these problems reported by the project's checks:\n")
+	for _, u := range sortedKeys(keysOf(s.diags.verify)) {
+		for _, d := range s.diags.verify[u] {
+			fmt.Fprintf(&b, "- %s:%d: %s\n", relURI(s, u), d.Range.Start.Line+1, diagMessage(d))
+		}
+	}
+	return b.String()
+}
+
+func keysOf[V any](m map[string]V) map[string]bool {
+	out := make(map[string]bool, len(m))
+	for k := range m {
+		out[k] = true
+	}
+	return out
+}
+
+// overlaps reports whether two ranges share a position (touching counts,
+// so a cursor at either end of a diagnostic finds it).
+func overlaps(a, b protocol.Range) bool {
+	return !lessPos(a.End, b.Start) && !lessPos(b.End, a.Start)
+}
+
+func lessPos(a, b protocol.Position) bool {
+	return a.Line < b.Line || a.Line == b.Line && a.Character < b.Character
+}
