@@ -33,6 +33,7 @@ var linkDirs = map[string]bool{
 // Overlay is a place to run checks that sees the workspace with some files
 // replaced by the editor's unsaved buffers, without writing the workspace.
 type Overlay struct {
+	rewrite map[string]string // go -overlay stand-ins → real paths
 	root    string
 	dir     string
 	dirReal string // dir with symlinks resolved, as some tools print it

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"strings"
 	"time"
 )
 
@@ -66,11 +67,22 @@ func Run(ctx context.Context, opts RunOptions) ([]Result, error) {
 	if timeout <= 0 {
 		timeout = DefaultTimeout
 	}
-	ov, err := NewOverlay(opts.Root, opts.Overlay)
+	files, env := opts.Overlay, opts.Env
+	flags, back, cleanup, goOv, err := goOverlay(opts.Root, cmds, files, env)
+	if err != nil {
+		return nil, fmt.Errorf("verify: %w", err)
+	}
+	if goOv {
+		defer cleanup()
+		files = nil
+		env = append(append([]string(nil), env...), "GOFLAGS="+flags)
+	}
+	ov, err := NewOverlay(opts.Root, files)
 	if err != nil {
 		return nil, fmt.Errorf("verify: %w", err)
 	}
 	defer ov.Close()
+	ov.rewrite = back
 
 	var results []Result
 	for _, c := range cmds {
@@ -80,7 +92,7 @@ func Run(ctx context.Context, opts RunOptions) ([]Result, error) {
 		if opts.OnStart != nil {
 			opts.OnStart(c)
 		}
-		r := runOne(ctx, ov, c, timeout, opts.Env)
+		r := runOne(ctx, ov, c, timeout, env)
 		results = append(results, r)
 		if err := ctx.Err(); err != nil {
 			return results, err
@@ -135,6 +147,9 @@ func runOne(ctx context.Context, ov *Overlay, command string, timeout time.Durat
 	r.Passed = r.ExitCode == 0 && !r.TimedOut && ctx.Err() == nil
 	if r.TimedOut {
 		output += fmt.Sprintf("\nverify: %q timed out after %s and was killed\n", command, timeout)
+	}
+	for standIn, real := range ov.rewrite {
+		output = strings.ReplaceAll(output, standIn, real)
 	}
 	r.Output = ov.mapText(output)
 	if !r.Passed {

@@ -253,3 +253,38 @@ func TestRunLeftoverProcessHoldingOutput(t *testing.T) {
 		t.Fatalf("Run waited for the leftover process: %s", r.Duration)
 	}
 }
+
+// Go checks see unsaved buffers through go's -overlay, in place: the
+// diagnostics name the real file and the disk stays untouched.
+func TestGoOverlayInPlace(t *testing.T) {
+	root := t.TempDir()
+	write := func(rel, text string) {
+		if err := os.WriteFile(filepath.Join(root, rel), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("go.mod", "module example.com/m\n\ngo 1.22\n")
+	write("a.go", "package m\n\nfunc A() int { return 1 }\n")
+	rs, err := Run(context.Background(), RunOptions{Root: root, Commands: []string{"go build ./...", "go vet ./..."},
+		Overlay: map[string][]byte{"a.go": []byte("package m\n\nfunc A() int { return undefinedName }\n")}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rs) != 1 || rs[0].Passed {
+		t.Fatalf("results %+v", rs)
+	}
+	ds := rs[0].Diagnostics
+	if len(ds) != 1 || ds[0].Path != filepath.Join(root, "a.go") || ds[0].Line != 3 || !strings.Contains(ds[0].Message, "undefinedName") {
+		t.Fatalf("diagnostics %+v\noutput %s", ds, rs[0].Output)
+	}
+	disk, _ := os.ReadFile(filepath.Join(root, "a.go"))
+	if strings.Contains(string(disk), "undefinedName") {
+		t.Fatal("buffer written to disk")
+	}
+	// A non-go command falls back to the copy and sees the buffer too.
+	rs, err = Run(context.Background(), RunOptions{Root: root, Commands: []string{"grep -q undefinedName a.go"},
+		Overlay: map[string][]byte{"a.go": []byte("undefinedName")}})
+	if err != nil || len(rs) != 1 || !rs[0].Passed {
+		t.Fatalf("copy overlay: %+v %v", rs, err)
+	}
+}
