@@ -464,7 +464,19 @@ func (s *Server) finishTask(ctx context.Context, t *task, prog *progress, res ag
 		files = fmt.Sprintf(" (%d file%s changed)", n, plural(n))
 	}
 	s.log.Info("task ended", zap.String("task", t.id), zap.String("status", res.Status), zap.String("reason", res.Reason))
-	s.showMessage(ctx, typ, "agentls %s %s%s: %s", t.id, res.Status, files, s.config().Redact(shorten(msg, 400)))
+	usage := ""
+	if u := res.Usage; u.InputTokens+u.OutputTokens > 0 {
+		est := ""
+		if u.Estimated {
+			est = " (estimated)"
+		}
+		usage = fmt.Sprintf(" [%d in / %d out tokens%s", u.InputTokens, u.OutputTokens, est)
+		if res.Cost > 0 {
+			usage += fmt.Sprintf(", $%.4f", res.Cost)
+		}
+		usage += "]"
+	}
+	s.showMessage(ctx, typ, "agentls %s %s%s: %s%s", t.id, res.Status, files, s.config().Redact(shorten(msg, 400)), usage)
 }
 
 func shorten(s string, n int) string {
