@@ -234,15 +234,19 @@ func TestDiffTooManyLines(t *testing.T) {
 		}
 	}
 	old, new := ob.String(), nb.String()
-	if _, ok := lineHunks(old, new, lineBounds(old), lineBounds(new)); ok {
-		t.Fatal("lineHunks succeeded; the test no longer reaches go-diff's limit")
-	}
 	got := Diff(old, new)
 	if len(got) != 1 || got[0].Start != 1 || got[0].End != len(old)-1 {
 		t.Fatalf("Diff = %d changes, first %v; want one change from the first difference to the last", len(got), got[0].String()[:40])
 	}
 	if ApplyChanges(old, got) != new {
 		t.Fatal("fallback change does not reproduce new")
+	}
+	// Unified and Revert fall back to one block of lines the same way.
+	if u := Unified("a/f", "b/f", old, new, 3); !strings.HasPrefix(u, "--- a/f\n+++ b/f\n@@ -1,600000 +1,600000 @@\n-0\n") {
+		t.Errorf("Unified starts %q, want one hunk over all lines", u[:60])
+	}
+	if back, conflicts := Revert(old, new, new); back != old || len(conflicts) != 0 {
+		t.Errorf("Revert gave %d conflicts and %s the base", len(conflicts), map[bool]string{true: "", false: "not"}[back == old])
 	}
 }
 
