@@ -11,16 +11,16 @@ import (
 )
 
 var editFileParams = []param{
-	{Name: "path", Type: typeString, Required: true, Description: "File path relative to the workspace root."},
-	{Name: "old_string", Type: typeString, Required: true, Description: "Exact text to replace, including whitespace; must occur exactly once unless replace_all."},
+	{Name: "path", Type: typeString, Required: true, Description: "Relative to the workspace root."},
+	{Name: "old_string", Type: typeString, Required: true, Description: "Exact current text, including whitespace."},
 	{Name: "new_string", Type: typeString, Required: true, Description: "Replacement text."},
-	{Name: "replace_all", Type: typeBoolean, Description: "Replace every occurrence (default false)."},
+	{Name: "replace_all", Type: typeBoolean, Description: "Replace every occurrence."},
 }
 
 func newEditFile(ws agent.Workspace, o Options) agent.Tool {
 	t := &tool{
 		name:        "edit_file",
-		description: "Replace an exact string in a file. old_string must match the current text exactly once (or set replace_all); read the file first.",
+		description: "Replace an exact string in a file. old_string must occur exactly once unless replace_all is set; read the file first.",
 		params:      editFileParams,
 	}
 	t.run = func(ctx context.Context, raw json.RawMessage) (agent.ToolResult, error) {

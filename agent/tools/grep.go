@@ -24,15 +24,15 @@ const (
 )
 
 var grepParams = []param{
-	{Name: "pattern", Type: typeString, Required: true, Description: "Regular expression (Go RE2 syntax); ^ and $ match at line boundaries."},
-	{Name: "path", Type: typeString, Description: "File or directory relative to the workspace root (default: the root)."},
-	{Name: "glob", Type: typeString, Description: `Only search files matching this glob, e.g. "*.go" or "src/**/*.ts".`},
+	{Name: "pattern", Type: typeString, Required: true, Description: "Regular expression (Go RE2 syntax; ^ and $ match at line ends)."},
+	{Name: "path", Type: typeString, Description: "File or directory (default: the workspace root)."},
+	{Name: "glob", Type: typeString, Description: `Only files matching this glob, e.g. "*.go".`},
 }
 
 func newGrep(ws agent.Workspace, o Options) agent.Tool {
 	t := &tool{
 		name:        "grep",
-		description: "Search file contents with a regular expression. Prints matching lines as path:line: text, skipping git-ignored and binary files.",
+		description: "Search file contents; prints matching lines as path:line: text. Skips .gitignored and binary files.",
 		params:      grepParams,
 		readOnly:    true,
 	}

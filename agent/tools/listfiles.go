@@ -17,18 +17,20 @@ import (
 // has open. grep searches those buffers instead of the disk, and list_files
 // and grep include open files that are not saved yet.
 type BufferLister interface {
+	// OpenFiles returns the workspace-relative, '/'-separated paths of the
+	// open files (as Workspace.ReadFile takes them).
 	OpenFiles() []string
 }
 
 var listFilesParams = []param{
 	{Name: "path", Type: typeString, Description: "Directory relative to the workspace root (default: the root)."},
-	{Name: "pattern", Type: typeString, Description: `Glob on file names, e.g. "*.go", "**/*_test.go", "src/**/*.{ts,tsx}". Without a slash it matches the base name.`},
+	{Name: "pattern", Type: typeString, Description: `Glob, e.g. "*.go" or "src/**/*.{ts,tsx}"; without a slash it matches base names.`},
 }
 
 func newListFiles(ws agent.Workspace, o Options) agent.Tool {
 	t := &tool{
 		name:        "list_files",
-		description: "List files under a directory, recursively, sorted, skipping files ignored by .gitignore.",
+		description: "List files under a directory recursively, skipping .gitignored files.",
 		params:      listFilesParams,
 		readOnly:    true,
 	}

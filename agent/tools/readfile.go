@@ -15,15 +15,15 @@ import (
 const defaultReadLimit = 2000
 
 var readFileParams = []param{
-	{Name: "path", Type: typeString, Required: true, Description: "File path relative to the workspace root."},
-	{Name: "offset", Type: typeInteger, Min: intp(1), Description: "First line to show, 1-based (default 1)."},
-	{Name: "limit", Type: typeInteger, Min: intp(1), Description: "Number of lines to show (default 2000)."},
+	{Name: "path", Type: typeString, Required: true, Description: "Relative to the workspace root."},
+	{Name: "offset", Type: typeInteger, Min: intp(1), Description: "First line, 1-based (default 1)."},
+	{Name: "limit", Type: typeInteger, Min: intp(1), Description: "Maximum number of lines (default 2000)."},
 }
 
 func newReadFile(ws agent.Workspace, o Options) agent.Tool {
 	t := &tool{
 		name:        "read_file",
-		description: "Read a text file, with line numbers. Open editor buffers are read instead of the disk. Use offset and limit for long files.",
+		description: "Read a text file with line numbers (open editor buffers win over the disk). Use offset/limit for long files.",
 		params:      readFileParams,
 		readOnly:    true,
 	}

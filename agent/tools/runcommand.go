@@ -19,12 +19,11 @@ import (
 func newRunCommand(ws agent.Workspace, o Options) agent.Tool {
 	maxSec := int(o.MaxCommandTimeout / time.Second)
 	t := &tool{
-		name: "run_command",
-		description: fmt.Sprintf("Run a shell command (sh -c) in the workspace root, after the user allows it. No stdin; output (stdout and stderr) is capped; the exit code is reported. Default timeout %d s.",
-			int(o.CommandTimeout/time.Second)),
+		name:        "run_command",
+		description: "Run a shell command (sh -c) in the workspace root once the user allows it. No stdin; output is capped; the exit code is reported.",
 		params: []param{
-			{Name: "command", Type: typeString, Required: true, Description: "The command line, e.g. \"go test ./...\"."},
-			{Name: "timeout_seconds", Type: typeInteger, Min: intp(1), Max: intp(maxSec), Description: fmt.Sprintf("Kill the command after this many seconds (default %d).", int(o.CommandTimeout/time.Second))},
+			{Name: "command", Type: typeString, Required: true, Description: "The command line."},
+			{Name: "timeout_seconds", Type: typeInteger, Min: intp(1), Max: intp(maxSec), Description: fmt.Sprintf("Seconds before it is killed (default %d).", int(o.CommandTimeout/time.Second))},
 		},
 	}
 	t.run = func(ctx context.Context, raw json.RawMessage) (agent.ToolResult, error) {

@@ -12,14 +12,14 @@ import (
 )
 
 var writeFileParams = []param{
-	{Name: "path", Type: typeString, Required: true, Description: "File path relative to the workspace root; missing directories are created."},
-	{Name: "content", Type: typeString, Required: true, Description: "The complete new text of the file."},
+	{Name: "path", Type: typeString, Required: true, Description: "Relative to the workspace root; missing directories are created."},
+	{Name: "content", Type: typeString, Required: true, Description: "The complete new text."},
 }
 
 func newWriteFile(ws agent.Workspace, o Options) agent.Tool {
 	t := &tool{
 		name:        "write_file",
-		description: "Create a file or replace its whole text. Prefer edit_file for changes to an existing file.",
+		description: "Create a file or replace all of its text. To change part of a file use edit_file.",
 		params:      writeFileParams,
 	}
 	t.run = func(ctx context.Context, raw json.RawMessage) (agent.ToolResult, error) {
