@@ -177,7 +177,7 @@ func (r *run) conversation(history []Message) {
 	}
 	for _, h := range r.d.Hooks {
 		if h, ok := h.(ConversationHook); ok {
-			h.Conversation(r.ctx, history[r.prefix:])
+			safeHook(func() { h.Conversation(r.ctx, history[r.prefix:]) })
 		}
 	}
 }
@@ -287,7 +287,7 @@ func (r *run) do(a Action) (Result, bool) {
 		r.goDo(func() Input {
 			for _, h := range d.Hooks {
 				if h, ok := h.(TaskEndHook); ok {
-					h.TaskEnd(r.ctx, a.Result)
+					safeHook(func() { h.TaskEnd(r.ctx, a.Result) })
 				}
 			}
 			return Reported{}
@@ -350,7 +350,7 @@ func (r *run) runTools(calls []ToolCall) {
 		if len(changed) > 0 {
 			for _, h := range r.d.Hooks {
 				if h, ok := h.(AfterToolsHook); ok {
-					h.AfterTools(r.ctx, changed)
+					safeHook(func() { h.AfterTools(r.ctx, changed) })
 				}
 			}
 		}
@@ -372,7 +372,7 @@ func (r *run) runTool(c ToolCall) (res ToolResult, err error) {
 		}
 		for _, h := range r.d.Hooks {
 			if h, ok := h.(AfterToolHook); ok {
-				h.AfterTool(r.ctx, c, res, err)
+				safeHook(func() { h.AfterTool(r.ctx, c, res, err) })
 			}
 		}
 	}()
@@ -465,4 +465,11 @@ func truncate(s string, n int) string {
 		return s
 	}
 	return s[:n] + "…"
+}
+
+// safeHook runs an observer hook; a panic in it is a bug in the hook, not
+// a reason to take the server down.
+func safeHook(f func()) {
+	defer func() { _ = recover() }()
+	f()
 }

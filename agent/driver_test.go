@@ -701,3 +701,19 @@ func TestWorkspacePlanner(t *testing.T) {
 		t.Errorf("planned %+v", got)
 	}
 }
+
+type panicHooks struct{}
+
+func (panicHooks) AfterTool(context.Context, ToolCall, ToolResult, error) { panic("after tool") }
+func (panicHooks) AfterTools(context.Context, []string)                   { panic("after tools") }
+func (panicHooks) TaskEnd(context.Context, Result)                        { panic("task end") }
+
+// A hook that panics is a bug in the hook; the task still ends normally.
+func TestDriverHookPanicsAreContained(t *testing.T) {
+	llm := &scriptLLM{turns: []turn{calls(`c1 edit {"path":"a.go"}`), say("done")}}
+	d := &Driver{LLM: llm, Model: "m", Tools: []Tool{editTool}, Limits: DefaultLimits(), Hooks: []any{panicHooks{}}}
+	res := d.Run(context.Background(), Task{Prompt: "x", Seed: 1})
+	if res.Status != StatusOK || len(res.FilesChanged) != 1 {
+		t.Fatalf("result %+v", res)
+	}
+}
