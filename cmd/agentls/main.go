@@ -37,6 +37,8 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return serve(args, stdin, stdout, stderr)
 	case "run":
 		return runTask(args, stdin, stdout, stderr)
+	case "sessions":
+		return sessionsCmd(args, stdout, stderr)
 	case "version":
 		fmt.Fprintln(stdout, versionString())
 		return 0
@@ -56,6 +58,8 @@ func usage(w io.Writer) {
         language server on stdin/stdout
   agentls run [flags] "task"
         the agent headless in the current directory (agentls run -h for flags)
+  agentls sessions [list | show ID]
+        the sessions of the current directory's workspace
   agentls version
 `)
 }
