@@ -14,6 +14,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/agentls/agentls/agent"
+	"github.com/agentls/agentls/agent/mcp"
 	"github.com/agentls/agentls/config"
 	"github.com/agentls/agentls/edits"
 )
@@ -55,6 +56,8 @@ type Server struct {
 	reported    map[string]bool // configuration problems already shown
 	saidDisk    bool            // told the user we write to disk ourselves
 	allowed     []string        // commands the user allowed always, this session
+	mcp         *mcp.Manager    // MCP servers of mcpServers, started lazily
+	mcpKey      string          // the mcpServers setting mcp was made from
 
 	exited chan struct{}
 	exitOK bool
@@ -97,6 +100,7 @@ func Serve(ctx context.Context, rwc io.ReadWriteCloser, opts Options) int {
 	}
 	s.tasks.cancelAll()
 	s.tasks.waitAll()
+	s.closeMCP()
 	_ = rwc.Close()
 	s.mu.Lock()
 	defer s.mu.Unlock()

@@ -32,14 +32,16 @@ type task struct {
 	cancel context.CancelFunc
 	done   chan struct{}
 
-	mu        sync.Mutex
-	status    string
-	state     agent.State
-	result    agent.Result
-	token     string
-	reviewDoc string // review mode: the task's diff, as a file URI
-	changes   changeLog
-	line      strings.Builder // transcript line being streamed
+	mu         sync.Mutex
+	status     string
+	state      agent.State
+	result     agent.Result
+	token      string
+	reviewDoc  string // review mode: the task's diff, as a file URI
+	transcript string // the Markdown transcript's path
+	mustExist  bool   // agentls.continue: the session must exist
+	changes    changeLog
+	line       strings.Builder // transcript line being streamed
 }
 
 func (t *task) setToken(tok string) {
@@ -124,6 +126,7 @@ type taskJSON struct {
 	Reason       string      `json:"reason,omitempty"`
 	Review       bool        `json:"review,omitempty"`
 	ReviewDoc    string      `json:"reviewDocument,omitempty"`
+	Transcript   string      `json:"transcript,omitempty"`
 	Summary      string      `json:"summary,omitempty"`
 	Error        string      `json:"error,omitempty"`
 }
@@ -136,7 +139,7 @@ func (t *task) snapshot(root string) taskJSON {
 		TaskID: t.id, Session: t.session, Task: t.prompt, Status: t.status, State: string(t.state),
 		Verified: r.Verified, Cancelled: r.Cancelled, Usage: r.Usage, Cost: r.Cost, Steps: r.Steps,
 		Reason: r.Reason, Summary: r.Summary, Error: r.Error, Review: t.review, FilesChanged: []string{},
-		ReviewDoc: t.reviewDoc,
+		ReviewDoc: t.reviewDoc, Transcript: transcriptURI(t.transcript),
 	}
 	for _, rel := range r.FilesChanged {
 		j.FilesChanged = append(j.FilesChanged, string(uri.File(filepath.Join(root, filepath.FromSlash(rel)))))
@@ -205,6 +208,14 @@ func (m *taskManager) cancelToken(tok protocol.ProgressToken) {
 			t.cancel()
 		}
 	}
+}
+
+// hasSession reports whether a task of this server used the session.
+func (m *taskManager) hasSession(id string) bool {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	_, ok := m.sessions[id]
+	return ok
 }
 
 func (m *taskManager) cancelAll() {
@@ -285,9 +296,21 @@ func (s *Server) runAgent(ctx context.Context, t *task) {
 		return
 	}
 	ws := &editorWorkspace{s: s, root: root, t: t, disk: disk}
+	st := s.openStore(ctx, cfg, root)
+	rec := s.beginSession(ctx, st, cfg, t)
 	drv := s.newDriver(ctx, cfg, root, ws, t, prog)
-	res := drv.Run(ctx, agent.Task{Prompt: t.prompt, Editor: t.editor})
+	drv.Planner = agent.WorkspacePlanner{Root: root, Recall: recall(st)}
+	if rec != nil {
+		drv.Hooks = append(drv.Hooks, rec)
+		onEvent := drv.OnEvent
+		drv.OnEvent = func(ev agent.Event) {
+			rec.Event(ev)
+			onEvent(ev)
+		}
+	}
+	res := drv.Run(ctx, agent.Task{Prompt: t.prompt, Editor: t.editor, History: rec.History()})
 	s.finishTask(ctx, t, prog, res)
+	s.endSession(rec, t, res)
 }
 
 func (s *Server) newDriver(ctx context.Context, cfg config.Config, root string, ws *editorWorkspace, t *task, prog *progress) *agent.Driver {
@@ -325,6 +348,7 @@ func (s *Server) newDriver(ctx context.Context, cfg config.Config, root string, 
 	if verifier != nil {
 		d.Verifier = verifier
 	}
+	d.Tools = append(d.Tools, s.mcpTools(ctx, cfg, root)...)
 	if p, ok := priceFor(cfg); ok {
 		d.Price.Input, d.Price.Output = p.Input, p.Output
 	}
