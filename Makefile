@@ -5,7 +5,7 @@ BIN     ?= bin/agentls
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS := -s -w -X main.version=$(VERSION)
 
-.PHONY: all build install demo test unit e2e race vet fmt bench editors-test clean
+.PHONY: all build install demo demo-record test unit e2e race vet fmt bench editors-test clean
 
 all: build
 
@@ -19,6 +19,10 @@ install:
 # the project's fake OpenAI-compatible server drives the real binary.
 demo: build
 	$(GO) run ./cmd/demo -agentls $(BIN)
+
+# Record the demo conversation anew from testdata/conversations/demo.json.
+demo-record: build
+	$(GO) run ./cmd/demo -agentls $(BIN) -record testdata/recordings/demo.jsonl
 
 vet:
 	$(GO) vet ./...

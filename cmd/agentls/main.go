@@ -15,10 +15,13 @@ import (
 	"os/signal"
 	"runtime/debug"
 	"syscall"
+	"time"
 
 	"go.uber.org/zap"
 	"go.uber.org/zap/zapcore"
 
+	"github.com/agentls/agentls/agent"
+	"github.com/agentls/agentls/config"
 	"github.com/agentls/agentls/lsp"
 )
 
@@ -115,7 +118,13 @@ func serve(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	logFile := fs.String("log-file", "", "write logs to this file instead of stderr")
 	logLevel := fs.String("log-level", "info", "debug, info, warn or error")
 	fs.Bool("stdio", true, "serve on stdin/stdout (the default; accepted for clients that pass it)")
+	record := fs.String("record", "", "write every model exchange of every task to this file (JSON lines, API key redacted)")
+	replay := fs.String("replay", "", "serve the model from a recording made with --record; no network")
 	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	if *record != "" && *replay != "" {
+		fmt.Fprintln(stderr, "agentls serve: --record and --replay exclude each other")
 		return 2
 	}
 	log, closeLog, err := newLogger(*logFile, *logLevel, stderr)
@@ -126,5 +135,46 @@ func serve(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	defer closeLog()
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, os.Interrupt)
 	defer stop()
-	return lsp.Serve(ctx, stdio{stdin, stdout}, lsp.Options{Logger: log, Version: version})
+	opts := lsp.Options{Logger: log, Version: version, NewLLM: openAI}
+	switch {
+	case *replay != "":
+		f, err := os.Open(*replay)
+		if err != nil {
+			fmt.Fprintln(stderr, "agentls serve: --replay:", err)
+			return 2
+		}
+		defer f.Close()
+		rp, err := agent.NewReplayer(f)
+		if err != nil {
+			fmt.Fprintf(stderr, "agentls serve: --replay %s: %v\n", *replay, err)
+			return 2
+		}
+		// One recording serves the tasks of this server in order.
+		opts.NewLLM = func(config.Config) agent.LLM { return rp }
+	case *record != "":
+		f, err := os.OpenFile(*record, os.O_CREATE|os.O_TRUNC|os.O_WRONLY, 0o600)
+		if err != nil {
+			fmt.Fprintln(stderr, "agentls serve: --record:", err)
+			return 2
+		}
+		defer f.Close()
+		var rec *agent.Recorder
+		opts.NewLLM = func(cfg config.Config) agent.LLM {
+			if rec == nil {
+				rec = agent.NewRecorder(openAI(cfg), f, cfg.Redact)
+			}
+			return rec
+		}
+	}
+	return lsp.Serve(ctx, stdio{stdin, stdout}, opts)
+}
+
+// openAI is the backend both the server and the CLI use by default.
+func openAI(cfg config.Config) agent.LLM {
+	return agent.NewOpenAI(agent.OpenAIConfig{
+		BaseURL:     cfg.LLM.BaseURL,
+		APIKey:      cfg.LLM.APIKey,
+		Model:       cfg.LLM.Model,
+		IdleTimeout: time.Duration(cfg.LLM.IdleTimeoutSeconds) * time.Second,
+	})
 }

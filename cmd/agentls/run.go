@@ -153,12 +153,7 @@ func (c *cliRun) run(ctx context.Context) int {
 	if replay != nil {
 		llm = replay
 	} else {
-		llm = agent.NewOpenAI(agent.OpenAIConfig{
-			BaseURL:     cfg.LLM.BaseURL,
-			APIKey:      cfg.LLM.APIKey,
-			Model:       cfg.LLM.Model,
-			IdleTimeout: time.Duration(cfg.LLM.IdleTimeoutSeconds) * time.Second,
-		})
+		llm = openAI(cfg)
 	}
 	var rec *agent.Recorder
 	if o.record != "" {

@@ -1,10 +1,15 @@
-// Command demo shows agentls at work with no API key: it serves a scripted
-// conversation from the project's fake OpenAI-compatible server on
-// loopback, starts the real agentls binary as a language server, drives it
-// like an editor on a copy of a testdata workspace, prints the streamed
-// events, and ends with the diff of what the agent changed.
+// Command demo shows agentls at work with no API key: it starts the real
+// agentls binary as a language server replaying a recorded conversation
+// (agentls serve --replay), drives it like an editor on a copy of a
+// testdata workspace, prints the streamed events, and ends with the diff
+// of what the agent changed.
 //
-//	go run ./cmd/demo [-agentls PATH] [-workspace DIR] [-script FILE] [-task TEXT]
+//	go run ./cmd/demo [-agentls PATH] [-workspace DIR] [-replay FILE] [-task TEXT]
+//	go run ./cmd/demo -record FILE [-script FILE]   # make the recording anew
+//
+// With -record the model is the project's fake OpenAI-compatible server
+// serving a scripted conversation on loopback, and the server records the
+// exchanges.
 package main
 
 import (
@@ -28,17 +33,19 @@ import (
 func main() {
 	bin := flag.String("agentls", "", "agentls binary (default: build ./cmd/agentls)")
 	ws := flag.String("workspace", "testdata/workspaces/demo", "workspace to copy and work on")
-	script := flag.String("script", "testdata/conversations/demo.json", "scripted model conversation")
+	script := flag.String("script", "testdata/conversations/demo.json", "scripted model conversation (with -record)")
+	replay := flag.String("replay", "testdata/recordings/demo.jsonl", "recorded conversation to replay")
+	record := flag.String("record", "", "record a new conversation from -script into this file instead of replaying")
 	task := flag.String("task", "Make greet_test.go pass", "the task")
 	open := flag.String("open", "greet.go", "file to open in the editor first")
 	flag.Parse()
-	if err := run(*bin, *ws, *script, *task, *open); err != nil {
+	if err := run(*bin, *ws, *script, *replay, *record, *task, *open); err != nil {
 		fmt.Fprintln(os.Stderr, "demo:", err)
 		os.Exit(1)
 	}
 }
 
-func run(bin, wsDir, scriptPath, task, open string) error {
+func run(bin, wsDir, scriptPath, replay, record, task, open string) error {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	tmp, err := os.MkdirTemp("", "agentls-demo")
@@ -52,26 +59,44 @@ func run(bin, wsDir, scriptPath, task, open string) error {
 			return fmt.Errorf("build agentls: %v\n%s", err, out)
 		}
 	}
+	if abs, err := filepath.Abs(bin); err == nil {
+		bin = abs
+	}
 	root := filepath.Join(tmp, "workspace")
 	before, err := copyTree(wsDir, root)
 	if err != nil {
 		return err
 	}
-	script, err := fakellm.Load(scriptPath)
-	if err != nil {
-		return err
+	env := []string{"AGENTLS_MODEL=demo-model", "XDG_STATE_HOME=" + filepath.Join(tmp, "state")}
+	var args []string
+	if record != "" {
+		script, err := fakellm.Load(scriptPath)
+		if err != nil {
+			return err
+		}
+		llm := fakellm.New(script)
+		base, err := llm.Start()
+		if err != nil {
+			return err
+		}
+		defer llm.Close()
+		abs, _ := filepath.Abs(record)
+		env = append(env, "AGENTLS_BASE_URL="+base)
+		args = []string{"--record", abs}
+		fmt.Printf("▸ recording into %s from the fake model at %s (script %s)\n", record, base, scriptPath)
+	} else {
+		abs, err := filepath.Abs(replay)
+		if err != nil {
+			return err
+		}
+		args = []string{"--replay", abs}
+		fmt.Printf("▸ agentls serve --replay %s (a recorded conversation; no network, no API key)\n", replay)
 	}
-	llm := fakellm.New(script)
-	base, err := llm.Start()
-	if err != nil {
-		return err
-	}
-	defer llm.Close()
-	fmt.Printf("▸ fake model at %s (script %s)\n▸ workspace %s\n", base, scriptPath, root)
+	fmt.Printf("▸ workspace: a copy of %s\n", wsDir)
 
 	ed, err := e2e.Start(ctx, e2e.StartOptions{
-		Binary: bin, Root: root, Caps: e2e.VSCodeCaps(),
-		Env: []string{"AGENTLS_BASE_URL=" + base, "AGENTLS_MODEL=demo-model", "XDG_STATE_HOME=" + filepath.Join(tmp, "state")},
+		Binary: bin, Root: root, Caps: e2e.VSCodeCaps(), Env: env, Args: args,
+		Settings: map[string]any{"verify": map[string]any{"commands": []string{"go vet ./...", "go test ./..."}}},
 	})
 	if err != nil {
 		return err
