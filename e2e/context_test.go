@@ -96,3 +96,17 @@ func TestNoApplyEditWritesDisk(t *testing.T) {
 	}
 	_ = time.Second
 }
+
+// An empty didChangeConfiguration (eglot sends one after initialized)
+// keeps the settings given in initializationOptions.
+func TestEmptySettingsKeepInitializationOptions(t *testing.T) {
+	s := start(t, setup{workspace: "hello", script: `{"turns":[{"text":"a"}]}`,
+		settings: map[string]any{"llm": map[string]any{"model": "from-init-options"}}})
+	_ = s.Server.DidChangeConfiguration(s.ctx, &protocol.DidChangeConfigurationParams{Settings: protocol.LSPAny(`{}`)})
+	if r := s.run(t, map[string]any{"task": "x"}); r.Status != "ok" {
+		t.Fatal(r.Error)
+	}
+	if m := s.LLM.Requests()[0].Body.Model; m != "from-init-options" {
+		t.Errorf("model %q: initializationOptions lost", m)
+	}
+}

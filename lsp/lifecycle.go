@@ -64,7 +64,10 @@ func (s *Server) initialize(ctx context.Context, p *protocol.InitializeParams) (
 	s.mu.Unlock()
 	s.log.Info("initialize", zap.String("root", root), zap.String("client", p.ClientInfo.Name),
 		zap.String("positionEncoding", enc.String()), zap.Any("caps", c))
-	s.configure(ctx, agentlsSettings(p.InitializationOptions))
+	s.mu.Lock()
+	s.initOpts = agentlsSettings(p.InitializationOptions)
+	s.mu.Unlock()
+	s.configure(ctx, nil)
 
 	openClose, change := true, protocol.TextDocumentSyncKindIncremental
 	res := &protocol.InitializeResult{

@@ -3,6 +3,7 @@ package lsp
 import (
 	"context"
 	"sync"
+	"time"
 
 	"go.lsp.dev/protocol"
 	"go.uber.org/zap"
@@ -22,6 +23,9 @@ type progress struct {
 	done bool
 }
 
+// createTimeout bounds window/workDoneProgress/create.
+const createTimeout = 2 * time.Second
+
 func (s *Server) beginProgress(ctx context.Context, t *task, title, msg string) *progress {
 	p := &progress{s: s}
 	s.mu.Lock()
@@ -30,7 +34,12 @@ func (s *Server) beginProgress(ctx context.Context, t *task, title, msg string) 
 	if supported {
 		// A fresh token per task: a client may still track an old one.
 		tok := protocol.String("agentls-task-" + t.id)
-		if err := s.client.WorkDoneProgressCreate(context.WithoutCancel(ctx), &protocol.WorkDoneProgressCreateParams{Token: tok}); err != nil {
+		// Bounded: a client that never answers (Emacs 28's jsonrpc can leave
+		// the request unread) must not hold the task back.
+		cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), createTimeout)
+		err := s.client.WorkDoneProgressCreate(cctx, &protocol.WorkDoneProgressCreateParams{Token: tok})
+		cancel()
+		if err != nil {
 			s.log.Info("workDoneProgress/create failed; falling back to messages", zap.Error(err))
 		} else {
 			p.token, p.ok = tok, true

@@ -51,7 +51,8 @@ type Server struct {
 	root        string
 	enc         edits.Encoding
 	caps        clientCaps
-	settings    []byte // settings.agentls from the editor, raw
+	initOpts    []byte // initializationOptions (agentls settings), raw
+	settings    []byte // the latest workspace/didChangeConfiguration, raw
 	cfg         config.Config
 	reported    map[string]bool // configuration problems already shown
 	saidDisk    bool            // told the user we write to disk ourselves
@@ -334,21 +335,22 @@ func agentlsSettings(raw protocol.LSPAny) []byte {
 }
 
 // configure re-resolves the configuration and reports each new problem
-// once, naming its key.
+// once, naming its key. Settings from workspace/didChangeConfiguration win
+// over initializationOptions key by key, so a client that sends an empty
+// settings object (eglot does, right after initialized) loses nothing.
 func (s *Server) configure(ctx context.Context, settings []byte) {
 	s.mu.Lock()
 	if settings != nil {
 		s.settings = settings
 	}
 	root := s.root
-	sources := []config.Source{}
-	ed, p1 := config.FromJSON("editor settings", s.settings)
+	changed, p1 := config.FromJSON("editor settings", s.settings)
+	initial, p0 := config.FromJSON("editor settings", s.initOpts)
 	file, p2 := config.FromFile(root)
-	sources = append(sources, ed, file, config.FromEnv(s.opts.Getenv))
-	cfg, p3 := config.Resolve(sources...)
+	cfg, p3 := config.Resolve(changed, initial, file, config.FromEnv(s.opts.Getenv))
 	s.cfg = cfg
 	var fresh []string
-	for _, p := range append(append(p1, p2...), p3...) {
+	for _, p := range append(append(append(p0, p1...), p2...), p3...) {
 		msg := p.String()
 		if !s.reported[msg] {
 			s.reported[msg] = true
