@@ -28,8 +28,13 @@ vet:
 	$(GO) vet ./...
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || (echo "gofmt needed:"; gofmt -l $$(git ls-files '*.go'); exit 1)
 
+# The end-to-end tests run twice: in full against a normal build (the
+# 1,000-round typing test included), and -short against a race-instrumented
+# server binary.
 test: vet
-	$(GO) test -race -count=1 ./...
+	$(GO) test -race -count=1 $$($(GO) list ./... | grep -v /e2e$$)
+	$(GO) test -count=1 ./e2e
+	$(GO) test -race -short -count=1 ./e2e
 	$(MAKE) editors-test
 
 race:

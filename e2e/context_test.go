@@ -35,7 +35,10 @@ func TestProjectAndEditorContext(t *testing.T) {
 	if !strings.Contains(all.String(), "hello.txt") || !strings.Contains(all.String(), "second line") || strings.Contains(all.String(), "third") {
 		t.Errorf("editor context missing or wrong: %q", all.String())
 	}
-	t.Logf("system prompt: %d bytes; first request: %d messages", len(msgs[0].Content), len(msgs))
+	body, _ := json.Marshal(s.LLM.Requests()[0].Body)
+	tools, _ := json.Marshal(s.LLM.Requests()[0].Body.Tools)
+	t.Logf("system prompt: %d bytes (AGENTS.md included); tool schemas: %d bytes for %d tools; first request: %d bytes",
+		len(msgs[0].Content), len(tools), len(s.LLM.Requests()[0].Body.Tools), len(body))
 }
 
 // A bad setting is reported once, naming its key, and the server keeps

@@ -22,7 +22,11 @@ func TestMain(m *testing.M) {
 		os.Exit(1)
 	}
 	binary = filepath.Join(dir, "agentls")
-	out, err := exec.Command("go", "build", "-o", binary, "../cmd/agentls").CombinedOutput()
+	args := []string{"build", "-o", binary}
+	if raceBuild {
+		args = append(args, "-race")
+	}
+	out, err := exec.Command("go", append(args, "../cmd/agentls")...).CombinedOutput()
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "building agentls: %v\n%s", err, out)
 		os.Exit(1)
@@ -81,7 +85,7 @@ type setup struct {
 
 func start(t *testing.T, s setup) *session {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	t.Cleanup(cancel)
 	root := copyWorkspace(t, s.workspace)
 	for rel, body := range s.files {

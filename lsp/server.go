@@ -81,7 +81,7 @@ type clientCaps struct {
 // exit, 1 otherwise, as the LSP specification asks.
 func Serve(ctx context.Context, rwc io.ReadWriteCloser, opts Options) int {
 	s := newServer(opts)
-	s.conn = jsonrpc2.NewConn(jsonrpc2.NewHeaderStream(rwc), jsonrpc2.WithCodec(Codec{}))
+	s.conn = jsonrpc2.NewConn(newTolerantStream(jsonrpc2.NewHeaderStream(rwc), s.log), jsonrpc2.WithCodec(Codec{}))
 	s.client = protocol.ClientDispatcher(s.conn)
 	handler, canceller := jsonrpc2.CancelHandler(s.handle)
 	s.conn.Go(ctx, func(ctx context.Context, req *jsonrpc2.Request) (any, error) {
