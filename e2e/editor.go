@@ -10,6 +10,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -621,4 +622,27 @@ func (e *Editor) applyWorkspaceEdit(ctx context.Context, we protocol.WorkspaceEd
 
 func lessPos(a, b protocol.Position) bool {
 	return a.Line < b.Line || a.Line == b.Line && a.Character < b.Character
+}
+
+// CopyTree copies the directory src into dst and returns the files' texts
+// by slash-separated relative path.
+func CopyTree(src, dst string) (map[string]string, error) {
+	files := map[string]string{}
+	err := filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(src, p)
+		target := filepath.Join(dst, rel)
+		if d.IsDir() {
+			return os.MkdirAll(target, 0o755)
+		}
+		data, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		files[filepath.ToSlash(rel)] = string(data)
+		return os.WriteFile(target, data, 0o644)
+	})
+	return files, err
 }

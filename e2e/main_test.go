@@ -3,7 +3,6 @@ package e2e
 import (
 	"context"
 	"fmt"
-	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -46,23 +45,7 @@ func copyWorkspace(t testing.TB, name string) string {
 	if name == "" {
 		return dst
 	}
-	src := filepath.Join("..", "testdata", "workspaces", name)
-	err := filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(src, p)
-		target := filepath.Join(dst, rel)
-		if d.IsDir() {
-			return os.MkdirAll(target, 0o755)
-		}
-		data, err := os.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		return os.WriteFile(target, data, 0o644)
-	})
-	if err != nil {
+	if _, err := CopyTree(filepath.Join("..", "testdata", "workspaces", name), dst); err != nil {
 		t.Fatal(err)
 	}
 	return dst

@@ -17,6 +17,7 @@ import (
 	"github.com/agentls/agentls/agent"
 	"github.com/agentls/agentls/agent/tools"
 	"github.com/agentls/agentls/config"
+	"github.com/agentls/agentls/session"
 )
 
 // task is one agent task run by the server.
@@ -393,8 +394,8 @@ func (s *Server) onEvent(ctx context.Context, t *task, prog *progress, ev agent.
 			prog.report(ctx, "planning")
 		}
 	case agent.KindToolCall:
-		prog.report(ctx, toolSummary(ev.Call))
-		s.transcript(ctx, t, "→ "+toolSummary(ev.Call))
+		prog.report(ctx, session.CallSummary(ev.Call))
+		s.transcript(ctx, t, "→ "+session.CallSummary(ev.Call))
 	case agent.KindToolResult:
 		status := "ok"
 		if ev.IsErr {
@@ -439,21 +440,6 @@ func (s *Server) transcript(ctx context.Context, t *task, line string) {
 	s.notify(ctx, protocol.MethodWindowLogMessage, &protocol.LogMessageParams{
 		Type: protocol.MessageTypeLog, Message: s.config().Redact(fmt.Sprintf("[agentls %s] %s", t.id, line)),
 	})
-}
-
-// toolSummary renders a call for progress: "read_file hello.txt".
-func toolSummary(c *agent.ToolCall) string {
-	if c == nil {
-		return ""
-	}
-	var args map[string]any
-	_ = json.Unmarshal([]byte(c.Arguments), &args)
-	for _, k := range []string{"path", "pattern", "command"} {
-		if v, ok := args[k].(string); ok && v != "" {
-			return c.Name + " " + shorten(v, 60)
-		}
-	}
-	return c.Name
 }
 
 func (s *Server) finishTask(ctx context.Context, t *task, prog *progress, res agent.Result) {

@@ -17,7 +17,6 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
-	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -63,7 +62,7 @@ func run(bin, wsDir, scriptPath, replay, record, task, open string) error {
 		bin = abs
 	}
 	root := filepath.Join(tmp, "workspace")
-	before, err := copyTree(wsDir, root)
+	before, err := e2e.CopyTree(wsDir, root)
 	if err != nil {
 		return err
 	}
@@ -180,26 +179,4 @@ func printEvent(ev e2e.Event) {
 		r, _ := json.Marshal(ev["result"])
 		fmt.Printf("\n[end] %s\n", r)
 	}
-}
-
-// copyTree copies src into dst and returns the files' texts by relative path.
-func copyTree(src, dst string) (map[string]string, error) {
-	files := map[string]string{}
-	err := filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(src, p)
-		target := filepath.Join(dst, rel)
-		if d.IsDir() {
-			return os.MkdirAll(target, 0o755)
-		}
-		data, err := os.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		files[filepath.ToSlash(rel)] = string(data)
-		return os.WriteFile(target, data, 0o644)
-	})
-	return files, err
 }
