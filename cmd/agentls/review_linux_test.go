@@ -118,3 +118,79 @@ func TestReviewOnATerminal(t *testing.T) {
 		t.Errorf("the session should hold the written change only:\n%s", r.stdout)
 	}
 }
+
+// On a terminal, a command the policy does not allow is asked about;
+// "always" covers the same command again; without a terminal it is refused.
+func TestRunCommandAsksOnATerminal(t *testing.T) {
+	master, tty, err := openPTY()
+	if err != nil {
+		t.Skipf("no pseudo-terminal here: %v", err)
+	}
+	defer master.Close()
+	e := newEnv(t, nil)
+	script := `{"turns": [
+		{"toolCalls": [{"id": "a", "name": "run_command", "arguments": "{\"command\":\"echo asked > ran.txt\"}"}]},
+		{"toolCalls": [{"id": "b", "name": "run_command", "arguments": "{\"command\":\"echo asked > ran.txt\"}"}]},
+		{"text": "Done."}
+	]}`
+	srv := fakeModel(t, script)
+	cmd := e.command("run", "--no-verify", "--base-url", srv.URL(), "run it")
+	cmd.Stdin, cmd.Stderr = tty, tty
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	tty.Close()
+	var mu sync.Mutex
+	var screen strings.Builder
+	go func() {
+		buf := make([]byte, 1024)
+		for {
+			n, err := master.Read(buf)
+			mu.Lock()
+			screen.Write(buf[:n])
+			mu.Unlock()
+			if err != nil {
+				return
+			}
+		}
+	}()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		mu.Lock()
+		shown := strings.Contains(screen.String(), "Run it? [y]es once, [a]lways this command, [n]o: ")
+		mu.Unlock()
+		if shown {
+			break
+		}
+		if time.Now().After(deadline) {
+			cmd.Process.Kill()
+			t.Fatalf("not asked; the screen:\n%s", screen.String())
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	master.WriteString("a\n")
+	if err := cmd.Wait(); err != nil {
+		t.Fatalf("%v\n%s", err, screen.String())
+	}
+	mu.Lock()
+	asked := strings.Count(screen.String(), "Run it?")
+	mu.Unlock()
+	if asked != 1 {
+		t.Errorf("asked %d times, want once (always)", asked)
+	}
+	if files := snapshot(t, e.ws); files["ran.txt"] != "asked\n" {
+		t.Errorf("ran.txt = %q", files["ran.txt"])
+	}
+
+	// No terminal: the policy alone, and its refusal says how to allow.
+	e2 := newEnv(t, nil)
+	srv2 := fakeModel(t, `{"turns": [
+		{"toolCalls": [{"id": "a", "name": "run_command", "arguments": "{\"command\":\"touch x\"}"}]},
+		{"expect": {"lastToolContains": "tools.allow"}, "text": "Denied."}]}`)
+	if r := e2.run("run", "--no-verify", "--base-url", srv2.URL(), "run it"); r.code != 0 {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	if _, ok := snapshot(t, e2.ws)["x"]; ok {
+		t.Error("command ran without a terminal and outside the policy")
+	}
+}

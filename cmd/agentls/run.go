@@ -14,6 +14,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/agentls/agentls/agent"
+	"github.com/agentls/agentls/agent/mcp"
 	"github.com/agentls/agentls/agent/tools"
 	"github.com/agentls/agentls/config"
 	"github.com/agentls/agentls/session"
@@ -197,13 +198,33 @@ func (c *cliRun) run(ctx context.Context) int {
 	if store != nil && cfg.Agent.Memory {
 		planner.Recall = store.Memory().Recall
 	}
+	// One reader of stdin serves every question: command approvals and
+	// the review at the end.
+	var stdinLines *lines
+	in := func() *lines {
+		if stdinLines == nil {
+			stdinLines = newLines(c.stdin)
+		}
+		return stdinLines
+	}
+	approver := cliApprover(cfg, isTerminal(c.stdin) && isTerminal(c.stderr), in, c.stderr)
+	toolset := tools.Default(ws, tools.Options{
+		Policy:   tools.Policy{Root: root, SecretFiles: cfg.Tools.SecretFiles},
+		Approver: approver,
+	})
+	if len(cfg.MCPServers) > 0 {
+		mgr := mcp.NewManager(cfg.MCPServers, mcp.Options{Approver: approver, Root: root})
+		defer mgr.Close()
+		mcpTools, errs := mgr.Tools(ctx)
+		for _, err := range errs {
+			fmt.Fprintf(c.stderr, "agentls: MCP: %v\n", cfg.Redact(err.Error()))
+		}
+		toolset = append(toolset, mcpTools...)
+	}
 	drv := &agent.Driver{
-		LLM:   llm,
-		Model: cfg.LLM.Model,
-		Tools: tools.Default(ws, tools.Options{
-			Policy:   tools.Policy{Root: root, SecretFiles: cfg.Tools.SecretFiles},
-			Approver: tools.PolicyApprover{Allow: cfg.Tools.Allow, Deny: cfg.Tools.Deny},
-		}),
+		LLM:         llm,
+		Model:       cfg.LLM.Model,
+		Tools:       toolset,
 		Planner:     planner,
 		Limits:      lim,
 		ToolTimeout: time.Duration(cfg.Agent.ToolTimeoutSeconds) * time.Second,
@@ -246,7 +267,7 @@ func (c *cliRun) run(ctx context.Context) int {
 			if text != nil {
 				text.pause()
 			}
-			accepted, err := reviewFiles(ctx, ws, changed, newLines(c.stdin), c.stderr, cfg.Redact)
+			accepted, err := reviewFiles(ctx, ws, changed, in(), c.stderr, cfg.Redact)
 			if err != nil {
 				res = agent.Result{Status: agent.StatusCancelled, Cancelled: true, Reason: "cancelled", Error: "cancelled during review",
 					Usage: res.Usage, Cost: res.Cost, Steps: res.Steps}
