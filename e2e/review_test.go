@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+	"time"
 
 	"go.lsp.dev/protocol"
 	"go.lsp.dev/uri"
@@ -189,4 +190,26 @@ func keys[V any](m map[string]V) []string {
 		ks = append(ks, k)
 	}
 	return ks
+}
+
+// Accepting right on the end event (as an editor reacting to it does) is
+// not refused as "still running".
+func TestAcceptRightAfterEnd(t *testing.T) {
+	for i := 0; i < 5; i++ {
+		s := start(t, setup{script: twoHunks, files: map[string]string{"f.txt": fText}})
+		id, err := s.Run(s.ctx, map[string]any{"task": "shout", "review": true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !s.WaitFor(10*time.Second, func() bool {
+			evs := s.Events(id)
+			return len(evs) > 0 && evs[len(evs)-1]["kind"] == "end"
+		}) {
+			t.Fatal("no end event")
+		}
+		var res struct{ Applied bool }
+		if err := s.Command(s.ctx, "agentls.accept", map[string]any{"taskId": id}, &res); err != nil || !res.Applied {
+			t.Fatalf("accept on end: %v %+v", err, res)
+		}
+	}
 }

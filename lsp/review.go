@@ -236,9 +236,7 @@ func (s *Server) reviewTask(name string, raw json.RawMessage) (*task, reviewArgs
 	if !t.review {
 		return nil, a, jsonrpc2.Errorf(jsonrpc2.InvalidParams, "%s: task %s did not run in review mode; its changes are already applied (agentls.undo reverts them)", name, t.id)
 	}
-	select {
-	case <-t.done:
-	default:
+	if !t.ended() {
 		return nil, a, jsonrpc2.Errorf(jsonrpc2.InvalidParams, "%s: task %s is still running; review its changes when it ends", name, t.id)
 	}
 	return t, a, nil
@@ -453,9 +451,7 @@ func (s *Server) cmdUndo(ctx context.Context, raw json.RawMessage) (any, error) 
 	if !ok {
 		return nil, unknownTask(a.TaskID)
 	}
-	select {
-	case <-t.done:
-	default:
+	if !t.ended() {
 		return nil, jsonrpc2.Errorf(jsonrpc2.InvalidParams, "agentls.undo: task %s is still running; cancel it first", t.id)
 	}
 	s.mu.Lock()

@@ -276,6 +276,31 @@ func (m *taskManager) start(t *task, run func(ctx context.Context, t *task)) {
 	}()
 }
 
+// ended reports whether the task has ended. A task whose machine is back in
+// Idle is still storing its result for a moment after the editor saw its
+// end event; a command sent right then waits for that instead of failing.
+func (t *task) ended() bool {
+	select {
+	case <-t.done:
+		return true
+	default:
+	}
+	t.mu.Lock()
+	finishing := t.state == agent.Idle && t.status != agent.StatusQueued
+	t.mu.Unlock()
+	if !finishing {
+		return false
+	}
+	timer := time.NewTimer(5 * time.Second)
+	defer timer.Stop()
+	select {
+	case <-t.done:
+		return true
+	case <-timer.C:
+		return false
+	}
+}
+
 func (t *task) end(r agent.Result) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
