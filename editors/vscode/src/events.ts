@@ -1,0 +1,304 @@
+// The agentls/event stream (CONTRACT.md, "What the server sends"): its shape,
+// how it reads as text in the output channel, and the task list the status
+// bar and the commands work from. No vscode import.
+
+export interface ToolCall {
+  id?: string;
+  name: string;
+  arguments?: string;
+}
+
+export interface Usage {
+  inputTokens: number;
+  outputTokens: number;
+  estimated?: boolean;
+}
+
+export interface VerifyReport {
+  passed: boolean;
+  commands?: string[];
+  feedback?: string;
+  summary: string;
+  problems?: number;
+}
+
+export interface Result {
+  status: string;
+  verified?: boolean;
+  cancelled?: boolean;
+  filesChanged?: string[];
+  usage?: Usage;
+  cost?: number;
+  steps?: number;
+  summary?: string;
+  error?: string;
+  reason?: string;
+}
+
+export interface AgentEvent {
+  taskId: string;
+  session?: string;
+  kind: string;
+  step?: number;
+  from?: string;
+  to?: string;
+  text?: string;
+  call?: ToolCall;
+  output?: string;
+  isError?: boolean;
+  verify?: VerifyReport;
+  usage?: Usage;
+  taskUsage?: Usage;
+  result?: Result;
+}
+
+/** Short one-line form of a tool call: "read_file hello.txt". */
+export function toolSummary(c: ToolCall | undefined): string {
+  if (!c) return '(tool)';
+  let args: Record<string, unknown> = {};
+  try {
+    const v = JSON.parse(c.arguments ?? '{}');
+    if (v && typeof v === 'object') args = v as Record<string, unknown>;
+  } catch {
+    // Arguments the model botched still name the tool.
+  }
+  for (const k of ['path', 'pattern', 'command']) {
+    const v = args[k];
+    if (typeof v === 'string' && v !== '') return `${c.name} ${shorten(v, 80)}`;
+  }
+  return c.name;
+}
+
+export function shorten(s: string, n: number): string {
+  const t = s.trim().replace(/\s+/g, ' ');
+  return t.length <= n ? t : t.slice(0, n).trimEnd() + '…';
+}
+
+function plural(n: number, word: string): string {
+  return `${n} ${word}${n === 1 ? '' : 's'}`;
+}
+
+function baseName(u: string): string {
+  const i = u.lastIndexOf('/');
+  return decodeURIComponent(i >= 0 ? u.slice(i + 1) : u);
+}
+
+/**
+ * Renders events as text for an output channel. Text deltas stream onto one
+ * line as they come; anything else starts a fresh line, so a tool call that
+ * interrupts a sentence does not end up glued to it.
+ */
+export class StreamRenderer {
+  private open: string | undefined; // task whose text line is unfinished
+
+  /** A header for a task this client started. */
+  start(taskId: string, prompt: string, session?: string): string {
+    return this.line(`━━ ${taskId}${session ? ` (session ${session})` : ''}: ${prompt}`);
+  }
+
+  render(ev: AgentEvent): string {
+    const id = ev.taskId;
+    switch (ev.kind) {
+      case 'text': {
+        const t = ev.text ?? '';
+        if (t === '') return '';
+        let out = '';
+        if (this.open !== id) {
+          out += this.close() + `[${id}] `;
+          this.open = id;
+        }
+        out += t.replace(/\n/g, `\n[${id}] `);
+        if (t.endsWith('\n')) {
+          // The line is finished; drop the dangling prefix we just wrote.
+          out = out.slice(0, out.length - `[${id}] `.length);
+          this.open = undefined;
+        }
+        return out;
+      }
+      case 'state':
+        // Tool calls and the end line already say when the agent goes to
+        // tools, back to the model, or idle; the rest are worth a line.
+        if (ev.to === 'planning' || ev.to === 'verifying' || ev.to === 'reporting') return this.line(`[${id}] · ${ev.to}`);
+        return '';
+      case 'toolCall':
+        return this.line(`[${id}] → ${toolSummary(ev.call)}`);
+      case 'toolResult': {
+        const name = ev.call?.name ?? 'tool';
+        if (ev.isError) return this.line(`[${id}] ← ${name} failed: ${shorten(ev.output ?? '', 300)}`);
+        const lines = (ev.output ?? '').split('\n').filter((l) => l !== '').length;
+        return this.line(`[${id}] ← ${name} ok (${plural(lines, 'line')})`);
+      }
+      case 'verify': {
+        const v = ev.verify;
+        if (!v) return this.line(`[${id}] checks: (no report)`);
+        if (v.passed) return this.line(`[${id}] ✓ checks passed: ${v.summary}`);
+        let s = `[${id}] ✗ checks failed: ${v.summary}`;
+        if (v.problems) s += ` (${plural(v.problems, 'problem')} in Problems)`;
+        const fb = (v.feedback ?? '').split('\n').filter((l) => l.trim() !== '').slice(0, 20);
+        for (const l of fb) s += `\n[${id}]     ${l}`;
+        return this.line(s);
+      }
+      case 'usage': {
+        const u = ev.usage;
+        const tu = ev.taskUsage;
+        if (!u) return '';
+        let s = `[${id}] tokens: ${u.inputTokens} in, ${u.outputTokens} out`;
+        if (tu) s += ` (task: ${tu.inputTokens} in, ${tu.outputTokens} out)`;
+        if (u.estimated) s += ', estimated';
+        return this.line(s);
+      }
+      case 'retry':
+      case 'compaction':
+        return this.line(`[${id}] · ${ev.text ?? ev.kind}`);
+      case 'end':
+        return this.line(`[${id}] ■ ${endSummary(ev.result)}`);
+      default:
+        return this.line(`[${id}] ${ev.kind}`);
+    }
+  }
+
+  private close(): string {
+    if (this.open === undefined) return '';
+    this.open = undefined;
+    return '\n';
+  }
+
+  private line(s: string): string {
+    return this.close() + s + '\n';
+  }
+}
+
+/** One line saying how a task ended. */
+export function endSummary(r: Result | undefined): string {
+  if (!r) return 'ended';
+  const parts: string[] = [r.status];
+  if (r.status === 'ok') parts[0] = r.verified ? 'ok, verified' : 'ok';
+  if (r.reason && r.reason !== 'done' && r.reason !== r.status) parts.push(`(${r.reason})`);
+  const files = r.filesChanged ?? [];
+  if (files.length > 0) parts.push(`— ${plural(files.length, 'file')} changed: ${files.map(baseName).join(', ')}`);
+  if (r.usage) parts.push(`— ${r.usage.inputTokens}/${r.usage.outputTokens} tokens`);
+  if (r.cost) parts.push(`$${r.cost.toFixed(4)}`);
+  let s = parts.join(' ');
+  const tail = r.status === 'error' ? r.error : r.summary;
+  if (tail) s += `: ${shorten(tail, 200)}`;
+  return s;
+}
+
+export interface TaskInfo {
+  taskId: string;
+  session?: string;
+  prompt?: string;
+  state: string;
+  running: boolean;
+  result?: Result;
+  review?: boolean;
+}
+
+/** What the status bar item shows. */
+export interface StatusView {
+  text: string;
+  tooltip: string;
+  /** The command a click runs: cancel while a task runs. */
+  command: 'cancel' | 'run' | 'transcript';
+  taskId?: string;
+}
+
+/**
+ * The tasks of this connection as the events tell them. Tasks started by
+ * someone else (a "Fix with agentls" code action) show up on their first
+ * event, without a prompt.
+ */
+export class TaskTracker {
+  private tasks = new Map<string, TaskInfo>();
+  private order: string[] = [];
+  private lastEnded: string | undefined;
+
+  started(taskId: string, prompt: string, session?: string, review?: boolean): TaskInfo {
+    const t = this.ensure(taskId);
+    t.prompt = prompt;
+    t.session = session ?? t.session;
+    t.review = review ?? t.review;
+    return t;
+  }
+
+  apply(ev: AgentEvent): TaskInfo {
+    const t = this.ensure(ev.taskId);
+    if (ev.session) t.session = ev.session;
+    if (ev.kind === 'state' && ev.to) t.state = ev.to;
+    if (ev.kind === 'end') {
+      t.running = false;
+      t.state = 'idle';
+      t.result = ev.result ?? { status: 'ok' };
+      this.lastEnded = t.taskId;
+    }
+    return t;
+  }
+
+  get(taskId: string): TaskInfo | undefined {
+    return this.tasks.get(taskId);
+  }
+
+  /** The newest task still running, if any. */
+  newestRunning(): TaskInfo | undefined {
+    for (let i = this.order.length - 1; i >= 0; i--) {
+      const t = this.tasks.get(this.order[i])!;
+      if (t.running) return t;
+    }
+    return undefined;
+  }
+
+  /** The newest task, running or not. */
+  newest(): TaskInfo | undefined {
+    const id = this.order[this.order.length - 1];
+    return id === undefined ? undefined : this.tasks.get(id);
+  }
+
+  all(): TaskInfo[] {
+    return this.order.map((id) => this.tasks.get(id)!);
+  }
+
+  view(): StatusView {
+    const running = this.all().filter((t) => t.running);
+    if (running.length > 0) {
+      const t = running[running.length - 1];
+      const more = running.length > 1 ? ` (+${running.length - 1})` : '';
+      return {
+        text: `$(sync~spin) agentls: ${shorten(t.prompt ?? t.taskId, 40)} · ${t.state}${more}`,
+        tooltip: `agentls task ${t.taskId} is ${t.state}. Click to cancel it.`,
+        command: 'cancel',
+        taskId: t.taskId,
+      };
+    }
+    const last = this.lastEnded === undefined ? undefined : this.tasks.get(this.lastEnded);
+    if (!last || !last.result) {
+      return { text: '$(hubot) agentls', tooltip: 'Run an agent task', command: 'run' };
+    }
+    const r = last.result;
+    let icon = '$(error)';
+    let label = r.status;
+    if (r.status === 'ok' && r.reason === 'verifyFailed') {
+      icon = '$(warning)';
+      label = 'ok, checks failing';
+    } else if (r.status === 'ok') {
+      icon = r.verified ? '$(pass-filled)' : '$(check)';
+    } else if (r.status === 'cancelled') {
+      icon = '$(circle-slash)';
+    }
+    return {
+      text: `${icon} agentls: ${last.taskId} ${label}`,
+      tooltip: `${last.taskId}: ${endSummary(r)}\nClick to run another task.`,
+      command: 'run',
+      taskId: last.taskId,
+    };
+  }
+
+  private ensure(taskId: string): TaskInfo {
+    let t = this.tasks.get(taskId);
+    if (!t) {
+      t = { taskId, state: 'queued', running: true };
+      this.tasks.set(taskId, t);
+      this.order.push(taskId);
+    }
+    return t;
+  }
+}

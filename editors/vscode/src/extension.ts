@@ -1,0 +1,402 @@
+// The agentls extension: starts the agentls language server, gives its
+// commands a VS Code face (input box, status bar, output channel) and keeps
+// its settings in sync. Edits, progress, diagnostics, code actions and the
+// refactor preview for review mode come through vscode-languageclient as
+// plain LSP; this file adds only what LSP has no UI for.
+import * as fs from 'fs';
+import * as os from 'os';
+import * as vscode from 'vscode';
+import {
+  DidChangeConfigurationNotification,
+  ExecuteCommandRequest,
+  LanguageClient,
+  LanguageClientOptions,
+  ServerOptions,
+  State,
+  TransportKind,
+} from 'vscode-languageclient/node';
+
+import { AgentEvent, StreamRenderer, TaskTracker, endSummary } from './events';
+import { Probe } from './probe';
+import { resolveServerPath } from './serverPath';
+import { explicitSettings, plainTextKeyScopes, serverKeys } from './settings';
+
+/** Secret storage key of the API key ("agentls: Set API Key"). */
+const SECRET_KEY = 'agentls.llm.apiKey';
+
+interface RunArgs {
+  task?: string;
+  review?: boolean;
+}
+interface TaskArgs {
+  taskId?: string;
+  uri?: string;
+}
+
+class Agentls {
+  private client: LanguageClient | undefined;
+  private readonly output = vscode.window.createOutputChannel('agentls');
+  private readonly serverLog = vscode.window.createOutputChannel('agentls server');
+  private readonly status = vscode.window.createStatusBarItem(vscode.StatusBarAlignment.Left, 100);
+  private tracker = new TaskTracker();
+  private renderer = new StreamRenderer();
+  /** Everything appended to the output channel, for the test probe. */
+  private transcript = '';
+  private readonly keys: string[];
+
+  constructor(
+    private readonly ctx: vscode.ExtensionContext,
+    private readonly probe: Probe,
+  ) {
+    const props = (ctx.extension.packageJSON?.contributes?.configuration?.properties ?? {}) as Record<string, unknown>;
+    this.keys = serverKeys(props);
+    ctx.subscriptions.push(this.output, this.serverLog, this.status);
+    this.updateStatus();
+    this.status.show();
+  }
+
+  settings(): Record<string, unknown> {
+    const cfg = vscode.workspace.getConfiguration('agentls');
+    return explicitSettings(this.keys, (k) => cfg.inspect(k));
+  }
+
+  async start(): Promise<void> {
+    const cfg = vscode.workspace.getConfiguration('agentls');
+    const scopes = plainTextKeyScopes(cfg.inspect('llm.apiKey'));
+    if (scopes.length > 0) {
+      void vscode.window.showWarningMessage(
+        `agentls.llm.apiKey in ${scopes.join(' and ')} is ignored: keys do not belong in plain-text settings. ` +
+          'Use "agentls: Set API Key" (secret storage) or the AGENTLS_API_KEY environment variable.',
+      );
+    }
+    const folder = vscode.workspace.workspaceFolders?.[0]?.uri.fsPath;
+    const found = resolveServerPath(
+      {
+        setting: cfg.get<string>('server.path'),
+        extensionPath: this.ctx.extensionPath,
+        workspaceFolder: folder,
+        env: process.env,
+        platform: process.platform,
+        home: os.homedir(),
+      },
+      isExecutable,
+    );
+    if (found.path === undefined) {
+      this.probe.write('noServer', { reason: found.reason, tried: found.tried });
+      this.status.text = '$(error) agentls: no server';
+      this.status.tooltip = found.reason;
+      const pick = await vscode.window.showErrorMessage(found.reason, 'Open Settings');
+      if (pick) void vscode.commands.executeCommand('workbench.action.openSettings', 'agentls.server.path');
+      return;
+    }
+
+    // The key travels in the server's environment only: initializationOptions
+    // show up in LSP traces and logs.
+    const env: Record<string, string | undefined> = { ...process.env };
+    const secret = await this.ctx.secrets.get(SECRET_KEY);
+    if (secret) env.AGENTLS_API_KEY = secret;
+    const args = cfg.get<string[]>('server.args') ?? [];
+    const serverOptions: ServerOptions = {
+      command: found.path,
+      args: ['serve', ...args],
+      transport: TransportKind.stdio,
+      options: { env, cwd: folder },
+    };
+    const initializationOptions = this.settings();
+    const clientOptions: LanguageClientOptions = {
+      documentSelector: [{ scheme: 'file' }, { scheme: 'untitled' }],
+      outputChannel: this.serverLog,
+      initializationOptions,
+      diagnosticCollectionName: 'agentls',
+    };
+    const client = new LanguageClient('agentls', 'agentls', serverOptions, clientOptions);
+    this.client = client;
+    client.onNotification('agentls/event', (ev: AgentEvent) => this.onEvent(ev));
+    client.onDidChangeState((e) => {
+      if (e.newState === State.Stopped && this.client === client) {
+        this.status.text = '$(error) agentls: server stopped';
+        this.status.tooltip = 'The agentls server stopped; see the "agentls server" output. Run "agentls: Restart Server".';
+        this.probe.write('serverStopped');
+      }
+    });
+    try {
+      await client.start();
+    } catch (err) {
+      this.probe.write('startFailed', { error: String(err) });
+      void vscode.window.showErrorMessage(`agentls: could not start ${found.path}: ${errorText(err)}`);
+      return;
+    }
+    this.updateStatus();
+    this.probe.write('ready', { serverPath: found.path, source: found.source, settings: initializationOptions });
+  }
+
+  async stop(): Promise<void> {
+    const c = this.client;
+    this.client = undefined;
+    if (c) {
+      try {
+        await c.stop(5000);
+      } catch {
+        // A server that died already is stopped enough.
+      }
+    }
+  }
+
+  async restart(): Promise<void> {
+    await this.stop();
+    this.tracker = new TaskTracker();
+    await this.start();
+  }
+
+  configChanged(e: vscode.ConfigurationChangeEvent): void {
+    if (!e.affectsConfiguration('agentls')) return;
+    if (e.affectsConfiguration('agentls.server')) {
+      void this.restart();
+      return;
+    }
+    const settings = this.settings();
+    void this.client?.sendNotification(DidChangeConfigurationNotification.type, { settings: { agentls: settings } });
+    this.probe.write('config', { settings });
+  }
+
+  private onEvent(ev: AgentEvent): void {
+    if (!ev || typeof ev.taskId !== 'string') return;
+    const t = this.tracker.apply(ev);
+    this.append(this.renderer.render(ev));
+    this.probe.write('event', { event: ev });
+    if (ev.kind === 'state' || ev.kind === 'end') this.updateStatus();
+    if (ev.kind === 'end') {
+      const uris = (ev.result?.filesChanged ?? []).map(String);
+      this.probe.write('end', {
+        taskId: t.taskId,
+        result: ev.result,
+        summary: endSummary(ev.result),
+        status: this.status.text,
+        output: this.transcript,
+        docs: openDocs(),
+        filesChanged: uris,
+      });
+    }
+  }
+
+  private append(s: string): void {
+    if (s === '') return;
+    this.output.append(s);
+    this.transcript += s;
+  }
+
+  private updateStatus(): void {
+    const v = this.tracker.view();
+    this.status.text = v.text;
+    this.status.tooltip = v.tooltip;
+    this.status.command =
+      v.command === 'cancel'
+        ? { title: 'Cancel agentls task', command: 'agentls.cancelTask', arguments: [{ taskId: v.taskId }] }
+        : { title: 'Run agentls task', command: 'agentls.runTask' };
+  }
+
+  /** workspace/executeCommand; undefined after an error the user was shown. */
+  private async exec(command: string, args: object): Promise<any> {
+    const c = this.client;
+    if (!c || !c.isRunning()) {
+      void vscode.window.showErrorMessage('agentls: the server is not running (see the "agentls server" output).');
+      this.probe.write('commandResult', { command, error: 'not running' });
+      return undefined;
+    }
+    try {
+      const res = await c.sendRequest(ExecuteCommandRequest.type, { command, arguments: [args] });
+      this.probe.write('commandResult', { command, args, result: res });
+      return res ?? {};
+    } catch (err) {
+      this.probe.write('commandResult', { command, args, error: errorText(err) });
+      void vscode.window.showErrorMessage(`${command}: ${errorText(err)}`);
+      return undefined;
+    }
+  }
+
+  async runTask(arg?: RunArgs): Promise<void> {
+    const editor = vscode.window.activeTextEditor;
+    const sel = editor && !editor.selection.isEmpty;
+    const task =
+      arg?.task ??
+      (await vscode.window.showInputBox({
+        title: 'agentls: Run Agent Task',
+        prompt: sel ? 'What should the agent do? (it sees your selection)' : 'What should the agent do?',
+        placeHolder: 'e.g. add a test for the parser',
+        ignoreFocusOut: true,
+      }));
+    if (!task || task.trim() === '') return;
+    const c = this.client;
+    const args: Record<string, unknown> = { task };
+    if (editor && c && (editor.document.uri.scheme === 'file' || editor.document.uri.scheme === 'untitled')) {
+      args.uri = c.code2ProtocolConverter.asUri(editor.document.uri);
+      args.range = c.code2ProtocolConverter.asRange(editor.selection);
+    }
+    if (arg?.review !== undefined) args.review = arg.review;
+    const res = await this.exec('agentls.run', args);
+    if (!res?.taskId) return;
+    this.tracker.started(res.taskId, task, res.session, arg?.review);
+    this.append(this.renderer.start(res.taskId, task, res.session));
+    this.output.show(true);
+    this.updateStatus();
+  }
+
+  async cancelTask(arg?: TaskArgs): Promise<void> {
+    const id = arg?.taskId ?? this.tracker.newestRunning()?.taskId;
+    const res = await this.exec('agentls.cancel', id ? { taskId: id } : {});
+    if (res && !res.cancelled) void vscode.window.showInformationMessage('agentls: no running task to cancel.');
+  }
+
+  /** The task a command acts on: the argument's, else the newest. */
+  private pickTask(arg?: TaskArgs): string | undefined {
+    const id = arg?.taskId ?? this.tracker.newest()?.taskId;
+    if (!id) void vscode.window.showInformationMessage('agentls: no task yet. Run "agentls: Run Agent Task" first.');
+    return id;
+  }
+
+  /**
+   * Waits briefly for a task the events say has ended: the server sends the
+   * end event a moment before it marks the task done, and accept, reject
+   * and undo refuse a task that is still running.
+   */
+  private async settle(taskId: string): Promise<void> {
+    const t = this.tracker.get(taskId);
+    if (!t || t.running || !this.client?.isRunning()) return;
+    try {
+      await this.client.sendRequest(ExecuteCommandRequest.type, {
+        command: 'agentls.wait',
+        arguments: [{ taskId, timeoutMs: 2000 }],
+      });
+    } catch {
+      // The command that follows reports any real problem.
+    }
+  }
+
+  async review(command: 'agentls.accept' | 'agentls.reject', arg?: TaskArgs): Promise<void> {
+    const taskId = this.pickTask(arg);
+    if (!taskId) return;
+    await this.settle(taskId);
+    const res = await this.exec(command, arg?.uri ? { taskId, uri: arg.uri } : { taskId });
+    if (res && res.applied === false && command === 'agentls.accept') {
+      void vscode.window.showWarningMessage(`agentls: the changes of ${taskId} were not applied.`);
+    }
+  }
+
+  async undoTask(arg?: TaskArgs): Promise<void> {
+    const taskId = this.pickTask(arg);
+    if (!taskId) return;
+    await this.settle(taskId);
+    const res = await this.exec('agentls.undo', { taskId });
+    if (!res) return;
+    const conflicts: string[] = res.conflicts ?? [];
+    if (conflicts.length > 0) {
+      void vscode.window.showWarningMessage(
+        `agentls: undid ${taskId} except where the files changed since: ${conflicts.join(', ')}`,
+      );
+    } else if (res.applied) {
+      void vscode.window.showInformationMessage(`agentls: undid ${taskId}.`);
+    }
+  }
+
+  async showTranscript(arg?: TaskArgs): Promise<void> {
+    const taskId = this.pickTask(arg);
+    if (!taskId) return;
+    const res = await this.exec('agentls.status', { taskId });
+    if (res && typeof res.transcript === 'string' && res.transcript !== '') {
+      const doc = await vscode.workspace.openTextDocument(vscode.Uri.parse(res.transcript));
+      await vscode.window.showTextDocument(doc, { preview: true });
+      return;
+    }
+    // Servers without a transcript file: the live stream is the transcript.
+    this.output.show(true);
+  }
+
+  async setApiKey(): Promise<void> {
+    const key = await vscode.window.showInputBox({
+      title: 'agentls: Set API Key',
+      prompt: 'API key for the model server, kept in VS Code secret storage. Leave empty to remove it.',
+      password: true,
+      ignoreFocusOut: true,
+    });
+    if (key === undefined) return;
+    if (key.trim() === '') {
+      await this.ctx.secrets.delete(SECRET_KEY);
+      void vscode.window.showInformationMessage('agentls: API key removed; restarting the server.');
+    } else {
+      await this.ctx.secrets.store(SECRET_KEY, key.trim());
+      void vscode.window.showInformationMessage('agentls: API key saved in secret storage; restarting the server.');
+    }
+    this.probe.write('apiKeySet', { removed: key.trim() === '' });
+    await this.restart();
+  }
+}
+
+function isExecutable(p: string): boolean {
+  try {
+    const st = fs.statSync(p);
+    if (!st.isFile()) return false;
+    if (process.platform === 'win32') return true;
+    fs.accessSync(p, fs.constants.X_OK);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+function errorText(err: unknown): string {
+  if (err instanceof Error) return err.message;
+  if (err && typeof err === 'object' && 'message' in err) return String((err as { message: unknown }).message);
+  return String(err);
+}
+
+/** Text of the open file documents, for the test probe. */
+function openDocs(): Record<string, string> {
+  const docs: Record<string, string> = {};
+  for (const d of vscode.workspace.textDocuments) {
+    if (d.uri.scheme === 'file') docs[d.uri.toString()] = d.getText();
+  }
+  return docs;
+}
+
+let agentls: Agentls | undefined;
+
+export async function activate(ctx: vscode.ExtensionContext): Promise<void> {
+  const folder = vscode.workspace.workspaceFolders?.[0]?.name ?? '';
+  const probe = Probe.fromEnv(process.env, folder);
+  const a = new Agentls(ctx, probe);
+  agentls = a;
+  const reg = (id: string, f: (arg?: any) => unknown) => ctx.subscriptions.push(vscode.commands.registerCommand(id, f));
+  reg('agentls.runTask', (arg?: RunArgs) => a.runTask(arg));
+  reg('agentls.cancelTask', (arg?: TaskArgs) => a.cancelTask(arg));
+  reg('agentls.acceptTask', (arg?: TaskArgs) => a.review('agentls.accept', arg));
+  reg('agentls.rejectTask', (arg?: TaskArgs) => a.review('agentls.reject', arg));
+  reg('agentls.undoTask', (arg?: TaskArgs) => a.undoTask(arg));
+  reg('agentls.showTranscript', (arg?: TaskArgs) => a.showTranscript(arg));
+  reg('agentls.setApiKey', () => a.setApiKey());
+  reg('agentls.restartServer', () => a.restart());
+  ctx.subscriptions.push(vscode.workspace.onDidChangeConfiguration((e) => a.configChanged(e)));
+  if (probe.enabled) {
+    ctx.subscriptions.push(
+      vscode.languages.onDidChangeDiagnostics((e) => {
+        const diags = e.uris.map((u) => ({
+          uri: u.toString(),
+          diagnostics: vscode.languages
+            .getDiagnostics(u)
+            .filter((d) => d.source === 'agentls')
+            .map((d) => ({ message: d.message, line: d.range.start.line, severity: d.severity, code: String(d.code ?? '') })),
+        }));
+        probe.write('diagnostics', { diags });
+      }),
+      vscode.workspace.onDidChangeTextDocument((e) => {
+        if (e.document.uri.scheme === 'file' && e.contentChanges.length > 0) {
+          probe.write('docChange', { uri: e.document.uri.toString(), text: e.document.getText() });
+        }
+      }),
+    );
+  }
+  await a.start();
+}
+
+export async function deactivate(): Promise<void> {
+  await agentls?.stop();
+}

@@ -1,0 +1,506 @@
+// End-to-end test of the agentls extension in a real VS Code: code-server with
+// the packaged extension installed, driven through headless Chromium the way a
+// person would (command palette, input box, status bar, Refactor Preview's
+// Apply button), against the real agentls binary and the scripted fake model.
+// The extension's test probe (AGENTLS_VSCODE_TEST_RESULTS) writes what it
+// saw to a file this script reads; the DOM is checked for what a person sees.
+//
+// Environment (set by test.sh): CODE_SERVER_ENTRY, EXTENSIONS_DIR, FAKELLM_BIN,
+// ARTIFACTS_DIR, WORK_DIR. Prints PASS/FAIL/SKIP per case and a closing
+// "N passed, N failed, N skipped" line; exits 1 when any case failed.
+'use strict';
+const { spawn } = require('child_process');
+const fs = require('fs');
+const http = require('http');
+const net = require('net');
+const path = require('path');
+const readline = require('readline');
+const { chromium } = require('playwright-core');
+
+const env = (k) => {
+  const v = process.env[k];
+  if (!v) throw new Error(`${k} is not set (run editors/vscode/test.sh)`);
+  return v;
+};
+const ENTRY = env('CODE_SERVER_ENTRY');
+const EXT_DIR = env('EXTENSIONS_DIR');
+const FAKELLM = env('FAKELLM_BIN');
+const ARTIFACTS = env('ARTIFACTS_DIR');
+const WORK = env('WORK_DIR');
+const RESULTS = path.join(WORK, 'probe.jsonl');
+const SCRIPTS = path.join(__dirname, 'scripts');
+
+class Skip extends Error {}
+
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+const children = [];
+
+function freePort() {
+  return new Promise((resolve, reject) => {
+    const s = net.createServer();
+    s.listen(0, '127.0.0.1', () => {
+      const { port } = s.address();
+      s.close(() => resolve(port));
+    });
+    s.on('error', reject);
+  });
+}
+
+/** Starts fakellm with a script; resolves to its base URL and request log. */
+async function startFakeLLM(name, extraArgs = []) {
+  const reqLog = path.join(WORK, `${name}.requests.jsonl`);
+  const p = spawn(FAKELLM, ['-script', path.join(SCRIPTS, `${name}.json`), '-requests', reqLog, ...extraArgs], {
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
+  children.push(p);
+  let stderr = '';
+  p.stderr.on('data', (d) => (stderr += d));
+  const url = await new Promise((resolve, reject) => {
+    const rl = readline.createInterface({ input: p.stdout });
+    const timer = setTimeout(() => reject(new Error(`fakellm ${name} printed no URL in 10 s: ${stderr}`)), 10000);
+    rl.once('line', (l) => {
+      clearTimeout(timer);
+      resolve(l.trim());
+    });
+    p.once('exit', (code) => reject(new Error(`fakellm ${name} exited ${code}: ${stderr}`)));
+  });
+  return { name, url, reqLog, stderr: () => stderr };
+}
+
+function writeFiles(dir, files) {
+  for (const [rel, text] of Object.entries(files)) {
+    const p = path.join(dir, rel);
+    fs.mkdirSync(path.dirname(p), { recursive: true });
+    fs.writeFileSync(p, typeof text === 'string' ? text : JSON.stringify(text, null, 2));
+  }
+}
+
+/** The probe's lines for one workspace folder. */
+function probe(folder) {
+  let text = '';
+  try {
+    text = fs.readFileSync(RESULTS, 'utf8');
+  } catch {
+    return [];
+  }
+  return text
+    .split('\n')
+    .filter((l) => l.trim() !== '')
+    .map((l) => JSON.parse(l))
+    .filter((r) => r.folder === folder);
+}
+
+async function waitFor(what, fn, timeoutMs = 30000, everyMs = 100) {
+  const end = Date.now() + timeoutMs;
+  for (;;) {
+    const v = await fn();
+    if (v) return v;
+    if (Date.now() > end) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+    await sleep(everyMs);
+  }
+}
+
+function waitProbe(folder, what, pred, timeoutMs) {
+  return waitFor(what, () => probe(folder).find(pred), timeoutMs);
+}
+
+function assert(cond, msg) {
+  if (!cond) throw new Error(msg);
+}
+
+// ---- driving the workbench like a person -----------------------------------
+
+async function runPaletteCommand(page, title) {
+  await page.keyboard.press('F1');
+  const input = page.locator('.quick-input-widget .quick-input-box input');
+  await input.waitFor({ state: 'visible', timeout: 10000 });
+  await input.fill('>' + title);
+  await page
+    .locator('.quick-input-widget .monaco-list-row', { hasText: title })
+    .first()
+    .waitFor({ state: 'visible', timeout: 10000 });
+  await page.keyboard.press('Enter');
+}
+
+/** Runs "agentls: Run Agent Task" and types the task into its input box. */
+async function runTaskFromPalette(page, task) {
+  await runPaletteCommand(page, 'agentls: Run Agent Task');
+  const title = page.locator('.quick-input-widget .quick-input-title', { hasText: 'Run Agent Task' });
+  await title.waitFor({ state: 'visible', timeout: 10000 });
+  await page.keyboard.type(task);
+  await page.keyboard.press('Enter');
+}
+
+async function openFromExplorer(page, name) {
+  const row = page.locator('.explorer-folders-view .monaco-list-row', { hasText: name }).first();
+  await row.waitFor({ state: 'visible', timeout: 20000 });
+  await row.dblclick();
+  await page.locator('.tabs-container .tab', { hasText: name }).first().waitFor({ state: 'visible', timeout: 10000 });
+}
+
+async function statusBarText(page) {
+  return (await page.locator('#workbench\\.parts\\.statusbar').innerText().catch(() => '')).replace(/\s+/g, ' ');
+}
+
+/** Visible text of an element; Monaco renders spaces as U+00A0. */
+async function domText(locator) {
+  const t = await locator.innerText().catch(() => '');
+  return t.replace(/\u00a0/g, ' ');
+}
+
+async function editorText(page) {
+  return domText(page.locator('.editor-instance .monaco-editor .view-lines').first());
+}
+
+async function openWindow(browser, port, dir) {
+  const page = await browser.newPage({ viewport: { width: 1440, height: 900 } });
+  page.setDefaultTimeout(15000);
+  await page.goto(`http://127.0.0.1:${port}/?folder=${encodeURIComponent(dir)}`);
+  await page.locator('.monaco-workbench').waitFor({ state: 'visible', timeout: 60000 });
+  const folder = path.basename(dir);
+  const ready = await waitProbe(folder, 'the extension to start the server', (r) => ['ready', 'noServer', 'startFailed'].includes(r.kind), 60000);
+  assert(ready.kind === 'ready', `extension did not start the server: ${JSON.stringify(ready)}`);
+  return { page, folder, ready };
+}
+
+function workspaceSettings(llm, extra = {}) {
+  return {
+    'agentls.server.args': ['--log-file', path.join(ARTIFACTS, `agentls-${llm.name}.log`), '--log-level', 'debug'],
+    'agentls.llm.baseURL': llm.url,
+    'agentls.llm.model': 'test-model',
+    'agentls.verify.enabled': false,
+    'files.autoSave': 'off',
+    ...extra,
+  };
+}
+
+function endOf(folder, taskId) {
+  return (r) => r.kind === 'end' && (!taskId || r.taskId === taskId);
+}
+
+function notYetAvailable(r) {
+  return r && r.error && /not available in this build/i.test(r.error);
+}
+
+// ---- the cases -------------------------------------------------------------
+
+const cases = [];
+const def = (name, fn) => cases.push({ name, fn });
+
+def('run a task: selection sent, edit lands, progress, stream, status bar, screenshot', async ({ browser, port }) => {
+  const llm = await startFakeLLM('edit');
+  const dir = path.join(WORK, 'ws-edit');
+  writeFiles(dir, {
+    'hello.txt': 'hello world\nsecond line\n',
+    '.vscode/settings.json': workspaceSettings(llm),
+  });
+  const { page, folder, ready } = await openWindow(browser, port, dir);
+  assert(ready.settings?.llm?.baseURL === llm.url, `initializationOptions lack llm.baseURL: ${JSON.stringify(ready.settings)}`);
+  assert(ready.settings?.verify?.enabled === false, 'initializationOptions lack verify.enabled=false');
+  assert(ready.source === 'bundled', `server should come from the bundled bin/: got ${ready.source} (${ready.serverPath})`);
+
+  await openFromExplorer(page, 'hello.txt');
+  await page.locator('.editor-instance .monaco-editor .view-lines').first().click();
+  await page.keyboard.press('Control+Home');
+  await page.keyboard.press('Shift+End'); // select "hello world"
+
+  const seen = new Set();
+  let shotRunning = false;
+  const watcher = (async () => {
+    for (let i = 0; i < 300 && !probe(folder).some(endOf(folder)); i++) {
+      const text = await statusBarText(page);
+      seen.add(text);
+      if (!shotRunning && /edit_file/.test(text)) {
+        shotRunning = true;
+        await page.screenshot({ path: path.join(ARTIFACTS, 'vscode-task-running.png') });
+      }
+      await sleep(50);
+    }
+  })();
+  await runTaskFromPalette(page, 'greet from agentls on the selected line');
+  const end = await waitProbe(folder, 'the task to end', endOf(folder), 30000);
+  await watcher;
+  assert(end.result?.status === 'ok', `task ended ${JSON.stringify(end.result)}`);
+
+  // The selection went to the model as editor context.
+  const reqs = fs.readFileSync(llm.reqLog, 'utf8');
+  assert(/hello\.txt; selected lines 1/.test(reqs), 'the model never saw "hello.txt; selected lines 1…": uri/range not sent');
+
+  // The edit landed in the editor buffer (unsaved: the editor owns it).
+  const uri = Object.keys(end.docs).find((u) => u.endsWith('/hello.txt'));
+  assert(uri && end.docs[uri] === 'hello from agentls\nsecond line\n', `buffer is ${JSON.stringify(end.docs[uri])}`);
+  await waitFor('the editor to show the edit', async () => /hello from agentls/.test(await editorText(page)), 5000);
+
+  // Progress ($/progress) and our status bar item were both visible while it ran.
+  const texts = [...seen].join('\n');
+  assert(/calling model|read_file|edit_file|planning/.test(texts), `no $/progress in the status bar; saw:\n${texts}`);
+  assert(/agentls: greet from agentls/.test(texts), `status bar item never showed the running task; saw:\n${texts}`);
+  await waitFor('status bar to show the finished task', async () => /agentls: t\d+ ok/.test(await statusBarText(page)), 5000);
+
+  // The stream in the output channel: tool calls, results, text, usage, end.
+  for (const want of ['→ read_file hello.txt', '← read_file ok', '→ edit_file hello.txt', 'Let me read the file', 'I changed the selected greeting', 'tokens: ', '■ ok']) {
+    assert(end.output.includes(want), `output channel lacks ${JSON.stringify(want)}:\n${end.output}`);
+  }
+  const outputPanel = page.locator('#workbench\\.parts\\.panel .view-lines').first();
+  await waitFor('the output channel to show the stream', async () => /→ edit_file hello\.txt/.test(await domText(outputPanel)), 5000);
+
+  await sleep(500);
+  const shot = path.join(ARTIFACTS, 'vscode-task-finished.png');
+  await page.screenshot({ path: shot });
+  console.log(`  screenshot: ${shot}`);
+
+  // Undo and Show Transcript come with the lead's next commits; SKIP until then.
+  const skipped = [];
+  await runPaletteCommand(page, 'agentls: Undo Task');
+  const undo = await waitProbe(folder, 'agentls.undo to answer', (r) => r.kind === 'commandResult' && r.command === 'agentls.undo', 10000);
+  if (notYetAvailable(undo)) {
+    skipped.push('undo (server says agentls.undo is not available yet)');
+  } else {
+    assert(!undo.error && undo.result?.applied, `undo failed: ${JSON.stringify(undo)}`);
+    await waitFor('the undo to restore the text', async () => /hello world/.test(await editorText(page)), 5000);
+  }
+  await runPaletteCommand(page, 'agentls: Show Transcript');
+  const st = await waitProbe(folder, 'agentls.status to answer', (r) => r.kind === 'commandResult' && r.command === 'agentls.status', 10000);
+  assert(!st.error, `agentls.status failed: ${st.error}`);
+  if (!st.result?.transcript) {
+    skipped.push('transcript file (agentls.status has no transcript field yet)');
+  } else {
+    await page.locator('.tabs-container .tab', { hasText: '.md' }).first().waitFor({ state: 'visible', timeout: 5000 });
+  }
+  await page.close();
+  return skipped;
+});
+
+def('cancel from the status bar item', async ({ browser, port }) => {
+  const llm = await startFakeLLM('cancel');
+  const dir = path.join(WORK, 'ws-cancel');
+  writeFiles(dir, { 'notes.txt': 'nothing here\n', '.vscode/settings.json': workspaceSettings(llm) });
+  const { page, folder } = await openWindow(browser, port, dir);
+  await runTaskFromPalette(page, 'talk slowly');
+  const item = page.locator('#workbench\\.parts\\.statusbar .statusbar-item', { hasText: 'agentls: talk slowly' });
+  await item.waitFor({ state: 'visible', timeout: 10000 });
+  await waitProbe(folder, 'streamed text', (r) => r.kind === 'event' && r.event.kind === 'text', 10000);
+  await item.locator('a, .statusbar-item-label').first().click();
+  const end = await waitProbe(folder, 'the task to end', endOf(folder), 10000);
+  assert(end.result?.status === 'cancelled', `task should be cancelled, ended ${JSON.stringify(end.result)}`);
+  await waitFor('status bar to show the cancelled task', async () => /agentls: t\d+ cancelled/.test(await statusBarText(page)), 5000);
+  await page.close();
+});
+
+def('verification failures appear in Problems', async ({ browser, port }) => {
+  const llm = await startFakeLLM('verify');
+  const dir = path.join(WORK, 'ws-verify');
+  writeFiles(dir, {
+    'go.mod': 'module example.com/hello\n\ngo 1.22\n',
+    'main.go': 'package main\n\nfunc main() {}\n',
+    '.vscode/settings.json': workspaceSettings(llm, {
+      'agentls.verify.enabled': true,
+      'agentls.verify.commands': ['go build ./...'],
+      'agentls.agent.maxRetries': 0,
+    }),
+  });
+  const { page, folder } = await openWindow(browser, port, dir);
+  await runTaskFromPalette(page, 'call greet from main');
+  const end = await waitProbe(folder, 'the task to end', endOf(folder), 60000);
+  const verify = probe(folder).find((r) => r.kind === 'event' && r.event.kind === 'verify');
+  if (!verify) throw new Skip('the server ran no verification (no verify event): not landed yet');
+  assert(!verify.event.verify.passed, `verification should fail: ${JSON.stringify(verify.event.verify)}`);
+  assert(/verif|fail/i.test(end.result?.reason ?? '') || end.result?.verified === false, `end: ${JSON.stringify(end.result)}`);
+  const diag = await waitProbe(
+    folder,
+    'agentls diagnostics on main.go',
+    (r) => r.kind === 'diagnostics' && r.diags.some((d) => d.uri.endsWith('/main.go') && d.diagnostics.length > 0),
+    15000,
+  );
+  const d = diag.diags.find((x) => x.uri.endsWith('/main.go')).diagnostics[0];
+  assert(/greet/.test(d.message), `diagnostic should name greet: ${JSON.stringify(d)}`);
+  await waitFor('status bar to say the checks fail', async () => /agentls: t\d+ ok, checks failing/.test(await statusBarText(page)), 5000);
+  await runPaletteCommand(page, 'View: Focus Problems');
+  const problems = page.locator('.markers-panel');
+  await waitFor('Problems to list the failure', async () => /undefined: greet/.test(await domText(problems)), 10000);
+  await page.screenshot({ path: path.join(ARTIFACTS, 'vscode-verify-problems.png') });
+  console.log(`  screenshot: ${path.join(ARTIFACTS, 'vscode-verify-problems.png')}`);
+  await page.close();
+});
+
+def('review mode: settings change, proposal, Accept opens Refactor Preview, Apply applies', async ({ browser, port }) => {
+  const llm = await startFakeLLM('review');
+  const dir = path.join(WORK, 'ws-review');
+  writeFiles(dir, { 'hello.txt': 'hello world\nsecond line\n', '.vscode/settings.json': workspaceSettings(llm) });
+  const { page, folder } = await openWindow(browser, port, dir);
+  // Switch review on through the settings file: the extension must send
+  // workspace/didChangeConfiguration with it.
+  writeFiles(dir, { '.vscode/settings.json': workspaceSettings(llm, { 'agentls.agent.review': true }) });
+  await waitProbe(folder, 'didChangeConfiguration with agent.review', (r) => r.kind === 'config' && r.settings?.agent?.review === true, 15000);
+  await openFromExplorer(page, 'hello.txt');
+  await runTaskFromPalette(page, 'review this');
+  const end = await waitProbe(folder, 'the task to end', endOf(folder), 30000);
+  assert(end.result?.status === 'ok', `task ended ${JSON.stringify(end.result)}`);
+  const uri = Object.keys(end.docs).find((u) => u.endsWith('/hello.txt'));
+  if (end.docs[uri] !== 'hello world\nsecond line\n') {
+    const r = probe(folder).find((x) => x.kind === 'commandResult' && x.command === 'agentls.run');
+    throw new Skip(`review mode not in the server yet: the edit was applied at once (run: ${JSON.stringify(r?.result)})`);
+  }
+  await runPaletteCommand(page, 'agentls: Accept Changes');
+  const apply = page.getByRole('button', { name: 'Apply', exact: true });
+  const res = await Promise.race([
+    apply.waitFor({ state: 'visible', timeout: 15000 }).then(() => 'preview'),
+    waitProbe(folder, 'agentls.accept to answer', (r) => r.kind === 'commandResult' && r.command === 'agentls.accept', 15000),
+  ]);
+  if (res !== 'preview') {
+    if (notYetAvailable(res)) throw new Skip('agentls.accept is not available in the server yet');
+    throw new Error(`no Refactor Preview; agentls.accept answered ${JSON.stringify(res)}`);
+  }
+  await page.screenshot({ path: path.join(ARTIFACTS, 'vscode-review-preview.png') });
+  // needsConfirmation edits start unchecked: tick the file, as a person would.
+  const box = page.locator('.monaco-list-row[aria-label^="hello.txt"] input.edit-checkbox').first();
+  await box.check();
+  await apply.click();
+  const acc = await waitProbe(folder, 'agentls.accept to answer', (r) => r.kind === 'commandResult' && r.command === 'agentls.accept', 15000);
+  assert(acc.result?.applied === true, `accept: ${JSON.stringify(acc)}`);
+  await waitFor('the accepted change in the editor', async () => /second line, reviewed/.test(await editorText(page)), 5000);
+  await page.close();
+});
+
+def('API key from "agentls: Set API Key" reaches the model, and nothing writes it down', async ({ browser, port }) => {
+  const key = 'sk-vscode-test-4f1d2e9a7c';
+  const llm = await startFakeLLM('key', ['-api-key', key]);
+  const dir = path.join(WORK, 'ws-key');
+  writeFiles(dir, { 'notes.txt': 'nothing here\n', '.vscode/settings.json': workspaceSettings(llm) });
+  const { page, folder } = await openWindow(browser, port, dir);
+  await runPaletteCommand(page, 'agentls: Set API Key');
+  await page.locator('.quick-input-widget .quick-input-title', { hasText: 'Set API Key' }).waitFor({ state: 'visible' });
+  assert((await page.locator('.quick-input-widget .quick-input-box input').getAttribute('type')) === 'password', 'the key input box is not a password box');
+  await page.keyboard.type(key);
+  await page.keyboard.press('Enter');
+  await waitProbe(folder, 'the server to restart with the key', (r) => r.kind === 'ready' && probe(folder).some((x) => x.kind === 'apiKeySet' && x.time <= r.time), 20000);
+  await runTaskFromPalette(page, 'say hello');
+  const end = await waitProbe(folder, 'the task to end', endOf(folder), 20000);
+  assert(end.result?.status === 'ok', `with the key set, the task should reach the model: ${JSON.stringify(end.result)}`);
+  const auth = fs.readFileSync(llm.reqLog, 'utf8');
+  assert(/"authorization":"Bearer /.test(auth), 'the model got no Authorization header');
+  await page.close();
+  await sleep(300);
+  for (const f of [RESULTS, path.join(ARTIFACTS, `agentls-${llm.name}.log`), path.join(ARTIFACTS, 'code-server.log'), path.join(dir, '.vscode', 'settings.json'), path.join(WORK, 'user-data', 'User', 'settings.json')]) {
+    if (fs.existsSync(f)) assert(!fs.readFileSync(f, 'utf8').includes(key), `the API key is written in ${f}`);
+  }
+});
+
+// ---- main ------------------------------------------------------------------
+
+async function startCodeServer() {
+  const port = await freePort();
+  const userData = path.join(WORK, 'user-data');
+  writeFiles(userData, {
+    'User/settings.json': {
+      'workbench.startupEditor': 'none',
+      'workbench.tips.enabled': false,
+      'workbench.enableExperiments': false,
+      'security.workspace.trust.enabled': false,
+      'telemetry.telemetryLevel': 'off',
+      'extensions.autoCheckUpdates': false,
+      'extensions.autoUpdate': false,
+      'update.mode': 'none',
+      'window.restoreWindows': 'none',
+      'chat.disableAIFeatures': true,
+      'workbench.secondarySideBar.defaultVisibility': 'hidden',
+    },
+  });
+  const log = fs.openSync(path.join(ARTIFACTS, 'code-server.log'), 'w');
+  const p = spawn(
+    process.execPath,
+    [ENTRY, '--bind-addr', `127.0.0.1:${port}`, '--auth', 'none', '--disable-telemetry', '--disable-update-check',
+      '--disable-workspace-trust', '--disable-getting-started-override', '--user-data-dir', userData, '--extensions-dir', EXT_DIR],
+    {
+      env: { ...process.env, AGENTLS_VSCODE_TEST_RESULTS: RESULTS, XDG_STATE_HOME: path.join(WORK, 'state') },
+      stdio: ['ignore', log, log],
+      detached: true,
+    },
+  );
+  children.push(p);
+  await waitFor(
+    'code-server to listen',
+    () =>
+      new Promise((resolve) => {
+        http.get(`http://127.0.0.1:${port}/healthz`, (res) => resolve(res.statusCode === 200)).on('error', () => resolve(false));
+      }),
+    60000,
+    250,
+  );
+  return port;
+}
+
+function cleanup() {
+  for (const c of children) {
+    try {
+      if (c.stdin) c.stdin.end();
+      // code-server runs detached in its own process group: end the group.
+      if (c.spawnargs.includes('--bind-addr')) process.kill(-c.pid, 'SIGTERM');
+      else c.kill('SIGTERM');
+    } catch {
+      // already gone
+    }
+  }
+}
+
+async function main() {
+  fs.mkdirSync(ARTIFACTS, { recursive: true });
+  fs.writeFileSync(RESULTS, '');
+  const port = await startCodeServer();
+  const exe = ['/usr/lib/chromium/chromium', '/usr/bin/chromium'].find((p) => fs.existsSync(p));
+  const browser = await chromium.launch({
+    executablePath: exe,
+    args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
+  });
+  let passed = 0;
+  let failed = 0;
+  let skipped = 0;
+  const only = process.env.VSCODE_TEST_ONLY;
+  for (const c of cases) {
+    if (only && !c.name.includes(only)) continue;
+    const t0 = Date.now();
+    try {
+      const partial = (await c.fn({ browser, port })) || [];
+      passed++;
+      console.log(`PASS: ${c.name} (${((Date.now() - t0) / 1000).toFixed(1)} s)`);
+      for (const s of partial) console.log(`  SKIP part: ${s}`);
+    } catch (err) {
+      if (err instanceof Skip) {
+        skipped++;
+        console.log(`SKIP: ${c.name}: ${err.message}`);
+      } else {
+        failed++;
+        console.log(`FAIL: ${c.name}: ${err.message}`);
+        const pages = browser.contexts().flatMap((x) => x.pages());
+        const p = pages[pages.length - 1];
+        if (p) {
+          const shot = path.join(ARTIFACTS, `failure-${cases.indexOf(c)}.png`);
+          await p.screenshot({ path: shot }).catch(() => {});
+          fs.writeFileSync(shot.replace(/\.png$/, '.html'), await p.content().catch(() => ''));
+          console.log(`  screenshot: ${shot} (and .html)`);
+        }
+        console.log(`  probe log: ${RESULTS}; code-server log: ${path.join(ARTIFACTS, 'code-server.log')}`);
+      }
+    } finally {
+      for (const ctx of browser.contexts()) for (const p of ctx.pages()) await p.close().catch(() => {});
+    }
+  }
+  await browser.close();
+  console.log(`vscode: ${passed} passed, ${failed} failed, ${skipped} skipped`);
+  return failed === 0 ? 0 : 1;
+}
+
+process.on('SIGTERM', () => {
+  cleanup();
+  process.exit(1);
+});
+main()
+  .then((code) => {
+    cleanup();
+    process.exit(code);
+  })
+  .catch((err) => {
+    console.log(`FAIL: vscode e2e: ${err.stack || err}`);
+    cleanup();
+    process.exit(1);
+  });

@@ -1,0 +1,168 @@
+import { strict as assert } from 'node:assert';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { test } from 'node:test';
+
+import { AgentEvent, StreamRenderer, TaskTracker, endSummary, toolSummary } from '../../src/events';
+
+const testdata = path.resolve(__dirname, '..', '..', '..', 'test', 'unit', 'testdata');
+
+function renderAll(evs: AgentEvent[]): string {
+  const r = new StreamRenderer();
+  return evs.map((e) => r.render(e)).join('');
+}
+
+test('StreamRenderer', async (t) => {
+  const cases: { name: string; events: AgentEvent[]; want: string }[] = [
+    {
+      name: 'text deltas join on one line; the next event starts a new one',
+      events: [
+        { taskId: 't1', kind: 'text', text: 'Let me ' },
+        { taskId: 't1', kind: 'text', text: 'look.' },
+        { taskId: 't1', kind: 'toolCall', call: { name: 'read_file', arguments: '{"path":"a.go"}' } },
+      ],
+      want: '[t1] Let me look.\n[t1] → read_file a.go\n',
+    },
+    {
+      name: 'newlines inside text keep the task prefix; a trailing newline closes the line',
+      events: [
+        { taskId: 't1', kind: 'text', text: 'one\ntw' },
+        { taskId: 't1', kind: 'text', text: 'o\n' },
+        { taskId: 't1', kind: 'text', text: 'three' },
+      ],
+      want: '[t1] one\n[t1] two\n[t1] three',
+    },
+    {
+      name: 'two tasks interleaving do not glue their text together',
+      events: [
+        { taskId: 't1', kind: 'text', text: 'first' },
+        { taskId: 't2', kind: 'text', text: 'second' },
+        { taskId: 't1', kind: 'text', text: ' again' },
+      ],
+      want: '[t1] first\n[t2] second\n[t1]  again',
+    },
+    {
+      name: 'tool results: line count, or the error',
+      events: [
+        { taskId: 't1', kind: 'toolResult', call: { name: 'read_file' }, output: '1\thello\n2\tworld\n' },
+        { taskId: 't1', kind: 'toolResult', call: { name: 'edit_file' }, output: 'old_string not found\nin x', isError: true },
+      ],
+      want: '[t1] ← read_file ok (2 lines)\n[t1] ← edit_file failed: old_string not found in x\n',
+    },
+    {
+      name: 'verify failure lists its feedback indented',
+      events: [
+        {
+          taskId: 't3',
+          kind: 'verify',
+          verify: { passed: false, summary: 'go build failed', problems: 1, feedback: './main.go:4:2: undefined: greet\n\n' },
+        },
+        { taskId: 't3', kind: 'verify', verify: { passed: true, summary: 'go build, go vet ok' } },
+      ],
+      want: '[t3] ✗ checks failed: go build failed (1 problem in Problems)\n[t3]     ./main.go:4:2: undefined: greet\n[t3] ✓ checks passed: go build, go vet ok\n',
+    },
+    {
+      name: 'usage, state and end',
+      events: [
+        { taskId: 't1', kind: 'state', from: 'idle', to: 'planning' },
+        { taskId: 't1', kind: 'state', from: 'planning', to: 'executing' },
+        { taskId: 't1', kind: 'state', from: 'executing', to: 'tools' },
+        { taskId: 't1', kind: 'usage', usage: { inputTokens: 10, outputTokens: 2 }, taskUsage: { inputTokens: 30, outputTokens: 5 } },
+        { taskId: 't1', kind: 'end', result: { status: 'cancelled', reason: 'cancelled' } },
+      ],
+      want: '[t1] · planning\n[t1] tokens: 10 in, 2 out (task: 30 in, 5 out)\n[t1] ■ cancelled\n',
+    },
+    { name: 'empty text renders nothing', events: [{ taskId: 't1', kind: 'text', text: '' }], want: '' },
+  ];
+  for (const c of cases) {
+    await t.test(c.name, () => assert.equal(renderAll(c.events), c.want));
+  }
+});
+
+// Events as the real server sent them in the e2e test's edit case
+// (recorded from the extension's test probe).
+test('StreamRenderer on a recorded task', () => {
+  const evs = fs
+    .readFileSync(path.join(testdata, 'edit-events.jsonl'), 'utf8')
+    .split('\n')
+    .filter((l) => l !== '')
+    .map((l) => JSON.parse(l) as AgentEvent);
+  assert.equal(
+    renderAll(evs),
+    [
+      '[t1] · planning',
+      '[t1] Let me read the file with your selection first.',
+      '[t1] tokens: 310 in, 18 out (task: 310 in, 18 out)',
+      '[t1] → read_file hello.txt',
+      '[t1] ← read_file ok (2 lines)',
+      '[t1] Now the edit.',
+      '[t1] tokens: 380 in, 30 out (task: 690 in, 48 out)',
+      '[t1] → edit_file hello.txt',
+      '[t1] ← edit_file ok (1 line)',
+      '[t1] I changed the selected greeting to "hello from agentls".',
+      '[t1] tokens: 420 in, 16 out (task: 1110 in, 64 out)',
+      '[t1] · reporting',
+      '[t1] ■ ok — 1 file changed: hello.txt — 1110/64 tokens: I changed the selected greeting to "hello from agentls".',
+      '',
+    ].join('\n'),
+  );
+  const tr = new TaskTracker();
+  for (const e of evs) tr.apply(e);
+  assert.equal(tr.view().text, '$(check) agentls: t1 ok');
+});
+
+test('toolSummary', () => {
+  assert.equal(toolSummary({ name: 'grep', arguments: '{"pattern":"func main"}' }), 'grep func main');
+  assert.equal(toolSummary({ name: 'run_command', arguments: '{"command":"go test ./..."}' }), 'run_command go test ./...');
+  assert.equal(toolSummary({ name: 'list_files', arguments: '{}' }), 'list_files');
+  assert.equal(toolSummary({ name: 'write_file', arguments: '{"path":' }), 'write_file'); // truncated JSON
+  assert.equal(toolSummary(undefined), '(tool)');
+});
+
+test('endSummary', () => {
+  assert.equal(
+    endSummary({ status: 'ok', verified: true, reason: 'done', filesChanged: ['a/b.go', 'c%20d.txt'], usage: { inputTokens: 5, outputTokens: 6 }, summary: 'Did it.' }),
+    'ok, verified — 2 files changed: b.go, c d.txt — 5/6 tokens: Did it.',
+  );
+  assert.equal(endSummary({ status: 'error', reason: 'llm', error: 'HTTP 401' }), 'error (llm): HTTP 401');
+  assert.equal(endSummary({ status: 'ok', reason: 'verifyFailed', cost: 0.01234 }), 'ok (verifyFailed) $0.0123');
+  assert.equal(endSummary(undefined), 'ended');
+});
+
+test('TaskTracker drives the status bar', () => {
+  const tr = new TaskTracker();
+  assert.equal(tr.view().command, 'run');
+  assert.equal(tr.view().text, '$(hubot) agentls');
+
+  // Events may come before the run command's answer.
+  tr.apply({ taskId: 't1', kind: 'state', from: 'idle', to: 'planning' });
+  tr.started('t1', 'add a test for the parser, with a table of inputs and outputs', 's1');
+  let v = tr.view();
+  assert.equal(v.command, 'cancel');
+  assert.equal(v.taskId, 't1');
+  assert.equal(v.text, '$(sync~spin) agentls: add a test for the parser, with a table… · planning');
+
+  // A task someone else started (a code action) shows without a prompt.
+  tr.apply({ taskId: 't2', kind: 'state', from: 'idle', to: 'executing' });
+  v = tr.view();
+  assert.equal(v.taskId, 't2');
+  assert.equal(v.text, '$(sync~spin) agentls: t2 · executing (+1)');
+  assert.equal(tr.newestRunning()?.taskId, 't2');
+
+  tr.apply({ taskId: 't2', kind: 'end', result: { status: 'cancelled' } });
+  assert.equal(tr.view().taskId, 't1');
+  tr.apply({ taskId: 't1', kind: 'end', result: { status: 'ok', verified: true } });
+  v = tr.view();
+  assert.equal(v.command, 'run');
+  // The task that ended last is what the item shows, not the newest one.
+  assert.equal(v.text, '$(pass-filled) agentls: t1 ok');
+  assert.equal(v.taskId, 't1');
+  assert.equal(tr.newest()?.taskId, 't2');
+  assert.equal(tr.newestRunning(), undefined);
+
+  tr.apply({ taskId: 't3', kind: 'end', result: { status: 'ok', verified: false, reason: 'verifyFailed' } });
+  assert.equal(tr.view().text, '$(warning) agentls: t3 ok, checks failing');
+  tr.apply({ taskId: 't4', kind: 'end', result: { status: 'error', reason: 'llm', error: 'HTTP 500' } });
+  assert.equal(tr.view().text, '$(error) agentls: t4 error');
+  assert.match(tr.view().tooltip, /t4: error \(llm\): HTTP 500/);
+});

@@ -1,0 +1,86 @@
+import { strict as assert } from 'node:assert';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { test } from 'node:test';
+
+import { Inspected, explicitSettings, plainTextKeyScopes, serverKeys } from '../../src/settings';
+
+// Compiled to out/test/unit, so the folder is three levels up.
+const root = path.resolve(__dirname, '..', '..', '..');
+const pkg = JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8'));
+const props: Record<string, unknown> = pkg.contributes.configuration.properties;
+
+/** Keys of the Configure table in the project README: `llm.model` etc. */
+function readmeKeys(): string[] {
+  const readme = fs.readFileSync(path.join(root, '..', '..', 'README.md'), 'utf8');
+  const section = readme.split('## Configure')[1]?.split('\n## ')[0] ?? '';
+  const keys = new Set<string>();
+  for (const line of section.split('\n')) {
+    if (!line.startsWith('| `')) continue;
+    const first = line.split('|')[1];
+    for (const m of first.matchAll(/`([A-Za-z.]+)`/g)) keys.add(m[1]);
+  }
+  return [...keys].sort();
+}
+
+test('package.json contributes every server setting of the README, and no other', () => {
+  const want = readmeKeys().filter((k) => k !== 'llm.apiKey');
+  assert.ok(want.length >= 20, `README table parsed to only ${want.length} keys: ${want}`);
+  assert.deepEqual(serverKeys(props), want);
+});
+
+test('the API key is never a contributed setting', () => {
+  assert.ok(!('agentls.llm.apiKey' in props));
+});
+
+test('client-only settings are not sent to the server', () => {
+  const keys = serverKeys({ 'agentls.server.path': {}, 'agentls.trace.server': {}, 'agentls.llm.model': {}, 'other.x': {} });
+  assert.deepEqual(keys, ['llm.model']);
+});
+
+test('explicitSettings', async (t) => {
+  const cases: { name: string; values: Record<string, Inspected>; want: Record<string, unknown> }[] = [
+    { name: 'nothing set sends nothing (defaults would override env and .agentls.json)', values: {}, want: {} },
+    {
+      name: 'user settings nest by their dots',
+      values: { 'llm.model': { globalValue: 'm' }, 'llm.baseURL': { globalValue: 'http://x/v1' }, 'agent.maxSteps': { globalValue: 3 } },
+      want: { llm: { model: 'm', baseURL: 'http://x/v1' }, agent: { maxSteps: 3 } },
+    },
+    {
+      name: 'folder beats workspace beats user',
+      values: {
+        'llm.model': { globalValue: 'g', workspaceValue: 'w', workspaceFolderValue: 'f' },
+        'agent.review': { globalValue: true, workspaceValue: false },
+      },
+      want: { llm: { model: 'f' }, agent: { review: false } },
+    },
+    {
+      name: 'false, 0 and empty lists are set values; null is not',
+      values: { 'verify.enabled': { globalValue: false }, 'agent.taskTimeoutSeconds': { workspaceValue: 0 }, 'tools.allow': { globalValue: [] }, 'llm.model': { globalValue: null } },
+      want: { verify: { enabled: false }, agent: { taskTimeoutSeconds: 0 }, tools: { allow: [] } },
+    },
+    {
+      name: 'object settings stay whole',
+      values: {
+        mcpServers: { globalValue: { fs: { command: 'mcp-fs', args: ['--root', '.'] } } },
+        'llm.prices': { globalValue: { '*': { input: 1, output: 2 } } },
+      },
+      want: { mcpServers: { fs: { command: 'mcp-fs', args: ['--root', '.'] } }, llm: { prices: { '*': { input: 1, output: 2 } } } },
+    },
+  ];
+  const keys = serverKeys(props);
+  for (const c of cases) {
+    await t.test(c.name, () => {
+      for (const k of Object.keys(c.values)) assert.ok(keys.includes(k), `test uses unknown key ${k}`);
+      assert.deepEqual(explicitSettings(keys, (k) => c.values[k]), c.want);
+    });
+  }
+});
+
+test('plainTextKeyScopes names where a key sits, never what it is', () => {
+  assert.deepEqual(plainTextKeyScopes(undefined), []);
+  assert.deepEqual(plainTextKeyScopes({ globalValue: '' }), []);
+  const scopes = plainTextKeyScopes({ globalValue: 'sk-secret', workspaceFolderValue: 'sk-2' });
+  assert.deepEqual(scopes, ['user settings', 'folder settings']);
+  assert.ok(!JSON.stringify(scopes).includes('sk-'));
+});
