@@ -84,3 +84,37 @@ func fileExists(p string) bool {
 	_, err := os.Stat(p)
 	return err == nil
 }
+
+// Helix drops command results and errors: agentls mirrors them as
+// messages; undo needs no task id and run takes a relative path.
+func TestHelixConveniences(t *testing.T) {
+	caps := HelixCaps()
+	s := start(t, setup{caps: &caps, files: map[string]string{"f.txt": fText}, script: `{"turns":[
+ {"toolCalls":[{"id":"c1","name":"edit_file","arguments":"{\"path\":\"f.txt\",\"old_string\":\"alpha\",\"new_string\":\"ALPHA\"}"}]},
+ {"text":"changed"}]}`})
+	if err := s.Open(s.ctx, "f.txt"); err != nil {
+		t.Fatal(err)
+	}
+	var run struct{ TaskID string }
+	s.helixCall(t, "agentls.run", map[string]any{"task": "shout", "path": "f.txt"}, &run)
+	if _, err := s.Wait(s.ctx, run.TaskID, 10*time.Second); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(s.LLM.Requests()[0].Body.Messages[1].Content, "f.txt") {
+		t.Errorf("path did not reach the editor context: %+v", s.LLM.Requests()[0].Body.Messages)
+	}
+	s.helixCall(t, "agentls.undo", map[string]any{}, nil)
+	if got, _ := s.Text("f.txt"); got != fText {
+		t.Errorf("undo without a task id: %q", got)
+	}
+	_ = s.Command(s.ctx, "agentls.accept", map[string]any{}, nil)
+	s.helixCall(t, "agentls.status", map[string]any{"taskId": run.TaskID}, nil)
+	var msgs []string
+	for _, n := range s.Notes("window/showMessage") {
+		msgs = append(msgs, string(n.Params))
+	}
+	all := strings.Join(msgs, "\n")
+	if !strings.Contains(all, "agentls.accept: ") || !strings.Contains(all, `agentls.status: {\"taskId\":\"t1\"`) {
+		t.Errorf("results and errors not mirrored:\n%s", all)
+	}
+}

@@ -29,13 +29,13 @@ var commands []command
 
 func init() {
 	commands = []command{
-		{"agentls.run", "{task, uri?, range?, session?, review?}", (*Server).cmdRun},
+		{"agentls.run", "{task, uri? or path?, range?, session?, review?}", (*Server).cmdRun},
 		{"agentls.cancel", "{taskId?}", (*Server).cmdCancel},
 		{"agentls.status", "{taskId?}", (*Server).cmdStatus},
 		{"agentls.wait", "{taskId, timeoutMs?}", (*Server).cmdWait},
 		{"agentls.accept", "{taskId, uri?}", (*Server).cmdAccept},
 		{"agentls.reject", "{taskId, uri?}", (*Server).cmdReject},
-		{"agentls.undo", "{taskId}", (*Server).cmdUndo},
+		{"agentls.undo", "{taskId?}", (*Server).cmdUndo},
 		{"agentls.verify", "{}", (*Server).cmdVerify},
 		{"agentls.continue", "{session, task}", (*Server).cmdContinue},
 	}
@@ -59,6 +59,7 @@ func (s *Server) executeCommand(ctx context.Context, p *protocol.ExecuteCommandP
 			args = json.RawMessage(p.Arguments[0])
 		}
 		res, err := c.run(s, ctx, args)
+		s.mirrorResult(ctx, c.name, res, err)
 		if err != nil {
 			return nil, err
 		}
@@ -90,6 +91,7 @@ func decodeArgs(name string, raw json.RawMessage, v any) error {
 type runArgs struct {
 	Task    string          `json:"task"`
 	URI     string          `json:"uri,omitempty"`
+	Path    string          `json:"path,omitempty"` // workspace-relative, instead of uri
 	Range   *protocol.Range `json:"range,omitempty"`
 	Session string          `json:"session,omitempty"`
 	Review  *bool           `json:"review,omitempty"`
@@ -107,6 +109,18 @@ func (s *Server) cmdRun(ctx context.Context, raw json.RawMessage) (any, error) {
 	}
 	if strings.TrimSpace(a.Task) == "" {
 		return nil, jsonrpc2.NewError(jsonrpc2.InvalidParams, "agentls.run: task is empty; say what the agent should do")
+	}
+	if a.Path != "" && a.URI == "" {
+		root := s.rootDir()
+		abs := a.Path
+		if !filepath.IsAbs(abs) {
+			abs = filepath.Join(root, abs)
+		}
+		rel, ok := relTo(root, abs)
+		if !ok {
+			return nil, jsonrpc2.Errorf(jsonrpc2.InvalidParams, "agentls.run: %s is outside the workspace %s", a.Path, root)
+		}
+		a.URI = s.fileURI(rel)
 	}
 	editor, err := s.editorContext(a.URI, a.Range)
 	if err != nil {
@@ -278,4 +292,26 @@ func relTo(root, path string) (string, bool) {
 		return "", false
 	}
 	return filepath.ToSlash(rel), true
+}
+
+// mirrorResult shows a command's outcome with window/showMessage for
+// clients that drop command results (Helix): errors always, and the
+// answers a user asked for (status, wait, accept, reject, undo).
+func (s *Server) mirrorResult(ctx context.Context, name string, res any, err error) {
+	s.mu.Lock()
+	mirror := s.mirror
+	s.mu.Unlock()
+	if !mirror {
+		return
+	}
+	if err != nil {
+		s.showMessage(ctx, protocol.MessageTypeError, "%s: %v", name, err)
+		return
+	}
+	switch name {
+	case "agentls.run", "agentls.continue", "agentls.verify", "agentls.cancel":
+		return // the task's progress and end message say enough
+	}
+	b, _ := json.Marshal(res)
+	s.showMessage(ctx, protocol.MessageTypeInfo, "%s: %s", name, shorten(string(b), 1000))
 }

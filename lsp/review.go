@@ -110,7 +110,21 @@ func (s *Server) fileURI(rel string) string {
 	return string(uri.File(abs))
 }
 
+// hasApplied reports whether the task has applied changes not undone.
+func (t *task) hasApplied() bool {
+	t.changes.mu.Lock()
+	defer t.changes.mu.Unlock()
+	for _, fc := range t.changes.files {
+		if fc.applied {
+			return true
+		}
+	}
+	return false
+}
+
 // publishReview (re)publishes every task's proposals as diagnostics.
+// Callers that change proposals hold reviewMu, so what is published is
+// never older than what another command just did.
 func (s *Server) publishReview(ctx context.Context) {
 	enc := s.encoding()
 	ws := &editorWorkspace{s: s, root: s.rootDir()}
@@ -160,7 +174,9 @@ func (s *Server) publishReview(ctx context.Context) {
 // endReview runs when a review-mode task ends: proposals become visible
 // and the whole task's diff is written and shown.
 func (s *Server) endReview(ctx context.Context, t *task) {
+	s.reviewMu.Lock()
 	s.publishReview(ctx)
+	s.reviewMu.Unlock()
 	files := s.reviewFiles(t, "")
 	if len(files) == 0 {
 		return
@@ -247,6 +263,8 @@ func (s *Server) cmdAccept(ctx context.Context, raw json.RawMessage) (any, error
 	if err != nil {
 		return nil, err
 	}
+	s.reviewMu.Lock()
+	defer s.reviewMu.Unlock()
 	res, err := s.accept(ctx, t, a.URI, a.Hunk)
 	s.publishReview(ctx)
 	return res, err
@@ -257,6 +275,8 @@ func (s *Server) cmdReject(ctx context.Context, raw json.RawMessage) (any, error
 	if err != nil {
 		return nil, err
 	}
+	s.reviewMu.Lock()
+	defer s.reviewMu.Unlock()
 	files := s.reviewFiles(t, a.URI)
 	n := 0
 	t.changes.mu.Lock()
@@ -442,10 +462,22 @@ type conflictJSON struct {
 // changed since are left alone and reported.
 func (s *Server) cmdUndo(ctx context.Context, raw json.RawMessage) (any, error) {
 	var a struct {
-		TaskID string `json:"taskId"`
+		TaskID string `json:"taskId,omitempty"`
 	}
 	if err := decodeArgs("agentls.undo", raw, &a); err != nil {
 		return nil, err
+	}
+	if a.TaskID == "" {
+		// The newest task with changes to undo (Helix key bindings cannot
+		// name a task).
+		for _, t := range s.tasks.all() {
+			if t.hasApplied() {
+				a.TaskID = t.id
+			}
+		}
+		if a.TaskID == "" {
+			return nil, jsonrpc2.NewError(jsonrpc2.InvalidParams, "agentls.undo: no task has changes to undo")
+		}
 	}
 	t, ok := s.tasks.get(a.TaskID)
 	if !ok {
@@ -454,6 +486,8 @@ func (s *Server) cmdUndo(ctx context.Context, raw json.RawMessage) (any, error) 
 	if !t.ended() {
 		return nil, jsonrpc2.Errorf(jsonrpc2.InvalidParams, "agentls.undo: task %s is still running; cancel it first", t.id)
 	}
+	s.reviewMu.Lock()
+	defer s.reviewMu.Unlock()
 	s.mu.Lock()
 	caps, enc, root := s.caps, s.enc, s.root
 	s.mu.Unlock()

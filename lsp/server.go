@@ -57,6 +57,8 @@ type Server struct {
 	reported    map[string]bool // configuration problems already shown
 	saidDisk    bool            // told the user we write to disk ourselves
 	allowed     []string        // commands the user allowed always, this session
+	mirror      bool            // echo command results and errors as messages (Helix drops them)
+	reviewMu    sync.Mutex      // serializes accept, reject, undo and their diagnostics
 	mcp         *mcp.Manager    // MCP servers of mcpServers, started lazily
 	mcpKey      string          // the mcpServers setting mcp was made from
 
