@@ -1,0 +1,241 @@
+;;; run.el --- Headless end-to-end test of agentls.el with Eglot  -*- lexical-binding: t; -*-
+
+;; emacs --batch -l run.el, from test.sh: the real agentls binary, the
+;; scripted fake model (script.json), Eglot as Debian ships it. One
+;; PASS/FAIL/SKIP line per check goes to $AGENTLS_TEST_OUT/results.txt,
+;; the *agentls* buffer to stream.txt; the exit code is 1 if a check failed.
+
+;;; Code:
+
+(require 'cl-lib)
+(require 'subr-x)
+(require 'eglot)
+
+(defvar test-here (file-name-directory (or load-file-name buffer-file-name)))
+(add-to-list 'load-path (expand-file-name ".." test-here))
+(require 'agentls)
+
+(defvar test-out (or (getenv "AGENTLS_TEST_OUT") (error "AGENTLS_TEST_OUT not set")))
+(defvar test-ws (file-name-as-directory
+                 (file-truename (or (getenv "AGENTLS_TEST_WS") (error "AGENTLS_TEST_WS not set")))))
+(defvar test-name (format "emacs-%s/eglot-%s" emacs-version
+                          (or (ignore-errors
+                                (package-desc-version (cadr (assq 'eglot package-alist))))
+                              (and (boundp 'eglot--version) eglot--version)
+                              (let ((f (locate-library "eglot")))
+                                (and f (string-match "eglot-\\([0-9.]+\\)" f) (match-string 1 f)))
+                              "?")))
+(defvar test-passed 0)
+(defvar test-failed 0)
+(defvar test-skipped 0)
+
+(defun test-say (line)
+  (with-temp-buffer
+    (insert line "\n")
+    (append-to-file (point-min) (point-max) (expand-file-name "results.txt" test-out)))
+  (princ (concat line "\n") #'external-debugging-output))
+
+(defun test-check (name ok &optional why)
+  (if ok
+      (progn (cl-incf test-passed) (test-say (format "PASS %s %s" test-name name)))
+    (cl-incf test-failed)
+    (test-say (format "FAIL %s %s: %s" test-name name (or why "failed"))))
+  ok)
+
+(defun test-skip (name why)
+  (cl-incf test-skipped)
+  (test-say (format "SKIP %s %s: %s" test-name name why)))
+
+(defun test-finish ()
+  (with-current-buffer (agentls-stream-buffer)
+    (write-region (point-min) (point-max) (expand-file-name "stream.txt" test-out) nil 'quiet))
+  ;; Eglot's own log of the conversation, for when a check fails.
+  (when-let ((server (cl-loop for servers being the hash-values of eglot--servers-by-project
+                              thereis (car servers))))
+    (with-current-buffer (jsonrpc-events-buffer server)
+      (write-region (point-min) (point-max) (expand-file-name "eglot-events.txt" test-out) nil 'quiet)))
+  (test-say (format "%s: %d passed, %d failed, %d skipped"
+                    test-name test-passed test-failed test-skipped))
+  (kill-emacs (if (> test-failed 0) 1 0)))
+
+(defun test-wait (secs pred)
+  "Process events until PRED holds or SECS pass; return PRED's value."
+  (let ((deadline (+ (float-time) secs)) v)
+    (while (and (not (setq v (funcall pred))) (< (float-time) deadline))
+      (accept-process-output nil 0.05))
+    v))
+
+(defun test-line1 (buf)
+  (with-current-buffer buf
+    (save-excursion (goto-char (point-min))
+                    (buffer-substring-no-properties (point) (line-end-position)))))
+
+(defun test-stream ()
+  (with-current-buffer (agentls-stream-buffer)
+    (buffer-substring-no-properties (point-min) (point-max))))
+
+(defun test-has (needle)
+  (string-search needle (test-stream)))
+
+(defun test-task (id)
+  (cdr (assoc id agentls--tasks)))
+
+(defun test-wait-end (id secs)
+  (when (test-wait secs (lambda () (plist-get (test-task id) :result)))
+    ;; The server sends the end event a moment before it marks the task
+    ;; finished; agentls.wait returns once it has.
+    (agentls-command "agentls.wait" (list :taskId id :timeoutMs 5000)))
+  (test-task id))
+
+(defun test-error-message (thunk)
+  "Call THUNK; return its jsonrpc error message, or nil if it succeeded."
+  (condition-case err
+      (progn (funcall thunk) nil)
+    (jsonrpc-error (or (alist-get 'jsonrpc-error-message (cdr err)) (format "%S" err)))
+    (error (format "%S" err))))
+
+(defun test-start-fakellm ()
+  (let* ((url nil)
+         (proc (make-process
+                :name "fakellm" :connection-type 'pipe :noquery t
+                :command (list (getenv "FAKELLM_BIN")
+                               "-script" (expand-file-name "script.json" test-here)
+                               "-requests" (expand-file-name "requests.jsonl" test-out)
+                               "-log" (expand-file-name "fakellm.log" test-out))
+                :filter (lambda (_p s)
+                          (when (and (not url) (string-match "^\\(http[^\n]+\\)" s))
+                            (setq url (match-string 1 s)))))))
+    (test-wait 5 (lambda () url))
+    (or url (progn (delete-process proc) (error "fakellm printed no URL")))))
+
+(cl-defun test-body ()
+  (let* ((url (test-start-fakellm))
+         (mode-lines nil))
+    (setq eglot-confirm-server-initiated-edits nil
+          agentls-program (list (getenv "AGENTLS_BIN") "serve" "--log-level" (or (getenv "AGENTLS_TEST_LOGLEVEL") "info")
+                                "--log-file" (expand-file-name "agentls.log" test-out))
+          agentls-initialization-options
+          `(:llm (:baseURL ,url :model "test-model") :verify (:enabled :json-false)))
+    (agentls-eglot-setup '(text-mode))
+    ;; Eglot needs a project; the test workspace is not a VC checkout.
+    (add-hook 'project-find-functions
+              (lambda (dir)
+                (when (string-prefix-p test-ws (file-name-as-directory (file-truename dir)))
+                  (cons 'transient test-ws))))
+    (add-hook 'agentls-event-hook
+              (lambda (_ev)
+                (let ((s (agentls-mode-line)))
+                  (unless (or (string-empty-p s) (equal s (car mode-lines)))
+                    (push s mode-lines)))))
+
+    ;; 1. A full task about a selection of hello.txt.
+    (let* ((hello (find-file-noselect (expand-file-name "hello.txt" test-ws)))
+           server t1 t2 t3 abuf bbuf)
+      (with-current-buffer hello
+        (apply #'eglot (eglot--guess-contact))
+        (setq server (test-wait 10 (lambda () (ignore-errors (eglot-current-server))))))
+      (unless (test-check "eglot starts agentls" (cl-typep server 'agentls-server)
+                          (format "server: %S" server))
+        (cl-return-from test-body))
+      (with-current-buffer hello
+        ;; "hello" on line 1 is the selection.
+        (setq t1 (agentls-run "Replace hello with goodbye" nil 1 6)))
+      (test-check "agentls-run starts a task" (stringp t1) (format "%S" t1))
+      (let ((tk (test-wait-end t1 20)))
+        (test-check "task 1 ends ok" (equal (plist-get tk :status) "ok")
+                    (format "status %S" (plist-get tk :status))))
+      (test-check "task 1 edits the buffer" (equal (test-line1 hello) "goodbye world")
+                  (format "line 1 is %S" (test-line1 hello)))
+      (let ((first (with-temp-buffer
+                     (insert-file-contents (expand-file-name "requests.jsonl" test-out))
+                     (buffer-substring (point-min) (line-end-position)))))
+        (test-check "uri and selection reach the model"
+                    (string-search "hello.txt; selected lines 1–1:\\n```\\nhello\\n```" first)
+                    "no \"selected lines 1–1 ... hello\" in the first request"))
+      (test-check "stream shows the tool calls"
+                  (and (test-has "→ read_file hello.txt") (test-has "→ edit_file hello.txt"))
+                  "missing tool call lines")
+      (test-check "stream shows streamed text"
+                  (test-has "I replaced \"hello\" with \"goodbye\" in hello.txt.") "final text missing")
+      (test-check "stream shows usage" (test-has "· tokens 310 in / 24 out") "usage line missing")
+      (test-check "stream shows the end" (test-has (format "■ %s ok" t1)) "end line missing")
+      (test-check "mode line shows progress"
+                  (member (format "agentls %s: read_file hello.txt" t1) mode-lines)
+                  (format "mode line samples: %S" (reverse mode-lines)))
+      (test-check "mode line is empty when idle" (equal (agentls-mode-line) "")
+                  (format "mode line is %S" (agentls-mode-line)))
+
+      ;; 2. A slow task, cancelled while it streams.
+      (with-current-buffer hello
+        (setq t2 (agentls-run "write a long essay")))
+      (test-check "slow task streams text" (test-wait 5 (lambda () (test-has "This answer")))
+                  "no text within 5 s")
+      (with-current-buffer hello (agentls-cancel))
+      (let ((tk (test-wait-end t2 8)))
+        (test-check "agentls-cancel cancels the task" (equal (plist-get tk :status) "cancelled")
+                    (format "status %S" (plist-get tk :status))))
+      (test-check "cancelled before the stream ended" (not (test-has "the test fails"))
+                  "the whole answer streamed")
+
+      ;; 3. Review mode: two proposals, accept one, reject the other.
+      (let ((probe (test-error-message
+                    (lambda () (agentls-command "agentls.accept" '(:taskId "no-such-task"))))))
+        (setq abuf (find-file-noselect (expand-file-name "a.txt" test-ws))
+              bbuf (find-file-noselect (expand-file-name "b.txt" test-ws)))
+        (test-wait 5 (lambda () (with-current-buffer bbuf (ignore-errors (eglot-current-server)))))
+        (with-current-buffer bbuf
+          (setq t3 (agentls-run "Change both files" t)))
+        (let ((tk (test-wait-end t3 20)))
+          (test-check "review task ends ok" (equal (plist-get tk :status) "ok")
+                      (format "status %S" (plist-get tk :status))))
+        (test-check "review leaves the buffers alone"
+                    (and (equal (test-line1 abuf) "alpha one") (equal (test-line1 bbuf) "beta two"))
+                    (format "a.txt %S, b.txt %S" (test-line1 abuf) (test-line1 bbuf)))
+        (if (and probe (string-search "not available" probe))
+            (test-skip "review accept/reject"
+                       (format "the server answers %S (review mode has not landed)" probe))
+          (with-current-buffer abuf (agentls-accept t))
+          (test-check "agentls-accept (this file) applies it"
+                      (test-wait 8 (lambda () (equal (test-line1 abuf) "ALPHA one")))
+                      (format "a.txt line 1 is %S" (test-line1 abuf)))
+          (with-current-buffer bbuf (agentls-reject t))
+          (test-wait 1 (lambda () nil))
+          (test-check "rejected change is not applied" (equal (test-line1 bbuf) "beta two")
+                      (format "b.txt line 1 is %S" (test-line1 bbuf)))))
+
+      ;; 4. Undo the first task.
+      (let ((probe (test-error-message
+                    (lambda () (agentls-command "agentls.undo" '(:taskId "no-such-task"))))))
+        (if (and probe (string-search "not available" probe))
+            (test-skip "agentls-undo" (format "the server answers %S (undo has not landed)" probe))
+          (with-current-buffer hello (agentls-undo t1))
+          (test-check "agentls-undo restores the buffer"
+                      (test-wait 8 (lambda () (equal (test-line1 hello) "hello world")))
+                      (format "hello.txt line 1 is %S" (test-line1 hello)))))
+
+      ;; 5. The transcript of task 1 opens.
+      (let ((tb (with-current-buffer hello (agentls-open-transcript t1))))
+        (test-check "agentls-open-transcript opens it"
+                    (with-current-buffer tb
+                      (and (string-suffix-p ".md" (or (buffer-file-name) ""))
+                           (string-search "> Replace hello with goodbye" (buffer-string))))
+                    (format "buffer %S" tb)))
+
+      ;; 6. agentls-status agrees.
+      (let* ((res (with-current-buffer hello (agentls-status)))
+             (st (mapcar (lambda (tk) (cons (plist-get tk :taskId) (plist-get tk :status)))
+                         (append (plist-get res :tasks) nil))))
+        (test-check "agentls-status lists the tasks"
+                    (and (equal (cdr (assoc t1 st)) "ok") (equal (cdr (assoc t2 st)) "cancelled")
+                         (equal (cdr (assoc t3 st)) "ok"))
+                    (format "%S" st))))))
+
+(run-at-time 90 nil (lambda ()
+                      (test-check "watchdog" nil "the test did not finish within 90 s")
+                      (test-finish)))
+(condition-case err
+    (test-body)
+  (error (test-check "test script" nil (format "%S" err))))
+(test-finish)
+
+;;; run.el ends here

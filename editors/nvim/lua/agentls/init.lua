@@ -1,0 +1,580 @@
+-- agentls for Neovim: starts (or finds) the agentls language server, runs
+-- agent tasks through workspace/executeCommand, renders the agentls/event
+-- stream into a scratch buffer and keeps task progress for the statusline.
+-- Edits, diagnostics and code actions go through Neovim's own LSP client,
+-- so the server needs nothing from the plugin to change a buffer.
+local compat = require('agentls.compat')
+local stream = require('agentls.stream')
+
+local M = {}
+
+local defaults = {
+  cmd = { 'agentls' },
+  cmd_env = nil,
+  -- The first directory upward holding one of these is the workspace root;
+  -- without one, the current directory.
+  root_markers = { '.agentls.json', '.git', 'go.mod', 'package.json', 'Makefile' },
+  init_options = nil, -- sent as initializationOptions: { llm = {...}, agent = {...}, verify = {...} }
+  settings = nil, -- sent as workspace/didChangeConfiguration: { agentls = {...} }
+  -- Attach to every file buffer (or those of these filetypes). false: the
+  -- server is started elsewhere (lspconfig, vim.lsp.start) under the name
+  -- "agentls"; the commands, stream and statusline work the same.
+  autostart = true,
+  filetypes = nil,
+  review = nil, -- :AgentRun's review flag (nil: the server's agent.review)
+  stream = {
+    open = 'split', -- 'split', 'float' or false: where a task's stream shows up
+    height = 12,
+    width = 0.6, -- float only, fraction of the columns
+    focus = false,
+  },
+  -- Shown by statusline() while no task runs ('' hides it).
+  idle_text = '',
+}
+
+M.config = vim.deepcopy(defaults)
+
+local tasks = {} -- taskId -> { id, task, review, status, state, message, result, usage }
+local order = {} -- taskIds, oldest first
+local progress = {} -- progress token -> { title, message, percentage, done, taskId }
+local started_roots = {} -- root -> client id (0.7, where vim.lsp.start is missing)
+local handlers_installed = false
+
+M.last_event = nil
+
+local function notify(msg, level)
+  vim.notify('agentls: ' .. msg, level or vim.log.levels.INFO)
+end
+
+local function task_of(id)
+  local t = tasks[id]
+  if not t then
+    t = { id = id, status = 'queued' }
+    tasks[id] = t
+    table.insert(order, id)
+  end
+  return t
+end
+
+-- latest returns the newest tracked task matching pred.
+local function latest(pred)
+  for i = #order, 1, -1 do
+    local t = tasks[order[i]]
+    if not pred or pred(t) then
+      return t
+    end
+  end
+end
+
+local function running(t)
+  return t.status == 'queued' or t.status == 'running'
+end
+
+function M.tasks()
+  local out = {}
+  for _, id in ipairs(order) do
+    table.insert(out, tasks[id])
+  end
+  return out
+end
+
+-- client returns the agentls client attached to bufnr, else any running one.
+function M.client(bufnr)
+  bufnr = bufnr or vim.api.nvim_get_current_buf()
+  local c = compat.get_clients({ name = 'agentls', bufnr = bufnr })[1]
+  if c then
+    return c
+  end
+  return compat.get_clients({ name = 'agentls' })[1]
+end
+
+-- exec runs one agentls command; cb(err, result) runs on the main loop.
+function M.exec(command, args, cb, bufnr)
+  local client = M.client(bufnr)
+  if not client then
+    local msg = 'no agentls server is running for this buffer (see :help agentls-setup)'
+    if cb then
+      cb({ message = msg }, nil)
+    else
+      notify(msg, vim.log.levels.ERROR)
+    end
+    return
+  end
+  if args == nil or next(args) == nil then
+    args = vim.empty_dict()
+  end
+  compat.request(client, 'workspace/executeCommand', { command = command, arguments = { args } }, function(err, result)
+    if cb then
+      cb(err, result)
+    elseif err then
+      notify(command .. ': ' .. (err.message or vim.inspect(err)), vim.log.levels.ERROR)
+    end
+  end, bufnr)
+end
+
+local function refresh_statusline()
+  pcall(vim.cmd, 'redrawstatus!')
+  compat.user_event('AgentlsProgress', { text = M.statusline() })
+end
+
+-- on_event handles one agentls/event notification.
+function M.on_event(ev)
+  if type(ev) ~= 'table' then
+    return
+  end
+  M.last_event = ev
+  local t = task_of(ev.taskId or '?')
+  if ev.kind == 'state' then
+    t.state = ev.to
+    if t.status == 'queued' then
+      t.status = 'running'
+    end
+  elseif ev.kind == 'toolCall' then
+    t.message = stream.short(ev.call)
+  elseif ev.kind == 'usage' then
+    t.usage = ev.taskUsage or ev.usage
+  elseif ev.kind == 'end' then
+    t.result = ev.result or {}
+    t.status = t.result.status or 'ok'
+    t.state = 'idle'
+    t.usage = t.result.usage or t.usage
+  end
+  local ok, err = pcall(stream.render, ev)
+  if not ok then
+    notify('rendering an event failed: ' .. tostring(err), vim.log.levels.WARN)
+  end
+  compat.user_event('AgentlsEvent', ev)
+  refresh_statusline()
+end
+
+-- on_progress records a $/progress notification of an agentls client.
+function M.on_progress(client_id, params)
+  local client = vim.lsp.get_client_by_id(client_id)
+  if not client or client.name ~= 'agentls' or type(params) ~= 'table' then
+    return
+  end
+  local v = params.value
+  if type(v) ~= 'table' then
+    return
+  end
+  local key = tostring(params.token)
+  local p = progress[key] or {}
+  progress[key] = p
+  if v.kind == 'begin' then
+    p.title, p.message, p.done = v.title, v.message, false
+    p.seq = (M._progress_seq or 0) + 1
+    M._progress_seq = p.seq
+  elseif v.kind == 'report' then
+    p.message = v.message or p.message
+  elseif v.kind == 'end' then
+    p.message, p.done = v.message or p.message, true
+  end
+  p.percentage = v.percentage or p.percentage
+  refresh_statusline()
+end
+
+-- statusline is for 'statusline' / lualine: "agentls t2: read_file a.go"
+-- while a task runs, else config.idle_text.
+function M.statusline()
+  -- The end event can beat the progress end: a task that ended hides its
+  -- progress at once.
+  local t = latest(running)
+  if not t then
+    return M.config.idle_text or ''
+  end
+  local best
+  for _, p in pairs(progress) do
+    if not p.done and (not best or p.seq > best.seq) then
+      best = p
+    end
+  end
+  if best then
+    return string.format('agentls %s: %s', t.id, best.message or best.title or '…')
+  end
+  return string.format('agentls %s: %s', t.id, t.message or t.state or t.status)
+end
+
+local function install_handlers()
+  if handlers_installed then
+    return
+  end
+  handlers_installed = true
+  vim.lsp.handlers['agentls/event'] = function(_, params)
+    M.on_event(params)
+  end
+  if vim.fn.exists('##LspProgress') == 1 then
+    local group = vim.api.nvim_create_augroup('agentls_progress', { clear = true })
+    vim.api.nvim_create_autocmd('LspProgress', {
+      group = group,
+      callback = function(a)
+        if a.data then
+          M.on_progress(a.data.client_id, a.data.params or a.data.result)
+        end
+      end,
+    })
+  else
+    -- 0.7: no LspProgress event; wrap the default handler instead.
+    local orig = vim.lsp.handlers['$/progress']
+    vim.lsp.handlers['$/progress'] = function(err, result, ctx, config)
+      M.on_progress(ctx.client_id, result)
+      if orig then
+        return orig(err, result, ctx, config)
+      end
+    end
+  end
+end
+
+local function client_config(root)
+  local c = M.config
+  return {
+    name = 'agentls',
+    cmd = c.cmd,
+    cmd_env = c.cmd_env,
+    root_dir = root,
+    workspace_folders = { { uri = vim.uri_from_fname(root), name = root } },
+    init_options = c.init_options,
+    settings = c.settings or {},
+  }
+end
+
+-- attach starts the server for bufnr's workspace, or reuses it, and attaches.
+function M.attach(bufnr)
+  bufnr = bufnr or vim.api.nvim_get_current_buf()
+  if vim.api.nvim_buf_get_option(bufnr, 'buftype') ~= '' then
+    return
+  end
+  local name = vim.api.nvim_buf_get_name(bufnr)
+  if name == '' or name:match('^%a[%w+.-]*://') then
+    return
+  end
+  local fts = M.config.filetypes
+  if fts and not vim.tbl_contains(fts, vim.api.nvim_buf_get_option(bufnr, 'filetype')) then
+    return
+  end
+  local root = compat.find_root(name, M.config.root_markers) or vim.loop.cwd()
+  if vim.lsp.start then
+    return vim.lsp.start(client_config(root), { bufnr = bufnr })
+  end
+  local id = started_roots[root]
+  local client = id and vim.lsp.get_client_by_id(id)
+  if not client or compat.is_stopped(client) then
+    id = vim.lsp.start_client(client_config(root))
+    if not id then
+      notify('could not start ' .. table.concat(M.config.cmd, ' '), vim.log.levels.ERROR)
+      return
+    end
+    started_roots[root] = id
+  end
+  vim.lsp.buf_attach_client(bufnr, id)
+  return id
+end
+
+-- selection_range turns a command's line range (and the visual marks, when
+-- they match it) into an LSP range in the client's position encoding.
+local function selection_range(bufnr, line1, line2, encoding)
+  local s = vim.api.nvim_buf_get_mark(bufnr, '<')
+  local e = vim.api.nvim_buf_get_mark(bufnr, '>')
+  local charwise = vim.fn.visualmode() == 'v' and s[1] == line1 and e[1] == line2
+  local scol, ecol = 0, math.huge
+  if charwise then
+    scol = s[2]
+    -- '> marks the first byte of the last character; the range ends after it.
+    local line = vim.api.nvim_buf_get_lines(bufnr, line2 - 1, line2, false)[1] or ''
+    local ch = vim.fn.strpart(line, e[2], 1, true) -- the whole character
+    ecol = e[2] + math.max(#ch, 1)
+  end
+  return {
+    start = compat.position(bufnr, line1 - 1, scol, encoding),
+    ['end'] = compat.position(bufnr, line2 - 1, ecol, encoding),
+  }
+end
+
+-- run starts a task. opts: bufnr, range (LSP), review, session, on_start(result).
+function M.run(task, opts)
+  opts = opts or {}
+  local bufnr = opts.bufnr or vim.api.nvim_get_current_buf()
+  local args = { task = task, session = opts.session, range = opts.range }
+  if opts.review ~= nil then
+    args.review = opts.review
+  elseif M.config.review ~= nil then
+    args.review = M.config.review
+  end
+  if vim.api.nvim_buf_get_option(bufnr, 'buftype') == '' and vim.api.nvim_buf_get_name(bufnr) ~= '' then
+    args.uri = vim.uri_from_bufnr(bufnr)
+  end
+  local so = M.config.stream
+  if so and so.open then
+    stream.open({ kind = so.open, height = so.height, width = so.width, focus = so.focus })
+  end
+  -- Before the request: the task's first events may beat its response.
+  stream.line('▶ ' .. task .. (args.review and '  [review]' or ''))
+  M.exec('agentls.run', args, function(err, res)
+    if err then
+      stream.line('  failed: ' .. (err.message or vim.inspect(err)))
+      notify('run failed: ' .. (err.message or vim.inspect(err)), vim.log.levels.ERROR)
+      if opts.on_start then
+        opts.on_start(nil, err)
+      end
+      return
+    end
+    local t = task_of(res.taskId)
+    t.task, t.session, t.review = task, res.session, args.review == true
+    if t.status == 'queued' then
+      t.status = 'running'
+    end
+    refresh_statusline()
+    if opts.on_start then
+      opts.on_start(res)
+    end
+  end, bufnr)
+end
+
+-- cancel cancels a task: the given one, else the newest running one.
+function M.cancel(task_id, cb)
+  local args = {}
+  if task_id and task_id ~= '' then
+    args.taskId = task_id
+  else
+    local t = latest(running)
+    args.taskId = t and t.id or nil
+  end
+  M.exec('agentls.cancel', args, function(err, res)
+    if err then
+      notify('cancel: ' .. (err.message or ''), vim.log.levels.ERROR)
+    elseif not res.cancelled then
+      notify('no running task to cancel')
+    else
+      notify('cancelling ' .. (res.taskId or args.taskId or 'the newest task'))
+    end
+    if cb then
+      cb(err, res)
+    end
+  end)
+end
+
+local function status_line(t)
+  local s = string.format('%s %-9s %s', t.taskId, t.status, t.task or '')
+  if t.filesChanged and #t.filesChanged > 0 then
+    s = s .. string.format('  [%d file%s]', #t.filesChanged, #t.filesChanged == 1 and '' or 's')
+  end
+  if t.usage then
+    s = s .. '  tokens ' .. stream.usage_text(t.usage)
+  end
+  if t.summary and t.summary ~= '' then
+    s = s .. '\n    ' .. t.summary:gsub('\n', ' ')
+  elseif t.error and t.error ~= '' then
+    s = s .. '\n    error: ' .. t.error
+  end
+  if t.transcript then
+    s = s .. '\n    transcript: ' .. t.transcript
+  end
+  return s
+end
+
+-- status asks the server about one task or all; cb(err, result) or a notice.
+function M.status(task_id, cb)
+  local args = {}
+  if task_id and task_id ~= '' then
+    args.taskId = task_id
+  end
+  M.exec('agentls.status', args, function(err, res)
+    if cb then
+      return cb(err, res)
+    end
+    if err then
+      return notify('status: ' .. (err.message or ''), vim.log.levels.ERROR)
+    end
+    local list = res.tasks or { res }
+    if #list == 0 then
+      return notify('no tasks yet')
+    end
+    local lines = {}
+    for _, t in ipairs(list) do
+      table.insert(lines, status_line(t))
+    end
+    notify('\n' .. table.concat(lines, '\n'))
+  end)
+end
+
+-- target parses :AgentAccept / :AgentReject / :AgentUndo arguments: a task
+-- id, and "%" or a path for one file (none: every file of the task).
+local function target(fargs, want_file)
+  local id, uri
+  for _, a in ipairs(fargs or {}) do
+    if tasks[a] then
+      id = a
+    elseif want_file and a == '%' then
+      uri = vim.uri_from_bufnr(vim.api.nvim_get_current_buf())
+    elseif want_file then
+      uri = vim.uri_from_fname(vim.fn.fnamemodify(a, ':p'))
+    else
+      id = a
+    end
+  end
+  return id, uri
+end
+
+local function finished_review(x)
+  return x.review and not running(x)
+end
+
+local function finished(x)
+  return not running(x)
+end
+
+-- task_command makes accept / reject / undo: opts.taskId defaults to the
+-- newest task pick() likes; cb(err, result) or a notice.
+local function task_command(command, pick, with_uri)
+  return function(opts, cb)
+    opts = opts or {}
+    local id = opts.taskId
+    if not id then
+      local t = latest(pick) or latest(finished)
+      id = t and t.id
+    end
+    if not id then
+      local msg = 'no task for ' .. command
+      if cb then
+        return cb({ message = msg })
+      end
+      return notify(msg, vim.log.levels.WARN)
+    end
+    local args = { taskId = id }
+    if with_uri then
+      args.uri = opts.uri
+    end
+    M.exec(command, args, function(err, res)
+      if cb then
+        return cb(err, res)
+      end
+      if err then
+        notify(command .. ': ' .. (err.message or ''), vim.log.levels.ERROR)
+      else
+        notify(string.format('%s %s: %s', command, id, vim.inspect(res, { newline = ' ', indent = '' })))
+      end
+    end)
+  end
+end
+
+-- accept / reject: opts { taskId?, uri? } (no uri: every file of the task);
+-- the task defaults to the newest finished review task.
+M.accept = task_command('agentls.accept', finished_review, true)
+M.reject = task_command('agentls.reject', finished_review, true)
+-- undo reverts what a task applied: opts { taskId? } (default: the newest
+-- finished task).
+M.undo = task_command('agentls.undo', finished, false)
+
+-- open_transcript opens the Markdown transcript of a task (default: the
+-- newest) in a split; cb(err, path) instead when given.
+function M.open_transcript(task_id, cb)
+  if not task_id or task_id == '' then
+    local t = latest()
+    task_id = t and t.id
+  end
+  if not task_id then
+    return notify('no task yet', vim.log.levels.WARN)
+  end
+  M.status(task_id, function(err, res)
+    local path = not err and res and res.transcript and vim.uri_to_fname(res.transcript)
+    if cb then
+      return cb(err or (not path and { message = 'no transcript for ' .. task_id }), path)
+    end
+    if not path then
+      return notify('no transcript for ' .. task_id .. (err and (': ' .. (err.message or '')) or ''), vim.log.levels.WARN)
+    end
+    vim.cmd('split ' .. vim.fn.fnameescape(path))
+  end)
+end
+
+M.open_stream = function()
+  local so = M.config.stream or {}
+  return stream.open({ kind = so.open or 'split', height = so.height, width = so.width, focus = so.focus })
+end
+M.close_stream = stream.close
+M.toggle_stream = function()
+  if stream.is_open() then
+    stream.close()
+  else
+    M.open_stream()
+  end
+end
+M.stream_lines = stream.lines
+M.stream_bufnr = stream.bufnr
+
+-- command dispatches the user commands plugin/agentls.lua defines.
+function M.command(name, o)
+  if name == 'run' then
+    local bufnr = vim.api.nvim_get_current_buf()
+    local range
+    if o.range and o.range > 0 then
+      local c = M.client(bufnr)
+      range = selection_range(bufnr, o.line1, o.line2, c and c.offset_encoding or 'utf-16')
+    end
+    local review = nil
+    if o.bang then
+      review = true
+    end
+    local function go(task)
+      if task and task:match('%S') then
+        M.run(task, { bufnr = bufnr, range = range, review = review })
+      end
+    end
+    if o.args ~= '' then
+      go(o.args)
+    else
+      vim.ui.input({ prompt = 'agentls task: ' }, go)
+    end
+  elseif name == 'cancel' then
+    M.cancel(o.args)
+  elseif name == 'status' then
+    M.status(o.args)
+  elseif name == 'accept' or name == 'reject' then
+    local id, uri = target(o.fargs, true)
+    M[name]({ taskId = id, uri = uri })
+  elseif name == 'undo' then
+    M.undo({ taskId = o.args ~= '' and o.args or nil })
+  elseif name == 'transcript' then
+    M.open_transcript(o.args)
+  elseif name == 'stream' then
+    M.toggle_stream()
+  end
+end
+
+-- setup configures the plugin and, with autostart, attaches the server to
+-- every file buffer (those open now and those opened later).
+function M.setup(opts)
+  M.config = vim.tbl_deep_extend('force', vim.deepcopy(defaults), opts or {})
+  install_handlers()
+  if not M.config.autostart then
+    return
+  end
+  local group = vim.api.nvim_create_augroup('agentls_attach', { clear = true })
+  vim.api.nvim_create_autocmd({ 'BufReadPost', 'BufNewFile' }, {
+    group = group,
+    callback = function(a)
+      -- After the FileType autocmds, so filetypes filters see the type.
+      vim.schedule(function()
+        if vim.api.nvim_buf_is_valid(a.buf) then
+          M.attach(a.buf)
+        end
+      end)
+    end,
+  })
+  for _, b in ipairs(vim.api.nvim_list_bufs()) do
+    if vim.api.nvim_buf_is_loaded(b) then
+      M.attach(b)
+    end
+  end
+end
+
+-- handlers are for set-ups that start the client themselves and pass
+-- handlers per client (lspconfig's `handlers`); setup() also installs them
+-- globally, so this is only needed where globals are overridden.
+function M.handlers()
+  install_handlers()
+  return {
+    ['agentls/event'] = vim.lsp.handlers['agentls/event'],
+  }
+end
+
+return M

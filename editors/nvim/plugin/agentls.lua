@@ -1,0 +1,30 @@
+-- User commands of the agentls plugin. They load lua/agentls on first use,
+-- so a plugin manager may load this file eagerly at no cost; the server
+-- itself starts from require('agentls').setup{} (or lspconfig).
+if vim.g.loaded_agentls then
+  return
+end
+vim.g.loaded_agentls = true
+if vim.fn.has('nvim-0.7') == 0 then
+  vim.api.nvim_err_writeln('agentls needs Neovim 0.7 or newer')
+  return
+end
+
+local function cmd(name, fn, opts)
+  opts.force = true
+  vim.api.nvim_create_user_command(name, function(o)
+    require('agentls').command(fn, o)
+  end, opts)
+end
+
+cmd('AgentRun', 'run', { nargs = '*', range = true, bang = true,
+  desc = 'agentls: run a task (prompted when empty); with a range, about the selection; ! for review mode' })
+cmd('AgentCancel', 'cancel', { nargs = '?', desc = 'agentls: cancel a task (default: the newest running)' })
+cmd('AgentStatus', 'status', { nargs = '?', desc = 'agentls: show tasks' })
+cmd('AgentAccept', 'accept', { nargs = '*', complete = 'file',
+  desc = 'agentls: accept a review task: [taskId] [% | file] (default: every file)' })
+cmd('AgentReject', 'reject', { nargs = '*', complete = 'file',
+  desc = 'agentls: reject a review task: [taskId] [% | file] (default: every file)' })
+cmd('AgentUndo', 'undo', { nargs = '?', desc = 'agentls: undo what a task applied (default: the newest)' })
+cmd('AgentTranscript', 'transcript', { nargs = '?', desc = 'agentls: open a task transcript (default: the newest task)' })
+cmd('AgentStream', 'stream', { nargs = 0, desc = 'agentls: show or hide the event stream' })

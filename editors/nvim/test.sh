@@ -1,0 +1,78 @@
+#!/usr/bin/env bash
+# Headless end-to-end test of the Neovim plugin: runs test/run.lua in
+# Neovim 0.7.x (Debian 12's package) and 0.10.x (Debian 13's, unpacked by
+# install.sh) against the real agentls binary and the fake model. Exits
+# non-zero if any check fails in any version; a missing Neovim is a SKIP.
+# AGENTLS_BIN and FAKELLM_BIN default to the repo's bin/ (built if absent).
+set -uo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+repo=$(cd "$here/../.." && pwd)
+if [ -z "${AGENTLS_BIN:-}" ] || [ -z "${FAKELLM_BIN:-}" ]; then
+  (cd "$repo" && make -s build >/dev/null && go build -o bin/fakellm ./cmd/fakellm) || { echo "FAIL: cannot build agentls"; exit 1; }
+  export AGENTLS_BIN="$repo/bin/agentls" FAKELLM_BIN="$repo/bin/fakellm"
+fi
+
+nvims=()
+n010=${AGENTLS_NVIM010:-/opt/agentls-test/nvim-0.10}/nvim-0.10
+if [ -n "${AGENTLS_TEST_NVIM:-}" ]; then
+  nvims=("$AGENTLS_TEST_NVIM") # one Neovim only, e.g. to chase a flaky check
+else
+  if command -v nvim >/dev/null 2>&1; then nvims+=("$(command -v nvim)"); fi
+  if [ -x "$n010" ]; then nvims+=("$n010"); fi
+  [ -x "$n010" ] || echo "SKIP nvim-0.10: $n010 missing (run editors/nvim/install.sh)"
+fi
+if [ ${#nvims[@]} -eq 0 ]; then
+  echo "SKIP nvim: no Neovim found (run editors/nvim/install.sh)"
+  exit 0
+fi
+
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+# Each Neovim runs the plugin's own start-up; 0.10 also runs the README's
+# plain vim.lsp.start set-up ("external").
+runs=()
+for nv in "${nvims[@]}"; do
+  runs+=("$nv|auto")
+  case "$("$nv" --version | head -1)" in *v0.7.*) ;; *) runs+=("$nv|external") ;; esac
+done
+status=0
+i=0
+for r in "${runs[@]}"; do
+  nv=${r%|*} mode=${r#*|}
+  i=$((i + 1))
+  run="$tmp/run$i"
+  mkdir -p "$run/ws" "$run/out" "$run/home" "$run/state"
+  printf 'hello world\nsecond line\n' >"$run/ws/hello.txt"
+  printf 'alpha one\n' >"$run/ws/a.txt"
+  printf 'beta two\n' >"$run/ws/b.txt"
+  echo '{}' >"$run/ws/.agentls.json"
+  stream=split external=
+  case "$("$nv" --version | head -1)" in *v0.7.*) ;; *) stream=float ;; esac # each window kind somewhere
+  if [ "$mode" = external ]; then stream=split external=1; fi
+  echo "-- $("$nv" --version | head -1), $mode start-up, stream in a $stream window"
+  (
+    cd "$run/ws" &&
+      HOME="$run/home" XDG_CONFIG_HOME="$run/home/.config" XDG_DATA_HOME="$run/home/.local/share" \
+        XDG_STATE_HOME="$run/state" XDG_CACHE_HOME="$run/home/.cache" \
+        AGENTLS_TEST_OUT="$run/out" AGENTLS_TEST_WS="$run/ws" AGENTLS_TEST_STREAM=$stream AGENTLS_TEST_EXTERNAL=$external \
+        timeout -k 5 100 "$nv" --headless -i NONE -n -u "$here/test/init.lua" \
+        -c "lua require('run').main()" </dev/null >"$run/out/nvim.out" 2>&1
+  )
+  rc=$?
+  if [ -f "$run/out/results.txt" ]; then cat "$run/out/results.txt"; fi
+  if [ $rc -ne 0 ]; then
+    status=1
+    [ $rc -eq 124 ] && echo "FAIL: $nv timed out after 100 s"
+    echo "FAIL: $nv exited $rc; its output:"
+    sed 's/^/  | /' "$run/out/nvim.out" | tail -40
+    [ -f "$run/out/agentls.log" ] && { echo "  agentls log:"; tail -20 "$run/out/agentls.log" | sed 's/^/  | /'; }
+  elif ! grep -q ' 0 failed' "$run/out/results.txt" 2>/dev/null; then
+    status=1
+    echo "FAIL: $nv gave no result summary"
+  fi
+  if [ -n "${AGENTLS_TEST_KEEP:-}" ]; then
+    mkdir -p "$AGENTLS_TEST_KEEP/run$i" && cp -r "$run/out/." "$AGENTLS_TEST_KEEP/run$i/"
+    find "$run/home" "$run/state" -name lsp.log -exec cp {} "$AGENTLS_TEST_KEEP/run$i/" \;
+  fi
+done
+exit $status
