@@ -2,7 +2,9 @@ package e2e
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -169,5 +171,38 @@ func TestVerifyCommandAndQuickFix(t *testing.T) {
 	}
 	if len(titles) < 2 || !strings.HasPrefix(titles[0], "Fix with agentls") || !strings.Contains(strings.Join(titles, "|"), "Fix all agentls problems") {
 		t.Errorf("code actions %q", titles)
+	}
+}
+
+// Cancelling a task during a long verify command kills its whole process
+// tree within a second.
+func TestCancelDuringVerifyKillsTree(t *testing.T) {
+	marker := fmt.Sprintf("%d.%03d", 40+time.Now().Nanosecond()%50, time.Now().Nanosecond()%1000)
+	s := start(t, setup{workspace: "hello", script: "hello.json", settings: map[string]any{
+		"verify": map[string]any{"enabled": true, "commands": []string{"sleep " + marker + " & sleep " + marker + "; wait"}}}})
+	var res struct{ TaskID string }
+	if err := s.Command(s.ctx, "agentls.verify", map[string]any{}, &res); err != nil {
+		t.Fatal(err)
+	}
+	running := func() int {
+		out, _ := exec.Command("pgrep", "-f", "sleep "+marker).Output()
+		return len(strings.Fields(string(out)))
+	}
+	if !s.WaitFor(10*time.Second, func() bool { return running() >= 2 }) {
+		t.Fatal("the verify command never started")
+	}
+	began := time.Now()
+	if err := s.Command(s.ctx, "agentls.cancel", map[string]any{"taskId": res.TaskID}, nil); err != nil {
+		t.Fatal(err)
+	}
+	for running() > 0 {
+		if time.Since(began) > time.Second {
+			t.Fatalf("%d processes of the verify command still alive 1 s after cancel", running())
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	t.Logf("process tree gone %s after cancel", time.Since(began).Round(time.Millisecond))
+	if r, err := s.Wait(s.ctx, res.TaskID, 5*time.Second); err != nil || r.Status != "cancelled" {
+		t.Fatalf("%+v %v", r, err)
 	}
 }
