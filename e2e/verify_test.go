@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -185,8 +184,14 @@ func TestCancelDuringVerifyKillsTree(t *testing.T) {
 		t.Fatal(err)
 	}
 	running := func() int {
-		out, _ := exec.Command("pgrep", "-f", "sleep "+marker).Output()
-		return len(strings.Fields(string(out)))
+		n := 0
+		procs, _ := filepath.Glob("/proc/[0-9]*/cmdline")
+		for _, p := range procs {
+			if b, err := os.ReadFile(p); err == nil && strings.Contains(string(b), "sleep\x00"+marker) {
+				n++
+			}
+		}
+		return n
 	}
 	if !s.WaitFor(10*time.Second, func() bool { return running() >= 2 }) {
 		t.Fatal("the verify command never started")
