@@ -113,7 +113,7 @@ func runOne(ctx context.Context, ov *Overlay, command string, timeout time.Durat
 	out := newCapBuffer(maxOutput)
 	cmd := exec.CommandContext(cctx, "sh", "-c", command)
 	cmd.Dir = ov.Dir()
-	cmd.Env = append(append(os.Environ(), env...), "PWD="+ov.Dir())
+	cmd.Env = append(append(checkEnv(), env...), "PWD="+ov.Dir())
 	cmd.Stdin = nil
 	cmd.Stdout = out
 	cmd.Stderr = out
@@ -156,4 +156,19 @@ func runOne(ctx context.Context, ov *Overlay, command string, timeout time.Durat
 		r.Diagnostics, r.Unlocated = parseOutput(output, ov.Root(), ov.Dir(), command)
 	}
 	return r
+}
+
+// checkEnv is the environment checks start from: agentls's own, less the
+// variables make passes to recursive makes, so a check runs as the user
+// would type it even when agentls itself was started by make.
+func checkEnv() []string {
+	var env []string
+	for _, kv := range os.Environ() {
+		switch name, _, _ := strings.Cut(kv, "="); name {
+		case "MAKEFLAGS", "MFLAGS", "MAKELEVEL", "MAKEOVERRIDES", "MAKE_TERMOUT", "MAKE_TERMERR":
+		default:
+			env = append(env, kv)
+		}
+	}
+	return env
 }
