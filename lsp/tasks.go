@@ -340,17 +340,11 @@ func (s *Server) runAgent(ctx context.Context, t *task) {
 }
 
 func (s *Server) newDriver(ctx context.Context, cfg config.Config, root string, ws *editorWorkspace, t *task, prog *progress) *agent.Driver {
-	var llm agent.LLM
-	if s.opts.NewLLM != nil {
-		llm = s.opts.NewLLM(cfg)
-	} else {
-		llm = agent.NewOpenAI(agent.OpenAIConfig{
-			BaseURL:     cfg.LLM.BaseURL,
-			APIKey:      cfg.LLM.APIKey,
-			Model:       cfg.LLM.Model,
-			IdleTimeout: time.Duration(cfg.LLM.IdleTimeoutSeconds) * time.Second,
-		})
+	newLLM := s.opts.NewLLM
+	if newLLM == nil {
+		newLLM = DefaultLLM
 	}
+	llm := newLLM(cfg)
 	lim := agent.DefaultLimits()
 	lim.MaxSteps = cfg.Agent.MaxSteps
 	lim.MaxRetries = cfg.Agent.MaxRetries
@@ -379,6 +373,17 @@ func (s *Server) newDriver(ctx context.Context, cfg config.Config, root string, 
 		d.Price.Input, d.Price.Output = p.Input, p.Output
 	}
 	return d
+}
+
+// DefaultLLM is the model backend for a configuration: any
+// OpenAI-compatible server.
+func DefaultLLM(cfg config.Config) agent.LLM {
+	return agent.NewOpenAI(agent.OpenAIConfig{
+		BaseURL:     cfg.LLM.BaseURL,
+		APIKey:      cfg.LLM.APIKey,
+		Model:       cfg.LLM.Model,
+		IdleTimeout: time.Duration(cfg.LLM.IdleTimeoutSeconds) * time.Second,
+	})
 }
 
 func priceFor(cfg config.Config) (config.Price, bool) {

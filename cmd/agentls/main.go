@@ -15,7 +15,6 @@ import (
 	"os/signal"
 	"runtime/debug"
 	"syscall"
-	"time"
 
 	"go.uber.org/zap"
 	"go.uber.org/zap/zapcore"
@@ -135,7 +134,7 @@ func serve(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	defer closeLog()
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, os.Interrupt)
 	defer stop()
-	opts := lsp.Options{Logger: log, Version: version, NewLLM: openAI}
+	opts := lsp.Options{Logger: log, Version: version, NewLLM: lsp.DefaultLLM}
 	switch {
 	case *replay != "":
 		f, err := os.Open(*replay)
@@ -161,20 +160,10 @@ func serve(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		var rec *agent.Recorder
 		opts.NewLLM = func(cfg config.Config) agent.LLM {
 			if rec == nil {
-				rec = agent.NewRecorder(openAI(cfg), f, cfg.Redact)
+				rec = agent.NewRecorder(lsp.DefaultLLM(cfg), f, cfg.Redact)
 			}
 			return rec
 		}
 	}
 	return lsp.Serve(ctx, stdio{stdin, stdout}, opts)
-}
-
-// openAI is the backend both the server and the CLI use by default.
-func openAI(cfg config.Config) agent.LLM {
-	return agent.NewOpenAI(agent.OpenAIConfig{
-		BaseURL:     cfg.LLM.BaseURL,
-		APIKey:      cfg.LLM.APIKey,
-		Model:       cfg.LLM.Model,
-		IdleTimeout: time.Duration(cfg.LLM.IdleTimeoutSeconds) * time.Second,
-	})
 }

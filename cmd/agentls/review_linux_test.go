@@ -57,38 +57,8 @@ func TestReviewOnATerminal(t *testing.T) {
 	}
 	tty.Close()
 
-	var mu sync.Mutex
-	var screen strings.Builder
-	go func() {
-		buf := make([]byte, 1024)
-		for {
-			n, err := master.Read(buf)
-			mu.Lock()
-			screen.Write(buf[:n])
-			mu.Unlock()
-			if err != nil {
-				return
-			}
-		}
-	}()
-	// waitFor waits until the screen shows s n times.
-	waitFor := func(s string, n int) {
-		t.Helper()
-		deadline := time.Now().Add(10 * time.Second)
-		for time.Now().Before(deadline) {
-			mu.Lock()
-			c := strings.Count(screen.String(), s)
-			mu.Unlock()
-			if c >= n {
-				return
-			}
-			time.Sleep(10 * time.Millisecond)
-		}
-		mu.Lock()
-		defer mu.Unlock()
-		cmd.Process.Kill()
-		t.Fatalf("%q did not show; the screen:\n%s", s, screen.String())
-	}
+	sc := readScreen(master)
+	waitFor := func(str string, n int) { sc.waitFor(t, cmd.Process, str, n) }
 	waitFor("[1/2] apply hello.txt (+1 -1)? [y]es [n]o [d]iff [a]ll [q]uit: ", 1)
 	if _, err := os.ReadFile(e.ws + "/new.txt"); err == nil {
 		t.Fatal("new.txt was written before the review")
@@ -100,8 +70,7 @@ func TestReviewOnATerminal(t *testing.T) {
 	waitFor("[2/2] apply new.txt (+1 -0)?", 1)
 	master.WriteString("n\n")
 	if err := cmd.Wait(); err != nil {
-		mu.Lock()
-		t.Fatalf("%v\n%s", err, screen.String())
+		t.Fatalf("%v\n%s", err, sc.String())
 	}
 	files := snapshot(t, e.ws)
 	if files["hello.txt"] != helloAfter {
@@ -140,41 +109,13 @@ func TestRunCommandAsksOnATerminal(t *testing.T) {
 		t.Fatal(err)
 	}
 	tty.Close()
-	var mu sync.Mutex
-	var screen strings.Builder
-	go func() {
-		buf := make([]byte, 1024)
-		for {
-			n, err := master.Read(buf)
-			mu.Lock()
-			screen.Write(buf[:n])
-			mu.Unlock()
-			if err != nil {
-				return
-			}
-		}
-	}()
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		mu.Lock()
-		shown := strings.Contains(screen.String(), "Run it? [y]es once, [a]lways this command, [n]o: ")
-		mu.Unlock()
-		if shown {
-			break
-		}
-		if time.Now().After(deadline) {
-			cmd.Process.Kill()
-			t.Fatalf("not asked; the screen:\n%s", screen.String())
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	sc := readScreen(master)
+	sc.waitFor(t, cmd.Process, "Run it? [y]es once, [a]lways this command, [n]o: ", 1)
 	master.WriteString("a\n")
 	if err := cmd.Wait(); err != nil {
-		t.Fatalf("%v\n%s", err, screen.String())
+		t.Fatalf("%v\n%s", err, sc.String())
 	}
-	mu.Lock()
-	asked := strings.Count(screen.String(), "Run it?")
-	mu.Unlock()
+	asked := strings.Count(sc.String(), "Run it?")
 	if asked != 1 {
 		t.Errorf("asked %d times, want once (always)", asked)
 	}
@@ -193,4 +134,47 @@ func TestRunCommandAsksOnATerminal(t *testing.T) {
 	if _, ok := snapshot(t, e2.ws)["x"]; ok {
 		t.Error("command ran without a terminal and outside the policy")
 	}
+}
+
+// screen collects what a program writes to a pseudo-terminal.
+type screen struct {
+	mu sync.Mutex
+	b  strings.Builder
+}
+
+func readScreen(master *os.File) *screen {
+	sc := &screen{}
+	go func() {
+		buf := make([]byte, 1024)
+		for {
+			n, err := master.Read(buf)
+			sc.mu.Lock()
+			sc.b.Write(buf[:n])
+			sc.mu.Unlock()
+			if err != nil {
+				return
+			}
+		}
+	}()
+	return sc
+}
+
+func (sc *screen) String() string {
+	sc.mu.Lock()
+	defer sc.mu.Unlock()
+	return sc.b.String()
+}
+
+// waitFor waits until the screen shows s n times, or kills cmd and fails.
+func (sc *screen) waitFor(t *testing.T, cmd interface{ Kill() error }, s string, n int) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for time.Now().Before(deadline) {
+		if strings.Count(sc.String(), s) >= n {
+			return
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	cmd.Kill()
+	t.Fatalf("%q did not show; the screen:\n%s", s, sc.String())
 }

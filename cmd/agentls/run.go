@@ -17,6 +17,7 @@ import (
 	"github.com/agentls/agentls/agent/mcp"
 	"github.com/agentls/agentls/agent/tools"
 	"github.com/agentls/agentls/config"
+	"github.com/agentls/agentls/lsp"
 	"github.com/agentls/agentls/session"
 )
 
@@ -154,7 +155,7 @@ func (c *cliRun) run(ctx context.Context) int {
 	if replay != nil {
 		llm = replay
 	} else {
-		llm = openAI(cfg)
+		llm = lsp.DefaultLLM(cfg)
 	}
 	var rec *agent.Recorder
 	if o.record != "" {
