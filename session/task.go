@@ -121,9 +121,11 @@ func (s *Store) Begin(b Begin) (*Task, error) {
 		tr.header(t.id, id, s.root, b.Model, b.Prompt, now)
 	}
 	recs = append(recs, record{Type: "task", Time: now, Seq: t.seq, TaskID: t.id, Prompt: b.Prompt, Model: b.Model, Transcript: t.TranscriptPath()})
-	if err := log.append(recs...); err == nil {
+	err = log.append(recs...)
+	if err == nil {
 		err = log.sync()
-	} else {
+	}
+	if err != nil {
 		log.close()
 		t.transcript.Close()
 		return nil, fmt.Errorf("session %s: %w", id, err)
