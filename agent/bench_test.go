@@ -15,11 +15,10 @@ import (
 type benchLLM struct {
 	turns int
 
-	mu         sync.Mutex
-	n          int // model turns in this run
-	maxBytes   int
-	summaries  int
-	summaryOut string
+	mu        sync.Mutex
+	n         int // model turns in this run
+	maxBytes  int
+	summaries int
 }
 
 func (l *benchLLM) reset() {

@@ -385,8 +385,8 @@ func (r *run) runTool(c ToolCall) (res ToolResult, err error) {
 		sort.Strings(names)
 		return ToolResult{}, fmt.Errorf("unknown tool %q; the tools are: %s", c.Name, strings.Join(names, ", "))
 	}
-	args, err := toolArgs(t, c.Arguments)
-	if err != nil {
+	// Hooks see only arguments that parse.
+	if _, err := toolArgs(t, c.Arguments); err != nil {
 		return ToolResult{}, err
 	}
 	for _, h := range r.d.Hooks {
@@ -397,7 +397,8 @@ func (r *run) runTool(c ToolCall) (res ToolResult, err error) {
 		}
 	}
 	// A hook may have rewritten the arguments: run what it left.
-	if args, err = toolArgs(t, c.Arguments); err != nil {
+	args, err := toolArgs(t, c.Arguments)
+	if err != nil {
 		return ToolResult{}, err
 	}
 	timeout := r.d.ToolTimeout

@@ -205,7 +205,6 @@ type Machine struct {
 	results  map[string]string // call ID → result content
 	failed   map[string]bool
 	verified bool
-	verifyOK bool // a verify ran and passed
 	result   Result
 	partial  string
 }
@@ -232,12 +231,12 @@ func (m *Machine) Step(in Input) []Action {
 		if m.state == Idle {
 			return nil
 		}
-		return m.finish(Result{Status: StatusCancelled, Cancelled: true, Reason: "cancelled", Error: "cancelled"}, false)
+		return m.finish(Result{Status: StatusCancelled, Cancelled: true, Reason: "cancelled", Error: "cancelled"})
 	case Fail:
 		if m.state == Idle {
 			return nil
 		}
-		return m.finish(Result{Status: StatusError, Reason: in.Reason, Error: in.Err}, false)
+		return m.finish(Result{Status: StatusError, Reason: in.Reason, Error: in.Err})
 	}
 	switch m.state {
 	case Planning:
@@ -325,7 +324,7 @@ func (m *Machine) callModel() []Action {
 		}
 		if m.tokens() > m.limits.ContextTokens {
 			return m.finish(Result{Status: StatusError, Reason: "context",
-				Error: fmt.Sprintf("the conversation needs about %d tokens and nothing more can be dropped (llm.contextTokens is %d)", m.tokens(), m.limits.ContextTokens)}, false)
+				Error: fmt.Sprintf("the conversation needs about %d tokens and nothing more can be dropped (llm.contextTokens is %d)", m.tokens(), m.limits.ContextTokens)})
 		}
 	}
 	return []Action{m.modelCall()}
@@ -396,7 +395,7 @@ func (m *Machine) modelFailed(in ModelFailed) []Action {
 		}
 		if wait > m.limits.MaxRetryWait {
 			return m.finish(Result{Status: StatusError, Reason: "llm",
-				Error: fmt.Sprintf("%s; the server asks to wait %s, longer than %s", msg, wait.Round(time.Second), m.limits.MaxRetryWait)}, false)
+				Error: fmt.Sprintf("%s; the server asks to wait %s, longer than %s", msg, wait.Round(time.Second), m.limits.MaxRetryWait)})
 		}
 		m.attempt++
 		m.timerSeq++
@@ -419,7 +418,7 @@ func (m *Machine) modelFailed(in ModelFailed) []Action {
 	if retryable && !partial {
 		msg = fmt.Sprintf("%s (gave up after %d attempts)", msg, m.attempt)
 	}
-	return m.finish(Result{Status: StatusError, Reason: "llm", Error: msg}, false)
+	return m.finish(Result{Status: StatusError, Reason: "llm", Error: msg})
 }
 
 // backoff is exponential with jitter in [d/2, d], from the task's seed.
@@ -591,7 +590,7 @@ func (m *Machine) report(r Result) []Action {
 }
 
 // finish ends the task at once (cancel, fatal error).
-func (m *Machine) finish(r Result, _ bool) []Action {
+func (m *Machine) finish(r Result) []Action {
 	m.fill(&r)
 	m.result = r
 	m.pending, m.timer = nil, 0
@@ -706,7 +705,7 @@ func (m *Machine) compacted(in Compacted) []Action {
 		Text: fmt.Sprintf("dropped %d messages (about %d → %d tokens), replaced by a %s", n, before, m.tokens(), how)}}}
 	if m.tokens() > m.limits.ContextTokens {
 		return append(acts, m.finish(Result{Status: StatusError, Reason: "context",
-			Error: fmt.Sprintf("the conversation needs about %d tokens after compaction (llm.contextTokens is %d)", m.tokens(), m.limits.ContextTokens)}, false)...)
+			Error: fmt.Sprintf("the conversation needs about %d tokens after compaction (llm.contextTokens is %d)", m.tokens(), m.limits.ContextTokens)})...)
 	}
 	return append(acts, m.modelCall())
 }

@@ -90,8 +90,6 @@ func (s *Server) initialize(ctx context.Context, p *protocol.InitializeParams) (
 	return res, nil
 }
 
-func (s *Server) initializedNote(ctx context.Context) {}
-
 // uriPath turns a file: URI into a path; other schemes, and anything
 // that does not parse, give def.
 func uriPath(u, def string) (p string) {

@@ -325,7 +325,6 @@ func (s *Server) accept(ctx context.Context, t *task, only, hunkID string) (any,
 		fc       *fileChange
 		cur      string
 		existed  bool
-		hs       []hunk
 		next     string
 		accepted []edits.Change // against reviewBase
 	}

@@ -221,7 +221,6 @@ func (s *Server) handle(ctx context.Context, req *jsonrpc2.Request) (res any, er
 		}
 		return s.initialize(ctx, &p)
 	case protocol.MethodInitialized:
-		s.initializedNote(ctx)
 	case protocol.MethodShutdown:
 		s.mu.Lock()
 		s.shutdown = true
@@ -247,11 +246,7 @@ func (s *Server) handle(ctx context.Context, req *jsonrpc2.Request) (res any, er
 		}
 		s.docs.close(string(p.TextDocument.URI))
 	case protocol.MethodTextDocumentDidSave:
-		var p protocol.DidSaveTextDocumentParams
-		if err := decode(params, &p); err != nil {
-			return nil, err
-		}
-		s.docs.saved(string(p.TextDocument.URI))
+		// The buffer is unchanged by a save; nothing to do.
 	case protocol.MethodWorkspaceDidChangeConfiguration:
 		var p protocol.DidChangeConfigurationParams
 		if err := decode(params, &p); err != nil {

@@ -100,8 +100,6 @@ func (o *overlay) close(u string) {
 	}
 }
 
-func (o *overlay) saved(u string) {}
-
 // get returns a copy of the open document at path, if any.
 func (o *overlay) get(path string) (document, bool) {
 	o.mu.Lock()
@@ -162,24 +160,6 @@ func (o *overlay) waitChange(ctx context.Context, path string, version int32) bo
 		}
 		ch := o.changed
 		o.mu.Unlock()
-		select {
-		case <-ch:
-		case <-ctx.Done():
-			return false
-		}
-	}
-}
-
-// waitOpen waits until path is open in the editor or ctx ends.
-func (o *overlay) waitOpen(ctx context.Context, path string) bool {
-	for {
-		o.mu.Lock()
-		_, open := o.byPath[filepath.Clean(path)]
-		ch := o.changed
-		o.mu.Unlock()
-		if open {
-			return true
-		}
 		select {
 		case <-ch:
 		case <-ctx.Done():

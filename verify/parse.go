@@ -218,12 +218,6 @@ func (s *scan) fileExists(rel string) bool {
 	return e
 }
 
-// inRoot reports whether a printed path lies in the workspace.
-func (s *scan) inRoot(p string, at int) bool {
-	_, _, ok := s.locate(p, at)
-	return ok
-}
-
 func (s *scan) add(d rawDiag) {
 	if d.line <= 0 || d.rel == "" {
 		return
