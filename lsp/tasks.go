@@ -38,6 +38,7 @@ type task struct {
 	state      agent.State
 	result     agent.Result
 	token      string
+	endStep    int    // the step the machine ended at, for the end event
 	reviewDoc  string // review mode: the task's diff, as a file URI
 	transcript string // the Markdown transcript's path
 	mustExist  bool   // agentls.continue: the session must exist
@@ -253,50 +254,46 @@ func (m *taskManager) start(t *task, run func(ctx context.Context, t *task)) {
 	m.wg.Add(1)
 	go func() {
 		defer m.wg.Done()
-		defer close(t.done)
-		defer cancel()
-		select {
-		case lock <- struct{}{}:
-		case <-ctx.Done():
-			t.end(agent.Result{Status: agent.StatusCancelled, Cancelled: true, Reason: "cancelled", Error: "cancelled while queued"})
-			return
-		}
-		defer func() { <-lock }()
-		select {
-		case m.slots <- struct{}{}:
-		case <-ctx.Done():
-			t.end(agent.Result{Status: agent.StatusCancelled, Cancelled: true, Reason: "cancelled", Error: "cancelled while queued"})
-			return
-		}
-		defer func() { <-m.slots }()
-		t.mu.Lock()
-		t.status = agent.StatusRunning
-		t.mu.Unlock()
-		run(ctx, t)
+		release := m.execute(ctx, t, lock, run)
+		cancel()
+		close(t.done)
+		m.s.announceEnd(context.Background(), t)
+		release()
 	}()
 }
 
-// ended reports whether the task has ended. A task whose machine is back in
-// Idle is still storing its result for a moment after the editor saw its
-// end event; a command sent right then waits for that instead of failing.
+// execute waits for the session's turn and a free slot, then runs the
+// task. It returns what releases them, for after the task's end is
+// announced, so the next task of the session starts after that.
+func (m *taskManager) execute(ctx context.Context, t *task, lock chan struct{}, run func(context.Context, *task)) (release func()) {
+	queued := func() func() {
+		t.end(agent.Result{Status: agent.StatusCancelled, Cancelled: true, Reason: "cancelled", Error: "cancelled while queued"})
+		return func() {}
+	}
+	select {
+	case lock <- struct{}{}:
+	case <-ctx.Done():
+		return queued()
+	}
+	select {
+	case m.slots <- struct{}{}:
+	case <-ctx.Done():
+		<-lock
+		return queued()
+	}
+	t.mu.Lock()
+	t.status = agent.StatusRunning
+	t.mu.Unlock()
+	run(ctx, t)
+	return func() { <-m.slots; <-lock }
+}
+
+// ended reports whether the task has ended.
 func (t *task) ended() bool {
 	select {
 	case <-t.done:
 		return true
 	default:
-	}
-	t.mu.Lock()
-	finishing := t.state == agent.Idle && t.status != agent.StatusQueued
-	t.mu.Unlock()
-	if !finishing {
-		return false
-	}
-	timer := time.NewTimer(5 * time.Second)
-	defer timer.Stop()
-	select {
-	case <-t.done:
-		return true
-	case <-timer.C:
 		return false
 	}
 }
@@ -409,9 +406,14 @@ func (s *Server) onEvent(ctx context.Context, t *task, prog *progress, ev agent.
 		t.state = ev.To
 		t.mu.Unlock()
 	}
-	if b, err := json.Marshal(eventParams{TaskID: t.id, Session: t.session, Event: ev}); err == nil {
-		s.notify(ctx, "agentls/event", jsonrpc2.RawMessage(s.config().Redact(string(b))))
+	if ev.Kind == agent.KindEnd {
+		// Sent by announceEnd once the task is done (see there).
+		t.mu.Lock()
+		t.endStep = ev.Step
+		t.mu.Unlock()
+		return
 	}
+	s.sendEvent(ctx, t, ev)
 	cfg := s.config()
 	switch ev.Kind {
 	case agent.KindState:
@@ -466,6 +468,12 @@ func (s *Server) onEvent(ctx context.Context, t *task, prog *progress, ev agent.
 	}
 }
 
+func (s *Server) sendEvent(ctx context.Context, t *task, ev agent.Event) {
+	if b, err := json.Marshal(eventParams{TaskID: t.id, Session: t.session, Event: ev}); err == nil {
+		s.notify(ctx, "agentls/event", jsonrpc2.RawMessage(s.config().Redact(string(b))))
+	}
+}
+
 func (s *Server) transcript(ctx context.Context, t *task, line string) {
 	s.notify(ctx, protocol.MethodWindowLogMessage, &protocol.LogMessageParams{
 		Type: protocol.MessageTypeLog, Message: s.config().Redact(fmt.Sprintf("[agentls %s] %s", t.id, line)),
@@ -487,6 +495,13 @@ func (s *Server) finishTask(ctx context.Context, t *task, prog *progress, res ag
 			t.mu.Unlock()
 		}
 	}
+	_, msg := endMessage(res)
+	prog.end(ctx, shorten(msg, 120))
+	s.log.Info("task ended", zap.String("task", t.id), zap.String("status", res.Status), zap.String("reason", res.Reason))
+}
+
+// endMessage is what the user is told when a task ends.
+func endMessage(res agent.Result) (protocol.MessageType, string) {
 	msg := res.Summary
 	typ := protocol.MessageTypeInfo
 	switch res.Status {
@@ -498,12 +513,23 @@ func (s *Server) finishTask(ctx context.Context, t *task, prog *progress, res ag
 	if res.Reason == "verifyFailed" {
 		typ = protocol.MessageTypeWarning
 	}
-	prog.end(ctx, shorten(msg, 120))
+	return typ, msg
+}
+
+// announceEnd tells the editor a task ended: the end event and the
+// closing message. It runs after the task is marked done, so an editor that
+// reacts to either (accept, undo, status) finds the task finished, its
+// result stored and its proposals published.
+func (s *Server) announceEnd(ctx context.Context, t *task) {
+	t.mu.Lock()
+	res, step := t.result, t.endStep
+	t.mu.Unlock()
+	s.sendEvent(ctx, t, agent.Event{Kind: agent.KindEnd, Step: step, Result: &res})
+	typ, msg := endMessage(res)
 	files := ""
 	if n := len(res.FilesChanged); n > 0 {
 		files = fmt.Sprintf(" (%d file%s changed)", n, plural(n))
 	}
-	s.log.Info("task ended", zap.String("task", t.id), zap.String("status", res.Status), zap.String("reason", res.Reason))
 	usage := ""
 	if u := res.Usage; u.InputTokens+u.OutputTokens > 0 {
 		est := ""
