@@ -37,7 +37,7 @@ func init() {
 		{"agentls.reject", "{taskId, uri?}", (*Server).cmdReject},
 		{"agentls.undo", "{taskId?}", (*Server).cmdUndo},
 		{"agentls.verify", "{}", (*Server).cmdVerify},
-		{"agentls.continue", "{session, task}", (*Server).cmdContinue},
+		{"agentls.continue", "{session, task, uri? or path?, range?, review?}", (*Server).cmdContinue},
 	}
 }
 
@@ -107,8 +107,13 @@ func (s *Server) cmdRun(ctx context.Context, raw json.RawMessage) (any, error) {
 	if err := decodeArgs("agentls.run", raw, &a); err != nil {
 		return nil, err
 	}
+	return s.startRun("agentls.run", a, false)
+}
+
+// startRun starts an agent task for agentls.run or agentls.continue.
+func (s *Server) startRun(name string, a runArgs, mustExist bool) (any, error) {
 	if strings.TrimSpace(a.Task) == "" {
-		return nil, jsonrpc2.NewError(jsonrpc2.InvalidParams, "agentls.run: task is empty; say what the agent should do")
+		return nil, jsonrpc2.Errorf(jsonrpc2.InvalidParams, "%s: task is empty; say what the agent should do", name)
 	}
 	if a.Path != "" && a.URI == "" {
 		root := s.rootDir()
@@ -118,7 +123,7 @@ func (s *Server) cmdRun(ctx context.Context, raw json.RawMessage) (any, error) {
 		}
 		rel, ok := relTo(root, abs)
 		if !ok {
-			return nil, jsonrpc2.Errorf(jsonrpc2.InvalidParams, "agentls.run: %s is outside the workspace %s", a.Path, root)
+			return nil, jsonrpc2.Errorf(jsonrpc2.InvalidParams, "%s: %s is outside the workspace %s", name, a.Path, root)
 		}
 		a.URI = s.fileURI(rel)
 	}
@@ -130,7 +135,7 @@ func (s *Server) cmdRun(ctx context.Context, raw json.RawMessage) (any, error) {
 	if a.Review != nil {
 		review = *a.Review
 	}
-	t := &task{prompt: a.Task, session: a.Session, review: review, editor: editor}
+	t := &task{prompt: a.Task, session: a.Session, review: review, editor: editor, mustExist: mustExist}
 	s.tasks.start(t, s.runAgent)
 	return runResult{TaskID: t.id, Session: t.session}, nil
 }

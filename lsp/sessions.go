@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"strings"
 
 	"go.lsp.dev/jsonrpc2"
 	"go.lsp.dev/protocol"
@@ -93,21 +92,13 @@ func recall(st *session.Store) func(context.Context, string) []string {
 	return st.Memory().Recall
 }
 
-type continueArgs struct {
-	Session string          `json:"session"`
-	Task    string          `json:"task"`
-	URI     string          `json:"uri,omitempty"`
-	Range   *protocol.Range `json:"range,omitempty"`
-	Review  *bool           `json:"review,omitempty"`
-}
-
 // cmdContinue runs a task in an existing session, with its history.
 func (s *Server) cmdContinue(ctx context.Context, raw json.RawMessage) (any, error) {
-	var a continueArgs
+	var a runArgs
 	if err := decodeArgs("agentls.continue", raw, &a); err != nil {
 		return nil, err
 	}
-	if a.Session == "" || strings.TrimSpace(a.Task) == "" {
+	if a.Session == "" {
 		return nil, jsonrpc2.NewError(jsonrpc2.InvalidParams, "agentls.continue: needs {session, task}")
 	}
 	if !session.ValidID(a.Session) {
@@ -118,17 +109,7 @@ func (s *Server) cmdContinue(ctx context.Context, raw json.RawMessage) (any, err
 			return nil, jsonrpc2.Errorf(jsonrpc2.InvalidParams, "agentls.continue: no session %q in this workspace (agentls sessions lists them)", a.Session)
 		}
 	}
-	editor, err := s.editorContext(a.URI, a.Range)
-	if err != nil {
-		return nil, err
-	}
-	review := s.config().Agent.Review
-	if a.Review != nil {
-		review = *a.Review
-	}
-	t := &task{prompt: a.Task, session: a.Session, review: review, editor: editor, mustExist: true}
-	s.tasks.start(t, s.runAgent)
-	return runResult{TaskID: t.id, Session: t.session}, nil
+	return s.startRun("agentls.continue", a, true)
 }
 
 func transcriptURI(path string) string {

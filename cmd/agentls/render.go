@@ -283,17 +283,7 @@ func (r *textRenderer) close() {
 		<-r.done
 		r.stop = nil
 	}
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if r.shown {
-		fmt.Fprint(r.w, "\r\x1b[K")
-		r.shown = false
-	}
-	if !r.lineStart {
-		fmt.Fprintln(r.w)
-		r.lineStart = true
-	}
-	r.tty = false
+	r.pause()
 }
 
 // pause clears the progress line and keeps it off until resume, for the
