@@ -12,6 +12,7 @@ import (
 	"go.lsp.dev/jsonrpc2"
 	"go.lsp.dev/protocol"
 	"go.lsp.dev/uri"
+	"go.uber.org/zap"
 
 	"github.com/agentls/agentls/edits"
 )
@@ -127,7 +128,11 @@ func (t *task) hasApplied() bool {
 // never older than what another command just did.
 func (s *Server) publishReview(ctx context.Context) {
 	enc := s.encoding()
-	ws := &editorWorkspace{s: s, root: s.rootDir()}
+	ws, err := s.newWorkspace(nil)
+	if err != nil {
+		s.log.Warn("publishing review diagnostics", zap.Error(err))
+		return
+	}
 	byURI := map[string][]protocol.Diagnostic{}
 	for _, t := range s.tasks.all() {
 		if !t.review {
@@ -318,9 +323,12 @@ func describeTarget(a reviewArgs) string {
 // needsConfirmation, so VS Code opens its refactor preview.
 func (s *Server) accept(ctx context.Context, t *task, only, hunkID string) (any, error) {
 	s.mu.Lock()
-	caps, enc, root := s.caps, s.enc, s.root
+	caps, enc := s.caps, s.enc
 	s.mu.Unlock()
-	ws := &editorWorkspace{s: s, root: root, t: t}
+	ws, err := s.newWorkspace(t)
+	if err != nil {
+		return nil, err
+	}
 	type planned struct {
 		fc       *fileChange
 		cur      string
@@ -390,7 +398,7 @@ func (s *Server) accept(ctx context.Context, t *task, only, hunkID string) (any,
 	if !caps.applyEdit {
 		for _, p := range plan {
 			next := p.next
-			if err := ws.diskWorkspace().Edit(ctx, p.fc.rel, func([]byte, bool) ([]byte, error) { return []byte(next), nil }); err != nil {
+			if err := ws.disk.Edit(ctx, p.fc.rel, func([]byte, bool) ([]byte, error) { return []byte(next), nil }); err != nil {
 				return nil, err
 			}
 		}
@@ -439,16 +447,6 @@ func contains(xs []string, x string) bool {
 	return false
 }
 
-func (w *editorWorkspace) diskWorkspace() interface {
-	Edit(context.Context, string, func([]byte, bool) ([]byte, error)) error
-} {
-	if w.disk != nil {
-		return w.disk
-	}
-	d, _ := newDisk(w.root)
-	return d
-}
-
 // conflictJSON is one region undo left alone.
 type conflictJSON struct {
 	URI    string `json:"uri"`
@@ -488,9 +486,12 @@ func (s *Server) cmdUndo(ctx context.Context, raw json.RawMessage) (any, error) 
 	s.reviewMu.Lock()
 	defer s.reviewMu.Unlock()
 	s.mu.Lock()
-	caps, enc, root := s.caps, s.enc, s.root
+	caps, enc := s.caps, s.enc
 	s.mu.Unlock()
-	ws := &editorWorkspace{s: s, root: root, t: t}
+	ws, err := s.newWorkspace(t)
+	if err != nil {
+		return nil, err
+	}
 	var we protocol.WorkspaceEdit
 	conflicts := []conflictJSON{}
 	type undone struct {
@@ -561,7 +562,7 @@ func (s *Server) cmdUndo(ctx context.Context, raw json.RawMessage) (any, error) 
 			for _, d := range done {
 				if d.fc.existed {
 					next := d.next
-					if err := ws.diskWorkspace().Edit(ctx, d.fc.rel, func([]byte, bool) ([]byte, error) { return []byte(next), nil }); err != nil {
+					if err := ws.disk.Edit(ctx, d.fc.rel, func([]byte, bool) ([]byte, error) { return []byte(next), nil }); err != nil {
 						return nil, err
 					}
 				}
@@ -569,7 +570,7 @@ func (s *Server) cmdUndo(ctx context.Context, raw json.RawMessage) (any, error) 
 		}
 	}
 	for _, rel := range toDelete {
-		if err := os.Remove(filepath.Join(root, filepath.FromSlash(rel))); err != nil && !os.IsNotExist(err) {
+		if err := os.Remove(ws.abs(rel)); err != nil && !os.IsNotExist(err) {
 			return nil, err
 		}
 	}

@@ -313,12 +313,11 @@ func (s *Server) runAgent(ctx context.Context, t *task) {
 	root := s.root
 	s.mu.Unlock()
 	prog := s.beginProgress(ctx, t, "agentls", shorten(t.prompt, 80))
-	disk, err := tools.NewDiskWorkspace(root)
+	ws, err := s.newWorkspace(t)
 	if err != nil {
 		s.finishTask(ctx, t, prog, agent.Result{Status: agent.StatusError, Reason: "workspace", Error: err.Error()})
 		return
 	}
-	ws := &editorWorkspace{s: s, root: root, t: t, disk: disk}
 	st := s.openStore(ctx, cfg, root)
 	rec := s.beginSession(ctx, st, cfg, t)
 	drv := s.newDriver(ctx, cfg, root, ws, t, prog)

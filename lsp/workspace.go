@@ -252,4 +252,13 @@ func (c *changeLog) entry(rel, old string, existed bool) *fileChange {
 	return fc
 }
 
-func newDisk(root string) (*tools.DiskWorkspace, error) { return tools.NewDiskWorkspace(root) }
+// newWorkspace is the editor-backed workspace of a task (t may be nil for
+// reads outside a task).
+func (s *Server) newWorkspace(t *task) (*editorWorkspace, error) {
+	root := s.rootDir()
+	disk, err := tools.NewDiskWorkspace(root)
+	if err != nil {
+		return nil, err
+	}
+	return &editorWorkspace{s: s, root: root, t: t, disk: disk}, nil
+}
