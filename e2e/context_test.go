@@ -6,7 +6,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"go.lsp.dev/protocol"
 )
@@ -97,7 +96,6 @@ func TestNoApplyEditWritesDisk(t *testing.T) {
 	if said != 1 {
 		t.Errorf("told %d times", said)
 	}
-	_ = time.Second
 }
 
 // An empty didChangeConfiguration (eglot sends one after initialized)

@@ -73,12 +73,7 @@ loop:
 		t.Fatalf("keystrokes lost: typed %d chars, line is %q", len(typed), first)
 	}
 	applied := strings.Count(text, "MARKER_")
-	rejected := 0
-	for _, e := range s.Edits() {
-		_ = e
-		rejected++
-	}
-	rejected -= applied
+	rejected := len(s.Edits()) - applied
 	t.Logf("%d keystrokes typed during %d agent edits: none lost; %d edits applied, %d applyEdit attempts rejected for a stale version and recomputed",
 		len(typed), rounds, applied, rejected)
 	if applied < rounds*9/10 {
