@@ -37,31 +37,31 @@ func TestConcurrentSessions(t *testing.T) {
 		}
 		statuses = append(statuses, res.Status)
 	}
-	// Reconstruct start and end times from the event stream.
-	first, last := map[string]time.Time{}, map[string]time.Time{}
-	for _, n := range s.Notes("agentls/event") {
+	// Reconstruct each task's span from the event stream, in wire order.
+	first, last := map[string]int{}, map[string]int{}
+	for i, n := range s.Notes("agentls/event") {
 		var id string
-		if i := strings.Index(string(n.Params), `"taskId":"`); i >= 0 {
-			rest := string(n.Params)[i+10:]
+		if j := strings.Index(string(n.Params), `"taskId":"`); j >= 0 {
+			rest := string(n.Params)[j+10:]
 			id = rest[:strings.IndexByte(rest, '"')]
 		}
 		if _, ok := first[id]; !ok {
-			first[id] = n.At
+			first[id] = i
 		}
-		last[id] = n.At
+		last[id] = i
 	}
 	for i := 0; i+4 < len(runs); i++ {
 		a, b := runs[i], runs[i+4]
-		if !first[b.id].After(last[a.id]) {
-			t.Errorf("session %s: %s started before %s ended", a.session, b.id, a.id)
+		if first[b.id] < last[a.id] {
+			t.Errorf("session %s: %s started (event %d) before %s ended (event %d)", a.session, b.id, first[b.id], a.id, last[a.id])
 		}
 	}
 	maxRunning := 0
 	for _, r := range runs {
-		at := first[r.id].Add(time.Millisecond)
+		at := first[r.id]
 		running := 0
 		for _, o := range runs {
-			if !first[o.id].After(at) && last[o.id].After(at) {
+			if first[o.id] <= at && last[o.id] > at {
 				running++
 			}
 		}
