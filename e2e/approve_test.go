@@ -1,6 +1,8 @@
 package e2e
 
 import (
+	"github.com/agentls/agentls/internal/testkit/lspclient"
+
 	"strings"
 	"testing"
 
@@ -58,7 +60,7 @@ func TestRunCommandDenied(t *testing.T) {
 
 // Helix cannot ask: the policy decides, and the refusal says how to allow.
 func TestRunCommandPolicyWithoutShowMessageRequest(t *testing.T) {
-	caps := HelixCaps()
+	caps := lspclient.HelixCaps()
 	s := start(t, setup{caps: &caps, script: `{"turns":[
  {"toolCalls":[{"id":"c1","name":"run_command","arguments":"{\"command\":\"touch made.txt\"}"}]},
  {"expect":{"lastToolContains":"tools.allow"},"toolCalls":[{"id":"c2","name":"run_command","arguments":"{\"command\":\"echo allowed\"}"}]},

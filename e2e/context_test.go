@@ -1,6 +1,8 @@
 package e2e
 
 import (
+	"github.com/agentls/agentls/internal/testkit/lspclient"
+
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -69,7 +71,7 @@ func TestBadSettingReportedOnce(t *testing.T) {
 // A client without workspace/applyEdit gets files written by agentls
 // itself, atomically, and is told so once.
 func TestNoApplyEditWritesDisk(t *testing.T) {
-	caps := VSCodeCaps()
+	caps := lspclient.VSCodeCaps()
 	caps.ApplyEdit = false
 	s := start(t, setup{workspace: "hello", caps: &caps, script: `{"turns":[
 		{"toolCalls":[{"id":"c1","name":"edit_file","arguments":"{\"path\":\"hello.txt\",\"old_string\":\"hello\",\"new_string\":\"bye\"}"},

@@ -1,6 +1,8 @@
 package e2e
 
 import (
+	"github.com/agentls/agentls/internal/testkit/lspclient"
+
 	"context"
 	"os"
 	"path/filepath"
@@ -8,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/agentls/agentls/fakellm"
+	"github.com/agentls/agentls/internal/testkit/fakellm"
 )
 
 // kill -9 the server mid-task, start it again: the session loads (a torn
@@ -35,7 +37,7 @@ func TestKillNineThenContinue(t *testing.T) {
 	defer cancel()
 	settings := map[string]any{"verify": map[string]any{"enabled": false}}
 
-	ed, err := Start(ctx, StartOptions{Binary: binary, Root: root, Caps: VSCodeCaps(), Env: env, Settings: settings})
+	ed, err := lspclient.Start(ctx, lspclient.StartOptions{Binary: binary, Root: root, Caps: lspclient.VSCodeCaps(), Env: env, Settings: settings})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -53,7 +55,7 @@ func TestKillNineThenContinue(t *testing.T) {
 	}) {
 		t.Fatal("second turn never streamed")
 	}
-	var st TaskResult
+	var st lspclient.TaskResult
 	_ = ed.Command(ctx, "agentls.status", map[string]any{"taskId": id}, &st)
 	ed.Kill() // SIGKILL: no chance to flush or close anything
 	_ = ed.Cmd.Wait()
@@ -68,7 +70,7 @@ func TestKillNineThenContinue(t *testing.T) {
 	_, _ = f.WriteString(`{"type":"message","seq":1,"message":{"role":"assis`)
 	f.Close()
 
-	ed2, err := Start(ctx, StartOptions{Binary: binary, Root: root, Caps: VSCodeCaps(), Env: env, Settings: settings})
+	ed2, err := lspclient.Start(ctx, lspclient.StartOptions{Binary: binary, Root: root, Caps: lspclient.VSCodeCaps(), Env: env, Settings: settings})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,6 +1,8 @@
 package e2e
 
 import (
+	"github.com/agentls/agentls/internal/testkit/lspclient"
+
 	"context"
 	"os"
 	"strings"
@@ -26,7 +28,7 @@ func (s *session) helixCall(t *testing.T, name string, args map[string]any, out 
 // A client with exactly Helix's capabilities, which ignores agentls/event,
 // completes run, cancel, review and undo through commands alone.
 func TestHelixWorkflow(t *testing.T) {
-	caps := HelixCaps()
+	caps := lspclient.HelixCaps()
 	s := start(t, setup{caps: &caps, files: map[string]string{"f.txt": fText}, script: `{"turns":[
  {"toolCalls":[{"id":"c1","name":"edit_file","arguments":"{\"path\":\"f.txt\",\"old_string\":\"alpha\",\"new_string\":\"ALPHA\"}"}]},
  {"text":"changed"},
@@ -39,7 +41,7 @@ func TestHelixWorkflow(t *testing.T) {
 	// run → wait (polling status, as a Helix user would) → undo.
 	var run struct{ TaskID string }
 	s.helixCall(t, "agentls.run", map[string]any{"task": "shout alpha", "uri": s.URI("f.txt")}, &run)
-	var st TaskResult
+	var st lspclient.TaskResult
 	for i := 0; i < 100 && st.Status != "ok"; i++ {
 		s.helixCall(t, "agentls.status", map[string]any{"taskId": run.TaskID}, &st)
 		time.Sleep(50 * time.Millisecond)
@@ -88,7 +90,7 @@ func fileExists(p string) bool {
 // Helix drops command results and errors: agentls mirrors them as
 // messages; undo needs no task id and run takes a relative path.
 func TestHelixConveniences(t *testing.T) {
-	caps := HelixCaps()
+	caps := lspclient.HelixCaps()
 	s := start(t, setup{caps: &caps, files: map[string]string{"f.txt": fText}, script: `{"turns":[
  {"toolCalls":[{"id":"c1","name":"edit_file","arguments":"{\"path\":\"f.txt\",\"old_string\":\"alpha\",\"new_string\":\"ALPHA\"}"}]},
  {"text":"changed"}]}`})

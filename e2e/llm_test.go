@@ -1,6 +1,8 @@
 package e2e
 
 import (
+	"github.com/agentls/agentls/internal/testkit/lspclient"
+
 	"fmt"
 	"strings"
 	"testing"
@@ -16,13 +18,13 @@ func TestLLMFailures(t *testing.T) {
 		status   string
 		reason   string
 		errHas   string
-		check    func(t *testing.T, s *session, r TaskResult)
+		check    func(t *testing.T, s *session, r lspclient.TaskResult)
 	}{
 		{name: "429 then 503 then success", status: "ok", script: `{"turns":[
 			{"error":{"status":429,"message":"slow down","retryAfter":"0"}},
 			{"error":{"status":503,"message":"overloaded"}},
 			{"text":"finally"}]}`,
-			check: func(t *testing.T, s *session, r TaskResult) {
+			check: func(t *testing.T, s *session, r lspclient.TaskResult) {
 				if n := len(s.LLM.Requests()); n != 3 {
 					t.Errorf("%d requests, want 3", n)
 				}
@@ -42,7 +44,7 @@ func TestLLMFailures(t *testing.T) {
 			{"error":{"status":429,"message":"quota","retryAfter":"120"}}]}`},
 		{name: "401 not retried", status: "error", errHas: "API key rejected", script: `{"turns":[
 			{"error":{"status":401,"message":"bad key"}},{"text":"never"}]}`,
-			check: func(t *testing.T, s *session, r TaskResult) {
+			check: func(t *testing.T, s *session, r lspclient.TaskResult) {
 				if n := len(s.LLM.Requests()); n != 1 {
 					t.Errorf("401 retried: %d requests", n)
 				}
@@ -55,7 +57,7 @@ func TestLLMFailures(t *testing.T) {
 		{name: "connection reset then success", status: "ok", script: `{"turns":[{"reset":true},{"text":"hi"}]}`},
 		{name: "broken stream after text keeps the text", status: "error", reason: "llm", script: `{"turns":[
 			{"text":"partial answer that breaks","chunkSize":4,"breakAfter":3}]}`,
-			check: func(t *testing.T, s *session, r TaskResult) {
+			check: func(t *testing.T, s *session, r lspclient.TaskResult) {
 				if n := len(s.LLM.Requests()); n != 1 {
 					t.Errorf("stream retried after text: %d requests", n)
 				}
@@ -74,7 +76,7 @@ func TestLLMFailures(t *testing.T) {
 		{name: "malformed tool JSON and unknown tool go back to the model", status: "ok", script: `{"turns":[
 			{"toolCalls":[{"id":"c1","name":"read_file","arguments":"{\"path\": "},{"id":"c2","name":"teleport","arguments":"{}"},{"id":"c3","name":"read_file","arguments":"{\"file\":\"x\"}"}]},
 			{"text":"recovered"}]}`,
-			check: func(t *testing.T, s *session, r TaskResult) {
+			check: func(t *testing.T, s *session, r lspclient.TaskResult) {
 				var results []string
 				for _, m := range s.LLM.Requests()[1].Body.Messages {
 					if m.Role == "tool" {
@@ -89,7 +91,7 @@ func TestLLMFailures(t *testing.T) {
 		{name: "1 MB tool output is capped", status: "ok", script: `{"turns":[
 			{"toolCalls":[{"id":"c1","name":"read_file","arguments":"{\"path\":\"big.txt\",\"limit\":100000}"}]},
 			{"text":"read"}]}`,
-			check: func(t *testing.T, s *session, r TaskResult) {
+			check: func(t *testing.T, s *session, r lspclient.TaskResult) {
 				msgs := s.LLM.Requests()[1].Body.Messages
 				out := msgs[len(msgs)-1].Content
 				if len(out) > 300_000 {

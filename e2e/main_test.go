@@ -1,6 +1,8 @@
 package e2e
 
 import (
+	"github.com/agentls/agentls/internal/testkit/lspclient"
+
 	"context"
 	"fmt"
 	"os"
@@ -9,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/agentls/agentls/fakellm"
+	"github.com/agentls/agentls/internal/testkit/fakellm"
 )
 
 var binary string
@@ -45,7 +47,7 @@ func copyWorkspace(t testing.TB, name string) string {
 	if name == "" {
 		return dst
 	}
-	if _, err := CopyTree(filepath.Join("..", "testdata", "workspaces", name), dst); err != nil {
+	if _, err := lspclient.CopyTree(filepath.Join("..", "testdata", "workspaces", name), dst); err != nil {
 		t.Fatal(err)
 	}
 	return dst
@@ -53,7 +55,7 @@ func copyWorkspace(t testing.TB, name string) string {
 
 // session is one test's server, fake model and workspace.
 type session struct {
-	*Editor
+	*lspclient.Editor
 	LLM *fakellm.Server
 	ctx context.Context
 }
@@ -61,7 +63,7 @@ type session struct {
 type setup struct {
 	workspace string            // testdata/workspaces name, "" for empty
 	script    string            // testdata/conversations file, or inline JSON if it starts with {
-	caps      *Caps             // default VSCodeCaps
+	caps      *lspclient.Caps   // default VSCodeCaps
 	settings  map[string]any    // initializationOptions
 	files     map[string]string // extra files written into the workspace
 }
@@ -97,7 +99,7 @@ func start(t *testing.T, s setup) *session {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { llm.Close() })
-	caps := VSCodeCaps()
+	caps := lspclient.VSCodeCaps()
 	if s.caps != nil {
 		caps = *s.caps
 	}
@@ -108,7 +110,7 @@ func start(t *testing.T, s setup) *session {
 	if _, ok := settings["verify"]; !ok {
 		settings["verify"] = map[string]any{"enabled": false}
 	}
-	ed, err := Start(ctx, StartOptions{
+	ed, err := lspclient.Start(ctx, lspclient.StartOptions{
 		Binary:   binary,
 		Root:     root,
 		Caps:     caps,
@@ -133,7 +135,7 @@ func start(t *testing.T, s setup) *session {
 }
 
 // run starts a task and waits for it to end.
-func (s *session) run(t *testing.T, args map[string]any) TaskResult {
+func (s *session) run(t *testing.T, args map[string]any) lspclient.TaskResult {
 	t.Helper()
 	id, err := s.Run(s.ctx, args)
 	if err != nil {

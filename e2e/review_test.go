@@ -1,6 +1,8 @@
 package e2e
 
 import (
+	"github.com/agentls/agentls/internal/testkit/lspclient"
+
 	"encoding/json"
 	"strings"
 	"testing"
@@ -50,7 +52,7 @@ func execute(t *testing.T, s *session, ca *protocol.CodeAction) json.RawMessage 
 // the five code actions; accepting one hunk and rejecting the other leaves
 // the buffer exactly as expected.
 func TestReviewHelix(t *testing.T) {
-	caps := HelixCaps()
+	caps := lspclient.HelixCaps()
 	s := start(t, setup{caps: &caps, script: twoHunks, files: map[string]string{"f.txt": fText}})
 	if err := s.Open(s.ctx, "f.txt"); err != nil {
 		t.Fatal(err)
@@ -97,7 +99,7 @@ func TestReviewHelix(t *testing.T) {
 	if ds, _ := s.diagsFor(u); len(ds) != 0 {
 		t.Errorf("diagnostics left: %v", ds)
 	}
-	var st TaskResult
+	var st lspclient.TaskResult
 	if err := s.Command(s.ctx, "agentls.status", map[string]any{"taskId": r.TaskID}, &st); err != nil {
 		t.Fatal(err)
 	}

@@ -1,6 +1,8 @@
 package e2e
 
 import (
+	"github.com/agentls/agentls/internal/testkit/lspclient"
+
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -162,7 +164,7 @@ func TestCancelStopsPromptly(t *testing.T) {
 // Without window.workDoneProgress the user still hears of the task through
 // window/showMessage.
 func TestNoProgressFallsBackToShowMessage(t *testing.T) {
-	caps := VSCodeCaps()
+	caps := lspclient.VSCodeCaps()
 	caps.WorkDoneProgress = false
 	s := start(t, setup{workspace: "hello", script: "hello.json", caps: &caps})
 	r := s.run(t, map[string]any{"task": "say hi"})
@@ -245,8 +247,8 @@ func TestProgressAndEvents(t *testing.T) {
 func TestUTF16EmojiCRLF(t *testing.T) {
 	for _, tc := range []struct {
 		name string
-		caps Caps
-	}{{"utf-16", VSCodeCaps()}, {"utf-8", HelixCaps()}} {
+		caps lspclient.Caps
+	}{{"utf-16", lspclient.VSCodeCaps()}, {"utf-8", lspclient.HelixCaps()}} {
 		t.Run(tc.name, func(t *testing.T) {
 			text := "a😀b 😀😀 x\r\nline 2 é😀 end\r\nlast 😀"
 			s := start(t, setup{caps: &tc.caps, files: map[string]string{"emoji.txt": text}, script: `{"turns":[

@@ -1,6 +1,8 @@
 package e2e
 
 import (
+	"github.com/agentls/agentls/internal/testkit/lspclient"
+
 	"encoding/json"
 	"fmt"
 	"math/rand"
@@ -43,12 +45,12 @@ func TestConcurrentTypingLosesNothing(t *testing.T) {
 	}
 	rng := rand.New(rand.NewSource(1))
 	typed := ""
-	done := make(chan TaskResult)
+	done := make(chan lspclient.TaskResult)
 	go func() {
 		r, _ := s.Wait(s.ctx, id, 5*time.Minute)
 		done <- r
 	}()
-	var r TaskResult
+	var r lspclient.TaskResult
 loop:
 	for {
 		select {

@@ -16,7 +16,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/agentls/agentls/fakellm"
+	"github.com/agentls/agentls/internal/testkit/fakellm"
 )
 
 // binary is agentls built once for the end-to-end tests of `agentls run`

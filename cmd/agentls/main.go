@@ -7,6 +7,8 @@
 package main
 
 import (
+	"github.com/agentls/agentls/internal/llm/record"
+
 	"context"
 	"flag"
 	"fmt"
@@ -16,12 +18,11 @@ import (
 	"runtime/debug"
 	"syscall"
 
-	"go.uber.org/zap"
-	"go.uber.org/zap/zapcore"
-
-	"github.com/agentls/agentls/agent"
-	"github.com/agentls/agentls/config"
-	"github.com/agentls/agentls/lsp"
+	"github.com/agentls/agentls/internal/agent"
+	"github.com/agentls/agentls/internal/cli"
+	"github.com/agentls/agentls/internal/config"
+	"github.com/agentls/agentls/internal/logging"
+	"github.com/agentls/agentls/internal/lsp"
 )
 
 // version is set with -ldflags "-X main.version=…" by release builds.
@@ -38,9 +39,9 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	case "serve":
 		return serve(args, stdin, stdout, stderr)
 	case "run":
-		return runTask(args, stdin, stdout, stderr)
+		return cli.Run(args, stdin, stdout, stderr)
 	case "sessions":
-		return sessionsCmd(args, stdout, stderr)
+		return cli.Sessions(args, stdout, stderr)
 	case "version":
 		fmt.Fprintln(stdout, versionString())
 		return 0
@@ -82,28 +83,6 @@ func versionString() string {
 	return "agentls " + v
 }
 
-// newLogger logs to stderr or a file, never stdout (the LSP stream).
-func newLogger(file, level string, stderr io.Writer) (*zap.Logger, func(), error) {
-	lvl, err := zapcore.ParseLevel(level)
-	if err != nil {
-		return nil, nil, fmt.Errorf("--log-level: %w", err)
-	}
-	var ws zapcore.WriteSyncer = zapcore.AddSync(stderr)
-	closeFn := func() {}
-	if file != "" {
-		f, err := os.OpenFile(file, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
-		if err != nil {
-			return nil, nil, fmt.Errorf("--log-file: %w", err)
-		}
-		ws = zapcore.AddSync(f)
-		closeFn = func() { _ = f.Close() }
-	}
-	enc := zap.NewProductionEncoderConfig()
-	enc.EncodeTime = zapcore.ISO8601TimeEncoder
-	core := zapcore.NewCore(zapcore.NewJSONEncoder(enc), ws, lvl)
-	return zap.New(core), closeFn, nil
-}
-
 type stdio struct {
 	io.Reader
 	io.Writer
@@ -117,16 +96,16 @@ func serve(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	logFile := fs.String("log-file", "", "write logs to this file instead of stderr")
 	logLevel := fs.String("log-level", "info", "debug, info, warn or error")
 	fs.Bool("stdio", true, "serve on stdin/stdout (the default; accepted for clients that pass it)")
-	record := fs.String("record", "", "write every model exchange of every task to this file (JSON lines, API key redacted)")
+	recordFile := fs.String("record", "", "write every model exchange of every task to this file (JSON lines, API key redacted)")
 	replay := fs.String("replay", "", "serve the model from a recording made with --record; no network")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
-	if *record != "" && *replay != "" {
+	if *recordFile != "" && *replay != "" {
 		fmt.Fprintln(stderr, "agentls serve: --record and --replay exclude each other")
 		return 2
 	}
-	log, closeLog, err := newLogger(*logFile, *logLevel, stderr)
+	log, closeLog, err := logging.New(*logFile, *logLevel, stderr)
 	if err != nil {
 		fmt.Fprintln(stderr, "agentls:", err)
 		return 2
@@ -143,24 +122,24 @@ func serve(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			return 2
 		}
 		defer f.Close()
-		rp, err := agent.NewReplayer(f)
+		rp, err := record.NewReplayer(f)
 		if err != nil {
 			fmt.Fprintf(stderr, "agentls serve: --replay %s: %v\n", *replay, err)
 			return 2
 		}
 		// One recording serves the tasks of this server in order.
 		opts.NewLLM = func(config.Config) agent.LLM { return rp }
-	case *record != "":
-		f, err := os.OpenFile(*record, os.O_CREATE|os.O_TRUNC|os.O_WRONLY, 0o600)
+	case *recordFile != "":
+		f, err := os.OpenFile(*recordFile, os.O_CREATE|os.O_TRUNC|os.O_WRONLY, 0o600)
 		if err != nil {
 			fmt.Fprintln(stderr, "agentls serve: --record:", err)
 			return 2
 		}
 		defer f.Close()
-		var rec *agent.Recorder
+		var rec *record.Recorder
 		opts.NewLLM = func(cfg config.Config) agent.LLM {
 			if rec == nil {
-				rec = agent.NewRecorder(lsp.DefaultLLM(cfg), f, cfg.Redact)
+				rec = record.NewRecorder(lsp.DefaultLLM(cfg), f, cfg.Redact)
 			}
 			return rec
 		}

@@ -13,6 +13,8 @@
 package main
 
 import (
+	"github.com/agentls/agentls/internal/testkit/lspclient"
+
 	"context"
 	"encoding/json"
 	"flag"
@@ -24,9 +26,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/agentls/agentls/e2e"
-	"github.com/agentls/agentls/edits"
-	"github.com/agentls/agentls/fakellm"
+	"github.com/agentls/agentls/internal/edits"
+	"github.com/agentls/agentls/internal/testkit/fakellm"
 )
 
 func main() {
@@ -62,7 +63,7 @@ func run(bin, wsDir, scriptPath, replay, record, task, open string) error {
 		bin = abs
 	}
 	root := filepath.Join(tmp, "workspace")
-	before, err := e2e.CopyTree(wsDir, root)
+	before, err := lspclient.CopyTree(wsDir, root)
 	if err != nil {
 		return err
 	}
@@ -93,8 +94,8 @@ func run(bin, wsDir, scriptPath, replay, record, task, open string) error {
 	}
 	fmt.Printf("▸ workspace: a copy of %s\n", wsDir)
 
-	ed, err := e2e.Start(ctx, e2e.StartOptions{
-		Binary: bin, Root: root, Caps: e2e.VSCodeCaps(), Env: env, Args: args,
+	ed, err := lspclient.Start(ctx, lspclient.StartOptions{
+		Binary: bin, Root: root, Caps: lspclient.VSCodeCaps(), Env: env, Args: args,
 		Settings: map[string]any{"verify": map[string]any{"commands": []string{"go vet ./...", "go test ./..."}}},
 	})
 	if err != nil {
@@ -112,7 +113,7 @@ func run(bin, wsDir, scriptPath, replay, record, task, open string) error {
 		return err
 	}
 	printed := 0
-	var res e2e.TaskResult
+	var res lspclient.TaskResult
 	for {
 		evs := ed.Events(id)
 		for _, ev := range evs[printed:] {
@@ -149,7 +150,7 @@ func run(bin, wsDir, scriptPath, replay, record, task, open string) error {
 	return nil
 }
 
-func printEvent(ev e2e.Event) {
+func printEvent(ev lspclient.Event) {
 	switch ev["kind"] {
 	case "state":
 		fmt.Printf("\n[state] %v → %v\n", ev["from"], ev["to"])

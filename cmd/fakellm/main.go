@@ -19,7 +19,7 @@ import (
 	"os/signal"
 	"syscall"
 
-	"github.com/agentls/agentls/fakellm"
+	"github.com/agentls/agentls/internal/testkit/fakellm"
 )
 
 func main() {

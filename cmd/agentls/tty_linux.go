@@ -1,8 +1,0 @@
-package main
-
-import "golang.org/x/sys/unix"
-
-func isTTY(fd uintptr) bool {
-	_, err := unix.IoctlGetTermios(int(fd), unix.TCGETS)
-	return err == nil
-}

@@ -1,0 +1,324 @@
+package cli
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/agentls/agentls/internal/agent"
+	"github.com/agentls/agentls/internal/session"
+)
+
+// renderer shows a headless task on stderr. Every method may be called
+// from any goroutine; everything written is redacted.
+type renderer interface {
+	start(info startInfo)
+	event(ev agent.Event)
+	// note is a line from the CLI itself (a check starting, the session).
+	note(msg string)
+	warn(msg string)
+	close()
+}
+
+type startInfo struct {
+	Session    string `json:"session,omitempty"`
+	TaskID     string `json:"taskId,omitempty"`
+	Workspace  string `json:"workspace"`
+	Model      string `json:"model"`
+	Transcript string `json:"transcript,omitempty"`
+	DryRun     bool   `json:"dryRun,omitempty"`
+	Replay     bool   `json:"replay,omitempty"`
+}
+
+// jsonRenderer writes one JSON object per line: a "start" line, the
+// agent's events (as in agentls/event notifications, with taskId and
+// session), and "note"/"warning" lines.
+type jsonRenderer struct {
+	mu      sync.Mutex
+	w       io.Writer
+	redact  func(string) string
+	session string
+	taskID  string
+}
+
+type jsonEvent struct {
+	TaskID  string `json:"taskId,omitempty"`
+	Session string `json:"session,omitempty"`
+	agent.Event
+}
+
+func (r *jsonRenderer) line(v any) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	fmt.Fprintln(r.w, r.redact(string(b)))
+}
+
+func (r *jsonRenderer) start(info startInfo) {
+	r.mu.Lock()
+	r.session, r.taskID = info.Session, info.TaskID
+	r.mu.Unlock()
+	r.line(struct {
+		Kind string `json:"kind"`
+		startInfo
+	}{"start", info})
+}
+
+func (r *jsonRenderer) event(ev agent.Event) {
+	r.mu.Lock()
+	s, t := r.session, r.taskID
+	r.mu.Unlock()
+	r.line(jsonEvent{TaskID: t, Session: s, Event: ev})
+}
+
+func (r *jsonRenderer) note(msg string) {
+	r.line(map[string]string{"kind": "note", "text": msg})
+}
+
+func (r *jsonRenderer) warn(msg string) {
+	r.line(map[string]string{"kind": "warning", "text": msg})
+}
+
+func (r *jsonRenderer) close() {}
+
+// textRenderer writes what a person reads: the model's text as it
+// streams, a line per tool call and result, the checks, and a summary.
+// On a terminal a progress line sits below the output and is redrawn
+// while nothing else is written.
+type textRenderer struct {
+	w      io.Writer
+	redact func(string) string
+	tty    bool
+
+	mu        sync.Mutex
+	lineStart bool
+	shown     bool // the progress line is on screen
+	status    string
+	step      int
+	maxSteps  int
+	tokens    int
+	began     time.Time
+	frame     int
+	stop      chan struct{}
+	done      chan struct{}
+}
+
+func newTextRenderer(w io.Writer, redact func(string) string, tty bool, maxSteps int) *textRenderer {
+	r := &textRenderer{w: w, redact: redact, tty: tty, lineStart: true, maxSteps: maxSteps, began: time.Now(), status: "starting"}
+	if tty {
+		r.stop, r.done = make(chan struct{}), make(chan struct{})
+		go r.spin()
+	}
+	return r
+}
+
+var spinner = []string{"⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"}
+
+func (r *textRenderer) spin() {
+	defer close(r.done)
+	t := time.NewTicker(120 * time.Millisecond)
+	defer t.Stop()
+	for {
+		select {
+		case <-r.stop:
+			return
+		case <-t.C:
+			r.mu.Lock()
+			r.frame++
+			r.drawLocked()
+			r.mu.Unlock()
+		}
+	}
+}
+
+// drawLocked redraws the progress line when the cursor is at a line start.
+func (r *textRenderer) drawLocked() {
+	if !r.tty || !r.lineStart {
+		return
+	}
+	step := ""
+	if r.step > 0 {
+		step = fmt.Sprintf(" · step %d/%d", r.step, r.maxSteps)
+	}
+	tok := ""
+	if r.tokens > 0 {
+		tok = fmt.Sprintf(" · %s tokens", compact(r.tokens))
+	}
+	line := fmt.Sprintf("%s %s%s%s · %s", spinner[r.frame%len(spinner)], r.status, step, tok, time.Since(r.began).Round(time.Second))
+	fmt.Fprint(r.w, "\r\x1b[K"+line)
+	r.shown = true
+}
+
+func compact(n int) string {
+	if n >= 10_000 {
+		return fmt.Sprintf("%dk", n/1000)
+	}
+	if n >= 1000 {
+		return fmt.Sprintf("%.1fk", float64(n)/1000)
+	}
+	return fmt.Sprint(n)
+}
+
+// writeLocked writes s, clearing the progress line first.
+func (r *textRenderer) writeLocked(s string) {
+	if s == "" {
+		return
+	}
+	if r.shown {
+		fmt.Fprint(r.w, "\r\x1b[K")
+		r.shown = false
+	}
+	fmt.Fprint(r.w, r.redact(s))
+	r.lineStart = strings.HasSuffix(s, "\n")
+}
+
+// lineLocked writes s on a line of its own.
+func (r *textRenderer) lineLocked(s string) {
+	if !r.lineStart {
+		r.writeLocked("\n")
+	}
+	r.writeLocked(s + "\n")
+}
+
+func (r *textRenderer) start(info startInfo) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	what := "agentls"
+	if info.DryRun {
+		what += " (dry run: nothing is written)"
+	}
+	if info.Replay {
+		what += " (replaying a recording)"
+	}
+	r.lineLocked(fmt.Sprintf("%s · %s · model %s · session %s", what, info.Workspace, info.Model, orNone(info.Session)))
+}
+
+func orNone(s string) string {
+	if s == "" {
+		return "(none)"
+	}
+	return s
+}
+
+func (r *textRenderer) event(ev agent.Event) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	switch ev.Kind {
+	case agent.KindState:
+		switch ev.To {
+		case agent.Planning:
+			r.status = "planning"
+		case agent.Executing:
+			r.status, r.step = "calling the model", ev.Step+1
+		case agent.Tools:
+			r.status = "running tools"
+		case agent.Verifying:
+			r.status = "running the checks"
+		case agent.Reporting:
+			r.status = "reporting"
+		}
+	case agent.KindText:
+		r.writeLocked(ev.Text)
+	case agent.KindToolCall:
+		r.lineLocked("→ " + session.CallSummary(ev.Call))
+	case agent.KindToolResult:
+		name := ""
+		if ev.Call != nil {
+			name = ev.Call.Name
+		}
+		mark, out := "←", ev.Output
+		if ev.IsErr {
+			mark, out = "✗", strings.TrimPrefix(out, "error: ")
+		}
+		r.lineLocked(fmt.Sprintf("  %s %s: %s", mark, name, firstLine(out, 120)))
+	case agent.KindVerify:
+		if ev.Verify != nil {
+			mark := "✗ checks failed"
+			if ev.Verify.Passed {
+				mark = "✓ checks passed"
+			}
+			r.lineLocked(fmt.Sprintf("%s: %s", mark, ev.Verify.Summary))
+		}
+	case agent.KindRetry, agent.KindCompaction:
+		r.lineLocked("· " + ev.Text)
+	case agent.KindUsage:
+		if ev.TaskUsage != nil {
+			r.tokens = ev.TaskUsage.InputTokens + ev.TaskUsage.OutputTokens
+		}
+	case agent.KindEnd:
+		if ev.Result != nil {
+			if ev.Result.Status == agent.StatusError {
+				r.lineLocked("error: " + ev.Result.Error)
+			}
+			r.lineLocked("── " + session.ResultLine(*ev.Result))
+		}
+	}
+	r.drawLocked()
+}
+
+func (r *textRenderer) note(msg string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.lineLocked(msg)
+	r.drawLocked()
+}
+
+func (r *textRenderer) warn(msg string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.lineLocked("agentls: warning: " + msg)
+	r.drawLocked()
+}
+
+// close stops the progress line and leaves the cursor on a fresh line.
+func (r *textRenderer) close() {
+	if r.stop != nil {
+		close(r.stop)
+		<-r.done
+		r.stop = nil
+	}
+	r.pause()
+}
+
+// pause clears the progress line and keeps it off until resume, for the
+// review questions.
+func (r *textRenderer) pause() {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.shown {
+		fmt.Fprint(r.w, "\r\x1b[K")
+		r.shown = false
+	}
+	if !r.lineStart {
+		fmt.Fprintln(r.w)
+		r.lineStart = true
+	}
+	r.tty = false
+}
+
+func firstLine(s string, max int) string {
+	s = strings.TrimSpace(s)
+	if s == "" {
+		return "(no output)"
+	}
+	more := false
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		s, more = s[:i], true
+	}
+	if len(s) > max {
+		for max > 0 && s[max]&0xC0 == 0x80 {
+			max--
+		}
+		s, more = s[:max], true
+	}
+	if more {
+		s += " …"
+	}
+	return s
+}

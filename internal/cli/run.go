@@ -1,0 +1,329 @@
+package cli
+
+import (
+	"github.com/agentls/agentls/internal/logging"
+
+	"github.com/agentls/agentls/internal/llm/record"
+
+	"github.com/agentls/agentls/internal/driver"
+
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
+
+	"go.uber.org/zap"
+
+	"github.com/agentls/agentls/internal/agent"
+	"github.com/agentls/agentls/internal/config"
+	"github.com/agentls/agentls/internal/lsp"
+	"github.com/agentls/agentls/internal/mcp"
+	"github.com/agentls/agentls/internal/session"
+	"github.com/agentls/agentls/internal/tools"
+)
+
+// Exit codes of `agentls run` (CONTRACT.md).
+const (
+	exitOK        = 0
+	exitFailed    = 1
+	exitUsage     = 2
+	exitCancelled = 130
+)
+
+// runTask is the headless `agentls run`: the agent loop of the server, with
+// the terminal as its editor.
+func Run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	o, err := parseRunArgs(args, stderr)
+	if errors.Is(err, flag.ErrHelp) {
+		return exitOK
+	}
+	if err != nil {
+		fmt.Fprintln(stderr, "agentls run:", trimUsage(err))
+		return exitUsage
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	// After the first Ctrl-C the default handler is back: a second one
+	// ends the process at once.
+	go func() {
+		<-ctx.Done()
+		stop()
+	}()
+	return (&cliRun{o: o, stdin: stdin, stdout: stdout, stderr: stderr}).run(ctx)
+}
+
+func trimUsage(err error) string {
+	s := err.Error()
+	if p := errUsage.Error() + ": "; len(s) > len(p) && s[:len(p)] == p {
+		return s[len(p):]
+	}
+	return s
+}
+
+// cliRun is one `agentls run`.
+type cliRun struct {
+	o              runOptions
+	stdin          io.Reader
+	stdout, stderr io.Writer
+}
+
+func (c *cliRun) usage(format string, args ...any) int {
+	fmt.Fprintf(c.stderr, "agentls run: "+format+"\n", args...)
+	return exitUsage
+}
+
+func (c *cliRun) run(ctx context.Context) int {
+	o := c.o
+	root := o.workspace
+	if root == "" {
+		wd, err := os.Getwd()
+		if err != nil {
+			return c.usage("current directory: %v", err)
+		}
+		root = wd
+	}
+	disk, err := tools.NewDiskWorkspace(root)
+	if err != nil {
+		return c.usage("%v", err)
+	}
+	root = disk.Root()
+
+	cfg, probs := config.Load(root, nil)
+	if o.model != "" {
+		cfg.LLM.Model = o.model
+	}
+	if o.baseURL != "" {
+		cfg.LLM.BaseURL = o.baseURL
+	}
+	if o.maxSteps > 0 {
+		cfg.Agent.MaxSteps = o.maxSteps
+	}
+	if o.noVerify {
+		cfg.Verify.Enabled = false
+	}
+	review := cfg.Agent.Review
+	if o.reviewSet {
+		review = o.review
+	}
+	if review && o.dryRun {
+		review = false // agent.review from the configuration; --dry-run writes nothing anyway
+	}
+	if review && !(isTerminal(c.stdin) && isTerminal(c.stderr)) {
+		why := "--review"
+		if !o.reviewSet {
+			why = "agent.review is true in the configuration, and review"
+		}
+		return c.usage("%s asks about each file on a terminal, and stdin or stderr is not one; use --dry-run to see the changes without writing them, or --review=false", why)
+	}
+
+	var replay *record.Replayer
+	if o.replay != "" {
+		f, err := os.Open(o.replay)
+		if err != nil {
+			return c.usage("--replay: %v", err)
+		}
+		replay, err = record.NewReplayer(f)
+		f.Close()
+		if err != nil {
+			return c.usage("--replay %s: %v", o.replay, err)
+		}
+	}
+
+	log := zap.NewNop()
+	if o.logFile != "" {
+		l, closeLog, err := logging.New(o.logFile, "debug", c.stderr)
+		if err != nil {
+			return c.usage("%v", err)
+		}
+		defer closeLog()
+		log = l
+	}
+
+	var ren renderer
+	var text *textRenderer
+	if o.json {
+		ren = &jsonRenderer{w: c.stderr, redact: cfg.Redact}
+	} else {
+		text = newTextRenderer(c.stderr, cfg.Redact, isTerminal(c.stderr), cfg.Agent.MaxSteps)
+		ren = text
+	}
+	defer ren.close()
+	for _, p := range probs {
+		ren.warn(fmt.Sprintf("setting %q from %s: %s", p.Key, p.Source, p.Msg))
+	}
+
+	var llm agent.LLM
+	if replay != nil {
+		llm = replay
+	} else {
+		llm = lsp.DefaultLLM(cfg)
+	}
+	var rec *record.Recorder
+	if o.record != "" {
+		f, err := os.OpenFile(o.record, os.O_CREATE|os.O_TRUNC|os.O_WRONLY, 0o600)
+		if err != nil {
+			return c.usage("--record: %v", err)
+		}
+		defer f.Close()
+		rec = record.NewRecorder(llm, f, cfg.Redact)
+		llm = rec
+	}
+
+	// The session store: a failure there is reported and the task goes on
+	// in memory.
+	var st *session.Task
+	store, err := session.Open(root, session.Options{Memory: cfg.Agent.Memory, Redact: cfg.Redact, Warn: ren.warn})
+	if err != nil {
+		ren.warn(fmt.Sprintf("%v; the task runs without a session", err))
+		if o.session != "" {
+			ren.warn("session " + o.session + " could not be read: the task starts without its history")
+		}
+	} else {
+		st, err = store.Begin(session.Begin{Session: o.session, Prompt: o.task, Model: cfg.LLM.Model})
+		switch {
+		case errors.Is(err, session.ErrNotFound):
+			return c.usage("no session %q in this workspace (agentls sessions list shows them)", o.session)
+		case err != nil:
+			ren.warn(fmt.Sprintf("%v; the task runs without a session", err))
+		}
+	}
+	log.Info("task", zap.String("workspace", root), zap.String("session", st.Session()), zap.String("model", cfg.LLM.Model), zap.Bool("dryRun", o.dryRun), zap.Bool("review", review))
+
+	ws := newCLIWorkspace(disk, o.dryRun || review)
+	lim := agent.DefaultLimits()
+	lim.MaxSteps = cfg.Agent.MaxSteps
+	lim.MaxRetries = cfg.Agent.MaxRetries
+	lim.ContextTokens = cfg.LLM.ContextTokens
+	lim.MaxToolOutput = cfg.Agent.MaxToolOutput
+	lim.Verify = cfg.Verify.Enabled
+	planner := driver.WorkspacePlanner{Root: root}
+	if store != nil && cfg.Agent.Memory {
+		planner.Recall = store.Memory().Recall
+	}
+	// One reader of stdin serves every question: command approvals and
+	// the review at the end.
+	var stdinLines *lines
+	in := func() *lines {
+		if stdinLines == nil {
+			stdinLines = newLines(c.stdin)
+		}
+		return stdinLines
+	}
+	approver := cliApprover(cfg, isTerminal(c.stdin) && isTerminal(c.stderr), in, c.stderr)
+	toolset := tools.Default(ws, tools.Options{
+		Policy:   tools.Policy{Root: root, SecretFiles: cfg.Tools.SecretFiles},
+		Approver: approver,
+	})
+	if len(cfg.MCPServers) > 0 {
+		mgr := mcp.NewManager(cfg.MCPServers, mcp.Options{Approver: approver, Root: root})
+		defer mgr.Close()
+		mcpTools, errs := mgr.Tools(ctx)
+		for _, err := range errs {
+			fmt.Fprintf(c.stderr, "agentls: MCP: %v\n", cfg.Redact(err.Error()))
+		}
+		toolset = append(toolset, mcpTools...)
+	}
+	drv := &driver.Driver{
+		LLM:         llm,
+		Model:       cfg.LLM.Model,
+		Tools:       toolset,
+		Planner:     planner,
+		Limits:      lim,
+		ToolTimeout: time.Duration(cfg.Agent.ToolTimeoutSeconds) * time.Second,
+		TaskTimeout: time.Duration(cfg.Agent.TaskTimeoutSeconds) * time.Second,
+		OnEvent: func(ev agent.Event) {
+			st.Event(ev)
+			ren.event(ev)
+		},
+	}
+	if ch := newChecks(cfg, root, ws, func(cmd string) { ren.note("· running " + cmd) }); ch != nil {
+		drv.Verifier = ch
+	}
+	if st != nil {
+		drv.Hooks = append(drv.Hooks, st)
+	}
+	if p, ok := cfg.LLM.Prices[cfg.LLM.Model]; ok {
+		drv.Price.Input, drv.Price.Output = p.Input, p.Output
+	} else if p, ok := cfg.LLM.Prices["*"]; ok {
+		drv.Price.Input, drv.Price.Output = p.Input, p.Output
+	}
+
+	ren.start(startInfo{Session: st.Session(), TaskID: st.ID(), Workspace: root, Model: cfg.LLM.Model,
+		Transcript: st.TranscriptPath(), DryRun: o.dryRun, Replay: replay != nil})
+	res := drv.Run(ctx, driver.Task{Prompt: o.task, History: st.History()})
+	log.Info("task ended", zap.String("status", res.Status), zap.String("reason", res.Reason))
+
+	// What reaches the disk: everything at once (already written), the
+	// files the user accepts (--review), or nothing (--dry-run).
+	changed := ws.changed()
+	written := changed
+	switch {
+	case o.dryRun:
+		written = nil
+		for _, rel := range changed {
+			fmt.Fprint(c.stdout, ws.diff(rel))
+		}
+	case review:
+		written = nil
+		if !res.Cancelled && len(changed) > 0 {
+			if text != nil {
+				text.pause()
+			}
+			accepted, err := reviewFiles(ctx, ws, changed, in(), c.stderr, cfg.Redact)
+			if err != nil {
+				res = agent.Result{Status: agent.StatusCancelled, Cancelled: true, Reason: "cancelled", Error: "cancelled during review",
+					Usage: res.Usage, Cost: res.Cost, Steps: res.Steps}
+				break
+			}
+			for _, rel := range accepted {
+				if err := ws.apply(context.WithoutCancel(ctx), rel); err != nil {
+					ren.warn(fmt.Sprintf("%s: %v", rel, err))
+					continue
+				}
+				written = append(written, rel)
+			}
+			ren.note(fmt.Sprintf("wrote %d of %d changed files", len(written), len(changed)))
+		}
+	}
+
+	if err := st.End(res, ws.sessionChanges(written)); err != nil {
+		log.Warn("session", zap.Error(err))
+	}
+	code := exitCode(res)
+	if rec != nil {
+		if err := rec.Err(); err != nil {
+			ren.warn(err.Error())
+		}
+	}
+	if replay != nil && !res.Cancelled && replay.Err() == nil {
+		if n := replay.Remaining(); n > 0 {
+			ren.warn(fmt.Sprintf("replay: the run ended with %d recorded exchange%s unused: it diverged from the recording", n, plural(n)))
+			code = exitFailed
+		}
+	}
+	if st != nil {
+		if p := st.TranscriptPath(); p != "" {
+			ren.note("transcript: " + p)
+		}
+		ren.note(fmt.Sprintf("session %s (continue it with: agentls run --session %s \"…\")", st.Session(), st.Session()))
+	}
+	return code
+}
+
+// exitCode maps a result to the contract's exit status. A task that ended
+// "ok" with nothing to verify (no file changed, verification disabled, no
+// checks found) exits 0 like a verified one: there was nothing to fail.
+func exitCode(res agent.Result) int {
+	switch {
+	case res.Cancelled:
+		return exitCancelled
+	case res.Status == agent.StatusOK && res.Reason != "verifyFailed":
+		return exitOK
+	}
+	return exitFailed
+}

@@ -1,0 +1,111 @@
+package cli
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+)
+
+// runOptions are the flags of `agentls run`.
+type runOptions struct {
+	workspace string
+	model     string
+	baseURL   string
+	maxSteps  int
+	noVerify  bool
+	json      bool
+	dryRun    bool
+	review    bool
+	reviewSet bool // --review given, so it overrides agent.review
+	record    string
+	replay    string
+	session   string
+	logFile   string
+	task      string
+}
+
+// errUsage marks errors that exit 2.
+var errUsage = errors.New("usage")
+
+const runUsage = `usage: agentls run [flags] "task"
+
+Runs the agent on the workspace (the current directory unless --workspace),
+streams what it does to stderr, and writes its edits to disk.
+
+Exit status: 0 done and verified, or done with nothing to verify (no file
+changed, verification disabled, or no checks found); 1 failed, or the checks
+still fail; 2 bad usage; 130 cancelled (Ctrl-C).
+
+Flags:
+`
+
+// parseRunArgs reads flags and the task; flags may come before or after
+// the task words, which are joined with spaces.
+func parseRunArgs(args []string, stderr io.Writer) (runOptions, error) {
+	var o runOptions
+	fs := flag.NewFlagSet("run", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() {
+		fmt.Fprint(stderr, runUsage)
+		fs.PrintDefaults()
+	}
+	fs.StringVar(&o.workspace, "workspace", "", "workspace directory (default: the current directory)")
+	fs.StringVar(&o.model, "model", "", "model name (overrides llm.model and AGENTLS_MODEL)")
+	fs.StringVar(&o.baseURL, "base-url", "", "OpenAI-compatible API root, e.g. http://localhost:11434/v1 (overrides llm.baseURL)")
+	fs.IntVar(&o.maxSteps, "max-steps", 0, "model turns at most (overrides agent.maxSteps)")
+	fs.BoolVar(&o.noVerify, "no-verify", false, "do not run the project's checks after the edits")
+	fs.BoolVar(&o.json, "json", false, "events as JSON lines on stderr instead of text")
+	fs.BoolVar(&o.dryRun, "dry-run", false, "write nothing; print the edits as a unified diff on stdout")
+	fs.BoolVar(&o.review, "review", false, "ask before writing each changed file (needs a terminal)")
+	fs.StringVar(&o.record, "record", "", "write every model exchange to this file (JSON lines, API key redacted)")
+	fs.StringVar(&o.replay, "replay", "", "serve the model from a recording made with --record; no network")
+	fs.StringVar(&o.session, "session", "", "continue this session with its history (see agentls sessions)")
+	fs.StringVar(&o.logFile, "log-file", "", "write debug logs to this file")
+
+	var words []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			if errors.Is(err, flag.ErrHelp) {
+				return o, err
+			}
+			return o, fmt.Errorf("%w: %v", errUsage, err)
+		}
+		args = fs.Args()
+		if len(args) == 0 {
+			break
+		}
+		if args[0] == "--" {
+			words = append(words, args[1:]...)
+			break
+		}
+		words = append(words, args[0])
+		args = args[1:]
+	}
+	fs.Visit(func(f *flag.Flag) {
+		if f.Name == "review" {
+			o.reviewSet = true
+		}
+	})
+	o.task = strings.TrimSpace(strings.Join(words, " "))
+	switch {
+	case o.task == "":
+		return o, fmt.Errorf("%w: no task given; agentls run \"describe the change\"", errUsage)
+	case o.maxSteps < 0:
+		return o, fmt.Errorf("%w: --max-steps must be positive", errUsage)
+	case o.record != "" && o.replay != "":
+		return o, fmt.Errorf("%w: --record and --replay exclude each other", errUsage)
+	case o.dryRun && o.review:
+		return o, fmt.Errorf("%w: --dry-run and --review exclude each other", errUsage)
+	}
+	return o, nil
+}
+
+// isTerminal reports whether v is an *os.File on a terminal. A character
+// device is not enough: /dev/null is one too.
+func isTerminal(v any) bool {
+	f, ok := v.(*os.File)
+	return ok && f != nil && isTTY(f.Fd())
+}

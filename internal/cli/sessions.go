@@ -1,0 +1,174 @@
+package cli
+
+import (
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/agentls/agentls/internal/config"
+	"github.com/agentls/agentls/internal/session"
+)
+
+const sessionsUsage = `usage:
+  agentls sessions [list] [--workspace DIR] [--json]
+        the workspace's sessions, most recent first
+  agentls sessions show [--workspace DIR] [--json] [--diff] ID
+        a session's tasks, results, changed files and transcripts
+
+Flags:
+`
+
+// sessionsCmd is `agentls sessions`.
+func Sessions(args []string, stdout, stderr io.Writer) int {
+	sub := "list"
+	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
+		sub, args = args[0], args[1:]
+	}
+	fs := flag.NewFlagSet("sessions", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() {
+		fmt.Fprint(stderr, sessionsUsage)
+		fs.PrintDefaults()
+	}
+	workspace := fs.String("workspace", "", "workspace directory (default: the current directory)")
+	asJSON := fs.Bool("json", false, "print JSON")
+	withDiff := fs.Bool("diff", false, "show: print each change's diff")
+	var pos []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			if errors.Is(err, flag.ErrHelp) {
+				return exitOK
+			}
+			return exitUsage
+		}
+		if fs.NArg() == 0 {
+			break
+		}
+		pos, args = append(pos, fs.Arg(0)), fs.Args()[1:]
+	}
+	root := *workspace
+	if root == "" {
+		wd, err := os.Getwd()
+		if err != nil {
+			fmt.Fprintln(stderr, "agentls sessions:", err)
+			return exitUsage
+		}
+		root = wd
+	}
+	cfg, _ := config.Load(root, nil)
+	store, err := session.Open(root, session.Options{Redact: cfg.Redact, Warn: func(m string) { fmt.Fprintln(stderr, "agentls: warning:", m) }})
+	if err != nil {
+		fmt.Fprintln(stderr, "agentls sessions:", err)
+		return exitFailed
+	}
+	switch {
+	case sub == "list" && len(pos) == 0:
+		return listSessions(store, *asJSON, stdout, stderr)
+	case sub == "show" && len(pos) == 1:
+		return showSession(store, pos[0], *asJSON, *withDiff, stdout, stderr)
+	}
+	fs.Usage()
+	return exitUsage
+}
+
+func listSessions(store *session.Store, asJSON bool, stdout, stderr io.Writer) int {
+	infos, err := store.List()
+	if err != nil {
+		fmt.Fprintln(stderr, "agentls sessions:", err)
+		return exitFailed
+	}
+	if asJSON {
+		if infos == nil {
+			infos = []session.Info{}
+		}
+		return writeJSON(stdout, infos)
+	}
+	if len(infos) == 0 {
+		fmt.Fprintf(stderr, "no sessions yet for %s\n", store.Root())
+		return exitOK
+	}
+	tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "SESSION\tUPDATED\tTASKS\tLAST STATUS\tLAST TASK")
+	for _, in := range infos {
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%s\n", in.ID, in.Updated.Local().Format("2006-01-02 15:04"), in.Tasks, in.LastStatus, oneLine(in.LastPrompt, 60))
+	}
+	tw.Flush()
+	return exitOK
+}
+
+func showSession(store *session.Store, id string, asJSON, withDiff bool, stdout, stderr io.Writer) int {
+	sess, err := store.Load(id)
+	if errors.Is(err, session.ErrNotFound) {
+		fmt.Fprintf(stderr, "agentls sessions: no session %q in %s\n", id, store.Root())
+		return exitUsage
+	}
+	if err != nil {
+		fmt.Fprintln(stderr, "agentls sessions:", err)
+		return exitFailed
+	}
+	for _, w := range sess.Warnings {
+		fmt.Fprintln(stderr, "agentls: warning:", w)
+	}
+	if asJSON {
+		return writeJSON(stdout, sess)
+	}
+	fmt.Fprintf(stdout, "session %s · %s · created %s · %d task%s · %d messages\n", sess.ID, sess.Workspace,
+		sess.Created.Local().Format(time.DateTime), len(sess.Tasks), plural(len(sess.Tasks)), len(sess.Messages))
+	for _, t := range sess.Tasks {
+		fmt.Fprintf(stdout, "\n#%d %s · %s\n", t.Seq, t.ID, t.Started.Local().Format(time.DateTime))
+		for _, l := range strings.Split(strings.TrimSpace(t.Prompt), "\n") {
+			fmt.Fprintf(stdout, "  > %s\n", l)
+		}
+		if t.Result == nil {
+			fmt.Fprintln(stdout, "  interrupted: no result was recorded (the process ended)")
+		} else {
+			fmt.Fprintf(stdout, "  %s\n", session.ResultLine(*t.Result))
+			if t.Result.Error != "" {
+				fmt.Fprintf(stdout, "  error: %s\n", oneLine(t.Result.Error, 300))
+			}
+			if s := oneLine(t.Result.Summary, 300); s != "" {
+				fmt.Fprintf(stdout, "  summary: %s\n", s)
+			}
+		}
+		for _, ch := range t.Changes {
+			verb := "changed"
+			if ch.Created {
+				verb = "created"
+			}
+			fmt.Fprintf(stdout, "  %s %s\n", verb, ch.Path)
+			if withDiff {
+				fmt.Fprint(stdout, ch.Diff)
+			}
+		}
+		if t.Transcript != "" {
+			fmt.Fprintf(stdout, "  transcript: %s\n", t.Transcript)
+		}
+	}
+	return exitOK
+}
+
+func writeJSON(w io.Writer, v any) int {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(v); err != nil {
+		return exitFailed
+	}
+	return exitOK
+}
+
+func oneLine(s string, max int) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if len(s) <= max {
+		return s
+	}
+	for max > 0 && s[max]&0xC0 == 0x80 {
+		max--
+	}
+	return s[:max] + "…"
+}

@@ -1,0 +1,193 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"io/fs"
+	"sync"
+
+	"github.com/agentls/agentls/internal/edits"
+	"github.com/agentls/agentls/internal/session"
+	"github.com/agentls/agentls/internal/tools"
+)
+
+// cliWorkspace is the workspace of `agentls run`. It writes through to
+// disk (atomically, by tools.DiskWorkspace) or, in overlay mode (--dry-run,
+// --review), keeps the writes in memory where later reads see them. Either
+// way it notes each file's text before the task's first edit and after its
+// last, for the diff, the review and the session.
+type cliWorkspace struct {
+	disk    *tools.DiskWorkspace
+	overlay bool
+
+	mu    sync.Mutex // guards files and order; held across overlay edits
+	files map[string]*fileChange
+	order []string
+}
+
+type fileChange struct {
+	before  []byte
+	existed bool
+	after   []byte
+}
+
+func newCLIWorkspace(disk *tools.DiskWorkspace, overlay bool) *cliWorkspace {
+	return &cliWorkspace{disk: disk, overlay: overlay, files: map[string]*fileChange{}}
+}
+
+func (w *cliWorkspace) Root() string { return w.disk.Root() }
+
+func (w *cliWorkspace) ReadFile(ctx context.Context, rel string) ([]byte, error) {
+	if w.overlay {
+		w.mu.Lock()
+		fc, ok := w.files[rel]
+		w.mu.Unlock()
+		if ok {
+			return bytes.Clone(fc.after), nil
+		}
+	}
+	return w.disk.ReadFile(ctx, rel)
+}
+
+// OpenFiles implements tools.BufferLister in overlay mode, so list_files
+// and grep see the files the task created and the text it proposed.
+func (w *cliWorkspace) OpenFiles() []string {
+	if !w.overlay {
+		return nil
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return append([]string(nil), w.order...)
+}
+
+// Edit applies transform. An edit that has started finishes even when the
+// task is cancelled meanwhile (the write is one atomic rename); one that
+// has not started never does.
+func (w *cliWorkspace) Edit(ctx context.Context, rel string, transform func(old []byte, exists bool) ([]byte, error)) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	if w.overlay {
+		w.mu.Lock()
+		defer w.mu.Unlock()
+		var old []byte
+		exists := true
+		if fc, ok := w.files[rel]; ok {
+			old = fc.after
+		} else {
+			b, err := w.disk.ReadFile(ctx, rel)
+			switch {
+			case errors.Is(err, fs.ErrNotExist):
+				exists = false
+			case err != nil:
+				return err
+			}
+			old = b
+		}
+		text, err := transform(bytes.Clone(old), exists)
+		if err != nil {
+			return err
+		}
+		if exists && bytes.Equal(old, text) {
+			return nil
+		}
+		w.noteLocked(rel, old, exists, text)
+		return nil
+	}
+	var (
+		old, text []byte
+		exists    bool
+	)
+	err := w.disk.Edit(ctx, rel, func(o []byte, e bool) ([]byte, error) {
+		t, err := transform(o, e)
+		old, exists, text = o, e, t
+		return t, err
+	})
+	if err != nil || (exists && bytes.Equal(old, text)) {
+		return err
+	}
+	w.mu.Lock()
+	w.noteLocked(rel, old, exists, text)
+	w.mu.Unlock()
+	return nil
+}
+
+func (w *cliWorkspace) noteLocked(rel string, old []byte, existed bool, text []byte) {
+	fc, ok := w.files[rel]
+	if !ok {
+		fc = &fileChange{before: bytes.Clone(old), existed: existed}
+		w.files[rel] = fc
+		w.order = append(w.order, rel)
+	}
+	fc.after = bytes.Clone(text)
+}
+
+// changed lists the files whose text differs from before the task, in
+// order of first change.
+func (w *cliWorkspace) changed() []string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	var out []string
+	for _, rel := range w.order {
+		fc := w.files[rel]
+		if !fc.existed || !bytes.Equal(fc.before, fc.after) {
+			out = append(out, rel)
+		}
+	}
+	return out
+}
+
+func (w *cliWorkspace) change(rel string) fileChange {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return *w.files[rel]
+}
+
+// proposed maps the changed files to their new text, for checks that must
+// see edits not on disk.
+func (w *cliWorkspace) proposed() map[string][]byte {
+	if !w.overlay {
+		return nil
+	}
+	out := map[string][]byte{}
+	for _, rel := range w.changed() {
+		out[rel] = w.change(rel).after
+	}
+	return out
+}
+
+// diff is the unified diff of one file, as git shows it.
+func (w *cliWorkspace) diff(rel string) string {
+	fc := w.change(rel)
+	a := "a/" + rel
+	if !fc.existed {
+		a = "/dev/null"
+	}
+	return edits.Unified(a, "b/"+rel, string(fc.before), string(fc.after), -1)
+}
+
+// sessionChanges describes the given files for the session.
+func (w *cliWorkspace) sessionChanges(rels []string) []session.Change {
+	out := make([]session.Change, 0, len(rels))
+	for _, rel := range rels {
+		fc := w.change(rel)
+		out = append(out, session.NewChange(rel, fc.before, fc.existed, fc.after))
+	}
+	return out
+}
+
+// apply writes a proposed file to disk atomically. The disk text must
+// still be what the task started from: a file changed meanwhile (by the
+// user, by another program) is not overwritten.
+func (w *cliWorkspace) apply(ctx context.Context, rel string) error {
+	fc := w.change(rel)
+	return w.disk.Edit(ctx, rel, func(old []byte, exists bool) ([]byte, error) {
+		if exists != fc.existed || !bytes.Equal(old, fc.before) {
+			return nil, errChangedOnDisk
+		}
+		return fc.after, nil
+	})
+}
+
+var errChangedOnDisk = errors.New("the file changed on disk while the task ran; not overwritten")

@@ -1,0 +1,478 @@
+package driver
+
+import (
+	"github.com/agentls/agentls/internal/agent"
+
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+)
+
+// Task is one request to the agent.
+type Task struct {
+	Prompt string
+	// Editor is what the editor passed along: the current file and
+	// selection, already rendered as text for the model ("" if none).
+	Editor string
+	// History holds earlier turns of the session, for continued sessions.
+	History []agent.Message
+	// Seed makes retry jitter reproducible; 0 picks one from the clock.
+	Seed uint64
+}
+
+// Verifier runs the project's checks after the agent changed files.
+type Verifier interface {
+	Verify(ctx context.Context, changed []string) (agent.VerifyReport, error)
+}
+
+// Planner gathers what the model is told before the task: the system
+// prompt and project context. Recalled memory joins here too.
+type Planner interface {
+	Plan(ctx context.Context, t Task) (agent.Planned, error)
+}
+
+// Hooks. A Driver calls each hook that implements one of these.
+type (
+	// BeforeToolHook may deny a call (return an error, reported to the
+	// model) or rewrite its arguments in place.
+	BeforeToolHook interface {
+		BeforeTool(ctx context.Context, call *agent.ToolCall) error
+	}
+	// AfterToolHook sees each finished call.
+	AfterToolHook interface {
+		AfterTool(ctx context.Context, call agent.ToolCall, res agent.ToolResult, err error)
+	}
+	// AfterToolsHook runs once all tools of a turn finished, when any of
+	// them changed files.
+	AfterToolsHook interface {
+		AfterTools(ctx context.Context, changed []string)
+	}
+	// TaskEndHook runs when a task reaches Reporting (not on cancel).
+	TaskEndHook interface {
+		TaskEnd(ctx context.Context, r agent.Result)
+	}
+	// ConversationHook sees the conversation after the planner's prefix
+	// (earlier session turns, the task, the turns so far) before every
+	// model call and once more when the task finishes, however it ends, so
+	// a session store can persist each turn and continue it later. It runs
+	// on the driver's loop and must not block for long; msgs belongs to
+	// the machine and must be copied to be kept.
+	ConversationHook interface {
+		Conversation(ctx context.Context, msgs []agent.Message)
+	}
+)
+
+// Timeouter is implemented by tools whose calls may ask for a longer
+// timeout than the default (run_command's timeout_seconds).
+type Timeouter interface {
+	Timeout(args json.RawMessage, def time.Duration) time.Duration
+}
+
+// Driver runs tasks: it performs the machine's actions and feeds the
+// outcomes back. A Driver may run several tasks at once.
+type Driver struct {
+	LLM         agent.LLM
+	Model       string
+	Tools       []agent.Tool
+	Planner     Planner  // nil: a bare system prompt
+	Verifier    Verifier // nil: no verify gate
+	Hooks       []any
+	Limits      agent.Limits
+	ToolTimeout time.Duration // per call; 0: 120 s
+	TaskTimeout time.Duration // whole task; 0: none
+	// Prices per million tokens for this model; zero: no cost.
+	Price struct{ Input, Output float64 }
+	// OnEvent receives every event of every task, in order per task. It is
+	// called from the driver's loop, so it must not block for long.
+	OnEvent func(agent.Event)
+}
+
+// Run performs one task and returns when it ended. Cancelling ctx cancels
+// the task (Result.Cancelled); in-flight model streams, tools and checks are
+// stopped and waited for before Run returns.
+func (d *Driver) Run(ctx context.Context, t Task) agent.Result {
+	run := &run{d: d, inputs: make(chan agent.Input, 256), tools: map[string]agent.Tool{}}
+	for _, tl := range d.Tools {
+		run.tools[tl.Spec().Name] = tl
+		run.specs = append(run.specs, tl.Spec())
+	}
+	run.task = t
+	lim := d.Limits
+	if lim == (agent.Limits{}) {
+		lim = agent.DefaultLimits()
+	}
+	if d.Verifier == nil {
+		lim.Verify = false
+	}
+	specJSON, _ := json.Marshal(run.specs)
+	lim.ToolsTokens = len(specJSON) / 4
+	seed := t.Seed
+	if seed == 0 {
+		seed = uint64(time.Now().UnixNano())
+	}
+
+	taskCtx := ctx
+	var stopTimeout context.CancelFunc = func() {}
+	if d.TaskTimeout > 0 {
+		taskCtx, stopTimeout = context.WithTimeout(ctx, d.TaskTimeout)
+	}
+	defer stopTimeout()
+	runCtx, stop := context.WithCancel(taskCtx)
+	run.ctx = runCtx
+	defer func() {
+		stop()
+		run.wg.Wait()
+	}()
+
+	m := agent.NewMachine()
+	run.m = m
+	acts := m.Step(agent.Start{Task: t.Prompt, Limits: lim, Seed: seed})
+	done := taskCtx.Done()
+	for {
+		for _, a := range acts {
+			if r, ok := run.do(a); ok {
+				return r
+			}
+		}
+		select {
+		case in := <-run.inputs:
+			if p, ok := in.(agent.Planned); ok && m.State() == agent.Planning {
+				run.prefix, run.planned = len(p.Prefix), true
+			}
+			acts = m.Step(in)
+		case <-done:
+			done = nil // step once; the machine is Idle afterwards
+			if errors.Is(taskCtx.Err(), context.DeadlineExceeded) && ctx.Err() == nil {
+				acts = m.Step(agent.Fail{Reason: "timeout", Err: fmt.Sprintf("task timed out after %s", d.TaskTimeout)})
+			} else {
+				acts = m.Step(agent.Cancel{})
+			}
+		}
+	}
+}
+
+// run is the state of one Driver.Run.
+type run struct {
+	d      *Driver
+	ctx    context.Context
+	task   Task
+	inputs chan agent.Input
+	wg     sync.WaitGroup
+	tools  map[string]agent.Tool
+	specs  []agent.ToolSpec
+
+	m       *agent.Machine // read on the loop only
+	prefix  int            // the planner's prefix length, for ConversationHook
+	planned bool
+}
+
+// conversation hands the history less the prefix to ConversationHooks.
+// Before planning ended there is no conversation to report.
+func (r *run) conversation(history []agent.Message) {
+	if !r.planned || len(history) < r.prefix {
+		return
+	}
+	for _, h := range r.d.Hooks {
+		if h, ok := h.(ConversationHook); ok {
+			safeHook(func() { h.Conversation(r.ctx, history[r.prefix:]) })
+		}
+	}
+}
+
+// send delivers an input unless the run is over.
+func (r *run) send(in agent.Input) {
+	select {
+	case r.inputs <- in:
+	case <-r.ctx.Done():
+	}
+}
+
+// goDo runs f in a goroutine the run owns, recovering panics into err.
+func (r *run) goDo(f func() agent.Input) {
+	r.wg.Add(1)
+	go func() {
+		defer r.wg.Done()
+		var in agent.Input
+		func() {
+			defer func() {
+				if p := recover(); p != nil {
+					in = agent.Fail{Reason: "internal", Err: fmt.Sprintf("internal error: %v", p)}
+				}
+			}()
+			in = f()
+		}()
+		if in != nil {
+			r.send(in)
+		}
+	}()
+}
+
+func (r *run) do(a agent.Action) (agent.Result, bool) {
+	d := r.d
+	switch a := a.(type) {
+	case agent.Emit:
+		ev := a.Event
+		if ev.Kind == agent.KindEnd && ev.Result != nil {
+			res := *ev.Result
+			res.Cost = d.cost(res.Usage)
+			ev.Result = &res
+		}
+		if d.OnEvent != nil {
+			d.OnEvent(ev)
+		}
+	case agent.Finish:
+		r.conversation(r.m.History())
+		res := a.Result
+		res.Cost = d.cost(res.Usage)
+		return res, true
+	case agent.Plan:
+		r.goDo(func() agent.Input {
+			if d.Planner == nil {
+				return agent.Planned{Prefix: []agent.Message{{Role: agent.RoleSystem, Content: SystemPrompt}}, History: r.task.History}
+			}
+			p, err := d.Planner.Plan(r.ctx, r.task)
+			if err != nil {
+				return agent.Fail{Reason: "plan", Err: err.Error()}
+			}
+			return p
+		})
+	case agent.CallModel:
+		r.conversation(a.Messages)
+		req := agent.Request{Model: d.Model, Messages: a.Messages, Tools: r.specs}
+		r.goDo(func() agent.Input {
+			resp, err := d.LLM.Stream(r.ctx, req, func(delta string) { r.send(agent.TextDelta{Text: delta}) })
+			if err != nil {
+				if r.ctx.Err() != nil {
+					return nil
+				}
+				return agent.ModelFailed{Err: err, Partial: resp}
+			}
+			return agent.ModelDone{Response: resp}
+		})
+	case agent.StartTimer:
+		// A goroutine the run waits for, unlike time.AfterFunc's, so none
+		// is left sending after Run returned.
+		r.goDo(func() agent.Input {
+			t := time.NewTimer(a.After)
+			defer t.Stop()
+			select {
+			case <-t.C:
+				return agent.TimerFired{ID: a.ID}
+			case <-r.ctx.Done():
+				return nil
+			}
+		})
+	case agent.RunTools:
+		r.runTools(a.Calls)
+	case agent.RunVerify:
+		r.goDo(func() agent.Input {
+			rep, err := d.Verifier.Verify(r.ctx, a.Changed)
+			if err != nil {
+				if r.ctx.Err() != nil {
+					return nil
+				}
+				return agent.VerifyDone{Report: agent.VerifyReport{Passed: false, Summary: "could not run the checks: " + err.Error(), Feedback: err.Error()}}
+			}
+			return agent.VerifyDone{Report: rep}
+		})
+	case agent.Compact:
+		r.goDo(func() agent.Input {
+			sum, u, err := r.summarize(a.Dropped)
+			return agent.Compacted{Summary: sum, Usage: u, Err: err}
+		})
+	case agent.Report:
+		r.goDo(func() agent.Input {
+			for _, h := range d.Hooks {
+				if h, ok := h.(TaskEndHook); ok {
+					safeHook(func() { h.TaskEnd(r.ctx, a.Result) })
+				}
+			}
+			return agent.Reported{}
+		})
+	}
+	return agent.Result{}, false
+}
+
+// runTools runs a turn's calls: consecutive read-only calls together in
+// parallel, every other call alone, in the model's order, so a read after
+// an edit sees the edit.
+func (r *run) runTools(calls []agent.ToolCall) {
+	if len(calls) == 0 {
+		return
+	}
+	r.wg.Add(1)
+	go func() {
+		defer r.wg.Done()
+		var (
+			mu       sync.Mutex
+			changed  []string
+			finished int
+			last     agent.ToolDone
+		)
+		for i := 0; i < len(calls); {
+			j := i + 1
+			if r.readOnly(calls[i]) {
+				for j < len(calls) && r.readOnly(calls[j]) {
+					j++
+				}
+			}
+			var wg sync.WaitGroup
+			for _, c := range calls[i:j] {
+				wg.Add(1)
+				go func(c agent.ToolCall) {
+					defer wg.Done()
+					res, err := r.runTool(c)
+					done := agent.ToolDone{ID: c.ID, Result: res, Err: err}
+					mu.Lock()
+					changed = append(changed, res.Changed...)
+					finished++
+					isLast := finished == len(calls)
+					if isLast {
+						last = done
+					}
+					mu.Unlock()
+					if !isLast {
+						r.send(done)
+					}
+				}(c)
+			}
+			wg.Wait()
+			if r.ctx.Err() != nil {
+				return
+			}
+			i = j
+		}
+		// The machine moves on when the last result arrives, so that one
+		// waits for AfterTools: the next model call sees what the hooks did.
+		if len(changed) > 0 {
+			for _, h := range r.d.Hooks {
+				if h, ok := h.(AfterToolsHook); ok {
+					safeHook(func() { h.AfterTools(r.ctx, changed) })
+				}
+			}
+		}
+		r.send(last)
+	}()
+}
+
+func (r *run) readOnly(c agent.ToolCall) bool {
+	t, ok := r.tools[c.Name]
+	return ok && t.ReadOnly()
+}
+
+// runTool runs one call with its timeout, hooks and panic recovery. Every
+// failure is an error for the model, never a task failure.
+func (r *run) runTool(c agent.ToolCall) (res agent.ToolResult, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("tool %s crashed: %v", c.Name, p)
+		}
+		for _, h := range r.d.Hooks {
+			if h, ok := h.(AfterToolHook); ok {
+				safeHook(func() { h.AfterTool(r.ctx, c, res, err) })
+			}
+		}
+	}()
+	t, ok := r.tools[c.Name]
+	if !ok {
+		names := make([]string, 0, len(r.tools))
+		for n := range r.tools {
+			names = append(names, n)
+		}
+		sort.Strings(names)
+		return agent.ToolResult{}, fmt.Errorf("unknown tool %q; the tools are: %s", c.Name, strings.Join(names, ", "))
+	}
+	// Hooks see only arguments that parse.
+	if _, err := toolArgs(t, c.Arguments); err != nil {
+		return agent.ToolResult{}, err
+	}
+	for _, h := range r.d.Hooks {
+		if h, ok := h.(BeforeToolHook); ok {
+			if err := h.BeforeTool(r.ctx, &c); err != nil {
+				return agent.ToolResult{}, err
+			}
+		}
+	}
+	// A hook may have rewritten the arguments: run what it left.
+	args, err := toolArgs(t, c.Arguments)
+	if err != nil {
+		return agent.ToolResult{}, err
+	}
+	timeout := r.d.ToolTimeout
+	if timeout <= 0 {
+		timeout = 120 * time.Second
+	}
+	if tt, ok := t.(Timeouter); ok {
+		timeout = tt.Timeout(args, timeout)
+	}
+	ctx, cancel := context.WithTimeout(r.ctx, timeout)
+	defer cancel()
+	res, err = t.Run(ctx, args)
+	if err != nil && errors.Is(ctx.Err(), context.DeadlineExceeded) && r.ctx.Err() == nil {
+		err = fmt.Errorf("%s timed out after %s", c.Name, timeout)
+	}
+	return res, err
+}
+
+// toolArgs checks a call's arguments; an empty string means no arguments.
+func toolArgs(t agent.Tool, raw string) (json.RawMessage, error) {
+	args := strings.TrimSpace(raw)
+	if args == "" {
+		args = "{}"
+	}
+	if !json.Valid([]byte(args)) {
+		return nil, fmt.Errorf("arguments are not valid JSON: %s; expected arguments matching this schema: %s", truncate(args, 200), t.Spec().Parameters)
+	}
+	return json.RawMessage(args), nil
+}
+
+// summarize asks the model for a summary of dropped turns (no tools, no
+// streaming to subscribers).
+func (r *run) summarize(dropped []agent.Message) (string, agent.Usage, error) {
+	var b strings.Builder
+	for _, m := range dropped {
+		fmt.Fprintf(&b, "[%s", m.Role)
+		if m.Name != "" {
+			fmt.Fprintf(&b, " %s", m.Name)
+		}
+		b.WriteString("] ")
+		b.WriteString(truncate(m.Content, 2000))
+		for _, c := range m.ToolCalls {
+			fmt.Fprintf(&b, "\n  call %s %s", c.Name, truncate(c.Arguments, 300))
+		}
+		b.WriteString("\n")
+	}
+	ctx, cancel := context.WithTimeout(r.ctx, 2*time.Minute)
+	defer cancel()
+	resp, err := r.d.LLM.Stream(ctx, agent.Request{Model: r.d.Model, Messages: []agent.Message{
+		{Role: agent.RoleSystem, Content: CompactionPrompt},
+		{Role: agent.RoleUser, Content: truncate(b.String(), 200_000)},
+	}}, func(string) {})
+	if err != nil {
+		return "", resp.Usage, err
+	}
+	return resp.Content, resp.Usage, nil
+}
+
+func (d *Driver) cost(u agent.Usage) float64 {
+	return (float64(u.InputTokens)*d.Price.Input + float64(u.OutputTokens)*d.Price.Output) / 1e6
+}
+
+func truncate(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n] + "…"
+}
+
+// safeHook runs an observer hook; a panic in it is a bug in the hook, not
+// a reason to take the server down.
+func safeHook(f func()) {
+	defer func() { _ = recover() }()
+	f()
+}

@@ -1,0 +1,511 @@
+package chat
+
+import (
+	"github.com/agentls/agentls/internal/agent"
+
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	openai "github.com/sashabaranov/go-openai"
+
+	"github.com/agentls/agentls/internal/testkit/fakellm"
+)
+
+func oaiToolDelta(index *int, id, name, args string) openai.ChatCompletionStreamResponse {
+	return openai.ChatCompletionStreamResponse{Choices: []openai.ChatCompletionStreamChoice{{
+		Delta: openai.ChatCompletionStreamChoiceDelta{ToolCalls: []openai.ToolCall{{
+			Index: index, ID: id, Type: openai.ToolTypeFunction,
+			Function: openai.FunctionCall{Name: name, Arguments: args},
+		}}},
+	}}}
+}
+
+// oaiServe starts a fake model server for the test and returns a backend
+// pointed at it.
+func oaiServe(t testing.TB, cfg OpenAIConfig, turns ...fakellm.Turn) (*OpenAI, *fakellm.Server) {
+	t.Helper()
+	srv := fakellm.New(&fakellm.Script{Turns: turns})
+	url, err := srv.Start()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = srv.Close() })
+	cfg.BaseURL = url
+	if cfg.Model == "" {
+		cfg.Model = "fake-model"
+	}
+	return NewOpenAI(cfg), srv
+}
+
+var oaiHello = agent.Request{Messages: []agent.Message{
+	{Role: agent.RoleSystem, Content: "You are a test."},
+	{Role: agent.RoleUser, Content: "hello"},
+}}
+
+func TestOpenAIStreamsTextInOrder(t *testing.T) {
+	const text = "Hello, wörld! Streaming in small pieces."
+	llm, srv := oaiServe(t, OpenAIConfig{},
+		fakellm.Turn{Text: text, ChunkSize: 3, Usage: &fakellm.Usage{PromptTokens: 10, CompletionTokens: 5}})
+	var deltas []string
+	resp, err := llm.Stream(context.Background(), oaiHello, func(d string) { deltas = append(deltas, d) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(deltas) < 10 || strings.Join(deltas, "") != text {
+		t.Errorf("deltas %q do not rebuild the text", deltas)
+	}
+	if resp.Content != text || resp.FinishReason != "stop" || len(resp.ToolCalls) != 0 {
+		t.Errorf("response %+v", resp)
+	}
+	if resp.Usage != (agent.Usage{InputTokens: 10, OutputTokens: 5}) {
+		t.Errorf("usage %+v, want the server's", resp.Usage)
+	}
+	reqs := srv.Requests()
+	if len(reqs) != 1 {
+		t.Fatalf("%d requests", len(reqs))
+	}
+	body := reqs[0].Body
+	if !body.Stream || body.StreamOptions == nil || !body.StreamOptions.IncludeUsage || body.Model != "fake-model" ||
+		len(body.Messages) != 2 || body.Messages[1].Content != "hello" || reqs[0].Authorization != "" {
+		t.Errorf("server received %+v (auth %q)", body, reqs[0].Authorization)
+	}
+}
+
+func TestOpenAIReusesTheConnection(t *testing.T) {
+	// The delay holds back the end of the body after [DONE]: a client that
+	// closes there throws its connection away.
+	turn := fakellm.Turn{Text: "again", ChunkSize: 2, ChunkDelayMs: 5}
+	llm, srv := oaiServe(t, OpenAIConfig{}, turn, turn, turn)
+	for range 3 {
+		if _, err := llm.Stream(context.Background(), oaiHello, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n := srv.Connections(); n != 1 {
+		t.Errorf("3 turns used %d connections, want 1", n)
+	}
+}
+
+func TestOpenAIUsageEstimatedWhenServerSendsNone(t *testing.T) {
+	llm, _ := oaiServe(t, OpenAIConfig{}, fakellm.Turn{Text: strings.Repeat("x", 400), OmitUsage: true})
+	resp, err := llm.Stream(context.Background(), oaiHello, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !resp.Usage.Estimated || resp.Usage.OutputTokens != 100 || resp.Usage.InputTokens == 0 {
+		t.Errorf("usage %+v, want an estimate of 100 output tokens", resp.Usage)
+	}
+}
+
+func TestOpenAIToolCalls(t *testing.T) {
+	read := fakellm.ToolCall{ID: "call_r", Name: "read_file", Arguments: `{"path":"a.txt","offset":10,"limit":20}`}
+	grep := fakellm.ToolCall{ID: "call_g", Name: "grep", Arguments: `{"pattern":"func main","glob":"*.go"}`}
+	want := []agent.ToolCall{
+		{ID: "call_r", Name: "read_file", Arguments: read.Arguments},
+		{ID: "call_g", Name: "grep", Arguments: grep.Arguments},
+	}
+	tests := []struct {
+		name       string
+		turn       fakellm.Turn
+		want       []agent.ToolCall
+		wantText   string
+		wantFinish string
+	}{
+		{"one call in fragments", fakellm.Turn{ToolCalls: []fakellm.ToolCall{read}, ChunkSize: 2}, want[:1], "", "tool_calls"},
+		{"two parallel calls", fakellm.Turn{ToolCalls: []fakellm.ToolCall{read, grep}, ChunkSize: 5}, want, "", "tool_calls"},
+		{"text then calls", fakellm.Turn{Text: "Let me look.", ToolCalls: []fakellm.ToolCall{read, grep}}, want, "Let me look.", "tool_calls"},
+		{"ollama: all on index 0", fakellm.Turn{ToolCalls: []fakellm.ToolCall{read, grep}, ChunkSize: 4, Quirk: fakellm.QuirkOllama}, want, "", "tool_calls"},
+		{"no index", fakellm.Turn{ToolCalls: []fakellm.ToolCall{read, grep}, ChunkSize: 4, Quirk: fakellm.QuirkNoIndex}, want, "", "tool_calls"},
+		{"stop with tools", fakellm.Turn{ToolCalls: []fakellm.ToolCall{read, grep}, Quirk: fakellm.QuirkStopWithTools}, want, "", "stop"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			llm, _ := oaiServe(t, OpenAIConfig{}, tt.turn)
+			resp, err := llm.Stream(context.Background(), oaiHello, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if fmt.Sprint(resp.ToolCalls) != fmt.Sprint(tt.want) || resp.Content != tt.wantText || resp.FinishReason != tt.wantFinish {
+				t.Errorf("got calls %q text %q finish %q\nwant calls %q text %q finish %q",
+					resp.ToolCalls, resp.Content, resp.FinishReason, tt.want, tt.wantText, tt.wantFinish)
+			}
+		})
+	}
+}
+
+// Deltas no fake server sends but real ones do, fed to the accumulator
+// directly.
+func TestStreamAccumulatorOddDeltas(t *testing.T) {
+	idx := func(i int) *int { return &i }
+	type delta struct {
+		index     *int
+		id, name  string
+		arguments string
+	}
+	tests := []struct {
+		name   string
+		deltas []delta
+		want   []agent.ToolCall
+	}{
+		{"name and id repeated in every fragment", []delta{
+			{idx(0), "a", "read_file", `{"pa`}, {idx(0), "a", "read_file", `th":"x"}`},
+		}, []agent.ToolCall{{ID: "a", Name: "read_file", Arguments: `{"path":"x"}`}}},
+		{"whole calls without id or index", []delta{
+			{nil, "", "list_files", `{}`},
+		}, []agent.ToolCall{{ID: "call_0", Name: "list_files", Arguments: `{}`}}},
+		{"indexes out of order", []delta{
+			{idx(1), "b", "grep", ``}, {idx(0), "a", "read_file", `{}`}, {idx(1), "", "", `{"pattern":"x"}`},
+		}, []agent.ToolCall{{ID: "b", Name: "grep", Arguments: `{"pattern":"x"}`}, {ID: "a", Name: "read_file", Arguments: `{}`}}},
+		{"ollama: new id on index 0, whole arguments", []delta{
+			{idx(0), "a", "read_file", `{"path":"x"}`}, {idx(0), "b", "read_file", `{"path":"y"}`},
+		}, []agent.ToolCall{{ID: "a", Name: "read_file", Arguments: `{"path":"x"}`}, {ID: "b", Name: "read_file", Arguments: `{"path":"y"}`}}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			acc := newStreamAccumulator()
+			for _, d := range tt.deltas {
+				tc := oaiToolDelta(d.index, d.id, d.name, d.arguments)
+				acc.add(tc, nil)
+			}
+			if got := acc.response(agent.Request{}).ToolCalls; fmt.Sprint(got) != fmt.Sprint(tt.want) {
+				t.Errorf("got %q, want %q", got, tt.want)
+			}
+		})
+	}
+}
+
+func TestOpenAIKeepAliveComments(t *testing.T) {
+	llm, _ := oaiServe(t, OpenAIConfig{}, fakellm.Turn{Text: "still here", KeepAlive: 400})
+	resp, err := llm.Stream(context.Background(), oaiHello, nil)
+	if err != nil || resp.Content != "still here" {
+		t.Fatalf("400 keep-alive comments: %q, %v", resp.Content, err)
+	}
+}
+
+func TestOpenAIErrors(t *testing.T) {
+	zero, three := 0, 3
+	tests := []struct {
+		name       string
+		cfg        OpenAIConfig
+		turn       fakellm.Turn
+		wantStatus int
+		retryable  bool
+		partial    bool
+		retryAfter time.Duration
+		wantMsg    string
+		wantText   string // Response content returned beside the error
+	}{
+		{name: "429 with Retry-After", turn: fakellm.Turn{Error: &fakellm.ErrorReply{Status: 429, Message: "Rate limit reached", RetryAfter: "2"}},
+			wantStatus: 429, retryable: true, retryAfter: 2 * time.Second, wantMsg: "rate limited by http://127.0.0.1:"},
+		{name: "408", turn: fakellm.Turn{Error: &fakellm.ErrorReply{Status: 408, Message: "slow"}},
+			wantStatus: 408, retryable: true, wantMsg: "timed out"},
+		{name: "500", turn: fakellm.Turn{Error: &fakellm.ErrorReply{Status: 500, Message: "The server had an error"}},
+			wantStatus: 500, retryable: true, wantMsg: "The server had an error"},
+		{name: "503 with date Retry-After", turn: fakellm.Turn{Error: &fakellm.ErrorReply{Status: 503, Message: "overloaded",
+			RetryAfter: time.Now().Add(time.Hour).UTC().Format(http.TimeFormat)}},
+			wantStatus: 503, retryable: true, retryAfter: time.Hour, wantMsg: "overloaded"},
+		{name: "401", cfg: OpenAIConfig{APIKey: "sk-test"}, turn: fakellm.Turn{Error: &fakellm.ErrorReply{Status: 401, Message: "Incorrect API key provided: sk-test"}},
+			wantStatus: 401, wantMsg: "API key rejected by http://127.0.0.1:"},
+		{name: "401 without a key", turn: fakellm.Turn{Error: &fakellm.ErrorReply{Status: 401, Message: "You didn't provide an API key."}},
+			wantStatus: 401, wantMsg: "no API key configured"},
+		{name: "404", cfg: OpenAIConfig{Model: "gpt-nope"}, turn: fakellm.Turn{Error: &fakellm.ErrorReply{Status: 404, Message: "The model `gpt-nope` does not exist"}},
+			wantStatus: 404, wantMsg: "model 'gpt-nope' not found at http://127.0.0.1:"},
+		{name: "400", turn: fakellm.Turn{Error: &fakellm.ErrorReply{Status: 400, Message: "context_length_exceeded: too many tokens"}},
+			wantStatus: 400, wantMsg: "context_length_exceeded: too many tokens"},
+		{name: "script exhausted", wantStatus: 500, retryable: true, wantMsg: "script exhausted"},
+		{name: "reset", turn: fakellm.Turn{Reset: true}, retryable: true, wantMsg: "connection to http://127.0.0.1:"},
+		{name: "EOF before any chunk", turn: fakellm.Turn{Text: "abc", BreakAfter: &zero}, retryable: true, wantMsg: "lost"},
+		{name: "break after text", turn: fakellm.Turn{Text: "The answer is forty-two.", ChunkSize: 4, BreakAfter: &three},
+			partial: true, wantMsg: "after part of the answer", wantText: "The answ"},
+		{name: "stall before text", cfg: OpenAIConfig{IdleTimeout: 100 * time.Millisecond}, turn: fakellm.Turn{Text: "late", StallMs: 3000},
+			retryable: true, wantMsg: "model stream idle for 100ms"},
+		{name: "stall after text", cfg: OpenAIConfig{IdleTimeout: 100 * time.Millisecond}, turn: fakellm.Turn{Text: "early late", ChunkSize: 6, StallMs: 3000, StallAfter: oaiPtr(2)},
+			partial: true, wantMsg: "model stream idle", wantText: "early "},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var turns []fakellm.Turn
+			if tt.name != "script exhausted" {
+				turns = append(turns, tt.turn)
+			}
+			llm, _ := oaiServe(t, tt.cfg, turns...)
+			resp, err := llm.Stream(context.Background(), oaiHello, nil)
+			var le *agent.LLMError
+			if !errors.As(err, &le) {
+				t.Fatalf("err = %v (%T), want *LLMError", err, err)
+			}
+			t.Log(le)
+			if le.Status != tt.wantStatus || le.Retryable != tt.retryable || le.Partial != tt.partial || !strings.Contains(le.Message, tt.wantMsg) {
+				t.Errorf("got status %d retryable %v partial %v message %q\nwant %d %v %v containing %q",
+					le.Status, le.Retryable, le.Partial, le.Message, tt.wantStatus, tt.retryable, tt.partial, tt.wantMsg)
+			}
+			// Dates have a one-second resolution.
+			if d := le.RetryAfter - tt.retryAfter; d > 0 || d < -2*time.Second || (tt.retryAfter == 0) != (le.RetryAfter == 0) {
+				t.Errorf("RetryAfter = %v, want about %v", le.RetryAfter, tt.retryAfter)
+			}
+			if resp.Content != tt.wantText {
+				t.Errorf("partial content %q, want %q", resp.Content, tt.wantText)
+			}
+		})
+	}
+}
+
+func oaiPtr[T any](v T) *T { return &v }
+
+func TestOpenAITransportFailures(t *testing.T) {
+	t.Run("wrong endpoint", func(t *testing.T) {
+		srv := fakellm.New(&fakellm.Script{Turns: []fakellm.Turn{{Text: "x"}}})
+		url, err := srv.Start()
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer srv.Close()
+		root := strings.TrimSuffix(url, "/v1")
+		_, err = NewOpenAI(OpenAIConfig{BaseURL: root, Model: "m"}).Stream(context.Background(), oaiHello, nil)
+		var le *agent.LLMError
+		if !errors.As(err, &le) || le.Status != 404 || le.Retryable || !strings.Contains(le.Message, "not found at "+root) {
+			t.Errorf("err = %v", err)
+		}
+	})
+	t.Run("nobody listening", func(t *testing.T) {
+		srv := fakellm.New(nil)
+		url, err := srv.Start()
+		if err != nil {
+			t.Fatal(err)
+		}
+		_ = srv.Close() // the port is now closed
+		_, err = NewOpenAI(OpenAIConfig{BaseURL: url, Model: "m"}).Stream(context.Background(), oaiHello, nil)
+		var le *agent.LLMError
+		if !errors.As(err, &le) || le.Status != 0 || le.Retryable || !strings.Contains(le.Message, "connection refused") {
+			t.Errorf("err = %v", err)
+		}
+	})
+	t.Run("no model", func(t *testing.T) {
+		_, err := NewOpenAI(OpenAIConfig{BaseURL: "http://127.0.0.1:9/v1"}).Stream(context.Background(), oaiHello, nil)
+		var le *agent.LLMError
+		if !errors.As(err, &le) || le.Retryable || !strings.Contains(le.Message, "no model configured") {
+			t.Errorf("err = %v", err)
+		}
+	})
+}
+
+func TestOpenAIKeyNeverInErrors(t *testing.T) {
+	const key = "sk-proj-TOPSECRET-0123456789abcdef"
+	tests := []struct {
+		name      string
+		serverKey string // the fake echoes the key it was given, like some proxies
+		turn      fakellm.Turn
+	}{
+		{"401 echoing the key", "sk-other", fakellm.Turn{Text: "x"}},
+		{"400 quoting the key", "", fakellm.Turn{Error: &fakellm.ErrorReply{Status: 400, Message: "bad header Bearer " + key}}},
+		{"500 quoting the key", "", fakellm.Turn{Error: &fakellm.ErrorReply{Status: 500, Message: "upstream rejected " + key}}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			srv := fakellm.New(&fakellm.Script{Turns: []fakellm.Turn{tt.turn}})
+			srv.APIKey = tt.serverKey
+			url, err := srv.Start()
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer srv.Close()
+			cfg := OpenAIConfig{BaseURL: url, APIKey: key, Model: "m"}
+			_, err = NewOpenAI(cfg).Stream(context.Background(), oaiHello, nil)
+			if err == nil {
+				t.Fatal("no error")
+			}
+			texts := []string{fmt.Sprintf("%v|%+v|%#v", err, err, err), fmt.Sprint(cfg), fmt.Sprintf("%+v %#v", cfg, cfg)}
+			for e := errors.Unwrap(err); e != nil; e = errors.Unwrap(e) {
+				texts = append(texts, e.Error())
+			}
+			var le *agent.LLMError
+			if errors.As(err, &le) {
+				texts = append(texts, le.Message, fmt.Sprint(le.Err))
+			}
+			for _, s := range texts {
+				if strings.Contains(s, key) || strings.Contains(s, "TOPSECRET") {
+					t.Errorf("API key leaked: %s", s)
+				}
+			}
+			if len(texts) < 5 {
+				t.Errorf("error chain too short to have been checked: %q", texts)
+			}
+		})
+	}
+}
+
+func TestOpenAISendsAuthAndWellFormedHistory(t *testing.T) {
+	llm, srv := oaiServe(t, OpenAIConfig{APIKey: "sk-abc", Model: "gpt-5-mini", MaxTokens: 1000}, fakellm.Turn{Text: "done"})
+	req := agent.Request{
+		Messages: []agent.Message{
+			{Role: agent.RoleUser, Content: "list then check"},
+			{Role: agent.RoleAssistant, ToolCalls: []agent.ToolCall{{ID: "c1", Name: "list_files", Arguments: ""}, {ID: "c2", Name: "run_command", Arguments: `{"command":"true"}`}}},
+			{Role: agent.RoleTool, ToolCallID: "c1", Name: "list_files", Content: "a.go"},
+			{Role: agent.RoleTool, ToolCallID: "c2", Name: "run_command", Content: ""},
+		},
+		Tools: []agent.ToolSpec{{Name: "list_files", Description: "list"}, {Name: "grep", Parameters: []byte(`{"type":"object","properties":{"pattern":{"type":"string"}}}`)}},
+	}
+	// The fake answers 400 like OpenAI to a tool message without content or
+	// a call without arguments, so success is the first check.
+	if _, err := llm.Stream(context.Background(), req, nil); err != nil {
+		t.Fatal(err)
+	}
+	got := srv.Requests()[0]
+	body := got.Body
+	if got.Authorization != "Bearer [redacted]" {
+		t.Errorf("authorization %q", got.Authorization)
+	}
+	if body.Messages[3].Content != "(no output)" || body.Messages[1].ToolCalls[0].Arguments != "{}" {
+		t.Errorf("placeholders missing: %+v", body.Messages)
+	}
+	if body.MaxCompletionTokens != 1000 || body.MaxTokens != 0 {
+		t.Errorf("gpt-5 model: max_tokens %d max_completion_tokens %d", body.MaxTokens, body.MaxCompletionTokens)
+	}
+	if len(body.Tools) != 2 || string(body.Tools[0].Parameters) != `{"type":"object","properties":{}}` || body.Tools[1].Name != "grep" {
+		t.Errorf("tools %+v", body.Tools)
+	}
+
+	llm, srv = oaiServe(t, OpenAIConfig{Model: "llama3.2", MaxTokens: 1000}, fakellm.Turn{Text: "done"})
+	if _, err := llm.Stream(context.Background(), oaiHello, nil); err != nil {
+		t.Fatal(err)
+	}
+	if b := srv.Requests()[0].Body; b.MaxTokens != 1000 || b.MaxCompletionTokens != 0 {
+		t.Errorf("llama model: max_tokens %d max_completion_tokens %d", b.MaxTokens, b.MaxCompletionTokens)
+	}
+}
+
+func TestOpenAICancelMidStream(t *testing.T) {
+	// The stream stalls for a minute after the first text: only a cancel
+	// that reaches the HTTP read ends it early.
+	llm, _ := oaiServe(t, OpenAIConfig{}, fakellm.Turn{Text: "first words, then silence", ChunkSize: 12, StallMs: 60_000, StallAfter: oaiPtr(2)})
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	cancelledAt := make(chan time.Time, 1)
+	var once sync.Once
+	resp, err := llm.Stream(ctx, oaiHello, func(string) {
+		once.Do(func() {
+			time.AfterFunc(20*time.Millisecond, func() { cancelledAt <- time.Now(); cancel() })
+		})
+	})
+	took := time.Since(<-cancelledAt)
+	t.Logf("Stream returned %v after cancel", took)
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("err = %v, want context.Canceled", err)
+	}
+	if took > 2*time.Second {
+		t.Errorf("Stream took %v to return after cancel", took)
+	}
+	if resp.Content != "first words," {
+		t.Errorf("partial content %q", resp.Content)
+	}
+}
+
+func TestOpenAIConcurrentStreams(t *testing.T) {
+	var turns []fakellm.Turn
+	for range 6 {
+		turns = append(turns, fakellm.Turn{Text: "same answer", ChunkSize: 2})
+	}
+	llm, srv := oaiServe(t, OpenAIConfig{}, turns...)
+	var wg sync.WaitGroup
+	for range 6 {
+		wg.Go(func() {
+			resp, err := llm.Stream(context.Background(), oaiHello, nil)
+			if err != nil || resp.Content != "same answer" {
+				t.Errorf("%q, %v", resp.Content, err)
+			}
+		})
+	}
+	wg.Wait()
+	if srv.Pending() != 0 {
+		t.Errorf("%d turns left", srv.Pending())
+	}
+}
+
+func TestDefaultIdleTimeout(t *testing.T) {
+	tests := []struct {
+		url  string
+		want time.Duration
+	}{
+		{"https://api.openai.com/v1", 120 * time.Second},
+		{"http://localhost:11434/v1", 300 * time.Second},
+		{"http://127.0.0.1:8080/v1", 300 * time.Second},
+		{"http://127.3.2.1/v1", 300 * time.Second},
+		{"http://[::1]:8000/v1", 300 * time.Second},
+		{"http://192.168.1.20:11434/v1", 120 * time.Second},
+		{"http://localhost.example.com/v1", 120 * time.Second},
+		{"::not a url", 120 * time.Second},
+	}
+	for _, tt := range tests {
+		if got := DefaultIdleTimeout(tt.url); got != tt.want {
+			t.Errorf("DefaultIdleTimeout(%q) = %v, want %v", tt.url, got, tt.want)
+		}
+	}
+}
+
+func TestParseRetryAfter(t *testing.T) {
+	now := time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC)
+	tests := []struct {
+		header map[string]string
+		want   time.Duration
+	}{
+		{nil, 0},
+		{map[string]string{"Retry-After": "7"}, 7 * time.Second},
+		{map[string]string{"Retry-After": "1.5"}, 1500 * time.Millisecond},
+		{map[string]string{"Retry-After": "Sat, 21 Nov 2026 12:00:30 GMT"}, 30 * time.Second},
+		{map[string]string{"Retry-After": "Sat, 21 Nov 2026 11:00:00 GMT"}, 0}, // in the past
+		{map[string]string{"Retry-After": "soon"}, 0},
+		{map[string]string{"Retry-After": "-3"}, 0},
+		{map[string]string{"Retry-After-Ms": "250", "Retry-After": "1"}, 250 * time.Millisecond},
+	}
+	for _, tt := range tests {
+		h := http.Header{}
+		for k, v := range tt.header {
+			h.Set(k, v)
+		}
+		if got := parseRetryAfter(h, now); got != tt.want {
+			t.Errorf("parseRetryAfter(%v) = %v, want %v", tt.header, got, tt.want)
+		}
+	}
+}
+
+// BenchmarkOpenAITurn measures the backend's cost per model turn over
+// loopback with a zero-latency fake: request encoding, SSE parsing and delta
+// accumulation (and the fake server's own work, which shares the CPU).
+func BenchmarkOpenAITurn(b *testing.B) {
+	const turnsPerServer = 50
+	turn := fakellm.Turn{
+		Text:      strings.Repeat("Some explanation of the change. ", 8),
+		ChunkSize: 8,
+		ToolCalls: []fakellm.ToolCall{{Name: "edit_file", Arguments: `{"path":"main.go","old_string":"foo()","new_string":"bar()"}`}},
+	}
+	turns := make([]fakellm.Turn, turnsPerServer)
+	for i := range turns {
+		turns[i] = turn
+	}
+	b.ReportAllocs()
+	var total time.Duration
+	var n int
+	for b.Loop() {
+		b.StopTimer()
+		llm, srv := oaiServe(b, OpenAIConfig{}, turns...)
+		b.StartTimer()
+		began := time.Now()
+		for range turnsPerServer {
+			if _, err := llm.Stream(context.Background(), oaiHello, nil); err != nil {
+				b.Fatal(err)
+			}
+		}
+		total += time.Since(began)
+		n += turnsPerServer
+		b.StopTimer()
+		_ = srv.Close()
+		b.StartTimer()
+	}
+	b.ReportMetric(float64(total.Nanoseconds())/float64(n), "ns/turn")
+}

@@ -1,0 +1,322 @@
+package lsp
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"go.lsp.dev/jsonrpc2"
+	"go.lsp.dev/protocol"
+
+	"github.com/agentls/agentls/internal/edits"
+)
+
+// command is one workspace/executeCommand command. The table below is the
+// single declaration: the advertised list, the dispatch and the
+// documentation all come from it.
+type command struct {
+	name string
+	args string // documented argument shape
+	run  func(s *Server, ctx context.Context, args json.RawMessage) (any, error)
+}
+
+var commands []command
+
+func init() {
+	commands = []command{
+		{"agentls.run", "{task, uri? or path?, range?, session?, review?}", (*Server).cmdRun},
+		{"agentls.cancel", "{taskId?}", (*Server).cmdCancel},
+		{"agentls.status", "{taskId?}", (*Server).cmdStatus},
+		{"agentls.wait", "{taskId, timeoutMs?}", (*Server).cmdWait},
+		{"agentls.accept", "{taskId, uri?}", (*Server).cmdAccept},
+		{"agentls.reject", "{taskId, uri?}", (*Server).cmdReject},
+		{"agentls.undo", "{taskId?}", (*Server).cmdUndo},
+		{"agentls.verify", "{}", (*Server).cmdVerify},
+		{"agentls.continue", "{session, task, uri? or path?, range?, review?}", (*Server).cmdContinue},
+	}
+}
+
+func commandNames() []string {
+	names := make([]string, len(commands))
+	for i, c := range commands {
+		names[i] = c.name
+	}
+	return names
+}
+
+func (s *Server) executeCommand(ctx context.Context, p *protocol.ExecuteCommandParams) (any, error) {
+	for _, c := range commands {
+		if c.name != p.Command {
+			continue
+		}
+		var args json.RawMessage = []byte("{}")
+		if len(p.Arguments) > 0 && len(bytes.TrimSpace(p.Arguments[0])) > 0 && string(p.Arguments[0]) != "null" {
+			args = json.RawMessage(p.Arguments[0])
+		}
+		res, err := c.run(s, ctx, args)
+		s.mirrorResult(ctx, c.name, res, err)
+		if err != nil {
+			return nil, err
+		}
+		b, err := json.Marshal(res)
+		if err != nil {
+			return nil, err
+		}
+		return jsonrpc2.RawMessage(b), nil
+	}
+	return nil, jsonrpc2.Errorf(jsonrpc2.InvalidParams, "unknown command %q; agentls has: %s", p.Command, strings.Join(commandNames(), ", "))
+}
+
+// decodeArgs decodes a command's argument object strictly, so a typo in
+// a field name is an error the user sees rather than a silent default.
+func decodeArgs(name string, raw json.RawMessage, v any) error {
+	d := json.NewDecoder(bytes.NewReader(raw))
+	d.DisallowUnknownFields()
+	if err := d.Decode(v); err != nil {
+		for _, c := range commands {
+			if c.name == name {
+				return jsonrpc2.Errorf(jsonrpc2.InvalidParams, "%s: bad arguments (%v); expected %s", name, err, c.args)
+			}
+		}
+		return jsonrpc2.Errorf(jsonrpc2.InvalidParams, "%s: bad arguments: %v", name, err)
+	}
+	return nil
+}
+
+type runArgs struct {
+	Task    string          `json:"task"`
+	URI     string          `json:"uri,omitempty"`
+	Path    string          `json:"path,omitempty"` // workspace-relative, instead of uri
+	Range   *protocol.Range `json:"range,omitempty"`
+	Session string          `json:"session,omitempty"`
+	Review  *bool           `json:"review,omitempty"`
+}
+
+type runResult struct {
+	TaskID  string `json:"taskId"`
+	Session string `json:"session"`
+}
+
+func (s *Server) cmdRun(ctx context.Context, raw json.RawMessage) (any, error) {
+	var a runArgs
+	if err := decodeArgs("agentls.run", raw, &a); err != nil {
+		return nil, err
+	}
+	return s.startRun("agentls.run", a, false)
+}
+
+// startRun starts an agent task for agentls.run or agentls.continue.
+func (s *Server) startRun(name string, a runArgs, mustExist bool) (any, error) {
+	if strings.TrimSpace(a.Task) == "" {
+		return nil, jsonrpc2.Errorf(jsonrpc2.InvalidParams, "%s: task is empty; say what the agent should do", name)
+	}
+	if a.Path != "" && a.URI == "" {
+		root := s.rootDir()
+		abs := a.Path
+		if !filepath.IsAbs(abs) {
+			abs = filepath.Join(root, abs)
+		}
+		rel, ok := relTo(root, abs)
+		if !ok {
+			return nil, jsonrpc2.Errorf(jsonrpc2.InvalidParams, "%s: %s is outside the workspace %s", name, a.Path, root)
+		}
+		a.URI = s.fileURI(rel)
+	}
+	editor, err := s.editorContext(a.URI, a.Range)
+	if err != nil {
+		return nil, err
+	}
+	review := s.config().Agent.Review
+	if a.Review != nil {
+		review = *a.Review
+	}
+	t := &task{prompt: a.Task, session: a.Session, review: review, editor: editor, mustExist: mustExist}
+	s.tasks.start(t, s.runAgent)
+	return runResult{TaskID: t.id, Session: t.session}, nil
+}
+
+// editorContext renders the current file and selection for the model.
+func (s *Server) editorContext(u string, r *protocol.Range) (string, error) {
+	if u == "" {
+		return "", nil
+	}
+	s.mu.Lock()
+	root, enc := s.root, s.enc
+	s.mu.Unlock()
+	d, open := s.docs.getURI(u)
+	path := d.path
+	if !open {
+		path = uriPath(u, "")
+	}
+	if path == "" {
+		return fmt.Sprintf("The user's current document is %s (not a file in the workspace).", u), nil
+	}
+	rel, err := filepath.Rel(root, path)
+	if err != nil || !filepath.IsLocal(rel) {
+		return "", jsonrpc2.Errorf(jsonrpc2.InvalidParams, "agentls.run: %s is outside the workspace %s", u, root)
+	}
+	rel = filepath.ToSlash(rel)
+	text := d.text
+	if !open {
+		b, err := os.ReadFile(path)
+		if err != nil {
+			return fmt.Sprintf("The user's current file is %s.", rel), nil
+		}
+		text = string(b)
+	}
+	if r == nil || r.Start == r.End {
+		if r != nil {
+			return fmt.Sprintf("The user's current file is %s, cursor at line %d.", rel, r.Start.Line+1), nil
+		}
+		return fmt.Sprintf("The user's current file is %s.", rel), nil
+	}
+	m := edits.NewMapper(text)
+	start, end, err := m.RangeToOffsets(*r, enc)
+	if err != nil {
+		return "", jsonrpc2.Errorf(jsonrpc2.InvalidParams, "agentls.run: bad range: %v", err)
+	}
+	sel := text[start:end]
+	if len(sel) > 16<<10 {
+		sel = sel[:16<<10] + "\n[selection truncated]"
+	}
+	return fmt.Sprintf("The user's current file is %s; selected lines %d–%d:\n```\n%s\n```", rel, r.Start.Line+1, r.End.Line+1, sel), nil
+}
+
+type taskIDArgs struct {
+	TaskID string `json:"taskId,omitempty"`
+}
+
+func (s *Server) cmdCancel(ctx context.Context, raw json.RawMessage) (any, error) {
+	var a taskIDArgs
+	if err := decodeArgs("agentls.cancel", raw, &a); err != nil {
+		return nil, err
+	}
+	var t *task
+	if a.TaskID == "" {
+		t = s.tasks.newest()
+	} else {
+		var ok bool
+		if t, ok = s.tasks.get(a.TaskID); !ok {
+			return nil, unknownTask(a.TaskID)
+		}
+	}
+	if t == nil {
+		return map[string]bool{"cancelled": false}, nil
+	}
+	select {
+	case <-t.done:
+		return map[string]bool{"cancelled": false}, nil
+	default:
+	}
+	t.cancel()
+	return map[string]any{"cancelled": true, "taskId": t.id}, nil
+}
+
+func unknownTask(id string) error {
+	return jsonrpc2.Errorf(jsonrpc2.InvalidParams, "no task %q (agentls.status lists the tasks)", id)
+}
+
+func (s *Server) rootDir() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.root
+}
+
+func (s *Server) cmdStatus(ctx context.Context, raw json.RawMessage) (any, error) {
+	var a taskIDArgs
+	if err := decodeArgs("agentls.status", raw, &a); err != nil {
+		return nil, err
+	}
+	root := s.rootDir()
+	if a.TaskID != "" {
+		t, ok := s.tasks.get(a.TaskID)
+		if !ok {
+			return nil, unknownTask(a.TaskID)
+		}
+		return t.snapshot(root), nil
+	}
+	list := []taskJSON{}
+	for _, t := range s.tasks.all() {
+		list = append(list, t.snapshot(root))
+	}
+	return map[string]any{"tasks": list}, nil
+}
+
+type waitArgs struct {
+	TaskID    string `json:"taskId"`
+	TimeoutMs int    `json:"timeoutMs,omitempty"`
+}
+
+// defaultWait stays under Helix's 20 s request timeout.
+const defaultWait = 15 * time.Second
+
+func (s *Server) cmdWait(ctx context.Context, raw json.RawMessage) (any, error) {
+	var a waitArgs
+	if err := decodeArgs("agentls.wait", raw, &a); err != nil {
+		return nil, err
+	}
+	t, ok := s.tasks.get(a.TaskID)
+	if !ok {
+		return nil, unknownTask(a.TaskID)
+	}
+	d := defaultWait
+	if a.TimeoutMs > 0 {
+		d = time.Duration(a.TimeoutMs) * time.Millisecond
+	}
+	timer := time.NewTimer(d)
+	defer timer.Stop()
+	select {
+	case <-t.done:
+		return t.snapshot(s.rootDir()), nil
+	case <-timer.C:
+		return map[string]string{"status": "timeout", "taskId": t.id}, nil
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+}
+
+func (s *Server) cmdVerify(ctx context.Context, raw json.RawMessage) (any, error) {
+	var a struct{}
+	if err := decodeArgs("agentls.verify", raw, &a); err != nil {
+		return nil, err
+	}
+	t := &task{prompt: "verify the workspace", verify: true}
+	s.tasks.start(t, s.runVerifyOnly)
+	return runResult{TaskID: t.id, Session: t.session}, nil
+}
+
+// relTo returns path relative to root, slash-separated, if it is inside.
+func relTo(root, path string) (string, bool) {
+	rel, err := filepath.Rel(root, path)
+	if err != nil || !filepath.IsLocal(rel) {
+		return "", false
+	}
+	return filepath.ToSlash(rel), true
+}
+
+// mirrorResult shows a command's outcome with window/showMessage for
+// clients that drop command results (Helix): errors always, and the
+// answers a user asked for (status, wait, accept, reject, undo).
+func (s *Server) mirrorResult(ctx context.Context, name string, res any, err error) {
+	s.mu.Lock()
+	mirror := s.mirror
+	s.mu.Unlock()
+	if !mirror {
+		return
+	}
+	if err != nil {
+		s.showMessage(ctx, protocol.MessageTypeError, "%s: %v", name, err)
+		return
+	}
+	switch name {
+	case "agentls.run", "agentls.continue", "agentls.verify", "agentls.cancel":
+		return // the task's progress and end message say enough
+	}
+	b, _ := json.Marshal(res)
+	s.showMessage(ctx, protocol.MessageTypeInfo, "%s: %s", name, shorten(string(b), 1000))
+}

@@ -1,0 +1,120 @@
+package lsp
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+
+	"go.lsp.dev/jsonrpc2"
+	"go.lsp.dev/protocol"
+	"go.lsp.dev/uri"
+	"go.uber.org/zap"
+
+	"github.com/agentls/agentls/internal/agent"
+	"github.com/agentls/agentls/internal/config"
+	"github.com/agentls/agentls/internal/session"
+)
+
+// Every task belongs to a session whose conversation, results and changes
+// are appended to a JSON-lines file under the state directory, fsynced at
+// each turn. A store that cannot be opened or written is reported once and
+// the task goes on in memory: persistence never fails a task.
+
+// openStore opens the workspace's session store for one task.
+func (s *Server) openStore(ctx context.Context, cfg config.Config, root string) *session.Store {
+	st, err := session.Open(root, session.Options{
+		StateDir: s.stateDir(),
+		Memory:   cfg.Agent.Memory,
+		Redact:   cfg.Redact,
+		Warn:     func(msg string) { s.warnOnce(ctx, "agentls: "+msg) },
+	})
+	if err != nil {
+		s.warnOnce(ctx, fmt.Sprintf("agentls: sessions are not saved (%v); tasks run in memory", err))
+		return nil
+	}
+	return st
+}
+
+// warnOnce shows a warning the first time it is given.
+func (s *Server) warnOnce(ctx context.Context, msg string) {
+	s.mu.Lock()
+	seen := s.reported[msg]
+	s.reported[msg] = true
+	s.mu.Unlock()
+	s.log.Warn(msg)
+	if !seen {
+		s.showMessage(ctx, protocol.MessageTypeWarning, "%s", msg)
+	}
+}
+
+// beginSession records the task in its session and returns the earlier
+// conversation to continue from. A nil *session.Task is valid and saves
+// nothing.
+func (s *Server) beginSession(ctx context.Context, st *session.Store, cfg config.Config, t *task) *session.Task {
+	if st == nil {
+		return nil
+	}
+	rec, err := st.Begin(session.Begin{Session: t.session, Create: !t.mustExist, TaskID: t.id, Prompt: t.prompt, Model: cfg.LLM.Model})
+	if err != nil {
+		s.warnOnce(ctx, fmt.Sprintf("agentls: session %s is not saved (%v); the task runs in memory", t.session, err))
+		return nil
+	}
+	t.mu.Lock()
+	t.transcript = rec.TranscriptPath()
+	t.mu.Unlock()
+	return rec
+}
+
+// endSession writes the task's result and changes.
+func (s *Server) endSession(rec *session.Task, t *task, res agent.Result) {
+	if rec == nil {
+		return
+	}
+	var changes []session.Change
+	t.changes.mu.Lock()
+	for _, rel := range t.changes.order {
+		if fc := t.changes.files[rel]; fc.applied {
+			changes = append(changes, session.NewChange(rel, []byte(fc.base), fc.existed, []byte(fc.after)))
+		}
+	}
+	t.changes.mu.Unlock()
+	if err := rec.End(res, changes); err != nil {
+		s.log.Warn("saving the session failed", zap.String("session", t.session), zap.Error(err))
+	}
+}
+
+// recall offers the model summaries of earlier tasks (agent.memory).
+func recall(st *session.Store) func(context.Context, string) []string {
+	if st == nil || st.Memory() == nil {
+		return nil
+	}
+	return st.Memory().Recall
+}
+
+// cmdContinue runs a task in an existing session, with its history.
+func (s *Server) cmdContinue(ctx context.Context, raw json.RawMessage) (any, error) {
+	var a runArgs
+	if err := decodeArgs("agentls.continue", raw, &a); err != nil {
+		return nil, err
+	}
+	if a.Session == "" {
+		return nil, jsonrpc2.NewError(jsonrpc2.InvalidParams, "agentls.continue: needs {session, task}")
+	}
+	if !session.ValidID(a.Session) {
+		return nil, jsonrpc2.Errorf(jsonrpc2.InvalidParams, "agentls.continue: %q is not a session id", a.Session)
+	}
+	if st := s.openStore(ctx, s.config(), s.rootDir()); st != nil {
+		if _, err := st.Load(a.Session); errors.Is(err, session.ErrNotFound) && !s.tasks.hasSession(a.Session) {
+			return nil, jsonrpc2.Errorf(jsonrpc2.InvalidParams, "agentls.continue: no session %q in this workspace (agentls sessions lists them)", a.Session)
+		}
+	}
+	return s.startRun("agentls.continue", a, true)
+}
+
+func transcriptURI(path string) string {
+	if path == "" {
+		return ""
+	}
+	return string(uri.File(path))
+}

@@ -1,0 +1,264 @@
+package lsp
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"go.lsp.dev/protocol"
+	"go.lsp.dev/uri"
+	"go.uber.org/zap"
+
+	"github.com/agentls/agentls/internal/edits"
+	"github.com/agentls/agentls/internal/tools"
+)
+
+// editorWorkspace is the agent's view of files through the editor: reads
+// prefer open buffers, then text we sent to files the editor had closed,
+// then the disk; every write is a workspace/applyEdit, so the editor owns
+// each change. Only a client without applyEdit gets files written to disk
+// by agentls itself (atomically).
+type editorWorkspace struct {
+	s    *Server
+	root string
+	t    *task
+	disk *tools.DiskWorkspace
+}
+
+// fileChange is what a task did to one file, for undo and review.
+type fileChange struct {
+	rel string
+	// Undo: the text before the task's first applied change, whether the
+	// file existed then, and the text after its last applied change.
+	base    string
+	existed bool
+	after   string
+	applied bool
+	// Review: proposals are proposed relative to reviewBase, which moves
+	// as the user accepts hunks.
+	reviewBase    string
+	reviewExisted bool
+	proposed      string
+	proposing     bool
+}
+
+func (w *editorWorkspace) Root() string { return w.root }
+
+func (w *editorWorkspace) abs(rel string) string {
+	return filepath.Join(w.root, filepath.FromSlash(rel))
+}
+
+// current returns the file's text as the user sees it now.
+func (w *editorWorkspace) current(rel string) (text string, exists bool, doc document, open bool, err error) {
+	abs := w.abs(rel)
+	if d, ok := w.s.docs.get(abs); ok {
+		return d.text, true, d, true, nil
+	}
+	if t, ok := w.s.docs.shadow(abs); ok {
+		return t, true, document{}, false, nil
+	}
+	b, err := os.ReadFile(abs)
+	if errors.Is(err, os.ErrNotExist) {
+		return "", false, document{}, false, nil
+	}
+	if err != nil {
+		return "", false, document{}, false, err
+	}
+	return string(b), true, document{}, false, nil
+}
+
+func (w *editorWorkspace) ReadFile(ctx context.Context, rel string) ([]byte, error) {
+	if p, ok := w.t.proposal(rel); ok {
+		return []byte(p), nil
+	}
+	text, exists, _, _, err := w.current(rel)
+	if err != nil {
+		return nil, err
+	}
+	if !exists {
+		return nil, fmt.Errorf("%s: %w", rel, os.ErrNotExist)
+	}
+	return []byte(text), nil
+}
+
+// OpenFiles lets grep see open buffers (tools.BufferLister).
+func (w *editorWorkspace) OpenFiles() []string {
+	var rels []string
+	for _, p := range w.s.docs.openPaths() {
+		if r, err := filepath.Rel(w.root, p); err == nil && filepath.IsLocal(r) {
+			rels = append(rels, filepath.ToSlash(r))
+		}
+	}
+	return rels
+}
+
+// Edit implements agent.Workspace. The transform runs on the text as it is
+// now; when the editor rejects the edit because the user typed meanwhile,
+// it runs once more on the newer text.
+func (w *editorWorkspace) Edit(ctx context.Context, rel string, transform func(old []byte, exists bool) ([]byte, error)) error {
+	if w.t.review {
+		return w.propose(rel, transform)
+	}
+	for attempt := 1; ; attempt++ {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		old, exists, doc, open, err := w.current(rel)
+		if err != nil {
+			return err
+		}
+		nb, err := transform([]byte(old), exists)
+		if err != nil {
+			return err
+		}
+		next := string(nb)
+		if exists && next == old {
+			return nil
+		}
+		applied, reason, err := w.apply(ctx, rel, old, next, exists, doc, open)
+		if err != nil {
+			return err
+		}
+		if applied {
+			w.t.recordApplied(rel, old, exists, next)
+			return nil
+		}
+		if attempt == 2 {
+			return fmt.Errorf("the editor rejected the edit to %s (%s); nothing was changed — read the file again and retry", rel, reason)
+		}
+		w.s.log.Info("edit rejected, retrying on the newer text", zap.String("path", rel), zap.String("reason", reason))
+		if open {
+			wctx, cancel := context.WithTimeout(ctx, time.Second)
+			w.s.docs.waitChange(wctx, w.abs(rel), doc.version)
+			cancel()
+		}
+	}
+}
+
+// apply sends one file's change to the editor.
+func (w *editorWorkspace) apply(ctx context.Context, rel, old, next string, exists bool, doc document, open bool) (bool, string, error) {
+	s := w.s
+	s.mu.Lock()
+	caps, enc := s.caps, s.enc
+	s.mu.Unlock()
+	abs := w.abs(rel)
+
+	if !caps.applyEdit {
+		s.sayDiskOnce(ctx)
+		err := w.disk.Edit(ctx, rel, func([]byte, bool) ([]byte, error) { return []byte(next), nil })
+		return err == nil, "", err
+	}
+	var we protocol.WorkspaceEdit
+	switch {
+	case open:
+		v := doc.version
+		we = versionedEdit(doc.uri, &v, edits.Compute(old, next, enc), caps)
+	case exists:
+		we = versionedEdit(string(uri.File(abs)), nil, edits.Compute(old, next, enc), caps)
+	case caps.createFiles && caps.documentChanges:
+		u := uri.File(abs)
+		ignore := true
+		we.DocumentChanges = []protocol.DocumentChange{
+			&protocol.CreateFile{Kind: "create", URI: u, Options: &protocol.CreateFileOptions{IgnoreIfExists: &ignore}},
+		}
+		if next != "" {
+			we.DocumentChanges = append(we.DocumentChanges, &protocol.TextDocumentEdit{
+				TextDocument: protocol.OptionalVersionedTextDocumentIdentifier{TextDocumentIdentifier: protocol.TextDocumentIdentifier{URI: u}},
+				Edits:        []protocol.TextDocumentEditElement{&protocol.TextEdit{NewText: next}},
+			})
+		}
+	default:
+		// The client cannot create files: a new file holds no user work,
+		// so writing it ourselves loses nothing.
+		s.sayDiskOnce(ctx)
+		err := w.disk.Edit(ctx, rel, func([]byte, bool) ([]byte, error) { return []byte(next), nil })
+		return err == nil, "", err
+	}
+	label := "agentls: " + w.t.label(rel)
+	res, err := s.client.ApplyEdit(ctx, &protocol.ApplyWorkspaceEditParams{Label: &label, Edit: we})
+	if err != nil {
+		if ctx.Err() != nil {
+			return false, "", ctx.Err()
+		}
+		return false, "", fmt.Errorf("applying the edit to %s failed: %v", rel, err)
+	}
+	if !res.Applied {
+		reason := "no reason given"
+		if res.FailureReason != nil {
+			reason = *res.FailureReason
+		}
+		return false, reason, nil
+	}
+	if open {
+		// Wait for the didChange that reflects the edit, so the next read
+		// sees it (eglot, for one, sends it half a second late).
+		wctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+		s.docs.waitChange(wctx, abs, doc.version)
+		cancel()
+	} else {
+		s.docs.setShadow(abs, next)
+	}
+	return true, "", nil
+}
+
+func versionedEdit(u string, version *int32, tes []protocol.TextEdit, caps clientCaps) protocol.WorkspaceEdit {
+	if !caps.documentChanges && version == nil {
+		return protocol.WorkspaceEdit{Changes: map[uri.URI][]protocol.TextEdit{uri.URI(u): tes}}
+	}
+	els := make([]protocol.TextDocumentEditElement, len(tes))
+	for i := range tes {
+		els[i] = &tes[i]
+	}
+	return protocol.WorkspaceEdit{DocumentChanges: []protocol.DocumentChange{&protocol.TextDocumentEdit{
+		TextDocument: protocol.OptionalVersionedTextDocumentIdentifier{
+			TextDocumentIdentifier: protocol.TextDocumentIdentifier{URI: uri.URI(u)},
+			Version:                version,
+		},
+		Edits: els,
+	}}}
+}
+
+func (s *Server) sayDiskOnce(ctx context.Context) {
+	s.mu.Lock()
+	said := s.saidDisk
+	s.saidDisk = true
+	s.mu.Unlock()
+	if !said {
+		s.showMessage(ctx, protocol.MessageTypeInfo, "agentls: this editor cannot apply or create files through LSP, so agentls writes these files to disk itself (atomically).")
+	}
+}
+
+// changeLog is a task's record of the files it changed.
+type changeLog struct {
+	mu    sync.Mutex
+	files map[string]*fileChange
+	order []string
+}
+
+func (c *changeLog) entry(rel, old string, existed bool) *fileChange {
+	if c.files == nil {
+		c.files = map[string]*fileChange{}
+	}
+	fc, ok := c.files[rel]
+	if !ok {
+		fc = &fileChange{rel: rel, base: old, existed: existed, after: old}
+		c.files[rel] = fc
+		c.order = append(c.order, rel)
+	}
+	return fc
+}
+
+// newWorkspace is the editor-backed workspace of a task (t may be nil for
+// reads outside a task).
+func (s *Server) newWorkspace(t *task) (*editorWorkspace, error) {
+	root := s.rootDir()
+	disk, err := tools.NewDiskWorkspace(root)
+	if err != nil {
+		return nil, err
+	}
+	return &editorWorkspace{s: s, root: root, t: t, disk: disk}, nil
+}

@@ -1,0 +1,151 @@
+package mcp
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"sync"
+	"time"
+
+	"go.uber.org/zap"
+
+	"github.com/agentls/agentls/internal/agent"
+	"github.com/agentls/agentls/internal/config"
+	"github.com/agentls/agentls/internal/tools"
+)
+
+// Options configures a Manager. Zero values take the defaults in brackets.
+type Options struct {
+	// Approver is asked before each call of a tool that the server's allow
+	// list does not name, with "mcp <server>.<tool> <arguments JSON>" [nil:
+	// every such call is refused].
+	Approver tools.Approver
+	Logger   *zap.Logger // [zap.NewNop()]
+	// Env is the environment stdio servers start from [os.Environ()];
+	// agentls' own API keys are removed and the server's env setting added.
+	Env []string
+	// Root is the working directory of stdio servers [the process's].
+	Root string
+	// ConnectTimeout bounds starting a server and listing its tools [10 s].
+	ConnectTimeout time.Duration
+}
+
+// Manager runs the configured MCP servers for one agentls process. It is
+// safe for concurrent use.
+type Manager struct {
+	opts    Options
+	servers []*server // sorted by name, so tool order is stable
+
+	mu     sync.Mutex
+	closed bool
+	wg     sync.WaitGroup // session watchers
+}
+
+// NewManager prepares the servers; none starts before Tools is called.
+func NewManager(servers map[string]config.MCPServer, opts Options) *Manager {
+	if opts.Logger == nil {
+		opts.Logger = zap.NewNop()
+	}
+	if opts.ConnectTimeout <= 0 {
+		opts.ConnectTimeout = 10 * time.Second
+	}
+	m := &Manager{opts: opts}
+	for name, cfg := range servers {
+		m.servers = append(m.servers, &server{m: m, name: name, cfg: cfg, log: opts.Logger.With(zap.String("mcpServer", name))})
+	}
+	slices.SortFunc(m.servers, func(a, b *server) int {
+		if a.name < b.name {
+			return -1
+		}
+		if a.name > b.name {
+			return 1
+		}
+		return 0
+	})
+	return m
+}
+
+// Tools starts the servers not started yet (in parallel) and returns the
+// tools of every server that is up. A server that could not start or list
+// its tools is left out and reported in the errors, with the end of its
+// stderr; the first start of a server is not retried by later calls unless
+// it failed because ctx ended.
+func (m *Manager) Tools(ctx context.Context) ([]agent.Tool, []error) {
+	if m.isClosed() {
+		return nil, []error{errClosed}
+	}
+	lists := make([][]*mcpTool, len(m.servers))
+	errs := make([]error, len(m.servers))
+	var wg sync.WaitGroup
+	for i, s := range m.servers {
+		wg.Go(func() { lists[i], errs[i] = s.toolsOf(ctx) })
+	}
+	wg.Wait()
+
+	var out []agent.Tool
+	taken := map[string]bool{}
+	for _, list := range lists {
+		for _, t := range list {
+			name := t.name
+			if taken[name] {
+				name = hashedName(sanitize(t.fullName()), t.fullName())
+			}
+			if taken[name] {
+				continue // the server listed the same tool twice
+			}
+			taken[name] = true
+			out = append(out, t.withName(name))
+		}
+	}
+	return out, slices.DeleteFunc(errs, func(err error) bool { return err == nil })
+}
+
+// Close stops every server: stdin closed, a short grace, then the process
+// group killed. Tools and calls fail afterwards.
+func (m *Manager) Close() error {
+	m.mu.Lock()
+	if m.closed {
+		m.mu.Unlock()
+		return nil
+	}
+	m.closed = true
+	m.mu.Unlock()
+	var wg sync.WaitGroup
+	for _, s := range m.servers {
+		wg.Go(s.shutdown)
+	}
+	wg.Wait()
+	m.wg.Wait()
+	return nil
+}
+
+func (m *Manager) isClosed() bool {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.closed
+}
+
+// errClosed is returned by servers of a closed manager.
+var errClosed = errors.New("mcp: manager is closed")
+
+func (m *Manager) connectContext(ctx context.Context) (context.Context, context.CancelFunc) {
+	return context.WithTimeout(ctx, m.opts.ConnectTimeout)
+}
+
+func (m *Manager) approve(ctx context.Context, desc string) error {
+	if m.opts.Approver == nil {
+		return fmt.Errorf("%s refused: no approver is configured; allow the tool in the server's \"allow\" list of mcpServers", desc)
+	}
+	ok, reason, err := m.opts.Approver.Approve(ctx, desc)
+	if err != nil {
+		return fmt.Errorf("approval of %s: %w", desc, err)
+	}
+	if !ok {
+		if reason == "" {
+			reason = "the user did not allow it"
+		}
+		return fmt.Errorf("%s refused: %s", desc, reason)
+	}
+	return nil
+}

@@ -1,0 +1,160 @@
+package session
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/agentls/agentls/internal/agent"
+)
+
+func TestRecallRanking(t *testing.T) {
+	now := time.Date(2026, 11, 10, 12, 0, 0, 0, time.UTC)
+	day := 24 * time.Hour
+	ents := []MemoryEntry{
+		{Time: now.Add(-6 * day), Summary: "A: added the greet function in greet.go"},
+		{Time: now.Add(-5 * day), Summary: "B: fixed the parser test for empty input"},
+		{Time: now.Add(-8 * day), Summary: "C: greet greet.go parser test (too old)"},
+		{Time: now.Add(-1 * day), Summary: "D: updated the README"},
+		{Time: now.Add(-2 * day), Summary: "E: renamed greet to hello in greet.go and greet_test.go"},
+		{Time: now.Add(-3 * time.Hour), Summary: "F: bumped the Go version"},
+		{Time: now.Add(-4 * day), Summary: "G: made the parser faster"},
+	}
+	cases := []struct {
+		task  string
+		limit int
+		want  []string // first letters, in order
+	}{
+		// A and E share "greet" (greet.go splits at the dot; "go" is too
+		// short to count): E is newer. The rest share nothing: newest first.
+		{"make greet in greet.go say hi", 5, []string{"E", "A", "F", "D", "G"}},
+		{"the parser test fails on empty input", 3, []string{"B", "G", "F"}},
+		// Nothing shared: the newest.
+		{"something unrelated", 2, []string{"F", "D"}},
+		{"PARSER", 1, []string{"G"}}, // case-insensitive; G newer than B
+	}
+	for _, c := range cases {
+		t.Run(c.task, func(t *testing.T) {
+			got := rank(ents, c.task, now.Add(-DefaultRecallMaxAge), c.limit)
+			var letters []string
+			for _, g := range got {
+				_, rest, _ := strings.Cut(g, ": ")
+				letters = append(letters, rest[:1])
+			}
+			if !reflect.DeepEqual(letters, c.want) {
+				t.Fatalf("rank(%q) = %q, want %q\n%s", c.task, letters, c.want, strings.Join(got, "\n"))
+			}
+		})
+	}
+}
+
+func TestMemoryThroughTheStore(t *testing.T) {
+	now := time.Date(2026, 11, 10, 12, 0, 0, 0, time.UTC)
+	s, warns := testStore(t, Options{Memory: true, Now: func() time.Time { return now }})
+	for _, c := range []struct {
+		prompt string
+		res    agent.Result
+	}{
+		{"add a greet function", agent.Result{Status: agent.StatusOK, Reason: "done", Verified: true, FilesChanged: []string{"greet.go"}, Summary: "Added Greet."}},
+		{"stop halfway", agent.Result{Status: agent.StatusCancelled, Cancelled: true}},
+		{"fix the build", agent.Result{Status: agent.StatusError, Reason: "llm", Error: "model error (HTTP 401): bad key"}},
+	} {
+		task, err := s.Begin(Begin{Prompt: c.prompt})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := task.End(c.res, nil); err != nil {
+			t.Fatal(err)
+		}
+		now = now.Add(time.Minute)
+	}
+	got := s.Memory().Recall(context.Background(), "greet everyone")
+	want := []string{
+		`2026-11-10: Task "add a greet function" was done and the checks passed; changed greet.go. Added Greet.`,
+		`2026-11-10: Task "fix the build" failed (llm): model error (HTTP 401): bad key.`,
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("Recall:\n%q\nwant (the cancelled task is not remembered)\n%q", got, want)
+	}
+	// A week later it is forgotten.
+	now = now.Add(8 * 24 * time.Hour)
+	if got := s.Memory().Recall(context.Background(), "greet"); len(got) != 0 {
+		t.Fatalf("old entries recalled: %q", got)
+	}
+	if len(*warns) != 0 {
+		t.Fatal(*warns)
+	}
+	// Memory off: nothing kept, nothing recalled.
+	off, _ := testStore(t, Options{})
+	task, _ := off.Begin(Begin{Prompt: "add a greet function"})
+	task.End(agent.Result{Status: agent.StatusOK}, nil)
+	if off.Memory() != nil || off.Memory().Recall(context.Background(), "greet") != nil {
+		t.Fatal("memory off still recalls")
+	}
+	if _, err := os.Stat(off.Dir() + "/memory.jsonl"); !os.IsNotExist(err) {
+		t.Fatalf("memory off wrote a file: %v", err)
+	}
+}
+
+func TestMemoryTrims(t *testing.T) {
+	s, _ := testStore(t, Options{Memory: true})
+	m := s.Memory()
+	long := strings.Repeat("word ", 300)
+	for i := range 300 {
+		if err := m.Add(MemoryEntry{Time: time.Now(), Task: fmt.Sprint(i), Summary: long}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ents, _, err := m.Entries()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ents) >= 300 || len(ents) < 50 || ents[len(ents)-1].Task != "299" {
+		t.Fatalf("%d entries, last %s", len(ents), ents[len(ents)-1].Task)
+	}
+	if fi, _ := os.Stat(m.path); fi.Size() > maxMemoryBytes+int64(len(long))+200 {
+		t.Fatalf("memory file is %d bytes", fi.Size())
+	}
+}
+
+func TestSummarize(t *testing.T) {
+	many := make([]string, 10)
+	for i := range many {
+		many[i] = fmt.Sprintf("f%d.go", i)
+	}
+	cases := []struct {
+		res  agent.Result
+		want string
+	}{
+		{agent.Result{Status: agent.StatusOK, Reason: "done", Summary: "Nothing to do.\n\nAll good."}, `Task "t" was done. Nothing to do. All good.`},
+		{agent.Result{Status: agent.StatusOK, Reason: "verifyFailed", FilesChanged: []string{"a.go"}, Summary: "Tried."}, `Task "t" ended with the checks still failing; changed a.go. Tried.`},
+		{agent.Result{Status: agent.StatusOK, Reason: "done", Verified: true, FilesChanged: many}, `Task "t" was done and the checks passed; changed f0.go, f1.go, f2.go, f3.go, f4.go, f5.go, f6.go, f7.go and 2 more.`},
+		{agent.Result{Status: agent.StatusError, Reason: "maxSteps", Error: "stopped after 25 model turns", Summary: "ignored"}, `Task "t" failed (maxSteps): stopped after 25 model turns.`},
+	}
+	for _, c := range cases {
+		if got := Summarize("t", c.res); got != c.want {
+			t.Errorf("Summarize(%+v)\n got %s\nwant %s", c.res, got, c.want)
+		}
+	}
+}
+
+func BenchmarkRecall(b *testing.B) {
+	s, err := Open(b.TempDir(), Options{StateDir: b.TempDir(), Memory: true})
+	if err != nil {
+		b.Fatal(err)
+	}
+	m := s.Memory()
+	for i := range keepMemoryEntries {
+		m.Add(MemoryEntry{Time: time.Now(), Summary: fmt.Sprintf("Task %d changed parser.go and lexer_%d.go to handle empty input; the checks passed.", i, i)})
+	}
+	b.ResetTimer()
+	for b.Loop() {
+		if len(m.Recall(context.Background(), "make the parser handle empty input")) != DefaultRecallLimit {
+			b.Fatal("recall")
+		}
+	}
+}

@@ -1,0 +1,116 @@
+package tools
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"strings"
+
+	"github.com/agentls/agentls/internal/agent"
+)
+
+const defaultReadLimit = 2000
+
+var readFileParams = []param{
+	{Name: "path", Type: typeString, Required: true, Description: "Relative to the workspace root."},
+	{Name: "offset", Type: typeInteger, Min: intp(1), Description: "First line, 1-based (default 1)."},
+	{Name: "limit", Type: typeInteger, Min: intp(1), Description: "Maximum number of lines (default 2000)."},
+}
+
+func newReadFile(ws agent.Workspace, o Options) agent.Tool {
+	t := &tool{
+		name:        "read_file",
+		description: "Read a text file with line numbers (open editor buffers win over the disk). Use offset/limit for long files.",
+		params:      readFileParams,
+		readOnly:    true,
+	}
+	t.run = func(ctx context.Context, raw json.RawMessage) (agent.ToolResult, error) {
+		var a struct {
+			Path   string `json:"path"`
+			Offset int    `json:"offset"`
+			Limit  int    `json:"limit"`
+		}
+		if err := validate(t.name, t.params, raw, &a); err != nil {
+			return agent.ToolResult{}, err
+		}
+		abs, rel, err := o.Policy.ResolveRead(a.Path)
+		if err != nil {
+			return agent.ToolResult{}, err
+		}
+		data, err := readText(ctx, ws, abs, rel)
+		if err != nil {
+			return agent.ToolResult{}, err
+		}
+		if isBinary(data) {
+			return agent.ToolResult{}, fmt.Errorf("%s is a binary file (%d bytes); read_file shows text only", rel, len(data))
+		}
+		return agent.ToolResult{Output: showLines(rel, string(data), a.Offset, a.Limit, o.MaxReadOutput)}, nil
+	}
+	return t
+}
+
+// readText reads a file through the workspace, turning the usual failures
+// into messages the model can act on.
+func readText(ctx context.Context, ws agent.Workspace, abs, rel string) ([]byte, error) {
+	if fi, err := os.Stat(abs); err == nil && fi.IsDir() {
+		return nil, fmt.Errorf("%s is a directory; use list_files to see its files", rel)
+	}
+	data, err := ws.ReadFile(ctx, rel)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("file %s does not exist (use list_files to find files)", rel)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", rel, err)
+	}
+	return data, nil
+}
+
+// showLines renders lines offset..offset+limit-1 of text, numbered, within
+// maxBytes of output, and says what was left out so the model can page.
+func showLines(rel, text string, offset, limit, maxBytes int) string {
+	if offset <= 0 {
+		offset = 1
+	}
+	if limit <= 0 {
+		limit = defaultReadLimit
+	}
+	lines := splitLines(text)
+	n := len(lines)
+	if n == 0 {
+		return fmt.Sprintf("(%s is empty)", rel)
+	}
+	if offset > n {
+		return fmt.Sprintf("(%s has %s; offset %d is past the end)", rel, plural(n, "line", "lines"), offset)
+	}
+	last := min(n, offset+limit-1)
+	var sb strings.Builder
+	shown := offset - 1
+	for i := offset; i <= last; i++ {
+		line := fmt.Sprintf("%6d\t%s\n", i, lines[i-1])
+		if sb.Len()+len(line) > maxBytes {
+			if i == offset {
+				// A single line longer than the cap (minified code): show its
+				// head rather than nothing.
+				cut := maxBytes
+				for cut > 0 && !isRuneStart(line[cut]) {
+					cut--
+				}
+				sb.WriteString(line[:cut])
+				fmt.Fprintf(&sb, "\n[line %d is %d bytes; cut at %d]\n", i, len(lines[i-1]), cut)
+				shown = i
+			}
+			break
+		}
+		sb.WriteString(line)
+		shown = i
+	}
+	if offset > 1 || shown < n {
+		fmt.Fprintf(&sb, "[file has %s; showing %d–%d; use offset/limit]\n", plural(n, "line", "lines"), offset, shown)
+	}
+	return sb.String()
+}
+
+func isRuneStart(b byte) bool { return b&0xC0 != 0x80 }

@@ -1,0 +1,97 @@
+package tools
+
+import (
+	"context"
+	"encoding/json"
+	"time"
+
+	"github.com/agentls/agentls/internal/agent"
+)
+
+// Options configures Default. Zero values take the defaults in brackets.
+type Options struct {
+	// Policy confines every path. An empty Root means the workspace root.
+	Policy Policy
+	// Approver decides whether run_command may run a command [PolicyApprover{}:
+	// everything denied, with a message saying how to allow it].
+	Approver Approver
+	// MaxReadOutput caps read_file's output in bytes [256 KiB].
+	MaxReadOutput int
+	// MaxCommandOutput caps run_command's output in bytes [64 KiB].
+	MaxCommandOutput int
+	// MaxListFiles caps list_files' paths [1000]; MaxGrepMatches caps grep's
+	// matching lines [200].
+	MaxListFiles   int
+	MaxGrepMatches int
+	// CommandTimeout is run_command's default timeout [120 s];
+	// MaxCommandTimeout the most the model may ask for [600 s].
+	CommandTimeout    time.Duration
+	MaxCommandTimeout time.Duration
+	// Env is the environment run_command starts from [os.Environ()]; API keys
+	// and tokens are removed from it either way.
+	Env []string
+}
+
+func (o Options) withDefaults(ws agent.Workspace) Options {
+	if o.Policy.Root == "" {
+		o.Policy.Root = ws.Root()
+	}
+	if o.Approver == nil {
+		o.Approver = PolicyApprover{}
+	}
+	def := func(v *int, d int) {
+		if *v <= 0 {
+			*v = d
+		}
+	}
+	def(&o.MaxReadOutput, 256<<10)
+	def(&o.MaxCommandOutput, 64<<10)
+	def(&o.MaxListFiles, 1000)
+	def(&o.MaxGrepMatches, 200)
+	if o.CommandTimeout <= 0 {
+		o.CommandTimeout = 120 * time.Second
+	}
+	if o.MaxCommandTimeout <= 0 {
+		o.MaxCommandTimeout = 600 * time.Second
+	}
+	if o.CommandTimeout > o.MaxCommandTimeout {
+		o.CommandTimeout = o.MaxCommandTimeout
+	}
+	return o
+}
+
+// Default returns the six tools of the contract, in contract order:
+// read_file, list_files, grep, write_file, edit_file, run_command.
+func Default(ws agent.Workspace, opts Options) []agent.Tool {
+	o := opts.withDefaults(ws)
+	return []agent.Tool{
+		newReadFile(ws, o),
+		newListFiles(ws, o),
+		newGrep(ws, o),
+		newWriteFile(ws, o),
+		newEditFile(ws, o),
+		newRunCommand(ws, o),
+	}
+}
+
+// tool is the one implementation of agent.Tool: each tool is a name, its
+// parameters and a run function that gets arguments already validated.
+type tool struct {
+	name, description string
+	params            []param
+	readOnly          bool
+	run               func(ctx context.Context, args json.RawMessage) (agent.ToolResult, error)
+}
+
+func (t *tool) Spec() agent.ToolSpec {
+	return agent.ToolSpec{Name: t.name, Description: t.description, Parameters: schema(t.params)}
+}
+
+func (t *tool) ReadOnly() bool { return t.readOnly }
+
+func (t *tool) Run(ctx context.Context, args json.RawMessage) (agent.ToolResult, error) {
+	if err := ctx.Err(); err != nil {
+		return agent.ToolResult{}, err
+	}
+	return t.run(ctx, args)
+}

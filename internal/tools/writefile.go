@@ -1,0 +1,89 @@
+package tools
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"strings"
+
+	"github.com/agentls/agentls/internal/agent"
+)
+
+var writeFileParams = []param{
+	{Name: "path", Type: typeString, Required: true, Description: "Relative to the workspace root; missing directories are created."},
+	{Name: "content", Type: typeString, Required: true, Description: "The complete new text."},
+}
+
+func newWriteFile(ws agent.Workspace, o Options) agent.Tool {
+	t := &tool{
+		name:        "write_file",
+		description: "Create a file or replace all of its text. To change part of a file use edit_file.",
+		params:      writeFileParams,
+	}
+	t.run = func(ctx context.Context, raw json.RawMessage) (agent.ToolResult, error) {
+		var a struct {
+			Path    string `json:"path"`
+			Content string `json:"content"`
+		}
+		if err := validate(t.name, t.params, raw, &a); err != nil {
+			return agent.ToolResult{}, err
+		}
+		abs, rel, err := o.Policy.ResolveWrite(a.Path)
+		if err != nil {
+			return agent.ToolResult{}, err
+		}
+		if fi, err := os.Stat(abs); err == nil && fi.IsDir() {
+			return agent.ToolResult{}, fmt.Errorf("%s is a directory", rel)
+		}
+		if len(a.Content) > maxEditSize {
+			return agent.ToolResult{}, fmt.Errorf("content is %d bytes; write_file takes at most %d", len(a.Content), maxEditSize)
+		}
+		var (
+			created, changed bool
+			final            []byte
+			terr             error
+		)
+		err = ws.Edit(ctx, rel, func(old []byte, exists bool) ([]byte, error) {
+			created, changed, terr = !exists, true, nil
+			content := a.Content
+			if exists {
+				if isBinary(old) {
+					terr = fmt.Errorf("%s is a binary file; write_file does not replace binary files", rel)
+					return nil, terr
+				}
+				// Keep a CRLF file CRLF when the model wrote plain LF, as
+				// models do.
+				if isCRLF(string(old)) && !strings.Contains(content, "\r\n") {
+					content = strings.ReplaceAll(content, "\n", "\r\n")
+				}
+				if bytes.Equal(old, []byte(content)) {
+					changed = false
+					return old, nil
+				}
+			}
+			final = []byte(content)
+			return final, nil
+		})
+		if terr != nil {
+			return agent.ToolResult{}, terr
+		}
+		if err != nil {
+			return agent.ToolResult{}, fmt.Errorf("write %s: %w", rel, err)
+		}
+		if !changed {
+			return agent.ToolResult{Output: fmt.Sprintf("%s already has this content; nothing changed", rel)}, nil
+		}
+		verb := "wrote"
+		if created {
+			verb = "created"
+		}
+		n := len(splitLines(string(final)))
+		return agent.ToolResult{
+			Output:  fmt.Sprintf("%s %s (%s, %s)", verb, rel, plural(n, "line", "lines"), plural(len(final), "byte", "bytes")),
+			Changed: []string{rel},
+		}, nil
+	}
+	return t
+}
