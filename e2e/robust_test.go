@@ -177,12 +177,17 @@ func TestNoProgressFallsBackToShowMessage(t *testing.T) {
 	if n := len(s.Notes(protocol.MethodWindowWorkDoneProgressCreate)); n != 0 {
 		t.Errorf("workDoneProgress/create sent")
 	}
+	// The end message follows the task's end (agentls.wait answers first).
 	var msgs []string
-	for _, n := range s.Notes(protocol.MethodWindowShowMessage) {
-		var p protocol.ShowMessageParams
-		_ = json.Unmarshal(n.Params, &p)
-		msgs = append(msgs, p.Message)
-	}
+	s.WaitFor(5*time.Second, func() bool {
+		msgs = msgs[:0]
+		for _, n := range s.Notes(protocol.MethodWindowShowMessage) {
+			var p protocol.ShowMessageParams
+			_ = json.Unmarshal(n.Params, &p)
+			msgs = append(msgs, p.Message)
+		}
+		return len(msgs) >= 2
+	})
 	if len(msgs) < 2 || !strings.Contains(msgs[0], "say hi") || !strings.Contains(msgs[len(msgs)-1], "scripted model") {
 		t.Errorf("showMessage = %q, want a start and an end message", msgs)
 	}

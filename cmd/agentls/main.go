@@ -19,6 +19,7 @@ import (
 	"syscall"
 
 	"github.com/agentls/agentls/internal/agent"
+	"github.com/agentls/agentls/internal/assemble"
 	"github.com/agentls/agentls/internal/cli"
 	"github.com/agentls/agentls/internal/config"
 	"github.com/agentls/agentls/internal/logging"
@@ -113,7 +114,7 @@ func serve(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	defer closeLog()
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, os.Interrupt)
 	defer stop()
-	opts := lsp.Options{Logger: log, Version: version, NewLLM: lsp.DefaultLLM}
+	opts := lsp.Options{Logger: log, Version: version, NewLLM: assemble.DefaultLLM}
 	switch {
 	case *replay != "":
 		f, err := os.Open(*replay)
@@ -139,7 +140,7 @@ func serve(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		var rec *record.Recorder
 		opts.NewLLM = func(cfg config.Config) agent.LLM {
 			if rec == nil {
-				rec = record.NewRecorder(lsp.DefaultLLM(cfg), f, cfg.Redact)
+				rec = record.NewRecorder(assemble.DefaultLLM(cfg), f, cfg.Redact)
 			}
 			return rec
 		}

@@ -322,3 +322,10 @@ func firstLine(s string, max int) string {
 	}
 	return s
 }
+
+func plural(n int) string {
+	if n == 1 {
+		return ""
+	}
+	return "s"
+}

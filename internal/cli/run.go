@@ -15,13 +15,12 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
-	"time"
 
 	"go.uber.org/zap"
 
 	"github.com/agentls/agentls/internal/agent"
+	"github.com/agentls/agentls/internal/assemble"
 	"github.com/agentls/agentls/internal/config"
-	"github.com/agentls/agentls/internal/lsp"
 	"github.com/agentls/agentls/internal/mcp"
 	"github.com/agentls/agentls/internal/session"
 	"github.com/agentls/agentls/internal/tools"
@@ -161,7 +160,7 @@ func (c *cliRun) run(ctx context.Context) int {
 	if replay != nil {
 		llm = replay
 	} else {
-		llm = lsp.DefaultLLM(cfg)
+		llm = assemble.DefaultLLM(cfg)
 	}
 	var rec *record.Recorder
 	if o.record != "" {
@@ -195,16 +194,6 @@ func (c *cliRun) run(ctx context.Context) int {
 	log.Info("task", zap.String("workspace", root), zap.String("session", st.Session()), zap.String("model", cfg.LLM.Model), zap.Bool("dryRun", o.dryRun), zap.Bool("review", review))
 
 	ws := newCLIWorkspace(disk, o.dryRun || review)
-	lim := agent.DefaultLimits()
-	lim.MaxSteps = cfg.Agent.MaxSteps
-	lim.MaxRetries = cfg.Agent.MaxRetries
-	lim.ContextTokens = cfg.LLM.ContextTokens
-	lim.MaxToolOutput = cfg.Agent.MaxToolOutput
-	lim.Verify = cfg.Verify.Enabled
-	planner := driver.WorkspacePlanner{Root: root}
-	if store != nil && cfg.Agent.Memory {
-		planner.Recall = store.Memory().Recall
-	}
 	// One reader of stdin serves every question: command approvals and
 	// the review at the end.
 	var stdinLines *lines
@@ -214,44 +203,38 @@ func (c *cliRun) run(ctx context.Context) int {
 		}
 		return stdinLines
 	}
-	approver := cliApprover(cfg, isTerminal(c.stdin) && isTerminal(c.stderr), in, c.stderr)
-	toolset := tools.Default(ws, tools.Options{
-		Policy:   tools.Policy{Root: root, SecretFiles: cfg.Tools.SecretFiles},
-		Approver: approver,
-	})
+	var ask assemble.Ask
+	if isTerminal(c.stdin) && isTerminal(c.stderr) {
+		ask = terminalAsk(in, c.stderr)
+	}
+	var mgr *mcp.Manager
 	if len(cfg.MCPServers) > 0 {
-		mgr := mcp.NewManager(cfg.MCPServers, mcp.Options{Approver: approver, Root: root})
+		mgr = mcp.NewManager(cfg.MCPServers, mcp.Options{Root: root})
 		defer mgr.Close()
-		mcpTools, errs := mgr.Tools(ctx)
-		for _, err := range errs {
-			fmt.Fprintf(c.stderr, "agentls: MCP: %v\n", cfg.Redact(err.Error()))
-		}
-		toolset = append(toolset, mcpTools...)
 	}
-	drv := &driver.Driver{
-		LLM:         llm,
-		Model:       cfg.LLM.Model,
-		Tools:       toolset,
-		Planner:     planner,
-		Limits:      lim,
-		ToolTimeout: time.Duration(cfg.Agent.ToolTimeoutSeconds) * time.Second,
-		TaskTimeout: time.Duration(cfg.Agent.TaskTimeoutSeconds) * time.Second,
-		OnEvent: func(ev agent.Event) {
-			st.Event(ev)
-			ren.event(ev)
-		},
+	var gate driver.Verifier
+	if g := assemble.NewGate(cfg, root); g != nil {
+		g.OnStart = func(cmd string) { ren.note("· running " + cmd) }
+		g.Overlay = func([]string) map[string][]byte { return ws.proposed() }
+		gate = g
 	}
-	if ch := newChecks(cfg, root, ws, func(cmd string) { ren.note("· running " + cmd) }); ch != nil {
-		drv.Verifier = ch
+	var recall func(context.Context, string) []string
+	if store != nil && cfg.Agent.Memory {
+		recall = store.Memory().Recall
 	}
-	if st != nil {
-		drv.Hooks = append(drv.Hooks, st)
-	}
-	if p, ok := cfg.LLM.Prices[cfg.LLM.Model]; ok {
-		drv.Price.Input, drv.Price.Output = p.Input, p.Output
-	} else if p, ok := cfg.LLM.Prices["*"]; ok {
-		drv.Price.Input, drv.Price.Output = p.Input, p.Output
-	}
+	drv := assemble.Driver(ctx, assemble.Spec{
+		Config:    cfg,
+		Root:      root,
+		Workspace: ws,
+		LLM:       llm,
+		Approver:  assemble.Approver(cfg, nil, ask),
+		Verifier:  gate,
+		MCP:       mgr,
+		Session:   st,
+		Recall:    recall,
+		OnEvent:   ren.event,
+		Warn:      ren.warn,
+	})
 
 	ren.start(startInfo{Session: st.Session(), TaskID: st.ID(), Workspace: root, Model: cfg.LLM.Model,
 		Transcript: st.TranscriptPath(), DryRun: o.dryRun, Replay: replay != nil})

@@ -300,7 +300,9 @@ func (r *run) do(a agent.Action) (agent.Result, bool) {
 
 // runTools runs a turn's calls: consecutive read-only calls together in
 // parallel, every other call alone, in the model's order, so a read after
-// an edit sees the edit.
+// an edit sees the edit. Results reach the machine in the model's order
+// too, whichever finished first, so a task's events are the same on every
+// run of the same inputs (a replay matches its recording).
 func (r *run) runTools(calls []agent.ToolCall) {
 	if len(calls) == 0 {
 		return
@@ -308,12 +310,8 @@ func (r *run) runTools(calls []agent.ToolCall) {
 	r.wg.Add(1)
 	go func() {
 		defer r.wg.Done()
-		var (
-			mu       sync.Mutex
-			changed  []string
-			finished int
-			last     agent.ToolDone
-		)
+		var changed []string
+		var last agent.ToolDone
 		for i := 0; i < len(calls); {
 			j := i + 1
 			if r.readOnly(calls[i]) {
@@ -321,29 +319,27 @@ func (r *run) runTools(calls []agent.ToolCall) {
 					j++
 				}
 			}
+			batch := make([]agent.ToolDone, j-i)
 			var wg sync.WaitGroup
-			for _, c := range calls[i:j] {
+			for k, c := range calls[i:j] {
 				wg.Add(1)
-				go func(c agent.ToolCall) {
+				go func() {
 					defer wg.Done()
 					res, err := r.runTool(c)
-					done := agent.ToolDone{ID: c.ID, Result: res, Err: err}
-					mu.Lock()
-					changed = append(changed, res.Changed...)
-					finished++
-					isLast := finished == len(calls)
-					if isLast {
-						last = done
-					}
-					mu.Unlock()
-					if !isLast {
-						r.send(done)
-					}
-				}(c)
+					batch[k] = agent.ToolDone{ID: c.ID, Result: res, Err: err}
+				}()
 			}
 			wg.Wait()
 			if r.ctx.Err() != nil {
 				return
+			}
+			for k, done := range batch {
+				changed = append(changed, done.Result.Changed...)
+				if i+k == len(calls)-1 {
+					last = done
+				} else {
+					r.send(done)
+				}
 			}
 			i = j
 		}

@@ -264,7 +264,8 @@ func TestDriverPlainTask(t *testing.T) {
 
 // Read-only calls of one turn run together: each waits until all three
 // started, which only happens if they overlap. They then finish in reverse
-// order, and the results still reach the model in call order.
+// order, and the results still reach the machine — its events and the
+// model — in call order, so a replay sends the same events as its recording.
 func TestDriverReadOnlyParallel(t *testing.T) {
 	started := make(chan string, 3)
 	release := map[string]chan struct{}{"a": make(chan struct{}), "b": make(chan struct{}), "c": make(chan struct{})}
@@ -293,11 +294,13 @@ func TestDriverReadOnlyParallel(t *testing.T) {
 	for range 3 {
 		wait(t, started, "the three reads to start together")
 	}
-	// Release one at a time and wait until the machine has its result.
-	for _, c := range []struct{ path, id string }{{"c", "r3"}, {"b", "r2"}, {"a", "r1"}} {
-		close(release[c.path])
-		if got := wait(t, results, "result of "+c.id); got != c.id {
-			t.Fatalf("result of %s arrived, want %s", got, c.id)
+	// Release them last first.
+	for _, p := range []string{"c", "b", "a"} {
+		close(release[p])
+	}
+	for _, id := range []string{"r1", "r2", "r3"} {
+		if got := wait(t, results, "result of "+id); got != id {
+			t.Fatalf("result of %s arrived, want %s (call order)", got, id)
 		}
 	}
 	res := wait(t, done, "the task")

@@ -1,42 +1,38 @@
 package lsp
 
 import (
-	"context"
 	"encoding/json"
-	"fmt"
 
-	"github.com/agentls/agentls/internal/agent"
 	"github.com/agentls/agentls/internal/config"
 	"github.com/agentls/agentls/internal/mcp"
 )
 
-// mcpTools returns the tools of the MCP servers in mcpServers. Servers
-// start on the first task that needs them and live as long as the server
-// (or until the setting changes); their calls go through the same approval
-// as run_command unless the server's allow list names the tool.
-func (s *Server) mcpTools(ctx context.Context, cfg config.Config, root string) []agent.Tool {
+// mcpManager returns the manager of the MCP servers in mcpServers, or nil
+// when there are none. Servers start on the first task that needs them and
+// live as long as the server (or until the setting changes). Their calls
+// are approved by each task's own approver (assemble.Driver binds it), so a
+// later tools.deny reaches them.
+func (s *Server) mcpManager(cfg config.Config, root string) *mcp.Manager {
 	if len(cfg.MCPServers) == 0 {
 		s.closeMCP()
 		return nil
 	}
 	key, _ := json.Marshal(cfg.MCPServers)
 	s.mu.Lock()
+	defer s.mu.Unlock()
 	if s.mcp != nil && s.mcpKey != string(key) {
 		old := s.mcp
 		s.mcp = nil
-		defer func() { _ = old.Close() }()
+		go func() {
+			defer s.recoverGo("closing MCP servers")
+			_ = old.Close()
+		}()
 	}
 	if s.mcp == nil {
-		s.mcp = mcp.NewManager(cfg.MCPServers, mcp.Options{Approver: s.approver(cfg), Logger: s.log, Root: root})
+		s.mcp = mcp.NewManager(cfg.MCPServers, mcp.Options{Logger: s.log, Root: root})
 		s.mcpKey = string(key)
 	}
-	m := s.mcp
-	s.mu.Unlock()
-	tools, errs := m.Tools(ctx)
-	for _, err := range errs {
-		s.warnOnce(ctx, fmt.Sprintf("agentls: MCP: %v", err))
-	}
-	return tools
+	return s.mcp
 }
 
 func (s *Server) closeMCP() {

@@ -14,6 +14,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/agentls/agentls/internal/agent"
+	"github.com/agentls/agentls/internal/assemble"
 	"github.com/agentls/agentls/internal/config"
 	"github.com/agentls/agentls/internal/edits"
 	"github.com/agentls/agentls/internal/mcp"
@@ -54,13 +55,13 @@ type Server struct {
 	initOpts    []byte // initializationOptions (agentls settings), raw
 	settings    []byte // the latest workspace/didChangeConfiguration, raw
 	cfg         config.Config
-	reported    map[string]bool // configuration problems already shown
-	saidDisk    bool            // told the user we write to disk ourselves
-	allowed     []string        // commands the user allowed always, this session
-	mirror      bool            // echo command results and errors as messages (Helix drops them)
-	reviewMu    sync.Mutex      // serializes accept, reject, undo and their diagnostics
-	mcp         *mcp.Manager    // MCP servers of mcpServers, started lazily
-	mcpKey      string          // the mcpServers setting mcp was made from
+	reported    map[string]bool  // configuration problems already shown
+	saidDisk    bool             // told the user we write to disk ourselves
+	allowed     assemble.Allowed // commands the user allowed always, this session
+	mirror      bool             // echo command results and errors as messages (Helix drops them)
+	reviewMu    sync.Mutex       // serializes accept, reject, undo and their diagnostics
+	mcp         *mcp.Manager     // MCP servers of mcpServers, started lazily
+	mcpKey      string           // the mcpServers setting mcp was made from
 
 	exited chan struct{}
 	exitOK bool
@@ -371,4 +372,13 @@ func (s *Server) notify(ctx context.Context, method string, params any) {
 
 func (s *Server) showMessage(ctx context.Context, typ protocol.MessageType, format string, args ...any) {
 	s.notify(ctx, protocol.MethodWindowShowMessage, &protocol.ShowMessageParams{Type: typ, Message: fmt.Sprintf(format, args...)})
+}
+
+// recoverGo is the panic barrier of a goroutine the server starts for
+// housekeeping: the panic and its stack go to the log, and the server keeps
+// serving. Deferred first thing in the goroutine.
+func (s *Server) recoverGo(what string) {
+	if p := recover(); p != nil {
+		s.log.Error("goroutine panicked", zap.String("in", what), zap.Any("panic", p), zap.Stack("stack"))
+	}
 }

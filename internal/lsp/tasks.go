@@ -1,8 +1,6 @@
 package lsp
 
 import (
-	"github.com/agentls/agentls/internal/llm/chat"
-
 	"github.com/agentls/agentls/internal/driver"
 
 	"context"
@@ -19,9 +17,8 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/agentls/agentls/internal/agent"
-	"github.com/agentls/agentls/internal/config"
+	"github.com/agentls/agentls/internal/assemble"
 	"github.com/agentls/agentls/internal/session"
-	"github.com/agentls/agentls/internal/tools"
 )
 
 // task is one agent task run by the server.
@@ -313,9 +310,7 @@ func (t *task) end(r agent.Result) {
 // runAgent is the body of an agentls.run task.
 func (s *Server) runAgent(ctx context.Context, t *task) {
 	cfg := s.config()
-	s.mu.Lock()
-	root := s.root
-	s.mu.Unlock()
+	root := s.rootDir()
 	prog := s.beginProgress(ctx, t, "agentls", shorten(t.prompt, 80))
 	ws, err := s.newWorkspace(t)
 	if err != nil {
@@ -324,74 +319,30 @@ func (s *Server) runAgent(ctx context.Context, t *task) {
 	}
 	st := s.openStore(ctx, cfg, root)
 	rec := s.beginSession(ctx, st, cfg, t)
-	drv := s.newDriver(ctx, cfg, root, ws, t, prog)
-	drv.Planner = driver.WorkspacePlanner{Root: root, Recall: recall(st)}
-	if rec != nil {
-		drv.Hooks = append(drv.Hooks, rec)
-		onEvent := drv.OnEvent
-		drv.OnEvent = func(ev agent.Event) {
-			rec.Event(ev)
-			onEvent(ev)
-		}
+	newLLM := s.opts.NewLLM
+	if newLLM == nil {
+		newLLM = assemble.DefaultLLM
 	}
+	var gate driver.Verifier
+	if g := s.gate(ctx, cfg, root, t, prog); g != nil {
+		gate = g
+	}
+	drv := assemble.Driver(ctx, assemble.Spec{
+		Config:    cfg,
+		Root:      root,
+		Workspace: ws,
+		LLM:       newLLM(cfg),
+		Approver:  s.approver(cfg),
+		Verifier:  gate,
+		MCP:       s.mcpManager(cfg, root),
+		Session:   rec,
+		Recall:    recall(st),
+		OnEvent:   func(ev agent.Event) { s.onEvent(ctx, t, prog, ev) },
+		Warn:      func(msg string) { s.warnOnce(ctx, "agentls: "+msg) },
+	})
 	res := drv.Run(ctx, driver.Task{Prompt: t.prompt, Editor: t.editor, History: rec.History()})
 	s.finishTask(ctx, t, prog, res)
 	s.endSession(rec, t, res)
-}
-
-func (s *Server) newDriver(ctx context.Context, cfg config.Config, root string, ws *editorWorkspace, t *task, prog *progress) *driver.Driver {
-	newLLM := s.opts.NewLLM
-	if newLLM == nil {
-		newLLM = DefaultLLM
-	}
-	llm := newLLM(cfg)
-	lim := agent.DefaultLimits()
-	lim.MaxSteps = cfg.Agent.MaxSteps
-	lim.MaxRetries = cfg.Agent.MaxRetries
-	lim.ContextTokens = cfg.LLM.ContextTokens
-	lim.MaxToolOutput = cfg.Agent.MaxToolOutput
-	verifier := s.verifier(cfg, root, t, prog, ctx)
-	lim.Verify = verifier != nil
-	d := &driver.Driver{
-		LLM:   llm,
-		Model: cfg.LLM.Model,
-		Tools: tools.Default(ws, tools.Options{
-			Policy:   tools.Policy{Root: root, SecretFiles: cfg.Tools.SecretFiles},
-			Approver: s.approver(cfg),
-		}),
-		Planner:     driver.WorkspacePlanner{Root: root},
-		Limits:      lim,
-		ToolTimeout: time.Duration(cfg.Agent.ToolTimeoutSeconds) * time.Second,
-		TaskTimeout: time.Duration(cfg.Agent.TaskTimeoutSeconds) * time.Second,
-		OnEvent:     func(ev agent.Event) { s.onEvent(ctx, t, prog, ev) },
-	}
-	if verifier != nil {
-		d.Verifier = verifier
-	}
-	d.Tools = append(d.Tools, s.mcpTools(ctx, cfg, root)...)
-	if p, ok := priceFor(cfg); ok {
-		d.Price.Input, d.Price.Output = p.Input, p.Output
-	}
-	return d
-}
-
-// DefaultLLM is the model backend for a configuration: any
-// OpenAI-compatible server.
-func DefaultLLM(cfg config.Config) agent.LLM {
-	return chat.NewOpenAI(chat.OpenAIConfig{
-		BaseURL:     cfg.LLM.BaseURL,
-		APIKey:      cfg.LLM.APIKey,
-		Model:       cfg.LLM.Model,
-		IdleTimeout: time.Duration(cfg.LLM.IdleTimeoutSeconds) * time.Second,
-	})
-}
-
-func priceFor(cfg config.Config) (config.Price, bool) {
-	if p, ok := cfg.LLM.Prices[cfg.LLM.Model]; ok {
-		return p, true
-	}
-	p, ok := cfg.LLM.Prices["*"]
-	return p, ok
 }
 
 // eventParams is an agentls/event notification.

@@ -17,10 +17,6 @@ import (
 
 // Options configures a Manager. Zero values take the defaults in brackets.
 type Options struct {
-	// Approver is asked before each call of a tool that the server's allow
-	// list does not name, with "mcp <server>.<tool> <arguments JSON>" [nil:
-	// every such call is refused].
-	Approver tools.Approver
 	Logger   *zap.Logger // [zap.NewNop()]
 	// Env is the environment stdio servers start from [os.Environ()];
 	// agentls' own API keys are removed and the server's env setting added.
@@ -71,7 +67,13 @@ func NewManager(servers map[string]config.MCPServer, opts Options) *Manager {
 // its tools is left out and reported in the errors, with the end of its
 // stderr; the first start of a server is not retried by later calls unless
 // it failed because ctx ended.
-func (m *Manager) Tools(ctx context.Context) ([]agent.Tool, []error) {
+//
+// approver is asked before each call of a tool that the server's allow list
+// does not name, with "mcp <server>.<tool> <arguments JSON>" [nil: every such
+// call is refused]. It is bound to the tools returned, not to the manager,
+// so each task's calls follow the policy in force when the task started (a
+// manager outlives many tasks and setting changes).
+func (m *Manager) Tools(ctx context.Context, approver tools.Approver) ([]agent.Tool, []error) {
 	if m.isClosed() {
 		return nil, []error{errClosed}
 	}
@@ -95,7 +97,7 @@ func (m *Manager) Tools(ctx context.Context) ([]agent.Tool, []error) {
 				continue // the server listed the same tool twice
 			}
 			taken[name] = true
-			out = append(out, t.withName(name))
+			out = append(out, t.bind(name, approver))
 		}
 	}
 	return out, slices.DeleteFunc(errs, func(err error) bool { return err == nil })
@@ -133,11 +135,11 @@ func (m *Manager) connectContext(ctx context.Context) (context.Context, context.
 	return context.WithTimeout(ctx, m.opts.ConnectTimeout)
 }
 
-func (m *Manager) approve(ctx context.Context, desc string) error {
-	if m.opts.Approver == nil {
+func approve(ctx context.Context, approver tools.Approver, desc string) error {
+	if approver == nil {
 		return fmt.Errorf("%s refused: no approver is configured; allow the tool in the server's \"allow\" list of mcpServers", desc)
 	}
-	ok, reason, err := m.opts.Approver.Approve(ctx, desc)
+	ok, reason, err := approver.Approve(ctx, desc)
 	if err != nil {
 		return fmt.Errorf("approval of %s: %w", desc, err)
 	}

@@ -50,7 +50,13 @@ func newManager(t *testing.T, servers map[string]config.MCPServer, opts Options)
 // toolMap lists the manager's tools and fails the test on any error.
 func toolMap(t *testing.T, m *Manager) map[string]agent.Tool {
 	t.Helper()
-	list, errs := m.Tools(context.Background())
+	return approvedTools(t, m, nil)
+}
+
+// approvedTools is toolMap with the tools bound to approver.
+func approvedTools(t *testing.T, m *Manager, approver tools.Approver) map[string]agent.Tool {
+	t.Helper()
+	list, errs := m.Tools(context.Background(), approver)
 	for _, err := range errs {
 		t.Errorf("Tools: %v", err)
 	}
@@ -116,7 +122,7 @@ func TestToolsListedWithSchemasAndNames(t *testing.T) {
 		"test.srv": stdioServer(t, "serve", nil, "*"),
 		"test_srv": stdioServer(t, "serve", nil, "*"),
 	}, Options{})
-	list, errs := m.Tools(context.Background())
+	list, errs := m.Tools(context.Background(), nil)
 	if len(errs) > 0 {
 		t.Fatal(errs)
 	}
@@ -245,8 +251,8 @@ func TestApproval(t *testing.T) {
 				})
 			}
 			m := newManager(t, map[string]config.MCPServer{"s": stdioServer(t, "serve", nil, tc.allow...)},
-				Options{Approver: approver, Root: root})
-			_, err := run(t, toolMap(t, m)["mcp__s__touch"], `{ "path": "made" }`)
+				Options{Root: root})
+			_, err := run(t, approvedTools(t, m, approver)["mcp__s__touch"], `{ "path": "made" }`)
 			if tc.wantErr != "" {
 				if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
 					t.Errorf("err %v, want %q", err, tc.wantErr)
@@ -335,7 +341,7 @@ func TestFailedServersDoNotBlockOthers(t *testing.T) {
 		"hangs":   stdioServer(t, "hang", nil),
 		"down":    {URL: "http://127.0.0.1:1/mcp"},
 	}, Options{ConnectTimeout: time.Second})
-	list, errs := m.Tools(context.Background())
+	list, errs := m.Tools(context.Background(), nil)
 	if len(list) != 10 {
 		t.Errorf("got %d tools, want the 10 of good", len(list))
 	}
@@ -369,7 +375,7 @@ func TestFailedServersDoNotBlockOthers(t *testing.T) {
 		t.Errorf("add: %q", out)
 	}
 	// A failed start is not retried on every turn.
-	if _, again := m.Tools(context.Background()); len(again) != len(errs) {
+	if _, again := m.Tools(context.Background(), nil); len(again) != len(errs) {
 		t.Errorf("second Tools: %v", again)
 	}
 }
@@ -395,7 +401,7 @@ func TestCloseLeavesNoProcess(t *testing.T) {
 	if _, err := run(t, tl["mcp__s__add"], `{"a":1,"b":1}`); !errors.Is(err, errClosed) {
 		t.Errorf("call after Close: %v", err)
 	}
-	if _, errs := m.Tools(context.Background()); len(errs) != 1 || !errors.Is(errs[0], errClosed) {
+	if _, errs := m.Tools(context.Background(), nil); len(errs) != 1 || !errors.Is(errs[0], errClosed) {
 		t.Errorf("Tools after Close: %v", errs)
 	}
 }
@@ -459,5 +465,25 @@ func TestURLServers(t *testing.T) {
 				t.Fatal(err)
 			}
 		})
+	}
+}
+
+// A manager outlives tasks and setting changes: each task's tools ask that
+// task's approver. Before the fix the manager kept the approver it was made
+// with, so a tools.deny added later never reached MCP calls.
+func TestApproverFollowsTheTask(t *testing.T) {
+	root := t.TempDir()
+	m := newManager(t, map[string]config.MCPServer{"s": stdioServer(t, "serve", nil)}, Options{Root: root})
+	yes := tools.ApproverFunc(func(context.Context, string) (bool, string, error) { return true, "", nil })
+	no := tools.ApproverFunc(func(context.Context, string) (bool, string, error) { return false, "denied by the new policy", nil })
+	if _, err := run(t, approvedTools(t, m, yes)["mcp__s__touch"], `{"path": "first"}`); err != nil {
+		t.Fatalf("first task, approver yes: %v", err)
+	}
+	_, err := run(t, approvedTools(t, m, no)["mcp__s__touch"], `{"path": "second"}`)
+	if err == nil || !strings.Contains(err.Error(), "denied by the new policy") {
+		t.Fatalf("second task, approver no: err %v, want the new policy's refusal", err)
+	}
+	if _, statErr := os.Stat(filepath.Join(root, "second")); statErr == nil {
+		t.Error("the second task's call ran although its approver said no")
 	}
 }

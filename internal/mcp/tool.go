@@ -14,6 +14,7 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/agentls/agentls/internal/agent"
+	"github.com/agentls/agentls/internal/tools"
 )
 
 // maxNameLen is OpenAI's limit on function names (^[a-zA-Z0-9_-]{1,64}$).
@@ -27,6 +28,7 @@ type mcpTool struct {
 	desc     string
 	params   json.RawMessage
 	readOnly bool
+	approver tools.Approver // the task's, bound by Manager.Tools
 }
 
 func newTool(s *server, t *sdk.Tool) *mcpTool {
@@ -64,12 +66,11 @@ func inputSchema(v any) json.RawMessage {
 
 func (t *mcpTool) fullName() string { return "mcp__" + t.srv.name + "__" + t.tool }
 
-func (t *mcpTool) withName(name string) *mcpTool {
-	if name == t.name {
-		return t
-	}
+// bind returns a copy of t named name whose calls ask approver.
+func (t *mcpTool) bind(name string, approver tools.Approver) *mcpTool {
 	c := *t
 	c.name = name
+	c.approver = approver
 	return &c
 }
 
@@ -96,7 +97,7 @@ func (t *mcpTool) Run(ctx context.Context, raw json.RawMessage) (agent.ToolResul
 	_ = json.Compact(&compact, raw)
 	if !t.allowed() {
 		desc := fmt.Sprintf("mcp %s.%s %s", t.srv.name, t.tool, compact.String())
-		if err := t.srv.m.approve(ctx, desc); err != nil {
+		if err := approve(ctx, t.approver, desc); err != nil {
 			return agent.ToolResult{}, err
 		}
 	}

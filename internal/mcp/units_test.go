@@ -125,7 +125,7 @@ func BenchmarkCallStdio(b *testing.B) {
 	srv := stdioServer(b, "serve", nil, "*")
 	m := NewManager(map[string]config.MCPServer{"s": srv}, Options{})
 	defer m.Close()
-	list, errs := m.Tools(context.Background())
+	list, errs := m.Tools(context.Background(), nil)
 	if len(errs) > 0 {
 		b.Fatal(errs)
 	}

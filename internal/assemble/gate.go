@@ -1,0 +1,102 @@
+package assemble
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/agentls/agentls/internal/agent"
+	"github.com/agentls/agentls/internal/config"
+	"github.com/agentls/agentls/internal/verify"
+)
+
+// Gate is the verify gate: it runs the project's checks on the files as
+// the agent left them and sums the results up for the machine, the person
+// and the model. It implements driver.Verifier.
+type Gate struct {
+	Root     string
+	Commands []string
+	Timeout  time.Duration
+	// Overlay returns the texts the checks must see instead of the disk
+	// for the changed files (editor buffers, proposals); nil: the disk.
+	Overlay func(changed []string) map[string][]byte
+	// OnStart is told each command as it starts (progress); may be nil.
+	OnStart func(command string)
+	// OnResults sees every run's results (diagnostics); may be nil.
+	OnResults func(ctx context.Context, results []verify.Result)
+}
+
+// Checks are the commands the gate runs: verify.commands, else those
+// detected in the workspace.
+func Checks(cfg config.Config, root string) []string {
+	if len(cfg.Verify.Commands) > 0 {
+		return cfg.Verify.Commands
+	}
+	return verify.Detect(root)
+}
+
+// NewGate returns the gate for the workspace, or nil when verification is
+// off or there is nothing to check: a task then ends with nothing verified.
+func NewGate(cfg config.Config, root string) *Gate {
+	if !cfg.Verify.Enabled {
+		return nil
+	}
+	cmds := Checks(cfg, root)
+	if len(cmds) == 0 {
+		return nil
+	}
+	return &Gate{Root: root, Commands: cmds, Timeout: time.Duration(cfg.Verify.TimeoutSeconds) * time.Second}
+}
+
+// Verify implements driver.Verifier.
+func (g *Gate) Verify(ctx context.Context, changed []string) (agent.VerifyReport, error) {
+	var overlay map[string][]byte
+	if g.Overlay != nil {
+		overlay = g.Overlay(changed)
+	}
+	results, err := verify.Run(ctx, verify.RunOptions{Root: g.Root, Commands: g.Commands, Overlay: overlay, Timeout: g.Timeout, OnStart: g.OnStart})
+	if err != nil {
+		return agent.VerifyReport{}, err
+	}
+	if g.OnResults != nil {
+		g.OnResults(ctx, results)
+	}
+	return Report(results, g.Commands), nil
+}
+
+// Report sums check results up. The summary holds no timings, so a replayed
+// task sends the same events as the recorded one, in every front end.
+func Report(results []verify.Result, commands []string) agent.VerifyReport {
+	rep := agent.VerifyReport{Passed: true, Commands: commands}
+	var failed, unlocated []string
+	for _, r := range results {
+		rep.Problems += len(r.Diagnostics)
+		if !r.Passed {
+			rep.Passed = false
+			what := fmt.Sprintf("failed (exit %d)", r.ExitCode)
+			if r.TimedOut {
+				what = "timed out"
+			}
+			failed = append(failed, fmt.Sprintf("`%s` %s", r.Command, what))
+			unlocated = append(unlocated, r.Unlocated...)
+		}
+	}
+	if rep.Passed {
+		rep.Summary = fmt.Sprintf("%d check%s passed (%s)", len(results), plural(len(results)), strings.Join(commands, "; "))
+		return rep
+	}
+	rep.Feedback = verify.Feedback(results, 0)
+	rep.Summary = fmt.Sprintf("%s; %d problem%s located", strings.Join(failed, ", "), rep.Problems, plural(rep.Problems))
+	if n := min(len(unlocated), 3); n > 0 {
+		rep.Summary += "; output: " + strings.Join(unlocated[:n], " | ")
+	}
+	return rep
+}
+
+func plural(n int) string {
+	if n == 1 {
+		return ""
+	}
+	return "s"
+}
