@@ -17,7 +17,7 @@ import (
 
 // Options configures a Manager. Zero values take the defaults in brackets.
 type Options struct {
-	Logger   *zap.Logger // [zap.NewNop()]
+	Logger *zap.Logger // [zap.NewNop()]
 	// Env is the environment stdio servers start from [os.Environ()];
 	// agentls' own API keys are removed and the server's env setting added.
 	Env []string
