@@ -17,6 +17,7 @@ import (
 	"github.com/agentls/agentls/agent"
 	"github.com/agentls/agentls/agent/tools"
 	"github.com/agentls/agentls/config"
+	"github.com/agentls/agentls/internal/llm/responses"
 	"github.com/agentls/agentls/session"
 )
 
@@ -372,8 +373,18 @@ func (s *Server) newDriver(ctx context.Context, cfg config.Config, root string, 
 }
 
 // DefaultLLM is the model backend for a configuration: any
-// OpenAI-compatible server.
+// OpenAI-compatible server, over chat completions or the Responses API
+// as llm.api selects.
 func DefaultLLM(cfg config.Config) agent.LLM {
+	if responses.Select(cfg.LLM.API, cfg.LLM.BaseURL, cfg.LLM.Model) == responses.APIResponses {
+		return responses.New(responses.Config{
+			BaseURL:         cfg.LLM.BaseURL,
+			APIKey:          cfg.LLM.APIKey,
+			Model:           cfg.LLM.Model,
+			ReasoningEffort: cfg.LLM.ReasoningEffort,
+			IdleTimeout:     time.Duration(cfg.LLM.IdleTimeoutSeconds) * time.Second,
+		})
+	}
 	return agent.NewOpenAI(agent.OpenAIConfig{
 		BaseURL:     cfg.LLM.BaseURL,
 		APIKey:      cfg.LLM.APIKey,

@@ -169,6 +169,8 @@ func (e Endpoint) TransportMessage(err error) (string, bool) {
 	case errors.Is(err, syscall.ECONNRESET), errors.Is(err, syscall.EPIPE),
 		errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF):
 		return "connection to " + e.BaseURL + " lost: " + err.Error(), true
+	case errors.Is(err, openai.ErrReasoningToolsRequireResponses):
+		return "request not sent: " + err.Error() + " (set llm.api to \"responses\" or \"auto\")", false
 	case errors.Is(err, openai.ErrTooManyEmptyStreamMessages):
 		return "stream from " + e.BaseURL + " sent only empty messages", true
 	case errors.As(err, &syntaxErr), errors.As(err, &typeErr):
