@@ -218,3 +218,45 @@ func TestSelect(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkTurn measures each backend's cost per model turn over loopback
+// with a zero-latency fake (whose own work shares the CPU): one text of
+// 256 bytes in 8-byte deltas and one tool call.
+func BenchmarkTurn(b *testing.B) {
+	const turnsPerServer = 50
+	turn := fakellm.Turn{
+		Text:      strings.Repeat("Some explanation of the change. ", 8),
+		ChunkSize: 8,
+		ToolCalls: []fakellm.ToolCall{{Name: "edit_file", Arguments: `{"path":"main.go","old_string":"foo()","new_string":"bar()"}`}},
+	}
+	turns := make([]fakellm.Turn, turnsPerServer)
+	for i := range turns {
+		turns[i] = turn
+	}
+	for _, api := range apis {
+		b.Run(api.name, func(b *testing.B) {
+			b.ReportAllocs()
+			n := 0
+			for b.Loop() {
+				b.StopTimer()
+				srv := fakellm.New(&fakellm.Script{Turns: turns})
+				url, err := srv.Start()
+				if err != nil {
+					b.Fatal(err)
+				}
+				llm := api.make(url, backendCfg{Model: "m"})
+				b.StartTimer()
+				for range turnsPerServer {
+					if _, err := llm.Stream(context.Background(), hello, nil); err != nil {
+						b.Fatal(err)
+					}
+				}
+				n += turnsPerServer
+				b.StopTimer()
+				_ = srv.Close()
+				b.StartTimer()
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(n), "ns/turn")
+		})
+	}
+}
