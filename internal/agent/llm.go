@@ -47,6 +47,9 @@ type Usage struct {
 	InputTokens  int  `json:"inputTokens"`
 	OutputTokens int  `json:"outputTokens"`
 	Estimated    bool `json:"estimated,omitempty"` // true when the server sent no usage
+	// ReasoningTokens is the part of OutputTokens the model spent
+	// reasoning, when the server reports it (the Responses API does).
+	ReasoningTokens int `json:"reasoningTokens,omitempty"`
 }
 
 // Add returns u plus v.
@@ -55,6 +58,8 @@ func (u Usage) Add(v Usage) Usage {
 		InputTokens:  u.InputTokens + v.InputTokens,
 		OutputTokens: u.OutputTokens + v.OutputTokens,
 		Estimated:    u.Estimated || v.Estimated,
+
+		ReasoningTokens: u.ReasoningTokens + v.ReasoningTokens,
 	}
 }
 

@@ -8,6 +8,7 @@ import (
 	"github.com/agentls/agentls/internal/config"
 	"github.com/agentls/agentls/internal/driver"
 	"github.com/agentls/agentls/internal/llm/chat"
+	"github.com/agentls/agentls/internal/llm/responses"
 	"github.com/agentls/agentls/internal/mcp"
 	"github.com/agentls/agentls/internal/session"
 	"github.com/agentls/agentls/internal/tools"
@@ -93,8 +94,18 @@ func Driver(ctx context.Context, s Spec) *driver.Driver {
 }
 
 // DefaultLLM is the model backend for a configuration: any
-// OpenAI-compatible server.
+// OpenAI-compatible server, over chat completions or the Responses API as
+// llm.api selects.
 func DefaultLLM(cfg config.Config) agent.LLM {
+	if responses.Select(cfg.LLM.API, cfg.LLM.BaseURL, cfg.LLM.Model) == responses.APIResponses {
+		return responses.New(responses.Config{
+			BaseURL:         cfg.LLM.BaseURL,
+			APIKey:          cfg.LLM.APIKey,
+			Model:           cfg.LLM.Model,
+			ReasoningEffort: cfg.LLM.ReasoningEffort,
+			IdleTimeout:     time.Duration(cfg.LLM.IdleTimeoutSeconds) * time.Second,
+		})
+	}
 	return chat.NewOpenAI(chat.OpenAIConfig{
 		BaseURL:     cfg.LLM.BaseURL,
 		APIKey:      cfg.LLM.APIKey,

@@ -13,6 +13,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 )
@@ -37,6 +38,12 @@ type LLM struct {
 	Model              string
 	ContextTokens      int
 	IdleTimeoutSeconds int // 0: 120 s remote, 300 s loopback
+	// API is the wire API: "chat", "responses" or "auto" (Responses for
+	// the models of api.openai.com that need it).
+	API string
+	// ReasoningEffort is sent to reasoning models when set (Responses
+	// API only).
+	ReasoningEffort string
 	// Prices per million tokens, by model name; "*" is the fallback.
 	Prices map[string]Price
 }
@@ -119,6 +126,17 @@ func str(dst func(*Config) *string) func(*Config, json.RawMessage) error {
 	}
 }
 
+func oneOf(values []string, dst func(*Config) *string) func(*Config, json.RawMessage) error {
+	return func(c *Config, raw json.RawMessage) error {
+		var s string
+		if err := strict(raw, &s); err != nil || !slices.Contains(values, s) {
+			return fmt.Errorf("want one of %s", strings.Join(values, ", "))
+		}
+		*dst(c) = s
+		return nil
+	}
+}
+
 func intIn(lo, hi int, dst func(*Config) *int) func(*Config, json.RawMessage) error {
 	return func(c *Config, raw json.RawMessage) error {
 		var f float64
@@ -168,6 +186,8 @@ var fields = []field{
 	{key: "llm.model", env: []string{"AGENTLS_MODEL"}, set: str(func(c *Config) *string { return &c.LLM.Model })},
 	{key: "llm.contextTokens", set: intIn(1024, 10_000_000, func(c *Config) *int { return &c.LLM.ContextTokens })},
 	{key: "llm.idleTimeoutSeconds", set: intIn(1, 3600, func(c *Config) *int { return &c.LLM.IdleTimeoutSeconds })},
+	{key: "llm.api", set: oneOf([]string{"chat", "responses", "auto"}, func(c *Config) *string { return &c.LLM.API })},
+	{key: "llm.reasoningEffort", set: oneOf([]string{"none", "minimal", "low", "medium", "high", "xhigh", "max"}, func(c *Config) *string { return &c.LLM.ReasoningEffort })},
 	{key: "llm.prices", set: func(c *Config, raw json.RawMessage) error {
 		var p map[string]Price
 		if err := strict(raw, &p); err != nil {
@@ -220,6 +240,7 @@ func Defaults() Config {
 			BaseURL:       "https://api.openai.com/v1",
 			Model:         DefaultModel,
 			ContextTokens: 128_000,
+			API:           "auto",
 		},
 		Agent: Agent{
 			MaxSteps:           25,

@@ -8,15 +8,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
-	"net/url"
-	"strconv"
 	"strings"
-	"syscall"
 	"time"
 
 	openai "github.com/sashabaranov/go-openai"
+
+	"github.com/agentls/agentls/internal/llm/llmhttp"
 )
 
 // DefaultOpenAIBaseURL is used when OpenAIConfig.BaseURL is empty.
@@ -69,20 +67,9 @@ func NewOpenAI(cfg OpenAIConfig) *OpenAI {
 		idle = DefaultIdleTimeout(cfg.BaseURL)
 	}
 
-	hc := &http.Client{}
-	if cfg.HTTPClient != nil {
-		c := *cfg.HTTPClient
-		hc = &c
-	}
-	base := hc.Transport
-	if base == nil {
-		base = http.DefaultTransport
-	}
-	hc.Transport = openAITransport{base: base}
-
 	oc := openai.DefaultConfig(cfg.APIKey)
 	oc.BaseURL = cfg.BaseURL
-	oc.HTTPClient = hc
+	oc.HTTPClient = llmhttp.Client(cfg.HTTPClient)
 	// SSE comments (keep-alives during long prompt processing) count as
 	// "empty messages"; the default 300 aborts healthy streams. Dead streams
 	// are caught by the idle timer instead.
@@ -94,22 +81,8 @@ func NewOpenAI(cfg OpenAIConfig) *OpenAI {
 // as dead: longer for a server on this machine, which may spend minutes
 // processing a long prompt on a small GPU before the first token.
 func DefaultIdleTimeout(baseURL string) time.Duration {
-	u, err := url.Parse(baseURL)
-	if err != nil {
-		return 120 * time.Second
-	}
-	host := u.Hostname()
-	if host == "localhost" || strings.HasSuffix(host, ".localhost") {
-		return 300 * time.Second
-	}
-	if ip := net.ParseIP(host); ip != nil && ip.IsLoopback() {
-		return 300 * time.Second
-	}
-	return 120 * time.Second
+	return llmhttp.DefaultIdleTimeout(baseURL)
 }
-
-// errStreamIdle is the cancel cause when the idle timer fires.
-var errStreamIdle = errors.New("model stream idle")
 
 // Stream sends req and streams the answer; see LLM. On error the Response
 // holds what had arrived, which matters when the error is Partial.
@@ -119,12 +92,8 @@ func (o *OpenAI) Stream(ctx context.Context, req agent.Request, onText func(delt
 		return agent.Response{}, err
 	}
 	parent := ctx
-	ctx, cancel := context.WithCancelCause(ctx)
-	defer cancel(nil)
-	idle := time.AfterFunc(o.idle, func() { cancel(errStreamIdle) })
-	defer idle.Stop()
-	call := &openAICall{model: creq.Model, touch: func() { idle.Reset(o.idle) }}
-	ctx = context.WithValue(ctx, openAICallKey{}, call)
+	ctx, call := llmhttp.Begin(ctx, creq.Model, o.idle)
+	defer call.End()
 
 	acc := newStreamAccumulator()
 	stream, err := o.client.CreateChatCompletionStream(ctx, creq)
@@ -142,7 +111,7 @@ func (o *OpenAI) Stream(ctx context.Context, req agent.Request, onText func(delt
 		}
 		acc.add(chunk, onText)
 	}
-	call.drain()
+	call.Drain()
 	if acc.chunks == 0 {
 		return agent.Response{}, &agent.LLMError{Retryable: true, Message: "stream from " + o.cfg.BaseURL + " ended before any chunk"}
 	}
@@ -336,224 +305,13 @@ func estimateOpenAIUsage(req agent.Request, r agent.Response) agent.Usage {
 	return agent.Usage{InputTokens: (in + 3) / 4, OutputTokens: (out + 3) / 4, Estimated: true}
 }
 
-// openAICallKey carries a *openAICall from Stream to openAITransport.
-type openAICallKey struct{}
-
-// openAICall is what the transport saw of one call. go-openai exposes no
-// response headers on errors, so Retry-After is captured here.
-type openAICall struct {
-	model  string
-	header http.Header
-	touch  func() // resets the idle timer
-	body   io.Reader
-}
-
-// drain reads what follows [DONE] (the chunked-encoding trailer) so the
-// connection goes back to the pool: without it every turn would open a new
-// connection, and a new TLS handshake against a remote API. The idle timer
-// bounds the wait.
-func (c *openAICall) drain() {
-	if c.body != nil {
-		_, _ = io.Copy(io.Discard, io.LimitReader(c.body, 64<<10))
-	}
-}
-
-// openAITransport records response headers and watches body reads for the
-// idle timer. RoundTrip runs on the caller's goroutine, so openAICall needs
-// no lock.
-type openAITransport struct{ base http.RoundTripper }
-
-func (t openAITransport) RoundTrip(r *http.Request) (*http.Response, error) {
-	resp, err := t.base.RoundTrip(r)
-	call, _ := r.Context().Value(openAICallKey{}).(*openAICall)
-	if err != nil || call == nil {
-		return resp, err
-	}
-	call.header = resp.Header
-	call.touch()
-	body := idleWatchBody{ReadCloser: resp.Body, touch: call.touch}
-	call.body = body
-	resp.Body = body
-	return resp, nil
-}
-
-// idleWatchBody resets the idle timer on every byte received, keep-alive
-// comments included: a server that still talks is not dead.
-type idleWatchBody struct {
-	io.ReadCloser
-	touch func()
-}
-
-func (b idleWatchBody) Read(p []byte) (int, error) {
-	n, err := b.ReadCloser.Read(p)
-	if n > 0 {
-		b.touch()
-	}
-	return n, err
-}
-
 // classify turns an error of the stream into an *LLMError, or into the
 // context error when the caller cancelled.
-func (o *OpenAI) classify(parent, ctx context.Context, call *openAICall, err error, partial bool) error {
-	if parent.Err() != nil {
-		return fmt.Errorf("model stream cancelled: %w", context.Cause(parent))
+func (o *OpenAI) classify(parent, ctx context.Context, call *llmhttp.Call, err error, partial bool) error {
+	ep := llmhttp.Endpoint{BaseURL: o.cfg.BaseURL, APIKey: o.cfg.APIKey, Idle: o.idle}
+	f, cancelled := ep.Classify(parent, ctx, call, err, partial)
+	if cancelled != nil {
+		return cancelled
 	}
-	e := &agent.LLMError{Partial: partial, Err: scrubKey(err, o.cfg.APIKey)}
-	retryable := false
-	switch {
-	case errors.Is(context.Cause(ctx), errStreamIdle):
-		e.Err = errStreamIdle
-		e.Message = fmt.Sprintf("model stream idle for %s (no data from %s)", o.idle, o.cfg.BaseURL)
-		retryable = true
-	case openAIStatus(err) != 0:
-		e.Status = openAIStatus(err)
-		e.Message, retryable = o.statusMessage(e.Status, openAIServerMessage(err), call.model)
-		if call.header != nil {
-			e.RetryAfter = parseRetryAfter(call.header, time.Now())
-		}
-	default:
-		e.Message, retryable = o.transportMessage(err)
-	}
-	if partial {
-		e.Message += " (after part of the answer had streamed)"
-	}
-	e.Retryable = retryable && !partial
-	e.Message = redactKey(e.Message, o.cfg.APIKey)
-	return e
-}
-
-func openAIStatus(err error) int {
-	var apiErr *openai.APIError
-	if errors.As(err, &apiErr) {
-		return apiErr.HTTPStatusCode // 0 for an error event inside a 200 stream
-	}
-	var reqErr *openai.RequestError
-	if errors.As(err, &reqErr) {
-		return reqErr.HTTPStatusCode
-	}
-	return 0
-}
-
-// openAIServerMessage is the server's own words, trimmed to something readable.
-func openAIServerMessage(err error) string {
-	var apiErr *openai.APIError
-	if errors.As(err, &apiErr) {
-		return apiErr.Message
-	}
-	var reqErr *openai.RequestError
-	if errors.As(err, &reqErr) {
-		body := strings.TrimSpace(string(reqErr.Body))
-		if len(body) > 300 {
-			body = body[:300] + "…"
-		}
-		return body
-	}
-	return err.Error()
-}
-
-func (o *OpenAI) statusMessage(status int, msg, model string) (string, bool) {
-	if msg == "" {
-		msg = http.StatusText(status)
-	}
-	switch {
-	case status == http.StatusUnauthorized:
-		// The server's message may quote the key: never pass it on.
-		if o.cfg.APIKey == "" {
-			return "no API key configured, and " + o.cfg.BaseURL + " requires one (set AGENTLS_API_KEY)", false
-		}
-		return "API key rejected by " + o.cfg.BaseURL, false
-	case status == http.StatusForbidden:
-		return "access denied by " + o.cfg.BaseURL + ": " + msg, false
-	case status == http.StatusNotFound:
-		return fmt.Sprintf("model '%s' not found at %s (or the endpoint is wrong): %s", model, o.cfg.BaseURL, msg), false
-	case status == http.StatusRequestTimeout:
-		return "request timed out at " + o.cfg.BaseURL + ": " + msg, true
-	case status == http.StatusTooManyRequests:
-		return "rate limited by " + o.cfg.BaseURL + ": " + msg, true
-	case status >= 500:
-		return fmt.Sprintf("server error from %s: %s", o.cfg.BaseURL, msg), true
-	default:
-		return msg, false
-	}
-}
-
-func (o *OpenAI) transportMessage(err error) (string, bool) {
-	var urlErr *url.Error
-	if errors.As(err, &urlErr) {
-		err = urlErr.Err // the URL is already in every message below
-	}
-	var dnsErr *net.DNSError
-	var syntaxErr *json.SyntaxError
-	var typeErr *json.UnmarshalTypeError
-	var apiErr *openai.APIError
-	switch {
-	case errors.Is(err, syscall.ECONNREFUSED):
-		return "cannot connect to " + o.cfg.BaseURL + ": connection refused (is the server running?)", false
-	case errors.As(err, &dnsErr):
-		return "cannot resolve the host of " + o.cfg.BaseURL + ": " + dnsErr.Err, false
-	case errors.As(err, &apiErr):
-		// An error event inside a 200 stream: the server gave up mid-answer.
-		return "server error from " + o.cfg.BaseURL + ": " + apiErr.Message, true
-	case errors.Is(err, syscall.ECONNRESET), errors.Is(err, syscall.EPIPE),
-		errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF):
-		return "connection to " + o.cfg.BaseURL + " lost: " + err.Error(), true
-	case errors.Is(err, openai.ErrTooManyEmptyStreamMessages):
-		return "stream from " + o.cfg.BaseURL + " sent only empty messages", true
-	case errors.As(err, &syntaxErr), errors.As(err, &typeErr):
-		return "malformed stream chunk from " + o.cfg.BaseURL + ": " + err.Error(), false
-	}
-	var netErr net.Error
-	if errors.As(err, &netErr) && netErr.Timeout() {
-		return "network timeout talking to " + o.cfg.BaseURL + ": " + err.Error(), true
-	}
-	if urlErr != nil {
-		return "request to " + o.cfg.BaseURL + " failed: " + err.Error(), false
-	}
-	// Left: go-openai refusing the request before sending it (model and
-	// parameter checks).
-	return "request not sent: " + err.Error(), false
-}
-
-// parseRetryAfter reads Retry-After (seconds or an HTTP date) or OpenAI's
-// retry-after-ms; 0 when absent or unreadable.
-func parseRetryAfter(h http.Header, now time.Time) time.Duration {
-	if ms, err := strconv.ParseFloat(h.Get("Retry-After-Ms"), 64); err == nil && ms > 0 {
-		return time.Duration(ms * float64(time.Millisecond))
-	}
-	v := strings.TrimSpace(h.Get("Retry-After"))
-	if v == "" {
-		return 0
-	}
-	if secs, err := strconv.ParseFloat(v, 64); err == nil {
-		return max(0, time.Duration(secs*float64(time.Second)))
-	}
-	if t, err := http.ParseTime(v); err == nil {
-		return max(0, t.Sub(now))
-	}
-	return 0
-}
-
-func redactKey(s, key string) string {
-	if key == "" {
-		return s
-	}
-	return strings.ReplaceAll(s, key, "[redacted]")
-}
-
-// scrubKey returns err, or a copy without the API key when its text
-// contains it (a server message may quote the key). Callers can still use
-// errors.As for *openai.APIError.
-func scrubKey(err error, key string) error {
-	if key == "" || !strings.Contains(err.Error(), key) {
-		return err
-	}
-	var apiErr *openai.APIError
-	if errors.As(err, &apiErr) {
-		c := *apiErr
-		c.Message = redactKey(c.Message, key)
-		if !strings.Contains(c.Error(), key) {
-			return &c
-		}
-	}
-	return errors.New(redactKey(err.Error(), key))
+	return &agent.LLMError{Status: f.Status, Retryable: f.Retryable, RetryAfter: f.RetryAfter, Partial: f.Partial, Message: f.Message, Err: f.Err}
 }

@@ -17,6 +17,10 @@ type RecordedRequest struct {
 	// followed by "[redacted]": tests may check a key was sent, never which.
 	Authorization string      `json:"authorization,omitempty"`
 	Body          ChatRequest `json:"body"`
+	// API is "responses" for POST /v1/responses ("" for chat), whose
+	// other fields are in Responses.
+	API       string            `json:"api,omitempty"`
+	Responses *ResponsesRequest `json:"responses,omitempty"`
 }
 
 // ChatRequest is the decoded body of POST /v1/chat/completions, flattened:

@@ -54,6 +54,13 @@ type Turn struct {
 	// FinishReason overrides the finish reason ("stop" or "tool_calls").
 	FinishReason string  `json:"finishReason,omitempty"`
 	Expect       *Expect `json:"expect,omitempty"`
+	// EndAfter ends the body cleanly after that many events, so the final
+	// event (response.completed) never comes. /v1/responses only.
+	EndAfter *int `json:"endAfter,omitempty"`
+	// StreamError replaces the final event by a failure inside the 200
+	// stream: response.failed, or a bare error event when its Type is
+	// "error". /v1/responses only.
+	StreamError *ErrorReply `json:"streamError,omitempty"`
 }
 
 // Quirks of OpenAI-compatible servers that clients must survive.
@@ -81,6 +88,9 @@ type Usage struct {
 	PromptTokens     int `json:"prompt_tokens"`
 	CompletionTokens int `json:"completion_tokens"`
 	TotalTokens      int `json:"total_tokens,omitempty"`
+	// ReasoningTokens is reported by /v1/responses only (in
+	// output_tokens_details); they are part of CompletionTokens.
+	ReasoningTokens int `json:"reasoning_tokens,omitempty"`
 }
 
 // ErrorReply is a scripted HTTP error.
@@ -147,8 +157,8 @@ func (s *Script) Validate() error {
 		if t.ChunkSize < 0 || t.DelayMs < 0 || t.ChunkDelayMs < 0 || t.StallMs < 0 || t.KeepAlive < 0 {
 			bad("negative size, delay or count")
 		}
-		if t.BreakAfter != nil && *t.BreakAfter < 0 || t.StallAfter != nil && *t.StallAfter < 0 {
-			bad("negative breakAfter or stallAfter")
+		if t.BreakAfter != nil && *t.BreakAfter < 0 || t.StallAfter != nil && *t.StallAfter < 0 || t.EndAfter != nil && *t.EndAfter < 0 {
+			bad("negative breakAfter, stallAfter or endAfter")
 		}
 		for j, c := range t.ToolCalls {
 			if c.Name == "" {

@@ -67,6 +67,7 @@ func (s *Server) Start() (string, error) {
 	}
 	mux := http.NewServeMux()
 	mux.HandleFunc("POST /v1/chat/completions", s.chat)
+	mux.HandleFunc("POST /v1/responses", s.responses)
 	mux.HandleFunc("GET /v1/models", s.models)
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusNotFound, ErrorReply{Message: fmt.Sprintf("fakellm: no route for %s %s (the base URL should end in /v1)", r.Method, r.URL.Path)})

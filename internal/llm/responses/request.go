@@ -1,0 +1,100 @@
+package responses
+
+import (
+	"encoding/json"
+
+	openai "github.com/sashabaranov/go-openai"
+
+	"github.com/agentls/agentls/internal/agent"
+)
+
+// noOutput replaces an empty tool result: the API requires an output.
+const noOutput = "(no output)"
+
+// Input items that go-openai has no type for.
+type functionCallItem struct {
+	Type      string `json:"type"` // "function_call"
+	CallID    string `json:"call_id"`
+	Name      string `json:"name"`
+	Arguments string `json:"arguments"`
+}
+
+type functionCallOutputItem struct {
+	Type   string `json:"type"` // "function_call_output"
+	CallID string `json:"call_id"`
+	Output string `json:"output"`
+}
+
+// request maps the conversation to input items. The system messages that
+// open the conversation become instructions; later ones (summaries after
+// compaction) stay in place as developer messages.
+func (b *Backend) request(req agent.Request) (openai.CreateResponseRequest, error) {
+	model := req.Model
+	if model == "" {
+		model = b.cfg.Model
+	}
+	if model == "" {
+		return openai.CreateResponseRequest{}, &agent.LLMError{Message: "no model configured (set llm.model or AGENTLS_MODEL)"}
+	}
+	store := false
+	rr := openai.CreateResponseRequest{
+		Model:           model,
+		Stream:          true,
+		Store:           &store,
+		MaxOutputTokens: b.cfg.MaxTokens,
+	}
+	if b.cfg.ReasoningEffort != "" {
+		rr.Reasoning = &openai.ResponseReasoning{Effort: b.cfg.ReasoningEffort}
+	}
+	msgs := req.Messages
+	var instructions string
+	for len(msgs) > 0 && msgs[0].Role == agent.RoleSystem {
+		if instructions != "" {
+			instructions += "\n\n"
+		}
+		instructions += msgs[0].Content
+		msgs = msgs[1:]
+	}
+	rr.Instructions = instructions
+	input := []any{}
+	for _, m := range msgs {
+		switch m.Role {
+		case agent.RoleSystem:
+			input = append(input, openai.ResponseInputMessage{Type: "message", Role: "developer", Content: m.Content})
+		case agent.RoleUser:
+			input = append(input, openai.ResponseInputMessage{Type: "message", Role: "user", Content: m.Content})
+		case agent.RoleAssistant:
+			if m.Content != "" {
+				input = append(input, openai.ResponseInputMessage{Type: "message", Role: "assistant", Content: m.Content})
+			}
+			for _, c := range m.ToolCalls {
+				args := c.Arguments
+				if args == "" {
+					args = "{}"
+				}
+				input = append(input, functionCallItem{Type: "function_call", CallID: c.ID, Name: c.Name, Arguments: args})
+			}
+		case agent.RoleTool:
+			out := m.Content
+			if out == "" {
+				out = noOutput
+			}
+			input = append(input, functionCallOutputItem{Type: "function_call_output", CallID: m.ToolCallID, Output: out})
+		}
+	}
+	rr.Input = input
+	for _, t := range req.Tools {
+		params := t.Parameters
+		if len(params) == 0 {
+			params = json.RawMessage(`{"type":"object","properties":{}}`)
+		}
+		// strict false: function tools are strict by default in this API,
+		// and our schemas (optional fields, open objects) are not.
+		p := map[string]any{"name": t.Name, "parameters": params, "strict": false}
+		if t.Description != "" {
+			p["description"] = t.Description
+		}
+		rr.Tools = append(rr.Tools, openai.Tool{Type: openai.ToolTypeFunction, Parameters: p})
+	}
+	return rr, nil
+}

@@ -1,0 +1,233 @@
+package fakellm
+
+// POST /v1/responses: the same scripts as chat completions, streamed as
+// OpenAI's Responses API events. The request's input items are converted
+// to chat messages so that recording, the conversation checks and Expect
+// work unchanged.
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+)
+
+// ResponsesRequest is what a /v1/responses request carried beyond its
+// messages (which are in RecordedRequest.Body, instructions first as a
+// system message).
+type ResponsesRequest struct {
+	Instructions       string `json:"instructions,omitempty"`
+	Store              *bool  `json:"store,omitempty"`
+	ReasoningEffort    string `json:"reasoningEffort,omitempty"`
+	PreviousResponseID string `json:"previousResponseId,omitempty"`
+	MaxOutputTokens    int    `json:"maxOutputTokens,omitempty"`
+}
+
+type wireResponsesRequest struct {
+	Model              string          `json:"model"`
+	Instructions       string          `json:"instructions"`
+	Input              json.RawMessage `json:"input"`
+	Tools              []wireRespTool  `json:"tools"`
+	Stream             bool            `json:"stream"`
+	Store              *bool           `json:"store"`
+	PreviousResponseID string          `json:"previous_response_id"`
+	MaxOutputTokens    int             `json:"max_output_tokens"`
+	Reasoning          *struct {
+		Effort string `json:"effort"`
+	} `json:"reasoning"`
+}
+
+type wireRespTool struct {
+	Type        string          `json:"type"`
+	Name        string          `json:"name"`
+	Description string          `json:"description"`
+	Parameters  json.RawMessage `json:"parameters"`
+	Strict      *bool           `json:"strict"`
+}
+
+type wireRespItem struct {
+	Type      string          `json:"type"`
+	Role      string          `json:"role"`
+	Content   json.RawMessage `json:"content"`
+	CallID    string          `json:"call_id"`
+	Name      string          `json:"name"`
+	Arguments *string         `json:"arguments"`
+	Output    *string         `json:"output"`
+}
+
+// decodeResponsesRequest converts a Responses request to the chat shape and
+// checks it as OpenAI would.
+func decodeResponsesRequest(body []byte) (ChatRequest, ResponsesRequest, error) {
+	var w wireResponsesRequest
+	if err := json.Unmarshal(body, &w); err != nil {
+		return ChatRequest{}, ResponsesRequest{}, fmt.Errorf("request body is not valid JSON: %v", err)
+	}
+	extra := ResponsesRequest{Instructions: w.Instructions, Store: w.Store, PreviousResponseID: w.PreviousResponseID, MaxOutputTokens: w.MaxOutputTokens}
+	if w.Reasoning != nil {
+		extra.ReasoningEffort = w.Reasoning.Effort
+	}
+	r := ChatRequest{Model: w.Model, Stream: w.Stream}
+	for i, t := range w.Tools {
+		if t.Type != "function" {
+			return r, extra, fmt.Errorf("tools[%d]: fakellm serves only function tools, got %q", i, t.Type)
+		}
+		// Function tools are strict unless told otherwise, and a strict
+		// schema must close every object.
+		if (t.Strict == nil || *t.Strict) && !bytes.Contains(t.Parameters, []byte(`"additionalProperties":false`)) {
+			return r, extra, fmt.Errorf("Invalid schema for function '%s': In context=(), 'additionalProperties' is required to be supplied and to be false (tools[%d] is strict by default; send \"strict\": false)", t.Name, i)
+		}
+		r.Tools = append(r.Tools, Tool{Name: t.Name, Description: t.Description, Parameters: t.Parameters})
+	}
+	if w.Instructions != "" {
+		r.Messages = append(r.Messages, Message{Role: "system", Content: w.Instructions, HasContent: true})
+	}
+	var text string
+	if err := json.Unmarshal(w.Input, &text); err == nil {
+		r.Messages = append(r.Messages, Message{Role: "user", Content: text, HasContent: true})
+		return r, extra, r.check()
+	}
+	var items []wireRespItem
+	if err := json.Unmarshal(w.Input, &items); err != nil {
+		return r, extra, fmt.Errorf("'input' must be a string or an array of items")
+	}
+	for i, it := range items {
+		switch it.Type {
+		case "", "message":
+			text, has, err := flattenContent(it.Content)
+			if err != nil {
+				return r, extra, fmt.Errorf("input[%d].content: %v", i, err)
+			}
+			r.Messages = append(r.Messages, Message{Role: it.Role, Content: text, HasContent: has})
+		case "function_call":
+			if it.CallID == "" || it.Name == "" || it.Arguments == nil {
+				return r, extra, fmt.Errorf("Missing required parameter: 'input[%d]' needs call_id, name and arguments", i)
+			}
+			call := ToolCall{ID: it.CallID, Name: it.Name, Arguments: *it.Arguments}
+			// Calls following an assistant message belong to it, as in chat.
+			if n := len(r.Messages); n > 0 && r.Messages[n-1].Role == "assistant" {
+				r.Messages[n-1].ToolCalls = append(r.Messages[n-1].ToolCalls, call)
+			} else {
+				r.Messages = append(r.Messages, Message{Role: "assistant", HasContent: false, ToolCalls: []ToolCall{call}})
+			}
+		case "function_call_output":
+			if it.Output == nil {
+				return r, extra, fmt.Errorf("Missing required parameter: 'input[%d].output'", i)
+			}
+			r.Messages = append(r.Messages, Message{Role: "tool", ToolCallID: it.CallID, Content: *it.Output, HasContent: true})
+		case "reasoning":
+		default:
+			return r, extra, fmt.Errorf("Invalid value: '%s' (input[%d].type)", it.Type, i)
+		}
+	}
+	return r, extra, r.check()
+}
+
+func (s *Server) responses(w http.ResponseWriter, r *http.Request) {
+	body, err := io.ReadAll(io.LimitReader(r.Body, 64<<20))
+	if err != nil {
+		writeError(w, http.StatusBadRequest, ErrorReply{Message: "fakellm: read body: " + err.Error()})
+		return
+	}
+	req, extra, reqErr := decodeResponsesRequest(body)
+	rec := RecordedRequest{API: "responses", Body: req, Responses: &extra}
+	rec.Authorization = redactedAuth(r.Header.Get("Authorization"))
+	idx, turn := s.take(rec)
+	if idx < 0 {
+		s.logf("request past the end of the script (%d turns)", len(s.script.Turns))
+		writeError(w, http.StatusInternalServerError, ErrorReply{Message: fmt.Sprintf("fakellm: script exhausted: all %d turns were served", len(s.script.Turns))})
+		return
+	}
+	ctx := r.Context()
+	if turn.Reset {
+		s.logf("turn %d: reset", idx)
+		resetConn(w)
+		return
+	}
+	if !s.sleep(ctx, turn.DelayMs) {
+		return
+	}
+	if e := turn.Error; e != nil {
+		s.logf("turn %d: HTTP %d", idx, e.Status)
+		if e.RetryAfter != "" {
+			w.Header().Set("Retry-After", e.RetryAfter)
+		}
+		writeError(w, e.Status, *e)
+		return
+	}
+	if reqErr == nil && !req.Stream {
+		reqErr = fmt.Errorf("fakellm: /v1/responses answers only streaming requests (\"stream\": true)")
+	}
+	if reqErr != nil {
+		s.logf("turn %d: invalid request: %v", idx, reqErr)
+		writeError(w, http.StatusBadRequest, ErrorReply{Message: reqErr.Error()})
+		return
+	}
+	if msg := req.expectMismatch(idx, turn.Expect); msg != "" {
+		s.logf("turn %d: %s", idx, msg)
+		writeError(w, http.StatusBadRequest, ErrorReply{Message: msg, Code: "fakellm_expect"})
+		return
+	}
+	s.logf("turn %d (responses): %d text bytes, %d tool calls", idx, len(turn.Text), len(turn.ToolCalls))
+	a := newAnswer(idx, turn, req)
+	s.streamResponses(ctx, w, turn, a.responseSteps())
+}
+
+func redactedAuth(h string) string {
+	if scheme, _, ok := strings.Cut(h, " "); ok {
+		return scheme + " [redacted]"
+	} else if h != "" {
+		return "[redacted]"
+	}
+	return ""
+}
+
+// streamResponses writes the steps, misbehaving as the turn says. Unlike
+// chat there is no [DONE]: the stream ends after response.completed.
+func (s *Server) streamResponses(ctx context.Context, w http.ResponseWriter, turn Turn, steps [][]byte) {
+	rc := http.NewResponseController(w)
+	h := w.Header()
+	h.Set("Content-Type", "text/event-stream")
+	h.Set("Cache-Control", "no-cache")
+	w.WriteHeader(http.StatusOK)
+	if rc.Flush() != nil {
+		return
+	}
+	for range turn.KeepAlive {
+		if _, err := io.WriteString(w, ": keep-alive\n\n"); err != nil {
+			return
+		}
+	}
+	if turn.KeepAlive > 0 && rc.Flush() != nil {
+		return
+	}
+	stallAfter := 1
+	if turn.StallAfter != nil {
+		stallAfter = *turn.StallAfter
+	}
+	for i := 0; i < len(steps); i++ {
+		if turn.BreakAfter != nil && i == *turn.BreakAfter {
+			breakConn(rc)
+			return
+		}
+		if turn.EndAfter != nil && i == *turn.EndAfter {
+			return // a clean end of the body, without response.completed
+		}
+		if turn.StallMs > 0 && i == stallAfter && !s.sleep(ctx, turn.StallMs) {
+			return
+		}
+		if i > 0 && !s.sleep(ctx, turn.ChunkDelayMs) {
+			return
+		}
+		if _, err := w.Write(steps[i]); err != nil || rc.Flush() != nil {
+			return
+		}
+	}
+	if turn.BreakAfter != nil && *turn.BreakAfter >= len(steps) {
+		breakConn(rc)
+		return
+	}
+	s.sleep(ctx, turn.ChunkDelayMs) // hold back the body's end, as chat does
+}
