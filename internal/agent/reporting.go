@@ -1,0 +1,46 @@
+package agent
+
+// Reporting and the end of a task: the result is filled in, stored by the
+// driver (Report → Reported), and the machine returns to Idle.
+
+func (m *Machine) lastText() string {
+	for i := len(m.history) - 1; i >= 0; i-- {
+		if h := m.history[i]; h.Role == RoleAssistant && h.Content != "" {
+			return h.Content
+		}
+	}
+	return ""
+}
+
+// report moves to Reporting; the driver stores the outcome and answers
+// Reported.
+func (m *Machine) report(r Result) []Action {
+	m.fill(&r)
+	m.result = r
+	return append(m.transition(Reporting), Report{Result: r})
+}
+
+// finish ends the task at once (cancel, fatal error).
+func (m *Machine) finish(r Result) []Action {
+	m.fill(&r)
+	m.result = r
+	m.pending, m.timer = nil, 0
+	acts := m.transition(Idle)
+	return append(acts, Emit{Event{Kind: KindEnd, Step: m.steps, Result: &r}}, Finish{r})
+}
+
+func (m *Machine) fill(r *Result) {
+	r.Verified = m.verified
+	r.FilesChanged = append([]string{}, m.changed...)
+	r.Usage = m.usage
+	r.Steps = m.steps
+}
+
+func (m *Machine) transition(to State) []Action {
+	from := m.state
+	m.state = to
+	if from == to {
+		return nil
+	}
+	return []Action{Emit{Event{Kind: KindState, Step: m.steps, From: from, To: to}}}
+}

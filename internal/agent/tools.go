@@ -1,0 +1,62 @@
+package agent
+
+// Tools: the turn's calls run; their results go back to the model in call
+// order, with loop guards against a model repeating itself.
+
+import (
+	"fmt"
+)
+
+func (m *Machine) stepTools(in Input) []Action {
+	d, ok := in.(ToolDone)
+	if !ok {
+		return nil
+	}
+	var call *ToolCall
+	for i := range m.pending {
+		if m.pending[i].ID == d.ID {
+			call = &m.pending[i]
+		}
+	}
+	if call == nil {
+		return nil
+	}
+	if _, dup := m.results[d.ID]; dup {
+		return nil
+	}
+	out := d.Result.Output
+	if d.Err != nil {
+		out = "error: " + d.Err.Error()
+		m.failed[d.ID] = true
+	}
+	if out == "" {
+		out = "(no output)"
+	}
+	out = CapOutput(out, m.limits.MaxToolOutput)
+	m.results[d.ID] = out
+	for _, p := range d.Result.Changed {
+		if !contains(m.changed, p) {
+			m.changed = append(m.changed, p)
+		}
+	}
+	c := *call
+	acts := []Action{Emit{Event{Kind: KindToolResult, Step: m.steps, Call: &c, Output: out, IsErr: m.failed[d.ID]}}}
+	if len(m.results) < len(m.pending) {
+		return acts
+	}
+	return append(acts, m.toolsDone()...)
+}
+
+// toolsDone appends the results in call order and starts the next turn.
+func (m *Machine) toolsDone() []Action {
+	for _, c := range m.pending {
+		m.history = append(m.history, Message{Role: RoleTool, ToolCallID: c.ID, Name: c.Name, Content: m.results[c.ID]})
+	}
+	m.pending, m.results, m.failed = nil, nil, nil
+	if m.steps >= m.limits.MaxSteps {
+		return m.report(Result{Status: StatusError, Reason: "maxSteps",
+			Error: fmt.Sprintf("stopped after %d model turns (agent.maxSteps)", m.steps)})
+	}
+	acts := m.transition(Executing)
+	return append(acts, m.callModel()...)
+}
