@@ -21,13 +21,17 @@ import (
 
 	"github.com/agentls/agentls/agent"
 	"github.com/agentls/agentls/config"
+	"github.com/agentls/agentls/internal/proc"
 	"github.com/agentls/agentls/lsp"
 )
 
 // version is set with -ldflags "-X main.version=…" by release builds.
 var version = "dev"
 
-func main() { os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) }
+func main() {
+	proc.Init() // a sandbox launcher does its work here and never returns
+	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+}
 
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	cmd := "serve"

@@ -1,0 +1,77 @@
+//go:build unix
+
+package proc
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+)
+
+// ownSession starts cmd in a new session: no controlling terminal to
+// prompt on (a password prompt fails instead of hanging), and a process
+// group of its own to kill.
+func ownSession(cmd *exec.Cmd) {
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+}
+
+// KillTree kills cmd's process, its process group and every descendant
+// that left the group (found through /proc). For a sandboxed command the
+// process is the first of its PID namespace, so killing it also kills
+// everything inside. It is safe to call more than once and on a command
+// that never started.
+func KillTree(cmd *exec.Cmd) {
+	if cmd == nil || cmd.Process == nil {
+		return
+	}
+	pid := cmd.Process.Pid
+	desc := descendants(pid)
+	_ = syscall.Kill(-pid, syscall.SIGKILL)
+	_ = cmd.Process.Kill() // safe once reaped, unlike a kill(2) of pid
+	for _, p := range desc {
+		_ = syscall.Kill(p, syscall.SIGKILL)
+	}
+}
+
+// descendants lists the processes below pid, read from /proc/*/stat.
+func descendants(pid int) []int {
+	stats, _ := filepath.Glob("/proc/[0-9]*/stat")
+	children := map[int][]int{}
+	for _, f := range stats {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			continue
+		}
+		// "pid (comm) state ppid ...": comm may hold spaces and parens.
+		s := string(b)
+		k := strings.LastIndexByte(s, ')')
+		if k < 0 {
+			continue
+		}
+		fields := strings.Fields(s[k+1:])
+		head := strings.Fields(s[:k])
+		if len(fields) < 2 || len(head) == 0 {
+			continue
+		}
+		p, err1 := strconv.Atoi(head[0])
+		pp, err2 := strconv.Atoi(fields[1])
+		if err1 != nil || err2 != nil {
+			continue
+		}
+		children[pp] = append(children[pp], p)
+	}
+	var out []int
+	queue := []int{pid}
+	for len(queue) > 0 {
+		p := queue[0]
+		queue = queue[1:]
+		for _, c := range children[p] {
+			out = append(out, c)
+			queue = append(queue, c)
+		}
+	}
+	return out
+}
