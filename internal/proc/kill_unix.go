@@ -28,10 +28,29 @@ func KillTree(cmd *exec.Cmd) {
 		return
 	}
 	pid := cmd.Process.Pid
-	desc := descendants(pid)
+	// Stop before killing: a process found in one scan could otherwise
+	// fork a child the scan missed just before it dies, and the child
+	// would be orphaned outside the group. Stopped processes fork no
+	// more, so scan until a scan finds nothing new (bounded: a fork bomb must not
+	// keep us scanning).
+	_ = syscall.Kill(-pid, syscall.SIGSTOP)
+	found := map[int]bool{}
+	for range 8 {
+		added := false
+		for _, p := range descendants(pid) {
+			if !found[p] {
+				found[p] = true
+				added = true
+				_ = syscall.Kill(p, syscall.SIGSTOP)
+			}
+		}
+		if !added {
+			break
+		}
+	}
 	_ = syscall.Kill(-pid, syscall.SIGKILL)
 	_ = cmd.Process.Kill() // safe once reaped, unlike a kill(2) of pid
-	for _, p := range desc {
+	for p := range found {
 		_ = syscall.Kill(p, syscall.SIGKILL)
 	}
 }

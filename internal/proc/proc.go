@@ -168,7 +168,7 @@ func Run(ctx context.Context, s Spec) (Result, error) {
 		if r.ExitCode == launchFailed && strings.HasPrefix(r.Output, launchPrefix) {
 			return r, fmt.Errorf("proc: %s", strings.TrimSpace(r.Output))
 		}
-		r.NetworkBlocked = !sb.Network && r.ExitCode != 0 && networkFailure(r.Output)
+		r.NetworkBlocked = !sb.Network && r.ExitCode != 0 && NetworkFailure(r.Output)
 	}
 	return r, nil
 }

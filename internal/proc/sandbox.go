@@ -168,11 +168,11 @@ func (sb Sandbox) protected() []string {
 // pip, cargo, glibc) when a connection or a name lookup fails.
 var netFailure = regexp.MustCompile(`(?i)network is unreachable|could not resolve (host|proxy)|temporary failure in name resolution|name or service not known|no such host|getaddrinfo|eai_again|enetunreach|dial (tcp|udp)\S* .*(refused|unreachable|timeout|i/o timeout)|failed to connect to|connection refused`)
 
-// networkFailure reports whether output holds a line that looks like a
+// NetworkFailure reports whether output holds a line that looks like a
 // network failure, not counting connections refused on the loopback
 // (which a sandbox without network still has: a refused local port is the
 // command's own affair).
-func networkFailure(output string) bool {
+func NetworkFailure(output string) bool {
 	for _, line := range strings.Split(output, "\n") {
 		if !netFailure.MatchString(line) {
 			continue
