@@ -14,3 +14,5 @@ func KillTree(cmd *exec.Cmd) {
 		_ = cmd.Process.Kill()
 	}
 }
+
+func killGroup(cmd *exec.Cmd) { KillTree(cmd) }

@@ -3,6 +3,8 @@
 package proc
 
 import (
+	"errors"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -55,8 +57,60 @@ func KillTree(cmd *exec.Cmd) {
 	}
 }
 
-// descendants lists the processes below pid, read from /proc/*/stat.
+// killGroup kills the process group of a command already reaped: its
+// children were reparented, so there is no tree left to scan.
+func killGroup(cmd *exec.Cmd) {
+	if cmd != nil && cmd.Process != nil {
+		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+	}
+}
+
+// descendants lists the processes below pid, walking the kernel's
+// per-thread children lists, or every /proc/*/stat where there are none
+// (kernels without CONFIG_PROC_CHILDREN).
 func descendants(pid int) []int {
+	var out []int
+	queue := []int{pid}
+	for len(queue) > 0 {
+		p := queue[0]
+		queue = queue[1:]
+		kids, ok := children(p)
+		if !ok {
+			return scanDescendants(pid)
+		}
+		out = append(out, kids...)
+		queue = append(queue, kids...)
+	}
+	return out
+}
+
+// children reads /proc/pid/task/*/children; ok is false when the kernel
+// has no such files. A process that is gone has no children.
+func children(pid int) (kids []int, ok bool) {
+	dir := "/proc/" + strconv.Itoa(pid) + "/task"
+	tasks, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, true
+	}
+	for _, t := range tasks {
+		b, err := os.ReadFile(dir + "/" + t.Name() + "/children")
+		if errors.Is(err, fs.ErrNotExist) {
+			if _, serr := os.Stat(dir + "/" + t.Name()); serr == nil {
+				return nil, false
+			}
+			continue
+		}
+		for _, f := range strings.Fields(string(b)) {
+			if c, err := strconv.Atoi(f); err == nil {
+				kids = append(kids, c)
+			}
+		}
+	}
+	return kids, true
+}
+
+// scanDescendants lists the processes below pid, read from /proc/*/stat.
+func scanDescendants(pid int) []int {
 	stats, _ := filepath.Glob("/proc/[0-9]*/stat")
 	children := map[int][]int{}
 	for _, f := range stats {

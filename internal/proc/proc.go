@@ -153,7 +153,7 @@ func Run(ctx context.Context, s Spec) (Result, error) {
 		_, _ = io.Copy(out, pr)
 	}()
 	_ = cmd.Wait()
-	KillTree(cmd)
+	killGroup(cmd) // what it left in the background
 	select {
 	case <-copied:
 	case <-time.After(time.Second): // a process outside the tree holds the pipe

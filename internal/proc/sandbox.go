@@ -215,3 +215,10 @@ func Init() {
 	fmt.Fprintf(os.Stderr, "%s%v\n", launchPrefix, err)
 	os.Exit(launchFailed)
 }
+
+// The launcher starts in an init function, not in main, because every
+// package of the binary is initialized before main, and in agentls that
+// costs more than the sandbox's whole budget. Go initializes packages in
+// import-path order as soon as their imports are, and this package
+// imports only the standard library and x/sys, so few others run first.
+func init() { Init() }
