@@ -23,13 +23,17 @@ import (
 	"github.com/agentls/agentls/internal/cli"
 	"github.com/agentls/agentls/internal/config"
 	"github.com/agentls/agentls/internal/logging"
+	"github.com/agentls/agentls/internal/proc"
 	"github.com/agentls/agentls/internal/lsp"
 )
 
 // version is set with -ldflags "-X main.version=…" by release builds.
 var version = "dev"
 
-func main() { os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) }
+func main() {
+	proc.Init() // a sandbox launcher does its work here and never returns
+	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+}
 
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	cmd := "serve"

@@ -1,0 +1,48 @@
+package proc
+
+import (
+	"unsafe"
+
+	"golang.org/x/sys/unix"
+)
+
+// The Landlock system calls, on the calling thread only. The launcher is
+// about to exec, so one thread is all it needs; go-landlock restricts
+// every thread of the process instead, and its low-level package links
+// libcap's psx, which under cgo wraps pthread_create: more than a
+// launcher should carry.
+
+// accessFSResolveUnix (ABI 9) governs connecting to Unix sockets by path.
+const accessFSResolveUnix = 1 << 16
+
+func landlockABI() (int, error) {
+	v, _, e := unix.Syscall(unix.SYS_LANDLOCK_CREATE_RULESET, 0, 0, unix.LANDLOCK_CREATE_RULESET_VERSION)
+	if e != 0 {
+		return 0, e
+	}
+	return int(v), nil
+}
+
+func landlockCreateRuleset(attr *unix.LandlockRulesetAttr) (int, error) {
+	fd, _, e := unix.Syscall(unix.SYS_LANDLOCK_CREATE_RULESET, uintptr(unsafe.Pointer(attr)), unsafe.Sizeof(*attr), 0)
+	if e != 0 {
+		return -1, e
+	}
+	return int(fd), nil
+}
+
+func landlockAddPathRule(rulesetFD int, attr *unix.LandlockPathBeneathAttr) error {
+	_, _, e := unix.Syscall6(unix.SYS_LANDLOCK_ADD_RULE, uintptr(rulesetFD), unix.LANDLOCK_RULE_PATH_BENEATH, uintptr(unsafe.Pointer(attr)), 0, 0, 0)
+	if e != 0 {
+		return e
+	}
+	return nil
+}
+
+func landlockRestrictSelf(rulesetFD int) error {
+	_, _, e := unix.Syscall(unix.SYS_LANDLOCK_RESTRICT_SELF, uintptr(rulesetFD), 0, 0)
+	if e != 0 {
+		return e
+	}
+	return nil
+}

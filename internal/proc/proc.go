@@ -1,0 +1,174 @@
+package proc
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"strings"
+	"time"
+)
+
+// DefaultOutputLimit is how much of a command's combined output Run keeps
+// when Spec.OutputLimit is zero.
+const DefaultOutputLimit = 1 << 20
+
+// Spec says what to run and how.
+type Spec struct {
+	// Shell is a command line run with /bin/sh -c. Exactly one of Shell
+	// and Argv is set.
+	Shell string
+	// Argv is a program (looked up in the PATH of Env) and its arguments.
+	Argv []string
+	// Dir is the working directory; empty means the current one.
+	Dir string
+	// Env is the child's environment; nil means os.Environ(). Whatever it
+	// is, CleanEnv(Env, Secrets) is what the child gets.
+	Env []string
+	// Secrets are values (such as the API key in use) that no variable of
+	// the child may contain.
+	Secrets []string
+	// Timeout bounds Run; zero means only ctx does. Command ignores it.
+	Timeout time.Duration
+	// OutputLimit caps what Run keeps of the output (head and tail);
+	// zero means DefaultOutputLimit.
+	OutputLimit int
+	// Sandbox confines the process; its zero value is the default
+	// workspace-write sandbox with Workspace = Dir.
+	Sandbox Sandbox
+}
+
+// Result is how a command ended.
+type Result struct {
+	// Output is stdout and stderr interleaved, capped (see Capper).
+	Output string
+	// ExitCode is -1 when the process was killed by a signal.
+	ExitCode int
+	// TimedOut: Spec.Timeout passed and the tree was killed.
+	TimedOut bool
+	// Cancelled: ctx ended and the tree was killed.
+	Cancelled bool
+	// NetworkBlocked: the command ran without network and failed with
+	// what looks like a network error.
+	NetworkBlocked bool
+	Duration       time.Duration
+}
+
+func (s Spec) argv() ([]string, error) {
+	switch {
+	case s.Shell != "" && len(s.Argv) > 0:
+		return nil, errors.New("proc: both Shell and Argv are set")
+	case s.Shell != "":
+		return []string{"/bin/sh", "-c", s.Shell}, nil
+	case len(s.Argv) > 0 && s.Argv[0] != "":
+		return s.Argv, nil
+	}
+	return nil, errors.New("proc: nothing to run (Shell and Argv are empty)")
+}
+
+// Command returns a command ready to start: its own session and process
+// group, a cleaned environment, the sandbox Spec asks for, and a Cancel
+// that kills the whole tree when ctx ends. Stdin, Stdout and Stderr are
+// left to the caller (an MCP transport sets pipes). Whoever starts it
+// must call KillTree once it is done with it. ctx may be nil.
+//
+// With a sandbox that cannot be used here, the error wraps ErrUnavailable.
+func Command(ctx context.Context, s Spec) (*exec.Cmd, error) {
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	argv, err := s.argv()
+	if err != nil {
+		return nil, err
+	}
+	sb, err := s.Sandbox.normalize(s.Dir)
+	if err != nil {
+		return nil, err
+	}
+	env := CleanEnv(s.Env, s.Secrets)
+	var cmd *exec.Cmd
+	if sb.Mode == ModeOff {
+		cmd = exec.CommandContext(ctx, argv[0], argv[1:]...)
+		ownSession(cmd)
+	} else if cmd, err = sandboxed(ctx, argv, env, sb); err != nil {
+		return nil, err
+	}
+	cmd.Dir = s.Dir
+	cmd.Env = env
+	cmd.Cancel = func() error {
+		KillTree(cmd)
+		return nil
+	}
+	// A descendant that escaped the tree and holds a pipe must not keep
+	// Wait from returning.
+	cmd.WaitDelay = time.Second
+	return cmd, nil
+}
+
+// Run runs s to its end with no stdin and returns its capped output. Its
+// whole tree is killed on timeout, on cancellation, and after it exits,
+// so nothing it started in the background outlives the call. The error
+// is non-nil only when the process could not be started (ErrUnavailable
+// among the causes): a failing, timed-out or cancelled command is a
+// Result.
+func Run(ctx context.Context, s Spec) (Result, error) {
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	runCtx, cancel := ctx, context.CancelFunc(func() {})
+	if s.Timeout > 0 {
+		runCtx, cancel = context.WithTimeout(ctx, s.Timeout)
+	}
+	defer cancel()
+	cmd, err := Command(runCtx, s)
+	if err != nil {
+		return Result{ExitCode: -1}, err
+	}
+	// Our own pipe rather than an io.Writer: with a writer, Wait also waits
+	// for every background child that inherited the pipe.
+	pr, pw, err := os.Pipe()
+	if err != nil {
+		return Result{ExitCode: -1}, fmt.Errorf("proc: %w", err)
+	}
+	defer pr.Close()
+	cmd.Stdout, cmd.Stderr = pw, pw
+	limit := s.OutputLimit
+	if limit <= 0 {
+		limit = DefaultOutputLimit
+	}
+	out := NewCapper(limit)
+
+	start := time.Now()
+	err = cmd.Start()
+	pw.Close()
+	if err != nil {
+		return Result{ExitCode: -1}, fmt.Errorf("proc: start %s: %w", cmd.Args[0], err)
+	}
+	copied := make(chan struct{})
+	go func() {
+		defer close(copied)
+		defer func() { _ = recover() }() // Capper cannot panic; be sure anyway
+		_, _ = io.Copy(out, pr)
+	}()
+	_ = cmd.Wait()
+	killGroup(cmd) // what it left in the background
+	select {
+	case <-copied:
+	case <-time.After(time.Second): // a process outside the tree holds the pipe
+		pr.Close()
+		<-copied
+	}
+	r := Result{Output: out.String(), ExitCode: cmd.ProcessState.ExitCode(), Duration: time.Since(start)}
+	r.Cancelled = ctx.Err() != nil
+	r.TimedOut = !r.Cancelled && errors.Is(runCtx.Err(), context.DeadlineExceeded) && r.ExitCode < 0
+	sb, _ := s.Sandbox.normalize(s.Dir)
+	if sb.Mode != ModeOff {
+		if r.ExitCode == launchFailed && strings.HasPrefix(r.Output, launchPrefix) {
+			return r, fmt.Errorf("proc: %s", strings.TrimSpace(r.Output))
+		}
+		r.NetworkBlocked = !sb.Network && r.ExitCode != 0 && NetworkFailure(r.Output)
+	}
+	return r, nil
+}

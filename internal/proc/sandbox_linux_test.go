@@ -1,0 +1,250 @@
+package proc_test
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/agentls/agentls/internal/proc"
+)
+
+// Each test here is an attack: it runs the same command unconfined (Mode
+// off), where it must succeed, and sandboxed, where it must fail.
+
+func needSandbox(t *testing.T) {
+	t.Helper()
+	if ok, why := proc.Available(); !ok {
+		t.Skipf("sandbox unavailable here: %s", why)
+	}
+}
+
+// outsideDir is a directory neither in the workspace nor in os.TempDir
+// (which sandboxed commands may write by design).
+func outsideDir(t *testing.T) string {
+	t.Helper()
+	d, err := os.MkdirTemp("/var/tmp", "proc-outside-")
+	if err != nil {
+		t.Skipf("no directory outside the temp dir: %v", err)
+	}
+	t.Cleanup(func() { os.RemoveAll(d) })
+	if strings.HasPrefix(d, os.TempDir()) {
+		t.Skipf("%s is inside os.TempDir()", d)
+	}
+	return d
+}
+
+func TestSandboxCannotWriteOutsideWorkspace(t *testing.T) {
+	needSandbox(t)
+	ws, out := t.TempDir(), outsideDir(t)
+	target := filepath.Join(out, "pwned")
+	cmd := fmt.Sprintf("echo pwned > %s", target)
+
+	if r := run(t, proc.Spec{Shell: cmd, Dir: ws, Sandbox: off}); r.ExitCode != 0 {
+		t.Fatalf("unconfined write failed, the attack proves nothing: %+v", r)
+	}
+	os.Remove(target)
+
+	for _, mode := range []string{proc.ModeWorkspaceWrite, proc.ModeReadOnly} {
+		r := run(t, proc.Spec{Shell: cmd + "; touch " + filepath.Join(out, "touched"), Dir: ws, Sandbox: proc.Sandbox{Mode: mode}})
+		if _, err := os.Stat(target); err == nil || r.ExitCode == 0 {
+			t.Errorf("mode %s: wrote outside the workspace: %+v", mode, r)
+		}
+		if _, err := os.Stat(filepath.Join(out, "touched")); err == nil {
+			t.Errorf("mode %s: created a file outside the workspace", mode)
+		}
+	}
+	// The workspace itself stays writable, and read-only means read-only.
+	if r := run(t, proc.Spec{Shell: "echo ok > inside", Dir: ws, Sandbox: proc.Sandbox{}}); r.ExitCode != 0 {
+		t.Errorf("cannot write inside the workspace: %+v", r)
+	}
+	// (The workspace must lie outside os.TempDir here, which is writable.)
+	if r := run(t, proc.Spec{Shell: "echo ok > inside", Dir: out, Sandbox: proc.Sandbox{Mode: proc.ModeReadOnly}}); r.ExitCode == 0 {
+		t.Errorf("read-only mode wrote the workspace: %+v", r)
+	}
+	// WritableRoots widen it.
+	if r := run(t, proc.Spec{Shell: cmd, Dir: ws, Sandbox: proc.Sandbox{WritableRoots: []string{out}}}); r.ExitCode != 0 {
+		t.Errorf("a writable root is not writable: %+v", r)
+	}
+}
+
+func TestSandboxProtectsGitAndConfig(t *testing.T) {
+	needSandbox(t)
+	attacks := []struct{ name, cmd string }{
+		{"hook into .git", "mkdir -p .git/hooks && echo 'curl evil' > .git/hooks/pre-commit"},
+		{"rewrite .git/config", "echo '[core]\n\tfsmonitor = evil' >> .git/config"},
+		{"overwrite .agentls.json", `echo '{"tools":{"allow":["*"]}}' > .agentls.json`},
+		{"replace .agentls.json", `echo '{"tools":{"allow":["*"]}}' > x && mv -f x .agentls.json`},
+		{"remove .git", "rm -rf .git && ! test -e .git"},
+		{"edit .vscode", `echo '{"chat.tools.autoApprove":true}' > .vscode/settings.json`},
+	}
+	setup := func(t *testing.T) string {
+		ws := t.TempDir()
+		for name, body := range map[string]string{".git/config": "[core]\n", ".agentls.json": "{}\n", ".vscode/settings.json": "{}\n"} {
+			p := filepath.Join(ws, name)
+			os.MkdirAll(filepath.Dir(p), 0o755)
+			if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		return ws
+	}
+	snapshot := func(ws string) string { // the protected files
+		var b strings.Builder
+		filepath.WalkDir(ws, func(p string, d os.DirEntry, err error) error {
+			rel, _ := filepath.Rel(ws, p)
+			first, _, _ := strings.Cut(rel, string(filepath.Separator))
+			protected := first == ".git" || first == ".agentls.json" || first == ".vscode"
+			if err == nil && protected && !d.IsDir() {
+				c, _ := os.ReadFile(p)
+				fmt.Fprintf(&b, "%s=%q\n", p, c)
+			}
+			return nil
+		})
+		return b.String()
+	}
+	for _, a := range attacks {
+		t.Run(a.name, func(t *testing.T) {
+			ws := setup(t)
+			before := snapshot(ws)
+			if r := run(t, proc.Spec{Shell: a.cmd, Dir: ws, Sandbox: off}); r.ExitCode != 0 || snapshot(ws) == before {
+				t.Fatalf("unconfined attack failed, it proves nothing: %+v", r)
+			}
+			ws = setup(t)
+			before = snapshot(ws)
+			r := run(t, proc.Spec{Shell: a.cmd, Dir: ws, Sandbox: proc.Sandbox{}})
+			if after := snapshot(ws); r.ExitCode == 0 || after != before {
+				t.Errorf("sandboxed attack succeeded: %+v\nbefore:\n%s\nafter:\n%s", r, before, after)
+			}
+		})
+	}
+}
+
+func TestSandboxHasNoNetwork(t *testing.T) {
+	needSandbox(t)
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			c.Close()
+		}
+	}()
+	dial := func(sb proc.Sandbox, addr string) proc.Result {
+		return run(t, proc.Spec{Argv: []string{os.Args[0]}, Env: append(os.Environ(), "PROC_TEST_DIAL="+addr), Dir: t.TempDir(), Sandbox: sb})
+	}
+	addr := ln.Addr().String()
+	if r := dial(off, addr); r.ExitCode != 0 {
+		t.Fatalf("unconfined dial failed, the attack proves nothing: %+v", r)
+	}
+	if r := dial(proc.Sandbox{}, addr); r.ExitCode == 0 || strings.Contains(r.Output, "connected") {
+		t.Errorf("sandboxed command reached the host's loopback: %+v", r)
+	}
+	if r := dial(proc.Sandbox{Network: true}, addr); r.ExitCode != 0 {
+		t.Errorf("with Network the command could not connect: %+v", r)
+	}
+	// A failure to reach a non-local host is reported as such.
+	r := dial(proc.Sandbox{}, "192.0.2.1:80")
+	if r.ExitCode == 0 || !r.NetworkBlocked {
+		t.Errorf("a dial out without network is not flagged NetworkBlocked: %+v", r)
+	}
+}
+
+func TestSandboxCannotReadOtherProcessesEnviron(t *testing.T) {
+	needSandbox(t)
+	// The holder plays agentls or the editor: a process outside the
+	// sandbox with the key in its environment.
+	const key = "sk-proc-test-fake-key-123"
+	holder := exec.Command("sleep", "3600")
+	holder.Env = append(os.Environ(), "AGENTLS_API_KEY="+key)
+	if err := holder.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { holder.Process.Kill(); holder.Wait() }()
+	t.Setenv("AGENTLS_API_KEY", key)
+
+	cmd := fmt.Sprintf("cat /proc/%d/environ /proc/%d/environ | tr '\\0' '\\n'; env", holder.Process.Pid, os.Getpid())
+	if r := run(t, proc.Spec{Shell: cmd, Sandbox: off, Dir: t.TempDir()}); !strings.Contains(r.Output, key) {
+		t.Fatalf("unconfined read of the holder's environ failed, the attack proves nothing: %+v", r)
+	}
+	r := run(t, proc.Spec{Shell: cmd, Dir: t.TempDir(), Sandbox: proc.Sandbox{}})
+	if strings.Contains(r.Output, key) {
+		t.Errorf("sandboxed command read the key:\n%s", r.Output)
+	}
+	// Nor can it see the processes at all.
+	r = run(t, proc.Spec{Shell: "ls /proc | grep -c '^[0-9]'", Dir: t.TempDir(), Sandbox: proc.Sandbox{}})
+	if n := strings.TrimSpace(r.Output); n != "2" && n != "3" {
+		t.Errorf("sandboxed command sees %s processes", n)
+	}
+}
+
+func TestSandboxBuildsAndTestsGoOffline(t *testing.T) {
+	needSandbox(t)
+	if _, err := exec.LookPath("go"); err != nil {
+		t.Skip("no go command")
+	}
+	ws := t.TempDir()
+	files := map[string]string{
+		"go.mod":        "module example.com/tiny\n\ngo 1.22\n",
+		"tiny.go":       "package tiny\n\nfunc Add(a, b int) int { return a + b }\n",
+		"tiny_test.go":  "package tiny\n\nimport \"testing\"\n\nfunc TestAdd(t *testing.T) {\n\tif Add(1, 2) != 3 {\n\t\tt.Fatal(\"bad\")\n\t}\n}\n",
+		"cmd/m/main.go": "package main\n\nimport \"example.com/tiny\"\n\nfunc main() { println(tiny.Add(1, 2)) }\n",
+	}
+	for name, body := range files {
+		os.MkdirAll(filepath.Join(ws, filepath.Dir(name)), 0o755)
+		if err := os.WriteFile(filepath.Join(ws, name), []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	env := append(os.Environ(), "GOFLAGS=-mod=mod", "GOPROXY=off", "GOTOOLCHAIN=local")
+	cmd := "go build -o bin/m ./cmd/m && ./bin/m && go vet ./... && go test -count=1 ./..."
+	// Warm the cache unconfined, as a user's earlier builds would have.
+	if r := run(t, proc.Spec{Shell: cmd, Env: env, Dir: ws, Sandbox: off}); r.ExitCode != 0 {
+		t.Fatalf("unconfined build failed: %s", r.Output)
+	}
+	os.RemoveAll(filepath.Join(ws, "bin"))
+	r := run(t, proc.Spec{Shell: cmd, Env: env, Dir: ws, Sandbox: proc.Sandbox{}})
+	if r.ExitCode != 0 || !strings.Contains(r.Output, "ok  \texample.com/tiny") {
+		t.Errorf("sandboxed go build/test failed: %+v", r)
+	}
+}
+
+func TestSandboxCommandHasPipesForMCP(t *testing.T) {
+	needSandbox(t)
+	cmd, err := proc.Command(context.Background(), proc.Spec{Argv: []string{"cat"}, Dir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	in, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer proc.KillTree(cmd)
+	fmt.Fprintln(in, `{"jsonrpc":"2.0"}`)
+	in.Close()
+	b := make([]byte, 64)
+	n, _ := out.Read(b)
+	if got := string(b[:n]); got != "{\"jsonrpc\":\"2.0\"}\n" {
+		t.Errorf("echoed %q", got)
+	}
+	if err := cmd.Wait(); err != nil {
+		t.Errorf("wait: %v", err)
+	}
+}

@@ -1,0 +1,24 @@
+//go:build !linux
+
+package proc
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os/exec"
+	"runtime"
+)
+
+// Available is false: the sandbox is built on Linux namespaces and
+// Landlock. (macOS could use sandbox-exec; until then callers ask.)
+func Available() (ok bool, why string) {
+	return false, fmt.Sprintf("no sandbox on %s", runtime.GOOS)
+}
+
+func sandboxed(ctx context.Context, argv, env []string, sb Sandbox) (*exec.Cmd, error) {
+	_, why := Available()
+	return nil, fmt.Errorf("proc: %w: %s", ErrUnavailable, why)
+}
+
+func launch(string) error { return errors.New("no sandbox launcher on " + runtime.GOOS) }
