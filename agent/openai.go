@@ -52,6 +52,7 @@ type OpenAI struct {
 	cfg    OpenAIConfig
 	client *openai.Client
 	idle   time.Duration
+	body   bodyCache // encoded messages, reused across requests
 }
 
 var _ LLM = (*OpenAI)(nil)
@@ -112,7 +113,7 @@ var errStreamIdle = errors.New("model stream idle")
 // Stream sends req and streams the answer; see LLM. On error the Response
 // holds what had arrived, which matters when the error is Partial.
 func (o *OpenAI) Stream(ctx context.Context, req Request, onText func(delta string)) (Response, error) {
-	creq, err := o.chatRequest(req)
+	creq, body, err := o.encodeRequest(req)
 	if err != nil {
 		return Response{}, err
 	}
@@ -121,8 +122,11 @@ func (o *OpenAI) Stream(ctx context.Context, req Request, onText func(delta stri
 	defer cancel(nil)
 	idle := time.AfterFunc(o.idle, func() { cancel(errStreamIdle) })
 	defer idle.Stop()
-	call := &openAICall{model: creq.Model, touch: func() { idle.Reset(o.idle) }}
+	call := &openAICall{model: creq.Model, touch: func() { idle.Reset(o.idle) }, reqBody: body}
 	ctx = context.WithValue(ctx, openAICallKey{}, call)
+	if err := validateChat(creq, req); err != nil {
+		return Response{}, o.classify(parent, ctx, call, err, false)
+	}
 
 	acc := newStreamAccumulator()
 	stream, err := o.client.CreateChatCompletionStream(ctx, creq)
@@ -183,38 +187,11 @@ func (o *OpenAI) chatRequest(req Request) (openai.ChatCompletionRequest, error) 
 			cr.MaxTokens = o.cfg.MaxTokens
 		}
 	}
-	for _, m := range req.Messages {
-		cm := openai.ChatCompletionMessage{Role: string(m.Role), Content: m.Content}
-		switch m.Role {
-		case RoleAssistant:
-			for _, c := range m.ToolCalls {
-				args := c.Arguments
-				if args == "" {
-					args = "{}" // an absent arguments field is a 400 too
-				}
-				cm.ToolCalls = append(cm.ToolCalls, openai.ToolCall{
-					ID: c.ID, Type: openai.ToolTypeFunction,
-					Function: openai.FunctionCall{Name: c.Name, Arguments: args},
-				})
-			}
-		case RoleTool:
-			// The name field is left out: OpenAI's tool message has none.
-			cm.ToolCallID = m.ToolCallID
-			if cm.Content == "" {
-				cm.Content = openAINoOutput
-			}
-		}
-		cr.Messages = append(cr.Messages, cm)
+	for i := range req.Messages {
+		cr.Messages = append(cr.Messages, openAIMessage(&req.Messages[i]))
 	}
-	for _, t := range req.Tools {
-		params := t.Parameters
-		if len(params) == 0 {
-			params = json.RawMessage(`{"type":"object","properties":{}}`)
-		}
-		cr.Tools = append(cr.Tools, openai.Tool{
-			Type:     openai.ToolTypeFunction,
-			Function: &openai.FunctionDefinition{Name: t.Name, Description: t.Description, Parameters: params},
-		})
+	if len(req.Tools) > 0 {
+		cr.Tools = openAITools(req.Tools)
 	}
 	return cr, nil
 }
@@ -344,6 +321,8 @@ type openAICall struct {
 	header http.Header
 	touch  func() // resets the idle timer
 	body   io.Reader
+	// reqBody replaces the body go-openai encoded (see openai_body.go).
+	reqBody []byte
 }
 
 // drain reads what follows [DONE] (the chunked-encoding trailer) so the
@@ -362,8 +341,11 @@ func (c *openAICall) drain() {
 type openAITransport struct{ base http.RoundTripper }
 
 func (t openAITransport) RoundTrip(r *http.Request) (*http.Response, error) {
-	resp, err := t.base.RoundTrip(r)
 	call, _ := r.Context().Value(openAICallKey{}).(*openAICall)
+	if call != nil && call.reqBody != nil {
+		r = withBody(r, call.reqBody)
+	}
+	resp, err := t.base.RoundTrip(r)
 	if err != nil || call == nil {
 		return resp, err
 	}
