@@ -40,8 +40,14 @@ test: vet
 race:
 	$(GO) test -race -count=3 ./...
 
-bench:
-	$(GO) test -run '^$$' -bench . -benchmem ./...
+# Micro-benchmarks, then the end-to-end ones (BenchmarkE2E*, BenchmarkStartup)
+# that drive bin/agentls against bin/fakellm. BENCHCOUNT=5 for benchstat.
+BENCHCOUNT ?= 1
+bench: build
+	$(GO) build -o bin/fakellm ./cmd/fakellm
+	$(GO) test -run '^$$' -bench . -benchmem -count $(BENCHCOUNT) $$($(GO) list ./... | grep -v /e2e$$)
+	AGENTLS_BENCH_BIN=$(CURDIR)/$(BIN) FAKELLM_BENCH_BIN=$(CURDIR)/bin/fakellm \
+		$(GO) test -run '^$$' -bench . -benchtime 1x -count $(BENCHCOUNT) ./e2e
 
 # Editor integrations in the real editors this machine has (see editors/).
 editors-test:

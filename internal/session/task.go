@@ -44,6 +44,7 @@ type Task struct {
 
 	mu  sync.Mutex
 	log *appender
+	gs  *groupSync      // fsyncs log off the task's path
 	cur []agent.Message // the conversation as the file has it
 	err error
 	end bool
@@ -130,6 +131,7 @@ func (s *Store) Begin(b Begin) (*Task, error) {
 		t.transcript.Close()
 		return nil, fmt.Errorf("session %s: %w", id, err)
 	}
+	t.gs = newGroupSync(log.f, s.opts.Warn)
 	return t, nil
 }
 
@@ -222,14 +224,15 @@ func sameMessages(a, b []agent.Message) bool {
 	return true
 }
 
-// write appends and syncs; the caller holds t.mu.
+// write appends and has the file synced (grouped, see groupSync); the
+// caller holds t.mu.
 func (t *Task) write(recs ...any) {
 	if t.err != nil {
 		return
 	}
 	err := t.log.append(recs...)
 	if err == nil {
-		err = t.log.sync()
+		err = t.gs.kick()
 	}
 	if err != nil {
 		t.err = fmt.Errorf("session %s: %w", t.session, err)
@@ -265,6 +268,9 @@ func (t *Task) End(res agent.Result, changes []Change) error {
 	}
 	recs = append(recs, record{Type: "result", Time: now, Seq: t.seq, Result: &res})
 	t.write(recs...)
+	if err := t.gs.close(); err != nil && t.err == nil {
+		t.err = fmt.Errorf("session %s: %w", t.session, err)
+	}
 	if err := t.log.close(); err != nil && t.err == nil {
 		t.err = err
 	}

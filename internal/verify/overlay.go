@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 )
 
 // skipCopy names directories an overlay copy leaves out: version control
@@ -133,14 +134,15 @@ func (o *Overlay) mapText(s string) string {
 	return s
 }
 
-// copyWorkers copy files in parallel: creating files dominates the copy
-// and waits on the filesystem more than on the CPU.
+// copyWorkers link or copy files in parallel (see overlay_link.go):
+// creating entries waits on the filesystem more than on the CPU.
 const copyWorkers = 8
 
 func copyTree(root, dst string, copyInstead map[string]bool) error {
 	jobs := make(chan [2]string, 64)
 	errs := make(chan error, copyWorkers)
 	var wg sync.WaitGroup
+	var noLink atomic.Bool
 	for range copyWorkers {
 		wg.Add(1)
 		go func() {
@@ -148,7 +150,7 @@ func copyTree(root, dst string, copyInstead map[string]bool) error {
 			var first error
 			for j := range jobs {
 				if first == nil {
-					first = copyFile(j[0], j[1])
+					first = linkFile(j[0], j[1], &noLink)
 				}
 			}
 			errs <- first

@@ -4,7 +4,6 @@ import (
 	"github.com/agentls/agentls/internal/agent"
 
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -52,6 +51,7 @@ type OpenAI struct {
 	cfg    OpenAIConfig
 	client *openai.Client
 	idle   time.Duration
+	body   bodyCache // encoded messages, reused across requests (body.go)
 }
 
 var _ agent.LLM = (*OpenAI)(nil)
@@ -87,13 +87,17 @@ func DefaultIdleTimeout(baseURL string) time.Duration {
 // Stream sends req and streams the answer; see LLM. On error the Response
 // holds what had arrived, which matters when the error is Partial.
 func (o *OpenAI) Stream(ctx context.Context, req agent.Request, onText func(delta string)) (agent.Response, error) {
-	creq, err := o.chatRequest(req)
+	creq, body, err := o.encodeRequest(req)
 	if err != nil {
 		return agent.Response{}, err
 	}
 	parent := ctx
 	ctx, call := llmhttp.Begin(ctx, creq.Model, o.idle)
 	defer call.End()
+	call.Body = body
+	if err := validateChat(creq, req); err != nil {
+		return agent.Response{}, o.classify(parent, ctx, call, err, false)
+	}
 
 	acc := newStreamAccumulator()
 	stream, err := o.client.CreateChatCompletionStream(ctx, creq)
@@ -154,38 +158,11 @@ func (o *OpenAI) chatRequest(req agent.Request) (openai.ChatCompletionRequest, e
 			cr.MaxTokens = o.cfg.MaxTokens
 		}
 	}
-	for _, m := range req.Messages {
-		cm := openai.ChatCompletionMessage{Role: string(m.Role), Content: m.Content}
-		switch m.Role {
-		case agent.RoleAssistant:
-			for _, c := range m.ToolCalls {
-				args := c.Arguments
-				if args == "" {
-					args = "{}" // an absent arguments field is a 400 too
-				}
-				cm.ToolCalls = append(cm.ToolCalls, openai.ToolCall{
-					ID: c.ID, Type: openai.ToolTypeFunction,
-					Function: openai.FunctionCall{Name: c.Name, Arguments: args},
-				})
-			}
-		case agent.RoleTool:
-			// The name field is left out: OpenAI's tool message has none.
-			cm.ToolCallID = m.ToolCallID
-			if cm.Content == "" {
-				cm.Content = openAINoOutput
-			}
-		}
-		cr.Messages = append(cr.Messages, cm)
+	for i := range req.Messages {
+		cr.Messages = append(cr.Messages, openAIMessage(&req.Messages[i]))
 	}
-	for _, t := range req.Tools {
-		params := t.Parameters
-		if len(params) == 0 {
-			params = json.RawMessage(`{"type":"object","properties":{}}`)
-		}
-		cr.Tools = append(cr.Tools, openai.Tool{
-			Type:     openai.ToolTypeFunction,
-			Function: &openai.FunctionDefinition{Name: t.Name, Description: t.Description, Parameters: params},
-		})
+	if len(req.Tools) > 0 {
+		cr.Tools = openAITools(req.Tools)
 	}
 	return cr, nil
 }

@@ -79,7 +79,9 @@ func (s *Server) Start() (string, error) {
 			if st == http.StateNew {
 				s.mu.Lock()
 				s.conns++
+				n := s.conns
 				s.mu.Unlock()
+				s.logf("connection opened (%d so far)", n)
 			}
 		},
 		// Broken streams are deliberate here; do not log them as faults.
