@@ -10,6 +10,7 @@ import (
 	"github.com/agentls/agentls/internal/llm/chat"
 	"github.com/agentls/agentls/internal/llm/responses"
 	"github.com/agentls/agentls/internal/mcp"
+	"github.com/agentls/agentls/internal/proc"
 	"github.com/agentls/agentls/internal/session"
 	"github.com/agentls/agentls/internal/tools"
 )
@@ -38,6 +39,9 @@ type Spec struct {
 	Recall func(ctx context.Context, task string) []string
 	// OnEvent receives every event of the task, after the session did.
 	OnEvent func(agent.Event)
+	// AskNetwork asks the user whether a command that failed for want of
+	// network may run again with it; nil: never asked.
+	AskNetwork func(ctx context.Context, command string) (bool, error)
 	// Warn reports a problem a person should see; nil: dropped.
 	Warn func(msg string)
 }
@@ -51,9 +55,16 @@ func Driver(ctx context.Context, s Spec) *driver.Driver {
 	}
 	lim := Limits(cfg)
 	lim.Verify = lim.Verify && s.Verifier != nil
+	sb, confined, why := Sandbox(cfg, s.Root)
+	if !confined && cfg.Sandbox.Mode != proc.ModeOff && s.Warn != nil {
+		s.Warn("the sandbox is unavailable here (" + why + "): every command and check is asked about before it runs")
+	}
 	toolset := tools.Default(s.Workspace, tools.Options{
-		Policy:   tools.Policy{Root: s.Root, SecretFiles: cfg.Tools.SecretFiles},
-		Approver: s.Approver,
+		Policy:     tools.Policy{Root: s.Root, SecretFiles: cfg.Tools.SecretFiles},
+		Approver:   s.Approver,
+		Sandbox:    sb,
+		Secrets:    secrets(cfg),
+		AskNetwork: s.AskNetwork,
 	})
 	if s.MCP != nil {
 		more, errs := s.MCP.Tools(ctx, s.Approver)
@@ -135,4 +146,36 @@ func Price(cfg config.Config) (input, output float64) {
 		return p.Input, p.Output
 	}
 	return 0, 0
+}
+
+// Sandbox is the sandbox for what runs on the model's behalf, from the
+// sandbox.* settings. confined is false when the settings turn it off or
+// this machine cannot provide it (why says which); the sandbox returned is
+// then Mode "off", and the policy asks before every command and check.
+func Sandbox(cfg config.Config, root string) (sb proc.Sandbox, confined bool, why string) {
+	sb = proc.Sandbox{
+		Mode:          cfg.Sandbox.Mode,
+		Network:       cfg.Sandbox.Network,
+		Workspace:     root,
+		WritableRoots: cfg.Sandbox.WritableRoots,
+	}
+	if sb.Mode == "" {
+		sb.Mode = proc.ModeWorkspaceWrite
+	}
+	if sb.Mode == proc.ModeOff {
+		return sb, false, "sandbox.mode is off"
+	}
+	if ok, why := proc.Available(); !ok {
+		sb.Mode = proc.ModeOff
+		return sb, false, why
+	}
+	return sb, true, ""
+}
+
+// secrets are the values no child's environment may hold.
+func secrets(cfg config.Config) []string {
+	if cfg.LLM.APIKey == "" {
+		return nil
+	}
+	return []string{cfg.LLM.APIKey}
 }

@@ -28,6 +28,7 @@ type Config struct {
 	Verify   Verify
 	Tools    Tools
 	Sessions Sessions
+	Sandbox  Sandbox
 	// MCPServers has the shape other MCP clients use: name → server.
 	MCPServers map[string]MCPServer
 }
@@ -75,6 +76,18 @@ type Tools struct {
 	SecretFiles []string
 }
 
+// Sandbox confines what agentls runs for the model: run_command, the
+// verify checks and MCP stdio servers.
+type Sandbox struct {
+	// Mode is "workspace-write" (writes only to the workspace, the temp
+	// directory and the ecosystem's caches), "read-only" or "off".
+	Mode string
+	// Network lets sandboxed commands use the network.
+	Network bool
+	// WritableRoots are more directories sandboxed commands may write.
+	WritableRoots []string
+}
+
 type Sessions struct {
 	MaxConcurrent int
 }
@@ -86,6 +99,9 @@ type MCPServer struct {
 	URL     string            `json:"url,omitempty"`
 	// Allow lists tool names that run without asking; "*" allows all.
 	Allow []string `json:"allow,omitempty"`
+	// Sandbox false runs a stdio server outside the sandbox (the user is
+	// told when it starts); nil or true: sandboxed like run_command.
+	Sandbox *bool `json:"sandbox,omitempty"`
 }
 
 // DefaultModel is used when no source names a model.
@@ -209,6 +225,9 @@ var fields = []field{
 	{key: "tools.allow", set: strs(func(c *Config) *[]string { return &c.Tools.Allow })},
 	{key: "tools.deny", set: strs(func(c *Config) *[]string { return &c.Tools.Deny })},
 	{key: "tools.secretFiles", set: strs(func(c *Config) *[]string { return &c.Tools.SecretFiles })},
+	{key: "sandbox.mode", set: oneOf([]string{"workspace-write", "read-only", "off"}, func(c *Config) *string { return &c.Sandbox.Mode })},
+	{key: "sandbox.network", set: boolean(func(c *Config) *bool { return &c.Sandbox.Network })},
+	{key: "sandbox.writableRoots", set: strs(func(c *Config) *[]string { return &c.Sandbox.WritableRoots })},
 	{key: "sessions.maxConcurrent", set: intIn(1, 64, func(c *Config) *int { return &c.Sessions.MaxConcurrent })},
 	{key: "mcpServers", set: func(c *Config, raw json.RawMessage) error {
 		var m map[string]MCPServer
@@ -252,6 +271,7 @@ func Defaults() Config {
 		Verify:   Verify{Enabled: true, TimeoutSeconds: 600},
 		Tools:    Tools{SecretFiles: []string{".env", ".env.*", "*.pem", "*.key", "id_*"}},
 		Sessions: Sessions{MaxConcurrent: 4},
+		Sandbox:  Sandbox{Mode: "workspace-write"},
 	}
 }
 

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/agentls/agentls/internal/agent"
+	"github.com/agentls/agentls/internal/proc"
 )
 
 // Options configures Default. Zero values take the defaults in brackets.
@@ -30,6 +31,16 @@ type Options struct {
 	// Env is the environment run_command starts from [os.Environ()]; API keys
 	// and tokens are removed from it either way.
 	Env []string
+	// Secrets are values (the API key in use) no variable of a command's
+	// environment may contain.
+	Secrets []string
+	// Sandbox confines run_command (internal/proc); its zero value is the
+	// default workspace-write sandbox without network. Workspace is set
+	// from the workspace root.
+	Sandbox proc.Sandbox
+	// AskNetwork asks the user whether a command that failed for want of
+	// network may run again with it; nil: never asked.
+	AskNetwork func(ctx context.Context, command string) (bool, error)
 }
 
 func (o Options) withDefaults(ws agent.Workspace) Options {
