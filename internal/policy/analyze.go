@@ -66,6 +66,24 @@ func (a *analysis) script(src string, depth int) {
 			a.call(n, depth)
 		case *syntax.DeclClause:
 			a.decl(n)
+		case *syntax.CoprocClause:
+			// "coproc /bin/rm x": bash takes a NAME only before a compound
+			// command; before a simple one it is the program.
+			st := n.Stmt
+			for st != nil {
+				b, ok := st.Cmd.(*syntax.BinaryCmd)
+				if !ok {
+					break
+				}
+				st = b.X // the parser puts a following pipeline inside
+			}
+			if c, ok := st.Cmd.(*syntax.CallExpr); ok && n.Name != nil {
+				ws := []word{wordOf(n.Name)}
+				for _, w := range c.Args {
+					ws = append(ws, wordOf(w))
+				}
+				a.resolve(ws, nil, false, depth)
+			}
 		case *syntax.Stmt:
 			a.redirects(n.Redirs)
 		case *syntax.ArithmCmd:

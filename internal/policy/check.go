@@ -90,12 +90,13 @@ func (r Rules) Check(command string) Decision {
 	}
 	a := analyze(command)
 	d := Decision{Programs: a.programs()}
+	deny, allow := compile(r.Deny), compile(r.Allow)
 	for _, inv := range a.invs {
 		for _, l := range inv.layers {
-			for _, rule := range r.Deny {
+			for _, rule := range deny {
 				if denies(rule, l) {
 					d.Verdict = Deny
-					d.Reason = fmt.Sprintf("the command runs %s, which the tools.deny rule %q refuses", l.text(), rule)
+					d.Reason = fmt.Sprintf("the command runs %s, which the tools.deny rule %q refuses", l.text(), rule.raw)
 					return d
 				}
 			}
@@ -104,7 +105,7 @@ func (r Rules) Check(command string) Decision {
 	asks := a.asks
 	for _, inv := range a.invs {
 		for _, l := range inv.layers {
-			for _, rule := range r.Deny {
+			for _, rule := range deny {
 				if why := mayDeny(rule, l); why != "" {
 					asks = append(asks, why)
 				}
@@ -112,11 +113,11 @@ func (r Rules) Check(command string) Decision {
 		}
 	}
 	star := false
-	for _, rule := range r.Allow {
-		star = star || strings.TrimSpace(rule) == "*"
+	for _, rule := range allow {
+		star = star || rule.raw == "*"
 	}
 	for _, inv := range a.invs {
-		if why, rule := r.allows(inv, star); why != "" {
+		if why, rule := allows(allow, inv, star); why != "" {
 			asks = append(asks, why)
 			if d.Rule == "" {
 				d.Rule = rule
@@ -169,6 +170,24 @@ func (l layer) strs(from int) []string {
 	return out
 }
 
+// rule is a tools.allow or tools.deny entry, split once per Check.
+type rule struct {
+	raw   string
+	words []string
+	glob  bool
+}
+
+func compile(rules []string) []rule {
+	out := make([]rule, 0, len(rules))
+	for _, r := range rules {
+		r = strings.TrimSpace(r)
+		if w := ruleWords(r); len(w) > 0 {
+			out = append(out, rule{raw: r, words: w, glob: isGlob(r)})
+		}
+	}
+	return out
+}
+
 // ruleWords splits a rule into words the way the shell would ("go test
 // -exec 'touch m'" has four), keeping glob characters as written.
 func ruleWords(rule string) []string {
@@ -202,14 +221,11 @@ func ruleText(words []string) string {
 func isGlob(rule string) bool { return strings.ContainsAny(rule, "*?[") }
 
 // denies reports whether a deny rule matches the program of layer l.
-func denies(rule string, l layer) bool {
-	rw := ruleWords(rule)
-	if len(rw) == 0 {
-		return false
-	}
+func denies(r rule, l layer) bool {
+	rw := r.words
 	name := path.Base(l.words[0].s)
-	if isGlob(rule) {
-		rw[0] = path.Base(rw[0])
+	if r.glob {
+		rw = append([]string{path.Base(rw[0])}, rw[1:]...)
 		words := append([]string{name}, l.strs(1)...)
 		return wildMatch(strings.Join(rw, " "), strings.Join(words, " "))
 	}
@@ -232,14 +248,11 @@ func denies(rule string, l layer) bool {
 // mayDeny explains why a deny rule might match at run time: the program
 // matches but an argument is unknown, or an argument names the denied
 // program, which the program may run (watch rm, strace rm, ssh host rm).
-func mayDeny(rule string, l layer) string {
-	rw := ruleWords(rule)
-	if len(rw) == 0 {
-		return ""
-	}
+func mayDeny(r rule, l layer) string {
+	rw, rule := r.words, r.raw
 	first := path.Base(rw[0])
 	name := path.Base(l.words[0].s)
-	if (first == name || isGlob(first) && wildMatch(first, name)) && (len(rw) > 1 || isGlob(rule)) {
+	if (first == name || isGlob(first) && wildMatch(first, name)) && (len(rw) > 1 || r.glob) {
 		for _, w := range l.words[1:] {
 			if !w.static() {
 				return fmt.Sprintf("an argument of %s is a %s, so the tools.deny rule %q might match", name, w.dyn, rule)
@@ -282,7 +295,7 @@ func isSep(r rune) bool { return strings.ContainsRune(" \t\n;&|()<>`'\"$={},", r
 
 // allows checks inv against the allow rules; it returns "" when allowed,
 // else why not and a rule that would allow it.
-func (r Rules) allows(inv invocation, star bool) (why, rule string) {
+func allows(rules []rule, inv invocation, star bool) (why, suggestion string) {
 	n := len(inv.layers)
 	hi := n - 1 // rules may match at layers 0…hi: an opaque wrapper must be spelled
 	for k, l := range inv.layers {
@@ -311,9 +324,8 @@ func (r Rules) allows(inv invocation, star bool) (why, rule string) {
 	}
 	for k := 0; k <= hi; k++ {
 		words := inv.layers[k].strs(0)
-		for _, rule := range r.Allow {
-			rule = strings.TrimSpace(rule)
-			if rule == "*" || rule == "" {
+		for _, rule := range rules {
+			if rule.raw == "*" {
 				continue
 			}
 			if allowMatches(rule, words, k == n-1, off[k]) && names(rule, toks) {
@@ -331,18 +343,18 @@ func (r Rules) allows(inv invocation, star bool) (why, rule string) {
 		rule := ruleText(inv.layers[hi].strs(0))
 		return fmt.Sprintf("no tools.allow rule matches %q; %s needs a rule that spells it, e.g. {\"tools\": {\"allow\": [%q]}}", rule, path.Base(inv.layers[hi].words[0].s), rule), rule
 	}
-	rule = suggest(last)
+	rule := suggest(last)
 	return fmt.Sprintf("the command %q is not allowed: no tools.allow rule matches %q. To allow it, add a rule to \"tools.allow\" in .agentls.json or in the editor's agentls settings, e.g. {\"tools\": {\"allow\": [%q]}}", text, text, rule), rule
 }
 
 // allowMatches matches an allow rule against a layer's words. On a wrapper
 // layer (not innermost) only a plain rule that reaches past the wrapper's
 // own arguments into the program counts.
-func allowMatches(rule string, words []string, innermost bool, inner int) bool {
-	if isGlob(rule) {
-		return innermost && wildMatch(strings.Join(ruleWords(rule), " "), strings.Join(words, " "))
+func allowMatches(r rule, words []string, innermost bool, inner int) bool {
+	if r.glob {
+		return innermost && wildMatch(strings.Join(r.words, " "), strings.Join(words, " "))
 	}
-	rw := ruleWords(rule)
+	rw := r.words
 	if len(rw) > len(words) || !innermost && len(rw) <= inner {
 		return false
 	}
@@ -355,8 +367,8 @@ func allowMatches(rule string, words []string, innermost bool, inner int) bool {
 }
 
 // names reports whether the rule spells every token.
-func names(rule string, toks []string) bool {
-	rw := ruleWords(rule)
+func names(r rule, toks []string) bool {
+	rw, rule := r.words, r.raw
 	for _, t := range toks {
 		found := false
 		for _, w := range rw {
@@ -365,7 +377,7 @@ func names(rule string, toks []string) bool {
 				break
 			}
 		}
-		if !found && !(isGlob(rule) && strings.Contains(rule, t)) {
+		if !found && !(r.glob && strings.Contains(rule, t)) {
 			return false
 		}
 	}
