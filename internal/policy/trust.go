@@ -42,6 +42,12 @@ func WideningKeys(settings map[string]any) []string {
 	found := map[string]bool{}
 	var walk func(prefix string, v any)
 	walk = func(prefix string, v any) {
+		if m, ok := v.(map[string]any); ok && prefix == "sandbox" {
+			for k, sub := range m {
+				walk("sandbox."+k, sub)
+			}
+			return
+		}
 		for _, k := range wideningKeys {
 			if prefix == k || strings.HasPrefix(prefix, k+".") {
 				if widens(prefix, v) {
@@ -92,14 +98,6 @@ func widens(key string, v any) bool {
 		}
 		return len(x) > 0
 	case map[string]any:
-		if key == "sandbox" {
-			for k, sub := range x {
-				if widens("sandbox."+k, sub) {
-					return true
-				}
-			}
-			return false
-		}
 		return len(x) > 0
 	}
 	return true
