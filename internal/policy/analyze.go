@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"path"
 	"strings"
+	"sync"
 
 	"mvdan.cc/sh/v3/syntax"
 )
@@ -43,6 +44,17 @@ func (a *analysis) ask(format string, args ...any) {
 	a.asks = append(a.asks, fmt.Sprintf(format, args...))
 }
 
+// parsers are reused: a new parser allocates its buffers, which cost more
+// than the parse of a short command. The syntax package's parsers are not
+// safe for concurrent use, hence the pool.
+var parsers = sync.Pool{New: func() any { return syntax.NewParser(syntax.Variant(syntax.LangBash)) }}
+
+func parse(src string) (*syntax.File, error) {
+	p := parsers.Get().(*syntax.Parser)
+	defer parsers.Put(p)
+	return p.Parse(strings.NewReader(src), "")
+}
+
 func analyze(command string) *analysis {
 	a := &analysis{}
 	a.script(command, 0)
@@ -55,7 +67,7 @@ func (a *analysis) script(src string, depth int) {
 		a.ask("the command nests shell strings more than %d levels deep", maxDepth)
 		return
 	}
-	f, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(src), "")
+	f, err := parse(src)
 	if err != nil {
 		a.ask("the policy cannot parse the command (%v)", err)
 		return

@@ -191,7 +191,10 @@ func compile(rules []string) []rule {
 // ruleWords splits a rule into words the way the shell would ("go test
 // -exec 'touch m'" has four), keeping glob characters as written.
 func ruleWords(rule string) []string {
-	f, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(rule), "")
+	if !strings.ContainsAny(rule, "'\"\\$`") {
+		return strings.Fields(rule) // nothing to unquote: skip the parser
+	}
+	f, err := parse(rule)
 	if err == nil && len(f.Stmts) == 1 {
 		if c, ok := f.Stmts[0].Cmd.(*syntax.CallExpr); ok && len(c.Assigns) == 0 && len(c.Args) > 0 {
 			out := make([]string, len(c.Args))
