@@ -1,0 +1,141 @@
+package policy
+
+import (
+	"path"
+	"strings"
+)
+
+// protectedDirs are directories whose files configure a tool that runs
+// programs: an editor's workspace settings (tasks, language servers, auto
+// approval), git's internals (hooks, config such as core.fsmonitor) and hook
+// managers. A file below one of them, at any depth, is protected.
+var protectedDirs = map[string]string{
+	".git":          "git's internals and hooks, which run on git commands",
+	"git~1":         "git's internals (the 8.3 short name of .git)",
+	".githooks":     "git hooks, which run on git commands",
+	".husky":        "git hooks (husky), which run on git commands",
+	".vscode":       "VS Code workspace settings, which can run tasks and change what agentls may do",
+	".devcontainer": "dev container settings, which run commands when the editor opens the folder",
+	".idea":         "JetBrains workspace settings, which can run tools",
+	".helix":        "Helix workspace settings, which choose the language servers it runs",
+	".zed":          "Zed workspace settings, which choose the programs it runs",
+	".fleet":        "Fleet workspace settings, which choose the programs it runs",
+	".theia":        "Theia workspace settings, which can run tasks",
+}
+
+// protectedFiles are single files with the same power.
+var protectedFiles = map[string]string{
+	".agentls.json":           "agentls's workspace settings, which decide what the model may run",
+	".nvim.lua":               "Neovim's workspace script, which runs when Neovim opens the folder",
+	".nvimrc":                 "Neovim's workspace script, which runs when Neovim opens the folder",
+	".exrc":                   "Vim's workspace script, which runs when Vim opens the folder",
+	".vimrc":                  "Vim's workspace script, which runs when Vim opens the folder",
+	".dir-locals.el":          "Emacs directory variables, which can run code when Emacs opens a file",
+	".dir-locals-2.el":        "Emacs directory variables, which can run code when Emacs opens a file",
+	".envrc":                  "direnv's script, which runs when a shell enters the folder",
+	".pre-commit-config.yaml": "pre-commit's hooks, which run on git commit",
+	"lefthook.yml":            "lefthook's hooks, which run on git commands",
+	".lefthook.yml":           "lefthook's hooks, which run on git commands",
+	"mise.toml":               "mise's settings, which can run hooks when a shell enters the folder",
+	".mise.toml":              "mise's settings, which can run hooks when a shell enters the folder",
+}
+
+// Protected reports whether a workspace-relative path names a file that
+// configures agentls, the editor or git, which the model may not write
+// without the user's explicit approval (even with review off). It cleans
+// the path first ("./x", "a/../.git/x"), compares names without case (macOS
+// and Windows file systems ignore it), ignores trailing dots and spaces
+// (Windows drops them) and zero-width characters (macOS HFS+ ignores them),
+// and checks every component, so a nested repository's .git and a
+// multi-root workspace's .vscode count too. Absolute paths are checked the
+// same way. why says what the file does, for the question to the user.
+//
+// Not included: CI files (.github/workflows run elsewhere), .gitattributes
+// and .gitmodules (git no longer runs commands named there), build files
+// (Makefile, package.json: running them is what the command policy and
+// the sandbox decide).
+func Protected(rel string) (bool, string) {
+	p := strings.ReplaceAll(rel, `\`, "/")
+	p = path.Clean("/" + p)
+	comps := strings.Split(strings.TrimPrefix(p, "/"), "/")
+	for i, c := range comps {
+		c = foldName(c)
+		if why, ok := protectedDirs[c]; ok {
+			return true, rel + " is in " + why
+		}
+		if i == len(comps)-1 {
+			if why, ok := protectedFiles[c]; ok {
+				return true, rel + " is " + why
+			}
+			if strings.HasSuffix(c, ".code-workspace") {
+				return true, rel + " is a VS Code workspace file, whose settings can run tasks"
+			}
+		}
+	}
+	return false, ""
+}
+
+// foldName lowercases a file name and drops what file systems ignore when
+// comparing names.
+func foldName(s string) string {
+	s = strings.Map(func(r rune) rune {
+		switch {
+		case r == 0x200B || r == 0x200C || r == 0x200D || r == 0x200E || r == 0x200F,
+			r >= 0x202A && r <= 0x202E, r >= 0x206A && r <= 0x206F, r == 0xFEFF:
+			return -1
+		}
+		return r
+	}, s)
+	s = strings.TrimRight(s, ". ")
+	if s == "" {
+		return s
+	}
+	return strings.ToLower(s)
+}
+
+// DefaultSecretFiles is the default of tools.secretFiles: path.Match globs
+// tried on a file's base name (patterns without '/') and on its path
+// relative to the workspace (patterns with '/'). Files that hold keys,
+// tokens or passwords: dotenv files, private keys, git's config (remote
+// URLs may carry credentials) and stored credentials, and the registry
+// and Docker credentials files.
+//
+// With confine.go's matcher a pattern with '/' matches only at the
+// workspace root; IsSecret also matches it below any directory, so a
+// nested repository's .git/config is covered.
+func DefaultSecretFiles() []string {
+	return []string{
+		".env", ".env.*", "*.pem", "*.key", "id_*",
+		".git/config", ".git-credentials", ".netrc", "_netrc", ".npmrc", ".pypirc",
+		".docker/config.json", ".pgpass", "*.p12", "*.pfx",
+	}
+}
+
+// IsSecret reports whether the '/'-separated relative path rel matches one
+// of patterns: a pattern without '/' is tried on the base name, one with '/'
+// on every trailing part of the path ("a/.git/config" matches
+// ".git/config"). Names are compared without case.
+func IsSecret(rel string, patterns []string) bool {
+	rel = strings.ToLower(path.Clean("/" + strings.ReplaceAll(rel, `\`, "/")))[1:]
+	base := path.Base(rel)
+	for _, pat := range patterns {
+		pat = strings.ToLower(pat)
+		if !strings.Contains(pat, "/") {
+			if ok, _ := path.Match(pat, base); ok {
+				return true
+			}
+			continue
+		}
+		for s := rel; ; {
+			if ok, _ := path.Match(pat, s); ok {
+				return true
+			}
+			i := strings.IndexByte(s, '/')
+			if i < 0 {
+				break
+			}
+			s = s[i+1:]
+		}
+	}
+	return false
+}
