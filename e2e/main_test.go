@@ -66,13 +66,18 @@ type setup struct {
 	caps      *lspclient.Caps   // default VSCodeCaps
 	settings  map[string]any    // initializationOptions
 	files     map[string]string // extra files written into the workspace
+	env       []string          // more environment for the server; later entries win
+	root      string            // an existing workspace to serve instead of a copy
 }
 
 func start(t *testing.T, s setup) *session {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	t.Cleanup(cancel)
-	root := copyWorkspace(t, s.workspace)
+	root := s.root
+	if root == "" {
+		root = copyWorkspace(t, s.workspace)
+	}
 	for rel, body := range s.files {
 		p := filepath.Join(root, rel)
 		_ = os.MkdirAll(filepath.Dir(p), 0o755)
@@ -115,12 +120,12 @@ func start(t *testing.T, s setup) *session {
 		Root:     root,
 		Caps:     caps,
 		Settings: settings,
-		Env: []string{
+		Env: append([]string{
 			"AGENTLS_BASE_URL=" + base,
 			"AGENTLS_API_KEY=sk-test-secret-key-123",
 			"AGENTLS_MODEL=test-model",
 			"XDG_STATE_HOME=" + filepath.Join(t.TempDir(), "state"),
-		},
+		}, s.env...),
 	})
 	if err != nil {
 		t.Fatal(err)

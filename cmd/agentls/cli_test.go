@@ -398,16 +398,16 @@ func TestExitCodes(t *testing.T) {
 		stderr string
 	}{
 		{"verified", map[string]string{".agentls.json": `{"verify": {"commands": ["grep -q goodbye hello.txt"]}}`},
-			editThenSay, nil, 0, "✓ checks passed: 1 check passed (grep -q goodbye hello.txt)"},
+			editThenSay, []string{"--trust"}, 0, "✓ checks passed: 1 check passed (grep -q goodbye hello.txt)"},
 		{"checks failing", map[string]string{".agentls.json": `{"verify": {"commands": ["grep -q nowhere hello.txt"]}, "agent": {"maxRetries": 0}}`},
-			editThenSay, nil, 1, "✗ checks failed: `grep -q nowhere hello.txt` failed (exit 1)"},
+			editThenSay, []string{"--trust"}, 1, "✗ checks failed: `grep -q nowhere hello.txt` failed (exit 1)"},
 		// The checks see the proposed text: the disk still says hello.
 		{"dry run checks the proposal", map[string]string{".agentls.json": `{"verify": {"commands": ["grep -q goodbye hello.txt"]}}`},
-			editThenSay, []string{"--dry-run"}, 0, "✓ checks passed"},
+			editThenSay, []string{"--dry-run", "--trust"}, 0, "✓ checks passed"},
 		{"checks off by flag", map[string]string{".agentls.json": `{"verify": {"commands": ["false"]}}`},
-			editThenSay, []string{"--no-verify"}, 0, "── ok · 1 file changed"},
+			editThenSay, []string{"--no-verify", "--trust"}, 0, "── ok · 1 file changed"},
 		{"nothing changed, nothing to verify", map[string]string{".agentls.json": `{"verify": {"commands": ["false"]}}`},
-			"hello.json", nil, 0, "── ok · no files changed · 1 step"},
+			"hello.json", []string{"--trust"}, 0, "── ok · no files changed · 1 step"},
 		{"model error", nil, `{"turns": [{"error": {"status": 401, "message": "Incorrect API key provided"}}]}`,
 			nil, 1, "error: model error (HTTP 401): API key rejected"},
 		{"max steps", nil, editThenSay, []string{"--max-steps", "1"}, 1, "stopped after 1 model turns"},

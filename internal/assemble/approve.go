@@ -5,6 +5,7 @@ import (
 	"sync"
 
 	"github.com/agentls/agentls/internal/config"
+	"github.com/agentls/agentls/internal/policy"
 	"github.com/agentls/agentls/internal/tools"
 )
 
@@ -47,24 +48,39 @@ func (a *Allowed) add(command string) {
 	a.commands = append(a.commands, command)
 }
 
-// Approver is the command policy every front end shares: tools.deny
-// refuses without asking; a command the user allowed always, or that
-// tools.allow covers, runs; anything else is asked about when the front
-// end can ask, and refused with the policy's advice when it cannot.
+// Approver is the command policy every front end shares, on a real shell
+// parser (internal/policy): tools.deny refuses without asking, whatever
+// wrapper, path, quoting or nesting hides the program; a command the user
+// allowed always, or that tools.allow covers, runs; anything else is asked
+// about when the front end can ask, and refused with the policy's advice
+// when it cannot. Without a sandbox (unavailable here, or sandbox.mode
+// off) allow rules admit nothing: every command is asked about.
 func Approver(cfg config.Config, always *Allowed, ask Ask) tools.Approver {
 	if always == nil {
 		always = &Allowed{}
 	}
+	_, confined, why := Sandbox(cfg, "")
+	rules := policy.Rules{Allow: cfg.Tools.Allow, Deny: cfg.Tools.Deny}
 	return tools.ApproverFunc(func(ctx context.Context, command string) (bool, string, error) {
-		if ok, reason, err := (tools.PolicyApprover{Allow: []string{"*"}, Deny: cfg.Tools.Deny}).Approve(ctx, command); err != nil || !ok {
-			return false, reason, err
+		d := rules.Check(command)
+		if tools.IsToolCall(ctx) {
+			d = toolCallDecision(cfg, command)
+		}
+		if d.Verdict == policy.Deny {
+			return false, d.Reason, nil
 		}
 		if always.has(command) {
 			return true, "", nil
 		}
-		ok, reason, err := (tools.PolicyApprover{Allow: cfg.Tools.Allow}).Approve(ctx, command)
-		if err != nil || ok || ask == nil {
-			return ok, reason, err
+		reason := d.Reason
+		if d.Verdict == policy.Allow {
+			if confined {
+				return true, "", nil
+			}
+			reason = "commands run without a sandbox (" + why + "), so every command is asked about"
+		}
+		if ask == nil {
+			return false, reason, nil
 		}
 		answer, err := ask(ctx, command, reason)
 		if err != nil {
@@ -82,4 +98,18 @@ func Approver(cfg config.Config, always *Allowed, ask Ask) tools.Approver {
 			return false, "the user gave no answer about running " + command + "; " + reason, nil
 		}
 	})
+}
+
+// toolCallDecision applies the rules to an MCP tool call's description as
+// words (prefix or glob): nothing runs in a shell, so there is nothing to
+// parse.
+func toolCallDecision(cfg config.Config, desc string) policy.Decision {
+	ctx := context.Background()
+	if ok, reason, _ := (tools.PolicyApprover{Allow: []string{"*"}, Deny: cfg.Tools.Deny}).Approve(ctx, desc); !ok {
+		return policy.Decision{Verdict: policy.Deny, Reason: reason}
+	}
+	if ok, reason, _ := (tools.PolicyApprover{Allow: cfg.Tools.Allow}).Approve(ctx, desc); !ok {
+		return policy.Decision{Verdict: policy.Ask, Reason: reason}
+	}
+	return policy.Decision{Verdict: policy.Allow}
 }

@@ -1,6 +1,8 @@
 package assemble
 
 import (
+	"go.uber.org/zap"
+
 	"context"
 	"time"
 
@@ -39,6 +41,9 @@ type Spec struct {
 	Recall func(ctx context.Context, task string) []string
 	// OnEvent receives every event of the task, after the session did.
 	OnEvent func(agent.Event)
+	// ConfirmWrite asks the user whether the model may change a file that
+	// configures agentls or the editor; nil: such changes are refused.
+	ConfirmWrite func(ctx context.Context, rel, why string) (bool, error)
 	// AskNetwork asks the user whether a command that failed for want of
 	// network may run again with it; nil: never asked.
 	AskNetwork func(ctx context.Context, command string) (bool, error)
@@ -60,11 +65,12 @@ func Driver(ctx context.Context, s Spec) *driver.Driver {
 		s.Warn("the sandbox is unavailable here (" + why + "): every command and check is asked about before it runs")
 	}
 	toolset := tools.Default(s.Workspace, tools.Options{
-		Policy:     tools.Policy{Root: s.Root, SecretFiles: cfg.Tools.SecretFiles},
-		Approver:   s.Approver,
-		Sandbox:    sb,
-		Secrets:    secrets(cfg),
-		AskNetwork: s.AskNetwork,
+		Policy:       tools.Policy{Root: s.Root, SecretFiles: cfg.Tools.SecretFiles},
+		Approver:     s.Approver,
+		Sandbox:      sb,
+		Secrets:      secrets(cfg),
+		AskNetwork:   s.AskNetwork,
+		ConfirmWrite: s.ConfirmWrite,
 	})
 	if s.MCP != nil {
 		more, errs := s.MCP.Tools(ctx, s.Approver)
@@ -178,4 +184,16 @@ func secrets(cfg config.Config) []string {
 		return nil
 	}
 	return []string{cfg.LLM.APIKey}
+}
+
+// MCPManager prepares the MCP servers of mcpServers for a front end, or
+// returns nil when there are none. Stdio servers run in the same sandbox as
+// run_command, without the API key in their environment. The front end
+// owns the manager and closes it.
+func MCPManager(cfg config.Config, root string, log *zap.Logger, warn func(string)) *mcp.Manager {
+	if len(cfg.MCPServers) == 0 {
+		return nil
+	}
+	sb, _, _ := Sandbox(cfg, root)
+	return mcp.NewManager(cfg.MCPServers, mcp.Options{Logger: log, Root: root, Sandbox: sb, Secrets: secrets(cfg), Warn: warn})
 }

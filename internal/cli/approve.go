@@ -33,3 +33,17 @@ func terminalAsk(in func() *lines, out io.Writer) assemble.Ask {
 		}
 	}
 }
+
+// terminalYesNo asks a yes/no question on the terminal; anything but yes,
+// or no answer, is no.
+func terminalYesNo(in func() *lines, out io.Writer) func(ctx context.Context, question string) (bool, error) {
+	return func(ctx context.Context, question string) (bool, error) {
+		fmt.Fprintf(out, "\n%s [y/N]: ", question)
+		answer, _, err := in().next(ctx)
+		if err != nil {
+			return false, err
+		}
+		a := strings.ToLower(strings.TrimSpace(answer))
+		return a == "y" || a == "yes", nil
+	}
+}

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"github.com/agentls/agentls/internal/logging"
+	"strings"
 
 	"github.com/agentls/agentls/internal/llm/record"
 
@@ -21,7 +22,7 @@ import (
 	"github.com/agentls/agentls/internal/agent"
 	"github.com/agentls/agentls/internal/assemble"
 	"github.com/agentls/agentls/internal/config"
-	"github.com/agentls/agentls/internal/mcp"
+	"github.com/agentls/agentls/internal/policy"
 	"github.com/agentls/agentls/internal/session"
 	"github.com/agentls/agentls/internal/tools"
 )
@@ -69,6 +70,16 @@ type cliRun struct {
 	o              runOptions
 	stdin          io.Reader
 	stdout, stderr io.Writer
+	stdinLines     *lines
+}
+
+// in is the one reader of stdin that serves every question: trust,
+// command approvals and the review at the end.
+func (c *cliRun) in() *lines {
+	if c.stdinLines == nil {
+		c.stdinLines = newLines(c.stdin)
+	}
+	return c.stdinLines
 }
 
 func (c *cliRun) usage(format string, args ...any) int {
@@ -92,7 +103,7 @@ func (c *cliRun) run(ctx context.Context) int {
 	}
 	root = disk.Root()
 
-	cfg, probs := config.Load(root, nil)
+	cfg, probs := c.loadConfig(root)
 	if o.model != "" {
 		cfg.LLM.Model = o.model
 	}
@@ -194,22 +205,24 @@ func (c *cliRun) run(ctx context.Context) int {
 	log.Info("task", zap.String("workspace", root), zap.String("session", st.Session()), zap.String("model", cfg.LLM.Model), zap.Bool("dryRun", o.dryRun), zap.Bool("review", review))
 
 	ws := newCLIWorkspace(disk, o.dryRun || review)
-	// One reader of stdin serves every question: command approvals and
-	// the review at the end.
-	var stdinLines *lines
-	in := func() *lines {
-		if stdinLines == nil {
-			stdinLines = newLines(c.stdin)
-		}
-		return stdinLines
-	}
-	var ask assemble.Ask
+	in := c.in
+	var (
+		ask          assemble.Ask
+		confirmWrite func(context.Context, string, string) (bool, error)
+		askNetwork   func(context.Context, string) (bool, error)
+	)
 	if isTerminal(c.stdin) && isTerminal(c.stderr) {
 		ask = terminalAsk(in, c.stderr)
+		yesNo := terminalYesNo(in, c.stderr)
+		confirmWrite = func(ctx context.Context, rel, why string) (bool, error) {
+			return yesNo(ctx, fmt.Sprintf("agentls wants to change %s, which %s. Allow this change?", rel, why))
+		}
+		askNetwork = func(ctx context.Context, command string) (bool, error) {
+			return yesNo(ctx, fmt.Sprintf("This command failed without network (agentls runs commands in a sandbox):\n  %s\nRun it again with network?", command))
+		}
 	}
-	var mgr *mcp.Manager
-	if len(cfg.MCPServers) > 0 {
-		mgr = mcp.NewManager(cfg.MCPServers, mcp.Options{Root: root})
+	mgr := assemble.MCPManager(cfg, root, log, ren.warn)
+	if mgr != nil {
 		defer mgr.Close()
 	}
 	var gate driver.Verifier
@@ -234,6 +247,9 @@ func (c *cliRun) run(ctx context.Context) int {
 		Recall:    recall,
 		OnEvent:   ren.event,
 		Warn:      ren.warn,
+
+		ConfirmWrite: confirmWrite,
+		AskNetwork:   askNetwork,
 	})
 
 	ren.start(startInfo{Session: st.Session(), TaskID: st.ID(), Workspace: root, Model: cfg.LLM.Model,
@@ -309,4 +325,39 @@ func exitCode(res agent.Result) int {
 		return exitOK
 	}
 	return exitFailed
+}
+
+// loadConfig resolves the settings: .agentls.json, the environment, the
+// defaults. Settings in the workspace file that widen what agentls may run
+// apply only once the user trusts the file's content: with --trust, or
+// when asked on a terminal; otherwise they are held back with a warning.
+func (c *cliRun) loadConfig(root string) (config.Config, []config.Problem) {
+	var store *policy.TrustStore
+	if dir, err := session.StateDir(); err == nil {
+		store = assemble.TrustStore(dir)
+	}
+	ws := assemble.ReadWorkspaceSettings(root, store)
+	if len(ws.Untrusted) > 0 {
+		trusted := c.o.trust
+		if !trusted && isTerminal(c.stdin) && isTerminal(c.stderr) {
+			fmt.Fprintf(c.stderr, "%s [y/N]: ", ws.Question())
+			answer, _, _ := c.in().next(context.Background())
+			a := strings.ToLower(strings.TrimSpace(answer))
+			trusted = a == "y" || a == "yes"
+		}
+		if trusted {
+			if err := ws.Trust(store); err != nil {
+				fmt.Fprintf(c.stderr, "agentls: %v\n", err)
+			}
+			ws.Untrusted = nil
+			ws.Source, ws.Problems = config.FromJSON(config.FileName, ws.Content)
+		}
+	}
+	cfg, probs := config.Resolve(ws.Source, config.FromEnv(os.Getenv))
+	probs = append(ws.Problems, probs...)
+	if len(ws.Untrusted) > 0 {
+		probs = append(probs, config.Problem{Key: strings.Join(ws.Untrusted, ", "), Source: config.FileName,
+			Msg: "not applied: the file widens what agentls may run and is not trusted; run with --trust, or answer yes on a terminal"})
+	}
+	return cfg, probs
 }

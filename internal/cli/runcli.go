@@ -11,6 +11,7 @@ import (
 
 // runOptions are the flags of `agentls run`.
 type runOptions struct {
+	trust     bool // --trust: trust the workspace settings file as it is
 	workspace string
 	model     string
 	baseURL   string
@@ -64,6 +65,7 @@ func parseRunArgs(args []string, stderr io.Writer) (runOptions, error) {
 	fs.StringVar(&o.replay, "replay", "", "serve the model from a recording made with --record; no network")
 	fs.StringVar(&o.session, "session", "", "continue this session with its history (see agentls sessions)")
 	fs.StringVar(&o.logFile, "log-file", "", "write debug logs to this file")
+	fs.BoolVar(&o.trust, "trust", false, "trust the workspace's .agentls.json as it is now, including settings that widen what agentls may run (remembered until the file changes)")
 
 	var words []string
 	for {

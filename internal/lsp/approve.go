@@ -58,3 +58,42 @@ func (s *Server) askToRun(ctx context.Context, command, _ string) (assemble.Answ
 		return assemble.Deny, nil
 	}
 }
+
+// Answers to the questions about a protected file and about network.
+const (
+	allowChange = "Allow this change"
+	withNetwork = "Run again with network"
+	notAllowed  = "No"
+)
+
+// confirmWrite asks whether the model may change a file that configures
+// agentls or the editor. A client that cannot ask refuses it.
+func (s *Server) confirmWrite(ctx context.Context, rel, why string) (bool, error) {
+	return s.yesNo(ctx, fmt.Sprintf("agentls wants to change %s, which %s. Allow this change?", rel, why), allowChange)
+}
+
+// askNetwork asks whether a command that failed for want of network may
+// run again with it.
+func (s *Server) askNetwork(ctx context.Context, command string) (bool, error) {
+	return s.yesNo(ctx, fmt.Sprintf("This command failed without network (agentls runs commands in a sandbox):\n\n%s\n\nRun it again with network?", command), withNetwork)
+}
+
+// yesNo asks a question with one affirmative answer; no lock is held
+// while the client answers.
+func (s *Server) yesNo(ctx context.Context, question, yes string) (bool, error) {
+	if !s.canAsk() {
+		return false, nil
+	}
+	res, err := s.client.ShowMessageRequest(ctx, &protocol.ShowMessageRequestParams{
+		Type:    protocol.MessageTypeWarning,
+		Message: question,
+		Actions: []protocol.MessageActionItem{{Title: yes}, {Title: notAllowed}},
+	})
+	if err != nil {
+		if ctx.Err() != nil {
+			return false, ctx.Err()
+		}
+		return false, fmt.Errorf("asking the user failed: %v", err)
+	}
+	return res != nil && res.Title == yes, nil
+}

@@ -1,6 +1,9 @@
 package lsp
 
 import (
+	"context"
+	"github.com/agentls/agentls/internal/assemble"
+
 	"encoding/json"
 
 	"github.com/agentls/agentls/internal/config"
@@ -29,7 +32,7 @@ func (s *Server) mcpManager(cfg config.Config, root string) *mcp.Manager {
 		}()
 	}
 	if s.mcp == nil {
-		s.mcp = mcp.NewManager(cfg.MCPServers, mcp.Options{Logger: s.log, Root: root})
+		s.mcp = assemble.MCPManager(cfg, root, s.log, func(msg string) { s.warnOnce(context.Background(), "agentls: "+msg) })
 		s.mcpKey = string(key)
 	}
 	return s.mcp

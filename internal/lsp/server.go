@@ -63,6 +63,10 @@ type Server struct {
 	mcp         *mcp.Manager     // MCP servers of mcpServers, started lazily
 	mcpKey      string           // the mcpServers setting mcp was made from
 
+	trustMu    sync.Mutex
+	untrusted  *assemble.WorkspaceSettings // .agentls.json held back until trusted
+	trustAsked map[string]bool             // contents already asked about
+
 	exited chan struct{}
 	exitOK bool
 }
@@ -344,7 +348,7 @@ func (s *Server) configure(ctx context.Context, settings []byte) {
 	root := s.root
 	changed, p1 := config.FromJSON("editor settings", s.settings)
 	initial, p0 := config.FromJSON("editor settings", s.initOpts)
-	file, p2 := config.FromFile(root)
+	file, p2 := s.workspaceSettings(root)
 	cfg, p3 := config.Resolve(changed, initial, file, config.FromEnv(s.opts.Getenv))
 	s.cfg = cfg
 	var fresh []string

@@ -309,6 +309,7 @@ func (t *task) end(r agent.Result) {
 
 // runAgent is the body of an agentls.run task.
 func (s *Server) runAgent(ctx context.Context, t *task) {
+	s.settleTrust(ctx)
 	cfg := s.config()
 	root := s.rootDir()
 	prog := s.beginProgress(ctx, t, "agentls", shorten(t.prompt, 80))
@@ -339,6 +340,9 @@ func (s *Server) runAgent(ctx context.Context, t *task) {
 		Recall:    recall(st),
 		OnEvent:   func(ev agent.Event) { s.onEvent(ctx, t, prog, ev) },
 		Warn:      func(msg string) { s.warnOnce(ctx, "agentls: "+msg) },
+
+		ConfirmWrite: s.confirmWrite,
+		AskNetwork:   s.askNetwork,
 	})
 	res := drv.Run(ctx, driver.Task{Prompt: t.prompt, Editor: t.editor, History: rec.History()})
 	s.finishTask(ctx, t, prog, res)

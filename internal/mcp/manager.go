@@ -12,6 +12,7 @@ import (
 
 	"github.com/agentls/agentls/internal/agent"
 	"github.com/agentls/agentls/internal/config"
+	"github.com/agentls/agentls/internal/proc"
 	"github.com/agentls/agentls/internal/tools"
 )
 
@@ -25,6 +26,15 @@ type Options struct {
 	Root string
 	// ConnectTimeout bounds starting a server and listing its tools [10 s].
 	ConnectTimeout time.Duration
+	// Sandbox confines stdio servers like run_command (internal/proc); a
+	// server whose "sandbox" setting is false runs outside it, and Warn is
+	// told. Its zero value is the default workspace-write sandbox.
+	Sandbox proc.Sandbox
+	// Secrets are values (the API key in use) no server's inherited
+	// environment may contain.
+	Secrets []string
+	// Warn tells the user something they should know [logged only].
+	Warn func(msg string)
 }
 
 // Manager runs the configured MCP servers for one agentls process. It is
@@ -150,4 +160,11 @@ func approve(ctx context.Context, approver tools.Approver, desc string) error {
 		return fmt.Errorf("%s refused: %s", desc, reason)
 	}
 	return nil
+}
+
+func (m *Manager) warn(msg string) {
+	m.opts.Logger.Warn(msg)
+	if m.opts.Warn != nil {
+		m.opts.Warn(msg)
+	}
 }

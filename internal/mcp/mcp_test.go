@@ -1,6 +1,9 @@
 package mcp
 
 import (
+	"fmt"
+	"github.com/agentls/agentls/internal/proc"
+
 	"context"
 	"encoding/json"
 	"errors"
@@ -280,7 +283,7 @@ func TestCrashRestartsOnceThenDisables(t *testing.T) {
 	marker := filepath.Join(t.TempDir(), "crashed")
 	m := newManager(t, map[string]config.MCPServer{
 		"s": stdioServer(t, "serve", map[string]string{"MCP_TEST_MARKER": marker}, "*"),
-	}, Options{})
+	}, Options{Sandbox: unconfined}) // pids are only meaningful outside the sandbox's PID namespace
 	tl := toolMap(t, m)
 	pid1, _ := strconv.Atoi(mustRun(t, tl["mcp__s__pid"], `{}`))
 
@@ -381,7 +384,7 @@ func TestFailedServersDoNotBlockOthers(t *testing.T) {
 }
 
 func TestCloseLeavesNoProcess(t *testing.T) {
-	m := NewManager(map[string]config.MCPServer{"s": stdioServer(t, "serve", nil, "*")}, Options{})
+	m := NewManager(map[string]config.MCPServer{"s": stdioServer(t, "serve", nil, "*")}, Options{Sandbox: unconfined})
 	tl := toolMap(t, m)
 	server, _ := strconv.Atoi(mustRun(t, tl["mcp__s__pid"], `{}`))
 	child, _ := strconv.Atoi(mustRun(t, tl["mcp__s__spawn"], `{}`))
@@ -485,5 +488,43 @@ func TestApproverFollowsTheTask(t *testing.T) {
 	}
 	if _, statErr := os.Stat(filepath.Join(root, "second")); statErr == nil {
 		t.Error("the second task's call ran although its approver said no")
+	}
+}
+
+// unconfined runs servers outside the sandbox, for tests of pids.
+var unconfined = proc.Sandbox{Mode: proc.ModeOff}
+
+// A stdio server runs in the sandbox like run_command: it cannot write
+// outside the workspace. A server whose "sandbox" setting is false can, and
+// the user is told.
+func TestStdioServerIsSandboxed(t *testing.T) {
+	if ok, why := proc.Available(); !ok {
+		t.Skip("sandbox unavailable here: " + why)
+	}
+	outside, err := os.MkdirTemp("/var/tmp", "agentls-mcp-outside")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer os.RemoveAll(outside)
+	off := false
+	for _, optOut := range []bool{false, true} {
+		root := t.TempDir()
+		srv := stdioServer(t, "serve", nil, "*")
+		if optOut {
+			srv.Sandbox = &off
+		}
+		var warned []string
+		m := newManager(t, map[string]config.MCPServer{"s": srv}, Options{Root: root, Warn: func(m string) { warned = append(warned, m) }})
+		target := filepath.Join(outside, fmt.Sprintf("made-%v", optOut))
+		_, err := run(t, toolMap(t, m)["mcp__s__touch"], fmt.Sprintf(`{"path": %q}`, target))
+		_, statErr := os.Stat(target)
+		switch {
+		case !optOut && (err == nil || statErr == nil):
+			t.Errorf("sandboxed server wrote outside the workspace (err %v)", err)
+		case optOut && (err != nil || statErr != nil):
+			t.Errorf("opted-out server could not write %s: %v", target, err)
+		case optOut && (len(warned) != 1 || !strings.Contains(warned[0], "outside the sandbox")):
+			t.Errorf("the user was not told about the opt-out: %q", warned)
+		}
 	}
 }

@@ -1,6 +1,8 @@
 package mcp
 
 import (
+	"github.com/agentls/agentls/internal/proc"
+
 	"context"
 	"errors"
 	"fmt"
@@ -11,7 +13,6 @@ import (
 	"slices"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -175,15 +176,30 @@ func (s *server) start(ctx context.Context) (*session, error) {
 }
 
 func (s *server) startCommand(ctx context.Context, client *sdk.Client) (*session, error) {
-	cmd := exec.Command(s.cfg.Command, s.cfg.Args...)
-	cmd.Dir = s.m.opts.Root
-	cmd.Env = serverEnv(s.m.opts.Env, s.cfg.Env)
+	// Through the process package: its own session (no terminal to prompt
+	// on, one tree to kill, so helpers it spawns — npx → node — die with
+	// it), the sandbox, and an inherited environment without credentials.
+	sb := s.m.opts.Sandbox
+	if s.cfg.Sandbox != nil && !*s.cfg.Sandbox && sb.Mode != proc.ModeOff {
+		sb.Mode = proc.ModeOff
+		s.m.warn(fmt.Sprintf("MCP server %q runs outside the sandbox: its \"sandbox\" setting is false", s.name))
+	}
+	cmd, err := proc.Command(context.Background(), proc.Spec{
+		Argv:    append([]string{s.cfg.Command}, s.cfg.Args...),
+		Dir:     s.m.opts.Root,
+		Env:     serverEnv(s.m.opts.Env, nil),
+		Secrets: s.m.opts.Secrets,
+		Sandbox: sb,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("mcp server %q: %w", s.name, err)
+	}
+	// The server's own env setting is the user's: it may name a token the
+	// server needs, so it is added after the inherited environment was
+	// cleaned.
+	cmd.Env = append(cmd.Env, serverEnv([]string{}, s.cfg.Env)...)
 	stderr := newTail(s.log)
 	cmd.Stderr = stderr
-	// Its own session: no controlling terminal to prompt on, and one process
-	// group to kill, so helpers it spawns (npx → node) die with it.
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
-	cmd.WaitDelay = time.Second // grandchildren holding stderr must not stall Wait
 	t := &trackedTransport{Transport: &sdk.CommandTransport{Command: cmd, TerminateDuration: 2 * time.Second}}
 	cs, err := client.Connect(ctx, t, nil)
 	if err != nil {
@@ -293,11 +309,7 @@ func (s *session) close() {
 	}
 }
 
-func killGroup(cmd *exec.Cmd) {
-	if cmd.Process != nil {
-		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
-	}
-}
+func killGroup(cmd *exec.Cmd) { proc.KillTree(cmd) }
 
 // isProtocolError reports whether the server answered with a JSON-RPC
 // error (unknown tool, bad arguments): the session is fine.

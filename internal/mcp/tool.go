@@ -97,7 +97,7 @@ func (t *mcpTool) Run(ctx context.Context, raw json.RawMessage) (agent.ToolResul
 	_ = json.Compact(&compact, raw)
 	if !t.allowed() {
 		desc := fmt.Sprintf("mcp %s.%s %s", t.srv.name, t.tool, compact.String())
-		if err := approve(ctx, t.approver, desc); err != nil {
+		if err := approve(tools.AsToolCall(ctx), t.approver, desc); err != nil {
 			return agent.ToolResult{}, err
 		}
 	}

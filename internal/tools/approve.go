@@ -13,6 +13,21 @@ type Approver interface {
 	Approve(ctx context.Context, command string) (ok bool, reason string, err error)
 }
 
+type toolCallKey struct{}
+
+// AsToolCall marks ctx for an approval of a tool call that runs no shell
+// (an MCP tool: "mcp <server>.<tool> <arguments JSON>"). Its description
+// is matched against the rules as words, not parsed as a command line.
+func AsToolCall(ctx context.Context) context.Context {
+	return context.WithValue(ctx, toolCallKey{}, true)
+}
+
+// IsToolCall reports whether ctx was marked by AsToolCall.
+func IsToolCall(ctx context.Context) bool {
+	v, _ := ctx.Value(toolCallKey{}).(bool)
+	return v
+}
+
 // ApproverFunc adapts a function to Approver.
 type ApproverFunc func(ctx context.Context, command string) (bool, string, error)
 

@@ -1,6 +1,8 @@
 package tools
 
 import (
+	"github.com/agentls/agentls/internal/policy"
+
 	"errors"
 	"fmt"
 	"io/fs"
@@ -19,9 +21,11 @@ var (
 	ErrBadPath  = errors.New("invalid path")
 )
 
-// DefaultSecretFiles is used when Policy.SecretFiles is nil. It matches the
-// default of the tools.secretFiles setting.
-var DefaultSecretFiles = []string{".env", ".env.*", "*.pem", "*.key", "id_*"}
+// DefaultSecretFiles is used when Policy.SecretFiles is nil: the default of
+// the tools.secretFiles setting (policy.DefaultSecretFiles), which covers
+// credentials in .git/config, .netrc, .npmrc, .pypirc and
+// .docker/config.json besides .env files and keys.
+var DefaultSecretFiles = policy.DefaultSecretFiles()
 
 // maxLinkHops bounds symlink resolution like the kernel's ELOOP limit, so a
 // loop of links ends in an error rather than a hang.
@@ -107,11 +111,26 @@ func (m secretMatcher) match(rel, base string) bool {
 		}
 	}
 	for _, pat := range m.rel {
-		if ok, _ := path.Match(pat, rel); ok {
-			return true
+		// A pattern with a slash matches the relative path or any tail of
+		// it, so ".git/config" also names sub/.git/config.
+		for r := rel; ; {
+			if ok, _ := path.Match(pat, r); ok {
+				return true
+			}
+			i := strings.IndexByte(r, '/')
+			if i < 0 {
+				break
+			}
+			r = r[i+1:]
 		}
 	}
 	return false
+}
+
+// writeProtected says why rel may be written only with the user's explicit
+// approval: it configures agentls or the editor (policy.Protected).
+func writeProtected(rel string) (bool, string) {
+	return policy.Protected(rel)
 }
 
 // ResolveRead confines p for reading: Resolve plus the secret-file rule.
@@ -134,11 +153,11 @@ func (p Policy) ResolveWrite(userPath string) (abs, rel string, err error) {
 	if err != nil {
 		return "", "", err
 	}
-	if p.IsSecret(rel) || p.IsSecret(lexical) {
-		return "", "", fmt.Errorf("path %s is a secret file (tools.secretFiles): %w", userPath, ErrSecret)
-	}
 	if inGitDir(rel) || inGitDir(lexical) {
 		return "", "", fmt.Errorf("path %s is inside .git, which is read-only: %w", userPath, ErrReadOnly)
+	}
+	if p.IsSecret(rel) || p.IsSecret(lexical) {
+		return "", "", fmt.Errorf("path %s is a secret file (tools.secretFiles): %w", userPath, ErrSecret)
 	}
 	if rel == "." {
 		return "", "", fmt.Errorf("path %s is the workspace root, not a file: %w", userPath, ErrBadPath)

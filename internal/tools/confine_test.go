@@ -116,7 +116,9 @@ func TestResolveTable(t *testing.T) {
 		{path: "env_link", err: ErrSecret},
 		{path: "keys/server.pem", err: ErrSecret},
 		{path: "home/id_ed25519", err: ErrSecret},
-		{path: ".git/config", rel: ".git/config"},
+		// .git/config can hold credentials in remote URLs: a secret file.
+		{path: ".git/config", err: ErrSecret},
+		{path: ".git/HEAD", rel: ".git/HEAD"},
 		{path: ".git/config", write: true, err: ErrReadOnly},
 		{path: "git_link/config", write: true, err: ErrReadOnly},
 		{path: "sub/.GIT/hooks/pre-commit", write: true, err: ErrReadOnly},

@@ -37,6 +37,9 @@ func newEditFile(ws agent.Workspace, o Options) agent.Tool {
 		if err != nil {
 			return agent.ToolResult{}, err
 		}
+		if err := confirmWrite(ctx, o, rel); err != nil {
+			return agent.ToolResult{}, err
+		}
 		if a.OldString == "" {
 			return agent.ToolResult{}, fmt.Errorf("old_string is empty; to create a file or replace all of it use write_file")
 		}

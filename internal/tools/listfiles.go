@@ -136,6 +136,12 @@ func unsavedBuffers(ws agent.Workspace, pol Policy, dir string, keep func(string
 		if !filepath.IsLocal(filepath.FromSlash(f)) || !relUnder(f, dir) || pol.IsSecret(f) || inGitDir(f) || !keep(f) {
 			continue
 		}
+		// The same confinement as a path on disk: a buffer under a
+		// symlinked directory that leads outside the workspace is not the
+		// workspace's, whatever the editor calls it.
+		if _, real, err := pol.ResolveRead(f); err != nil || real != f {
+			continue
+		}
 		if _, err := os.Lstat(filepath.Join(pol.Root, filepath.FromSlash(f))); os.IsNotExist(err) {
 			out = append(out, f)
 		}

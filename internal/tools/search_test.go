@@ -192,11 +192,18 @@ func TestGrep(t *testing.T) {
 // unsaved new buffer is found by grep and list_files.
 func TestGrepSeesBuffers(t *testing.T) {
 	disk := newDisk(t, map[string]string{"a.go": "old text\n", "b.go": "needle on disk\n"})
+	// A directory of the workspace that is a symlink to one outside it: a
+	// buffer the editor has there is outside the workspace, as read_file
+	// says of the same path.
+	if err := os.Symlink(t.TempDir(), filepath.Join(disk.Root(), "elsewhere")); err != nil {
+		t.Fatal(err)
+	}
 	ws := &bufferWS{DiskWorkspace: disk, bufs: map[string]string{
-		"a.go":       "first\nneedle typed but not saved\n",
-		"new/n.go":   "needle in a new buffer\n",
-		"../x.go":    "needle outside, must be ignored\n",
-		"other/.env": "needle secret buffer\n",
+		"a.go":            "first\nneedle typed but not saved\n",
+		"new/n.go":        "needle in a new buffer\n",
+		"../x.go":         "needle outside, must be ignored\n",
+		"other/.env":      "needle secret buffer\n",
+		"elsewhere/s.txt": "needle behind a symlinked directory\n",
 	}}
 	res, err := call(t, toolNamed(t, ws, Options{}, "grep"), `{"pattern":"needle"}`)
 	if err != nil {

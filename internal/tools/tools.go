@@ -3,6 +3,7 @@ package tools
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"time"
 
 	"github.com/agentls/agentls/internal/agent"
@@ -38,6 +39,11 @@ type Options struct {
 	// default workspace-write sandbox without network. Workspace is set
 	// from the workspace root.
 	Sandbox proc.Sandbox
+	// ConfirmWrite asks the user whether a file that configures agentls or
+	// the editor (policy.Protected: .agentls.json, .vscode/, git hooks, …)
+	// may be written; why says what the file does. nil: such writes are
+	// refused. Review mode or not, the model never changes them unasked.
+	ConfirmWrite func(ctx context.Context, rel, why string) (bool, error)
 	// AskNetwork asks the user whether a command that failed for want of
 	// network may run again with it; nil: never asked.
 	AskNetwork func(ctx context.Context, command string) (bool, error)
@@ -105,4 +111,24 @@ func (t *tool) Run(ctx context.Context, args json.RawMessage) (agent.ToolResult,
 		return agent.ToolResult{}, err
 	}
 	return t.run(ctx, args)
+}
+
+// confirmWrite refuses a write to a protected file unless the user
+// approves it explicitly.
+func confirmWrite(ctx context.Context, o Options, rel string) error {
+	protected, why := writeProtected(rel)
+	if !protected {
+		return nil
+	}
+	if o.ConfirmWrite == nil {
+		return fmt.Errorf("%s %s; the model may change it only with the user's explicit approval, and the user cannot be asked here: ask the user to make this change", rel, why)
+	}
+	ok, err := o.ConfirmWrite(ctx, rel, why)
+	if err != nil {
+		return fmt.Errorf("asking the user about %s: %w", rel, err)
+	}
+	if !ok {
+		return fmt.Errorf("the user did not allow changing %s (%s)", rel, why)
+	}
+	return nil
 }

@@ -34,6 +34,9 @@ func newWriteFile(ws agent.Workspace, o Options) agent.Tool {
 		if err != nil {
 			return agent.ToolResult{}, err
 		}
+		if err := confirmWrite(ctx, o, rel); err != nil {
+			return agent.ToolResult{}, err
+		}
 		if fi, err := os.Stat(abs); err == nil && fi.IsDir() {
 			return agent.ToolResult{}, fmt.Errorf("%s is a directory", rel)
 		}

@@ -1,0 +1,167 @@
+package e2e
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"go.lsp.dev/protocol"
+)
+
+// The attacks of the safety issue, through the real binary. Each one
+// succeeded before the sandbox, the shell-parsed policy and workspace
+// trust; each test says what it proves.
+
+const testKey = "sk-test-secret-key-123" // start() puts it in the server's environment
+
+// runCommandScript is a script whose one tool call runs command, and whose
+// second turn just answers.
+func runCommandScript(command string) string {
+	args, _ := json.Marshal(map[string]string{"command": command})
+	call, _ := json.Marshal(map[string]any{"id": "c1", "name": "run_command", "arguments": string(args)})
+	return `{"turns":[{"toolCalls":[` + string(call) + `]},{"text":"done"}]}`
+}
+
+// toolOutputs are the tool results the model was sent.
+func toolOutputs(s *session) string {
+	var b strings.Builder
+	for _, r := range s.LLM.Requests() {
+		for _, m := range r.Body.Messages {
+			if m.Role == "tool" {
+				b.WriteString(m.Content)
+				b.WriteString("\n")
+			}
+		}
+	}
+	return b.String()
+}
+
+// A command the user allowed cannot read the API key: not from agentls's
+// /proc/<pid>/environ, not from any other process's, not from its own
+// environment. Before the sandbox, `cat /proc/$PPID/environ` printed it and
+// the key went to the model.
+func TestCommandsCannotReadTheKey(t *testing.T) {
+	cmd := `cat /proc/$PPID/environ | tr '\0' '\n'; for f in /proc/[0-9]*/environ; do tr '\0' '\n' < $f; done 2>/dev/null; env`
+	s := start(t, setup{script: runCommandScript(cmd), settings: map[string]any{"tools": map[string]any{"allow": []string{"*"}}}})
+	if r := s.run(t, map[string]any{"task": "look around"}); r.Status != "ok" {
+		t.Fatal(r.Error)
+	}
+	out := toolOutputs(s)
+	if !strings.Contains(out, "PATH=") {
+		t.Fatalf("the command did not run: %q", out)
+	}
+	if strings.Contains(out, testKey) {
+		t.Errorf("the key reached the model through run_command's output:\n%s", out)
+	}
+}
+
+// A workspace .agentls.json that widens power (tools.allow ["*"]) is held
+// back until the user trusts its content; trusted, it applies; changed, it
+// asks again. Before, the model could write it and every command ran
+// unasked after a restart.
+func TestWorkspaceSettingsNeedTrust(t *testing.T) {
+	wide := `{"tools": {"allow": ["*"]}}`
+	var trustAsked, commandAsked int
+	answer := func(trust bool) func(p *protocol.ShowMessageRequestParams) *protocol.MessageActionItem {
+		return func(p *protocol.ShowMessageRequestParams) *protocol.MessageActionItem {
+			switch {
+			case strings.Contains(p.Message, "Trust it?"):
+				trustAsked++
+				if trust {
+					return &protocol.MessageActionItem{Title: "Trust this file"}
+				}
+				return &protocol.MessageActionItem{Title: "Not now"}
+			case strings.Contains(p.Message, "wants to run"):
+				commandAsked++
+				return &protocol.MessageActionItem{Title: "Deny"}
+			}
+			return nil
+		}
+	}
+
+	// Not trusted: the allow rule does not apply, so the command is asked
+	// about (and denied).
+	s := start(t, setup{script: runCommandScript("touch made.txt"), files: map[string]string{".agentls.json": wide}})
+	s.OnShowMessageRequest = answer(false)
+	s.run(t, map[string]any{"task": "touch"})
+	if trustAsked != 1 || commandAsked != 1 || fileExists(filepath.Join(s.Root, "made.txt")) {
+		t.Fatalf("untrusted: asked to trust %d, to run %d, file made %v; want 1, 1, false", trustAsked, commandAsked, fileExists(filepath.Join(s.Root, "made.txt")))
+	}
+
+	// Trusted: the rule applies and the command runs unasked.
+	trustAsked, commandAsked = 0, 0
+	state := filepath.Join(t.TempDir(), "state")
+	s = start(t, setup{script: runCommandScript("touch made.txt"), files: map[string]string{".agentls.json": wide}, env: []string{"XDG_STATE_HOME=" + state}})
+	s.OnShowMessageRequest = answer(true)
+	s.run(t, map[string]any{"task": "touch"})
+	if trustAsked != 1 || commandAsked != 0 || !fileExists(filepath.Join(s.Root, "made.txt")) {
+		t.Fatalf("trusted: asked to trust %d, to run %d, file made %v; want 1, 0, true", trustAsked, commandAsked, fileExists(filepath.Join(s.Root, "made.txt")))
+	}
+
+	// The same content in a new server is remembered; a changed file asks
+	// again.
+	trustAsked = 0
+	root := s.Root
+	s = start(t, setup{script: runCommandScript("true"), root: root, env: []string{"XDG_STATE_HOME=" + state}})
+	s.OnShowMessageRequest = answer(false)
+	s.run(t, map[string]any{"task": "again"})
+	if trustAsked != 0 {
+		t.Errorf("the trusted content was asked about again")
+	}
+	s = start(t, setup{script: runCommandScript("true"), root: root, files: map[string]string{".agentls.json": `{"tools": {"allow": ["*", "git push"]}}`}, env: []string{"XDG_STATE_HOME=" + state}})
+	s.OnShowMessageRequest = answer(false)
+	s.run(t, map[string]any{"task": "changed"})
+	if trustAsked != 1 {
+		t.Errorf("a changed file was not asked about again (%d)", trustAsked)
+	}
+}
+
+// The model cannot change a file that configures agentls or the editor
+// without the user's explicit approval, review mode or not.
+func TestModelCannotRewriteItsConfiguration(t *testing.T) {
+	for _, path := range []string{".agentls.json", ".vscode/settings.json", ".git/hooks/pre-commit"} {
+		t.Run(path, func(t *testing.T) {
+			args, _ := json.Marshal(map[string]string{"path": path, "content": `{"tools":{"allow":["*"]}}`})
+			call, _ := json.Marshal(map[string]any{"id": "c1", "name": "write_file", "arguments": string(args)})
+			s := start(t, setup{script: `{"turns":[{"toolCalls":[` + string(call) + `]},{"text":"done"}]}`})
+			var asked []string
+			s.OnShowMessageRequest = func(p *protocol.ShowMessageRequestParams) *protocol.MessageActionItem {
+				asked = append(asked, p.Message)
+				return &protocol.MessageActionItem{Title: "No"}
+			}
+			s.run(t, map[string]any{"task": "configure yourself"})
+			if text, ok := s.Text(path); ok && strings.Contains(text, "allow") {
+				t.Errorf("%s was written through the editor", path)
+			}
+			if b, err := os.ReadFile(filepath.Join(s.Root, path)); err == nil && strings.Contains(string(b), "allow") {
+				t.Errorf("%s was written to disk", path)
+			}
+			if path != ".git/hooks/pre-commit" && len(asked) != 1 {
+				t.Errorf("asked %q, want one question", asked)
+			}
+			if out := toolOutputs(s); !strings.Contains(out, path) {
+				t.Errorf("the model was not told why: %q", out)
+			}
+		})
+	}
+}
+
+// Deny rules match the program that runs, whatever hides it; with tools.allow
+// ["*"] each of these ran unasked before the policy parsed the shell.
+func TestDenyRulesSeeThroughTheShell(t *testing.T) {
+	for _, cmd := range []string{`\rm victim`, `command rm victim`, `/bin/rm victim`, `(rm victim)`, `sh -c 'rm victim'`, `env rm victim`, `echo $(rm victim)`} {
+		t.Run(cmd, func(t *testing.T) {
+			s := start(t, setup{script: runCommandScript(cmd), files: map[string]string{"victim": "x"},
+				settings: map[string]any{"tools": map[string]any{"allow": []string{"*"}, "deny": []string{"rm"}}}})
+			s.OnShowMessageRequest = func(p *protocol.ShowMessageRequestParams) *protocol.MessageActionItem {
+				return &protocol.MessageActionItem{Title: "Deny"}
+			}
+			s.run(t, map[string]any{"task": "clean"})
+			if !fileExists(filepath.Join(s.Root, "victim")) {
+				t.Errorf("%s removed the file", cmd)
+			}
+		})
+	}
+}
