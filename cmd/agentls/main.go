@@ -23,8 +23,8 @@ import (
 	"github.com/agentls/agentls/internal/cli"
 	"github.com/agentls/agentls/internal/config"
 	"github.com/agentls/agentls/internal/logging"
-	"github.com/agentls/agentls/internal/proc"
 	"github.com/agentls/agentls/internal/lsp"
+	"github.com/agentls/agentls/internal/proc"
 )
 
 // version is set with -ldflags "-X main.version=…" by release builds.
