@@ -41,6 +41,10 @@ type Turn struct {
 	// BreakAfter closes the connection abruptly after that many SSE events
 	// (0: right after the headers). The role preamble counts as an event.
 	BreakAfter *int `json:"breakAfter,omitempty"`
+	// EndAfter ends the response cleanly (a proper end of the HTTP body)
+	// after that many SSE events, without the rest, the finish reason or
+	// [DONE]: a stream that stops as if it had finished.
+	EndAfter *int `json:"endAfter,omitempty"`
 	// StallMs pauses the stream for that long after StallAfter events
 	// (default 1, i.e. after the role preamble), then goes on.
 	StallMs    int  `json:"stallMs,omitempty"`
@@ -147,8 +151,8 @@ func (s *Script) Validate() error {
 		if t.ChunkSize < 0 || t.DelayMs < 0 || t.ChunkDelayMs < 0 || t.StallMs < 0 || t.KeepAlive < 0 {
 			bad("negative size, delay or count")
 		}
-		if t.BreakAfter != nil && *t.BreakAfter < 0 || t.StallAfter != nil && *t.StallAfter < 0 {
-			bad("negative breakAfter or stallAfter")
+		if t.BreakAfter != nil && *t.BreakAfter < 0 || t.StallAfter != nil && *t.StallAfter < 0 || t.EndAfter != nil && *t.EndAfter < 0 {
+			bad("negative breakAfter, stallAfter or endAfter")
 		}
 		for j, c := range t.ToolCalls {
 			if c.Name == "" {
