@@ -108,6 +108,9 @@ func DefaultIdleTimeout(baseURL string) time.Duration {
 	return 120 * time.Second
 }
 
+// keyHint says where the key comes from, in the order it is looked up.
+const keyHint = "set AGENTLS_API_KEY or OPENAI_API_KEY, or llm.apiKey in the configuration"
+
 // errStreamIdle is the cancel cause when the idle timer fires.
 var errStreamIdle = errors.New("model stream idle")
 
@@ -146,7 +149,26 @@ func (o *OpenAI) Stream(ctx context.Context, req agent.Request, onText func(delt
 	if acc.chunks == 0 {
 		return agent.Response{}, &agent.LLMError{Retryable: true, Message: "stream from " + o.cfg.BaseURL + " ended before any chunk"}
 	}
+	if acc.finish == "" {
+		return acc.response(req), o.unfinished(acc.partial)
+	}
 	return acc.response(req), nil
+}
+
+// errUnfinished is a stream that ended as if complete but never said why
+// it stopped (no finish_reason): a proxy or server that dropped the rest.
+var errUnfinished = errors.New("stream ended without a finish reason")
+
+// unfinished classifies a stream that closed cleanly without a finish
+// reason. It is broken, whatever the transport says: before any text it is
+// retried like a reset; after text the answer is cut off, and a retry would
+// repeat what the person already saw.
+func (o *OpenAI) unfinished(partial bool) error {
+	msg := "the stream from " + o.cfg.BaseURL + " ended without a finish reason: the answer is incomplete"
+	if partial {
+		msg += " (after part of the answer had streamed)"
+	}
+	return &agent.LLMError{Retryable: !partial, Partial: partial, Message: msg, Err: errUnfinished}
 }
 
 // usesCompletionTokens tells reasoning models, for which go-openai rejects
@@ -459,9 +481,9 @@ func (o *OpenAI) statusMessage(status int, msg, model string) (string, bool) {
 	case status == http.StatusUnauthorized:
 		// The server's message may quote the key: never pass it on.
 		if o.cfg.APIKey == "" {
-			return "no API key configured, and " + o.cfg.BaseURL + " requires one (set AGENTLS_API_KEY)", false
+			return "no API key configured, and " + o.cfg.BaseURL + " requires one (" + keyHint + ")", false
 		}
-		return "API key rejected by " + o.cfg.BaseURL, false
+		return "API key rejected by " + o.cfg.BaseURL + " (" + keyHint + ")", false
 	case status == http.StatusForbidden:
 		return "access denied by " + o.cfg.BaseURL + ": " + msg, false
 	case status == http.StatusNotFound:
