@@ -46,6 +46,9 @@ func newEditFile(ws agent.Workspace, o Options) agent.Tool {
 		if fi, err := os.Stat(abs); err == nil && fi.IsDir() {
 			return agent.ToolResult{}, fmt.Errorf("%s is a directory", rel)
 		}
+		if err := checkRegular(abs, rel); err != nil {
+			return agent.ToolResult{}, err
+		}
 		var (
 			res  replaced
 			terr error

@@ -37,6 +37,9 @@ func newWriteFile(ws agent.Workspace, o Options) agent.Tool {
 		if fi, err := os.Stat(abs); err == nil && fi.IsDir() {
 			return agent.ToolResult{}, fmt.Errorf("%s is a directory", rel)
 		}
+		if err := checkRegular(abs, rel); err != nil {
+			return agent.ToolResult{}, err
+		}
 		if len(a.Content) > maxEditSize {
 			return agent.ToolResult{}, fmt.Errorf("content is %d bytes; write_file takes at most %d", len(a.Content), maxEditSize)
 		}
