@@ -58,6 +58,9 @@ type VerifyReport struct {
 	Summary string `json:"summary"`
 	// Problems counts located diagnostics.
 	Problems int `json:"problems"`
+	// Skipped: no check had anything to check (a Go module with no Go
+	// files yet); the task is done but nothing was verified.
+	Skipped bool `json:"skipped,omitempty"`
 }
 
 // Status of a finished (or queued, running) task.

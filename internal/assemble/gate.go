@@ -25,6 +25,11 @@ type Gate struct {
 	OnStart func(command string)
 	// OnResults sees every run's results (diagnostics); may be nil.
 	OnResults func(ctx context.Context, results []verify.Result)
+	// detected: Commands came from verify.Detect, so each run detects
+	// again with the task's files: a check with nothing to check (go vet
+	// on a module with no Go files) is skipped, and one the task's new
+	// files call for is added.
+	detected bool
 }
 
 // Checks are the commands the gate runs: verify.commands, else those
@@ -42,11 +47,16 @@ func NewGate(cfg config.Config, root string) *Gate {
 	if !cfg.Verify.Enabled {
 		return nil
 	}
-	cmds := Checks(cfg, root)
-	if len(cmds) == 0 {
+	timeout := time.Duration(cfg.Verify.TimeoutSeconds) * time.Second
+	if len(cfg.Verify.Commands) > 0 {
+		return &Gate{Root: root, Commands: cfg.Verify.Commands, Timeout: timeout}
+	}
+	// A gate exists when the project files call for checks, even if there
+	// is nothing for them to check yet: the task may add it.
+	if len(verify.DetectAny(root)) == 0 {
 		return nil
 	}
-	return &Gate{Root: root, Commands: cmds, Timeout: time.Duration(cfg.Verify.TimeoutSeconds) * time.Second}
+	return &Gate{Root: root, Commands: verify.Detect(root), Timeout: timeout, detected: true}
 }
 
 // Verify implements driver.Verifier.
@@ -55,14 +65,26 @@ func (g *Gate) Verify(ctx context.Context, changed []string) (agent.VerifyReport
 	if g.Overlay != nil {
 		overlay = g.Overlay(changed)
 	}
-	results, err := verify.Run(ctx, verify.RunOptions{Root: g.Root, Commands: g.Commands, Overlay: overlay, Timeout: g.Timeout, OnStart: g.OnStart})
+	cmds := g.Commands
+	if g.detected {
+		present := append([]string(nil), changed...)
+		for rel := range overlay {
+			present = append(present, rel)
+		}
+		cmds = verify.DetectWith(g.Root, present)
+		if len(cmds) == 0 {
+			return agent.VerifyReport{Passed: true, Skipped: true,
+				Summary: "nothing to check: no source files yet for " + strings.Join(verify.DetectAny(g.Root), "; ")}, nil
+		}
+	}
+	results, err := verify.Run(ctx, verify.RunOptions{Root: g.Root, Commands: cmds, Overlay: overlay, Timeout: g.Timeout, OnStart: g.OnStart})
 	if err != nil {
 		return agent.VerifyReport{}, err
 	}
 	if g.OnResults != nil {
 		g.OnResults(ctx, results)
 	}
-	return Report(results, g.Commands), nil
+	return Report(results, cmds), nil
 }
 
 // Report sums check results up. The summary holds no timings, so a replayed

@@ -238,7 +238,9 @@ func (r *textRenderer) event(ev agent.Event) {
 		}
 		r.lineLocked(fmt.Sprintf("  %s %s: %s", mark, name, firstLine(out, 120)))
 	case agent.KindVerify:
-		if ev.Verify != nil {
+		if ev.Verify != nil && ev.Verify.Skipped {
+			r.lineLocked("· " + ev.Verify.Summary)
+		} else if ev.Verify != nil {
 			mark := "✗ checks failed"
 			if ev.Verify.Passed {
 				mark = "✓ checks passed"
