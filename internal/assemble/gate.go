@@ -3,6 +3,7 @@ package assemble
 import (
 	"context"
 	"fmt"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -94,6 +95,11 @@ func Report(results []verify.Result, commands []string) agent.VerifyReport {
 	var failed, unlocated []string
 	for _, r := range results {
 		rep.Problems += len(r.Diagnostics)
+		for _, d := range r.Diagnostics {
+			if len(rep.Located) < agent.MaxLocated {
+				rep.Located = append(rep.Located, located(r.Root, d))
+			}
+		}
 		if !r.Passed {
 			rep.Passed = false
 			what := fmt.Sprintf("failed (exit %d)", r.ExitCode)
@@ -114,6 +120,24 @@ func Report(results []verify.Result, commands []string) agent.VerifyReport {
 		rep.Summary += "; output: " + strings.Join(unlocated[:n], " | ")
 	}
 	return rep
+}
+
+// located is "file:line: message" with the path relative to root, on one
+// line.
+func located(root string, d verify.Diagnostic) string {
+	p := d.Path
+	if rel, err := filepath.Rel(root, p); err == nil && filepath.IsLocal(rel) {
+		p = filepath.ToSlash(rel)
+	}
+	msg := strings.Join(strings.Fields(d.Message), " ")
+	if len(msg) > 200 {
+		cut := 200
+		for cut > 0 && msg[cut]&0xC0 == 0x80 {
+			cut--
+		}
+		msg = msg[:cut] + "…"
+	}
+	return fmt.Sprintf("%s:%d: %s", p, d.Line, msg)
 }
 
 func plural(n int) string {

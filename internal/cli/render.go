@@ -246,6 +246,12 @@ func (r *textRenderer) event(ev agent.Event) {
 				mark = "✓ checks passed"
 			}
 			r.lineLocked(fmt.Sprintf("%s: %s", mark, ev.Verify.Summary))
+			for _, l := range ev.Verify.Located {
+				r.lineLocked("    " + l)
+			}
+			if n := ev.Verify.Problems - len(ev.Verify.Located); n > 0 {
+				r.lineLocked(fmt.Sprintf("    … and %d more", n))
+			}
 		}
 	case agent.KindRetry, agent.KindCompaction:
 		r.lineLocked("· " + ev.Text)
