@@ -218,6 +218,19 @@ func (c *cliRun) run(ctx context.Context) int {
 		g.Overlay = func([]string) map[string][]byte { return ws.proposed() }
 		gate = g
 	}
+	// Under --review the task's end is what was accepted, known only after
+	// the questions: its end event waits for them.
+	onEvent := ren.event
+	var heldEnd *agent.Event
+	if review {
+		onEvent = func(ev agent.Event) {
+			if ev.Kind == agent.KindEnd {
+				heldEnd = &ev
+				return
+			}
+			ren.event(ev)
+		}
+	}
 	var recall func(context.Context, string) []string
 	if store != nil && cfg.Agent.Memory {
 		recall = store.Memory().Recall
@@ -232,7 +245,7 @@ func (c *cliRun) run(ctx context.Context) int {
 		MCP:       mgr,
 		Session:   st,
 		Recall:    recall,
-		OnEvent:   ren.event,
+		OnEvent:   onEvent,
 		Warn:      ren.warn,
 	})
 
@@ -271,6 +284,20 @@ func (c *cliRun) run(ctx context.Context) int {
 				written = append(written, rel)
 			}
 			ren.note(fmt.Sprintf("wrote %d of %d changed files", len(written), len(changed)))
+			res = c.checkAccepted(ctx, cfg, root, res, changed, written, st, ren)
+		}
+		res.FilesChanged = written
+		if len(written) == 0 && !res.Cancelled {
+			// Nothing landed: nothing was verified, and the proposal's
+			// failing checks are not the workspace's.
+			res.Verified = false
+			if res.Reason == "verifyFailed" {
+				res.Reason = "done"
+			}
+		}
+		if heldEnd != nil {
+			heldEnd.Result = &res
+			ren.event(*heldEnd)
 		}
 	}
 
@@ -309,4 +336,33 @@ func exitCode(res agent.Result) int {
 		return exitOK
 	}
 	return exitFailed
+}
+
+// checkAccepted runs the checks again on what a review wrote when it is
+// not what was checked: the proposal passed or failed as a whole, and a
+// part of it is another program. The outcome replaces the proposal's.
+func (c *cliRun) checkAccepted(ctx context.Context, cfg config.Config, root string, res agent.Result, changed, written []string, st *session.Task, ren renderer) agent.Result {
+	if len(written) == 0 || len(written) == len(changed) || res.Status != agent.StatusOK {
+		return res
+	}
+	g := assemble.NewGate(cfg, root)
+	if g == nil {
+		return res
+	}
+	g.OnStart = func(cmd string) { ren.note("· running " + cmd + " on the accepted files") }
+	rep, err := g.Verify(ctx, written)
+	if err != nil {
+		ren.warn("checking the accepted files: " + err.Error())
+		res.Verified = false
+		return res
+	}
+	ev := agent.Event{Kind: agent.KindVerify, Step: res.Steps, Verify: &rep}
+	st.Event(ev)
+	ren.event(ev)
+	res.Verified = rep.Passed && !rep.Skipped
+	res.Reason = "done"
+	if !rep.Passed {
+		res.Reason = "verifyFailed"
+	}
+	return res
 }
