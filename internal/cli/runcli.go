@@ -103,8 +103,10 @@ func parseRunArgs(args []string, stderr io.Writer) (runOptions, error) {
 	return o, nil
 }
 
-// isTerminal reports whether v is an *os.File on a terminal. A character
+// IsTerminal reports whether v is an *os.File on a terminal. A character
 // device is not enough: /dev/null is one too.
+func IsTerminal(v any) bool { return isTerminal(v) }
+
 func isTerminal(v any) bool {
 	f, ok := v.(*os.File)
 	return ok && f != nil && isTTY(f.Fd())
