@@ -105,6 +105,7 @@ type textRenderer struct {
 	tokens    int
 	began     time.Time
 	frame     int
+	held      int // questions being asked: the progress line stays off
 	stop      chan struct{}
 	done      chan struct{}
 }
@@ -139,7 +140,7 @@ func (r *textRenderer) spin() {
 
 // drawLocked redraws the progress line when the cursor is at a line start.
 func (r *textRenderer) drawLocked() {
-	if !r.tty || !r.lineStart {
+	if !r.tty || !r.lineStart || r.held > 0 {
 		return
 	}
 	step := ""
@@ -294,7 +295,32 @@ func (r *textRenderer) close() {
 	r.pause()
 }
 
-// pause clears the progress line and keeps it off until resume, for the
+// hold clears the progress line and keeps it off until the returned
+// resume is called, so a question written meanwhile (a command approval)
+// stays on screen while it waits for its answer.
+func (r *textRenderer) hold() (resume func()) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.held++
+	if r.shown {
+		fmt.Fprint(r.w, "\r\x1b[K")
+		r.shown = false
+	}
+	if !r.lineStart {
+		fmt.Fprintln(r.w)
+		r.lineStart = true
+	}
+	var once sync.Once
+	return func() {
+		once.Do(func() {
+			r.mu.Lock()
+			defer r.mu.Unlock()
+			r.held--
+		})
+	}
+}
+
+// pause clears the progress line and keeps it off for good, for the
 // review questions.
 func (r *textRenderer) pause() {
 	r.mu.Lock()

@@ -205,7 +205,11 @@ func (c *cliRun) run(ctx context.Context) int {
 	}
 	var ask assemble.Ask
 	if isTerminal(c.stdin) && isTerminal(c.stderr) {
-		ask = terminalAsk(in, c.stderr)
+		var hold func() func()
+		if text != nil {
+			hold = text.hold
+		}
+		ask = terminalAsk(in, c.stderr, hold)
 	}
 	var mgr *mcp.Manager
 	if len(cfg.MCPServers) > 0 {
