@@ -105,6 +105,9 @@ func (c *cliRun) run(ctx context.Context) int {
 	if o.noVerify {
 		cfg.Verify.Enabled = false
 	}
+	// --allow goes through the same policy as tools.allow: the approver
+	// reads it from the configuration.
+	cfg.Tools.Allow = append(append([]string(nil), cfg.Tools.Allow...), o.allow...)
 	review := cfg.Agent.Review
 	if o.reviewSet {
 		review = o.review

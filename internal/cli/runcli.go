@@ -24,7 +24,20 @@ type runOptions struct {
 	replay    string
 	session   string
 	logFile   string
+	allow     []string // --allow, added to tools.allow
 	task      string
+}
+
+// patterns is a repeatable string flag.
+type patterns []string
+
+func (p *patterns) String() string { return strings.Join(*p, ", ") }
+func (p *patterns) Set(v string) error {
+	if strings.TrimSpace(v) == "" {
+		return errors.New("empty pattern")
+	}
+	*p = append(*p, v)
+	return nil
 }
 
 // errUsage marks errors that exit 2.
@@ -64,6 +77,7 @@ func parseRunArgs(args []string, stderr io.Writer) (runOptions, error) {
 	fs.StringVar(&o.replay, "replay", "", "serve the model from a recording made with --record; no network")
 	fs.StringVar(&o.session, "session", "", "continue this session with its history (see agentls sessions)")
 	fs.StringVar(&o.logFile, "log-file", "", "write debug logs to this file")
+	fs.Var((*patterns)(&o.allow), "allow", "let run_command and MCP tools run what `PATTERN` matches without asking, as tools.allow does (repeatable; tools.deny still wins)")
 
 	var words []string
 	for {
