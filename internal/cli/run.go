@@ -78,13 +78,9 @@ func (c *cliRun) usage(format string, args ...any) int {
 
 func (c *cliRun) run(ctx context.Context) int {
 	o := c.o
-	root := o.workspace
-	if root == "" {
-		wd, err := os.Getwd()
-		if err != nil {
-			return c.usage("current directory: %v", err)
-		}
-		root = wd
+	root, err := workspaceRoot(o.workspace)
+	if err != nil {
+		return c.usage("current directory: %v", err)
 	}
 	disk, err := tools.NewDiskWorkspace(root)
 	if err != nil {

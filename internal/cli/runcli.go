@@ -45,7 +45,9 @@ var errUsage = errors.New("usage")
 
 const runUsage = `usage: agentls run [flags] "task"
 
-Runs the agent on the workspace (the current directory unless --workspace),
+Runs the agent on the workspace (the nearest directory up from the current
+one with .git, go.mod, package.json, Cargo.toml or pyproject.toml, else the
+current directory; --workspace overrides),
 streams what it does to stderr, and writes its edits to disk.
 
 Exit status: 0 done and verified, or done with nothing to verify (no file
@@ -65,7 +67,7 @@ func parseRunArgs(args []string, stderr io.Writer) (runOptions, error) {
 		fmt.Fprint(stderr, runUsage)
 		fs.PrintDefaults()
 	}
-	fs.StringVar(&o.workspace, "workspace", "", "workspace directory (default: the current directory)")
+	fs.StringVar(&o.workspace, "workspace", "", "workspace directory (default: the project around the current directory: the nearest directory up with .git, go.mod, package.json, Cargo.toml or pyproject.toml)")
 	fs.StringVar(&o.model, "model", "", "model name (overrides llm.model and AGENTLS_MODEL)")
 	fs.StringVar(&o.baseURL, "base-url", "", "OpenAI-compatible API root, e.g. http://localhost:11434/v1 (overrides llm.baseURL)")
 	fs.IntVar(&o.maxSteps, "max-steps", 0, "model turns at most (overrides agent.maxSteps)")
