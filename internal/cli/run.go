@@ -252,7 +252,11 @@ func (c *cliRun) run(ctx context.Context) int {
 		Warn:      ren.warn,
 	})
 
-	ren.start(startInfo{Session: st.Session(), TaskID: st.ID(), Workspace: root, Model: cfg.LLM.Model,
+	model := cfg.LLM.Model
+	if replay != nil && replay.Model() != "" {
+		model = replay.Model() // the model that answers is the recorded one
+	}
+	ren.start(startInfo{Session: st.Session(), TaskID: st.ID(), Workspace: root, Model: model,
 		Transcript: st.TranscriptPath(), DryRun: o.dryRun, Replay: replay != nil})
 	res := drv.Run(ctx, driver.Task{Prompt: o.task, History: st.History()})
 	log.Info("task ended", zap.String("status", res.Status), zap.String("reason", res.Reason))
