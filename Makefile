@@ -17,8 +17,13 @@ install:
 
 # The main job on the embedded default: a scripted conversation served by
 # the project's fake OpenAI-compatible server drives the real binary.
-demo: build
-	$(GO) run ./cmd/demo -agentls $(BIN)
+# Building says so first: on a fresh machine Go fetches and compiles the
+# dependencies for a minute or two, silently.
+demo:
+	@echo "▸ building $(BIN) and the demo driver (a minute or two on a fresh machine: Go fetches and compiles the dependencies)…"
+	@$(MAKE) -s build
+	@$(GO) build -o bin/demo ./cmd/demo
+	@bin/demo -agentls $(BIN)
 
 # Record the demo conversation anew from testdata/conversations/demo.json.
 demo-record: build

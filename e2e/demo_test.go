@@ -16,9 +16,34 @@ func TestDemoReplays(t *testing.T) {
 	if err != nil {
 		t.Fatalf("demo: %v\n%s", err, out)
 	}
-	for _, want := range []string{"status ok, verified true", `+	return fmt.Sprintf("Hello, %s!", name)`} {
+	for _, want := range []string{"status ok, verified true", `+	return fmt.Sprintf("Hello, %s!", name)`,
+		// Readable event lines (issue 13, item 16): edit_file's own words
+		// rather than "ok (0 lines)", a summary on [verify] and [end].
+		"[result] edit_file: ok: edited greet.go: 1 replacement, lines 8–11\n",
+		"[verify] passed: 2 checks passed (go vet ./...; go test ./...)\n",
+		"[end] ok, verified · 1 file changed · 3 steps"} {
 		if !strings.Contains(string(out), want) {
 			t.Errorf("demo output lacks %q:\n%s", want, out)
 		}
+	}
+	for _, bad := range []string{"\n\n[", "[verify] {", "[end] {", "(0 lines)"} {
+		if strings.Contains(string(out), bad) {
+			t.Errorf("demo output has %q:\n%s", bad, out)
+		}
+	}
+}
+
+// make demo says what it is doing before it compiles: on a fresh machine
+// the build is a minute and a half of silence.
+func TestMakeDemoSaysItIsBuilding(t *testing.T) {
+	cmd := exec.Command("make", "-n", "demo")
+	cmd.Dir = ".."
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Skipf("make: %v\n%s", err, out)
+	}
+	first, _, _ := strings.Cut(string(out), "\n")
+	if !strings.HasPrefix(first, "echo ") || !strings.Contains(first, "building") {
+		t.Errorf("make demo starts with %q, not a word about the build:\n%s", first, out)
 	}
 }

@@ -9,12 +9,24 @@ make -s build >/dev/null
 go build -o bin/fakellm ./cmd/fakellm
 export AGENTLS_BIN="$PWD/bin/agentls" FAKELLM_BIN="$PWD/bin/fakellm"
 status=0
+skipped=()
+log=$(mktemp)
+trap 'rm -f "$log"' EXIT
 for t in editors/*/test.sh; do
   [ -x "$t" ] || continue
   echo "== $t"
-  if ! "$t"; then
+  "$t" 2>&1 | tee "$log"
+  if [ "${PIPESTATUS[0]}" -ne 0 ]; then
     echo "FAIL: $t"
     status=1
   fi
+  while IFS= read -r line; do
+    skipped+=("$line")
+  done < <(grep -E '^SKIP' "$log")
 done
+# What did not run, at the end where it is seen: one line per skipped editor.
+if [ ${#skipped[@]} -gt 0 ]; then
+  echo "== skipped editors"
+  printf '%s\n' "${skipped[@]}"
+fi
 exit $status

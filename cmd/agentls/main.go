@@ -3,13 +3,15 @@
 //
 //	agentls [serve] [--log-file F] [--log-level L]   LSP on stdin/stdout
 //	agentls run [flags] "task"                         headless run
-//	agentls version
+//	agentls sessions [list | show ID]
+//	agentls version | help
 package main
 
 import (
 	"github.com/agentls/agentls/internal/llm/record"
 
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -36,7 +38,21 @@ func main() {
 }
 
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	if len(args) == 0 && cli.IsTerminal(stdin) {
+		// A person typed "agentls": an editor starts it with pipes.
+		usage(stdout)
+		fmt.Fprint(stdout, "\nagentls with no command serves LSP on stdin/stdout, for an editor to start;\nto talk LSP on this terminal anyway, run: agentls serve\n")
+		return 0
+	}
 	cmd := "serve"
+	if len(args) > 0 {
+		switch args[0] {
+		case "-h", "-help", "--help":
+			args[0] = "help"
+		case "-version", "--version":
+			args[0] = "version"
+		}
+	}
 	if len(args) > 0 && len(args[0]) > 0 && args[0][0] != '-' {
 		cmd, args = args[0], args[1:]
 	}
@@ -61,31 +77,52 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 }
 
 func usage(w io.Writer) {
-	fmt.Fprint(w, `usage:
-  agentls [serve] [--log-file FILE] [--log-level debug|info|warn|error]
-        language server on stdin/stdout
-  agentls run [flags] "task"
-        the agent headless in the current directory (agentls run -h for flags)
-  agentls sessions [list | show ID]
-        the sessions of the current directory's workspace
-  agentls version
+	fmt.Fprint(w, `agentls runs a coding agent inside any editor (a language server), and headless.
+
+usage: agentls <command> [flags]
+
+commands:
+  serve      the language server on stdin/stdout, for an editor (the default when stdin is not a terminal)
+  run        run a task headless in the current workspace: agentls run [flags] "task"
+  sessions   list the workspace's sessions, or show one: agentls sessions [list | show ID]
+  version    print the version (also --version)
+  help       print this help (also -h, --help)
+
+"agentls <command> -h" lists a command's flags.
 `)
 }
 
-func versionString() string {
-	v := version
-	if bi, ok := debug.ReadBuildInfo(); ok {
-		if v == "dev" && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
-			v = bi.Main.Version
-		}
-		for _, s := range bi.Settings {
-			if s.Key == "vcs.revision" && len(s.Value) >= 12 {
-				v += " (" + s.Value[:12] + ")"
-			}
-		}
-		return fmt.Sprintf("agentls %s %s", v, bi.GoVersion)
+// moduleVersion is the version to report: the one set at link time, else
+// the module's from the build info (a "go install …@v1.2.3" build), else
+// "dev".
+func moduleVersion(linked string, bi *debug.BuildInfo) string {
+	if linked != "dev" || bi == nil {
+		return linked
 	}
-	return "agentls " + v
+	if v := bi.Main.Version; v != "" && v != "(devel)" {
+		return v
+	}
+	return linked
+}
+
+func versionString() string {
+	bi, ok := debug.ReadBuildInfo()
+	if !ok {
+		return "agentls " + version
+	}
+	v := moduleVersion(version, bi)
+	for _, s := range bi.Settings {
+		if s.Key == "vcs.revision" && len(s.Value) >= 12 {
+			v += " (" + s.Value[:12] + ")"
+		}
+	}
+	return fmt.Sprintf("agentls %s %s", v, bi.GoVersion)
+}
+
+// serverVersion is what initialize reports as serverInfo.version.
+func serverVersion() string {
+	bi, _ := debug.ReadBuildInfo()
+	return moduleVersion(version, bi)
 }
 
 type stdio struct {
@@ -103,7 +140,14 @@ func serve(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs.Bool("stdio", true, "serve on stdin/stdout (the default; accepted for clients that pass it)")
 	recordFile := fs.String("record", "", "write every model exchange of every task to this file (JSON lines, API key redacted)")
 	replay := fs.String("replay", "", "serve the model from a recording made with --record; no network")
+	fs.Usage = func() {
+		fmt.Fprint(stderr, "usage: agentls serve [flags]\n\nServes LSP on stdin/stdout, for an editor to start.\n\nFlags:\n")
+		fs.PrintDefaults()
+	}
 	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return 0
+		}
 		return 2
 	}
 	if *recordFile != "" && *replay != "" {
@@ -118,7 +162,7 @@ func serve(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	defer closeLog()
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, os.Interrupt)
 	defer stop()
-	opts := lsp.Options{Logger: log, Version: version, NewLLM: assemble.DefaultLLM}
+	opts := lsp.Options{Logger: log, Version: serverVersion(), NewLLM: assemble.DefaultLLM}
 	switch {
 	case *replay != "":
 		f, err := os.Open(*replay)

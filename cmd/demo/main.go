@@ -26,7 +26,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/agentls/agentls/internal/agent"
 	"github.com/agentls/agentls/internal/edits"
+	"github.com/agentls/agentls/internal/session"
 	"github.com/agentls/agentls/internal/testkit/fakellm"
 )
 
@@ -54,6 +56,7 @@ func run(bin, wsDir, scriptPath, replay, record, task, open string) error {
 	}
 	defer os.RemoveAll(tmp)
 	if bin == "" {
+		fmt.Println("▸ building agentls (the first build on a fresh machine takes a minute or two)…")
 		bin = filepath.Join(tmp, "agentls")
 		if out, err := exec.Command("go", "build", "-o", bin, "./cmd/agentls").CombinedOutput(); err != nil {
 			return fmt.Errorf("build agentls: %v\n%s", err, out)
@@ -107,17 +110,18 @@ func run(bin, wsDir, scriptPath, replay, record, task, open string) error {
 			return err
 		}
 	}
-	fmt.Printf("▸ agentls.run %q\n\n", task)
+	fmt.Printf("▸ agentls.run %q\n", task)
 	id, err := ed.Run(ctx, map[string]any{"task": task, "uri": ed.URI(open)})
 	if err != nil {
 		return err
 	}
 	printed := 0
 	var res lspclient.TaskResult
+	var p printer
 	for {
 		evs := ed.Events(id)
 		for _, ev := range evs[printed:] {
-			printEvent(ev)
+			p.event(ev)
 		}
 		printed = len(evs)
 		if len(evs) > 0 && evs[len(evs)-1]["kind"] == "end" {
@@ -150,34 +154,87 @@ func run(bin, wsDir, scriptPath, replay, record, task, open string) error {
 	return nil
 }
 
-func printEvent(ev lspclient.Event) {
+// printer prints events one line each; the model's streamed text runs on
+// until an event line needs a line of its own.
+type printer struct{ midLine bool }
+
+func (p *printer) line(format string, args ...any) {
+	if p.midLine {
+		fmt.Println()
+		p.midLine = false
+	}
+	fmt.Printf(format+"\n", args...)
+}
+
+func (p *printer) event(ev lspclient.Event) {
 	switch ev["kind"] {
 	case "state":
-		fmt.Printf("\n[state] %v → %v\n", ev["from"], ev["to"])
+		p.line("[state] %v → %v", ev["from"], ev["to"])
 	case "text":
-		fmt.Print(ev["text"])
+		text, _ := ev["text"].(string)
+		fmt.Print(text)
+		if text != "" {
+			p.midLine = !strings.HasSuffix(text, "\n")
+		}
 	case "toolCall":
 		c, _ := ev["call"].(map[string]any)
-		fmt.Printf("\n[tool] %v %v\n", c["name"], c["arguments"])
+		p.line("[tool] %v %v", c["name"], c["arguments"])
 	case "toolResult":
 		c, _ := ev["call"].(map[string]any)
 		out, _ := ev["output"].(string)
-		lines := strings.Count(out, "\n")
 		status := "ok"
 		if ev["isError"] == true {
-			status = "error: " + out
+			status = "error"
 		}
-		fmt.Printf("[result] %v: %s (%d lines)\n", c["name"], status, lines)
+		p.line("[result] %v: %s: %s", c["name"], status, outputSize(out))
 	case "verify":
-		v, _ := json.Marshal(ev["verify"])
-		fmt.Printf("\n[verify] %s\n", v)
+		var v agent.VerifyReport
+		if convert(ev["verify"], &v) != nil {
+			return
+		}
+		mark := "failed"
+		if v.Passed {
+			mark = "passed"
+		}
+		p.line("[verify] %s: %s", mark, v.Summary)
+		for _, l := range v.Located {
+			p.line("    %s", l)
+		}
 	case "usage":
 		u, _ := ev["usage"].(map[string]any)
-		fmt.Printf("\n[usage] +%v in / +%v out tokens\n", u["inputTokens"], u["outputTokens"])
+		p.line("[usage] +%v in / +%v out tokens", u["inputTokens"], u["outputTokens"])
 	case "retry", "compaction":
-		fmt.Printf("\n[%v] %v\n", ev["kind"], ev["text"])
+		p.line("[%v] %v", ev["kind"], ev["text"])
 	case "end":
-		r, _ := json.Marshal(ev["result"])
-		fmt.Printf("\n[end] %s\n", r)
+		var r agent.Result
+		if convert(ev["result"], &r) != nil {
+			return
+		}
+		p.line("[end] %s", session.ResultLine(r))
 	}
+}
+
+// outputSize is a one-line output itself (edit_file's "edited greet.go: 1
+// replacement, lines 3–6"), else how many lines it has.
+func outputSize(out string) string {
+	out = strings.TrimRight(out, "\n")
+	switch n := strings.Count(out, "\n") + 1; {
+	case out == "":
+		return "(no output)"
+	case n == 1 && len(out) <= 100:
+		return out
+	case n == 1:
+		return out[:strings.LastIndex(out[:100], " ")+1] + "…"
+	default:
+		return fmt.Sprintf("%d lines", n)
+	}
+}
+
+// convert decodes a generic JSON value into v.
+func convert(from any, v any) error {
+	b, err := json.Marshal(from)
+	if err != nil {
+		return err
+	}
+	return json.Unmarshal(b, v)
 }

@@ -49,6 +49,9 @@ type Event struct {
 }
 
 // VerifyReport is the outcome of running the project's checks.
+// MaxLocated caps VerifyReport.Located.
+const MaxLocated = 10
+
 type VerifyReport struct {
 	Passed   bool     `json:"passed"`
 	Commands []string `json:"commands"`
@@ -58,6 +61,12 @@ type VerifyReport struct {
 	Summary string `json:"summary"`
 	// Problems counts located diagnostics.
 	Problems int `json:"problems"`
+	// Located lists the located problems for a person, "file:line:
+	// message" with workspace-relative paths, at most MaxLocated of them.
+	Located []string `json:"located,omitempty"`
+	// Skipped: no check had anything to check (a Go module with no Go
+	// files yet); the task is done but nothing was verified.
+	Skipped bool `json:"skipped,omitempty"`
 }
 
 // Status of a finished (or queued, running) task.

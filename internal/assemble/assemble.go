@@ -92,6 +92,9 @@ func Driver(ctx context.Context, s Spec) *driver.Driver {
 		TaskTimeout: time.Duration(cfg.Agent.TaskTimeoutSeconds) * time.Second,
 	}
 	d.Price.Input, d.Price.Output = Price(cfg)
+	if s.Warn != nil {
+		d.OnAbandoned = func(_ agent.ToolCall, msg string) { s.Warn(msg) }
+	}
 	onEvent := s.OnEvent
 	if s.Session != nil {
 		d.Hooks = append(d.Hooks, s.Session)

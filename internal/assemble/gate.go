@@ -3,6 +3,7 @@ package assemble
 import (
 	"context"
 	"fmt"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -25,6 +26,11 @@ type Gate struct {
 	OnStart func(command string)
 	// OnResults sees every run's results (diagnostics); may be nil.
 	OnResults func(ctx context.Context, results []verify.Result)
+	// detected: Commands came from verify.Detect, so each run detects
+	// again with the task's files: a check with nothing to check (go vet
+	// on a module with no Go files) is skipped, and one the task's new
+	// files call for is added.
+	detected bool
 }
 
 // Checks are the commands the gate runs: verify.commands, else those
@@ -42,11 +48,16 @@ func NewGate(cfg config.Config, root string) *Gate {
 	if !cfg.Verify.Enabled {
 		return nil
 	}
-	cmds := Checks(cfg, root)
-	if len(cmds) == 0 {
+	timeout := time.Duration(cfg.Verify.TimeoutSeconds) * time.Second
+	if len(cfg.Verify.Commands) > 0 {
+		return &Gate{Root: root, Commands: cfg.Verify.Commands, Timeout: timeout}
+	}
+	// A gate exists when the project files call for checks, even if there
+	// is nothing for them to check yet: the task may add it.
+	if len(verify.DetectAny(root)) == 0 {
 		return nil
 	}
-	return &Gate{Root: root, Commands: cmds, Timeout: time.Duration(cfg.Verify.TimeoutSeconds) * time.Second}
+	return &Gate{Root: root, Commands: verify.Detect(root), Timeout: timeout, detected: true}
 }
 
 // Verify implements driver.Verifier.
@@ -55,14 +66,26 @@ func (g *Gate) Verify(ctx context.Context, changed []string) (agent.VerifyReport
 	if g.Overlay != nil {
 		overlay = g.Overlay(changed)
 	}
-	results, err := verify.Run(ctx, verify.RunOptions{Root: g.Root, Commands: g.Commands, Overlay: overlay, Timeout: g.Timeout, OnStart: g.OnStart})
+	cmds := g.Commands
+	if g.detected {
+		present := append([]string(nil), changed...)
+		for rel := range overlay {
+			present = append(present, rel)
+		}
+		cmds = verify.DetectWith(g.Root, present)
+		if len(cmds) == 0 {
+			return agent.VerifyReport{Passed: true, Skipped: true,
+				Summary: "nothing to check: no source files yet for " + strings.Join(verify.DetectAny(g.Root), "; ")}, nil
+		}
+	}
+	results, err := verify.Run(ctx, verify.RunOptions{Root: g.Root, Commands: cmds, Overlay: overlay, Timeout: g.Timeout, OnStart: g.OnStart})
 	if err != nil {
 		return agent.VerifyReport{}, err
 	}
 	if g.OnResults != nil {
 		g.OnResults(ctx, results)
 	}
-	return Report(results, g.Commands), nil
+	return Report(results, cmds), nil
 }
 
 // Report sums check results up. The summary holds no timings, so a replayed
@@ -72,6 +95,11 @@ func Report(results []verify.Result, commands []string) agent.VerifyReport {
 	var failed, unlocated []string
 	for _, r := range results {
 		rep.Problems += len(r.Diagnostics)
+		for _, d := range r.Diagnostics {
+			if len(rep.Located) < agent.MaxLocated {
+				rep.Located = append(rep.Located, located(r.Root, d))
+			}
+		}
 		if !r.Passed {
 			rep.Passed = false
 			what := fmt.Sprintf("failed (exit %d)", r.ExitCode)
@@ -92,6 +120,24 @@ func Report(results []verify.Result, commands []string) agent.VerifyReport {
 		rep.Summary += "; output: " + strings.Join(unlocated[:n], " | ")
 	}
 	return rep
+}
+
+// located is "file:line: message" with the path relative to root, on one
+// line.
+func located(root string, d verify.Diagnostic) string {
+	p := d.Path
+	if rel, err := filepath.Rel(root, p); err == nil && filepath.IsLocal(rel) {
+		p = filepath.ToSlash(rel)
+	}
+	msg := strings.Join(strings.Fields(d.Message), " ")
+	if len(msg) > 200 {
+		cut := 200
+		for cut > 0 && msg[cut]&0xC0 == 0x80 {
+			cut--
+		}
+		msg = msg[:cut] + "…"
+	}
+	return fmt.Sprintf("%s:%d: %s", p, d.Line, msg)
 }
 
 func plural(n int) string {

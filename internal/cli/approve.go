@@ -10,9 +10,14 @@ import (
 )
 
 // terminalAsk asks on the terminal whether a command the policy does not
-// allow may run: [y]es once, [a]lways, [n]o (see assemble.Approver).
-func terminalAsk(in func() *lines, out io.Writer) assemble.Ask {
+// allow may run: [y]es once, [a]lways, [n]o (see assemble.Approver). hold,
+// if not nil, stops the progress line until the answer came (it returns
+// the resume).
+func terminalAsk(in func() *lines, out io.Writer, hold func() (resume func())) assemble.Ask {
 	return func(ctx context.Context, command, _ string) (assemble.Answer, error) {
+		if hold != nil {
+			defer hold()()
+		}
 		for {
 			fmt.Fprintf(out, "\nagentls wants to run:\n  %s\nRun it? [y]es once, [a]lways this command, [n]o: ", command)
 			answer, more, err := in().next(ctx)
@@ -36,8 +41,11 @@ func terminalAsk(in func() *lines, out io.Writer) assemble.Ask {
 
 // terminalYesNo asks a yes/no question on the terminal; anything but yes,
 // or no answer, is no.
-func terminalYesNo(in func() *lines, out io.Writer) func(ctx context.Context, question string) (bool, error) {
+func terminalYesNo(in func() *lines, out io.Writer, hold func() (resume func())) func(ctx context.Context, question string) (bool, error) {
 	return func(ctx context.Context, question string) (bool, error) {
+		if hold != nil {
+			defer hold()()
+		}
 		fmt.Fprintf(out, "\n%s [y/N]: ", question)
 		answer, _, err := in().next(ctx)
 		if err != nil {

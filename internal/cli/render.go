@@ -105,6 +105,7 @@ type textRenderer struct {
 	tokens    int
 	began     time.Time
 	frame     int
+	held      int // questions being asked: the progress line stays off
 	stop      chan struct{}
 	done      chan struct{}
 }
@@ -139,7 +140,7 @@ func (r *textRenderer) spin() {
 
 // drawLocked redraws the progress line when the cursor is at a line start.
 func (r *textRenderer) drawLocked() {
-	if !r.tty || !r.lineStart {
+	if !r.tty || !r.lineStart || r.held > 0 {
 		return
 	}
 	step := ""
@@ -238,12 +239,20 @@ func (r *textRenderer) event(ev agent.Event) {
 		}
 		r.lineLocked(fmt.Sprintf("  %s %s: %s", mark, name, firstLine(out, 120)))
 	case agent.KindVerify:
-		if ev.Verify != nil {
+		if ev.Verify != nil && ev.Verify.Skipped {
+			r.lineLocked("· " + ev.Verify.Summary)
+		} else if ev.Verify != nil {
 			mark := "✗ checks failed"
 			if ev.Verify.Passed {
 				mark = "✓ checks passed"
 			}
 			r.lineLocked(fmt.Sprintf("%s: %s", mark, ev.Verify.Summary))
+			for _, l := range ev.Verify.Located {
+				r.lineLocked("    " + l)
+			}
+			if n := ev.Verify.Problems - len(ev.Verify.Located); n > 0 {
+				r.lineLocked(fmt.Sprintf("    … and %d more", n))
+			}
 		}
 	case agent.KindRetry, agent.KindCompaction:
 		r.lineLocked("· " + ev.Text)
@@ -286,7 +295,32 @@ func (r *textRenderer) close() {
 	r.pause()
 }
 
-// pause clears the progress line and keeps it off until resume, for the
+// hold clears the progress line and keeps it off until the returned
+// resume is called, so a question written meanwhile (a command approval)
+// stays on screen while it waits for its answer.
+func (r *textRenderer) hold() (resume func()) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.held++
+	if r.shown {
+		fmt.Fprint(r.w, "\r\x1b[K")
+		r.shown = false
+	}
+	if !r.lineStart {
+		fmt.Fprintln(r.w)
+		r.lineStart = true
+	}
+	var once sync.Once
+	return func() {
+		once.Do(func() {
+			r.mu.Lock()
+			defer r.mu.Unlock()
+			r.held--
+		})
+	}
+}
+
+// pause clears the progress line and keeps it off for good, for the
 // review questions.
 func (r *textRenderer) pause() {
 	r.mu.Lock()

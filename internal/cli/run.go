@@ -89,13 +89,9 @@ func (c *cliRun) usage(format string, args ...any) int {
 
 func (c *cliRun) run(ctx context.Context) int {
 	o := c.o
-	root := o.workspace
-	if root == "" {
-		wd, err := os.Getwd()
-		if err != nil {
-			return c.usage("current directory: %v", err)
-		}
-		root = wd
+	root, err := workspaceRoot(o.workspace)
+	if err != nil {
+		return c.usage("current directory: %v", err)
 	}
 	disk, err := tools.NewDiskWorkspace(root)
 	if err != nil {
@@ -116,6 +112,9 @@ func (c *cliRun) run(ctx context.Context) int {
 	if o.noVerify {
 		cfg.Verify.Enabled = false
 	}
+	// --allow goes through the same policy as tools.allow: the approver
+	// reads it from the configuration.
+	cfg.Tools.Allow = append(append([]string(nil), cfg.Tools.Allow...), o.allow...)
 	review := cfg.Agent.Review
 	if o.reviewSet {
 		review = o.review
@@ -212,8 +211,12 @@ func (c *cliRun) run(ctx context.Context) int {
 		askNetwork   func(context.Context, string) (bool, error)
 	)
 	if isTerminal(c.stdin) && isTerminal(c.stderr) {
-		ask = terminalAsk(in, c.stderr)
-		yesNo := terminalYesNo(in, c.stderr)
+		var hold func() func()
+		if text != nil {
+			hold = text.hold
+		}
+		ask = terminalAsk(in, c.stderr, hold)
+		yesNo := terminalYesNo(in, c.stderr, hold)
 		confirmWrite = func(ctx context.Context, rel, why string) (bool, error) {
 			return yesNo(ctx, fmt.Sprintf("agentls wants to change %s, which %s. Allow this change?", rel, why))
 		}
@@ -231,6 +234,19 @@ func (c *cliRun) run(ctx context.Context) int {
 		g.Overlay = func([]string) map[string][]byte { return ws.proposed() }
 		gate = g
 	}
+	// Under --review the task's end is what was accepted, known only after
+	// the questions: its end event waits for them.
+	onEvent := ren.event
+	var heldEnd *agent.Event
+	if review {
+		onEvent = func(ev agent.Event) {
+			if ev.Kind == agent.KindEnd {
+				heldEnd = &ev
+				return
+			}
+			ren.event(ev)
+		}
+	}
 	var recall func(context.Context, string) []string
 	if store != nil && cfg.Agent.Memory {
 		recall = store.Memory().Recall
@@ -245,14 +261,18 @@ func (c *cliRun) run(ctx context.Context) int {
 		MCP:       mgr,
 		Session:   st,
 		Recall:    recall,
-		OnEvent:   ren.event,
+		OnEvent:   onEvent,
 		Warn:      ren.warn,
 
 		ConfirmWrite: confirmWrite,
 		AskNetwork:   askNetwork,
 	})
 
-	ren.start(startInfo{Session: st.Session(), TaskID: st.ID(), Workspace: root, Model: cfg.LLM.Model,
+	model := cfg.LLM.Model
+	if replay != nil && replay.Model() != "" {
+		model = replay.Model() // the model that answers is the recorded one
+	}
+	ren.start(startInfo{Session: st.Session(), TaskID: st.ID(), Workspace: root, Model: model,
 		Transcript: st.TranscriptPath(), DryRun: o.dryRun, Replay: replay != nil})
 	res := drv.Run(ctx, driver.Task{Prompt: o.task, History: st.History()})
 	log.Info("task ended", zap.String("status", res.Status), zap.String("reason", res.Reason))
@@ -287,6 +307,20 @@ func (c *cliRun) run(ctx context.Context) int {
 				written = append(written, rel)
 			}
 			ren.note(fmt.Sprintf("wrote %d of %d changed files", len(written), len(changed)))
+			res = c.checkAccepted(ctx, cfg, root, res, changed, written, st, ren)
+		}
+		res.FilesChanged = written
+		if len(written) == 0 && !res.Cancelled {
+			// Nothing landed: nothing was verified, and the proposal's
+			// failing checks are not the workspace's.
+			res.Verified = false
+			if res.Reason == "verifyFailed" {
+				res.Reason = "done"
+			}
+		}
+		if heldEnd != nil {
+			heldEnd.Result = &res
+			ren.event(*heldEnd)
 		}
 	}
 
@@ -360,4 +394,33 @@ func (c *cliRun) loadConfig(root string) (config.Config, []config.Problem) {
 			Msg: "not applied: the file widens what agentls may run and is not trusted; run with --trust, or answer yes on a terminal"})
 	}
 	return cfg, probs
+}
+
+// checkAccepted runs the checks again on what a review wrote when it is
+// not what was checked: the proposal passed or failed as a whole, and a
+// part of it is another program. The outcome replaces the proposal's.
+func (c *cliRun) checkAccepted(ctx context.Context, cfg config.Config, root string, res agent.Result, changed, written []string, st *session.Task, ren renderer) agent.Result {
+	if len(written) == 0 || len(written) == len(changed) || res.Status != agent.StatusOK {
+		return res
+	}
+	g := assemble.NewGate(cfg, root)
+	if g == nil {
+		return res
+	}
+	g.OnStart = func(cmd string) { ren.note("· running " + cmd + " on the accepted files") }
+	rep, err := g.Verify(ctx, written)
+	if err != nil {
+		ren.warn("checking the accepted files: " + err.Error())
+		res.Verified = false
+		return res
+	}
+	ev := agent.Event{Kind: agent.KindVerify, Step: res.Steps, Verify: &rep}
+	st.Event(ev)
+	ren.event(ev)
+	res.Verified = rep.Passed && !rep.Skipped
+	res.Reason = "done"
+	if !rep.Passed {
+		res.Reason = "verifyFailed"
+	}
+	return res
 }

@@ -25,7 +25,20 @@ type runOptions struct {
 	replay    string
 	session   string
 	logFile   string
+	allow     []string // --allow, added to tools.allow
 	task      string
+}
+
+// patterns is a repeatable string flag.
+type patterns []string
+
+func (p *patterns) String() string { return strings.Join(*p, ", ") }
+func (p *patterns) Set(v string) error {
+	if strings.TrimSpace(v) == "" {
+		return errors.New("empty pattern")
+	}
+	*p = append(*p, v)
+	return nil
 }
 
 // errUsage marks errors that exit 2.
@@ -33,7 +46,9 @@ var errUsage = errors.New("usage")
 
 const runUsage = `usage: agentls run [flags] "task"
 
-Runs the agent on the workspace (the current directory unless --workspace),
+Runs the agent on the workspace (the nearest directory up from the current
+one with .git, go.mod, package.json, Cargo.toml or pyproject.toml, else the
+current directory; --workspace overrides),
 streams what it does to stderr, and writes its edits to disk.
 
 Exit status: 0 done and verified, or done with nothing to verify (no file
@@ -53,7 +68,7 @@ func parseRunArgs(args []string, stderr io.Writer) (runOptions, error) {
 		fmt.Fprint(stderr, runUsage)
 		fs.PrintDefaults()
 	}
-	fs.StringVar(&o.workspace, "workspace", "", "workspace directory (default: the current directory)")
+	fs.StringVar(&o.workspace, "workspace", "", "workspace directory (default: the project around the current directory: the nearest directory up with .git, go.mod, package.json, Cargo.toml or pyproject.toml)")
 	fs.StringVar(&o.model, "model", "", "model name (overrides llm.model and AGENTLS_MODEL)")
 	fs.StringVar(&o.baseURL, "base-url", "", "OpenAI-compatible API root, e.g. http://localhost:11434/v1 (overrides llm.baseURL)")
 	fs.IntVar(&o.maxSteps, "max-steps", 0, "model turns at most (overrides agent.maxSteps)")
@@ -66,6 +81,7 @@ func parseRunArgs(args []string, stderr io.Writer) (runOptions, error) {
 	fs.StringVar(&o.session, "session", "", "continue this session with its history (see agentls sessions)")
 	fs.StringVar(&o.logFile, "log-file", "", "write debug logs to this file")
 	fs.BoolVar(&o.trust, "trust", false, "trust the workspace's .agentls.json as it is now, including settings that widen what agentls may run (remembered until the file changes)")
+	fs.Var((*patterns)(&o.allow), "allow", "let run_command and MCP tools run what `PATTERN` matches without asking, as tools.allow does (repeatable; tools.deny still wins)")
 
 	var words []string
 	for {
@@ -105,8 +121,10 @@ func parseRunArgs(args []string, stderr io.Writer) (runOptions, error) {
 	return o, nil
 }
 
-// isTerminal reports whether v is an *os.File on a terminal. A character
+// IsTerminal reports whether v is an *os.File on a terminal. A character
 // device is not enough: /dev/null is one too.
+func IsTerminal(v any) bool { return isTerminal(v) }
+
 func isTerminal(v any) bool {
 	f, ok := v.(*os.File)
 	return ok && f != nil && isTTY(f.Fd())

@@ -6,7 +6,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -36,7 +35,7 @@ func Sessions(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprint(stderr, sessionsUsage)
 		fs.PrintDefaults()
 	}
-	workspace := fs.String("workspace", "", "workspace directory (default: the current directory)")
+	workspace := fs.String("workspace", "", "workspace directory (default: the project around the current directory: the nearest directory up with .git, go.mod, package.json, Cargo.toml or pyproject.toml)")
 	asJSON := fs.Bool("json", false, "print JSON")
 	withDiff := fs.Bool("diff", false, "show: print each change's diff")
 	var pos []string
@@ -52,14 +51,10 @@ func Sessions(args []string, stdout, stderr io.Writer) int {
 		}
 		pos, args = append(pos, fs.Arg(0)), fs.Args()[1:]
 	}
-	root := *workspace
-	if root == "" {
-		wd, err := os.Getwd()
-		if err != nil {
-			fmt.Fprintln(stderr, "agentls sessions:", err)
-			return exitUsage
-		}
-		root = wd
+	root, err := workspaceRoot(*workspace)
+	if err != nil {
+		fmt.Fprintln(stderr, "agentls sessions:", err)
+		return exitUsage
 	}
 	cfg, _ := config.Load(root, nil)
 	store, err := session.Open(root, session.Options{Redact: cfg.Redact, Warn: func(m string) { fmt.Fprintln(stderr, "agentls: warning:", m) }})

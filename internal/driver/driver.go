@@ -7,7 +7,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"sort"
 	"strings"
 	"sync"
 	"time"
@@ -67,6 +66,9 @@ type (
 	}
 )
 
+// DefaultToolGrace is Driver.ToolGrace's default.
+const DefaultToolGrace = 2 * time.Second
+
 // Timeouter is implemented by tools whose calls may ask for a longer
 // timeout than the default (run_command's timeout_seconds).
 type Timeouter interface {
@@ -85,6 +87,15 @@ type Driver struct {
 	Limits      agent.Limits
 	ToolTimeout time.Duration // per call; 0: 120 s
 	TaskTimeout time.Duration // whole task; 0: none
+	// ToolGrace is how long a tool may take to return once its context
+	// is done (timeout, cancel); after that the driver stops waiting for
+	// it, so a tool stuck in a system call (an open(2) on a FIFO, a hung
+	// network file system) cannot hold the task. 0: DefaultToolGrace.
+	ToolGrace time.Duration
+	// OnAbandoned is told about each call the driver stopped waiting for,
+	// with a message for a person; it may be nil. The abandoned goroutine
+	// is left to finish on its own; its result is dropped.
+	OnAbandoned func(call agent.ToolCall, msg string)
 	// Prices per million tokens for this model; zero: no cost.
 	Price struct{ Input, Output float64 }
 	// OnEvent receives every event of every task, in order per task. It is
@@ -296,135 +307,6 @@ func (r *run) do(a agent.Action) (agent.Result, bool) {
 		})
 	}
 	return agent.Result{}, false
-}
-
-// runTools runs a turn's calls: consecutive read-only calls together in
-// parallel, every other call alone, in the model's order, so a read after
-// an edit sees the edit. Results reach the machine in the model's order
-// too, whichever finished first, so a task's events are the same on every
-// run of the same inputs (a replay matches its recording).
-func (r *run) runTools(calls []agent.ToolCall) {
-	if len(calls) == 0 {
-		return
-	}
-	r.wg.Add(1)
-	go func() {
-		defer r.wg.Done()
-		var changed []string
-		var last agent.ToolDone
-		for i := 0; i < len(calls); {
-			j := i + 1
-			if r.readOnly(calls[i]) {
-				for j < len(calls) && r.readOnly(calls[j]) {
-					j++
-				}
-			}
-			batch := make([]agent.ToolDone, j-i)
-			var wg sync.WaitGroup
-			for k, c := range calls[i:j] {
-				wg.Add(1)
-				go func() {
-					defer wg.Done()
-					res, err := r.runTool(c)
-					batch[k] = agent.ToolDone{ID: c.ID, Result: res, Err: err}
-				}()
-			}
-			wg.Wait()
-			if r.ctx.Err() != nil {
-				return
-			}
-			for k, done := range batch {
-				changed = append(changed, done.Result.Changed...)
-				if i+k == len(calls)-1 {
-					last = done
-				} else {
-					r.send(done)
-				}
-			}
-			i = j
-		}
-		// The machine moves on when the last result arrives, so that one
-		// waits for AfterTools: the next model call sees what the hooks did.
-		if len(changed) > 0 {
-			for _, h := range r.d.Hooks {
-				if h, ok := h.(AfterToolsHook); ok {
-					safeHook(func() { h.AfterTools(r.ctx, changed) })
-				}
-			}
-		}
-		r.send(last)
-	}()
-}
-
-func (r *run) readOnly(c agent.ToolCall) bool {
-	t, ok := r.tools[c.Name]
-	return ok && t.ReadOnly()
-}
-
-// runTool runs one call with its timeout, hooks and panic recovery. Every
-// failure is an error for the model, never a task failure.
-func (r *run) runTool(c agent.ToolCall) (res agent.ToolResult, err error) {
-	defer func() {
-		if p := recover(); p != nil {
-			err = fmt.Errorf("tool %s crashed: %v", c.Name, p)
-		}
-		for _, h := range r.d.Hooks {
-			if h, ok := h.(AfterToolHook); ok {
-				safeHook(func() { h.AfterTool(r.ctx, c, res, err) })
-			}
-		}
-	}()
-	t, ok := r.tools[c.Name]
-	if !ok {
-		names := make([]string, 0, len(r.tools))
-		for n := range r.tools {
-			names = append(names, n)
-		}
-		sort.Strings(names)
-		return agent.ToolResult{}, fmt.Errorf("unknown tool %q; the tools are: %s", c.Name, strings.Join(names, ", "))
-	}
-	// Hooks see only arguments that parse.
-	if _, err := toolArgs(t, c.Arguments); err != nil {
-		return agent.ToolResult{}, err
-	}
-	for _, h := range r.d.Hooks {
-		if h, ok := h.(BeforeToolHook); ok {
-			if err := h.BeforeTool(r.ctx, &c); err != nil {
-				return agent.ToolResult{}, err
-			}
-		}
-	}
-	// A hook may have rewritten the arguments: run what it left.
-	args, err := toolArgs(t, c.Arguments)
-	if err != nil {
-		return agent.ToolResult{}, err
-	}
-	timeout := r.d.ToolTimeout
-	if timeout <= 0 {
-		timeout = 120 * time.Second
-	}
-	if tt, ok := t.(Timeouter); ok {
-		timeout = tt.Timeout(args, timeout)
-	}
-	ctx, cancel := context.WithTimeout(r.ctx, timeout)
-	defer cancel()
-	res, err = t.Run(ctx, args)
-	if err != nil && errors.Is(ctx.Err(), context.DeadlineExceeded) && r.ctx.Err() == nil {
-		err = fmt.Errorf("%s timed out after %s", c.Name, timeout)
-	}
-	return res, err
-}
-
-// toolArgs checks a call's arguments; an empty string means no arguments.
-func toolArgs(t agent.Tool, raw string) (json.RawMessage, error) {
-	args := strings.TrimSpace(raw)
-	if args == "" {
-		args = "{}"
-	}
-	if !json.Valid([]byte(args)) {
-		return nil, fmt.Errorf("arguments are not valid JSON: %s; expected arguments matching this schema: %s", truncate(args, 200), t.Spec().Parameters)
-	}
-	return json.RawMessage(args), nil
 }
 
 // summarize asks the model for a summary of dropped turns (no tools, no

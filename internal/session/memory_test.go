@@ -56,24 +56,29 @@ func TestMemoryThroughTheStore(t *testing.T) {
 	now := time.Date(2026, 11, 10, 12, 0, 0, 0, time.UTC)
 	s, warns := testStore(t, Options{Memory: true, Now: func() time.Time { return now }})
 	for _, c := range []struct {
-		prompt string
-		res    agent.Result
+		prompt  string
+		res     agent.Result
+		changes []Change
 	}{
-		{"add a greet function", agent.Result{Status: agent.StatusOK, Reason: "done", Verified: true, FilesChanged: []string{"greet.go"}, Summary: "Added Greet."}},
-		{"stop halfway", agent.Result{Status: agent.StatusCancelled, Cancelled: true}},
-		{"fix the build", agent.Result{Status: agent.StatusError, Reason: "llm", Error: "model error (HTTP 401): bad key"}},
+		{"add a greet function", agent.Result{Status: agent.StatusOK, Reason: "done", Verified: true, FilesChanged: []string{"greet.go", "rejected.go"}, Summary: "Added Greet."},
+			[]Change{{Path: "greet.go", Created: true}}},
+		{"stop halfway", agent.Result{Status: agent.StatusCancelled, Cancelled: true}, nil},
+		{"fix the build", agent.Result{Status: agent.StatusError, Reason: "llm", Error: "model error (HTTP 401): bad key"}, nil},
+		// A dry run: the agent changed a file, nothing landed (issue 13, item 6).
+		{"greet in a dry run", agent.Result{Status: agent.StatusOK, Reason: "done", FilesChanged: []string{"greet.go"}, Summary: "Proposed."}, nil},
 	} {
 		task, err := s.Begin(Begin{Prompt: c.prompt})
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := task.End(c.res, nil); err != nil {
+		if err := task.End(c.res, c.changes); err != nil {
 			t.Fatal(err)
 		}
 		now = now.Add(time.Minute)
 	}
 	got := s.Memory().Recall(context.Background(), "greet everyone")
 	want := []string{
+		`2026-11-10: Task "greet in a dry run" was done. Proposed.`,
 		`2026-11-10: Task "add a greet function" was done and the checks passed; changed greet.go. Added Greet.`,
 		`2026-11-10: Task "fix the build" failed (llm): model error (HTTP 401): bad key.`,
 	}

@@ -248,12 +248,19 @@ func (t *Task) Event(ev agent.Event) {
 	t.transcript.Event(ev)
 }
 
-// End records the result and the changed files, remembers a finished
+// End records the result and the changes that landed, remembers a finished
 // (not cancelled) task in the workspace memory, and closes the files. It
 // returns the first error the task met; later calls do nothing.
 func (t *Task) End(res agent.Result, changes []Change) error {
 	if t == nil {
 		return nil
+	}
+	// Only what landed is recorded and remembered: the result's files
+	// are the changes given, not what the agent proposed (a dry run, files
+	// rejected in a review, edits the editor refused).
+	res.FilesChanged = make([]string, 0, len(changes))
+	for _, c := range changes {
+		res.FilesChanged = append(res.FilesChanged, c.Path)
 	}
 	t.mu.Lock()
 	if t.end {

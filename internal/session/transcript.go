@@ -179,6 +179,15 @@ func (t *Transcript) Event(ev agent.Event) {
 			mark = "✓ passed"
 		}
 		t.write(fmt.Sprintf("### Checks %s\n\n%s\n", mark, ev.Verify.Summary))
+		if len(ev.Verify.Located) > 0 {
+			t.write("\n")
+			for _, l := range ev.Verify.Located {
+				t.write("- " + mdLocated(l) + "\n")
+			}
+			if n := ev.Verify.Problems - len(ev.Verify.Located); n > 0 {
+				t.write(fmt.Sprintf("- … and %d more\n", n))
+			}
+		}
 		if len(ev.Verify.Commands) > 0 {
 			t.write("\nCommands: `" + strings.Join(ev.Verify.Commands, "`, `") + "`\n")
 		}
@@ -328,4 +337,12 @@ func quote(s string) string {
 		ls[i] = "> " + l
 	}
 	return strings.Join(ls, "\n") + "\n"
+}
+
+// mdLocated renders "file:line: message" with the place as code.
+func mdLocated(l string) string {
+	if i := strings.Index(l, ": "); i > 0 {
+		return "`" + strings.ReplaceAll(l[:i], "`", "'") + "` " + l[i+2:]
+	}
+	return l
 }

@@ -60,7 +60,8 @@ func (w *DiskWorkspace) ReadFile(ctx context.Context, rel string) ([]byte, error
 	if err != nil {
 		return nil, err
 	}
-	return os.ReadFile(p)
+	data, _, err := ReadRegularFile(p)
+	return data, err
 }
 
 // maxEditAttempts bounds the re-reads when the file keeps changing under an
@@ -110,17 +111,10 @@ func (w *DiskWorkspace) Edit(ctx context.Context, rel string, transform func(old
 }
 
 func readCurrent(p string) (data []byte, exists bool, mode fs.FileMode, err error) {
-	fi, err := os.Stat(p)
+	data, fi, err := ReadRegularFile(p)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, false, 0o644, nil
 	}
-	if err != nil {
-		return nil, false, 0, err
-	}
-	if !fi.Mode().IsRegular() {
-		return nil, false, 0, fmt.Errorf("%s is not a regular file", p)
-	}
-	data, err = os.ReadFile(p)
 	if err != nil {
 		return nil, false, 0, err
 	}

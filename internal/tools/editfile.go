@@ -49,6 +49,9 @@ func newEditFile(ws agent.Workspace, o Options) agent.Tool {
 		if fi, err := os.Stat(abs); err == nil && fi.IsDir() {
 			return agent.ToolResult{}, fmt.Errorf("%s is a directory", rel)
 		}
+		if err := checkRegular(abs, rel); err != nil {
+			return agent.ToolResult{}, err
+		}
 		var (
 			res  replaced
 			terr error
@@ -95,7 +98,7 @@ func (r replaced) summary(rel string) string {
 // keeps its endings.
 func replaceIn(rel string, data []byte, oldS, newS string, all bool) ([]byte, replaced, error) {
 	if len(data) > maxEditSize {
-		return nil, replaced{}, fmt.Errorf("%s is %d bytes; edit_file takes files up to %d bytes", rel, len(data), maxEditSize)
+		return nil, replaced{}, fmt.Errorf("%s is %d bytes; edit_file takes files up to %d bytes (32 MiB), since each edit holds and diffs the whole text several times over; a file this large is usually data or generated: change what generates it, or edit it with run_command (sed, a script)", rel, len(data), maxEditSize)
 	}
 	if isBinary(data) {
 		return nil, replaced{}, fmt.Errorf("%s is a binary file; edit_file edits text only", rel)

@@ -109,10 +109,17 @@ func TestEditFile(t *testing.T) {
 			after: map[string]string{"b.bin": "a\x00b"},
 		},
 		{
-			name:  "too big refused",
+			name:  "too big refused, saying why",
 			files: map[string]string{"big.txt": "needle\n" + strings.Repeat("x", maxEditSize)},
 			args:  map[string]any{"path": "big.txt", "old_string": "needle", "new_string": "pin"},
-			err:   []string{"edit_file takes files up to"},
+			err:   []string{"edit_file takes files up to 33554432 bytes (32 MiB), since each edit", "run_command"},
+		},
+		// A generated file of a few MB is edited (issue 13, item 8).
+		{
+			name:  "a 3 MB file",
+			files: map[string]string{"gen.txt": strings.Repeat("line of generated text\n", 3<<20/23) + "needle\n"},
+			args:  map[string]any{"path": "gen.txt", "old_string": "needle", "new_string": "pin"},
+			after: map[string]string{"gen.txt": strings.Repeat("line of generated text\n", 3<<20/23) + "pin\n"},
 		},
 		{
 			name:  "git internals are read-only",
@@ -216,7 +223,7 @@ func TestWriteFile(t *testing.T) {
 		{name: "directory", files: map[string]string{"d/f": ""}, path: "d", content: "x", err: "d is a directory"},
 		{name: "root", path: ".", content: "x", err: "workspace root"},
 		{name: "outside", path: "/tmp/evil", content: "x", err: "outside the workspace"},
-		{name: "too large", path: "big", content: strings.Repeat("x", maxEditSize+1), err: "write_file takes at most"},
+		{name: "too large", path: "big", content: strings.Repeat("x", maxWriteSize+1), err: "write_file takes at most"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

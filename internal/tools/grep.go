@@ -253,6 +253,9 @@ func grep(ctx context.Context, ws agent.Workspace, pol Policy, m *matcher, dir s
 	}
 	if err != nil || !fi.IsDir() {
 		// One file, asked for by name: searched even if git-ignored.
+		if err := checkRegular(abs, rel); err != nil && !open[rel] {
+			return nil, err
+		}
 		b, err := ws.ReadFile(ctx, rel)
 		if err != nil {
 			return nil, fmt.Errorf("read %s: %w", rel, err)

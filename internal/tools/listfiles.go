@@ -93,6 +93,9 @@ func listFiles(ctx context.Context, ws agent.Workspace, pol Policy, dir string, 
 		return nil, "", fmt.Errorf("list %s: %w", displayRel(rel), err)
 	}
 	if !fi.IsDir() {
+		if !fi.Mode().IsRegular() {
+			return nil, "", notRegularError(rel, fi.Mode())
+		}
 		if keep(rel) {
 			return []string{rel}, "", nil
 		}

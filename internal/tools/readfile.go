@@ -58,6 +58,9 @@ func readText(ctx context.Context, ws agent.Workspace, abs, rel string) ([]byte,
 	if fi, err := os.Stat(abs); err == nil && fi.IsDir() {
 		return nil, fmt.Errorf("%s is a directory; use list_files to see its files", rel)
 	}
+	if err := checkRegular(abs, rel); err != nil {
+		return nil, err
+	}
 	data, err := ws.ReadFile(ctx, rel)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, fmt.Errorf("file %s does not exist (use list_files to find files)", rel)

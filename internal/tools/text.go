@@ -11,9 +11,18 @@ import (
 // and grep do: enough to catch real binaries, cheap on big text files.
 const binarySniffLen = 8 << 10
 
-// maxEditSize bounds the files edit_file and write_file take: above it the
-// file is generated or data, and a whole-text transform would be slow.
-const maxEditSize = 2 << 20
+// maxEditSize bounds the files edit_file takes. An edit is a replacement
+// in the text, and the diff that carries it to the editor, the session and
+// the review cuts the unchanged lines at both ends with a memory compare,
+// so a few places changed in a big file stay cheap (a one-line edit of a
+// 32 MiB file, both diffs included, takes about 0.1 s: BenchmarkEditLargeFile). Above it, holding the file
+// several times over (old, new, diff) is the cost, and such a file is data
+// or generated: the message says so.
+const maxEditSize = 32 << 20
+
+// maxWriteSize bounds write_file's content: the model writes it all out,
+// and a whole new text is diffed against the old one line by line.
+const maxWriteSize = 2 << 20
 
 // isBinary reports whether b should be treated as binary: a NUL byte in the
 // first 8 KB, or text that is not valid UTF-8 (which the editor could not

@@ -40,8 +40,11 @@ func newWriteFile(ws agent.Workspace, o Options) agent.Tool {
 		if fi, err := os.Stat(abs); err == nil && fi.IsDir() {
 			return agent.ToolResult{}, fmt.Errorf("%s is a directory", rel)
 		}
-		if len(a.Content) > maxEditSize {
-			return agent.ToolResult{}, fmt.Errorf("content is %d bytes; write_file takes at most %d", len(a.Content), maxEditSize)
+		if err := checkRegular(abs, rel); err != nil {
+			return agent.ToolResult{}, err
+		}
+		if len(a.Content) > maxWriteSize {
+			return agent.ToolResult{}, fmt.Errorf("content is %d bytes; write_file takes at most %d (2 MiB): write a large file in parts with edit_file, or generate it with run_command", len(a.Content), maxWriteSize)
 		}
 		var (
 			created, changed bool

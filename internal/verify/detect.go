@@ -3,6 +3,7 @@ package verify
 import (
 	"bufio"
 	"encoding/json"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -14,28 +15,94 @@ import (
 // word on what checking means and wins alone. Otherwise each ecosystem
 // found adds its commands (a Go service with a web frontend gets both), and
 // a Makefile "test" target is the fallback when none is found.
+//
+// An ecosystem with no source files yet adds nothing: a fresh "go mod
+// init" has no packages, and "go vet ./..." fails on it with "no packages
+// to vet" however right the task's other changes are.
 func Detect(root string) []string {
+	return DetectWith(root, nil)
+}
+
+// DetectWith is Detect for the workspace with the files in present
+// (workspace-relative, '/'-separated) counted as existing: a task's new
+// files that are not on disk yet (a proposal under review, a dry run).
+func DetectWith(root string, present []string) []string {
+	return detect(root, func(exts ...string) bool {
+		for _, p := range present {
+			for _, e := range exts {
+				if strings.HasSuffix(p, e) {
+					return true
+				}
+			}
+		}
+		return hasSource(root, exts)
+	})
+}
+
+// DetectAny is every check the project files call for, were there source
+// files for each: whether a task may have something to check by its end.
+func DetectAny(root string) []string {
+	return detect(root, func(...string) bool { return true })
+}
+
+func detect(root string, has func(exts ...string) bool) []string {
 	targets := makeTargets(root)
 	if targets["check"] {
 		return []string{"make check"}
 	}
 	var cmds []string
-	if isFile(root, "go.mod") {
+	if isFile(root, "go.mod") && has(".go") {
 		cmds = append(cmds, "go build ./...", "go vet ./...", "go test ./...")
 	}
 	if npmHasTest(root) {
 		cmds = append(cmds, "npm test")
 	}
-	if isFile(root, "Cargo.toml") {
+	if isFile(root, "Cargo.toml") && has(".rs") {
 		cmds = append(cmds, "cargo check", "cargo test")
 	}
-	if isFile(root, "pyproject.toml") || isFile(root, "pytest.ini") {
+	if (isFile(root, "pyproject.toml") || isFile(root, "pytest.ini")) && has(".py") {
 		cmds = append(cmds, "pytest -q")
 	}
 	if len(cmds) == 0 && targets["test"] {
 		cmds = append(cmds, "make test")
 	}
 	return cmds
+}
+
+// maxSourceScan bounds hasSource's walk: a tree that large is assumed to
+// hold sources rather than walked to its end.
+const maxSourceScan = 20000
+
+// hasSource reports whether a file ending in one of exts is under root,
+// outside the directories no build looks in (hidden ones, testdata,
+// node_modules, vendor, target).
+func hasSource(root string, exts []string) bool {
+	found, seen := false, 0
+	_ = filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return nil
+		}
+		if seen++; seen > maxSourceScan {
+			found = true
+			return fs.SkipAll
+		}
+		name := d.Name()
+		if d.IsDir() {
+			if p != root && (strings.HasPrefix(name, ".") || strings.HasPrefix(name, "_") ||
+				name == "testdata" || name == "node_modules" || name == "vendor" || name == "target") {
+				return fs.SkipDir
+			}
+			return nil
+		}
+		for _, e := range exts {
+			if strings.HasSuffix(name, e) {
+				found = true
+				return fs.SkipAll
+			}
+		}
+		return nil
+	})
+	return found
 }
 
 func isFile(root, name string) bool {

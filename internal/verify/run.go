@@ -148,9 +148,7 @@ func runOne(ctx context.Context, ov *Overlay, command string, timeout time.Durat
 	if r.TimedOut {
 		output += fmt.Sprintf("\nverify: %q timed out after %s and was killed\n", command, timeout)
 	}
-	for standIn, real := range ov.rewrite {
-		output = strings.ReplaceAll(output, standIn, real)
-	}
+	output = rewriteStandIns(output, ov.rewrite)
 	r.Output = ov.mapText(output)
 	if !r.Passed {
 		r.Diagnostics, r.Unlocated = parseOutput(output, ov.Root(), ov.Dir(), command)

@@ -119,7 +119,26 @@ func (o *OpenAI) Stream(ctx context.Context, req agent.Request, onText func(delt
 	if acc.chunks == 0 {
 		return agent.Response{}, &agent.LLMError{Retryable: true, Message: "stream from " + o.cfg.BaseURL + " ended before any chunk"}
 	}
+	if acc.finish == "" {
+		return acc.response(req), o.unfinished(acc.partial)
+	}
 	return acc.response(req), nil
+}
+
+// errUnfinished is a stream that ended as if complete but never said why
+// it stopped (no finish_reason): a proxy or server that dropped the rest.
+var errUnfinished = errors.New("stream ended without a finish reason")
+
+// unfinished classifies a stream that closed cleanly without a finish
+// reason. It is broken, whatever the transport says: before any text it is
+// retried like a reset; after text the answer is cut off, and a retry would
+// repeat what the person already saw.
+func (o *OpenAI) unfinished(partial bool) error {
+	msg := "the stream from " + o.cfg.BaseURL + " ended without a finish reason: the answer is incomplete"
+	if partial {
+		msg += " (after part of the answer had streamed)"
+	}
+	return &agent.LLMError{Retryable: !partial, Partial: partial, Message: msg, Err: errUnfinished}
 }
 
 // usesCompletionTokens tells reasoning models, for which go-openai rejects

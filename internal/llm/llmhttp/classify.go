@@ -130,9 +130,9 @@ func (e Endpoint) StatusMessage(status int, msg, model string) (string, bool) {
 	case status == http.StatusUnauthorized:
 		// The server's message may quote the key: never pass it on.
 		if e.APIKey == "" {
-			return "no API key configured, and " + e.BaseURL + " requires one (set AGENTLS_API_KEY)", false
+			return "no API key configured, and " + e.BaseURL + " requires one (" + keyHint + ")", false
 		}
-		return "API key rejected by " + e.BaseURL, false
+		return "API key rejected by " + e.BaseURL + " (" + keyHint + ")", false
 	case status == http.StatusForbidden:
 		return "access denied by " + e.BaseURL + ": " + msg, false
 	case status == http.StatusNotFound:
@@ -232,3 +232,6 @@ func ScrubKey(err error, key string) error {
 	}
 	return errors.New(Redact(err.Error(), key))
 }
+
+// keyHint says where the key comes from, in the order it is looked up.
+const keyHint = "set AGENTLS_API_KEY or OPENAI_API_KEY, or llm.apiKey in the configuration"

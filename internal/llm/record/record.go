@@ -253,6 +253,19 @@ func NewReplayer(rd io.Reader) (*Replayer, error) {
 // Len is the number of recorded exchanges; Remaining those not served yet.
 func (p *Replayer) Len() int { return len(p.ex) }
 
+// Model is the model the recording was made with (its first exchange's),
+// or "" when it names none: what a replay's header should show.
+func (p *Replayer) Model() string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for _, e := range p.ex {
+		if e.req.Model != "" {
+			return e.req.Model
+		}
+	}
+	return ""
+}
+
 // Remaining is how many recorded exchanges were not asked for (yet). A run
 // that ended with some left diverged from the recording too.
 func (p *Replayer) Remaining() int {

@@ -242,6 +242,7 @@ func TestStreamMisbehaviour(t *testing.T) {
 		{"break after headers", Turn{Text: "abc", BreakAfter: &zero}, 0, 0, false, io.ErrUnexpectedEOF},
 		{"break after text", Turn{Text: "abcdefghijkl", ChunkSize: 4, BreakAfter: &two}, 2, 0, false, io.ErrUnexpectedEOF},
 		{"break past the end", Turn{Text: "ab", BreakAfter: ptr(99)}, 4, 0, false, io.ErrUnexpectedEOF},
+		{"end after text", Turn{Text: "abcdefghijkl", ChunkSize: 4, EndAfter: &two}, 2, 0, false, io.EOF},
 		{"keep-alive", Turn{Text: "ab", KeepAlive: 400}, 4, 400, true, nil},
 		{"stall then go on", Turn{Text: "ab", StallMs: 30}, 4, 0, true, nil},
 	}

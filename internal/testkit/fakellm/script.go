@@ -41,6 +41,11 @@ type Turn struct {
 	// BreakAfter closes the connection abruptly after that many SSE events
 	// (0: right after the headers). The role preamble counts as an event.
 	BreakAfter *int `json:"breakAfter,omitempty"`
+	// EndAfter ends the response cleanly (a proper end of the HTTP body)
+	// after that many SSE events, without the rest: on chat completions no
+	// finish reason or [DONE], on /v1/responses no response.completed. A
+	// stream that stops as if it had finished.
+	EndAfter *int `json:"endAfter,omitempty"`
 	// StallMs pauses the stream for that long after StallAfter events
 	// (default 1, i.e. after the role preamble), then goes on.
 	StallMs    int  `json:"stallMs,omitempty"`
@@ -54,9 +59,6 @@ type Turn struct {
 	// FinishReason overrides the finish reason ("stop" or "tool_calls").
 	FinishReason string  `json:"finishReason,omitempty"`
 	Expect       *Expect `json:"expect,omitempty"`
-	// EndAfter ends the body cleanly after that many events, so the final
-	// event (response.completed) never comes. /v1/responses only.
-	EndAfter *int `json:"endAfter,omitempty"`
 	// StreamError replaces the final event by a failure inside the 200
 	// stream: response.failed, or a bare error event when its Type is
 	// "error". /v1/responses only.

@@ -300,6 +300,9 @@ func (s *Server) stream(ctx context.Context, w http.ResponseWriter, turn Turn, e
 			breakConn(rc)
 			return
 		}
+		if turn.EndAfter != nil && i == min(*turn.EndAfter, len(events)) {
+			return
+		}
 		if turn.StallMs > 0 && i == min(stallAfter, len(events)) && !s.sleep(ctx, turn.StallMs) {
 			return
 		}

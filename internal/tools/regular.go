@@ -1,0 +1,81 @@
+package tools
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"syscall"
+)
+
+// ErrNotRegular is a path that names a named pipe, socket or device: the
+// tools read and write regular files only, since opening a FIFO blocks
+// until a writer comes and reading a device may never end.
+var ErrNotRegular = errors.New("not a regular file")
+
+// fileKind names a non-regular file for a message.
+func fileKind(m fs.FileMode) string {
+	switch {
+	case m&fs.ModeNamedPipe != 0:
+		return "a named pipe (FIFO)"
+	case m&fs.ModeSocket != 0:
+		return "a socket"
+	case m&fs.ModeCharDevice != 0:
+		return "a character device"
+	case m&fs.ModeDevice != 0:
+		return "a device"
+	case m.IsDir():
+		return "a directory"
+	}
+	return "not a regular file"
+}
+
+// notRegularError says what rel is and that the tools leave it alone.
+func notRegularError(rel string, m fs.FileMode) error {
+	return fmt.Errorf("%s is %s, not a regular file; the file tools only read and write regular files: %w", rel, fileKind(m), ErrNotRegular)
+}
+
+// checkRegular refuses a path that exists and is neither a regular file
+// nor a directory (the callers say what a directory means to them). Stat
+// never blocks on a FIFO, unlike open.
+func checkRegular(abs, rel string) error {
+	fi, err := os.Stat(abs)
+	if err != nil || fi.IsDir() || fi.Mode().IsRegular() {
+		return nil
+	}
+	return notRegularError(rel, fi.Mode())
+}
+
+// ReadRegularFile reads the regular file p. It opens without blocking
+// (O_NONBLOCK, so a FIFO that replaced the file after a Stat cannot hang
+// the open) and checks the opened file itself before reading it; anything
+// but a regular file is ErrNotRegular.
+func ReadRegularFile(p string) ([]byte, fs.FileInfo, error) {
+	f, err := os.OpenFile(p, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, nil, err
+	}
+	if !fi.Mode().IsRegular() {
+		return nil, fi, fmt.Errorf("%s is %s: %w", p, fileKind(fi.Mode()), ErrNotRegular)
+	}
+	data := make([]byte, 0, fi.Size()+512)
+	for {
+		n, err := f.Read(data[len(data):cap(data)])
+		data = data[:len(data)+n]
+		if err == io.EOF {
+			return data, fi, nil
+		}
+		if err != nil {
+			return nil, fi, err
+		}
+		if len(data) == cap(data) {
+			data = append(data, 0)[:len(data)]
+		}
+	}
+}
