@@ -30,6 +30,21 @@
 // first thing in main and in TestMain, makes the dependency explicit.
 // Available's probe fails if a binary never reaches either.
 //
+// The set-up is a plan of raw system calls computed beforehand
+// (setup_linux.go), so that the same list can run in a child forked from
+// the zygote, where nothing else is safe between fork and exec.
+//
+// # The view
+//
+// With Sandbox.View set, the launcher first mounts an overlayfs on the
+// workspace's own path: the real workspace below, and above it a tmpfs of
+// the mount namespace's own holding View's texts. The command sees the
+// texts at real paths (what it prints needs no mapping), and every write
+// it makes in the workspace lands in the tmpfs, which dies with it.
+// Sandbox.ViewThrough directories are bound from the disk over the view,
+// so build products (target/, node_modules/) stay incremental. Unprivileged
+// overlayfs needs Linux 5.11.
+//
 // # Limits
 //
 //   - Only paths that exist can be bound read-only: a protected file that

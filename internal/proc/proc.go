@@ -92,7 +92,7 @@ func Command(ctx context.Context, s Spec) (*exec.Cmd, error) {
 	if sb.Mode == ModeOff {
 		cmd = exec.CommandContext(ctx, argv[0], argv[1:]...)
 		ownSession(cmd)
-	} else if cmd, err = sandboxed(ctx, argv, env, sb); err != nil {
+	} else if cmd, err = sandboxed(ctx, argv, env, sb, s.Dir); err != nil {
 		return nil, err
 	}
 	cmd.Dir = s.Dir
