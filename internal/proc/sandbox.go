@@ -205,6 +205,7 @@ func NetworkFailure(output string) bool {
 // The launcher: Init recognises it by its first argument and runs it.
 const (
 	launcherArg  = "__agentls_sandbox_launcher__"
+	zygoteArg    = "__agentls_sandbox_zygote__"
 	launchPrefix = "agentls sandbox: "
 	launchFailed = 126
 	probeOK      = "agentls-sandbox-ok"
@@ -229,6 +230,11 @@ type launchConfig struct {
 // started as one; otherwise it returns at once. Call it first thing in
 // main (and in TestMain of tests that run sandboxed commands).
 func Init() {
+	if len(os.Args) == 2 && os.Args[1] == zygoteArg {
+		err := zygoteMain()
+		fmt.Fprintf(os.Stderr, "%s%v\n", launchPrefix, err)
+		os.Exit(launchFailed)
+	}
 	if len(os.Args) < 3 || os.Args[1] != launcherArg {
 		return
 	}

@@ -22,3 +22,9 @@ func sandboxed(ctx context.Context, argv, env []string, sb Sandbox, dir string) 
 }
 
 func launch(string) error { return errors.New("no sandbox launcher on " + runtime.GOOS) }
+
+func viaZygote(ctx, runCtx context.Context, s Spec, sb Sandbox, out *Capper) (Result, bool, error) {
+	return Result{}, false, nil
+}
+
+func zygoteMain() error { return errors.New("no sandbox zygote on " + runtime.GOOS) }
