@@ -30,6 +30,21 @@
 // first thing in main and in TestMain, makes the dependency explicit.
 // Available's probe fails if a binary never reaches either.
 //
+// The set-up is a plan of raw system calls computed beforehand
+// (setup_linux.go), so that the same list can run in a child forked from
+// the zygote, where nothing else is safe between fork and exec.
+//
+// # The view
+//
+// With Sandbox.View set, the launcher first mounts an overlayfs on the
+// workspace's own path: the real workspace below, and above it a tmpfs of
+// the mount namespace's own holding View's texts. The command sees the
+// texts at real paths (what it prints needs no mapping), and every write
+// it makes in the workspace lands in the tmpfs, which dies with it.
+// Sandbox.ViewThrough directories are bound from the disk over the view,
+// so build products (target/, node_modules/) stay incremental. Unprivileged
+// overlayfs needs Linux 5.11.
+//
 // # Limits
 //
 //   - Only paths that exist can be bound read-only: a protected file that
@@ -46,10 +61,15 @@
 //     signals outside the sandbox are (ABI 6).
 //   - A cache directory that does not exist when a command starts is not
 //     writable for it.
-//   - Cost: measured on a quiet 2-core VM, a sandboxed `true` took 7–10 ms
-//     more than a plain one (BenchmarkSandboxOverhead): over the 5 ms
-//     budget. Most of it is starting the Go binary again; a launcher
-//     kept running to fork sandboxes would remove that.
+//   - Cost: Run goes through a zygote (zygote_linux.go), started once per
+//     process on the first sandboxed Run and killed with it, which forks
+//     each command into fresh namespaces: no Go binary starts per command.
+//     On a busy 2-core VM a sandboxed `true` took 4.3–5.4 ms against
+//     1.8–5.6 ms plain (BenchmarkSandboxOverhead); through the re-executed
+//     launcher it took 16–18 ms. Command (an *exec.Cmd the caller starts:
+//     MCP servers) still uses the launcher, as does Run when the zygote
+//     cannot start. The zygote's mount namespace is a copy taken when it
+//     starts: file systems mounted later on the host are not seen.
 //   - Network detection (Result.NetworkBlocked) is a heuristic over the
 //     output's error messages.
 //

@@ -7,7 +7,10 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"regexp"
+	"strconv"
 	"strings"
+	"syscall"
 	"time"
 )
 
@@ -92,7 +95,7 @@ func Command(ctx context.Context, s Spec) (*exec.Cmd, error) {
 	if sb.Mode == ModeOff {
 		cmd = exec.CommandContext(ctx, argv[0], argv[1:]...)
 		ownSession(cmd)
-	} else if cmd, err = sandboxed(ctx, argv, env, sb); err != nil {
+	} else if cmd, err = sandboxed(ctx, argv, env, sb, s.Dir); err != nil {
 		return nil, err
 	}
 	cmd.Dir = s.Dir
@@ -122,9 +125,30 @@ func Run(ctx context.Context, s Spec) (Result, error) {
 		runCtx, cancel = context.WithTimeout(ctx, s.Timeout)
 	}
 	defer cancel()
+	limit := s.OutputLimit
+	if limit <= 0 {
+		limit = DefaultOutputLimit
+	}
+	out := NewCapper(limit)
+	start := time.Now()
+	sb, err := s.Sandbox.normalize(s.Dir)
+	if err != nil {
+		return Result{ExitCode: -1}, err
+	}
+	if sb.Mode != ModeOff {
+		if r, ok, err := viaZygote(ctx, runCtx, s, sb, out); ok {
+			if err != nil {
+				return r, err
+			}
+			return finish(ctx, runCtx, r, out, start, sb)
+		}
+	}
 	cmd, err := Command(runCtx, s)
 	if err != nil {
 		return Result{ExitCode: -1}, err
+	}
+	for _, f := range cmd.ExtraFiles {
+		defer f.Close()
 	}
 	// Our own pipe rather than an io.Writer: with a writer, Wait also waits
 	// for every background child that inherited the pipe.
@@ -134,13 +158,6 @@ func Run(ctx context.Context, s Spec) (Result, error) {
 	}
 	defer pr.Close()
 	cmd.Stdout, cmd.Stderr = pw, pw
-	limit := s.OutputLimit
-	if limit <= 0 {
-		limit = DefaultOutputLimit
-	}
-	out := NewCapper(limit)
-
-	start := time.Now()
 	err = cmd.Start()
 	pw.Close()
 	if err != nil {
@@ -154,19 +171,35 @@ func Run(ctx context.Context, s Spec) (Result, error) {
 	}()
 	_ = cmd.Wait()
 	killGroup(cmd) // what it left in the background
+	waitCopied(copied, pr)
+	return finish(ctx, runCtx, Result{ExitCode: cmd.ProcessState.ExitCode()}, out, start, sb)
+}
+
+// waitCopied waits for the output to be read to its end, or a second
+// when a process outside the tree holds the pipe.
+func waitCopied(copied chan struct{}, pr *os.File) {
 	select {
 	case <-copied:
-	case <-time.After(time.Second): // a process outside the tree holds the pipe
+	case <-time.After(time.Second):
 		pr.Close()
 		<-copied
 	}
-	r := Result{Output: out.String(), ExitCode: cmd.ProcessState.ExitCode(), Duration: time.Since(start)}
+}
+
+// errnoText turns the numbers the zygote's child prints into words.
+var errnoText = regexp.MustCompile(`errno (\d+)`)
+
+func finish(ctx, runCtx context.Context, r Result, out *Capper, start time.Time, sb Sandbox) (Result, error) {
+	r.Output, r.Duration = out.String(), time.Since(start)
 	r.Cancelled = ctx.Err() != nil
 	r.TimedOut = !r.Cancelled && errors.Is(runCtx.Err(), context.DeadlineExceeded) && r.ExitCode < 0
-	sb, _ := s.Sandbox.normalize(s.Dir)
 	if sb.Mode != ModeOff {
 		if r.ExitCode == launchFailed && strings.HasPrefix(r.Output, launchPrefix) {
-			return r, fmt.Errorf("proc: %s", strings.TrimSpace(r.Output))
+			msg := errnoText.ReplaceAllStringFunc(strings.TrimSpace(r.Output), func(m string) string {
+				n, _ := strconv.Atoi(m[len("errno "):])
+				return syscall.Errno(n).Error()
+			})
+			return r, fmt.Errorf("proc: %s", msg)
 		}
 		r.NetworkBlocked = !sb.Network && r.ExitCode != 0 && NetworkFailure(r.Output)
 	}

@@ -44,6 +44,21 @@ type Sandbox struct {
 	// workspace is writable; nil means DefaultProtect. Paths that do not
 	// exist are skipped (see the package comment).
 	Protect []string
+	// View, when not nil, shows the process a view of the workspace
+	// instead of the workspace: an overlay mounted on the workspace's own
+	// path, whose files are the disk's except those View names
+	// (workspace-relative, slash-separated paths mapped to the text to
+	// show). Every write the process makes in the workspace lands in the
+	// view and is discarded when it exits; the disk is never written.
+	// Paths are absolute and real, so what the process prints needs no
+	// mapping. A path through a symlink or onto a directory is an error.
+	// Linux only (ModeWorkspaceWrite or ModeReadOnly).
+	View map[string][]byte
+	// ViewThrough are workspace-relative directories (build products:
+	// node_modules, target) that the view shows as they are on disk,
+	// writes included, so builds stay incremental. Missing ones are
+	// skipped.
+	ViewThrough []string
 }
 
 func (sb Sandbox) normalize(dir string) (Sandbox, error) {
@@ -190,6 +205,7 @@ func NetworkFailure(output string) bool {
 // The launcher: Init recognises it by its first argument and runs it.
 const (
 	launcherArg  = "__agentls_sandbox_launcher__"
+	zygoteArg    = "__agentls_sandbox_zygote__"
 	launchPrefix = "agentls sandbox: "
 	launchFailed = 126
 	probeOK      = "agentls-sandbox-ok"
@@ -197,17 +213,28 @@ const (
 
 // launchConfig is what the parent tells the launcher (JSON in argv[2]).
 type launchConfig struct {
-	Argv     []string `json:"argv"`
-	Network  bool     `json:"network"`
-	Writable []string `json:"writable"`
-	Protect  []string `json:"protect"`
-	Probe    bool     `json:"probe,omitempty"`
+	Argv        []string `json:"argv"`
+	Path        string   `json:"path,omitempty"` // Argv[0] resolved
+	Env         []string `json:"env,omitempty"`  // zygote only; the launcher has its own
+	Dir         string   `json:"dir,omitempty"`
+	Workspace   string   `json:"workspace,omitempty"`
+	View        bool     `json:"view,omitempty"`
+	ViewThrough []string `json:"viewThrough,omitempty"`
+	Network     bool     `json:"network"`
+	Writable    []string `json:"writable"`
+	Protect     []string `json:"protect"`
+	Probe       bool     `json:"probe,omitempty"`
 }
 
 // Init runs the sandbox launcher and never returns when this process was
 // started as one; otherwise it returns at once. Call it first thing in
 // main (and in TestMain of tests that run sandboxed commands).
 func Init() {
+	if len(os.Args) == 2 && os.Args[1] == zygoteArg {
+		err := zygoteMain()
+		fmt.Fprintf(os.Stderr, "%s%v\n", launchPrefix, err)
+		os.Exit(launchFailed)
+	}
 	if len(os.Args) < 3 || os.Args[1] != launcherArg {
 		return
 	}

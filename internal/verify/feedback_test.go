@@ -78,27 +78,3 @@ func TestFeedbackTimeout(t *testing.T) {
 		t.Fatalf("got %q", got)
 	}
 }
-
-func TestCapBuffer(t *testing.T) {
-	b := newCapBuffer(10)
-	for _, s := range []string{"abc", "defgh", "ijklmnop", "q", "rstuvwxyz"} {
-		b.Write([]byte(s))
-	}
-	// Head "abcde", tail the last five bytes; 26-10 dropped.
-	if got, want := b.String(), "abcde\n… [16 bytes of output omitted] …\nvwxyz"; got != want {
-		t.Fatalf("got %q, want %q", got, want)
-	}
-	small := newCapBuffer(10)
-	small.Write([]byte("hello"))
-	small.Write([]byte("12"))
-	if got := small.String(); got != "hello12" {
-		t.Fatalf("got %q", got)
-	}
-	wrap := newCapBuffer(10)
-	for _, c := range "0123456789ABCDEFG" {
-		wrap.Write([]byte(string(c)))
-	}
-	if got, want := wrap.String(), "01234\n… [7 bytes of output omitted] …\nCDEFG"; got != want {
-		t.Fatalf("got %q, want %q", got, want)
-	}
-}

@@ -134,7 +134,7 @@ func (o *Overlay) mapText(s string) string {
 	return s
 }
 
-// copyWorkers link or copy files in parallel (see overlay_link.go):
+// copyWorkers clone or copy files in parallel (see overlay_link.go):
 // creating entries waits on the filesystem more than on the CPU.
 const copyWorkers = 8
 
@@ -142,7 +142,7 @@ func copyTree(root, dst string, copyInstead map[string]bool) error {
 	jobs := make(chan [2]string, 64)
 	errs := make(chan error, copyWorkers)
 	var wg sync.WaitGroup
-	var noLink atomic.Bool
+	var noClone atomic.Bool
 	for range copyWorkers {
 		wg.Add(1)
 		go func() {
@@ -150,7 +150,7 @@ func copyTree(root, dst string, copyInstead map[string]bool) error {
 			var first error
 			for j := range jobs {
 				if first == nil {
-					first = linkFile(j[0], j[1], &noLink)
+					first = cloneFile(j[0], j[1], &noClone)
 				}
 			}
 			errs <- first

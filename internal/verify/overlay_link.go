@@ -1,43 +1,48 @@
 package verify
 
 import (
+	"io"
 	"os"
-	"path/filepath"
 	"sync/atomic"
 )
 
-// The overlay hard-links the workspace's files instead of copying them:
-// one link(2) per file instead of open, create, copy, close and chtimes.
-// A link has the real file's content, mode and modification time, and its
-// path stays inside the overlay, so relative imports and includes resolve
-// against the overlay as with a copy (a symlink would send tools that
-// resolve real paths, such as node, back into the workspace). The files
-// that differ from disk (the buffers) replace their link: writeOverlayFile
-// removes the entry before writing, never writing through it.
-//
-// The risk, accepted for speed as with linkDirs: a check that rewrites an
-// existing file in place writes the workspace's file. Checks read sources;
-// the files package managers and tools rewrite (lock files, manifests) are
-// copied, never linked. A file system without hard links across the two
-// directories (the overlay lives in the temporary directory) falls back to
-// copying.
+// The overlay never shares a file with the workspace: a check that
+// rewrites an unchanged file in place (gofmt -w, prettier --write,
+// cargo fmt, a test that writes its fixture) must write the copy, not the
+// user's file. A hard link or a symlink would let that write through, so
+// each file is a reflink (FICLONE: a copy-on-write clone, as cheap as a
+// link, where the file system supports it: btrfs, XFS, bcachefs) or else
+// a real copy. The fastest overlay is the sandbox's overlayfs view (see
+// viewRun), which copies nothing; this is its fallback.
 
-// copyNames are files tools rewrite in place during a build or test run.
-var copyNames = map[string]bool{
-	"Cargo.lock": true, "Cargo.toml": true, "package-lock.json": true, "package.json": true,
-	"yarn.lock": true, "pnpm-lock.yaml": true, "poetry.lock": true, "uv.lock": true,
-	"Pipfile.lock": true, "composer.lock": true, "Gemfile.lock": true, "go.sum": true, "go.mod": true,
-	"tsconfig.tsbuildinfo": true,
-}
-
-// linkFile puts src at dst, by a hard link where it can; noLink turns
-// linking off for the rest of the overlay after a failure.
-func linkFile(src, dst string, noLink *atomic.Bool) error {
-	if !noLink.Load() && !copyNames[filepath.Base(src)] {
-		if err := os.Link(src, dst); err == nil {
-			return nil
-		}
-		noLink.Store(true) // another file system, or links refused: copy
+// cloneFile puts a private copy of src at dst; noClone turns cloning off
+// for the rest of the overlay after the file system refused it once.
+func cloneFile(src, dst string, noClone *atomic.Bool) error {
+	if noClone.Load() {
+		return copyFile(src, dst)
 	}
-	return copyFile(src, dst)
+	in, err := os.Open(src)
+	if err != nil {
+		return err
+	}
+	defer in.Close()
+	fi, err := in.Stat()
+	if err != nil {
+		return err
+	}
+	out, err := os.OpenFile(dst, os.O_WRONLY|os.O_CREATE|os.O_EXCL, fi.Mode().Perm()|0o200)
+	if err != nil {
+		return err
+	}
+	if err := reflink(out, in); err != nil {
+		noClone.Store(true) // another file system, or no reflinks: copy
+		if _, err := io.Copy(out, in); err != nil {
+			out.Close()
+			return err
+		}
+	}
+	if err := out.Close(); err != nil {
+		return err
+	}
+	return os.Chtimes(dst, fi.ModTime(), fi.ModTime())
 }

@@ -2,12 +2,14 @@ package verify
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"os"
-	"os/exec"
+	"path/filepath"
 	"strings"
+	"sync"
 	"time"
+
+	"github.com/agentls/agentls/internal/proc"
 )
 
 // DefaultTimeout bounds one check command when RunOptions.Timeout is zero.
@@ -31,6 +33,13 @@ type RunOptions struct {
 	Env []string
 	// OnStart, if set, is called before each command starts.
 	OnStart func(cmd string)
+	// Sandbox confines the checks (its View is verify's to set); the zero
+	// value is proc's default, workspace-write without network. Mode
+	// proc.ModeOff runs them unconfined in a copy of the workspace.
+	Sandbox proc.Sandbox
+	// Warn is told, once per process, that checks run without the view;
+	// nil writes to stderr.
+	Warn func(string)
 }
 
 // Result is what one command did.
@@ -38,7 +47,7 @@ type Result struct {
 	Command  string
 	ExitCode int // -1 when killed or never started
 	// Output is stdout and stderr combined, capped at 1 MB (its head and
-	// tail), with overlay paths rewritten to Root.
+	// tail, see proc.Capper), with any stand-in paths rewritten to Root.
 	Output      string
 	Passed      bool
 	TimedOut    bool
@@ -51,10 +60,17 @@ type Result struct {
 }
 
 // Run runs the checks in order and stops at the first that fails: there is
-// no point testing what does not build. Each command runs in its own
-// process group, which is killed with everything it started when the
-// command times out or ctx is cancelled. On cancellation Run returns the
-// results so far, the interrupted one included, and ctx's error.
+// no point testing what does not build. Each command runs through
+// internal/proc, which kills its whole tree when the command times out or
+// ctx is cancelled. On cancellation Run returns the results so far, the
+// interrupted one included, and ctx's error.
+//
+// Where the sandbox is available (proc.Available), every check runs in it
+// with a view of the workspace (proc.Sandbox.View) mounted on the
+// workspace's own path: it sees Overlay's texts, prints real paths, and
+// everything it writes there is discarded. Elsewhere, or when the view
+// cannot be mounted (said once through Warn), the checks run unconfined
+// in a copy of the workspace, or for go commands with go's -overlay.
 func Run(ctx context.Context, opts RunOptions) ([]Result, error) {
 	cmds := opts.Commands
 	if len(cmds) == 0 {
@@ -67,22 +83,18 @@ func Run(ctx context.Context, opts RunOptions) ([]Result, error) {
 	if timeout <= 0 {
 		timeout = DefaultTimeout
 	}
-	files, env := opts.Overlay, opts.Env
-	flags, back, cleanup, goOv, err := goOverlay(opts.Root, cmds, files, env)
+	root, err := filepath.Abs(opts.Root)
 	if err != nil {
 		return nil, fmt.Errorf("verify: %w", err)
 	}
-	if goOv {
-		defer cleanup()
-		files = nil
-		env = append(append([]string(nil), env...), "GOFLAGS="+flags)
+	opts.Root = root
+	var ex *fallback
+	defer func() { ex.close() }()
+	useView := opts.Sandbox.Mode != proc.ModeOff
+	if ok, why := proc.Available(); useView && !ok {
+		useView = false
+		warnOnce(opts.Warn, "verify: checks run without the sandbox ("+why+"), in a copy of the workspace")
 	}
-	ov, err := NewOverlay(opts.Root, files)
-	if err != nil {
-		return nil, fmt.Errorf("verify: %w", err)
-	}
-	defer ov.Close()
-	ov.rewrite = back
 
 	var results []Result
 	for _, c := range cmds {
@@ -92,7 +104,25 @@ func Run(ctx context.Context, opts RunOptions) ([]Result, error) {
 		if opts.OnStart != nil {
 			opts.OnStart(c)
 		}
-		r := runOne(ctx, ov, c, timeout, env)
+		var r Result
+		ran := false
+		if useView {
+			r, err = runInView(ctx, opts, c, timeout)
+			if err == nil {
+				ran = true
+			} else if ctx.Err() == nil {
+				useView = false
+				warnOnce(opts.Warn, fmt.Sprintf("verify: cannot show the checks a view of the workspace (%v); they run unconfined in a copy of it", err))
+			}
+		}
+		if !ran {
+			if ex == nil {
+				if ex, err = newFallback(opts, cmds); err != nil {
+					return results, fmt.Errorf("verify: %w", err)
+				}
+			}
+			r = ex.run(ctx, c, timeout)
+		}
 		results = append(results, r)
 		if err := ctx.Err(); err != nil {
 			return results, err
@@ -104,54 +134,125 @@ func Run(ctx context.Context, opts RunOptions) ([]Result, error) {
 	return results, nil
 }
 
-func runOne(ctx context.Context, ov *Overlay, command string, timeout time.Duration, env []string) Result {
-	start := time.Now()
-	r := Result{Command: command, ExitCode: -1, Root: ov.Root()}
-	cctx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
+var warned sync.Once
 
-	out := newCapBuffer(maxOutput)
-	cmd := exec.CommandContext(cctx, "sh", "-c", command)
-	cmd.Dir = ov.Dir()
-	cmd.Env = append(append(checkEnv(), env...), "PWD="+ov.Dir())
-	cmd.Stdin = nil
-	cmd.Stdout = out
-	cmd.Stderr = out
-	setProcessGroup(cmd)
-	cmd.Cancel = func() error {
-		killTree(cmd.Process.Pid)
-		return nil
-	}
-	// Descendants that escaped the group but still hold the output pipe
-	// must not keep Wait from returning.
-	cmd.WaitDelay = 500 * time.Millisecond
+func warnOnce(warn func(string), msg string) {
+	warned.Do(func() {
+		if warn != nil {
+			warn(msg)
+		} else {
+			fmt.Fprintln(os.Stderr, msg)
+		}
+	})
+}
 
-	err := cmd.Start()
-	if err == nil {
-		err = cmd.Wait()
-		// Background processes the command left behind are killed too.
-		killGroup(cmd.Process.Pid)
+// runInView runs one check sandboxed, in a view of the workspace; the
+// error is the sandbox's (the view could not be set up).
+func runInView(ctx context.Context, opts RunOptions, command string, timeout time.Duration) (Result, error) {
+	view := opts.Overlay
+	if view == nil {
+		view = map[string][]byte{}
 	}
-	r.Duration = time.Since(start)
-	// A command that finished just as the deadline passed did not time out.
-	r.TimedOut = err != nil && errors.Is(cctx.Err(), context.DeadlineExceeded) && ctx.Err() == nil
-	output := out.String()
-	switch {
-	case cmd.Process == nil:
-		output += fmt.Sprintf("\nverify: cannot start %q: %v\n", command, err)
-	case cmd.ProcessState != nil && cmd.ProcessState.Exited():
-		// Also when Wait gave up on a pipe a leftover process held
-		// (exec.ErrWaitDelay): the shell's own status is what counts.
-		r.ExitCode = cmd.ProcessState.ExitCode()
+	sb := opts.Sandbox
+	sb.View, sb.ViewThrough = view, throughDirs(opts.Root, view)
+	pr, err := proc.Run(ctx, proc.Spec{Shell: command, Dir: opts.Root, Env: checkEnv(opts.Root, opts.Env),
+		Timeout: timeout, OutputLimit: maxOutput, Sandbox: sb})
+	if err != nil {
+		return Result{}, err
 	}
+	return finish(ctx, command, timeout, opts.Root, opts.Root, pr, nil), nil
+}
+
+// throughDirs are the top-level build-product directories (linkDirs) the
+// view shows as they are on disk, so that builds stay incremental, as the
+// copy's symlinks do; one holding a buffer is viewed like the rest.
+func throughDirs(root string, view map[string][]byte) []string {
+	var dirs []string
+	for d := range linkDirs {
+		if fi, err := os.Lstat(filepath.Join(root, d)); err != nil || !fi.IsDir() {
+			continue
+		}
+		held := false
+		for rel := range view {
+			if strings.HasPrefix(filepath.ToSlash(filepath.Clean(rel)), d+"/") {
+				held = true
+			}
+		}
+		if !held {
+			dirs = append(dirs, d)
+		}
+	}
+	return dirs
+}
+
+// fallback runs checks unconfined in a copy of the workspace, or in the
+// workspace itself with go's -overlay.
+type fallback struct {
+	ov      *Overlay
+	env     []string
+	cleanup func()
+}
+
+func newFallback(opts RunOptions, cmds []string) (*fallback, error) {
+	files, env := opts.Overlay, opts.Env
+	flags, back, cleanup, goOv, err := goOverlay(opts.Root, cmds, files, env)
+	if err != nil {
+		return nil, err
+	}
+	f := &fallback{cleanup: cleanup}
+	if goOv {
+		files = nil
+		env = append(append([]string(nil), env...), "GOFLAGS="+flags)
+	}
+	f.env = env
+	if f.ov, err = NewOverlay(opts.Root, files); err != nil {
+		f.close()
+		return nil, err
+	}
+	f.ov.rewrite = back
+	return f, nil
+}
+
+func (f *fallback) close() {
+	if f == nil {
+		return
+	}
+	if f.ov != nil {
+		f.ov.Close()
+	}
+	if f.cleanup != nil {
+		f.cleanup()
+	}
+}
+
+func (f *fallback) run(ctx context.Context, command string, timeout time.Duration) Result {
+	ov := f.ov
+	pr, err := proc.Run(ctx, proc.Spec{Shell: command, Dir: ov.Dir(), Env: checkEnv(ov.Dir(), f.env),
+		Timeout: timeout, OutputLimit: maxOutput, Sandbox: proc.Sandbox{Mode: proc.ModeOff}})
+	if err != nil {
+		pr.Output += fmt.Sprintf("\nverify: cannot start %q: %v\n", command, err)
+	}
+	// go -overlay's stand-ins, in every form go prints them (absolute,
+	// relative, through symlinks), back to the real files.
+	pr.Output = rewriteStandIns(pr.Output, ov.rewrite)
+	return finish(ctx, command, timeout, ov.Root(), ov.Dir(), pr, ov.mapText)
+}
+
+// finish turns what proc reports into a Result, its diagnostics located
+// in root (dir is where the command ran).
+func finish(ctx context.Context, command string, timeout time.Duration, root, dir string, pr proc.Result, mapText func(string) string) Result {
+	r := Result{Command: command, ExitCode: pr.ExitCode, Root: root, Duration: pr.Duration, TimedOut: pr.TimedOut}
+	output := pr.Output
 	r.Passed = r.ExitCode == 0 && !r.TimedOut && ctx.Err() == nil
 	if r.TimedOut {
 		output += fmt.Sprintf("\nverify: %q timed out after %s and was killed\n", command, timeout)
 	}
-	output = rewriteStandIns(output, ov.rewrite)
-	r.Output = ov.mapText(output)
+	r.Output = output
+	if mapText != nil {
+		r.Output = mapText(output)
+	}
 	if !r.Passed {
-		r.Diagnostics, r.Unlocated = parseOutput(output, ov.Root(), ov.Dir(), command)
+		r.Diagnostics, r.Unlocated = parseOutput(output, root, dir, command)
 	}
 	return r
 }
@@ -159,7 +260,7 @@ func runOne(ctx context.Context, ov *Overlay, command string, timeout time.Durat
 // checkEnv is the environment checks start from: agentls's own, less the
 // variables make passes to recursive makes, so a check runs as the user
 // would type it even when agentls itself was started by make.
-func checkEnv() []string {
+func checkEnv(dir string, extra []string) []string {
 	var env []string
 	for _, kv := range os.Environ() {
 		switch name, _, _ := strings.Cut(kv, "="); name {
@@ -168,5 +269,5 @@ func checkEnv() []string {
 			env = append(env, kv)
 		}
 	}
-	return env
+	return append(append(env, extra...), "PWD="+dir)
 }

@@ -3,6 +3,7 @@ package verify
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -10,6 +11,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/agentls/agentls/internal/proc"
 )
 
 func TestRunStopsAtFirstFailure(t *testing.T) {
@@ -94,53 +97,54 @@ func TestRunCapsOutput(t *testing.T) {
 	if len(out) > maxOutput+100 {
 		t.Fatalf("output is %d bytes", len(out))
 	}
-	if !strings.HasPrefix(out, "1\n2\n3\n") || !strings.HasSuffix(out, "\n399999\n400000\n") || !strings.Contains(out, "bytes of output omitted") {
+	if !strings.HasPrefix(out, "1\n2\n3\n") || !strings.HasSuffix(out, "\n399999\n400000\n") || !strings.Contains(out, "bytes cut") {
 		t.Fatalf("head or tail lost: %q … %q", out[:20], out[len(out)-20:])
 	}
 }
 
-// pidsFrom reads the process ids a test command printed, one per line.
-func pidsFrom(t *testing.T, text string, n int) []int {
-	t.Helper()
-	var pids []int
-	for _, f := range strings.Fields(text) {
-		if p, err := strconv.Atoi(f); err == nil {
-			pids = append(pids, p)
+// marked counts the running processes (zombies excluded) whose command
+// line holds marker: the tests' sleeps carry a unique duration, since
+// inside the sandbox's PID namespace $! and $$ are not the host's pids.
+func marked(marker string) int {
+	n := 0
+	procs, _ := filepath.Glob("/proc/[0-9]*/cmdline")
+	for _, p := range procs {
+		b, err := os.ReadFile(p)
+		if err != nil || !strings.Contains(string(b), marker) {
+			continue
 		}
+		st, _ := os.ReadFile(filepath.Join(filepath.Dir(p), "stat"))
+		if k := strings.LastIndexByte(string(st), ')'); k >= 0 && k+2 < len(st) && st[k+2] == 'Z' {
+			continue
+		}
+		n++
 	}
-	if len(pids) < n {
-		t.Fatalf("want %d pids in %q", n, text)
-	}
-	return pids[:n]
+	return n
 }
 
-// alive reports whether a process still runs; a zombie is dead.
-func alive(pid int) bool {
-	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
-	if err != nil {
-		return false
-	}
-	s := string(b)
-	k := strings.LastIndexByte(s, ')')
-	return k < 0 || k+2 >= len(s) || s[k+2] != 'Z'
-}
-
-// waitGone waits until none of pids runs, up to the deadline, and fails
-// the test with those still running.
-func waitGone(t *testing.T, pids []int, deadline time.Time) {
-	t.Helper()
-	for {
-		var left []int
-		for _, p := range pids {
-			if alive(p) {
-				left = append(left, p)
+// killMarked kills the processes marked counts.
+func killMarked(marker string) {
+	procs, _ := filepath.Glob("/proc/[0-9]*/cmdline")
+	for _, p := range procs {
+		if b, err := os.ReadFile(p); err == nil && strings.Contains(string(b), marker) {
+			if pid, err := strconv.Atoi(filepath.Base(filepath.Dir(p))); err == nil {
+				syscall.Kill(pid, syscall.SIGKILL)
 			}
 		}
-		if len(left) == 0 {
-			return
-		}
+	}
+}
+
+// newMarker is a sleep duration no other process uses.
+func newMarker() string {
+	return fmt.Sprintf("%d.%09d", 100+os.Getpid()%100, time.Now().Nanosecond())
+}
+
+// waitGone waits until no process carries marker, up to the deadline.
+func waitGone(t *testing.T, marker string, deadline time.Time) {
+	t.Helper()
+	for marked(marker) > 0 {
 		if time.Now().After(deadline) {
-			t.Fatalf("processes %v still running", left)
+			t.Fatalf("%d processes still running", marked(marker))
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
@@ -152,30 +156,39 @@ func requireProc(t *testing.T) {
 	}
 }
 
+// Both ways to run checks: in the sandbox's view when it is available,
+// and unconfined in a copy.
+var modes = []struct {
+	name string
+	sb   proc.Sandbox
+}{{"view", proc.Sandbox{}}, {"copy", proc.Sandbox{Mode: proc.ModeOff}}}
+
 func TestRunTimeoutKillsTree(t *testing.T) {
 	requireProc(t)
-	start := time.Now()
-	results, err := Run(context.Background(), RunOptions{
-		Root:     t.TempDir(),
-		Commands: []string{"sleep 100 & echo $!; sleep 100 & echo $!; echo $$; wait", "echo never"},
-		Timeout:  300 * time.Millisecond,
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(results) != 1 {
-		t.Fatalf("ran %d commands after a timeout", len(results))
-	}
-	r := results[0]
-	if !r.TimedOut || r.Passed || r.ExitCode != -1 {
-		t.Fatalf("%+v", r)
-	}
-	if time.Since(start) > 50*time.Second {
-		t.Fatalf("Run waited for the sleeps")
-	}
-	waitGone(t, pidsFrom(t, r.Output, 3), time.Now().Add(time.Second))
-	if !strings.Contains(r.Output, "timed out") {
-		t.Errorf("output does not say it timed out: %q", r.Output)
+	for _, m := range modes {
+		t.Run(m.name, func(t *testing.T) {
+			mk := newMarker()
+			results, err := Run(context.Background(), RunOptions{
+				Root:     t.TempDir(),
+				Commands: []string{"sleep " + mk + " & sleep " + mk + " & setsid sleep " + mk + " & wait", "echo never"},
+				Timeout:  300 * time.Millisecond,
+				Sandbox:  m.sb,
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(results) != 1 {
+				t.Fatalf("ran %d commands after a timeout", len(results))
+			}
+			r := results[0]
+			if !r.TimedOut || r.Passed || r.ExitCode != -1 {
+				t.Fatalf("%+v", r)
+			}
+			waitGone(t, mk, time.Now().Add(time.Second))
+			if !strings.Contains(r.Output, "timed out") {
+				t.Errorf("output does not say it timed out: %q", r.Output)
+			}
+		})
 	}
 }
 
@@ -183,74 +196,83 @@ func TestRunTimeoutKillsTree(t *testing.T) {
 // included, within a second.
 func TestRunCancelKillsTree(t *testing.T) {
 	requireProc(t)
-	dir := t.TempDir()
-	pidFile := filepath.Join(dir, "pids")
-	script := "sleep 100 & echo $! >> " + pidFile + "; sleep 100 & echo $! >> " + pidFile + "; echo $$ >> " + pidFile + "; "
-	n := 3
-	if _, err := os.Stat("/usr/bin/setsid"); err == nil {
-		script += "setsid sleep 100 & echo $! >> " + pidFile + "; "
-		n = 4
-	}
-	script += "echo ready >> " + pidFile + "; wait"
-
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	type outcome struct {
-		results []Result
-		err     error
-	}
-	done := make(chan outcome, 1)
-	go func() {
-		r, err := Run(ctx, RunOptions{Root: dir, Commands: []string{script, "echo never"}})
-		done <- outcome{r, err}
-	}()
-	var text string
-	for !strings.Contains(text, "ready") {
-		time.Sleep(10 * time.Millisecond)
-		b, _ := os.ReadFile(pidFile)
-		text = string(b)
-	}
-	pids := pidsFrom(t, text, n)
-	cancelled := time.Now()
-	cancel()
-	var o outcome
-	select {
-	case o = <-done:
-	case <-time.After(10 * time.Second):
-		t.Fatal("Run did not return after cancel")
-	}
-	if !errors.Is(o.err, context.Canceled) {
-		t.Fatalf("err %v, want context.Canceled", o.err)
-	}
-	if len(o.results) != 1 || o.results[0].Passed || o.results[0].TimedOut {
-		t.Fatalf("results %+v", o.results)
-	}
-	waitGone(t, pids, cancelled.Add(time.Second))
-	if d := time.Since(cancelled); d > time.Second {
-		t.Fatalf("Run took %s to return after cancel", d)
+	for _, m := range modes {
+		t.Run(m.name, func(t *testing.T) {
+			mk := newMarker()
+			script := "sleep " + mk + " & sleep " + mk + " & "
+			n := 2
+			if _, err := os.Stat("/usr/bin/setsid"); err == nil {
+				script += "setsid sleep " + mk + " & "
+				n = 3
+			}
+			script += "wait"
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			type outcome struct {
+				results []Result
+				err     error
+			}
+			done := make(chan outcome, 1)
+			go func() {
+				r, err := Run(ctx, RunOptions{Root: t.TempDir(), Commands: []string{script, "echo never"}, Sandbox: m.sb})
+				done <- outcome{r, err}
+			}()
+			for marked(mk) < n {
+				time.Sleep(10 * time.Millisecond)
+			}
+			cancelled := time.Now()
+			cancel()
+			var o outcome
+			select {
+			case o = <-done:
+			case <-time.After(10 * time.Second):
+				t.Fatal("Run did not return after cancel")
+			}
+			if !errors.Is(o.err, context.Canceled) {
+				t.Fatalf("err %v, want context.Canceled", o.err)
+			}
+			if len(o.results) != 1 || o.results[0].Passed || o.results[0].TimedOut {
+				t.Fatalf("results %+v", o.results)
+			}
+			waitGone(t, mk, cancelled.Add(time.Second))
+			if d := time.Since(cancelled); d > time.Second {
+				t.Fatalf("Run took %s to return after cancel", d)
+			}
+		})
 	}
 }
 
 // A background process that keeps the output pipe open does not turn a
-// passing command into a failure, nor keep Run waiting for it.
+// passing command into a failure, nor keep Run waiting for it; it does
+// not outlive the check.
 func TestRunLeftoverProcessHoldingOutput(t *testing.T) {
 	requireProc(t)
-	results, err := Run(context.Background(), RunOptions{
-		Root:     t.TempDir(),
-		Commands: []string{"setsid sleep 100 & echo $!; echo done"},
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	r := results[0]
-	if !r.Passed || r.ExitCode != 0 {
-		t.Fatalf("%+v", r)
-	}
-	pid := pidsFrom(t, r.Output, 1)[0]
-	// It escaped the process group, so it is the test's to clean up.
-	defer syscall.Kill(pid, syscall.SIGKILL)
-	if r.Duration > 30*time.Second {
-		t.Fatalf("Run waited for the leftover process: %s", r.Duration)
+	for _, m := range modes {
+		t.Run(m.name, func(t *testing.T) {
+			mk := newMarker()
+			results, err := Run(context.Background(), RunOptions{
+				Root:     t.TempDir(),
+				Commands: []string{"setsid sleep " + mk + " & echo done"},
+				Sandbox:  m.sb,
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			r := results[0]
+			if !r.Passed || r.ExitCode != 0 {
+				t.Fatalf("%+v", r)
+			}
+			if r.Duration > 30*time.Second {
+				t.Fatalf("Run waited for the leftover process: %s", r.Duration)
+			}
+			if m.sb.Mode == proc.ModeOff {
+				// Unconfined, a process that left the session outlives
+				// the check: the test cleans it up.
+				killMarked(mk)
+				return
+			}
+			waitGone(t, mk, time.Now().Add(5*time.Second))
+		})
 	}
 }
 
@@ -265,7 +287,9 @@ func TestGoOverlayInPlace(t *testing.T) {
 	}
 	write("go.mod", "module example.com/m\n\ngo 1.22\n")
 	write("a.go", "package m\n\nfunc A() int { return 1 }\n")
+	// Unconfined (the fallback): go's -overlay serves the buffer.
 	rs, err := Run(context.Background(), RunOptions{Root: root, Commands: []string{"go build ./...", "go vet ./..."},
+		Sandbox: proc.Sandbox{Mode: proc.ModeOff},
 		Overlay: map[string][]byte{"a.go": []byte("package m\n\nfunc A() int { return undefinedName }\n")}})
 	if err != nil {
 		t.Fatal(err)
@@ -283,6 +307,7 @@ func TestGoOverlayInPlace(t *testing.T) {
 	}
 	// A non-go command falls back to the copy and sees the buffer too.
 	rs, err = Run(context.Background(), RunOptions{Root: root, Commands: []string{"grep -q undefinedName a.go"},
+		Sandbox: proc.Sandbox{Mode: proc.ModeOff},
 		Overlay: map[string][]byte{"a.go": []byte("undefinedName")}})
 	if err != nil || len(rs) != 1 || !rs[0].Passed {
 		t.Fatalf("copy overlay: %+v %v", rs, err)

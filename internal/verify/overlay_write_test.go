@@ -1,0 +1,89 @@
+package verify
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/agentls/agentls/internal/proc"
+)
+
+// A check that rewrites a file the buffers did not change (gofmt -w,
+// prettier --write, a test writing its fixture) writes the overlay's
+// file, never the user's. (The hard-linked overlay wrote through.)
+func TestOverlayCheckWritingUnchangedFileLeavesWorkspace(t *testing.T) {
+	root := t.TempDir()
+	writeFile(t, root, "a.py", "a = 1\n")
+	writeFile(t, root, "pkg/b.py", "b = 1\n")
+	writeFile(t, root, "package.json", "{}\n")
+
+	o, err := NewOverlay(root, map[string][]byte{"a.py": []byte("a = 2\n")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer o.Close()
+	for _, rel := range []string{"pkg/b.py", "package.json"} {
+		if err := os.WriteFile(filepath.Join(o.Dir(), rel), []byte("rewritten\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	assertFile(t, root, "pkg/b.py", "b = 1\n")
+	assertFile(t, root, "package.json", "{}\n")
+
+	for _, m := range modes {
+		t.Run(m.name, func(t *testing.T) {
+			rs, err := Run(context.Background(), RunOptions{Root: root, Sandbox: m.sb,
+				Commands: []string{"echo formatted > pkg/b.py && echo more >> a.py && echo new > c.py && cat a.py pkg/b.py"},
+				Overlay:  map[string][]byte{"a.py": []byte("a = 2\n")}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(rs) != 1 || !rs[0].Passed || rs[0].Output != "a = 2\nmore\nformatted\n" {
+				t.Fatalf("the check did not run as written: %+v", rs)
+			}
+			assertFile(t, root, "pkg/b.py", "b = 1\n")
+			assertFile(t, root, "a.py", "a = 1\n")
+			if _, err := os.Stat(filepath.Join(root, "c.py")); !os.IsNotExist(err) {
+				t.Errorf("a file the check created reached the workspace: %v", err)
+			}
+		})
+	}
+}
+
+// Where the sandbox is available, every check (go commands too) runs in
+// the view mounted on the workspace's own path: no copy, no go -overlay,
+// no network; even with no buffers its writes are discarded.
+func TestRunChecksSeeTheViewAtTheRealPath(t *testing.T) {
+	if ok, why := proc.Available(); !ok {
+		t.Skip(why)
+	}
+	root := t.TempDir()
+	writeFile(t, root, "go.mod", "module example.com/v\n\ngo 1.22\n")
+	writeFile(t, root, "v.go", "package v\n")
+	check := `test "$(pwd)" = "` + root + `" && grep " ` + root + ` " /proc/self/mountinfo | grep -q " - overlay " && ! echo "$GOFLAGS" | grep -q overlay && go list -f '{{.Name}}' . && echo out > written`
+	for _, overlay := range []map[string][]byte{nil, {"v.go": []byte("package viewed\n")}} {
+		rs, err := Run(context.Background(), RunOptions{Root: root, Commands: []string{check}, Overlay: overlay, Env: []string{"GOTOOLCHAIN=local", "GOFLAGS=-mod=mod"}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := "v\n"
+		if overlay != nil {
+			want = "viewed\n"
+		}
+		if len(rs) != 1 || !rs[0].Passed || rs[0].Output != want {
+			t.Fatalf("overlay %v: %+v", overlay != nil, rs)
+		}
+		if _, err := os.Stat(filepath.Join(root, "written")); err == nil {
+			t.Fatal("the check's write reached the workspace")
+		}
+	}
+}
+
+func assertFile(t *testing.T, root, rel, want string) {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(root, rel))
+	if err != nil || string(b) != want {
+		t.Errorf("workspace %s = %q (%v), want %q", rel, b, err, want)
+	}
+}
