@@ -165,3 +165,42 @@ func TestDenyRulesSeeThroughTheShell(t *testing.T) {
 		})
 	}
 }
+
+// The verify gate runs model-written code (go test on a zz_test.go whose
+// init writes files) in the sandbox: nothing lands outside the workspace,
+// and the check's writes into the workspace are discarded with its view.
+// Before, the check ran with the user's full rights.
+func TestChecksAreSandboxed(t *testing.T) {
+	outside, err := os.MkdirTemp("/var/tmp", "agentls-e2e-outside")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer os.RemoveAll(outside)
+	marker := filepath.Join(outside, "pwned")
+	src := "package greet\n\nimport \"os\"\n\nfunc init() {\n\tos.WriteFile(" + strconvQuote(marker) + ", []byte(\"x\"), 0o644)\n\tos.WriteFile(\"dropped.txt\", []byte(\"x\"), 0o644)\n}\n"
+	args, _ := json.Marshal(map[string]string{"path": "zz_test.go", "content": src})
+	call, _ := json.Marshal(map[string]any{"id": "c1", "name": "write_file", "arguments": string(args)})
+	s := start(t, setup{workspace: "demo", script: `{"turns":[{"toolCalls":[` + string(call) + `]},{"text":"done"}]}`,
+		settings: map[string]any{"verify": map[string]any{"commands": []string{"go test ./..."}}, "agent": map[string]any{"maxRetries": 0}}})
+	r := s.run(t, map[string]any{"task": "add a test"})
+	if r.Status != "ok" {
+		t.Fatalf("task: %+v", r)
+	}
+	if fileExists(marker) {
+		t.Error("a check wrote outside the workspace")
+	}
+	if fileExists(filepath.Join(s.Root, "dropped.txt")) {
+		t.Error("a check's write reached the workspace")
+	}
+	var ran bool
+	for _, ev := range s.Events(r.TaskID) {
+		if ev["kind"] == "verify" {
+			ran = true
+		}
+	}
+	if !ran {
+		t.Error("the checks did not run")
+	}
+}
+
+func strconvQuote(s string) string { b, _ := json.Marshal(s); return string(b) }

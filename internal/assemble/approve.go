@@ -6,6 +6,7 @@ import (
 
 	"github.com/agentls/agentls/internal/config"
 	"github.com/agentls/agentls/internal/policy"
+	"github.com/agentls/agentls/internal/proc"
 	"github.com/agentls/agentls/internal/tools"
 )
 
@@ -53,13 +54,15 @@ func (a *Allowed) add(command string) {
 // wrapper, path, quoting or nesting hides the program; a command the user
 // allowed always, or that tools.allow covers, runs; anything else is asked
 // about when the front end can ask, and refused with the policy's advice
-// when it cannot. Without a sandbox (unavailable here, or sandbox.mode
-// off) allow rules admit nothing: every command is asked about.
+// when it cannot. Where the sandbox is unavailable (and sandbox.mode is
+// not off by the user's choice) allow rules admit nothing: every command
+// is asked about.
 func Approver(cfg config.Config, always *Allowed, ask Ask) tools.Approver {
 	if always == nil {
 		always = &Allowed{}
 	}
 	_, confined, why := Sandbox(cfg, "")
+	strict := !confined && cfg.Sandbox.Mode != proc.ModeOff
 	rules := policy.Rules{Allow: cfg.Tools.Allow, Deny: cfg.Tools.Deny}
 	return tools.ApproverFunc(func(ctx context.Context, command string) (bool, string, error) {
 		d := rules.Check(command)
@@ -74,10 +77,10 @@ func Approver(cfg config.Config, always *Allowed, ask Ask) tools.Approver {
 		}
 		reason := d.Reason
 		if d.Verdict == policy.Allow {
-			if confined {
+			if !strict {
 				return true, "", nil
 			}
-			reason = "commands run without a sandbox (" + why + "), so every command is asked about"
+			reason = "the sandbox is unavailable here (" + why + "), so every command is asked about"
 		}
 		if ask == nil {
 			return false, reason, nil

@@ -61,8 +61,16 @@ func Driver(ctx context.Context, s Spec) *driver.Driver {
 	lim := Limits(cfg)
 	lim.Verify = lim.Verify && s.Verifier != nil
 	sb, confined, why := Sandbox(cfg, s.Root)
-	if !confined && cfg.Sandbox.Mode != proc.ModeOff && s.Warn != nil {
-		s.Warn("the sandbox is unavailable here (" + why + "): every command and check is asked about before it runs")
+	if !confined && cfg.Sandbox.Mode != proc.ModeOff {
+		if s.Warn != nil {
+			s.Warn("the sandbox is unavailable here (" + why + "): every command and check is asked about before it runs")
+		}
+		if g, ok := s.Verifier.(*Gate); ok && s.Approver != nil {
+			g.Approve = s.Approver.Approve
+		}
+	}
+	if g, ok := s.Verifier.(*Gate); ok && g.Warn == nil {
+		g.Warn = s.Warn
 	}
 	toolset := tools.Default(s.Workspace, tools.Options{
 		Policy:       tools.Policy{Root: s.Root, SecretFiles: cfg.Tools.SecretFiles},

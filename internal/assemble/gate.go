@@ -9,6 +9,7 @@ import (
 
 	"github.com/agentls/agentls/internal/agent"
 	"github.com/agentls/agentls/internal/config"
+	"github.com/agentls/agentls/internal/proc"
 	"github.com/agentls/agentls/internal/verify"
 )
 
@@ -26,6 +27,14 @@ type Gate struct {
 	OnStart func(command string)
 	// OnResults sees every run's results (diagnostics); may be nil.
 	OnResults func(ctx context.Context, results []verify.Result)
+	// Sandbox confines the checks (from sandbox.*; NewGate sets it).
+	Sandbox proc.Sandbox
+	// Approve, when set, is asked before each check runs: the sandbox is
+	// unavailable here, so a check is a command like any other
+	// (assemble.Driver sets it then).
+	Approve func(ctx context.Context, command string) (bool, string, error)
+	// Warn is told once that checks run without the sandbox's view.
+	Warn func(string)
 	// detected: Commands came from verify.Detect, so each run detects
 	// again with the task's files: a check with nothing to check (go vet
 	// on a module with no Go files) is skipped, and one the task's new
@@ -49,15 +58,16 @@ func NewGate(cfg config.Config, root string) *Gate {
 		return nil
 	}
 	timeout := time.Duration(cfg.Verify.TimeoutSeconds) * time.Second
+	sb, _, _ := Sandbox(cfg, root)
 	if len(cfg.Verify.Commands) > 0 {
-		return &Gate{Root: root, Commands: cfg.Verify.Commands, Timeout: timeout}
+		return &Gate{Root: root, Commands: cfg.Verify.Commands, Timeout: timeout, Sandbox: sb}
 	}
 	// A gate exists when the project files call for checks, even if there
 	// is nothing for them to check yet: the task may add it.
 	if len(verify.DetectAny(root)) == 0 {
 		return nil
 	}
-	return &Gate{Root: root, Commands: verify.Detect(root), Timeout: timeout, detected: true}
+	return &Gate{Root: root, Commands: verify.Detect(root), Timeout: timeout, Sandbox: sb, detected: true}
 }
 
 // Verify implements driver.Verifier.
@@ -78,7 +88,20 @@ func (g *Gate) Verify(ctx context.Context, changed []string) (agent.VerifyReport
 				Summary: "nothing to check: no source files yet for " + strings.Join(verify.DetectAny(g.Root), "; ")}, nil
 		}
 	}
-	results, err := verify.Run(ctx, verify.RunOptions{Root: g.Root, Commands: cmds, Overlay: overlay, Timeout: g.Timeout, OnStart: g.OnStart})
+	if g.Approve != nil {
+		for _, c := range cmds {
+			ok, reason, err := g.Approve(ctx, c)
+			if err != nil {
+				return agent.VerifyReport{}, err
+			}
+			if !ok {
+				return agent.VerifyReport{Commands: cmds, Summary: "the check `" + c + "` was not allowed to run: " + reason,
+					Feedback: "The project's checks could not run: " + reason + ". Do not try to work around them; say what you changed and that it is unverified."}, nil
+			}
+		}
+	}
+	results, err := verify.Run(ctx, verify.RunOptions{Root: g.Root, Commands: cmds, Overlay: overlay, Timeout: g.Timeout, OnStart: g.OnStart,
+		Sandbox: g.Sandbox, Warn: g.Warn})
 	if err != nil {
 		return agent.VerifyReport{}, err
 	}
