@@ -16,7 +16,7 @@ import (
 // escapes), plus an index by file path for the agent's reads.
 //
 // Updates arrive on the read loop in wire order; readers on task
-// goroutines wait for a version with waitVersion.
+// goroutines wait for a newer version with waitChange.
 type overlay struct {
 	mu      sync.Mutex
 	docs    map[string]*document // by URI
