@@ -16,6 +16,10 @@ import (
 
 var binary string
 
+// testWait bounds waits for something that should happen; reaching it is a
+// failure, not a measurement.
+const testWait = 30 * time.Second
+
 func TestMain(m *testing.M) {
 	dir, err := os.MkdirTemp("", "agentls-e2e")
 	if err != nil {
@@ -66,6 +70,8 @@ type setup struct {
 	caps      *lspclient.Caps   // default VSCodeCaps
 	settings  map[string]any    // initializationOptions
 	files     map[string]string // extra files written into the workspace
+	env       []string          // extra environment of the server
+	client    func(*lspclient.Editor)
 }
 
 func start(t *testing.T, s setup) *session {
@@ -115,12 +121,12 @@ func start(t *testing.T, s setup) *session {
 		Root:     root,
 		Caps:     caps,
 		Settings: settings,
-		Env: []string{
+		Env: append([]string{
 			"AGENTLS_BASE_URL=" + base,
 			"AGENTLS_API_KEY=sk-test-secret-key-123",
 			"AGENTLS_MODEL=test-model",
 			"XDG_STATE_HOME=" + filepath.Join(t.TempDir(), "state"),
-		},
+		}, s.env...),
 	})
 	if err != nil {
 		t.Fatal(err)

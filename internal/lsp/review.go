@@ -100,7 +100,9 @@ func hunksOf(fc fileChange, current string) []hunk {
 		shift := 0
 		for _, u := range user {
 			switch {
-			case u.End < c.Start || (u.End == c.Start && u.Start < u.End && c.Start < c.End):
+			// A user change that ends where a replacement begins (typing
+			// above it, even a pure insertion) is before it.
+			case u.End < c.Start || (u.End == c.Start && c.Start < c.End):
 				shift += len(u.NewText) - (u.End - u.Start)
 			case u.Start > c.End || (u.Start == c.End && c.Start < c.End):
 			default:
