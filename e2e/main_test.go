@@ -71,7 +71,6 @@ type setup struct {
 	settings  map[string]any    // initializationOptions
 	files     map[string]string // extra files written into the workspace
 	env       []string          // extra environment of the server
-	client    func(*lspclient.Editor)
 }
 
 func start(t *testing.T, s setup) *session {

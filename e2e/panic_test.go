@@ -83,7 +83,7 @@ func TestHistoryStaysBounded(t *testing.T) {
 	t.Logf("heap after %d tasks: %d KB; after %d: %d KB; tasks listed: %d", warm, before.HeapAlloc>>10, n, after.HeapAlloc>>10, after.Tasks)
 	// Each task holds 2 × 64 KB of text while it is undoable; unbounded,
 	// the heap would grow by (n-warm) × 128 KB.
-	if grown := int64(after.HeapAlloc) - int64(before.HeapAlloc); grown > 8<<20 {
+	if grown := int64(after.HeapAlloc) - int64(before.HeapAlloc); grown > 4<<20 {
 		t.Errorf("heap grew by %d KB over %d tasks", grown>>10, n-warm)
 	}
 	if after.Tasks > 100 {
