@@ -4,6 +4,7 @@ import (
 	"github.com/agentls/agentls/internal/testkit/lspclient"
 
 	"context"
+	"encoding/json"
 	"os"
 	"strings"
 	"testing"
@@ -118,5 +119,54 @@ func TestHelixConveniences(t *testing.T) {
 	all := strings.Join(msgs, "\n")
 	if !strings.Contains(all, "agentls.accept: ") || !strings.Contains(all, `agentls.status: {\"taskId\":\"t1\"`) {
 		t.Errorf("results and errors not mirrored:\n%s", all)
+	}
+}
+
+// Helix users learn a task's id when it starts: run, continue, verify and
+// cancel are echoed as one short line each.
+func TestHelixEchoesStartedTasks(t *testing.T) {
+	caps := lspclient.HelixCaps()
+	s := start(t, setup{caps: &caps, script: `{"turns":[
+ {"text":"first"},
+ {"text":"a slow answer that will be cancelled","chunkSize":1,"chunkDelayMs":100}]}`,
+		settings: map[string]any{"verify": map[string]any{"enabled": false, "commands": []string{"true"}}}})
+	var run struct{ TaskID, Session string }
+	s.helixCall(t, "agentls.run", map[string]any{"task": "one"}, &run)
+	if _, err := s.Wait(s.ctx, run.TaskID, testWait); err != nil {
+		t.Fatal(err)
+	}
+	var cont struct{ TaskID string }
+	s.helixCall(t, "agentls.continue", map[string]any{"session": run.Session, "task": "two"}, &cont)
+	s.helixCall(t, "agentls.cancel", map[string]any{"taskId": cont.TaskID}, nil)
+	if _, err := s.Wait(s.ctx, cont.TaskID, testWait); err != nil {
+		t.Fatal(err)
+	}
+	var ver struct{ TaskID string }
+	s.helixCall(t, "agentls.verify", map[string]any{}, &ver)
+	if _, err := s.Wait(s.ctx, ver.TaskID, testWait); err != nil {
+		t.Fatal(err)
+	}
+	want := []string{
+		"agentls.run: task " + run.TaskID + " started (session " + run.Session + ")",
+		"agentls.continue: task " + cont.TaskID + " started (session " + run.Session + ")",
+		"agentls.cancel: cancelling task " + cont.TaskID,
+		"agentls.verify: task " + ver.TaskID + " started",
+	}
+	var msgs []string
+	for _, n := range s.Notes("window/showMessage") {
+		var p struct{ Message string }
+		_ = json.Unmarshal(n.Params, &p)
+		msgs = append(msgs, p.Message)
+	}
+	for _, w := range want {
+		found := false
+		for _, m := range msgs {
+			if strings.HasPrefix(m, w) && !strings.Contains(m, "\n") && len(m) < 120 {
+				found = true
+			}
+		}
+		if !found {
+			t.Errorf("no one-line echo %q in:\n%s", w, strings.Join(msgs, "\n"))
+		}
 	}
 }

@@ -16,6 +16,10 @@ import (
 
 var binary string
 
+// testWait bounds waits for something that should happen; reaching it is a
+// failure, not a measurement.
+const testWait = 30 * time.Second
+
 func TestMain(m *testing.M) {
 	dir, err := os.MkdirTemp("", "agentls-e2e")
 	if err != nil {

@@ -70,6 +70,19 @@ func TestReplayIsEventIdenticalInBothModes(t *testing.T) {
 	if _, err := ed.Wait(ctx, id, time.Minute); err != nil {
 		t.Fatal(err)
 	}
+	// The end event is announced once the task is done, so it may follow
+	// agentls.wait's answer.
+	ended := func() bool {
+		for _, ev := range ed.Events(id) {
+			if ev["kind"] == "end" {
+				return true
+			}
+		}
+		return false
+	}
+	if !ed.WaitFor(testWait, ended) {
+		t.Fatal("no end event")
+	}
 	var fromServer []map[string]any
 	for _, ev := range ed.Events(id) {
 		fromServer = append(fromServer, ev)

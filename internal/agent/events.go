@@ -1,6 +1,6 @@
 package agent
 
-// State is a state of the agent machine (CONTRACT.md, "State machine").
+// State is a state of the agent machine (README.md, "How it is built").
 type State string
 
 const (

@@ -27,7 +27,7 @@ import (
 	"github.com/agentls/agentls/internal/tools"
 )
 
-// Exit codes of `agentls run` (CONTRACT.md).
+// Exit codes of `agentls run` (README.md, "Headless").
 const (
 	exitOK        = 0
 	exitFailed    = 1

@@ -23,9 +23,8 @@ const (
 // 25.07) follows the policy alone, whose refusal says how to allow the
 // command.
 func (s *Server) approver(cfg config.Config) tools.Approver {
-	s.mu.Lock()
-	canAsk := s.caps.showMessageReq
-	s.mu.Unlock()
+	caps, _ := s.clientState()
+	canAsk := caps.showMessageReq
 	var ask assemble.Ask
 	if canAsk {
 		ask = s.askToRun

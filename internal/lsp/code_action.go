@@ -12,14 +12,15 @@ import (
 const codeActionKindReview protocol.CodeActionKind = "source.agentls.review"
 
 // codeAction offers, on agentls diagnostics: for a review proposal, accept
-// or reject it, its file or its task; for a verification failure, a task
+// or reject it (quick fixes, found from any position on the proposal's
+// lines, where the proposal is in the text now), its file or its task; for a verification failure, a task
 // that fixes it, or all of them. Code actions are the one menu every
 // editor has, Helix included.
 func (s *Server) codeAction(ctx context.Context, p *protocol.CodeActionParams) ([]protocol.CommandOrCodeAction, error) {
 	u := string(p.TextDocument.URI)
 	out := []protocol.CommandOrCodeAction{}
+	review := s.reviewAt(u, p.Range)
 	s.diags.mu.Lock()
-	review := append([]protocol.Diagnostic(nil), s.diags.review[u]...)
 	verifyDiags := append([]protocol.Diagnostic(nil), s.diags.verify[u]...)
 	anyVerify := 0
 	for _, ds := range s.diags.verify {
@@ -38,16 +39,13 @@ func (s *Server) codeAction(ctx context.Context, p *protocol.CodeActionParams) (
 	}
 	seenTask := map[string]bool{}
 	for _, d := range review {
-		if !overlaps(d.Range, p.Range) {
-			continue
-		}
 		var data struct{ TaskID, Hunk string }
 		if json.Unmarshal(d.Data, &data) != nil || data.TaskID == "" {
 			continue
 		}
 		one := []protocol.Diagnostic{d}
-		add("Accept this change", &kindReview, one, "agentls.accept", map[string]string{"taskId": data.TaskID, "uri": u, "hunk": data.Hunk})
-		add("Reject this change", &kindReview, one, "agentls.reject", map[string]string{"taskId": data.TaskID, "uri": u, "hunk": data.Hunk})
+		add("Accept this change", &quick, one, "agentls.accept", map[string]string{"taskId": data.TaskID, "uri": u, "hunk": data.Hunk})
+		add("Reject this change", &quick, one, "agentls.reject", map[string]string{"taskId": data.TaskID, "uri": u, "hunk": data.Hunk})
 		if !seenTask[data.TaskID] {
 			seenTask[data.TaskID] = true
 			add("Accept all in file", &kindReview, nil, "agentls.accept", map[string]string{"taskId": data.TaskID, "uri": u})
@@ -117,4 +115,21 @@ func overlaps(a, b protocol.Range) bool {
 
 func lessPos(a, b protocol.Position) bool {
 	return a.Line < b.Line || a.Line == b.Line && a.Character < b.Character
+}
+
+// reviewAt returns the review diagnostics of u whose lines meet r's lines,
+// computed from the proposals against the text as it is now, so a cursor
+// anywhere on a proposal's lines finds it even after the user typed above.
+func (s *Server) reviewAt(u string, r protocol.Range) []protocol.Diagnostic {
+	var out []protocol.Diagnostic
+	for _, d := range s.reviewDiagnostics(u) {
+		last := d.Range.End.Line
+		if d.Range.End.Character == 0 && last > d.Range.Start.Line {
+			last--
+		}
+		if r.End.Line >= d.Range.Start.Line && r.Start.Line <= last {
+			out = append(out, d)
+		}
+	}
+	return out
 }

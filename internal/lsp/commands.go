@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"time"
 
@@ -17,40 +18,75 @@ import (
 )
 
 // command is one workspace/executeCommand command. The table below is the
-// single declaration: the advertised list, the dispatch and the
-// documentation all come from it.
+// single declaration: the advertised list, the dispatch, the argument type
+// and its documentation all come from it, so handlers receive decoded
+// arguments and never name themselves to decode them.
 type command struct {
 	name string
 	args string // documented argument shape
 	run  func(s *Server, ctx context.Context, args json.RawMessage) (any, error)
+	// echo is the one line a client that drops command results (Helix)
+	// is shown; nil: the result as JSON.
+	echo func(res any) string
 }
+
+// cmd declares a command whose arguments decode strictly into A.
+func cmd[A any](name, args string, h func(*Server, context.Context, A) (any, error)) command {
+	return command{name: name, args: args, run: func(s *Server, ctx context.Context, raw json.RawMessage) (any, error) {
+		var a A
+		if err := decodeArgs(raw, &a); err != nil {
+			return nil, jsonrpc2.Errorf(jsonrpc2.InvalidParams, "%s: bad arguments (%v); expected %s", name, err, args)
+		}
+		return h(s, ctx, a)
+	}}
+}
+
+// echoed gives a command its one-line Helix echo.
+func (c command) echoed(f func(res any) string) command {
+	c.echo = f
+	return c
+}
+
+type noArgs struct{}
 
 var commands []command
 
 func init() {
 	commands = []command{
-		{"agentls.run", "{task, uri? or path?, range?, session?, review?}", (*Server).cmdRun},
-		{"agentls.cancel", "{taskId?}", (*Server).cmdCancel},
-		{"agentls.status", "{taskId?}", (*Server).cmdStatus},
-		{"agentls.wait", "{taskId, timeoutMs?}", (*Server).cmdWait},
-		{"agentls.accept", "{taskId, uri?}", (*Server).cmdAccept},
-		{"agentls.reject", "{taskId, uri?}", (*Server).cmdReject},
-		{"agentls.undo", "{taskId?}", (*Server).cmdUndo},
-		{"agentls.verify", "{}", (*Server).cmdVerify},
-		{"agentls.continue", "{session, task, uri? or path?, range?, review?}", (*Server).cmdContinue},
+		cmd("agentls.run", "{task, uri? or path?, range?, session?, review?}", (*Server).cmdRun).echoed(echoStarted),
+		cmd("agentls.cancel", "{taskId?}", (*Server).cmdCancel).echoed(echoCancel),
+		cmd("agentls.status", "{taskId?}", (*Server).cmdStatus),
+		cmd("agentls.wait", "{taskId, timeoutMs?}", (*Server).cmdWait),
+		cmd("agentls.accept", "{taskId?, uri?, hunk?}", (*Server).cmdAccept),
+		cmd("agentls.reject", "{taskId?, uri?, hunk?}", (*Server).cmdReject),
+		cmd("agentls.undo", "{taskId?}", (*Server).cmdUndo),
+		cmd("agentls.verify", "{}", (*Server).cmdVerify).echoed(echoStarted),
+		cmd("agentls.continue", "{session, task, uri? or path?, range?, review?}", (*Server).cmdContinue).echoed(echoStarted),
 	}
 }
 
-func commandNames() []string {
-	names := make([]string, len(commands))
-	for i, c := range commands {
-		names[i] = c.name
+// debugCommands exist only with the test hook "debug" (see testHooks).
+var debugCommands = []command{
+	cmd("agentls.debug.heap", "{}", (*Server).cmdDebugHeap),
+}
+
+func (s *Server) commandList() []command {
+	if s.hooks.debug {
+		return append(append([]command(nil), commands...), debugCommands...)
+	}
+	return commands
+}
+
+func (s *Server) commandNames() []string {
+	var names []string
+	for _, c := range s.commandList() {
+		names = append(names, c.name)
 	}
 	return names
 }
 
 func (s *Server) executeCommand(ctx context.Context, p *protocol.ExecuteCommandParams) (any, error) {
-	for _, c := range commands {
+	for _, c := range s.commandList() {
 		if c.name != p.Command {
 			continue
 		}
@@ -59,7 +95,7 @@ func (s *Server) executeCommand(ctx context.Context, p *protocol.ExecuteCommandP
 			args = json.RawMessage(p.Arguments[0])
 		}
 		res, err := c.run(s, ctx, args)
-		s.mirrorResult(ctx, c.name, res, err)
+		s.mirrorResult(ctx, c, res, err)
 		if err != nil {
 			return nil, err
 		}
@@ -69,21 +105,19 @@ func (s *Server) executeCommand(ctx context.Context, p *protocol.ExecuteCommandP
 		}
 		return jsonrpc2.RawMessage(b), nil
 	}
-	return nil, jsonrpc2.Errorf(jsonrpc2.InvalidParams, "unknown command %q; agentls has: %s", p.Command, strings.Join(commandNames(), ", "))
+	return nil, jsonrpc2.Errorf(jsonrpc2.InvalidParams, "unknown command %q; agentls has: %s", p.Command, strings.Join(s.commandNames(), ", "))
 }
 
 // decodeArgs decodes a command's argument object strictly, so a typo in
 // a field name is an error the user sees rather than a silent default.
-func decodeArgs(name string, raw json.RawMessage, v any) error {
+func decodeArgs(raw json.RawMessage, v any) error {
 	d := json.NewDecoder(bytes.NewReader(raw))
 	d.DisallowUnknownFields()
 	if err := d.Decode(v); err != nil {
-		for _, c := range commands {
-			if c.name == name {
-				return jsonrpc2.Errorf(jsonrpc2.InvalidParams, "%s: bad arguments (%v); expected %s", name, err, c.args)
-			}
-		}
-		return jsonrpc2.Errorf(jsonrpc2.InvalidParams, "%s: bad arguments: %v", name, err)
+		return err
+	}
+	if d.More() {
+		return fmt.Errorf("more than one JSON value")
 	}
 	return nil
 }
@@ -102,11 +136,7 @@ type runResult struct {
 	Session string `json:"session"`
 }
 
-func (s *Server) cmdRun(ctx context.Context, raw json.RawMessage) (any, error) {
-	var a runArgs
-	if err := decodeArgs("agentls.run", raw, &a); err != nil {
-		return nil, err
-	}
+func (s *Server) cmdRun(ctx context.Context, a runArgs) (any, error) {
 	return s.startRun("agentls.run", a, false)
 }
 
@@ -145,9 +175,8 @@ func (s *Server) editorContext(u string, r *protocol.Range) (string, error) {
 	if u == "" {
 		return "", nil
 	}
-	s.mu.Lock()
-	root, enc := s.root, s.enc
-	s.mu.Unlock()
+	root := s.rootDir()
+	_, enc := s.clientState()
 	d, open := s.docs.getURI(u)
 	path := d.path
 	if !open {
@@ -191,11 +220,7 @@ type taskIDArgs struct {
 	TaskID string `json:"taskId,omitempty"`
 }
 
-func (s *Server) cmdCancel(ctx context.Context, raw json.RawMessage) (any, error) {
-	var a taskIDArgs
-	if err := decodeArgs("agentls.cancel", raw, &a); err != nil {
-		return nil, err
-	}
+func (s *Server) cmdCancel(ctx context.Context, a taskIDArgs) (any, error) {
 	var t *task
 	if a.TaskID == "" {
 		t = s.tasks.newest()
@@ -205,16 +230,16 @@ func (s *Server) cmdCancel(ctx context.Context, raw json.RawMessage) (any, error
 			return nil, unknownTask(a.TaskID)
 		}
 	}
-	if t == nil {
-		return map[string]bool{"cancelled": false}, nil
-	}
-	select {
-	case <-t.done:
-		return map[string]bool{"cancelled": false}, nil
-	default:
+	if t == nil || t.ended() {
+		return cancelResult{}, nil
 	}
 	t.cancel()
-	return map[string]any{"cancelled": true, "taskId": t.id}, nil
+	return cancelResult{Cancelled: true, TaskID: t.id}, nil
+}
+
+type cancelResult struct {
+	Cancelled bool   `json:"cancelled"`
+	TaskID    string `json:"taskId,omitempty"`
 }
 
 func unknownTask(id string) error {
@@ -227,11 +252,7 @@ func (s *Server) rootDir() string {
 	return s.root
 }
 
-func (s *Server) cmdStatus(ctx context.Context, raw json.RawMessage) (any, error) {
-	var a taskIDArgs
-	if err := decodeArgs("agentls.status", raw, &a); err != nil {
-		return nil, err
-	}
+func (s *Server) cmdStatus(ctx context.Context, a taskIDArgs) (any, error) {
 	root := s.rootDir()
 	if a.TaskID != "" {
 		t, ok := s.tasks.get(a.TaskID)
@@ -255,11 +276,7 @@ type waitArgs struct {
 // defaultWait stays under Helix's 20 s request timeout.
 const defaultWait = 15 * time.Second
 
-func (s *Server) cmdWait(ctx context.Context, raw json.RawMessage) (any, error) {
-	var a waitArgs
-	if err := decodeArgs("agentls.wait", raw, &a); err != nil {
-		return nil, err
-	}
+func (s *Server) cmdWait(ctx context.Context, a waitArgs) (any, error) {
 	t, ok := s.tasks.get(a.TaskID)
 	if !ok {
 		return nil, unknownTask(a.TaskID)
@@ -280,11 +297,7 @@ func (s *Server) cmdWait(ctx context.Context, raw json.RawMessage) (any, error) 
 	}
 }
 
-func (s *Server) cmdVerify(ctx context.Context, raw json.RawMessage) (any, error) {
-	var a struct{}
-	if err := decodeArgs("agentls.verify", raw, &a); err != nil {
-		return nil, err
-	}
+func (s *Server) cmdVerify(ctx context.Context, _ noArgs) (any, error) {
 	t := &task{prompt: "verify the workspace", verify: true}
 	s.tasks.start(t, s.runVerifyOnly)
 	return runResult{TaskID: t.id, Session: t.session}, nil
@@ -300,9 +313,9 @@ func relTo(root, path string) (string, bool) {
 }
 
 // mirrorResult shows a command's outcome with window/showMessage for
-// clients that drop command results (Helix): errors always, and the
-// answers a user asked for (status, wait, accept, reject, undo).
-func (s *Server) mirrorResult(ctx context.Context, name string, res any, err error) {
+// clients that drop command results (Helix): errors always, a started or
+// cancelled task as one short line, the other answers as JSON.
+func (s *Server) mirrorResult(ctx context.Context, c command, res any, err error) {
 	s.mu.Lock()
 	mirror := s.mirror
 	s.mu.Unlock()
@@ -310,13 +323,40 @@ func (s *Server) mirrorResult(ctx context.Context, name string, res any, err err
 		return
 	}
 	if err != nil {
-		s.showMessage(ctx, protocol.MessageTypeError, "%s: %v", name, err)
+		s.showMessage(ctx, protocol.MessageTypeError, "%s: %v", c.name, err)
 		return
 	}
-	switch name {
-	case "agentls.run", "agentls.continue", "agentls.verify", "agentls.cancel":
-		return // the task's progress and end message say enough
+	if c.echo != nil {
+		s.showMessage(ctx, protocol.MessageTypeInfo, "%s: %s", c.name, c.echo(res))
+		return
 	}
 	b, _ := json.Marshal(res)
-	s.showMessage(ctx, protocol.MessageTypeInfo, "%s: %s", name, shorten(string(b), 1000))
+	s.showMessage(ctx, protocol.MessageTypeInfo, "%s: %s", c.name, shorten(string(b), 1000))
+}
+
+func echoStarted(res any) string {
+	if r, ok := res.(runResult); ok {
+		return fmt.Sprintf("task %s started (session %s)", r.TaskID, r.Session)
+	}
+	return fmt.Sprint(res)
+}
+
+func echoCancel(res any) string {
+	if r, ok := res.(cancelResult); ok && r.Cancelled {
+		return "cancelling task " + r.TaskID
+	}
+	return "no running task to cancel"
+}
+
+// cmdDebugHeap (test hook "debug" only) collects garbage and reports the
+// live heap, for the test that the task history stays bounded.
+func (s *Server) cmdDebugHeap(ctx context.Context, _ noArgs) (any, error) {
+	runtime.GC()
+	runtime.GC()
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	s.tasks.mu.Lock()
+	n := len(s.tasks.order)
+	s.tasks.mu.Unlock()
+	return map[string]any{"heapAlloc": ms.HeapAlloc, "tasks": n}, nil
 }

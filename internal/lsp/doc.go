@@ -4,7 +4,14 @@
 // their edits (workspace/applyEdit), progress ($/progress), live stream
 // (agentls/event) and verification failures (publishDiagnostics) back.
 //
-// One file per LSP area, as in gopls: lifecycle.go, text_sync.go,
-// commands.go, progress.go, workspace.go (the agent's view of files),
-// diagnostics.go, code_action.go.
+// One file per LSP area, as in gopls: lifecycle.go, config.go,
+// text_sync.go, commands.go, progress.go, diagnostics.go, code_action.go;
+// then tasks.go (the task manager and its bounded history), run.go (a
+// task's body and its events), workspace.go (the agent's view of files),
+// changes.go (what a task changed or proposes), review.go, accept.go,
+// undo.go, and guard.go (panic barriers and the test-only hooks).
+//
+// The state is split by concern, each part with its own lock (documents,
+// configuration, tasks, diagnostics, review, MCP), and no lock is held
+// across a request to the client.
 package lsp

@@ -12,6 +12,13 @@ import (
 	"github.com/agentls/agentls/internal/edits"
 )
 
+// clientState returns what the client announced.
+func (s *Server) clientState() (clientCaps, edits.Encoding) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.caps, s.enc
+}
+
 func (s *Server) initialize(ctx context.Context, p *protocol.InitializeParams) (*protocol.InitializeResult, error) {
 	root := s.opts.Root
 	if folders, ok := p.WorkspaceFolders.Get(); ok && len(folders) > 0 {
@@ -66,9 +73,9 @@ func (s *Server) initialize(ctx context.Context, p *protocol.InitializeParams) (
 	s.mu.Unlock()
 	s.log.Info("initialize", zap.String("root", root), zap.String("client", p.ClientInfo.Name),
 		zap.String("positionEncoding", enc.String()), zap.Any("caps", c))
-	s.mu.Lock()
-	s.initOpts = agentlsSettings(p.InitializationOptions)
-	s.mu.Unlock()
+	s.conf.mu.Lock()
+	s.conf.initOpts = agentlsSettings(p.InitializationOptions)
+	s.conf.mu.Unlock()
 	s.configure(ctx, nil)
 
 	openClose, change := true, protocol.TextDocumentSyncKindIncremental
@@ -80,7 +87,7 @@ func (s *Server) initialize(ctx context.Context, p *protocol.InitializeParams) (
 				Change:    &change,
 				Save:      protocol.Boolean(true),
 			},
-			ExecuteCommandProvider: protocol.ExecuteCommandOptions{Commands: commandNames()},
+			ExecuteCommandProvider: protocol.ExecuteCommandOptions{Commands: s.commandNames()},
 			CodeActionProvider: &protocol.CodeActionOptions{
 				CodeActionKinds: []protocol.CodeActionKind{protocol.CodeActionKindQuickFix, codeActionKindReview},
 			},

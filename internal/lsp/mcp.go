@@ -5,10 +5,18 @@ import (
 	"github.com/agentls/agentls/internal/assemble"
 
 	"encoding/json"
+	"sync"
 
 	"github.com/agentls/agentls/internal/config"
 	"github.com/agentls/agentls/internal/mcp"
 )
+
+// mcpState is the manager of the MCP servers in mcpServers, started lazily.
+type mcpState struct {
+	mu  sync.Mutex
+	m   *mcp.Manager
+	key string // the mcpServers setting m was made from
+}
 
 // mcpManager returns the manager of the MCP servers in mcpServers, or nil
 // when there are none. Servers start on the first task that needs them and
@@ -21,28 +29,26 @@ func (s *Server) mcpManager(cfg config.Config, root string) *mcp.Manager {
 		return nil
 	}
 	key, _ := json.Marshal(cfg.MCPServers)
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.mcp != nil && s.mcpKey != string(key) {
-		old := s.mcp
-		s.mcp = nil
-		go func() {
-			defer s.recoverGo("closing MCP servers")
-			_ = old.Close()
-		}()
+	st := &s.mcp
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	if st.m != nil && st.key != string(key) {
+		old := st.m
+		st.m = nil
+		s.goSafe("closing MCP servers", func() { _ = old.Close() })
 	}
-	if s.mcp == nil {
-		s.mcp = assemble.MCPManager(cfg, root, s.log, func(msg string) { s.warnOnce(context.Background(), "agentls: "+msg) })
-		s.mcpKey = string(key)
+	if st.m == nil {
+		st.m = assemble.MCPManager(cfg, root, s.log, func(msg string) { s.warnOnce(context.Background(), "agentls: "+msg) })
+		st.key = string(key)
 	}
-	return s.mcp
+	return st.m
 }
 
 func (s *Server) closeMCP() {
-	s.mu.Lock()
-	m := s.mcp
-	s.mcp = nil
-	s.mu.Unlock()
+	s.mcp.mu.Lock()
+	m := s.mcp.m
+	s.mcp.m = nil
+	s.mcp.mu.Unlock()
 	if m != nil {
 		_ = m.Close()
 	}

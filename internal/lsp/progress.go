@@ -28,9 +28,8 @@ const createTimeout = 2 * time.Second
 
 func (s *Server) beginProgress(ctx context.Context, t *task, title, msg string) *progress {
 	p := &progress{s: s}
-	s.mu.Lock()
-	supported := s.caps.workDoneProgress
-	s.mu.Unlock()
+	caps, _ := s.clientState()
+	supported := caps.workDoneProgress
 	if supported {
 		// A fresh token per task: a client may still track an old one.
 		tok := protocol.String("agentls-task-" + t.id)
@@ -53,6 +52,9 @@ func (s *Server) beginProgress(ctx context.Context, t *task, title, msg string) 
 		s.showMessage(ctx, protocol.MessageTypeInfo, "%s: %s", title, msg)
 	}
 	p.last = msg
+	t.mu.Lock()
+	t.prog = p
+	t.mu.Unlock()
 	return p
 }
 

@@ -2,7 +2,6 @@ package lsp
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -17,7 +16,6 @@ import (
 	"github.com/agentls/agentls/internal/assemble"
 	"github.com/agentls/agentls/internal/config"
 	"github.com/agentls/agentls/internal/edits"
-	"github.com/agentls/agentls/internal/mcp"
 )
 
 // Options configure a Server.
@@ -35,16 +33,26 @@ type Options struct {
 	NewLLM func(config.Config) agent.LLM
 }
 
-// Server is one LSP connection's state.
+// Server is one LSP connection's state, split by concern, each part with
+// its own narrow lock: the open documents (docs), the configuration
+// (conf), the tasks (tasks), what is published (diags) and review
+// (review). mu guards only the connection's own state below. No lock is
+// ever held across a request to the client.
 type Server struct {
 	opts   Options
 	log    *zap.Logger
 	conn   jsonrpc2.Conn
 	client protocol.Client
+	hooks  testHooks
 
-	docs  *overlay
-	tasks *taskManager
-	diags *diagnostics
+	docs   *overlay
+	tasks  *taskManager
+	diags  *diagnostics
+	conf   *configState
+	review reviewState
+	mcp    mcpState
+
+	allowed assemble.Allowed // commands the user allowed always, this session
 
 	mu          sync.Mutex
 	initialized bool
@@ -52,16 +60,8 @@ type Server struct {
 	root        string
 	enc         edits.Encoding
 	caps        clientCaps
-	initOpts    []byte // initializationOptions (agentls settings), raw
-	settings    []byte // the latest workspace/didChangeConfiguration, raw
-	cfg         config.Config
-	reported    map[string]bool  // configuration problems already shown
-	saidDisk    bool             // told the user we write to disk ourselves
-	allowed     assemble.Allowed // commands the user allowed always, this session
-	mirror      bool             // echo command results and errors as messages (Helix drops them)
-	reviewMu    sync.Mutex       // serializes accept, reject, undo and their diagnostics
-	mcp         *mcp.Manager     // MCP servers of mcpServers, started lazily
-	mcpKey      string           // the mcpServers setting mcp was made from
+	mirror      bool // echo command results and errors as messages (Helix drops them)
+	saidDisk    bool // told the user we write to disk ourselves
 
 	trustMu    sync.Mutex
 	untrusted  *assemble.WorkspaceSettings // .agentls.json held back until trusted
@@ -129,13 +129,14 @@ func newServer(opts Options) *Server {
 		opts.Root, _ = os.Getwd()
 	}
 	s := &Server{
-		opts:     opts,
-		log:      opts.Logger,
-		docs:     newOverlay(),
-		diags:    newDiagnostics(),
-		reported: map[string]bool{},
-		exited:   make(chan struct{}),
-		enc:      edits.UTF16,
+		opts:   opts,
+		log:    opts.Logger,
+		docs:   newOverlay(),
+		diags:  newDiagnostics(),
+		conf:   &configState{reported: map[string]bool{}},
+		exited: make(chan struct{}),
+		enc:    edits.UTF16,
+		hooks:  readTestHooks(opts.Getenv),
 	}
 	s.tasks = newTaskManager(s)
 	return s
@@ -243,13 +244,14 @@ func (s *Server) handle(ctx context.Context, req *jsonrpc2.Request) (res any, er
 		if err := decode(params, &p); err != nil {
 			return nil, err
 		}
-		return nil, s.docs.change(string(p.TextDocument.URI), p.TextDocument.Version, p.ContentChanges, s.encoding())
+		return nil, s.didChange(ctx, &p)
 	case protocol.MethodTextDocumentDidClose:
 		var p protocol.DidCloseTextDocumentParams
 		if err := decode(params, &p); err != nil {
 			return nil, err
 		}
 		s.docs.close(string(p.TextDocument.URI))
+		s.review.touched(s, ctx, string(p.TextDocument.URI))
 	case protocol.MethodTextDocumentDidSave:
 		// The buffer is unchanged by a save; nothing to do.
 	case protocol.MethodWorkspaceDidChangeConfiguration:
@@ -312,60 +314,6 @@ func (s *Server) encoding() edits.Encoding {
 	return s.enc
 }
 
-func (s *Server) config() config.Config {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.cfg
-}
-
-// agentlsSettings picks settings.agentls out of a settings object; an
-// object without that key is taken as the agentls settings themselves.
-func agentlsSettings(raw protocol.LSPAny) []byte {
-	if len(raw) == 0 {
-		return nil
-	}
-	var top map[string]json.RawMessage
-	if json.Unmarshal(raw, &top) == nil {
-		if v, ok := top["agentls"]; ok {
-			return v
-		}
-		if v, ok := top["settings"]; ok {
-			return agentlsSettings(protocol.LSPAny(v))
-		}
-	}
-	return raw
-}
-
-// configure re-resolves the configuration and reports each new problem
-// once, naming its key. Settings from workspace/didChangeConfiguration win
-// over initializationOptions key by key, so a client that sends an empty
-// settings object (eglot does, right after initialized) loses nothing.
-func (s *Server) configure(ctx context.Context, settings []byte) {
-	s.mu.Lock()
-	if settings != nil {
-		s.settings = settings
-	}
-	root := s.root
-	changed, p1 := config.FromJSON("editor settings", s.settings)
-	initial, p0 := config.FromJSON("editor settings", s.initOpts)
-	file, p2 := s.workspaceSettings(root)
-	cfg, p3 := config.Resolve(changed, initial, file, config.FromEnv(s.opts.Getenv))
-	s.cfg = cfg
-	var fresh []string
-	for _, p := range append(append(append(p0, p1...), p2...), p3...) {
-		msg := p.String()
-		if !s.reported[msg] {
-			s.reported[msg] = true
-			fresh = append(fresh, msg)
-		}
-	}
-	s.mu.Unlock()
-	for _, m := range fresh {
-		s.log.Warn("configuration problem", zap.String("problem", m))
-		s.notify(ctx, protocol.MethodWindowShowMessage, &protocol.ShowMessageParams{Type: protocol.MessageTypeWarning, Message: m})
-	}
-}
-
 // notify sends a notification, never failing the caller: a closed
 // connection just means nobody is listening any more.
 func (s *Server) notify(ctx context.Context, method string, params any) {
@@ -376,13 +324,4 @@ func (s *Server) notify(ctx context.Context, method string, params any) {
 
 func (s *Server) showMessage(ctx context.Context, typ protocol.MessageType, format string, args ...any) {
 	s.notify(ctx, protocol.MethodWindowShowMessage, &protocol.ShowMessageParams{Type: typ, Message: fmt.Sprintf(format, args...)})
-}
-
-// recoverGo is the panic barrier of a goroutine the server starts for
-// housekeeping: the panic and its stack go to the log, and the server keeps
-// serving. Deferred first thing in the goroutine.
-func (s *Server) recoverGo(what string) {
-	if p := recover(); p != nil {
-		s.log.Error("goroutine panicked", zap.String("in", what), zap.Any("panic", p), zap.Stack("stack"))
-	}
 }

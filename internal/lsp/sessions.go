@@ -2,12 +2,10 @@ package lsp
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 
 	"go.lsp.dev/jsonrpc2"
-	"go.lsp.dev/protocol"
 	"go.lsp.dev/uri"
 	"go.uber.org/zap"
 
@@ -36,18 +34,6 @@ func (s *Server) openStore(ctx context.Context, cfg config.Config, root string) 
 	return st
 }
 
-// warnOnce shows a warning the first time it is given.
-func (s *Server) warnOnce(ctx context.Context, msg string) {
-	s.mu.Lock()
-	seen := s.reported[msg]
-	s.reported[msg] = true
-	s.mu.Unlock()
-	s.log.Warn(msg)
-	if !seen {
-		s.showMessage(ctx, protocol.MessageTypeWarning, "%s", msg)
-	}
-}
-
 // beginSession records the task in its session and returns the earlier
 // conversation to continue from. A nil *session.Task is valid and saves
 // nothing.
@@ -71,15 +57,7 @@ func (s *Server) endSession(rec *session.Task, t *task, res agent.Result) {
 	if rec == nil {
 		return
 	}
-	var changes []session.Change
-	t.changes.mu.Lock()
-	for _, rel := range t.changes.order {
-		if fc := t.changes.files[rel]; fc.applied {
-			changes = append(changes, session.NewChange(rel, []byte(fc.base), fc.existed, []byte(fc.after)))
-		}
-	}
-	t.changes.mu.Unlock()
-	if err := rec.End(res, changes); err != nil {
+	if err := rec.End(res, t.changes.sessionChanges()); err != nil {
 		s.log.Warn("saving the session failed", zap.String("session", t.session), zap.Error(err))
 	}
 }
@@ -93,11 +71,7 @@ func recall(st *session.Store) func(context.Context, string) []string {
 }
 
 // cmdContinue runs a task in an existing session, with its history.
-func (s *Server) cmdContinue(ctx context.Context, raw json.RawMessage) (any, error) {
-	var a runArgs
-	if err := decodeArgs("agentls.continue", raw, &a); err != nil {
-		return nil, err
-	}
+func (s *Server) cmdContinue(ctx context.Context, a runArgs) (any, error) {
 	if a.Session == "" {
 		return nil, jsonrpc2.NewError(jsonrpc2.InvalidParams, "agentls.continue: needs {session, task}")
 	}

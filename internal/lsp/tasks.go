@@ -1,24 +1,17 @@
 package lsp
 
 import (
-	"github.com/agentls/agentls/internal/driver"
-
 	"context"
-	"encoding/json"
 	"fmt"
 	"path/filepath"
 	"strings"
 	"sync"
 	"time"
 
-	"go.lsp.dev/jsonrpc2"
 	"go.lsp.dev/protocol"
 	"go.lsp.dev/uri"
-	"go.uber.org/zap"
 
 	"github.com/agentls/agentls/internal/agent"
-	"github.com/agentls/agentls/internal/assemble"
-	"github.com/agentls/agentls/internal/session"
 )
 
 // task is one agent task run by the server.
@@ -45,6 +38,8 @@ type task struct {
 	mustExist  bool   // agentls.continue: the session must exist
 	changes    changeLog
 	line       strings.Builder // transcript line being streamed
+	prog       *progress       // set when the task's progress began
+	internal   error           // a recovered panic: the task ends "internal"
 }
 
 func (t *task) setToken(tok string) {
@@ -59,58 +54,6 @@ func (t *task) label(rel string) string {
 		p = p[:60] + "…"
 	}
 	return fmt.Sprintf("%s (%s)", rel, p)
-}
-
-// recordApplied notes an applied change for undo and filesChanged.
-func (t *task) recordApplied(rel, old string, existed bool, next string) {
-	t.changes.mu.Lock()
-	defer t.changes.mu.Unlock()
-	fc := t.changes.entry(rel, old, existed)
-	if !fc.applied {
-		fc.base, fc.existed = old, existed
-	}
-	fc.after, fc.applied = next, true
-}
-
-// proposal returns the text review mode proposes for rel, if any.
-func (t *task) proposal(rel string) (string, bool) {
-	if !t.review {
-		return "", false
-	}
-	t.changes.mu.Lock()
-	defer t.changes.mu.Unlock()
-	fc, ok := t.changes.files[rel]
-	if !ok || !fc.proposing {
-		return "", false
-	}
-	return fc.proposed, true
-}
-
-// propose records a review-mode change instead of applying it: the
-// transform runs on what the task proposed so far, so the model's later
-// reads and edits stay coherent.
-func (w *editorWorkspace) propose(rel string, transform func([]byte, bool) ([]byte, error)) error {
-	t := w.t
-	cur, curExists, _, _, err := w.current(rel)
-	if err != nil {
-		return err
-	}
-	t.changes.mu.Lock()
-	defer t.changes.mu.Unlock()
-	fc := t.changes.entry(rel, cur, curExists)
-	base, exists := fc.proposed, true
-	if !fc.proposing {
-		base, exists = cur, curExists
-	}
-	nb, err := transform([]byte(base), exists)
-	if err != nil {
-		return err
-	}
-	if !fc.proposing {
-		fc.reviewBase, fc.reviewExisted, fc.proposing = cur, curExists, true
-	}
-	fc.proposed = string(nb)
-	return nil
 }
 
 // taskJSON is a task as the contract's commands return it.
@@ -132,9 +75,13 @@ type taskJSON struct {
 	Transcript   string      `json:"transcript,omitempty"`
 	Summary      string      `json:"summary,omitempty"`
 	Error        string      `json:"error,omitempty"`
+	// Undoable: agentls.undo can revert the task now (it ended, applied
+	// changes that are not undone, and is still in the undo window).
+	Undoable bool `json:"undoable"`
 }
 
 func (t *task) snapshot(root string) taskJSON {
+	undoable := t.undoable()
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	r := t.result
@@ -142,7 +89,7 @@ func (t *task) snapshot(root string) taskJSON {
 		TaskID: t.id, Session: t.session, Task: t.prompt, Status: t.status, State: string(t.state),
 		Verified: r.Verified, Cancelled: r.Cancelled, Usage: r.Usage, Cost: r.Cost, Steps: r.Steps,
 		Reason: r.Reason, Summary: r.Summary, Error: r.Error, Review: t.review, FilesChanged: []string{},
-		ReviewDoc: t.reviewDoc, Transcript: transcriptURI(t.transcript),
+		ReviewDoc: t.reviewDoc, Transcript: transcriptURI(t.transcript), Undoable: undoable,
 	}
 	for _, rel := range r.FilesChanged {
 		j.FilesChanged = append(j.FilesChanged, string(uri.File(filepath.Join(root, filepath.FromSlash(rel)))))
@@ -213,7 +160,8 @@ func (m *taskManager) cancelToken(tok protocol.ProgressToken) {
 	}
 }
 
-// hasSession reports whether a task of this server used the session.
+// hasSession reports whether a task in this server's history used the
+// session.
 func (m *taskManager) hasSession(id string) bool {
 	m.mu.Lock()
 	defer m.mu.Unlock()
@@ -229,10 +177,12 @@ func (m *taskManager) cancelAll() {
 
 func (m *taskManager) waitAll() { m.wg.Wait() }
 
-// start registers a task and runs it in the background.
+// start registers a task and runs it in the background, behind a panic
+// barrier: a panic anywhere in the task ends it with reason "internal".
 func (m *taskManager) start(t *task, run func(ctx context.Context, t *task)) {
 	ctx, cancel := context.WithCancel(context.Background())
 	t.cancel, t.done, t.created, t.status, t.state = cancel, make(chan struct{}), time.Now(), agent.StatusQueued, agent.Idle
+	t.changes.review = t.review
 	cfg := m.s.config()
 	m.mu.Lock()
 	m.seq++
@@ -255,11 +205,13 @@ func (m *taskManager) start(t *task, run func(ctx context.Context, t *task)) {
 	m.wg.Add(1)
 	go func() {
 		defer m.wg.Done()
+		defer m.s.recoverGo("task " + t.id)
 		release := m.execute(ctx, t, lock, run)
 		cancel()
 		close(t.done)
-		m.s.announceEnd(context.Background(), t)
+		_ = m.s.catch("announcing the end of "+t.id, func() { m.s.announceEnd(context.Background(), t) })
 		release()
+		m.trim()
 	}()
 }
 
@@ -285,8 +237,92 @@ func (m *taskManager) execute(ctx context.Context, t *task, lock chan struct{}, 
 	t.mu.Lock()
 	t.status = agent.StatusRunning
 	t.mu.Unlock()
-	run(ctx, t)
+	if err := m.s.catch("task "+t.id, func() { run(ctx, t) }); err != nil {
+		t.fail(err)
+		t.end(internalResult(t))
+		t.mu.Lock()
+		prog := t.prog
+		t.mu.Unlock()
+		if prog != nil {
+			_ = m.s.catch("ending progress", func() { prog.end(ctx, "agentls: internal error") })
+		}
+	}
 	return func() { <-m.slots; <-lock }
+}
+
+// fail records the task's first internal error (a recovered panic).
+func (t *task) fail(err error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.internal == nil {
+		t.internal = err
+	}
+}
+
+// internalResult is how a task that panicked ends.
+func internalResult(t *task) agent.Result {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	r := t.result
+	r.Status, r.Reason, r.Cancelled = agent.StatusError, "internal", false
+	r.Error = fmt.Sprintf("agentls: %v (the server log has the details; the server keeps running)", t.internal)
+	return r
+}
+
+// The task history is bounded: the newest historyKeep tasks stay listed
+// (agentls.status), and of those the newest undoKeep finished ones keep
+// the texts undo and review need. Older finished tasks drop their texts,
+// then leave the list.
+const (
+	historyKeep = 100
+	undoKeep    = 20
+)
+
+// trim applies the history bound.
+func (m *taskManager) trim() {
+	m.mu.Lock()
+	var forget []*task
+	finished := 0
+	keep := m.order[:0]
+	for i := len(m.order) - 1; i >= 0; i-- {
+		t := m.order[i]
+		if !t.ended() {
+			continue
+		}
+		finished++
+		if finished > undoKeep {
+			forget = append(forget, t)
+		}
+	}
+	drop := len(m.order) - historyKeep
+	for _, t := range m.order {
+		if drop > 0 && t.ended() {
+			drop--
+			delete(m.tasks, t.id)
+			continue
+		}
+		keep = append(keep, t)
+	}
+	for i := len(keep); i < len(m.order); i++ {
+		m.order[i] = nil
+	}
+	m.order = keep
+	used := map[string]bool{}
+	for _, t := range m.order {
+		used[t.session] = true
+	}
+	for id, lock := range m.sessions {
+		if !used[id] && len(lock) == 0 {
+			delete(m.sessions, id)
+		}
+	}
+	m.mu.Unlock()
+	for _, t := range forget {
+		t.changes.forget()
+		t.mu.Lock()
+		t.line.Reset()
+		t.mu.Unlock()
+	}
 }
 
 // ended reports whether the task has ended.
@@ -305,215 +341,4 @@ func (t *task) end(r agent.Result) {
 	t.result = r
 	t.status = r.Status
 	t.state = agent.Idle
-}
-
-// runAgent is the body of an agentls.run task.
-func (s *Server) runAgent(ctx context.Context, t *task) {
-	s.settleTrust(ctx)
-	cfg := s.config()
-	root := s.rootDir()
-	prog := s.beginProgress(ctx, t, "agentls", shorten(t.prompt, 80))
-	ws, err := s.newWorkspace(t)
-	if err != nil {
-		s.finishTask(ctx, t, prog, agent.Result{Status: agent.StatusError, Reason: "workspace", Error: err.Error()})
-		return
-	}
-	st := s.openStore(ctx, cfg, root)
-	rec := s.beginSession(ctx, st, cfg, t)
-	newLLM := s.opts.NewLLM
-	if newLLM == nil {
-		newLLM = assemble.DefaultLLM
-	}
-	var gate driver.Verifier
-	if g := s.gate(ctx, cfg, root, t, prog); g != nil {
-		gate = g
-	}
-	drv := assemble.Driver(ctx, assemble.Spec{
-		Config:    cfg,
-		Root:      root,
-		Workspace: ws,
-		LLM:       newLLM(cfg),
-		Approver:  s.approver(cfg),
-		Verifier:  gate,
-		MCP:       s.mcpManager(cfg, root),
-		Session:   rec,
-		Recall:    recall(st),
-		OnEvent:   func(ev agent.Event) { s.onEvent(ctx, t, prog, ev) },
-		Warn:      func(msg string) { s.warnOnce(ctx, "agentls: "+msg) },
-
-		ConfirmWrite: s.confirmWrite,
-		AskNetwork:   s.askNetwork,
-	})
-	res := drv.Run(ctx, driver.Task{Prompt: t.prompt, Editor: t.editor, History: rec.History()})
-	s.finishTask(ctx, t, prog, res)
-	s.endSession(rec, t, res)
-}
-
-// eventParams is an agentls/event notification.
-type eventParams struct {
-	TaskID  string `json:"taskId"`
-	Session string `json:"session"`
-	agent.Event
-}
-
-// onEvent forwards an agent event to the client: the agentls/event
-// stream, progress reports, and the transcript in window/logMessage.
-func (s *Server) onEvent(ctx context.Context, t *task, prog *progress, ev agent.Event) {
-	if ev.Kind == agent.KindState {
-		t.mu.Lock()
-		t.state = ev.To
-		t.mu.Unlock()
-	}
-	if ev.Kind == agent.KindEnd {
-		// Sent by announceEnd once the task is done (see there).
-		t.mu.Lock()
-		t.endStep = ev.Step
-		t.mu.Unlock()
-		return
-	}
-	s.sendEvent(ctx, t, ev)
-	cfg := s.config()
-	switch ev.Kind {
-	case agent.KindState:
-		switch ev.To {
-		case agent.Executing:
-			prog.report(ctx, fmt.Sprintf("calling model (step %d of %d)", ev.Step+1, cfg.Agent.MaxSteps))
-		case agent.Verifying:
-			prog.report(ctx, "verifying")
-		case agent.Planning:
-			prog.report(ctx, "planning")
-		}
-	case agent.KindToolCall:
-		prog.report(ctx, session.CallSummary(ev.Call))
-		s.transcript(ctx, t, "→ "+session.CallSummary(ev.Call))
-	case agent.KindToolResult:
-		status := "ok"
-		if ev.IsErr {
-			status = shorten(ev.Output, 200)
-		}
-		s.transcript(ctx, t, fmt.Sprintf("← %s: %s", ev.Call.Name, status))
-	case agent.KindText:
-		t.mu.Lock()
-		t.line.WriteString(ev.Text)
-		text := t.line.String()
-		var lines []string
-		if i := strings.LastIndexByte(text, '\n'); i >= 0 {
-			lines = strings.Split(text[:i], "\n")
-			t.line.Reset()
-			t.line.WriteString(text[i+1:])
-		}
-		t.mu.Unlock()
-		for _, l := range lines {
-			s.transcript(ctx, t, l)
-		}
-	case agent.KindRetry, agent.KindCompaction:
-		prog.report(ctx, ev.Text)
-		s.transcript(ctx, t, "· "+ev.Text)
-	case agent.KindVerify:
-		mark := "✗"
-		if ev.Verify.Passed {
-			mark = "✓"
-		}
-		s.transcript(ctx, t, mark+" checks: "+ev.Verify.Summary)
-	case agent.KindUsage:
-		t.mu.Lock()
-		rest := t.line.String()
-		t.line.Reset()
-		t.mu.Unlock()
-		if rest != "" {
-			s.transcript(ctx, t, rest)
-		}
-	}
-}
-
-func (s *Server) sendEvent(ctx context.Context, t *task, ev agent.Event) {
-	if b, err := json.Marshal(eventParams{TaskID: t.id, Session: t.session, Event: ev}); err == nil {
-		s.notify(ctx, "agentls/event", jsonrpc2.RawMessage(s.config().Redact(string(b))))
-	}
-}
-
-func (s *Server) transcript(ctx context.Context, t *task, line string) {
-	s.notify(ctx, protocol.MethodWindowLogMessage, &protocol.LogMessageParams{
-		Type: protocol.MessageTypeLog, Message: s.config().Redact(fmt.Sprintf("[agentls %s] %s", t.id, line)),
-	})
-}
-
-func (s *Server) finishTask(ctx context.Context, t *task, prog *progress, res agent.Result) {
-	if t.review {
-		// Nothing is applied until the user accepts it.
-		res.FilesChanged = nil
-	}
-	t.end(res)
-	if t.review {
-		s.endReview(ctx, t)
-		if n := len(s.reviewFiles(t, "")); n > 0 {
-			res.Summary += fmt.Sprintf("\n\nChanges to %d file%s wait for your review (code actions, or agentls.accept / agentls.reject).", n, plural(n))
-			t.mu.Lock()
-			t.result.Summary = res.Summary
-			t.mu.Unlock()
-		}
-	}
-	_, msg := endMessage(res)
-	prog.end(ctx, shorten(msg, 120))
-	s.log.Info("task ended", zap.String("task", t.id), zap.String("status", res.Status), zap.String("reason", res.Reason))
-}
-
-// endMessage is what the user is told when a task ends.
-func endMessage(res agent.Result) (protocol.MessageType, string) {
-	msg := res.Summary
-	typ := protocol.MessageTypeInfo
-	switch res.Status {
-	case agent.StatusCancelled:
-		msg = "cancelled"
-	case agent.StatusError:
-		typ, msg = protocol.MessageTypeError, res.Error
-	}
-	if res.Reason == "verifyFailed" {
-		typ = protocol.MessageTypeWarning
-	}
-	return typ, msg
-}
-
-// announceEnd tells the editor a task ended: the end event and the
-// closing message. It runs after the task is marked done, so an editor that
-// reacts to either (accept, undo, status) finds the task finished, its
-// result stored and its proposals published.
-func (s *Server) announceEnd(ctx context.Context, t *task) {
-	t.mu.Lock()
-	res, step := t.result, t.endStep
-	t.mu.Unlock()
-	s.sendEvent(ctx, t, agent.Event{Kind: agent.KindEnd, Step: step, Result: &res})
-	typ, msg := endMessage(res)
-	files := ""
-	if n := len(res.FilesChanged); n > 0 {
-		files = fmt.Sprintf(" (%d file%s changed)", n, plural(n))
-	}
-	usage := ""
-	if u := res.Usage; u.InputTokens+u.OutputTokens > 0 {
-		est := ""
-		if u.Estimated {
-			est = " (estimated)"
-		}
-		usage = fmt.Sprintf(" [%d in / %d out tokens%s", u.InputTokens, u.OutputTokens, est)
-		if res.Cost > 0 {
-			usage += fmt.Sprintf(", $%.4f", res.Cost)
-		}
-		usage += "]"
-	}
-	s.showMessage(ctx, typ, "agentls %s %s%s: %s%s", t.id, res.Status, files, s.config().Redact(shorten(msg, 400)), usage)
-}
-
-func shorten(s string, n int) string {
-	s = strings.TrimSpace(s)
-	if len(s) <= n {
-		return s
-	}
-	return s[:n] + "…"
-}
-
-func plural(n int) string {
-	if n == 1 {
-		return ""
-	}
-	return "s"
 }

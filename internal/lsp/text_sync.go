@@ -7,6 +7,7 @@ import (
 	"sync"
 
 	"go.lsp.dev/protocol"
+	"go.uber.org/zap"
 
 	"github.com/agentls/agentls/internal/edits"
 )
@@ -16,7 +17,7 @@ import (
 // escapes), plus an index by file path for the agent's reads.
 //
 // Updates arrive on the read loop in wire order; readers on task
-// goroutines wait for a version with waitVersion.
+// goroutines wait for a newer version with waitChange.
 type overlay struct {
 	mu      sync.Mutex
 	docs    map[string]*document // by URI
@@ -30,6 +31,23 @@ type document struct {
 	path    string // "" for non-file URIs
 	version int32
 	text    string
+
+	// expect is the text an applyEdit in flight should produce from
+	// version expect.from; the first didChange past it is compared with it.
+	expect *expectation
+	// assumed: the client answered an applyEdit "applied" but sent no
+	// didChange for it (Eglot can do this). text and version are then what
+	// it should have sent, and confirmed is the last text it did send.
+	assumed   bool
+	confirmed string
+}
+
+// expectation is what one applied edit should turn a document into.
+type expectation struct {
+	from     int32
+	next     string
+	seen     bool // a didChange past from arrived
+	mismatch bool // and its text was not next
 }
 
 func newOverlay() *overlay {
@@ -60,14 +78,52 @@ func (o *overlay) open(u string, version int32, text string) {
 	o.bump()
 }
 
-func (o *overlay) change(u string, version int32, changes []protocol.TextDocumentContentChangeEvent, enc edits.Encoding) error {
+// change applies a didChange. It reports disagree when the client's text
+// turned out to differ from the text an applied edit should have left.
+func (o *overlay) change(u string, version int32, changes []protocol.TextDocumentContentChangeEvent, enc edits.Encoding) (disagree bool, err error) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	d, ok := o.docs[u]
 	if !ok {
-		return fmt.Errorf("didChange for %s, which is not open", u)
+		return false, fmt.Errorf("didChange for %s, which is not open", u)
 	}
-	text := d.text
+	if d.assumed {
+		// The client's changes are relative either to the text it last sent
+		// (this is the edit's late didChange) or to the edited text (it
+		// applied the edit silently and went on). Whichever fits.
+		d.assumed = false
+		late, errLate := applyChanges(d.confirmed, changes, enc)
+		switch {
+		case errLate == nil && late == d.text:
+		default:
+			if on, err := applyChanges(d.text, changes, enc); err == nil {
+				late = on
+			} else if errLate != nil {
+				return false, fmt.Errorf("didChange %s v%d: %w", u, version, err)
+			} else {
+				disagree = true
+			}
+		}
+		d.text, d.version, d.confirmed = late, version, ""
+		o.bump()
+		return disagree, nil
+	}
+	text, err := applyChanges(d.text, changes, enc)
+	if err != nil {
+		// Keep what we have: a wrong overlay is worse than a stale one.
+		return false, fmt.Errorf("didChange %s v%d: %w", u, version, err)
+	}
+	if e := d.expect; e != nil && !e.seen && version > e.from {
+		e.seen, e.mismatch = true, text != e.next
+	}
+	d.text = text
+	d.version = version
+	o.bump()
+	return false, nil
+}
+
+// applyChanges applies a didChange's content changes to text.
+func applyChanges(text string, changes []protocol.TextDocumentContentChangeEvent, enc edits.Encoding) (string, error) {
 	for i, c := range changes {
 		switch c := c.(type) {
 		case *protocol.TextDocumentContentChangeWholeDocument:
@@ -75,16 +131,73 @@ func (o *overlay) change(u string, version int32, changes []protocol.TextDocumen
 		case *protocol.TextDocumentContentChangePartial:
 			start, end, err := edits.NewMapper(text).RangeToOffsets(c.Range, enc)
 			if err != nil {
-				// Keep what we have: a wrong overlay is worse than a stale one.
-				return fmt.Errorf("didChange %s v%d change %d: %w", u, version, i, err)
+				return "", fmt.Errorf("change %d: %w", i, err)
 			}
 			text = text[:start] + c.Text + text[end:]
 		}
 	}
-	d.text = text
-	d.version = version
-	o.bump()
-	return nil
+	return text, nil
+}
+
+// expectEdit registers the text an edit about to be sent to the open
+// document at path should produce from version from.
+func (o *overlay) expectEdit(path string, from int32, next string) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if u, ok := o.byPath[filepath.Clean(path)]; ok {
+		o.docs[u].expect = &expectation{from: from, next: next}
+	}
+}
+
+// settle ends an expectation once the client answered the edit. applied
+// edits whose didChange never came are assumed done: the overlay takes
+// the expected text and the version the client should be at, so checks
+// and later edits work on what the agent produced. It reports disagree
+// when the client's didChange left another text.
+func (o *overlay) settle(path string, from int32, next string, applied bool) (disagree bool) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	u, ok := o.byPath[filepath.Clean(path)]
+	if !ok {
+		return false
+	}
+	d := o.docs[u]
+	e := d.expect
+	d.expect = nil
+	if !applied || e == nil || e.from != from {
+		return false
+	}
+	if e.seen {
+		return e.mismatch
+	}
+	if d.version == from {
+		if !d.assumed {
+			d.confirmed = d.text
+		}
+		d.text, d.version, d.assumed = next, from+1, true
+		o.bump()
+	}
+	return false
+}
+
+// didChange is the textDocument/didChange handler.
+func (s *Server) didChange(ctx context.Context, p *protocol.DidChangeTextDocumentParams) error {
+	u := string(p.TextDocument.URI)
+	disagree, err := s.docs.change(u, p.TextDocument.Version, p.ContentChanges, s.encoding())
+	if disagree {
+		s.sayDisagree(ctx, u)
+	}
+	if err == nil {
+		s.review.touched(s, ctx, u)
+	}
+	return err
+}
+
+// sayDisagree tells the user, once per server, that the editor's text is
+// not what an edit it reported applied should have left.
+func (s *Server) sayDisagree(ctx context.Context, u string) {
+	s.log.Warn("the editor's text differs from what an applied edit should have left", zap.String("uri", u))
+	s.warnOnce(ctx, "agentls: the editor said it applied an edit, but its text differs from the edited text; agentls goes on with the editor's text")
 }
 
 func (o *overlay) close(u string) {

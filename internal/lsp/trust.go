@@ -73,7 +73,6 @@ func (s *Server) settleTrust(ctx context.Context) {
 }
 
 func (s *Server) canAsk() bool {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.caps.showMessageReq
+	caps, _ := s.clientState()
+	return caps.showMessageReq
 }

@@ -35,7 +35,7 @@ func (s *Server) gate(ctx context.Context, cfg config.Config, root string, t *ta
 		for _, rel := range changed {
 			abs := root + "/" + rel
 			if review {
-				if p, ok := t.proposal(rel); ok {
+				if p, ok := t.changes.proposal(rel); ok {
 					overlay[rel] = []byte(p)
 				}
 				continue

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"sync"
 	"time"
 
 	"go.lsp.dev/protocol"
@@ -27,23 +26,6 @@ type editorWorkspace struct {
 	root string
 	t    *task
 	disk *tools.DiskWorkspace
-}
-
-// fileChange is what a task did to one file, for undo and review.
-type fileChange struct {
-	rel string
-	// Undo: the text before the task's first applied change, whether the
-	// file existed then, and the text after its last applied change.
-	base    string
-	existed bool
-	after   string
-	applied bool
-	// Review: proposals are proposed relative to reviewBase, which moves
-	// as the user accepts hunks.
-	reviewBase    string
-	reviewExisted bool
-	proposed      string
-	proposing     bool
 }
 
 func (w *editorWorkspace) Root() string { return w.root }
@@ -72,7 +54,7 @@ func (w *editorWorkspace) current(rel string) (text string, exists bool, doc doc
 }
 
 func (w *editorWorkspace) ReadFile(ctx context.Context, rel string) ([]byte, error) {
-	if p, ok := w.t.proposal(rel); ok {
+	if p, ok := w.t.changes.proposal(rel); ok {
 		return []byte(p), nil
 	}
 	text, exists, _, _, err := w.current(rel)
@@ -101,7 +83,11 @@ func (w *editorWorkspace) OpenFiles() []string {
 // it runs once more on the newer text.
 func (w *editorWorkspace) Edit(ctx context.Context, rel string, transform func(old []byte, exists bool) ([]byte, error)) error {
 	if w.t.review {
-		return w.propose(rel, transform)
+		cur, exists, _, _, err := w.current(rel)
+		if err != nil {
+			return err
+		}
+		return w.t.changes.propose(rel, cur, exists, transform)
 	}
 	for attempt := 1; ; attempt++ {
 		if err := ctx.Err(); err != nil {
@@ -124,7 +110,7 @@ func (w *editorWorkspace) Edit(ctx context.Context, rel string, transform func(o
 			return err
 		}
 		if applied {
-			w.t.recordApplied(rel, old, exists, next)
+			w.t.changes.recordApplied(rel, old, exists, next)
 			return nil
 		}
 		if attempt == 2 {
@@ -142,9 +128,7 @@ func (w *editorWorkspace) Edit(ctx context.Context, rel string, transform func(o
 // apply sends one file's change to the editor.
 func (w *editorWorkspace) apply(ctx context.Context, rel, old, next string, exists bool, doc document, open bool) (bool, string, error) {
 	s := w.s
-	s.mu.Lock()
-	caps, enc := s.caps, s.enc
-	s.mu.Unlock()
+	caps, enc := s.clientState()
 	abs := w.abs(rel)
 
 	if !caps.applyEdit {
@@ -179,7 +163,13 @@ func (w *editorWorkspace) apply(ctx context.Context, rel, old, next string, exis
 		return err == nil, "", err
 	}
 	label := "agentls: " + w.t.label(rel)
+	if open {
+		s.docs.expectEdit(abs, doc.version, next)
+	}
 	res, err := s.client.ApplyEdit(ctx, &protocol.ApplyWorkspaceEditParams{Label: &label, Edit: we})
+	if open && (err != nil || !res.Applied) {
+		s.docs.settle(abs, doc.version, next, false)
+	}
 	if err != nil {
 		if ctx.Err() != nil {
 			return false, "", ctx.Err()
@@ -196,9 +186,14 @@ func (w *editorWorkspace) apply(ctx context.Context, rel, old, next string, exis
 	if open {
 		// Wait for the didChange that reflects the edit, so the next read
 		// sees it (eglot, for one, sends it half a second late).
+		// Without it, the edit is taken as done anyway (Eglot may never send
+		// it): the client said it applied the edit, so this is the text.
 		wctx, cancel := context.WithTimeout(ctx, 2*time.Second)
 		s.docs.waitChange(wctx, abs, doc.version)
 		cancel()
+		if s.docs.settle(abs, doc.version, next, true) {
+			s.sayDisagree(ctx, doc.uri)
+		}
 	} else {
 		s.docs.setShadow(abs, next)
 	}
@@ -230,26 +225,6 @@ func (s *Server) sayDiskOnce(ctx context.Context) {
 	if !said {
 		s.showMessage(ctx, protocol.MessageTypeInfo, "agentls: this editor cannot apply or create files through LSP, so agentls writes these files to disk itself (atomically).")
 	}
-}
-
-// changeLog is a task's record of the files it changed.
-type changeLog struct {
-	mu    sync.Mutex
-	files map[string]*fileChange
-	order []string
-}
-
-func (c *changeLog) entry(rel, old string, existed bool) *fileChange {
-	if c.files == nil {
-		c.files = map[string]*fileChange{}
-	}
-	fc, ok := c.files[rel]
-	if !ok {
-		fc = &fileChange{rel: rel, base: old, existed: existed, after: old}
-		c.files[rel] = fc
-		c.order = append(c.order, rel)
-	}
-	return fc
 }
 
 // newWorkspace is the editor-backed workspace of a task (t may be nil for

@@ -77,6 +77,20 @@ type Editor struct {
 	// OnShowMessageRequest answers window/showMessageRequest; nil picks
 	// the first action.
 	OnShowMessageRequest func(p *protocol.ShowMessageRequestParams) *protocol.MessageActionItem
+	// HoldApplyEdit, when it returns true for an edit, leaves that
+	// workspace/applyEdit unanswered until the editor closes, like a user
+	// who never closes VS Code's refactor preview.
+	HoldApplyEdit func(p *protocol.ApplyWorkspaceEditParams) bool
+	// SilentApply applies edits to the buffers without sending didChange,
+	// as Eglot 1.9 can after eglot-confirm-server-edits.
+	SilentApply bool
+	// AfterApply, when set, rewrites a buffer's text right after an edit is
+	// applied, and the didChange then sends that text whole: an editor whose
+	// text ends up other than the edit says.
+	AfterApply func(uri, text string) string
+
+	closeOnce sync.Once
+	closed    chan struct{}
 
 	mu      sync.Mutex
 	docs    map[string]*buffer // by URI
@@ -115,7 +129,7 @@ func Start(ctx context.Context, o StartOptions) (*Editor, error) {
 	if err != nil {
 		return nil, err
 	}
-	e := &Editor{Root: o.Root, Caps: o.Caps, Cmd: cmd, docs: map[string]*buffer{}, changed: make(chan struct{})}
+	e := &Editor{Root: o.Root, Caps: o.Caps, Cmd: cmd, docs: map[string]*buffer{}, changed: make(chan struct{}), closed: make(chan struct{})}
 	cmd.Stderr = &lockedWriter{mu: &e.mu, b: &e.stderr}
 	if err := cmd.Start(); err != nil {
 		return nil, err
@@ -406,6 +420,7 @@ func (e *Editor) Wait(ctx context.Context, taskID string, timeout time.Duration)
 // Close shuts the server down politely and waits for it to exit.
 func (e *Editor) Close(ctx context.Context) error {
 	defer e.Conn.Close()
+	e.release()
 	if err := e.Server.Shutdown(ctx); err != nil {
 		e.Kill()
 		return err
@@ -424,10 +439,22 @@ func (e *Editor) Close(ctx context.Context) error {
 
 // Kill stops the server process.
 func (e *Editor) Kill() {
+	e.release()
 	if e.Cmd.Process != nil {
 		_ = e.Cmd.Process.Kill()
 	}
 }
+
+// Configure changes the editor's behaviour (HoldApplyEdit, SilentApply,
+// AfterApply) while it runs, without racing its handlers.
+func (e *Editor) Configure(f func(e *Editor)) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	f(e)
+}
+
+// release answers every held applyEdit.
+func (e *Editor) release() { e.closeOnce.Do(func() { close(e.closed) }) }
 
 // --- protocol.Client: what the server may ask of the editor ---
 
@@ -511,6 +538,15 @@ func (e *Editor) ApplyEdit(ctx context.Context, p *protocol.ApplyWorkspaceEditPa
 	e.record(protocol.MethodWorkspaceApplyEdit, p)
 	if !e.Caps.ApplyEdit {
 		return nil, jsonrpc2.NewError(jsonrpc2.MethodNotFound, "applyEdit not supported")
+	}
+	e.mu.Lock()
+	hold := e.HoldApplyEdit
+	e.mu.Unlock()
+	if hold != nil && hold(p) {
+		// Off the read loop, so everything else goes on meanwhile.
+		jsonrpc2.Async(ctx)
+		<-e.closed
+		return nil, jsonrpc2.NewError(jsonrpc2.InternalError, "editor closed")
 	}
 	if e.OnApplyEdit != nil {
 		if ok, reason := e.OnApplyEdit(p); !ok {
@@ -610,6 +646,13 @@ func (e *Editor) applyWorkspaceEdit(ctx context.Context, we protocol.WorkspaceEd
 		}
 		b.text = next
 		b.version++
+		if e.SilentApply {
+			continue
+		}
+		if e.AfterApply != nil {
+			b.text = e.AfterApply(c.u, next)
+			events = []protocol.TextDocumentContentChangeEvent{&protocol.TextDocumentContentChangeWholeDocument{Text: b.text}}
+		}
 		if err := e.Server.DidChange(ctx, &protocol.DidChangeTextDocumentParams{
 			TextDocument:   protocol.VersionedTextDocumentIdentifier{TextDocumentIdentifier: protocol.TextDocumentIdentifier{URI: uri.URI(c.u)}, Version: b.version},
 			ContentChanges: events,

@@ -1,0 +1,182 @@
+package lsp
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"go.lsp.dev/jsonrpc2"
+	"go.lsp.dev/protocol"
+	"go.lsp.dev/uri"
+
+	"github.com/agentls/agentls/internal/edits"
+)
+
+// accepted is one file's part of an accept, planned against the text the
+// user has and the proposal at generation gen.
+type accepted struct {
+	rel      string
+	gen      int
+	cur      string
+	existed  bool
+	next     string
+	accepted []edits.Change // against the review base
+}
+
+func (s *Server) cmdAccept(ctx context.Context, a reviewArgs) (any, error) {
+	t, a, err := s.reviewTask("agentls.accept", a)
+	if err != nil {
+		return nil, err
+	}
+	return s.accept(ctx, t, a.URI, a.Hunk)
+}
+
+// accept applies proposals (all, a file's, or one hunk) in one
+// workspace/applyEdit. Clients with change annotations get them with
+// needsConfirmation, so VS Code opens its refactor preview — which can
+// stay open for as long as the user likes: the plan is made under
+// review.mu, the edit is sent without it, and the result is committed
+// under it again, checked against the proposal it was planned from.
+func (s *Server) accept(ctx context.Context, t *task, only, hunk string) (any, error) {
+	caps, enc := s.clientState()
+	ws, err := s.newWorkspace(t)
+	if err != nil {
+		return nil, err
+	}
+	s.review.mu.Lock()
+	if err := s.review.claim(t, "agentls.accept"); err != nil {
+		s.review.mu.Unlock()
+		return nil, err
+	}
+	plan, we, err := s.planAccept(t, ws, only, hunk, caps, enc)
+	s.review.mu.Unlock()
+	defer func() {
+		s.review.mu.Lock()
+		s.review.release(t)
+		s.publishReview(ctx)
+		s.review.mu.Unlock()
+	}()
+	if err != nil {
+		return nil, err
+	}
+
+	if !caps.applyEdit {
+		for _, p := range plan {
+			next := p.next
+			if err := ws.disk.Edit(ctx, p.rel, func([]byte, bool) ([]byte, error) { return []byte(next), nil }); err != nil {
+				return nil, err
+			}
+		}
+	} else {
+		label := "agentls: accept " + shorten(t.prompt, 60)
+		res, err := s.client.ApplyEdit(ctx, &protocol.ApplyWorkspaceEditParams{Label: &label, Edit: we})
+		if err != nil {
+			return nil, fmt.Errorf("agentls.accept: the editor could not apply the change: %s", clientError(err))
+		}
+		if !res.Applied {
+			return map[string]any{"applied": false}, nil
+		}
+	}
+
+	n := 0
+	var moved []string
+	for _, p := range plan {
+		if !t.changes.commitAccept(p.rel, p.gen, p.accepted, p.cur, p.existed, p.next) {
+			moved = append(moved, p.rel)
+			continue
+		}
+		n += len(p.accepted)
+		t.mu.Lock()
+		if !contains(t.result.FilesChanged, p.rel) {
+			t.result.FilesChanged = append(t.result.FilesChanged, p.rel)
+		}
+		t.mu.Unlock()
+	}
+	if len(moved) > 0 {
+		return nil, jsonrpc2.Errorf(jsonrpc2.InternalError, "agentls.accept: the proposals of %v changed while the editor applied them; check the files and review again", moved)
+	}
+	return map[string]any{"applied": true, "accepted": n}, nil
+}
+
+// planAccept computes the workspace edit of an accept; review.mu is held.
+func (s *Server) planAccept(t *task, ws *editorWorkspace, only, hunk string, caps clientCaps, enc edits.Encoding) ([]accepted, protocol.WorkspaceEdit, error) {
+	var plan []accepted
+	var we protocol.WorkspaceEdit
+	annotation := protocol.ChangeAnnotationIdentifier("agentls.review")
+	for _, fc := range s.reviewFiles(t, only) {
+		cur, exists, doc, open, err := ws.current(fc.rel)
+		if err != nil {
+			return nil, we, err
+		}
+		p := accepted{rel: fc.rel, gen: fc.gen, cur: cur, existed: exists}
+		var curChanges []edits.Change
+		for _, h := range hunksOf(fc, cur) {
+			if hunk != "" && h.id != hunk {
+				continue
+			}
+			if h.conflict {
+				return nil, we, jsonrpc2.Errorf(jsonrpc2.InvalidParams, "agentls.accept: you edited %s where the change was proposed; reject it or edit by hand", fc.rel)
+			}
+			p.accepted = append(p.accepted, h.change)
+			curChanges = append(curChanges, h.cur)
+		}
+		if len(curChanges) == 0 {
+			continue
+		}
+		p.next = edits.ApplyChanges(cur, curChanges)
+		u := s.fileURI(fc.rel)
+		tes := edits.TextEdits(cur, curChanges, enc)
+		els := make([]protocol.TextDocumentEditElement, len(tes))
+		for i := range tes {
+			if caps.changeAnnotations {
+				els[i] = &protocol.AnnotatedTextEdit{TextEdit: tes[i], AnnotationID: annotation}
+			} else {
+				els[i] = &tes[i]
+			}
+		}
+		var version *int32
+		if open {
+			v := doc.version
+			version = &v
+		}
+		if !exists {
+			ignore := true
+			we.DocumentChanges = append(we.DocumentChanges, &protocol.CreateFile{Kind: "create", URI: uri.URI(u), Options: &protocol.CreateFileOptions{IgnoreIfExists: &ignore}})
+		}
+		we.DocumentChanges = append(we.DocumentChanges, &protocol.TextDocumentEdit{
+			TextDocument: protocol.OptionalVersionedTextDocumentIdentifier{TextDocumentIdentifier: protocol.TextDocumentIdentifier{URI: uri.URI(u)}, Version: version},
+			Edits:        els,
+		})
+		plan = append(plan, p)
+	}
+	if len(plan) == 0 {
+		return nil, we, jsonrpc2.Errorf(jsonrpc2.InvalidParams, "agentls.accept: nothing to accept for %s", describeTarget(reviewArgs{TaskID: t.id, URI: only, Hunk: hunk}))
+	}
+	if caps.changeAnnotations {
+		yes := true
+		desc := t.prompt
+		we.ChangeAnnotations = map[protocol.ChangeAnnotationIdentifier]protocol.ChangeAnnotation{
+			annotation: {Label: "agentls: " + shorten(t.prompt, 60), NeedsConfirmation: &yes, Description: &desc},
+		}
+	}
+	return plan, we, nil
+}
+
+// clientError says what a failed request to the client reported, without
+// the JSON-RPC wrapping.
+func clientError(err error) string {
+	var je *jsonrpc2.Error
+	if errors.As(err, &je) {
+		return je.Message
+	}
+	return err.Error()
+}
+
+func contains(xs []string, x string) bool {
+	for _, y := range xs {
+		if y == x {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,93 @@
+package lsp
+
+import (
+	"context"
+	"encoding/json"
+	"sync"
+
+	"go.lsp.dev/protocol"
+	"go.uber.org/zap"
+
+	"github.com/agentls/agentls/internal/config"
+)
+
+// configState is the resolved configuration and where it came from. It has
+// its own lock, held only to swap values: .agentls.json and the
+// environment are read without it.
+type configState struct {
+	mu       sync.Mutex
+	initOpts []byte // initializationOptions (agentls settings), raw
+	settings []byte // the latest workspace/didChangeConfiguration, raw
+	cfg      config.Config
+	reported map[string]bool // problems and warnings already shown
+}
+
+func (s *Server) config() config.Config {
+	s.conf.mu.Lock()
+	defer s.conf.mu.Unlock()
+	return s.conf.cfg
+}
+
+// agentlsSettings picks settings.agentls out of a settings object; an
+// object without that key is taken as the agentls settings themselves.
+func agentlsSettings(raw protocol.LSPAny) []byte {
+	if len(raw) == 0 {
+		return nil
+	}
+	var top map[string]json.RawMessage
+	if json.Unmarshal(raw, &top) == nil {
+		if v, ok := top["agentls"]; ok {
+			return v
+		}
+		if v, ok := top["settings"]; ok {
+			return agentlsSettings(protocol.LSPAny(v))
+		}
+	}
+	return raw
+}
+
+// configure re-resolves the configuration and reports each new problem
+// once, naming its key. Settings from workspace/didChangeConfiguration win
+// over initializationOptions key by key, so a client that sends an empty
+// settings object (eglot does, right after initialized) loses nothing.
+func (s *Server) configure(ctx context.Context, settings []byte) {
+	c := s.conf
+	c.mu.Lock()
+	if settings != nil {
+		c.settings = settings
+	}
+	rawChanged, rawInit := c.settings, c.initOpts
+	c.mu.Unlock()
+
+	changed, p1 := config.FromJSON("editor settings", rawChanged)
+	initial, p0 := config.FromJSON("editor settings", rawInit)
+	file, p2 := s.workspaceSettings(s.rootDir())
+	cfg, p3 := config.Resolve(changed, initial, file, config.FromEnv(s.opts.Getenv))
+
+	c.mu.Lock()
+	c.cfg = cfg
+	var fresh []string
+	for _, p := range append(append(append(p0, p1...), p2...), p3...) {
+		if msg := p.String(); !c.reported[msg] {
+			c.reported[msg] = true
+			fresh = append(fresh, msg)
+		}
+	}
+	c.mu.Unlock()
+	for _, m := range fresh {
+		s.log.Warn("configuration problem", zap.String("problem", m))
+		s.notify(ctx, protocol.MethodWindowShowMessage, &protocol.ShowMessageParams{Type: protocol.MessageTypeWarning, Message: m})
+	}
+}
+
+// warnOnce shows a warning the first time it is given.
+func (s *Server) warnOnce(ctx context.Context, msg string) {
+	s.conf.mu.Lock()
+	seen := s.conf.reported[msg]
+	s.conf.reported[msg] = true
+	s.conf.mu.Unlock()
+	s.log.Warn(msg)
+	if !seen {
+		s.showMessage(ctx, protocol.MessageTypeWarning, "%s", msg)
+	}
+}

@@ -1,0 +1,46 @@
+package lsp
+
+import (
+	"fmt"
+	"testing"
+)
+
+// hunksOf places the proposal's hunks in the text as the user has it now,
+// and marks those whose region the user edited.
+func TestHunksOf(t *testing.T) {
+	base := "alpha\nline 2\nomega\n"
+	proposed := "ALPHA\nline 2\nOMEGA\n"
+	cases := []struct {
+		name    string
+		current string
+		want    []string // "start-end" in current, "!" for a conflict
+	}{
+		{"unchanged", base, []string{"0-5", "13-18"}},
+		{"line inserted above", "new\n" + base, []string{"4-9", "17-22"}},
+		{"text typed between", "alpha\nline 2 and more\nomega\n", []string{"0-5", "22-27"}},
+		{"typed after the last", base + "tail\n", []string{"0-5", "13-18"}},
+		{"hunk region edited", "alpXa\nline 2\nomega\n", []string{"!", "13-18"}},
+		{"everything deleted", "", []string{"!", "!"}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			hs := hunksOf(fileChange{reviewBase: base, proposed: proposed, proposing: true}, c.current)
+			var got []string
+			for _, h := range hs {
+				if h.conflict {
+					got = append(got, "!")
+				} else {
+					got = append(got, fmt.Sprintf("%d-%d", h.cur.Start, h.cur.End))
+				}
+			}
+			if fmt.Sprint(got) != fmt.Sprint(c.want) {
+				t.Errorf("got %v, want %v", got, c.want)
+			}
+			for _, h := range hs {
+				if !h.conflict && c.current[h.cur.Start:h.cur.End] != base[h.change.Start:h.change.End] {
+					t.Errorf("hunk %s placed on %q", h.id, c.current[h.cur.Start:h.cur.End])
+				}
+			}
+		})
+	}
+}

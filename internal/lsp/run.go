@@ -1,0 +1,246 @@
+package lsp
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"go.lsp.dev/jsonrpc2"
+	"go.lsp.dev/protocol"
+	"go.uber.org/zap"
+
+	"github.com/agentls/agentls/internal/agent"
+	"github.com/agentls/agentls/internal/assemble"
+	"github.com/agentls/agentls/internal/driver"
+	"github.com/agentls/agentls/internal/session"
+)
+
+// runAgent is the body of an agentls.run task.
+func (s *Server) runAgent(ctx context.Context, t *task) {
+	s.settleTrust(ctx)
+	cfg := s.config()
+	root := s.rootDir()
+	prog := s.beginProgress(ctx, t, "agentls", shorten(t.prompt, 80))
+	ws, err := s.newWorkspace(t)
+	if err != nil {
+		s.finishTask(ctx, t, prog, agent.Result{Status: agent.StatusError, Reason: "workspace", Error: err.Error()})
+		return
+	}
+	st := s.openStore(ctx, cfg, root)
+	rec := s.beginSession(ctx, st, cfg, t)
+	newLLM := s.opts.NewLLM
+	if newLLM == nil {
+		newLLM = assemble.DefaultLLM
+	}
+	var gate driver.Verifier
+	if g := s.gate(ctx, cfg, root, t, prog); g != nil {
+		gate = g
+	}
+	drv := assemble.Driver(ctx, assemble.Spec{
+		Config:    cfg,
+		Root:      root,
+		Workspace: ws,
+		LLM:       newLLM(cfg),
+		Approver:  s.approver(cfg),
+		Verifier:  gate,
+		MCP:       s.mcpManager(cfg, root),
+		Session:   rec,
+		Recall:    recall(st),
+		OnEvent:   func(ev agent.Event) { s.safeEvent(ctx, t, prog, ev) },
+		Warn:      func(msg string) { s.warnOnce(ctx, "agentls: "+msg) },
+
+		ConfirmWrite: s.confirmWrite,
+		AskNetwork:   s.askNetwork,
+	})
+	res := drv.Run(ctx, driver.Task{Prompt: t.prompt, Editor: t.editor, History: rec.History()})
+	s.finishTask(ctx, t, prog, res)
+	s.endSession(rec, t, res)
+}
+
+// eventParams is an agentls/event notification.
+type eventParams struct {
+	TaskID  string `json:"taskId"`
+	Session string `json:"session"`
+	agent.Event
+}
+
+// safeEvent is onEvent behind a panic barrier: the driver calls it on its
+// own goroutine, and a panic there must end this task only, as "internal".
+func (s *Server) safeEvent(ctx context.Context, t *task, prog *progress, ev agent.Event) {
+	if err := s.catch("onEvent", func() { s.onEvent(ctx, t, prog, ev) }); err != nil {
+		t.fail(err)
+		t.cancel()
+	}
+}
+
+// onEvent forwards an agent event to the client: the agentls/event
+// stream, progress reports, and the transcript in window/logMessage.
+func (s *Server) onEvent(ctx context.Context, t *task, prog *progress, ev agent.Event) {
+	s.maybePanic("onEvent", t)
+	if ev.Kind == agent.KindState {
+		t.mu.Lock()
+		t.state = ev.To
+		t.mu.Unlock()
+	}
+	if ev.Kind == agent.KindEnd {
+		// Sent by announceEnd once the task is done (see there).
+		t.mu.Lock()
+		t.endStep = ev.Step
+		t.mu.Unlock()
+		return
+	}
+	s.sendEvent(ctx, t, ev)
+	cfg := s.config()
+	switch ev.Kind {
+	case agent.KindState:
+		switch ev.To {
+		case agent.Executing:
+			prog.report(ctx, fmt.Sprintf("calling model (step %d of %d)", ev.Step+1, cfg.Agent.MaxSteps))
+		case agent.Verifying:
+			prog.report(ctx, "verifying")
+		case agent.Planning:
+			prog.report(ctx, "planning")
+		}
+	case agent.KindToolCall:
+		prog.report(ctx, session.CallSummary(ev.Call))
+		s.transcript(ctx, t, "→ "+session.CallSummary(ev.Call))
+	case agent.KindToolResult:
+		status := "ok"
+		if ev.IsErr {
+			status = shorten(ev.Output, 200)
+		}
+		s.transcript(ctx, t, fmt.Sprintf("← %s: %s", ev.Call.Name, status))
+	case agent.KindText:
+		t.mu.Lock()
+		t.line.WriteString(ev.Text)
+		text := t.line.String()
+		var lines []string
+		if i := strings.LastIndexByte(text, '\n'); i >= 0 {
+			lines = strings.Split(text[:i], "\n")
+			t.line.Reset()
+			t.line.WriteString(text[i+1:])
+		}
+		t.mu.Unlock()
+		for _, l := range lines {
+			s.transcript(ctx, t, l)
+		}
+	case agent.KindRetry, agent.KindCompaction:
+		prog.report(ctx, ev.Text)
+		s.transcript(ctx, t, "· "+ev.Text)
+	case agent.KindVerify:
+		mark := "✗"
+		if ev.Verify.Passed {
+			mark = "✓"
+		}
+		s.transcript(ctx, t, mark+" checks: "+ev.Verify.Summary)
+	case agent.KindUsage:
+		t.mu.Lock()
+		rest := t.line.String()
+		t.line.Reset()
+		t.mu.Unlock()
+		if rest != "" {
+			s.transcript(ctx, t, rest)
+		}
+	}
+}
+
+func (s *Server) sendEvent(ctx context.Context, t *task, ev agent.Event) {
+	if b, err := json.Marshal(eventParams{TaskID: t.id, Session: t.session, Event: ev}); err == nil {
+		s.notify(ctx, "agentls/event", jsonrpc2.RawMessage(s.config().Redact(string(b))))
+	}
+}
+
+func (s *Server) transcript(ctx context.Context, t *task, line string) {
+	s.notify(ctx, protocol.MethodWindowLogMessage, &protocol.LogMessageParams{
+		Type: protocol.MessageTypeLog, Message: s.config().Redact(fmt.Sprintf("[agentls %s] %s", t.id, line)),
+	})
+}
+
+func (s *Server) finishTask(ctx context.Context, t *task, prog *progress, res agent.Result) {
+	s.maybePanic("finishTask", t)
+	t.mu.Lock()
+	failed := t.internal != nil
+	t.mu.Unlock()
+	if failed {
+		res = internalResult(t)
+	}
+	if t.review {
+		// Nothing is applied until the user accepts it.
+		res.FilesChanged = nil
+	}
+	t.end(res)
+	if t.review {
+		s.endReview(ctx, t)
+		if n := len(t.changes.pendingFiles()); n > 0 {
+			res.Summary += fmt.Sprintf("\n\nChanges to %d file%s wait for your review (code actions, or agentls.accept / agentls.reject).", n, plural(n))
+			t.mu.Lock()
+			t.result.Summary = res.Summary
+			t.mu.Unlock()
+		}
+	}
+	_, msg := endMessage(res)
+	prog.end(ctx, shorten(msg, 120))
+	s.log.Info("task ended", zap.String("task", t.id), zap.String("status", res.Status), zap.String("reason", res.Reason))
+}
+
+// endMessage is what the user is told when a task ends.
+func endMessage(res agent.Result) (protocol.MessageType, string) {
+	msg := res.Summary
+	typ := protocol.MessageTypeInfo
+	switch res.Status {
+	case agent.StatusCancelled:
+		msg = "cancelled"
+	case agent.StatusError:
+		typ, msg = protocol.MessageTypeError, res.Error
+	}
+	if res.Reason == "verifyFailed" {
+		typ = protocol.MessageTypeWarning
+	}
+	return typ, msg
+}
+
+// announceEnd tells the editor a task ended: the end event and the
+// closing message. It runs after the task is marked done, so an editor that
+// reacts to either (accept, undo, status) finds the task finished, its
+// result stored and its proposals published.
+func (s *Server) announceEnd(ctx context.Context, t *task) {
+	s.maybePanic("announceEnd", t)
+	t.mu.Lock()
+	res, step := t.result, t.endStep
+	t.mu.Unlock()
+	s.sendEvent(ctx, t, agent.Event{Kind: agent.KindEnd, Step: step, Result: &res})
+	typ, msg := endMessage(res)
+	files := ""
+	if n := len(res.FilesChanged); n > 0 {
+		files = fmt.Sprintf(" (%d file%s changed)", n, plural(n))
+	}
+	usage := ""
+	if u := res.Usage; u.InputTokens+u.OutputTokens > 0 {
+		est := ""
+		if u.Estimated {
+			est = " (estimated)"
+		}
+		usage = fmt.Sprintf(" [%d in / %d out tokens%s", u.InputTokens, u.OutputTokens, est)
+		if res.Cost > 0 {
+			usage += fmt.Sprintf(", $%.4f", res.Cost)
+		}
+		usage += "]"
+	}
+	s.showMessage(ctx, typ, "agentls %s %s%s: %s%s", t.id, res.Status, files, s.config().Redact(shorten(msg, 400)), usage)
+}
+
+func shorten(s string, n int) string {
+	s = strings.TrimSpace(s)
+	if len(s) <= n {
+		return s
+	}
+	return s[:n] + "…"
+}
+
+func plural(n int) string {
+	if n == 1 {
+		return ""
+	}
+	return "s"
+}

@@ -1,0 +1,186 @@
+package lsp
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"go.lsp.dev/protocol"
+	"go.lsp.dev/uri"
+
+	"github.com/agentls/agentls/internal/edits"
+)
+
+// conflictJSON is one region undo left alone.
+type conflictJSON struct {
+	URI    string `json:"uri"`
+	Line   int    `json:"line"`
+	Reason string `json:"reason"`
+}
+
+// undoResult is agentls.undo's answer. Undo that cannot happen is an
+// answer with a reason, never a JSON-RPC error: editors show those raw.
+type undoResult struct {
+	Applied   bool           `json:"applied"`
+	Conflicts []conflictJSON `json:"conflicts"`
+	Reason    string         `json:"reason,omitempty"`
+}
+
+func refused(format string, args ...any) undoResult {
+	return undoResult{Conflicts: []conflictJSON{}, Reason: fmt.Sprintf(format, args...)}
+}
+
+// undoable reports whether agentls.undo can revert the task now.
+func (t *task) undoable() bool {
+	return t.ended() && t.changes.hasApplied()
+}
+
+// undone is one file's part of an undo.
+type undone struct {
+	rel     string
+	existed bool
+	next    string
+}
+
+// cmdUndo reverts every change a task applied, across files, as one
+// workspace/applyEdit computed against the current text: regions the user
+// changed since are left alone and reported. Like accept, it plans under
+// review.mu and sends the edit without it.
+func (s *Server) cmdUndo(ctx context.Context, a taskIDArgs) (any, error) {
+	if a.TaskID == "" {
+		// The newest task with changes to undo (Helix key bindings cannot
+		// name a task).
+		for _, t := range s.tasks.all() {
+			if t.undoable() {
+				a.TaskID = t.id
+			}
+		}
+		if a.TaskID == "" {
+			return refused("no task has changes to undo"), nil
+		}
+	}
+	t, ok := s.tasks.get(a.TaskID)
+	switch {
+	case !ok:
+		return refused("no task %q (agentls.status lists the tasks; only the newest %d keep what undo needs)", a.TaskID, undoKeep), nil
+	case !t.ended():
+		return refused("task %s is still running; cancel it first", t.id), nil
+	}
+	caps, enc := s.clientState()
+	ws, err := s.newWorkspace(t)
+	if err != nil {
+		return nil, err
+	}
+
+	s.review.mu.Lock()
+	if err := s.review.claim(t, "agentls.undo"); err != nil {
+		s.review.mu.Unlock()
+		return refused("%s", strings.TrimPrefix(err.Error(), "agentls.undo: ")), nil
+	}
+	defer func() {
+		s.review.mu.Lock()
+		s.review.release(t)
+		s.review.mu.Unlock()
+	}()
+	files := t.changes.applied()
+	if len(files) == 0 {
+		s.review.mu.Unlock()
+		if t.changes.isForgotten() {
+			return refused("task %s is too old to undo (only the newest %d tasks keep what undo needs)", t.id, undoKeep), nil
+		}
+		return refused("task %s changed no files (or was undone already)", t.id), nil
+	}
+	var we protocol.WorkspaceEdit
+	conflicts := []conflictJSON{}
+	var done []undone
+	var toDelete []string
+	for _, fc := range files {
+		cur, exists, doc, open, err := ws.current(fc.rel)
+		if err != nil {
+			s.review.mu.Unlock()
+			return nil, err
+		}
+		u := s.fileURI(fc.rel)
+		if !fc.existed {
+			switch {
+			case !exists:
+			case cur != fc.after:
+				conflicts = append(conflicts, conflictJSON{URI: u, Line: 1, Reason: "the task created this file and it changed since; kept"})
+			case caps.applyEdit && caps.deleteFiles:
+				we.DocumentChanges = append(we.DocumentChanges, &protocol.DeleteFile{Kind: "delete", URI: uri.URI(u)})
+				done = append(done, undone{rel: fc.rel})
+			case !caps.applyEdit:
+				toDelete = append(toDelete, fc.rel)
+				done = append(done, undone{rel: fc.rel})
+			default:
+				conflicts = append(conflicts, conflictJSON{URI: u, Line: 1, Reason: "the task created this file; this editor cannot delete files through LSP, delete it by hand"})
+			}
+			continue
+		}
+		cs, cfs := edits.RevertChanges(fc.base, fc.after, cur)
+		for _, c := range cfs {
+			conflicts = append(conflicts, conflictJSON{URI: u, Line: c.Line, Reason: c.Reason})
+		}
+		if len(cs) == 0 {
+			continue
+		}
+		var version *int32
+		if open {
+			v := doc.version
+			version = &v
+		}
+		we.DocumentChanges = append(we.DocumentChanges, versionedEdit(u, version, edits.TextEdits(cur, cs, enc), clientCaps{documentChanges: true}).DocumentChanges...)
+		done = append(done, undone{rel: fc.rel, existed: true, next: edits.ApplyChanges(cur, cs)})
+	}
+	s.review.mu.Unlock()
+
+	res := undoResult{Applied: true, Conflicts: conflicts}
+	if len(we.DocumentChanges) > 0 {
+		if caps.applyEdit {
+			label := "agentls: undo " + shorten(t.prompt, 60)
+			r, err := s.client.ApplyEdit(ctx, &protocol.ApplyWorkspaceEditParams{Label: &label, Edit: we})
+			switch {
+			case err != nil:
+				res.Applied, res.Reason = false, "the editor could not apply the undo: "+clientError(err)
+			case !r.Applied:
+				res.Applied, res.Reason = false, "the editor did not apply the undo"
+				if r.FailureReason != nil {
+					res.Reason += ": " + *r.FailureReason
+				}
+			}
+		} else {
+			for _, d := range done {
+				if d.existed {
+					next := d.next
+					if err := ws.disk.Edit(ctx, d.rel, func([]byte, bool) ([]byte, error) { return []byte(next), nil }); err != nil {
+						return nil, err
+					}
+				}
+			}
+		}
+	}
+	for _, rel := range toDelete {
+		if err := os.Remove(ws.abs(rel)); err != nil && !os.IsNotExist(err) {
+			return nil, err
+		}
+	}
+	if res.Applied {
+		for _, d := range done {
+			t.changes.commitUndo(d.rel)
+		}
+	}
+	sort.Slice(conflicts, func(i, j int) bool {
+		return conflicts[i].URI < conflicts[j].URI || conflicts[i].URI == conflicts[j].URI && conflicts[i].Line < conflicts[j].Line
+	})
+	if len(conflicts) > 0 {
+		var where []string
+		for _, c := range conflicts {
+			where = append(where, fmt.Sprintf("%s:%d", filepath.Base(uriPath(c.URI, c.URI)), c.Line))
+		}
+		s.showMessage(ctx, protocol.MessageTypeWarning, "agentls: undid task %s except where you edited since: %s", t.id, strings.Join(where, ", "))
+	}
+	return res, nil
+}
