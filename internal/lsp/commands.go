@@ -29,7 +29,7 @@ var commands []command
 
 func init() {
 	commands = []command{
-		{"agentls.run", "{task, uri? or path?, range?, session?, review?}", (*Server).cmdRun},
+		{"agentls.run", "{task, uri? or path?, range?, session?, review?, model?}", (*Server).cmdRun},
 		{"agentls.cancel", "{taskId?}", (*Server).cmdCancel},
 		{"agentls.status", "{taskId?}", (*Server).cmdStatus},
 		{"agentls.wait", "{taskId, timeoutMs?}", (*Server).cmdWait},
@@ -37,7 +37,10 @@ func init() {
 		{"agentls.reject", "{taskId, uri?}", (*Server).cmdReject},
 		{"agentls.undo", "{taskId?}", (*Server).cmdUndo},
 		{"agentls.verify", "{}", (*Server).cmdVerify},
-		{"agentls.continue", "{session, task, uri? or path?, range?, review?}", (*Server).cmdContinue},
+		{"agentls.continue", "{session, task, uri? or path?, range?, review?, model?}", (*Server).cmdContinue},
+		{"agentls.models", "{}", (*Server).cmdModels},
+		{"agentls.info", "{model?}", (*Server).cmdInfo},
+		{"agentls.proposal", "{taskId, uri?}", (*Server).cmdProposal},
 	}
 }
 
@@ -95,6 +98,7 @@ type runArgs struct {
 	Range   *protocol.Range `json:"range,omitempty"`
 	Session string          `json:"session,omitempty"`
 	Review  *bool           `json:"review,omitempty"`
+	Model   string          `json:"model,omitempty"` // llm.model for this task only
 }
 
 type runResult struct {
@@ -135,7 +139,7 @@ func (s *Server) startRun(name string, a runArgs, mustExist bool) (any, error) {
 	if a.Review != nil {
 		review = *a.Review
 	}
-	t := &task{prompt: a.Task, session: a.Session, review: review, editor: editor, mustExist: mustExist}
+	t := &task{prompt: a.Task, session: a.Session, review: review, editor: editor, mustExist: mustExist, model: a.Model}
 	s.tasks.start(t, s.runAgent)
 	return runResult{TaskID: t.id, Session: t.session}, nil
 }

@@ -29,6 +29,7 @@ type task struct {
 	review  bool
 	verify  bool // a verify-only task (agentls.verify)
 	editor  string
+	model   string // agentls.run's model: overrides llm.model for this task
 	created time.Time
 
 	cancel context.CancelFunc
@@ -310,6 +311,9 @@ func (t *task) end(r agent.Result) {
 // runAgent is the body of an agentls.run task.
 func (s *Server) runAgent(ctx context.Context, t *task) {
 	cfg := s.config()
+	if t.model != "" {
+		cfg.LLM.Model = t.model
+	}
 	root := s.rootDir()
 	prog := s.beginProgress(ctx, t, "agentls", shorten(t.prompt, 80))
 	ws, err := s.newWorkspace(t)
@@ -496,7 +500,7 @@ func (s *Server) announceEnd(ctx context.Context, t *task) {
 		}
 		usage += "]"
 	}
-	s.showMessage(ctx, typ, "agentls %s %s%s: %s%s", t.id, res.Status, files, s.config().Redact(shorten(msg, 400)), usage)
+	s.showMessage(ctx, typ, "agentls %s %s%s: %s%s", t.id, statusWord(res), files, s.config().Redact(shorten(msg, 400)), usage)
 }
 
 func shorten(s string, n int) string {
