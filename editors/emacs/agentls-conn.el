@@ -26,6 +26,9 @@
 ;; after the reply that ends a synchronous `jsonrpc-request' it leaves the
 ;; rest of that read unparsed (see `agentls--drain' in agentls.el).
 
+;; Over 400 lines: one LSP client connection (sync, edits, diagnostics,
+;; code actions) reads best in one place.
+
 ;;; Code:
 
 (require 'cl-lib)

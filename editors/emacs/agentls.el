@@ -26,6 +26,10 @@
 ;; Eglot gives a buffer one server, so in those modes agentls takes the
 ;; place of the language's own server.
 
+;; Over 400 lines: tasks, the conversation buffer and the commands share
+;; state; the connection (agentls-conn.el) and review (agentls-review.el)
+;; live beside it.
+
 ;;; Code:
 
 (require 'cl-lib)

@@ -2,7 +2,9 @@
 // commands a VS Code face (input box, status bar, output channel) and keeps
 // its settings in sync. Edits, progress, diagnostics, code actions and the
 // refactor preview for review mode come through vscode-languageclient as
-// plain LSP; this file adds only what LSP has no UI for.
+// plain LSP; this file adds only what LSP has no UI for. Over 400 lines:
+// one class holds the client and every command that needs it; the panel,
+// the diff review and the event text live in their own files.
 import * as fs from 'fs';
 import * as os from 'os';
 import * as vscode from 'vscode';

@@ -3,6 +3,8 @@
 -- stream into a scratch buffer and keeps task progress for the statusline.
 -- Edits, diagnostics and code actions go through Neovim's own LSP client,
 -- so the server needs nothing from the plugin to change a buffer.
+-- Over 400 lines: it is the plugin's one public module (config, tasks,
+-- commands); the conversation, review, pickers and health live beside it.
 local compat = require('agentls.compat')
 local stream = require('agentls.stream')
 
