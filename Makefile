@@ -5,7 +5,7 @@ BIN     ?= bin/agentls
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS := -s -w -X main.version=$(VERSION)
 
-.PHONY: all build install demo demo-record test unit e2e race vet fmt bench editors-test clean
+.PHONY: vsix all build install demo demo-record test unit e2e race vet fmt bench editors-test clean
 
 all: build
 
@@ -63,3 +63,10 @@ fmt:
 
 clean:
 	rm -rf bin
+
+# The VS Code / Open VSX package, editors/vscode/agentls.vsix, with this
+# build's server bundled in its bin/ (the extension prefers it to PATH).
+vsix: build
+	cd editors/vscode && { [ -d node_modules/@vscode/vsce ] || npm install --no-audit --no-fund; } && \
+	  mkdir -p bin && cp -f ../../$(BIN) bin/agentls && \
+	  npx --no-install vsce package -o agentls.vsix; rc=$$?; rm -rf bin; exit $$rc

@@ -26,12 +26,17 @@
 ;; Eglot gives a buffer one server, so in those modes agentls takes the
 ;; place of the language's own server.
 
+;; Over 400 lines: tasks, the conversation buffer and the commands share
+;; state; the connection (agentls-conn.el) and review (agentls-review.el)
+;; live beside it.
+
 ;;; Code:
 
 (require 'cl-lib)
 (require 'subr-x)
 (require 'eglot)
 (require 'jsonrpc)
+(require 'agentls-conn)
 
 (defgroup agentls nil
   "The agentls coding agent, through Eglot."
@@ -119,54 +124,116 @@ Use it as (:eval (agentls-mode-line)) in `mode-line-format' or
                 (or agentls--progress (plist-get p :message)
                     (plist-get p :state) (plist-get p :status)))))))
 
-;;; The stream buffer
+;;; The conversation buffer
+
+;; *agentls* is the stream and the conversation: the task's events are
+;; rendered above a prompt line, and what the user types under it (any
+;; number of lines) is sent with C-c C-c as a follow-up in the newest
+;; task's session (agentls.continue).  Each task has one line that keeps
+;; its running token total, context meter and cost; each tool call is one
+;; line with its result appended.
 
 (defvar agentls--text-open nil
-  "Non-nil while the last line of *agentls* is model text still streaming.")
+  "Non-nil while the last output line of *agentls* is model text still streaming.")
+(defvar-local agentls--out nil "Marker: where output goes (before the prompt).")
+(defvar-local agentls--input nil "Marker: where the user's input starts.")
+(defvar agentls--task-lines nil "Alist (TASK-ID . (MARKER . PLIST)) of task lines.")
+(defvar agentls--pending-line nil "The task line written before its task had an id.")
+(defvar agentls--call-ends nil "Alist (CALL-ID . MARKER): the end of a tool call's line.")
+(defvar agentls--info nil "agentls.info: :contextTokens, :priceInput, :priceOutput.")
 
-(define-derived-mode agentls-stream-mode special-mode "agentls"
-  "Major mode of the *agentls* event stream buffer."
+(defvar agentls-chat-mode-map
+  (let ((m (make-sparse-keymap)))
+    (define-key m (kbd "C-c C-c") #'agentls-send-input)
+    (define-key m (kbd "C-c C-k") #'agentls-cancel)
+    m)
+  "Keys of the *agentls* conversation buffer.")
+
+(define-derived-mode agentls-chat-mode text-mode "agentls"
+  "Major mode of *agentls*: the task stream above, your follow-up below.
+\\{agentls-chat-mode-map}"
   (setq-local truncate-lines nil))
+(defalias 'agentls-stream-mode #'agentls-chat-mode)
+
+(defconst agentls--prompt "──── follow-up (C-c C-c sends, C-c C-k cancels) ────\n")
 
 (defun agentls-stream-buffer ()
   "The *agentls* buffer, created on first use."
   (or (get-buffer "*agentls*")
       (with-current-buffer (get-buffer-create "*agentls*")
-        (agentls-stream-mode)
-        (setq agentls--text-open nil)
+        (agentls-chat-mode)
+        (setq agentls--text-open nil agentls--task-lines nil agentls--call-ends nil)
+        (let ((inhibit-read-only t))
+          (insert (propertize agentls--prompt 'read-only t 'front-sticky t 'rear-nonsticky t
+                              'face 'shadow)))
+        (setq agentls--out (copy-marker (point-min) t))
+        (setq agentls--input (copy-marker (point-max)))
         (current-buffer))))
 
+(defun agentls--follow (buf)
+  (dolist (w (get-buffer-window-list buf nil t))
+    (with-current-buffer buf
+      (when (< (window-point w) agentls--input)
+        (set-window-point w (max (point-min) (1- agentls--out)))))))
+
 (defun agentls--insert (text &optional streaming)
-  "Append TEXT to *agentls*.  STREAMING: continue the open text line."
+  "Add TEXT to the output of *agentls*.  STREAMING: continue the open text line.
+Returns a marker at the start of the inserted text."
   (with-current-buffer (agentls-stream-buffer)
-    (let ((inhibit-read-only t)
-          (at-end (mapcar (lambda (w) (cons w (= (window-point w) (point-max))))
-                          (get-buffer-window-list (current-buffer) nil t))))
+    (let ((inhibit-read-only t) start)
       (save-excursion
-        (goto-char (point-max))
-        (when (and (not (and streaming agentls--text-open))
-                   (not (bolp)))
-          (insert "\n"))
-        (insert text)
-        (unless streaming (insert "\n")))
+        (goto-char agentls--out)
+        (when (and (not (and streaming agentls--text-open)) (not (bolp)))
+          (insert (propertize "\n" 'read-only t 'rear-nonsticky t)))
+        (setq start (point-marker))
+        (insert (propertize (concat text (if streaming "" "\n")) 'read-only t 'rear-nonsticky t)))
       (setq agentls--text-open streaming)
-      (dolist (w at-end)
-        (when (cdr w) (set-window-point (car w) (point-max)))))))
+      (agentls--follow (current-buffer))
+      start)))
 
 (defun agentls--line (fmt &rest args)
   (agentls--insert (apply #'format fmt args)))
 
+(defun agentls--set-line (marker text)
+  "Replace the line starting at MARKER with TEXT."
+  (when (and marker (marker-buffer marker))
+    (with-current-buffer (marker-buffer marker)
+      (let ((inhibit-read-only t))
+        (save-excursion
+          (goto-char marker)
+          (delete-region (point) (line-end-position))
+          (insert (propertize text 'read-only t 'rear-nonsticky t))
+          (set-marker marker (line-beginning-position)))))))
+
+(defun agentls--call-args (call)
+  (ignore-errors (json-parse-string (or (plist-get call :arguments) "") :object-type 'plist)))
+
 (defun agentls--tool (call)
   "Render a tool CALL plist as \"name path\"."
   (let* ((name (or (plist-get call :name) "?"))
-         (args (ignore-errors
-                 (json-parse-string (or (plist-get call :arguments) "")
-                                    :object-type 'plist)))
+         (args (agentls--call-args call))
          (what (cl-some (lambda (k)
                           (let ((v (plist-get args k)))
                             (and (stringp v) (not (string-empty-p v)) v)))
                         '(:path :pattern :command))))
     (if what (format "%s %s" name what) name)))
+
+(defun agentls--count-lines (s)
+  (if (or (not (stringp s)) (string-empty-p s)) 0
+    (+ (cl-count ?\n s) (if (string-suffix-p "\n" s) 0 1))))
+
+(defun agentls--lines (n) (format "%d line%s" n (if (= n 1) "" "s")))
+
+(defun agentls--size (call output)
+  "What a tool did, in lines that match it: an edit's lines, not its reply's."
+  (let ((args (agentls--call-args call))
+        (name (plist-get call :name)))
+    (cond ((and (equal name "edit_file") (stringp (plist-get args :new_string)))
+           (format "%s → %s" (agentls--lines (agentls--count-lines (plist-get args :old_string)))
+                   (agentls--lines (agentls--count-lines (plist-get args :new_string)))))
+          ((and (equal name "write_file") (stringp (plist-get args :content)))
+           (concat (agentls--lines (agentls--count-lines (plist-get args :content))) " written"))
+          (t (agentls--lines (agentls--count-lines output))))))
 
 (defun agentls--usage (u)
   (format "%s in / %s out" (or (plist-get u :inputTokens) 0)
@@ -176,26 +243,85 @@ Use it as (:eval (agentls-mode-line)) in `mode-line-format' or
   (let ((l (car (split-string (string-trim (or s "")) "\n"))))
     (if (> (length l) n) (concat (substring l 0 n) "…") (or l ""))))
 
+(defun agentls-status-word (r)
+  "How result (or task) plist R reads: checks still failing is never \"ok\"."
+  (cond ((eq (plist-get r :cancelled) t) "cancelled")
+        ((equal (plist-get r :reason) "verifyFailed") "done, checks failing")
+        (t (or (plist-get r :status) "ended"))))
+
+(defun agentls--cost (usage cost)
+  (let ((p-in (or (plist-get agentls--info :priceInput) 0))
+        (p-out (or (plist-get agentls--info :priceOutput) 0)))
+    (cond ((and (numberp cost) (> cost 0)) cost)
+          ((or (> p-in 0) (> p-out 0))
+           (/ (+ (* (or (plist-get usage :inputTokens) 0) p-in)
+                 (* (or (plist-get usage :outputTokens) 0) p-out))
+              1e6)))))
+
+(defun agentls--task-line-text (p)
+  (let ((s (concat "▶ " (plist-get p :title)))
+        (u (plist-get p :usage)))
+    (when u
+      (setq s (concat s "  · " (agentls--usage u) " tokens"))
+      (let ((window (or (plist-get agentls--info :contextTokens) 0))
+            (last (plist-get p :last)))
+        (when (and last (> window 0))
+          (setq s (concat s (format " · context %d%% of %dk"
+                                    (round (* 100.0 (/ (float (or (plist-get last :inputTokens) 0)) window)))
+                                    (round (/ window 1000.0)))))))
+      (when-let ((c (agentls--cost u (plist-get p :cost))))
+        (setq s (concat s (format " · $%.4f" c)))))
+    s))
+
+(defun agentls--begin-task (title)
+  (setq agentls--pending-line (cons (agentls--line "▶ %s" title) (list :title title))))
+
+(defun agentls--task-line (id)
+  (or (cdr (assoc id agentls--task-lines))
+      (when agentls--pending-line
+        (let ((l agentls--pending-line))
+          (setq agentls--pending-line nil)
+          (push (cons id l) agentls--task-lines)
+          l))))
+
+(defun agentls--update-task-line (l &rest kv)
+  (while kv
+    (setcdr l (plist-put (cdr l) (car kv) (cadr kv)))
+    (setq kv (cddr kv)))
+  (agentls--set-line (car l) (agentls--task-line-text (cdr l))))
+
 (defun agentls--render (ev)
   "Render one agentls/event plist EV into *agentls*."
-  (let ((id (plist-get ev :taskId))
-        (kind (plist-get ev :kind)))
+  (let* ((id (plist-get ev :taskId))
+         (kind (plist-get ev :kind))
+         (tl (agentls--task-line id)))
     (pcase kind
       ("text" (agentls--insert (or (plist-get ev :text) "") t))
       ("state"
-       (when (member (plist-get ev :to) '("planning" "verifying" "reporting"))
+       (when (equal (plist-get ev :to) "verifying")
          (agentls--line "· %s %s" id (plist-get ev :to))))
-      ("toolCall" (agentls--line "→ %s" (agentls--tool (plist-get ev :call))))
+      ("toolCall"
+       (let* ((call (plist-get ev :call))
+              (m (agentls--line "→ %s" (agentls--tool call))))
+         (when (plist-get call :id)
+           (with-current-buffer (marker-buffer m)
+             (push (cons (plist-get call :id)
+                         (save-excursion (goto-char m) (copy-marker (line-end-position))))
+                   agentls--call-ends)))))
       ("toolResult"
-       (let ((name (plist-get (plist-get ev :call) :name))
-             (out (or (plist-get ev :output) "")))
-         (if (eq (plist-get ev :isError) t)
-             (agentls--line "← %s failed: %s" name (agentls--first-line out 200))
-           (let ((n (+ (cl-count ?\n out)
-                       (if (and (> (length out) 0)
-                                (not (string-suffix-p "\n" out)))
-                           1 0))))
-             (agentls--line "← %s ok (%d line%s)" name n (if (= n 1) "" "s"))))))
+       (let* ((call (plist-get ev :call))
+              (out (or (plist-get ev :output) ""))
+              (what (if (eq (plist-get ev :isError) t)
+                        (concat "failed: " (agentls--first-line out 200))
+                      (format "ok (%s)" (agentls--size call out))))
+              (end (cdr (assoc (plist-get call :id) agentls--call-ends))))
+         (if (and end (marker-buffer end))
+             (with-current-buffer (marker-buffer end)
+               (let ((inhibit-read-only t))
+                 (save-excursion
+                   (goto-char end)
+                   (insert (propertize (concat " · " what) 'read-only t 'rear-nonsticky t)))))
+           (agentls--line "← %s %s" (plist-get call :name) what))))
       ("verify"
        (let ((v (plist-get ev :verify)))
          (agentls--line "%s checks %s: %s"
@@ -203,34 +329,35 @@ Use it as (:eval (agentls-mode-line)) in `mode-line-format' or
                         (if (eq (plist-get v :passed) t) "passed" "failed")
                         (or (plist-get v :summary) ""))))
       ("usage"
-       (agentls--line "· tokens %s%s" (agentls--usage (plist-get ev :usage))
-                      (if (plist-get ev :taskUsage)
-                          (format " (task %s)" (agentls--usage (plist-get ev :taskUsage)))
-                        "")))
+       (when tl
+         (agentls--update-task-line tl :usage (or (plist-get ev :taskUsage) (plist-get ev :usage))
+                                    :last (plist-get ev :usage))))
       ((or "retry" "compaction")
        (agentls--line "· %s: %s" kind (or (plist-get ev :text) "")))
       ("end"
        (let* ((r (plist-get ev :result))
               (files (append (plist-get r :filesChanged) nil)))
-         (agentls--line "■ %s %s: %s" id (plist-get r :status)
+         (when tl
+           (agentls--update-task-line tl :usage (or (plist-get r :usage) (plist-get (cdr tl) :usage))
+                                      :cost (plist-get r :cost)))
+         (agentls--line "■ %s %s: %s" id (agentls-status-word r)
                         (agentls--first-line
                          (if (eq (plist-get r :cancelled) t) "cancelled"
                            (or (plist-get r :summary) (plist-get r :error) ""))
                          300))
          (when files
            (agentls--line "  files: %s" (string-join files ", ")))
-         (agentls--line "  tokens: %s, %s step%s\n" (agentls--usage (plist-get r :usage))
-                        (or (plist-get r :steps) 0)
-                        (if (eql (plist-get r :steps) 1) "" "s")))))))
+         (agentls--line ""))))))
 
 (defvar agentls-event-hook nil
   "Functions called with each agentls/event plist, after it is rendered.")
 
-(cl-defmethod eglot-handle-notification
-  ((_server agentls-server) (_method (eql agentls/event)) &rest ev)
-  "Track and render an agentls/event notification."
+(defun agentls--on-event (ev)
+  "Track and render an agentls/event notification EV (a plist)."
   (let ((id (plist-get ev :taskId)))
     (agentls--task id)
+    (when (and (plist-get ev :session) (not (plist-get (agentls--task id) :session)))
+      (agentls--put id :session (plist-get ev :session)))
     (pcase (plist-get ev :kind)
       ("state"
        (agentls--put id :state (plist-get ev :to))
@@ -249,6 +376,20 @@ Use it as (:eval (agentls-mode-line)) in `mode-line-format' or
     (run-hook-with-args 'agentls-event-hook ev)
     (force-mode-line-update t)))
 
+(defun agentls--on-progress (params)
+  "Keep a $/progress PARAMS message for `agentls-mode-line'."
+  (let ((value (plist-get params :value)))
+    (pcase (plist-get value :kind)
+      ((or "begin" "report")
+       (when-let ((m (plist-get value :message))) (setq agentls--progress m)))
+      ("end" (setq agentls--progress nil))))
+  (force-mode-line-update t))
+
+(cl-defmethod eglot-handle-notification
+  ((_server agentls-server) (_method (eql agentls/event)) &rest ev)
+  "Track and render an agentls/event notification."
+  (agentls--on-event ev))
+
 ;; Eglot 1.9 neither advertises nor shows $/progress; agentls-server does
 ;; both for itself and leaves newer Eglots' own handling in place.
 (cl-defmethod eglot-client-capabilities :around ((_server agentls-server))
@@ -266,31 +407,33 @@ Use it as (:eval (agentls-mode-line)) in `mode-line-format' or
 (cl-defmethod eglot-handle-notification
   ((_server agentls-server) (_method (eql $/progress)) &key _token value)
   "Keep the task's progress message for `agentls-mode-line'."
-  (pcase (plist-get value :kind)
-    ((or "begin" "report")
-     (when-let ((m (plist-get value :message))) (setq agentls--progress m)))
-    ("end" (setq agentls--progress nil)))
-  (force-mode-line-update t)
+  (agentls--on-progress (list :value value))
   ;; Eglot's catch-all (1.9) or its progress reporter (newer) is next.
   (cl-call-next-method))
 
 ;;; Commands
 
 (defun agentls--server ()
-  "The agentls Eglot server of this buffer, or of any buffer."
-  (let ((s (ignore-errors (eglot-current-server))))
+  "agentls's own connection (`agentls-connect') for this buffer, else
+the agentls Eglot server of this buffer or of any buffer."
+  (let ((own (agentls-connection-for))
+        (s (ignore-errors (eglot-current-server))))
+    (if (and own (jsonrpc-running-p own))
+        own
     (if (and s (cl-typep s 'agentls-server))
         s
       (or (cl-loop for servers being the hash-values of eglot--servers-by-project
                    thereis (cl-find-if (lambda (x) (cl-typep x 'agentls-server)) servers))
-          (user-error "agentls: no agentls server; see `agentls-eglot-setup' and M-x eglot")))))
+          (user-error "agentls: no agentls server; M-x agentls-connect (or see `agentls-eglot-setup')"))))))
 
 (defun agentls--flush (server)
-  "Send SERVER the buffer changes Eglot still holds back."
+  "Send SERVER the buffer changes Eglot (or agentls-conn) still holds back."
+  (if (cl-typep server 'agentls-connection)
+      (agentls-flush)
   (when (and agentls-flush-changes (fboundp 'eglot--signal-textDocument/didChange))
     (dolist (b (eglot--managed-buffers server))
       (with-current-buffer b
-        (ignore-errors (eglot--signal-textDocument/didChange))))))
+        (ignore-errors (eglot--signal-textDocument/didChange)))))))
 
 (defun agentls--drain (server)
   "Read the messages SERVER sent after the reply `jsonrpc-request' took.
@@ -314,32 +457,52 @@ the server's next output, which never comes while the server waits."
 
 (defun agentls--uri (&optional buffer)
   (when-let ((f (buffer-file-name (or buffer (current-buffer)))))
-    (eglot--path-to-uri f)))
+    (agentls--path-to-uri f)))
+
+(defcustom agentls-model nil
+  "llm.model for the next tasks (set by `agentls-pick-model'); nil: the server's."
+  :type '(choice (const nil) string))
+
+(defun agentls--refresh-info ()
+  (setq agentls--info (ignore-errors (agentls-command "agentls.info" (if agentls-model (list :model agentls-model) nil)))))
 
 ;;;###autoload
-(defun agentls-run (task &optional review beg end)
+(defun agentls-run (task &optional review beg end session)
   "Run TASK with agentls, about the current file and the region (BEG END).
 With a prefix argument (REVIEW), the changes are proposed for review
-instead of applied.  Returns the task id."
+instead of applied.  SESSION: continue that session (agentls.continue).
+\"@path\" and \"@path:10-40\" in TASK attach a file or lines of it.
+Returns the task id."
   (interactive
    (append (list (read-string "agentls task: ") (and current-prefix-arg t))
            (when (use-region-p) (list (region-beginning) (region-end)))))
   (when (string-empty-p (string-trim task))
     (user-error "agentls: the task is empty"))
-  (let ((args (list :task task)))
-    (when-let ((uri (agentls--uri))) (setq args (plist-put args :uri uri)))
+  (let ((args (list :task task))
+        (server (agentls--server)))
+    (when-let ((uri (and buffer-file-name (agentls--uri))))
+      (setq args (plist-put args :uri uri)))
     (when (and beg end)
       (setq args (plist-put args :range
-                            (list :start (eglot--pos-to-lsp-position beg)
-                                  :end (eglot--pos-to-lsp-position end)))))
+                            (if (cl-typep server 'agentls-connection)
+                                (list :start (agentls--point-to-lsp beg) :end (agentls--point-to-lsp end))
+                              (list :start (eglot--pos-to-lsp-position beg)
+                                    :end (eglot--pos-to-lsp-position end))))))
     (when review (setq args (plist-put args :review t)))
+    (when session (setq args (plist-put args :session session)))
+    (when agentls-model (setq args (plist-put args :model agentls-model)))
+    (unless agentls--info (agentls--refresh-info))
     (when agentls-display-stream
       (display-buffer (agentls-stream-buffer)))
     ;; Before the request: the task's first events may beat its answer.
-    (agentls--line "▶ %s%s" task (if review "  [review]" ""))
-    (let* ((res (agentls-command "agentls.run" args))
+    (agentls--begin-task (concat (if session "↳ " "")
+                                 (replace-regexp-in-string "\n" " ⏎ " task)
+                                 (if review "  [review]" "")))
+    (let* ((res (agentls-command (if session "agentls.continue" "agentls.run") args))
            (id (plist-get res :taskId)))
+      (agentls--task-line id)
       (agentls--task id)
+      (agentls--put id :session (plist-get res :session))
       (agentls--put id :task task)
       (agentls--put id :review (and review t))
       (when (equal (plist-get (agentls--task id) :status) "queued")
@@ -359,7 +522,7 @@ instead of applied.  Returns the task id."
     res))
 
 (defun agentls--status-line (tk)
-  (concat (format "%s %-9s %s" (plist-get tk :taskId) (plist-get tk :status)
+  (concat (format "%s %-9s %s" (plist-get tk :taskId) (agentls-status-word tk)
                   (plist-get tk :task))
           (let ((n (length (plist-get tk :filesChanged))))
             (if (> n 0) (format "  [%d file%s]" n (if (= n 1) "" "s")) ""))
@@ -433,7 +596,7 @@ Returns its buffer."
          (res (agentls-command "agentls.status" (list :taskId id)))
          (uri (plist-get res :transcript)))
     (unless uri (user-error "agentls: no transcript for %s" id))
-    (find-file-other-window (eglot--uri-to-path uri))
+    (find-file-other-window (agentls--uri-to-path uri))
     (current-buffer)))
 
 ;;;###autoload
@@ -452,10 +615,18 @@ Returns its buffer."
     (define-key m "u" #'agentls-undo)
     (define-key m "l" #'agentls-show-stream)
     (define-key m "t" #'agentls-open-transcript)
+    (define-key m "R" #'agentls-run-review)
+    (define-key m "f" #'agentls-continue)
+    (define-key m "h" #'agentls-history)
+    (define-key m "m" #'agentls-pick-model)
+    (define-key m "d" #'agentls-review-diff)
+    (define-key m "." #'agentls-code-actions)
     m)
   "Keys for the agentls commands; bind it to a prefix, e.g.
 \(global-set-key (kbd \"C-c a\") agentls-command-map).")
 (fset 'agentls-command-map agentls-command-map)
+
+(require 'agentls-review)
 
 (provide 'agentls)
 ;;; agentls.el ends here

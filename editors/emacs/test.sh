@@ -22,30 +22,42 @@ fi
 
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-mkdir -p "$tmp/ws" "$tmp/out" "$tmp/home" "$tmp/state"
-printf 'hello world\nsecond line\n' >"$tmp/ws/hello.txt"
-printf 'alpha one\n' >"$tmp/ws/a.txt"
-printf 'beta two\n' >"$tmp/ws/b.txt"
 echo "-- $("$emacs" --version | head -1)"
-(
-  cd "$tmp/ws" &&
-    HOME="$tmp/home" XDG_STATE_HOME="$tmp/state" AGENTLS_TEST_OUT="$tmp/out" AGENTLS_TEST_WS="$tmp/ws" \
-      timeout -k 5 100 "$emacs" --batch -l "$here/test/run.el" </dev/null >"$tmp/out/emacs.out" 2>&1
-)
-rc=$?
-[ -f "$tmp/out/results.txt" ] && cat "$tmp/out/results.txt"
 status=0
-if [ $rc -ne 0 ]; then
-  status=1
-  [ $rc -eq 124 ] && echo "FAIL: emacs timed out after 100 s"
-  echo "FAIL: emacs exited $rc; its output:"
-  tail -40 "$tmp/out/emacs.out" | sed 's/^/  | /'
-  [ -f "$tmp/out/agentls.log" ] && { echo "  agentls log:"; tail -20 "$tmp/out/agentls.log" | sed 's/^/  | /'; }
-elif ! grep -q ' 0 failed' "$tmp/out/results.txt" 2>/dev/null; then
-  status=1
-  echo "FAIL: emacs gave no result summary"
-fi
-if [ -n "${AGENTLS_TEST_KEEP:-}" ]; then
-  mkdir -p "$AGENTLS_TEST_KEEP" && cp -r "$tmp/out/." "$AGENTLS_TEST_KEEP/"
-fi
+# run NAME EL: one Emacs run of test/EL in a fresh workspace.
+run() {
+  local d="$tmp/$1"
+  mkdir -p "$d/ws" "$d/out" "$d/home" "$d/state"
+  printf 'hello world\nsecond line\n' >"$d/ws/hello.txt"
+  printf 'beta two\n' >"$d/ws/b.txt"
+  if [ "$1" = conn ]; then
+    { echo 'alpha one'; for i in 1 2 3 4 5 6 7 8 9 10; do echo "filler $i"; done; echo 'omega end'; } >"$d/ws/a.txt"
+    printf 'gamma three\n' >"$d/ws/c.txt"
+    echo '{}' >"$d/ws/.agentls.json"
+  else
+    printf 'alpha one\n' >"$d/ws/a.txt"
+  fi
+  (
+    cd "$d/ws" &&
+      HOME="$d/home" XDG_STATE_HOME="$d/state" AGENTLS_TEST_OUT="$d/out" AGENTLS_TEST_WS="$d/ws" \
+        timeout -k 5 100 "$emacs" --batch -l "$here/test/$2" </dev/null >"$d/out/emacs.out" 2>&1
+  )
+  local rc=$?
+  [ -f "$d/out/results.txt" ] && cat "$d/out/results.txt"
+  if [ $rc -ne 0 ]; then
+    status=1
+    [ $rc -eq 124 ] && echo "FAIL: emacs ($2) timed out after 100 s"
+    echo "FAIL: emacs ($2) exited $rc; its output:"
+    tail -40 "$d/out/emacs.out" | sed 's/^/  | /'
+    [ -f "$d/out/agentls.log" ] && { echo "  agentls log:"; tail -20 "$d/out/agentls.log" | sed 's/^/  | /'; }
+  elif ! grep -q ' 0 failed' "$d/out/results.txt" 2>/dev/null; then
+    status=1
+    echo "FAIL: emacs ($2) gave no result summary"
+  fi
+  if [ -n "${AGENTLS_TEST_KEEP:-}" ]; then
+    mkdir -p "$AGENTLS_TEST_KEEP/$1" && cp -r "$d/out/." "$AGENTLS_TEST_KEEP/$1/"
+  fi
+}
+run eglot run.el      # through Eglot (agentls-eglot-setup)
+run conn conn.el      # agentls.el's own connection, beside Eglot
 exit $status

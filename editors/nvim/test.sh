@@ -54,15 +54,15 @@ for r in "${runs[@]}"; do
     cd "$run/ws" &&
       HOME="$run/home" XDG_CONFIG_HOME="$run/home/.config" XDG_DATA_HOME="$run/home/.local/share" \
         XDG_STATE_HOME="$run/state" XDG_CACHE_HOME="$run/home/.cache" \
-        AGENTLS_TEST_OUT="$run/out" AGENTLS_TEST_WS="$run/ws" AGENTLS_TEST_STREAM=$stream AGENTLS_TEST_EXTERNAL=$external \
-        timeout -k 5 100 "$nv" --headless -i NONE -n -u "$here/test/init.lua" \
+        AGENTLS_TEST_NVIM_BIN="$nv" AGENTLS_TEST_OUT="$run/out" AGENTLS_TEST_WS="$run/ws" AGENTLS_TEST_STREAM=$stream AGENTLS_TEST_EXTERNAL=$external \
+        timeout -k 5 150 "$nv" --headless -i NONE -n -u "$here/test/init.lua" \
         -c "lua require('run').main()" </dev/null >"$run/out/nvim.out" 2>&1
   )
   rc=$?
   if [ -f "$run/out/results.txt" ]; then cat "$run/out/results.txt"; fi
   if [ $rc -ne 0 ]; then
     status=1
-    [ $rc -eq 124 ] && echo "FAIL: $nv timed out after 100 s"
+    [ $rc -eq 124 ] && echo "FAIL: $nv timed out after 150 s"
     echo "FAIL: $nv exited $rc; its output:"
     sed 's/^/  | /' "$run/out/nvim.out" | tail -40
     [ -f "$run/out/agentls.log" ] && { echo "  agentls log:"; tail -20 "$run/out/agentls.log" | sed 's/^/  | /'; }

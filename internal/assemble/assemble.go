@@ -154,9 +154,13 @@ func Limits(cfg config.Config) agent.Limits {
 }
 
 // Price is the model's price per million input and output tokens, from
-// llm.prices (the model's own entry, else "*"); zero when unknown.
+// llm.prices (the model's own entry), the built-in table (prices.go),
+// else llm.prices["*"]; zero when unknown.
 func Price(cfg config.Config) (input, output float64) {
 	if p, ok := cfg.LLM.Prices[cfg.LLM.Model]; ok {
+		return p.Input, p.Output
+	}
+	if p, ok := builtinPrice(cfg.LLM.Model); ok {
 		return p.Input, p.Output
 	}
 	if p, ok := cfg.LLM.Prices["*"]; ok {

@@ -61,5 +61,8 @@ func (p WorkspacePlanner) Plan(ctx context.Context, t Task) (agent.Planned, erro
 	if t.Editor != "" {
 		prefix = append(prefix, agent.Message{Role: agent.RoleUser, Content: "Editor context:\n" + t.Editor})
 	}
+	if m := MentionsMessage(Mentions(p.Root, t.Prompt)); m != "" {
+		prefix = append(prefix, agent.Message{Role: agent.RoleUser, Content: m})
+	}
 	return agent.Planned{Prefix: prefix, History: t.History}, nil
 }

@@ -53,7 +53,7 @@ var commands []command
 
 func init() {
 	commands = []command{
-		cmd("agentls.run", "{task, uri? or path?, range?, session?, review?}", (*Server).cmdRun).echoed(echoStarted),
+		cmd("agentls.run", "{task, uri? or path?, range?, session?, review?, model?}", (*Server).cmdRun).echoed(echoStarted),
 		cmd("agentls.cancel", "{taskId?}", (*Server).cmdCancel).echoed(echoCancel),
 		cmd("agentls.status", "{taskId?}", (*Server).cmdStatus),
 		cmd("agentls.wait", "{taskId, timeoutMs?}", (*Server).cmdWait),
@@ -61,7 +61,10 @@ func init() {
 		cmd("agentls.reject", "{taskId?, uri?, hunk?}", (*Server).cmdReject),
 		cmd("agentls.undo", "{taskId?}", (*Server).cmdUndo),
 		cmd("agentls.verify", "{}", (*Server).cmdVerify).echoed(echoStarted),
-		cmd("agentls.continue", "{session, task, uri? or path?, range?, review?}", (*Server).cmdContinue).echoed(echoStarted),
+		cmd("agentls.continue", "{session, task, uri? or path?, range?, review?, model?}", (*Server).cmdContinue).echoed(echoStarted),
+		cmd("agentls.models", "{}", (*Server).cmdModels),
+		cmd("agentls.info", "{model?}", (*Server).cmdInfo),
+		cmd("agentls.proposal", "{taskId, uri?}", (*Server).cmdProposal),
 	}
 }
 
@@ -129,6 +132,7 @@ type runArgs struct {
 	Range   *protocol.Range `json:"range,omitempty"`
 	Session string          `json:"session,omitempty"`
 	Review  *bool           `json:"review,omitempty"`
+	Model   string          `json:"model,omitempty"` // llm.model for this task only
 }
 
 type runResult struct {
@@ -165,7 +169,7 @@ func (s *Server) startRun(name string, a runArgs, mustExist bool) (any, error) {
 	if a.Review != nil {
 		review = *a.Review
 	}
-	t := &task{prompt: a.Task, session: a.Session, review: review, editor: editor, mustExist: mustExist}
+	t := &task{prompt: a.Task, session: a.Session, review: review, editor: editor, mustExist: mustExist, model: a.Model}
 	s.tasks.start(t, s.runAgent)
 	return runResult{TaskID: t.id, Session: t.session}, nil
 }

@@ -20,6 +20,9 @@ import (
 func (s *Server) runAgent(ctx context.Context, t *task) {
 	s.settleTrust(ctx)
 	cfg := s.config()
+	if t.model != "" {
+		cfg.LLM.Model = t.model
+	}
 	root := s.rootDir()
 	prog := s.beginProgress(ctx, t, "agentls", shorten(t.prompt, 80))
 	ws, err := s.newWorkspace(t)
@@ -227,7 +230,7 @@ func (s *Server) announceEnd(ctx context.Context, t *task) {
 		}
 		usage += "]"
 	}
-	s.showMessage(ctx, typ, "agentls %s %s%s: %s%s", t.id, res.Status, files, s.config().Redact(shorten(msg, 400)), usage)
+	s.showMessage(ctx, typ, "agentls %s %s%s: %s%s", t.id, statusWord(res), files, s.config().Redact(shorten(msg, 400)), usage)
 }
 
 func shorten(s string, n int) string {

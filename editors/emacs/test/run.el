@@ -94,12 +94,13 @@
     (jsonrpc-error (or (alist-get 'jsonrpc-error-message (cdr err)) (format "%S" err)))
     (error (format "%S" err))))
 
+(defvar test-script "script.json")
 (defun test-start-fakellm ()
   (let* ((url nil)
          (proc (make-process
                 :name "fakellm" :connection-type 'pipe :noquery t
                 :command (list (getenv "FAKELLM_BIN")
-                               "-script" (expand-file-name "script.json" test-here)
+                               "-script" (expand-file-name test-script test-here)
                                "-requests" (expand-file-name "requests.jsonl" test-out)
                                "-log" (expand-file-name "fakellm.log" test-out))
                 :filter (lambda (_p s)
@@ -157,7 +158,10 @@
                   "missing tool call lines")
       (test-check "stream shows streamed text"
                   (test-has "I replaced \"hello\" with \"goodbye\" in hello.txt.") "final text missing")
-      (test-check "stream shows usage" (test-has "· tokens 310 in / 24 out") "usage line missing")
+      (test-check "tokens fold into the task line"
+                  (and (test-has "▶ Replace hello with goodbye  · 1167 in / 69 out tokens · context 0% of 128k")
+                       (not (test-has "· tokens")))
+                  (test-stream))
       (test-check "stream shows the end" (test-has (format "■ %s ok" t1)) "end line missing")
       (test-check "mode line shows progress"
                   (member (format "agentls %s: read_file hello.txt" t1) mode-lines)
@@ -230,12 +234,14 @@
                          (equal (cdr (assoc t3 st)) "ok"))
                     (format "%S" st))))))
 
-(run-at-time 90 nil (lambda ()
-                      (test-check "watchdog" nil "the test did not finish within 90 s")
-                      (test-finish)))
-(condition-case err
-    (test-body)
-  (error (test-check "test script" nil (format "%S" err))))
-(test-finish)
+(defvar test-no-main nil "Non-nil: only define the helpers (conn.el loads them).")
+(unless test-no-main
+  (run-at-time 90 nil (lambda ()
+                        (test-check "watchdog" nil "the test did not finish within 90 s")
+                        (test-finish)))
+  (condition-case err
+      (test-body)
+    (error (test-check "test script" nil (format "%S" err))))
+  (test-finish))
 
 ;;; run.el ends here

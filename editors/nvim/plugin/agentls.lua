@@ -28,3 +28,11 @@ cmd('AgentReject', 'reject', { nargs = '*', complete = 'file',
 cmd('AgentUndo', 'undo', { nargs = '?', desc = 'agentls: undo what a task applied (default: the newest)' })
 cmd('AgentTranscript', 'transcript', { nargs = '?', desc = 'agentls: open a task transcript (default: the newest task)' })
 cmd('AgentStream', 'stream', { nargs = 0, desc = 'agentls: show or hide the event stream' })
+cmd('AgentRunReview', 'runreview', { nargs = '*', range = true,
+  desc = 'agentls: run a task in review mode (changes are proposed, not applied)' })
+cmd('AgentChat', 'chat', { nargs = 0, desc = 'agentls: open the conversation (stream + follow-up input)' })
+cmd('AgentContinue', 'continue', { nargs = '*',
+  desc = 'agentls: follow up in the newest task\'s session (no text: open the input)' })
+cmd('AgentHistory', 'history', { nargs = 0, desc = 'agentls: pick a task: transcript, continue, diff, undo' })
+cmd('AgentModel', 'model', { nargs = '?', desc = 'agentls: pick the model for the next tasks' })
+cmd('AgentDiff', 'diff', { nargs = '?', desc = 'agentls: review a review task\'s changes in diff mode' })

@@ -166,11 +166,21 @@ local function new_task(before, ms)
   return id
 end
 
+do
+  -- The issue-15 checks: conversation, follow-ups, diff review, pickers,
+  -- health, help (test/run_more.lua).
+  local more = require('run_more')
+  more.init({ check = check, pass = pass, fail = fail, skip = skip, sync = sync, wait_task = wait_task,
+    new_task = new_task, contains = contains, line1 = line1, messages = messages, out = out, ws = ws, here = here })
+  M.before_setup = more.before_setup
+  M.more = more.run
+end
+
 function M.main()
   vim.defer_fn(function()
-    fail('watchdog', 'the test did not finish within 90 s')
+    fail('watchdog', 'the test did not finish within 140 s')
     finish()
-  end, 90000)
+  end, 140000)
 
   local ok, err = pcall(M.body)
   if not ok then
@@ -184,6 +194,9 @@ function M.body()
     vim.lsp.set_log_level('debug') -- lsp.log under the run's XDG dirs, kept by AGENTLS_TEST_KEEP
   end
   local url = start_fakellm()
+  -- A key the health check must report as set without showing it.
+  vim.env.AGENTLS_API_KEY = 'sk-nvim-test-SECRET-42'
+  M.before_setup(url)
   local a = require('agentls')
   local cmd = { os.getenv('AGENTLS_BIN'), 'serve', '--log-file', out .. '/agentls.log' }
   local init_options = {
@@ -270,7 +283,10 @@ function M.body()
   check('stream shows the tool calls', contains(lines, '→ read_file hello.txt') and contains(lines, '→ edit_file hello.txt'),
     'missing tool call lines')
   check('stream shows streamed text', contains(lines, 'I replaced "hello" with "goodbye" in hello.txt.'), 'final text missing')
-  check('stream shows usage', contains(lines, '· tokens 310 in / 24 out'), 'usage line missing')
+  check('tokens fold into the task line', contains(lines, '▶ Replace hello with goodbye  · 1167 in / 69 out tokens · context 0% of 128k')
+    and not contains(lines, '· tokens'), 'task line: ' .. vim.inspect(lines[1]))
+  check('tool line states the edit size', contains(lines, '→ edit_file hello.txt · ok (1 line → 1 line)')
+    and contains(lines, '→ read_file hello.txt · ok (2 lines)'), 'tool lines: ' .. vim.inspect(lines))
   check('stream shows the end', contains(lines, '■ ' .. t1 .. ' ok'), 'end line missing')
   local sw = require('agentls.stream').winid()
   local want_float = stream_opts.open == 'float'
@@ -422,6 +438,7 @@ function M.body()
     and contains(tlines, 'read_file hello.txt'),
     'buffer ' .. vim.api.nvim_buf_get_name(0) .. ': ' .. vim.inspect({ unpack(tlines, 1, 12) }))
   check(':AgentStatus shows the tasks', shown, 'messages since: ' .. vim.inspect({ unpack(messages, before + 1) }))
+  M.more(a, { t1 = t1, t2 = t2, t3 = t3, abuf = abuf, bbuf = bbuf, hello = hello, proposals = proposals })
 end
 
 return M

@@ -1,4 +1,4 @@
-// The agentls/event stream (CONTRACT.md, "What the server sends"): its shape,
+// The agentls/event stream (README.md, "What the server sends"): its shape,
 // how it reads as text in the output channel, and the task list the status
 // bar and the commands work from. No vscode import.
 
@@ -78,6 +78,63 @@ function plural(n: number, word: string): string {
   return `${n} ${word}${n === 1 ? '' : 's'}`;
 }
 
+function countLines(s: unknown): number {
+  if (typeof s !== 'string' || s === '') return 0;
+  return s.split('\n').length - (s.endsWith('\n') ? 1 : 0);
+}
+
+/**
+ * What a tool did, in lines that match it: an edit's lines (old → new), a
+ * write's lines, else the lines of the tool's output.
+ */
+export function toolSize(c: ToolCall | undefined, output: string | undefined): string {
+  let args: Record<string, unknown> = {};
+  try {
+    const v = JSON.parse(c?.arguments ?? '{}');
+    if (v && typeof v === 'object') args = v as Record<string, unknown>;
+  } catch {
+    // fall through to the output's size
+  }
+  if (c?.name === 'edit_file' && typeof args.new_string === 'string') {
+    return `${plural(countLines(args.old_string), 'line')} → ${plural(countLines(args.new_string), 'line')}`;
+  }
+  if (c?.name === 'write_file' && typeof args.content === 'string') {
+    return `${plural(countLines(args.content), 'line')} written`;
+  }
+  return plural(countLines(output), 'line');
+}
+
+/** How a result's status reads: checks still failing is never plain "ok". */
+export function statusWord(r: Result | undefined): string {
+  if (!r) return 'ended';
+  if (r.cancelled) return 'cancelled';
+  if (r.reason === 'verifyFailed') return 'done, checks failing';
+  if (r.status === 'ok' && r.verified) return 'ok, verified';
+  return r.status;
+}
+
+/** Model facts for the context meter and the cost (agentls.info). */
+export interface ModelInfo {
+  model?: string;
+  contextTokens?: number;
+  priceInput?: number;
+  priceOutput?: number;
+}
+
+/** "1167 in / 69 out tokens · context 1% of 128k · $0.0012". */
+export function usageLine(total: Usage | undefined, last: Usage | undefined, info: ModelInfo, cost?: number): string {
+  if (!total) return '';
+  let s = `${total.inputTokens} in / ${total.outputTokens} out tokens`;
+  const win = info.contextTokens ?? 0;
+  if (last && win > 0) s += ` · context ${Math.round((100 * last.inputTokens) / win)}% of ${Math.round(win / 1000)}k`;
+  let c = cost;
+  if (!(c && c > 0) && ((info.priceInput ?? 0) > 0 || (info.priceOutput ?? 0) > 0)) {
+    c = (total.inputTokens * (info.priceInput ?? 0) + total.outputTokens * (info.priceOutput ?? 0)) / 1e6;
+  }
+  if (c && c > 0) s += ` · $${c.toFixed(4)}`;
+  return s;
+}
+
 function baseName(u: string): string {
   const i = u.lastIndexOf('/');
   return decodeURIComponent(i >= 0 ? u.slice(i + 1) : u);
@@ -125,8 +182,7 @@ export class StreamRenderer {
       case 'toolResult': {
         const name = ev.call?.name ?? 'tool';
         if (ev.isError) return this.line(`[${id}] ← ${name} failed: ${shorten(ev.output ?? '', 300)}`);
-        const lines = (ev.output ?? '').split('\n').filter((l) => l !== '').length;
-        return this.line(`[${id}] ← ${name} ok (${plural(lines, 'line')})`);
+        return this.line(`[${id}] ← ${name} ok (${toolSize(ev.call, ev.output)})`);
       }
       case 'verify': {
         const v = ev.verify;
@@ -138,15 +194,10 @@ export class StreamRenderer {
         for (const l of fb) s += `\n[${id}]     ${l}`;
         return this.line(s);
       }
-      case 'usage': {
-        const u = ev.usage;
-        const tu = ev.taskUsage;
-        if (!u) return '';
-        let s = `[${id}] tokens: ${u.inputTokens} in, ${u.outputTokens} out`;
-        if (tu) s += ` (task: ${tu.inputTokens} in, ${tu.outputTokens} out)`;
-        if (u.estimated) s += ', estimated';
-        return this.line(s);
-      }
+      case 'usage':
+        // Token totals live on the task's line (status bar, conversation
+        // panel) and in the end line; a line per model call is noise.
+        return '';
       case 'retry':
       case 'compaction':
         return this.line(`[${id}] · ${ev.text ?? ev.kind}`);
@@ -171,9 +222,8 @@ export class StreamRenderer {
 /** One line saying how a task ended. */
 export function endSummary(r: Result | undefined): string {
   if (!r) return 'ended';
-  const parts: string[] = [r.status];
-  if (r.status === 'ok') parts[0] = r.verified ? 'ok, verified' : 'ok';
-  if (r.reason && r.reason !== 'done' && r.reason !== r.status) parts.push(`(${r.reason})`);
+  const parts: string[] = [statusWord(r)];
+  if (r.reason && r.reason !== 'done' && r.reason !== r.status && r.reason !== 'verifyFailed') parts.push(`(${r.reason})`);
   const files = r.filesChanged ?? [];
   if (files.length > 0) parts.push(`— ${plural(files.length, 'file')} changed: ${files.map(baseName).join(', ')}`);
   if (r.usage) parts.push(`— ${r.usage.inputTokens}/${r.usage.outputTokens} tokens`);
@@ -192,6 +242,8 @@ export interface TaskInfo {
   running: boolean;
   result?: Result;
   review?: boolean;
+  usage?: Usage; // the task so far
+  last?: Usage; // the last model call (its prompt is the context used)
 }
 
 /** What the status bar item shows. */
@@ -225,6 +277,10 @@ export class TaskTracker {
     const t = this.ensure(ev.taskId);
     if (ev.session) t.session = ev.session;
     if (ev.kind === 'state' && ev.to) t.state = ev.to;
+    if (ev.kind === 'usage') {
+      t.usage = ev.taskUsage ?? ev.usage ?? t.usage;
+      t.last = ev.usage ?? t.last;
+    }
     if (ev.kind === 'end') {
       t.running = false;
       t.state = 'idle';
@@ -278,7 +334,7 @@ export class TaskTracker {
     let label = r.status;
     if (r.status === 'ok' && r.reason === 'verifyFailed') {
       icon = '$(warning)';
-      label = 'ok, checks failing';
+      label = 'done, checks failing';
     } else if (r.status === 'ok') {
       icon = r.verified ? '$(pass-filled)' : '$(check)';
     } else if (r.status === 'cancelled') {

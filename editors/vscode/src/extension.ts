@@ -2,7 +2,9 @@
 // commands a VS Code face (input box, status bar, output channel) and keeps
 // its settings in sync. Edits, progress, diagnostics, code actions and the
 // refactor preview for review mode come through vscode-languageclient as
-// plain LSP; this file adds only what LSP has no UI for.
+// plain LSP; this file adds only what LSP has no UI for. Over 400 lines:
+// one class holds the client and every command that needs it; the panel,
+// the diff review and the event text live in their own files.
 import * as fs from 'fs';
 import * as os from 'os';
 import * as vscode from 'vscode';
@@ -16,8 +18,10 @@ import {
   TransportKind,
 } from 'vscode-languageclient/node';
 
-import { AgentEvent, StreamRenderer, TaskTracker, endSummary } from './events';
+import { AgentEvent, ModelInfo, StreamRenderer, TaskTracker, endSummary, statusWord, usageLine } from './events';
+import { ConversationPanel } from './panel';
 import { Probe } from './probe';
+import { PROPOSAL_SCHEME, ProposalProvider, openReviewDiffs, parse as parseProposal } from './review';
 import { resolveServerPath } from './serverPath';
 import { explicitSettings, plainTextKeyScopes, serverKeys } from './settings';
 
@@ -27,7 +31,28 @@ const SECRET_KEY = 'agentls.llm.apiKey';
 interface RunArgs {
   task?: string;
   review?: boolean;
+  /** agentls.continue: the session to continue. */
+  session?: string;
 }
+
+/**
+ * Keeps the client from announcing change annotations. With them, the
+ * server marks review edits needsConfirmation, and VS Code's Refactor
+ * Preview opens with every change unticked: Apply then applies nothing.
+ * Review happens in the diff editor instead, so an accepted change is
+ * applied as is.
+ */
+const noChangeAnnotations = {
+  fillClientCapabilities(caps: any): void {
+    if (caps?.workspace?.workspaceEdit) delete caps.workspace.workspaceEdit.changeAnnotationSupport;
+  },
+  initialize(): void {},
+  getState(): { kind: 'static' } {
+    return { kind: 'static' };
+  },
+  clear(): void {},
+  dispose(): void {},
+};
 interface TaskArgs {
   taskId?: string;
   uri?: string;
@@ -40,6 +65,13 @@ class Agentls {
   private readonly status = vscode.window.createStatusBarItem(vscode.StatusBarAlignment.Left, 100);
   private tracker = new TaskTracker();
   private renderer = new StreamRenderer();
+  private info: ModelInfo = {};
+  readonly panel = new ConversationPanel({
+    send: (text) => void this.continueTask({ task: text }),
+    stop: () => void this.cancelTask(),
+    pickModel: () => void this.pickModel(),
+  });
+  readonly proposals = new ProposalProvider((c, a) => this.exec(c, a));
   /** Everything appended to the output channel, for the test probe. */
   private transcript = '';
   private readonly keys: string[];
@@ -110,6 +142,7 @@ class Agentls {
       diagnosticCollectionName: 'agentls',
     };
     const client = new LanguageClient('agentls', 'agentls', serverOptions, clientOptions);
+    client.registerFeature(noChangeAnnotations as any);
     this.client = client;
     client.onNotification('agentls/event', (ev: AgentEvent) => this.onEvent(ev));
     client.onDidChangeState((e) => {
@@ -127,6 +160,7 @@ class Agentls {
       return;
     }
     this.updateStatus();
+    await this.refreshInfo();
     this.probe.write('ready', { serverPath: found.path, source: found.source, settings: initializationOptions });
   }
 
@@ -159,10 +193,31 @@ class Agentls {
     this.probe.write('config', { settings });
   }
 
+  /** The model picked for the next tasks ("agentls: Pick Model"). */
+  private get model(): string | undefined {
+    return this.ctx.workspaceState.get<string>('agentls.model') || undefined;
+  }
+
+  private async refreshInfo(): Promise<void> {
+    const c = this.client;
+    if (!c?.isRunning()) return;
+    try {
+      this.info = (await c.sendRequest(ExecuteCommandRequest.type, {
+        command: 'agentls.info',
+        arguments: [this.model ? { model: this.model } : {}],
+      })) ?? {};
+    } catch {
+      this.info = { model: this.model };
+    }
+    this.panel.setMeta(this.info, this.tracker.newest());
+  }
+
   private onEvent(ev: AgentEvent): void {
     if (!ev || typeof ev.taskId !== 'string') return;
     const t = this.tracker.apply(ev);
     this.append(this.renderer.render(ev));
+    this.panel.event(ev, t, this.info);
+    if (ev.kind === 'usage') this.updateStatus();
     this.probe.write('event', { event: ev });
     if (ev.kind === 'state' || ev.kind === 'end') this.updateStatus();
     if (ev.kind === 'end') {
@@ -176,6 +231,9 @@ class Agentls {
         docs: openDocs(),
         filesChanged: uris,
       });
+      if (vscode.workspace.getConfiguration('agentls').get<boolean>('review.openDiff', true)) {
+        void this.openDiffIfReview(t.taskId);
+      }
     }
   }
 
@@ -187,8 +245,10 @@ class Agentls {
 
   private updateStatus(): void {
     const v = this.tracker.view();
+    const t = v.taskId ? this.tracker.get(v.taskId) : undefined;
+    const usage = t?.usage ? usageLine(t.usage, t.last, this.info, t.result?.cost) : '';
     this.status.text = v.text;
-    this.status.tooltip = v.tooltip;
+    this.status.tooltip = usage ? `${v.tooltip}\n${usage}` : v.tooltip;
     this.status.command =
       v.command === 'cancel'
         ? { title: 'Cancel agentls task', command: 'agentls.cancelTask', arguments: [{ taskId: v.taskId }] }
@@ -228,14 +288,21 @@ class Agentls {
     if (!task || task.trim() === '') return;
     const c = this.client;
     const args: Record<string, unknown> = { task };
+    if (arg?.session) args.session = arg.session;
+    if (this.model) args.model = this.model;
     if (editor && c && (editor.document.uri.scheme === 'file' || editor.document.uri.scheme === 'untitled')) {
       args.uri = c.code2ProtocolConverter.asUri(editor.document.uri);
       args.range = c.code2ProtocolConverter.asRange(editor.selection);
     }
     if (arg?.review !== undefined) args.review = arg.review;
-    const res = await this.exec('agentls.run', args);
-    if (!res?.taskId) return;
-    this.tracker.started(res.taskId, task, res.session, arg?.review);
+    this.panel.show(true);
+    this.panel.user(task, arg?.review);
+    const res = await this.exec(arg?.session ? 'agentls.continue' : 'agentls.run', args);
+    if (!res?.taskId) {
+      this.panel.error(`${arg?.session ? 'agentls.continue' : 'agentls.run'} failed (see the notification)`);
+      return;
+    }
+    this.tracker.started(res.taskId, task, res.session, arg?.review ?? this.tracker.get(res.taskId)?.review);
     this.append(this.renderer.start(res.taskId, task, res.session));
     this.output.show(true);
     this.updateStatus();
@@ -254,28 +321,9 @@ class Agentls {
     return id;
   }
 
-  /**
-   * Waits briefly for a task the events say has ended: the server sends the
-   * end event a moment before it marks the task done, and accept, reject
-   * and undo refuse a task that is still running.
-   */
-  private async settle(taskId: string): Promise<void> {
-    const t = this.tracker.get(taskId);
-    if (!t || t.running || !this.client?.isRunning()) return;
-    try {
-      await this.client.sendRequest(ExecuteCommandRequest.type, {
-        command: 'agentls.wait',
-        arguments: [{ taskId, timeoutMs: 2000 }],
-      });
-    } catch {
-      // The command that follows reports any real problem.
-    }
-  }
-
   async review(command: 'agentls.accept' | 'agentls.reject', arg?: TaskArgs): Promise<void> {
     const taskId = this.pickTask(arg);
     if (!taskId) return;
-    await this.settle(taskId);
     const res = await this.exec(command, arg?.uri ? { taskId, uri: arg.uri } : { taskId });
     if (res && res.applied === false && command === 'agentls.accept') {
       void vscode.window.showWarningMessage(`agentls: the changes of ${taskId} were not applied.`);
@@ -285,7 +333,6 @@ class Agentls {
   async undoTask(arg?: TaskArgs): Promise<void> {
     const taskId = this.pickTask(arg);
     if (!taskId) return;
-    await this.settle(taskId);
     const res = await this.exec('agentls.undo', { taskId });
     if (!res) return;
     const conflicts: string[] = res.conflicts ?? [];
@@ -309,6 +356,102 @@ class Agentls {
     }
     // Servers without a transcript file: the live stream is the transcript.
     this.output.show(true);
+  }
+
+  /** A follow-up in the newest task's session (a new task when there is none). */
+  async continueTask(arg?: RunArgs): Promise<void> {
+    const session = arg?.session ?? this.tracker.newest()?.session;
+    const task =
+      arg?.task ??
+      (await vscode.window.showInputBox({ title: 'agentls: Continue', prompt: 'Follow-up for the agent', ignoreFocusOut: true }));
+    if (!task || task.trim() === '') return;
+    this.panel.show(true);
+    await this.runTask({ task, session, review: arg?.review });
+  }
+
+  showConversation(): void {
+    this.panel.show();
+    this.panel.setMeta(this.info, this.tracker.newest());
+  }
+
+  async pickModel(): Promise<void> {
+    const res = await this.exec('agentls.models', {});
+    if (!res) return;
+    const current = this.model ?? res.current;
+    const items = (res.models as string[]).map((m) => ({ label: m, description: m === current ? 'current' : undefined }));
+    const pick = await vscode.window.showQuickPick(items, { title: 'agentls: Pick Model', placeHolder: `now ${current ?? '?'}` });
+    if (!pick) return;
+    await this.ctx.workspaceState.update('agentls.model', pick.label);
+    await this.refreshInfo();
+    this.probe.write('model', { model: pick.label, info: this.info });
+    void vscode.window.showInformationMessage(`agentls: the next tasks use ${pick.label}.`);
+  }
+
+  /** Task history: pick a task, then what to do with it. */
+  async history(): Promise<void> {
+    const res = await this.exec('agentls.status', {});
+    const tasks: any[] = (res?.tasks ?? []).slice().reverse();
+    if (tasks.length === 0) {
+      void vscode.window.showInformationMessage('agentls: no tasks yet.');
+      return;
+    }
+    const items = tasks.map((t) => ({
+      label: `${t.taskId} ${statusWord(t)}`,
+      description: t.task,
+      detail: (t.filesChanged ?? []).map((u: string) => u.split('/').pop()).join(', ') || undefined,
+      task: t,
+    }));
+    const pick = await vscode.window.showQuickPick(items, { title: 'agentls: Task History', matchOnDescription: true });
+    if (!pick) return;
+    const t = pick.task;
+    const acts = ['Open Transcript', 'Continue'];
+    if (t.review) acts.push('Review Diff', 'Accept All', 'Reject All');
+    else if ((t.filesChanged ?? []).length > 0) acts.push('Undo');
+    this.probe.write('historyActions', { taskId: t.taskId, actions: acts });
+    const act = await vscode.window.showQuickPick(acts, { title: `agentls ${t.taskId}` });
+    if (act === 'Open Transcript') await this.showTranscript({ taskId: t.taskId });
+    else if (act === 'Continue') await this.continueTask({ session: t.session });
+    else if (act === 'Review Diff') await this.reviewDiff({ taskId: t.taskId });
+    else if (act === 'Accept All') await this.review('agentls.accept', { taskId: t.taskId });
+    else if (act === 'Reject All') await this.review('agentls.reject', { taskId: t.taskId });
+    else if (act === 'Undo') await this.undoTask({ taskId: t.taskId });
+  }
+
+  /** After a task ends: a review task (by argument or agent.review) opens its diffs. */
+  private async openDiffIfReview(taskId: string): Promise<void> {
+    try {
+      const st: any = await this.client?.sendRequest(ExecuteCommandRequest.type, { command: 'agentls.status', arguments: [{ taskId }] });
+      const t = this.tracker.get(taskId);
+      if (t && st) t.review = st.review === true;
+      if (st?.review) await this.reviewDiff({ taskId });
+    } catch {
+      // A status the server cannot give is no reason to bother the user.
+    }
+  }
+
+  /** Opens the native diff of each file a review task proposes to change. */
+  async reviewDiff(arg?: TaskArgs): Promise<void> {
+    const taskId = arg?.taskId ?? [...this.tracker.all()].reverse().find((t) => t.review && !t.running)?.taskId;
+    const c = this.client;
+    if (!taskId || !c) {
+      void vscode.window.showInformationMessage('agentls: no review task yet. Run "agentls: Run Agent Task (Review)" first.');
+      return;
+    }
+    const n = await openReviewDiffs((cmd, a) => this.exec(cmd, a), taskId, (u) => c.protocol2CodeConverter.asUri(u));
+    this.probe.write('reviewDiff', { taskId, files: n });
+  }
+
+  /** Accept or reject the proposals of the file in the active diff editor. */
+  async reviewFile(command: 'agentls.accept' | 'agentls.reject', uri?: vscode.Uri): Promise<void> {
+    const u = uri ?? vscode.window.activeTextEditor?.document.uri;
+    if (!u || u.scheme !== PROPOSAL_SCHEME) {
+      void vscode.window.showInformationMessage('agentls: open a review diff first ("agentls: Review Changes").');
+      return;
+    }
+    const { taskId, file } = parseProposal(u);
+    const res = await this.exec(command, { taskId, uri: file });
+    if (!res) return;
+    await vscode.commands.executeCommand('workbench.action.closeActiveEditor');
   }
 
   async setApiKey(): Promise<void> {
@@ -367,6 +510,15 @@ export async function activate(ctx: vscode.ExtensionContext): Promise<void> {
   agentls = a;
   const reg = (id: string, f: (arg?: any) => unknown) => ctx.subscriptions.push(vscode.commands.registerCommand(id, f));
   reg('agentls.runTask', (arg?: RunArgs) => a.runTask(arg));
+  reg('agentls.runTaskReview', (arg?: RunArgs) => a.runTask({ ...arg, review: true }));
+  reg('agentls.continueTask', (arg?: RunArgs) => a.continueTask(arg));
+  reg('agentls.showConversation', () => a.showConversation());
+  reg('agentls.history', () => a.history());
+  reg('agentls.pickModel', () => a.pickModel());
+  reg('agentls.reviewDiff', (arg?: TaskArgs) => a.reviewDiff(arg));
+  reg('agentls.acceptFile', (uri?: vscode.Uri) => a.reviewFile('agentls.accept', uri));
+  reg('agentls.rejectFile', (uri?: vscode.Uri) => a.reviewFile('agentls.reject', uri));
+  ctx.subscriptions.push(vscode.workspace.registerTextDocumentContentProvider(PROPOSAL_SCHEME, a.proposals));
   reg('agentls.cancelTask', (arg?: TaskArgs) => a.cancelTask(arg));
   reg('agentls.acceptTask', (arg?: TaskArgs) => a.review('agentls.accept', arg));
   reg('agentls.rejectTask', (arg?: TaskArgs) => a.review('agentls.reject', arg));

@@ -3,7 +3,7 @@
 // "agentls"). No vscode import: the unit tests run this in plain node.
 
 /** Settings that configure this extension, not the server: never sent. */
-const CLIENT_ONLY = ['server.', 'trace.'];
+const CLIENT_ONLY = ['server.', 'trace.', 'review.openDiff'];
 
 /** What WorkspaceConfiguration.inspect returns, reduced to what we read. */
 export interface Inspected {

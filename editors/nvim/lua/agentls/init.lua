@@ -3,6 +3,8 @@
 -- stream into a scratch buffer and keeps task progress for the statusline.
 -- Edits, diagnostics and code actions go through Neovim's own LSP client,
 -- so the server needs nothing from the plugin to change a buffer.
+-- Over 400 lines: it is the plugin's one public module (config, tasks,
+-- commands); the conversation, review, pickers and health live beside it.
 local compat = require('agentls.compat')
 local stream = require('agentls.stream')
 
@@ -22,6 +24,15 @@ local defaults = {
   autostart = true,
   filetypes = nil,
   review = nil, -- :AgentRun's review flag (nil: the server's agent.review)
+  model = nil, -- llm.model for the next tasks (set by :AgentModel; nil: the server's)
+  -- Save files the user did not have open when an agent edit lands in them
+  -- (open buffers stay unsaved, as with any edit).
+  save_unopened = true,
+  -- Hide an agentls diagnostic that repeats another source's message on the
+  -- same line (a compile error gopls already shows).
+  dedupe_diagnostics = true,
+  keymaps = false, -- true: the default <leader>a… maps (see :help agentls-keymaps), or a table of them
+  chat = { input_height = 5, send_key = '<C-s>' },
   stream = {
     open = 'split', -- 'split', 'float' or false: where a task's stream shows up
     height = 12,
@@ -91,6 +102,14 @@ end
 -- exec runs one agentls command; cb(err, result) runs on the main loop.
 function M.exec(command, args, cb, bufnr)
   local client = M.client(bufnr)
+  if not client and M.config.autostart and M._setup_done then
+    -- A server setup() just started: 0.7 lists a client only once it is
+    -- initialized.
+    vim.wait(10000, function()
+      client = M.client(bufnr)
+      return client ~= nil
+    end, 20)
+  end
   if not client then
     local msg = 'no agentls server is running for this buffer (see :help agentls-setup)'
     if cb then
@@ -102,6 +121,11 @@ function M.exec(command, args, cb, bufnr)
   end
   if args == nil or next(args) == nil then
     args = vim.empty_dict()
+  end
+  if not client.initialized then
+    vim.wait(10000, function()
+      return client.initialized == true or compat.is_stopped(client)
+    end, 20)
   end
   compat.request(client, 'workspace/executeCommand', { command = command, arguments = { args } }, function(err, result)
     if cb then
@@ -136,6 +160,7 @@ function M.on_event(ev)
   elseif ev.kind == 'end' then
     t.result = ev.result or {}
     t.status = t.result.status or 'ok'
+    t.reason = t.result.reason
     t.state = 'idle'
     t.usage = t.result.usage or t.usage
   end
@@ -289,17 +314,46 @@ local function selection_range(bufnr, line1, line2, encoding)
   }
 end
 
--- run starts a task. opts: bufnr, range (LSP), review, session, on_start(result).
+-- info asks the server once per client for the model's context window and
+-- prices, for the task line's context meter and cost.
+local info_for = {}
+function M.refresh_info(cb)
+  local c = M.client()
+  if not c then
+    return cb and cb(nil)
+  end
+  M.exec('agentls.info', { model = M.config.model }, function(err, res)
+    if not err and res then
+      info_for[c.id] = res
+      stream.set_info(res)
+    end
+    if cb then
+      cb(res)
+    end
+  end)
+end
+
+-- run starts a task. opts: bufnr, range (LSP), review, session (continue
+-- that session: agentls.continue), model, on_start(result).
 function M.run(task, opts)
   opts = opts or {}
   local bufnr = opts.bufnr or vim.api.nvim_get_current_buf()
-  local args = { task = task, session = opts.session, range = opts.range }
+  local args = { task = task, session = opts.session, range = opts.range, model = opts.model or M.config.model }
+  local c = M.client(bufnr)
+  if c and not info_for[c.id] then
+    info_for[c.id] = {}
+    M.refresh_info()
+  end
   if opts.review ~= nil then
     args.review = opts.review
   elseif M.config.review ~= nil then
     args.review = M.config.review
   end
-  if vim.api.nvim_buf_get_option(bufnr, 'buftype') == '' and vim.api.nvim_buf_get_name(bufnr) ~= '' then
+  local name = vim.api.nvim_buf_get_name(bufnr)
+  local root = c and c.config and c.config.root_dir
+  -- Only a file of the workspace is editor context (not a transcript).
+  if vim.api.nvim_buf_get_option(bufnr, 'buftype') == '' and name ~= ''
+    and (not root or vim.startswith(name, root .. '/')) then
     args.uri = vim.uri_from_bufnr(bufnr)
   end
   local so = M.config.stream
@@ -307,8 +361,9 @@ function M.run(task, opts)
     stream.open({ kind = so.open, height = so.height, width = so.width, focus = so.focus })
   end
   -- Before the request: the task's first events may beat its response.
-  stream.line('▶ ' .. task .. (args.review and '  [review]' or ''))
-  M.exec('agentls.run', args, function(err, res)
+  local title = (opts.session and '↳ ' or '') .. task:gsub('\n', ' ⏎ ') .. (args.review and '  [review]' or '')
+  stream.begin_task(title)
+  M.exec(opts.session and 'agentls.continue' or 'agentls.run', args, function(err, res)
     if err then
       stream.line('  failed: ' .. (err.message or vim.inspect(err)))
       notify('run failed: ' .. (err.message or vim.inspect(err)), vim.log.levels.ERROR)
@@ -317,6 +372,7 @@ function M.run(task, opts)
       end
       return
     end
+    stream.claim(res.taskId)
     local t = task_of(res.taskId)
     t.task, t.session, t.review = task, res.session, args.review == true
     if t.status == 'queued' then
@@ -353,7 +409,7 @@ function M.cancel(task_id, cb)
 end
 
 local function status_line(t)
-  local s = string.format('%s %-9s %s', t.taskId, t.status, t.task or '')
+  local s = string.format('%s %-9s %s', t.taskId, stream.status_word(t), t.task or '')
   if t.filesChanged and #t.filesChanged > 0 then
     s = s .. string.format('  [%d file%s]', #t.filesChanged, #t.filesChanged == 1 and '' or 's')
   end
@@ -501,9 +557,15 @@ end
 M.stream_lines = stream.lines
 M.stream_bufnr = stream.bufnr
 
--- command dispatches the user commands plugin/agentls.lua defines.
+M.status_word = stream.status_word
+
+-- command dispatches the user commands plugin/agentls.lua defines. They
+-- work before setup(): the first one sets the plugin up with defaults.
 function M.command(name, o)
-  if name == 'run' then
+  if not M._setup_done then
+    M.setup({})
+  end
+  if name == 'run' or name == 'runreview' then
     local bufnr = vim.api.nvim_get_current_buf()
     local range
     if o.range and o.range > 0 then
@@ -511,7 +573,7 @@ function M.command(name, o)
       range = selection_range(bufnr, o.line1, o.line2, c and c.offset_encoding or 'utf-16')
     end
     local review = nil
-    if o.bang then
+    if o.bang or name == 'runreview' then
       review = true
     end
     local function go(task)
@@ -537,14 +599,49 @@ function M.command(name, o)
     M.open_transcript(o.args)
   elseif name == 'stream' then
     M.toggle_stream()
+  elseif name == 'chat' then
+    require('agentls.chat').open()
+  elseif name == 'continue' then
+    if o.args ~= '' then
+      require('agentls.chat').send(o.args)
+    else
+      require('agentls.chat').open({ focus = true })
+    end
+  elseif name == 'history' then
+    require('agentls.pickers').history()
+  elseif name == 'model' then
+    if o.args ~= '' then
+      M.set_model(o.args)
+    else
+      require('agentls.pickers').model()
+    end
+  elseif name == 'diff' then
+    require('agentls.review').open(o.args ~= '' and o.args or nil)
   end
+end
+
+-- set_model sets llm.model for the next tasks (nil or '': the server's).
+function M.set_model(name)
+  M.config.model = (name ~= '' and name) or nil
+  M.refresh_info()
+  notify('model for the next tasks: ' .. (M.config.model or "the server's default"))
+end
+
+-- latest_task is the newest task the plugin knows (pred filters).
+function M.latest_task(pred)
+  return latest(pred)
 end
 
 -- setup configures the plugin and, with autostart, attaches the server to
 -- every file buffer (those open now and those opened later).
 function M.setup(opts)
   M.config = vim.tbl_deep_extend('force', vim.deepcopy(defaults), opts or {})
+  M._setup_done = true
   install_handlers()
+  require('agentls.fixups').install(M.config)
+  if M.config.keymaps then
+    require('agentls.keymaps').set(M.config.keymaps)
+  end
   if not M.config.autostart then
     return
   end

@@ -23,7 +23,8 @@ function M.bufnr()
   vim.api.nvim_buf_set_option(buf, 'buftype', 'nofile')
   vim.api.nvim_buf_set_option(buf, 'bufhidden', 'hide')
   vim.api.nvim_buf_set_option(buf, 'swapfile', false)
-  vim.api.nvim_buf_set_option(buf, 'filetype', 'agentls')
+  vim.api.nvim_buf_set_option(buf, 'filetype', 'markdown') -- the model writes Markdown
+  vim.b[buf].agentls_stream = true
   vim.api.nvim_buf_set_option(buf, 'modifiable', false)
   text_open = false
   return buf
@@ -74,7 +75,21 @@ local function is_empty(b)
   return vim.api.nvim_buf_line_count(b) == 1 and vim.api.nvim_buf_get_lines(b, 0, 1, false)[1] == ''
 end
 
--- line adds whole lines after the current content.
+-- set_row replaces one line (0-based) in place: task lines and tool lines
+-- are updated as their totals and results arrive.
+local function set_row(row, text)
+  if not valid_buf() or row >= vim.api.nvim_buf_line_count(buf) then
+    return
+  end
+  local was = text_open
+  with_modifiable(function(b)
+    vim.api.nvim_buf_set_lines(b, row, row + 1, false, { text })
+  end)
+  text_open = was
+end
+
+-- line adds whole lines after the current content and returns the
+-- 0-based row of the first.
 function M.line(...)
   local new = {}
   for _, l in ipairs({ ... }) do
@@ -82,14 +97,18 @@ function M.line(...)
       table.insert(new, part)
     end
   end
+  local row
   with_modifiable(function(b)
     if is_empty(b) then
+      row = 0
       vim.api.nvim_buf_set_lines(b, 0, 1, false, new)
     else
+      row = vim.api.nvim_buf_line_count(b)
       vim.api.nvim_buf_set_lines(b, -1, -1, false, new)
     end
   end)
   text_open = false
+  return row
 end
 
 -- text streams a model text delta: it continues the open text line.
@@ -164,22 +183,147 @@ function M.toggle(opts)
   end
 end
 
+local function usage_text(u)
+  if type(u) ~= 'table' then
+    return ''
+  end
+  return string.format('%d in / %d out', u.inputTokens or 0, u.outputTokens or 0)
+end
+M.usage_text = usage_text
+
+-- info is what agentls.info said: contextTokens and prices, for the
+-- context meter and the cost on the task line.
+local info = {}
+function M.set_info(i)
+  info = i or {}
+end
+
+local function kilo(n)
+  if n >= 1000 then
+    return string.format('%dk', math.floor(n / 1000 + 0.5))
+  end
+  return tostring(n)
+end
+
+-- cost of a usage at the known prices; nil when no price is known.
+function M.cost(u, result_cost)
+  if result_cost and result_cost > 0 then
+    return result_cost
+  end
+  if type(u) ~= 'table' or not ((info.priceInput or 0) > 0 or (info.priceOutput or 0) > 0) then
+    return nil
+  end
+  return ((u.inputTokens or 0) * (info.priceInput or 0) + (u.outputTokens or 0) * (info.priceOutput or 0)) / 1e6
+end
+
+-- status_word is how a result reads: checks still failing is never "ok".
+function M.status_word(r)
+  r = r or {}
+  if r.cancelled then
+    return 'cancelled'
+  elseif r.reason == 'verifyFailed' or r.Reason == 'verifyFailed' then
+    return 'done, checks failing'
+  end
+  return r.status or 'ended'
+end
+
+-- Task lines: one line per task, "▶ <task>", that carries the running
+-- token total, the context meter and the cost instead of a usage line per
+-- model call. begin_task writes it before the task has an id; the task's
+-- first event claims it.
+local task_rows = {} -- taskId -> { row, title, usage, last, cost }
+local pending = nil
+
+function M.begin_task(title)
+  pending = { row = M.line('▶ ' .. title), title = title }
+  return pending
+end
+
+local function task_row(id)
+  local t = task_rows[id]
+  if not t and pending then
+    t, pending = pending, nil
+    task_rows[id] = t
+  end
+  return t
+end
+
+function M.claim(id)
+  return task_row(id)
+end
+
+local function task_text(t)
+  local s = '▶ ' .. t.title
+  if t.usage then
+    s = s .. '  · ' .. usage_text(t.usage) .. ' tokens'
+    local window = info.contextTokens or 0
+    if t.last and window > 0 then
+      s = s .. string.format(' · context %d%% of %s', math.floor(100 * (t.last.inputTokens or 0) / window + 0.5), kilo(window))
+    end
+    local c = M.cost(t.usage, t.cost)
+    if c then
+      s = s .. string.format(' · $%.4f', c)
+    end
+  end
+  return s
+end
+
+local function refresh_task(t)
+  if t and valid_buf() then
+    set_row(t.row, task_text(t))
+  end
+end
+
 -- short renders a tool call as "name path" (or pattern, command).
+local function call_args(call)
+  local ok, args = pcall(vim.json.decode, call and call.arguments or '')
+  if ok and type(args) == 'table' then
+    return args
+  end
+  return {}
+end
+
 local function short(call)
   if not call then
     return '?'
   end
-  local ok, args = pcall(vim.json.decode, call.arguments or '')
-  if ok and type(args) == 'table' then
-    for _, k in ipairs({ 'path', 'pattern', 'command' }) do
-      if type(args[k]) == 'string' and args[k] ~= '' then
-        return call.name .. ' ' .. args[k]
-      end
+  local args = call_args(call)
+  for _, k in ipairs({ 'path', 'pattern', 'command' }) do
+    if type(args[k]) == 'string' and args[k] ~= '' then
+      return call.name .. ' ' .. args[k]
     end
   end
   return call.name
 end
 M.short = short
+
+local function count_lines(s)
+  if type(s) ~= 'string' or s == '' then
+    return 0
+  end
+  local n = select(2, s:gsub('\n', ''))
+  if s:sub(-1) ~= '\n' then
+    n = n + 1
+  end
+  return n
+end
+
+local function plural(n, word)
+  return string.format('%d %s%s', n, word, n == 1 and '' or 's')
+end
+
+-- size says what a tool did in numbers that match it: the lines an edit
+-- wrote, not the lines of its one-line confirmation.
+function M.size(call, output)
+  local args = call_args(call)
+  local name = call and call.name or ''
+  if name == 'edit_file' and type(args.new_string) == 'string' then
+    return string.format('%s → %s', plural(count_lines(args.old_string), 'line'), plural(count_lines(args.new_string), 'line'))
+  elseif name == 'write_file' and type(args.content) == 'string' then
+    return plural(count_lines(args.content), 'line') .. ' written'
+  end
+  return plural(count_lines(output), 'line')
+end
 
 local function first_line(s, n)
   s = (s or ''):gsub('^%s+', '')
@@ -190,37 +334,38 @@ local function first_line(s, n)
   return s
 end
 
-local function usage_text(u)
-  if type(u) ~= 'table' then
-    return ''
-  end
-  return string.format('%d in / %d out', u.inputTokens or 0, u.outputTokens or 0)
-end
-M.usage_text = usage_text
+local call_rows = {} -- tool call id -> { row, text }
 
 -- render turns one agentls/event into stream output.
 function M.render(ev)
   local id = ev.taskId or '?'
   local kind = ev.kind
+  local t = task_row(id)
   if kind == 'text' then
     M.text(ev.text)
   elseif kind == 'state' then
-    if ev.to == 'planning' or ev.to == 'verifying' or ev.to == 'reporting' then
+    if ev.to == 'verifying' then
       M.line(string.format('· %s %s', id, ev.to))
     end
   elseif kind == 'toolCall' then
-    M.line('→ ' .. short(ev.call))
+    local text = '→ ' .. short(ev.call)
+    local row = M.line(text)
+    if ev.call and ev.call.id then
+      call_rows[ev.call.id] = { row = row, text = text }
+    end
   elseif kind == 'toolResult' then
     local name = ev.call and ev.call.name or '?'
+    local r = ev.call and ev.call.id and call_rows[ev.call.id]
+    local what
     if ev.isError then
-      M.line(string.format('← %s failed: %s', name, first_line(ev.output, 200)))
+      what = 'failed: ' .. first_line(ev.output, 200)
     else
-      local o = ev.output or ''
-      local n = select(2, o:gsub('\n', ''))
-      if o ~= '' and o:sub(-1) ~= '\n' then
-        n = n + 1
-      end
-      M.line(string.format('← %s ok (%d line%s)', name, n, n == 1 and '' or 's'))
+      what = 'ok (' .. M.size(ev.call, ev.output) .. ')'
+    end
+    if r then
+      set_row(r.row, r.text .. ' · ' .. what) -- one line per tool call
+    else
+      M.line(string.format('← %s %s', name, what))
     end
   elseif kind == 'verify' then
     local v = ev.verify or {}
@@ -230,25 +375,30 @@ function M.render(ev)
       M.line('✗ checks failed: ' .. (v.summary or ''))
     end
   elseif kind == 'usage' then
-    local line = '· tokens ' .. usage_text(ev.usage)
-    if ev.taskUsage then
-      line = line .. ' (task ' .. usage_text(ev.taskUsage) .. ')'
+    if t then
+      t.usage = ev.taskUsage or ev.usage
+      t.last = ev.usage or t.last
+      refresh_task(t)
     end
-    M.line(line)
   elseif kind == 'retry' or kind == 'compaction' then
     M.line(string.format('· %s: %s', kind, ev.text or ''))
   elseif kind == 'end' then
     local r = ev.result or {}
+    if t then
+      t.usage = r.usage or t.usage
+      t.cost = r.cost
+      refresh_task(t)
+    end
     local msg = r.summary or r.error or ''
     if r.cancelled then
       msg = 'cancelled'
     end
-    M.line(string.format('■ %s %s: %s', id, r.status or 'ended', first_line(msg, 300)))
+    M.line(string.format('■ %s %s: %s', id, M.status_word(r), first_line(msg, 300)))
     local files = r.filesChanged or {}
     if #files > 0 then
       M.line('  files: ' .. table.concat(files, ', '))
     end
-    M.line('  tokens: ' .. usage_text(r.usage) .. string.format(', %d step%s', r.steps or 0, r.steps == 1 and '' or 's'), '')
+    M.line('')
   end
 end
 

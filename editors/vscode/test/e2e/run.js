@@ -314,7 +314,7 @@ def('verification failures appear in Problems', async ({ browser, port }) => {
   );
   const d = diag.diags.find((x) => x.uri.endsWith('/main.go')).diagnostics[0];
   assert(/greet/.test(d.message), `diagnostic should name greet: ${JSON.stringify(d)}`);
-  await waitFor('status bar to say the checks fail', async () => /agentls: t\d+ ok, checks failing/.test(await statusBarText(page)), 5000);
+  await waitFor('status bar to say the checks fail', async () => /agentls: t\d+ done, checks failing/.test(await statusBarText(page)), 5000);
   await runPaletteCommand(page, 'View: Focus Problems');
   const problems = page.locator('.markers-panel');
   await waitFor('Problems to list the failure', async () => /undefined: greet/.test(await domText(problems)), 10000);
@@ -323,7 +323,7 @@ def('verification failures appear in Problems', async ({ browser, port }) => {
   await page.close();
 });
 
-def('review mode: settings change, proposal, Accept opens Refactor Preview, Apply applies', async ({ browser, port }) => {
+def('review mode: settings change, proposal, native diff editor, Accept applies (no unticked Refactor Preview), screenshot', async ({ browser, port }) => {
   const llm = await startFakeLLM('review');
   const dir = path.join(WORK, 'ws-review');
   writeFiles(dir, { 'hello.txt': 'hello world\nsecond line\n', '.vscode/settings.json': workspaceSettings(llm) });
@@ -337,28 +337,99 @@ def('review mode: settings change, proposal, Accept opens Refactor Preview, Appl
   const end = await waitProbe(folder, 'the task to end', endOf(folder), 30000);
   assert(end.result?.status === 'ok', `task ended ${JSON.stringify(end.result)}`);
   const uri = Object.keys(end.docs).find((u) => u.endsWith('/hello.txt'));
-  if (end.docs[uri] !== 'hello world\nsecond line\n') {
-    const r = probe(folder).find((x) => x.kind === 'commandResult' && x.command === 'agentls.run');
-    throw new Skip(`review mode not in the server yet: the edit was applied at once (run: ${JSON.stringify(r?.result)})`);
-  }
-  await runPaletteCommand(page, 'agentls: Accept Changes');
-  const apply = page.getByRole('button', { name: 'Apply', exact: true });
-  const res = await Promise.race([
-    apply.waitFor({ state: 'visible', timeout: 15000 }).then(() => 'preview'),
-    waitProbe(folder, 'agentls.accept to answer', (r) => r.kind === 'commandResult' && r.command === 'agentls.accept', 15000),
-  ]);
-  if (res !== 'preview') {
-    if (notYetAvailable(res)) throw new Skip('agentls.accept is not available in the server yet');
-    throw new Error(`no Refactor Preview; agentls.accept answered ${JSON.stringify(res)}`);
-  }
-  await page.screenshot({ path: path.join(ARTIFACTS, 'vscode-review-preview.png') });
-  // needsConfirmation edits start unchecked: tick the file, as a person would.
-  const box = page.locator('.monaco-list-row[aria-label^="hello.txt"] input.edit-checkbox').first();
-  await box.check();
-  await apply.click();
+  assert(end.docs[uri] === 'hello world\nsecond line\n', `review mode applied the edit at once: ${JSON.stringify(end.docs[uri])}`);
+  // The task's end opens VS Code's own diff editor: the file against the proposal.
+  const rd = await waitProbe(folder, 'the review diff to open', (r) => r.kind === 'reviewDiff', 15000);
+  assert(rd.files === 1, `reviewDiff: ${JSON.stringify(rd)}`);
+  const diff = page.locator('.monaco-diff-editor').first();
+  await diff.waitFor({ state: 'visible', timeout: 15000 });
+  await waitFor('the proposal in the diff editor', async () => /second line, reviewed/.test(await domText(diff)), 10000);
+  assert((await page.locator('.tabs-container .tab', { hasText: /hello\.txt ↔ agentls t\d+ \(review\)/ }).count()) === 1, 'no diff tab named after the task');
+  await sleep(500);
+  const shot = path.join(ARTIFACTS, 'vscode-review-diff.png');
+  await page.screenshot({ path: shot });
+  console.log(`  screenshot: ${shot}`);
+  // Accept from the diff editor's title: applied as is, no Refactor Preview.
+  await page.locator('.editor-actions a[aria-label*="Accept This File"]').first().click();
   const acc = await waitProbe(folder, 'agentls.accept to answer', (r) => r.kind === 'commandResult' && r.command === 'agentls.accept', 15000);
   assert(acc.result?.applied === true, `accept: ${JSON.stringify(acc)}`);
-  await waitFor('the accepted change in the editor', async () => /second line, reviewed/.test(await editorText(page)), 5000);
+  assert(!(await page.getByRole('button', { name: 'Apply', exact: true }).isVisible().catch(() => false)), 'Refactor Preview opened');
+  const changed = await waitProbe(folder, 'the accepted change in the document', (r) => r.kind === 'docChange' && r.uri.endsWith('/hello.txt') && /second line, reviewed/.test(r.text), 10000);
+  assert(changed.text === 'hello world\nsecond line, reviewed\n', `document: ${JSON.stringify(changed.text)}`);
+  // The palette's Accept Changes also applies directly (nothing left: an error, never a preview).
+  await page.close();
+});
+
+def('conversation panel: Markdown, one line per tool call, model picker, follow-up from the input box, Stop, history, screenshot', async ({ browser, port }) => {
+  const llm = await startFakeLLM('chat');
+  const dir = path.join(WORK, 'ws-chat');
+  writeFiles(dir, { 'notes.txt': 'todo\n', 'b.txt': 'beta two\n', '.vscode/settings.json': workspaceSettings(llm) });
+  const { page, folder } = await openWindow(browser, port, dir);
+  // The model picker lists the endpoint's /v1/models.
+  await runPaletteCommand(page, 'agentls: Pick Model');
+  const row = page.locator('.quick-input-widget .monaco-list-row', { hasText: 'gpt-4o-mini' }).first();
+  await row.waitFor({ state: 'visible', timeout: 10000 });
+  assert(/test-model/.test(await domText(page.locator('.quick-input-widget .monaco-list-rows'))), 'the picker does not list test-model');
+  await row.click();
+  const m = await waitProbe(folder, 'the model to be set', (r) => r.kind === 'model', 10000);
+  assert(m.model === 'gpt-4o-mini' && m.info?.priceInput > 0, `model: ${JSON.stringify(m)}`);
+
+  await openFromExplorer(page, 'notes.txt');
+  await runTaskFromPalette(page, 'tidy notes into a list');
+  const end = await waitProbe(folder, 'the task to end', endOf(folder), 30000);
+  assert(end.result?.status === 'ok', `task ended ${JSON.stringify(end.result)}`);
+  const reqs = fs.readFileSync(llm.reqLog, 'utf8').split('\n').filter((l) => l).map((l) => JSON.parse(l));
+  assert(reqs[0].body.model === 'gpt-4o-mini', `the task used ${reqs[0].body.model}, not the picked model`);
+
+  // The panel is a webview: find its frame by the log element.
+  const chat = await waitFor('the conversation panel', async () => {
+    for (const f of page.frames()) {
+      if ((await f.locator('#log').count().catch(() => 0)) > 0) return f;
+    }
+    return undefined;
+  }, 15000);
+  const log = chat.locator('#log');
+  await waitFor('the answer rendered as Markdown', async () => (await log.locator('code', { hasText: 'list' }).count()) > 0, 10000);
+  assert((await log.locator('strong', { hasText: 'notes.txt' }).count()) === 1, 'bold text not rendered');
+  assert((await log.locator('li').count()) >= 2, 'list not rendered');
+  const tools = log.locator('details.tool');
+  assert((await tools.count()) === 1, `want one collapsed line per tool call, got ${await tools.count()}`);
+  const summary = await tools.first().locator('summary').innerText();
+  assert(summary.includes('→ edit_file notes.txt · ok (1 line → 4 lines)'), `tool line: ${summary}`);
+  assert(!(await tools.first().evaluate((d) => d.open)), 'the tool call is not collapsed');
+  const meta = await chat.locator('#metatext').innerText();
+  assert(/model gpt-4o-mini · 41000 in \/ 70 out tokens · context 16% of 128k · \$0\.0062/.test(meta), `meta line: ${meta}`);
+
+  // A two-line follow-up typed into the input box, sent with Ctrl+Enter.
+  const input = chat.locator('#input');
+  await input.fill('Is @b.txt fine too?\nThis is the second line of the follow-up.');
+  await input.press('Control+Enter');
+  const cont = await waitProbe(folder, 'agentls.continue to answer', (r) => r.kind === 'commandResult' && r.command === 'agentls.continue', 10000);
+  assert(cont.args?.session && cont.args.session === probe(folder).find((r) => r.kind === 'event' && r.event.taskId === end.taskId)?.event.session,
+    `the follow-up did not continue the session: ${JSON.stringify(cont.args)}`);
+  const end2 = await waitProbe(folder, 'the follow-up to end', (r) => r.kind === 'end' && r.taskId === cont.result.taskId, 20000);
+  assert(end2.result?.status === 'ok', `follow-up ended ${JSON.stringify(end2.result)}`);
+  const req = fs.readFileSync(llm.reqLog, 'utf8').split('\n').filter((l) => l).map((l) => JSON.parse(l)).pop();
+  const text = req.body.messages.map((x) => (typeof x.content === 'string' ? x.content : '')).join('\n');
+  assert(text.includes('tidy notes into a list') && text.includes('Is @b.txt fine too?\nThis is the second line'), 'the request lacks the history or the two lines');
+  assert(text.includes('Files the user mentioned with @') && text.includes('beta two'), '@b.txt was not attached');
+  await waitFor('the follow-up answer in the panel', async () => (await log.locator('strong', { hasText: 'three' }).count()) > 0, 10000);
+  assert((await log.locator('.user').count()) === 2, 'both user messages should show');
+  await waitFor('Stop to be disabled when nothing runs', () => chat.locator('#stop').isDisabled(), 5000);
+  await sleep(300);
+  const shot = path.join(ARTIFACTS, 'vscode-conversation.png');
+  await page.screenshot({ path: shot });
+  console.log(`  screenshot: ${shot}`);
+
+  // Task history: a task with changes offers Undo, a follow-up without none.
+  await runPaletteCommand(page, 'agentls: Task History');
+  const hist = page.locator('.quick-input-widget .monaco-list-rows');
+  await hist.waitFor({ state: 'visible', timeout: 10000 });
+  await waitFor('both tasks listed', async () => /t1 ok/.test(await domText(hist)) && /t2 ok/.test(await domText(hist)), 5000);
+  await page.locator('.quick-input-widget .monaco-list-row', { hasText: 't2 ok' }).first().click();
+  const acts = await waitProbe(folder, 'the history actions', (r) => r.kind === 'historyActions', 5000);
+  assert(!acts.actions.includes('Undo') && acts.actions.includes('Continue'), `actions for a task with no changes: ${acts.actions}`);
+  await page.keyboard.press('Escape');
   await page.close();
 });
 

@@ -3,7 +3,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { test } from 'node:test';
 
-import { AgentEvent, StreamRenderer, TaskTracker, endSummary, toolSummary } from '../../src/events';
+import { AgentEvent, StreamRenderer, TaskTracker, endSummary, statusWord, toolSize, toolSummary, usageLine } from '../../src/events';
 
 const testdata = path.resolve(__dirname, '..', '..', '..', 'test', 'unit', 'testdata');
 
@@ -70,7 +70,7 @@ test('StreamRenderer', async (t) => {
         { taskId: 't1', kind: 'usage', usage: { inputTokens: 10, outputTokens: 2 }, taskUsage: { inputTokens: 30, outputTokens: 5 } },
         { taskId: 't1', kind: 'end', result: { status: 'cancelled', reason: 'cancelled' } },
       ],
-      want: '[t1] · planning\n[t1] tokens: 10 in, 2 out (task: 30 in, 5 out)\n[t1] ■ cancelled\n',
+      want: '[t1] · planning\n[t1] ■ cancelled\n',
     },
     { name: 'empty text renders nothing', events: [{ taskId: 't1', kind: 'text', text: '' }], want: '' },
   ];
@@ -92,15 +92,12 @@ test('StreamRenderer on a recorded task', () => {
     [
       '[t1] · planning',
       '[t1] Let me read the file with your selection first.',
-      '[t1] tokens: 310 in, 18 out (task: 310 in, 18 out)',
       '[t1] → read_file hello.txt',
       '[t1] ← read_file ok (2 lines)',
       '[t1] Now the edit.',
-      '[t1] tokens: 380 in, 30 out (task: 690 in, 48 out)',
       '[t1] → edit_file hello.txt',
-      '[t1] ← edit_file ok (1 line)',
+      '[t1] ← edit_file ok (1 line → 1 line)',
       '[t1] I changed the selected greeting to "hello from agentls".',
-      '[t1] tokens: 420 in, 16 out (task: 1110 in, 64 out)',
       '[t1] · reporting',
       '[t1] ■ ok — 1 file changed: hello.txt — 1110/64 tokens: I changed the selected greeting to "hello from agentls".',
       '',
@@ -109,6 +106,21 @@ test('StreamRenderer on a recorded task', () => {
   const tr = new TaskTracker();
   for (const e of evs) tr.apply(e);
   assert.equal(tr.view().text, '$(check) agentls: t1 ok');
+});
+
+test('toolSize states the real size of edits and writes', () => {
+  const edit = { name: 'edit_file', arguments: JSON.stringify({ path: 'a.go', old_string: 'x', new_string: 'a\nb\nc\nd\ne\nf\ng\nh' }) };
+  assert.equal(toolSize(edit, 'edited a.go'), '1 line → 8 lines');
+  assert.equal(toolSize({ name: 'write_file', arguments: JSON.stringify({ path: 'b', content: 'a\nb\n' }) }, 'ok'), '2 lines written');
+  assert.equal(toolSize({ name: 'read_file', arguments: '{}' }, 'one\ntwo\n'), '2 lines');
+});
+
+test('usageLine: totals, context meter, cost', () => {
+  const info = { contextTokens: 128000, priceInput: 0.15, priceOutput: 0.6 };
+  assert.equal(usageLine({ inputTokens: 41000, outputTokens: 50 }, { inputTokens: 21000, outputTokens: 10 }, info),
+    '41000 in / 50 out tokens · context 16% of 128k · $0.0062');
+  assert.equal(usageLine({ inputTokens: 10, outputTokens: 2 }, undefined, {}), '10 in / 2 out tokens');
+  assert.equal(statusWord({ status: 'ok', reason: 'verifyFailed' }), 'done, checks failing');
 });
 
 test('toolSummary', () => {
@@ -125,7 +137,7 @@ test('endSummary', () => {
     'ok, verified — 2 files changed: b.go, c d.txt — 5/6 tokens: Did it.',
   );
   assert.equal(endSummary({ status: 'error', reason: 'llm', error: 'HTTP 401' }), 'error (llm): HTTP 401');
-  assert.equal(endSummary({ status: 'ok', reason: 'verifyFailed', cost: 0.01234 }), 'ok (verifyFailed) $0.0123');
+  assert.equal(endSummary({ status: 'ok', reason: 'verifyFailed', cost: 0.01234 }), 'done, checks failing $0.0123');
   assert.equal(endSummary(undefined), 'ended');
 });
 
@@ -161,7 +173,7 @@ test('TaskTracker drives the status bar', () => {
   assert.equal(tr.newestRunning(), undefined);
 
   tr.apply({ taskId: 't3', kind: 'end', result: { status: 'ok', verified: false, reason: 'verifyFailed' } });
-  assert.equal(tr.view().text, '$(warning) agentls: t3 ok, checks failing');
+  assert.equal(tr.view().text, '$(warning) agentls: t3 done, checks failing');
   tr.apply({ taskId: 't4', kind: 'end', result: { status: 'error', reason: 'llm', error: 'HTTP 500' } });
   assert.equal(tr.view().text, '$(error) agentls: t4 error');
   assert.match(tr.view().tooltip, /t4: error \(llm\): HTTP 500/);

@@ -1,0 +1,109 @@
+-- Pickers on vim.ui.select (which Telescope, fzf-lua or dressing.nvim
+-- replace when installed): the task history and the model.
+local M = {}
+
+local function agentls()
+  return require('agentls')
+end
+
+local function notify(msg, level)
+  vim.notify('agentls: ' .. msg, level or vim.log.levels.INFO)
+end
+
+local function label(t)
+  local files = t.filesChanged or {}
+  local s = string.format('%s  %-20s %s', t.taskId, agentls().status_word(t), (t.task or ''):gsub('\n', ' '))
+  if #files > 0 then
+    local names = {}
+    for _, f in ipairs(files) do
+      local ok, p = pcall(vim.uri_to_fname, f)
+      table.insert(names, ok and vim.fn.fnamemodify(p, ':.') or f)
+    end
+    s = s .. '  [' .. table.concat(names, ', ') .. ']'
+  end
+  return s
+end
+
+-- actions a task offers: undo only when it changed files and is not a
+-- review task (whose changes are accepted or rejected instead).
+local function actions(t)
+  local out = { 'transcript', 'continue' }
+  if t.review and t.status ~= 'running' then
+    vim.list_extend(out, { 'diff', 'accept', 'reject' })
+  elseif #(t.filesChanged or {}) > 0 then
+    table.insert(out, 'undo')
+  end
+  return out
+end
+
+local function act(t, what)
+  local a = agentls()
+  if what == 'transcript' then
+    a.open_transcript(t.taskId)
+  elseif what == 'continue' then
+    vim.ui.input({ prompt = 'agentls follow-up (' .. t.taskId .. '): ' }, function(text)
+      if text and text:match('%S') then
+        a.run(text, { session = t.session })
+      end
+    end)
+  elseif what == 'diff' then
+    require('agentls.review').open(t.taskId)
+  elseif what == 'undo' then
+    a.undo({ taskId = t.taskId })
+  elseif what == 'accept' then
+    a.accept({ taskId = t.taskId })
+  elseif what == 'reject' then
+    a.reject({ taskId = t.taskId })
+  end
+end
+
+-- history lists the server's tasks, newest first; picking one offers what
+-- can be done with it.
+function M.history()
+  agentls().status(nil, function(err, res)
+    if err then
+      return notify('history: ' .. (err.message or ''), vim.log.levels.ERROR)
+    end
+    local list = {}
+    for _, t in ipairs(res.tasks or {}) do
+      table.insert(list, 1, t)
+    end
+    if #list == 0 then
+      return notify('no tasks yet')
+    end
+    vim.ui.select(list, { prompt = 'agentls tasks', format_item = label, kind = 'agentls.task' }, function(t)
+      if not t then
+        return
+      end
+      vim.ui.select(actions(t), { prompt = 'agentls ' .. t.taskId, kind = 'agentls.action' }, function(what)
+        if what then
+          act(t, what)
+        end
+      end)
+    end)
+  end)
+end
+
+-- model lists the endpoint's models (agentls.models) and sets the one
+-- picked for the next tasks.
+function M.model()
+  agentls().exec('agentls.models', {}, function(err, res)
+    if err then
+      return notify('models: ' .. (err.message or ''), vim.log.levels.ERROR)
+    end
+    local current = agentls().config.model or res.current
+    vim.ui.select(res.models or {}, {
+      prompt = 'agentls model (now ' .. (current or '?') .. ')',
+      kind = 'agentls.model',
+      format_item = function(m)
+        return m == current and (m .. '  (current)') or m
+      end,
+    }, function(m)
+      if m then
+        agentls().set_model(m)
+      end
+    end)
+  end)
+end
+
+return M

@@ -1,0 +1,33 @@
+package assemble
+
+import (
+	"testing"
+
+	"github.com/agentls/agentls/internal/config"
+)
+
+func TestPriceTableAndOverrides(t *testing.T) {
+	cases := []struct {
+		model  string
+		prices map[string]config.Price
+		in     float64
+		out    float64
+	}{
+		{"gpt-4o-mini", nil, 0.15, 0.60},
+		{"openai/gpt-4o", nil, 2.50, 10.00},
+		{"claude-sonnet-4-20250514", nil, 3.00, 15.00},
+		{"gpt-4o-mini", map[string]config.Price{"gpt-4o-mini": {Input: 1, Output: 2}}, 1, 2},
+		{"gpt-4o-mini", map[string]config.Price{"*": {Input: 9, Output: 9}}, 0.15, 0.60},
+		{"my-local-model", nil, 0, 0},
+		{"my-local-model", map[string]config.Price{"*": {Input: 9, Output: 8}}, 9, 8},
+		{"gpt-4o-minix", nil, 0, 0},
+	}
+	for _, c := range cases {
+		var cfg config.Config
+		cfg.LLM.Model, cfg.LLM.Prices = c.model, c.prices
+		in, out := Price(cfg)
+		if in != c.in || out != c.out {
+			t.Errorf("Price(%q, %v) = %v, %v; want %v, %v", c.model, c.prices, in, out, c.in, c.out)
+		}
+	}
+}

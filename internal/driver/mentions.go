@@ -1,0 +1,130 @@
+package driver
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+)
+
+// A task may mention workspace files: "@path" attaches the file, and
+// "@path:10-40" (or "@path:12") lines of it. The files are read through an
+// os.Root opened on the workspace, so a mention cannot leave it (no "..",
+// no absolute path, no symlink out). A mention that names no readable file
+// is left as plain text: "@someone" in a prompt is not an error.
+
+// mentionRE matches a mention at the start or after white space or an
+// opening bracket; the path has no spaces and no trailing punctuation.
+var mentionRE = regexp.MustCompile(`(?:^|[\s(\[])@([A-Za-z0-9_./-]*[A-Za-z0-9_/-])(?::(\d+)(?:-(\d+))?)?`)
+
+const (
+	maxMentions    = 10
+	maxMentionSize = 64 << 10
+)
+
+// Mention is one resolved "@path" of a task.
+type Mention struct {
+	Path       string // workspace-relative, slash-separated
+	Start, End int    // 1-based inclusive lines; 0, 0: the whole file
+	Text       string
+}
+
+// Mentions resolves the mentions in prompt against root, in order, each
+// file range once.
+func Mentions(root, prompt string) []Mention {
+	if root == "" || !strings.Contains(prompt, "@") {
+		return nil
+	}
+	r, err := os.OpenRoot(root)
+	if err != nil {
+		return nil
+	}
+	defer r.Close()
+	var out []Mention
+	seen := map[string]bool{}
+	for _, m := range mentionRE.FindAllStringSubmatch(prompt, -1) {
+		if len(out) == maxMentions {
+			break
+		}
+		key := m[1] + ":" + m[2] + "-" + m[3]
+		if seen[key] {
+			continue
+		}
+		seen[key] = true
+		rel := filepath.Clean(filepath.FromSlash(m[1]))
+		if !filepath.IsLocal(rel) {
+			continue
+		}
+		text, ok := readConfined(r, rel)
+		if !ok {
+			continue
+		}
+		mn := Mention{Path: filepath.ToSlash(rel)}
+		if m[2] != "" {
+			mn.Start, _ = strconv.Atoi(m[2])
+			mn.End = mn.Start
+			if m[3] != "" {
+				mn.End, _ = strconv.Atoi(m[3])
+			}
+			if mn.Start < 1 || mn.End < mn.Start {
+				continue
+			}
+			text = lineRange(text, mn.Start, mn.End)
+		}
+		mn.Text = text
+		out = append(out, mn)
+	}
+	return out
+}
+
+// readConfined reads a regular file inside r, capped at maxMentionSize.
+func readConfined(r *os.Root, rel string) (string, bool) {
+	f, err := r.Open(rel)
+	if err != nil {
+		return "", false
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil || !st.Mode().IsRegular() {
+		return "", false
+	}
+	b, err := io.ReadAll(io.LimitReader(f, maxMentionSize+1))
+	if err != nil {
+		return "", false
+	}
+	s := string(b)
+	if len(b) > maxMentionSize {
+		s = s[:maxMentionSize] + "\n[file truncated]"
+	}
+	return s, true
+}
+
+// lineRange returns lines start..end (1-based, inclusive) of text.
+func lineRange(text string, start, end int) string {
+	lines := strings.SplitAfter(text, "\n")
+	if start > len(lines) {
+		return ""
+	}
+	end = min(end, len(lines))
+	return strings.Join(lines[start-1:end], "")
+}
+
+// MentionsMessage renders resolved mentions for the model; "" for none.
+func MentionsMessage(ms []Mention) string {
+	if len(ms) == 0 {
+		return ""
+	}
+	var b strings.Builder
+	b.WriteString("Files the user mentioned with @:")
+	for _, m := range ms {
+		if m.Start > 0 {
+			fmt.Fprintf(&b, "\n\n%s, lines %d–%d:\n```\n%s\n```", m.Path, m.Start, m.End, strings.TrimRight(m.Text, "\n"))
+		} else {
+			fmt.Fprintf(&b, "\n\n%s:\n```\n%s\n```", m.Path, strings.TrimRight(m.Text, "\n"))
+		}
+	}
+	return b.String()
+}

@@ -1,0 +1,54 @@
+package driver
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestMentionsAttachFilesAndRanges(t *testing.T) {
+	root := t.TempDir()
+	outside := t.TempDir()
+	must := func(err error) {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	must(os.MkdirAll(filepath.Join(root, "pkg"), 0o755))
+	must(os.WriteFile(filepath.Join(root, "pkg", "a.go"), []byte("l1\nl2\nl3\nl4\n"), 0o644))
+	must(os.WriteFile(filepath.Join(root, "notes.md"), []byte("hello notes\n"), 0o644))
+	must(os.WriteFile(filepath.Join(outside, "secret.txt"), []byte("TOPSECRET\n"), 0o644))
+	must(os.Symlink(filepath.Join(outside, "secret.txt"), filepath.Join(root, "link.txt")))
+
+	prompt := "Fix @pkg/a.go:2-3 like @notes.md says; mail me@example.com; see @missing.go, @../" +
+		filepath.Base(outside) + "/secret.txt @link.txt and @" + filepath.Join(outside, "secret.txt")
+	ms := Mentions(root, prompt)
+	if len(ms) != 2 {
+		t.Fatalf("got %d mentions, want 2: %+v", len(ms), ms)
+	}
+	if ms[0].Path != "pkg/a.go" || ms[0].Text != "l2\nl3\n" || ms[0].Start != 2 || ms[0].End != 3 {
+		t.Errorf("range mention = %+v", ms[0])
+	}
+	if ms[1].Path != "notes.md" || ms[1].Text != "hello notes\n" {
+		t.Errorf("file mention = %+v", ms[1])
+	}
+
+	p := WorkspacePlanner{Root: root}
+	planned, err := p.Plan(context.Background(), Task{Prompt: prompt})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var all strings.Builder
+	for _, m := range planned.Prefix {
+		all.WriteString(m.Content)
+	}
+	if !strings.Contains(all.String(), "pkg/a.go, lines 2–3:\n```\nl2\nl3\n```") {
+		t.Errorf("prefix lacks the range:\n%s", all.String())
+	}
+	if strings.Contains(all.String(), "TOPSECRET") {
+		t.Errorf("a mention escaped the workspace:\n%s", all.String())
+	}
+}

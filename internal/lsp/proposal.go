@@ -1,0 +1,88 @@
+package lsp
+
+import (
+	"context"
+	"sort"
+
+	"go.lsp.dev/jsonrpc2"
+
+	"github.com/agentls/agentls/internal/edits"
+)
+
+// agentls.proposal returns a review task's proposal for one file as the
+// whole text it would make of the file's current text, so an editor can
+// show it in its own diff view (VS Code's vscode.diff, Neovim's :diffthis)
+// beside the buffer. Hunks the user has edited over since are left out:
+// accepting them is refused anyway.
+
+type proposalArgs struct {
+	TaskID string `json:"taskId"`
+	URI    string `json:"uri"`
+}
+
+type proposalResult struct {
+	TaskID   string `json:"taskId"`
+	URI      string `json:"uri"`
+	Proposed string `json:"proposed"`
+	Hunks    int    `json:"hunks"`
+	Conflict int    `json:"conflicts"`
+}
+
+// proposalList is agentls.proposal without a uri: the files with proposals.
+type proposalList struct {
+	TaskID string   `json:"taskId"`
+	URIs   []string `json:"uris"`
+}
+
+func (s *Server) cmdProposal(ctx context.Context, a proposalArgs) (any, error) {
+	if a.TaskID == "" {
+		return nil, jsonrpc2.Errorf(jsonrpc2.InvalidParams, "agentls.proposal: taskId is missing")
+	}
+	t, ok := s.tasks.get(a.TaskID)
+	if !ok {
+		return nil, unknownTask(a.TaskID)
+	}
+	if !t.review {
+		return nil, jsonrpc2.Errorf(jsonrpc2.InvalidParams, "agentls.proposal: task %s did not run in review mode", t.id)
+	}
+	s.review.mu.Lock()
+	defer s.review.mu.Unlock()
+	if a.URI == "" {
+		out := proposalList{TaskID: t.id, URIs: []string{}}
+		for _, fc := range s.reviewFiles(t, "") {
+			out.URIs = append(out.URIs, s.fileURI(fc.rel))
+		}
+		sort.Strings(out.URIs)
+		return out, nil
+	}
+	files := s.reviewFiles(t, a.URI)
+	if len(files) == 0 {
+		return nil, jsonrpc2.Errorf(jsonrpc2.InvalidParams, "agentls.proposal: task %s proposes nothing for %s", t.id, a.URI)
+	}
+	ws, err := s.newWorkspace(nil)
+	if err != nil {
+		return nil, err
+	}
+	fc := files[0]
+	cur, _, _, _, err := ws.current(fc.rel)
+	if err != nil {
+		return nil, err
+	}
+	t.changes.mu.Lock()
+	hs := hunksOf(fc, cur)
+	t.changes.mu.Unlock()
+	res := proposalResult{TaskID: t.id, URI: a.URI}
+	var cs []edits.Change
+	for _, h := range hs {
+		if h.conflict {
+			res.Conflict++
+			continue
+		}
+		c := h.cur
+		c.NewText = h.change.NewText
+		cs = append(cs, c)
+		res.Hunks++
+	}
+	res.Proposed = edits.ApplyChanges(cur, cs)
+	return res, nil
+}
