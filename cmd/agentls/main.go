@@ -18,6 +18,7 @@ import (
 	"runtime/debug"
 	"syscall"
 
+	"github.com/agentls/agentls/internal/acp"
 	"github.com/agentls/agentls/internal/agent"
 	"github.com/agentls/agentls/internal/assemble"
 	"github.com/agentls/agentls/internal/cli"
@@ -41,6 +42,8 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return serve(args, stdin, stdout, stderr)
 	case "run":
 		return cli.Run(args, stdin, stdout, stderr)
+	case "acp":
+		return acp.Command(args, stdin, stdout, stderr, version)
 	case "sessions":
 		return cli.Sessions(args, stdout, stderr)
 	case "version":
@@ -62,6 +65,8 @@ func usage(w io.Writer) {
         language server on stdin/stdout
   agentls run [flags] "task"
         the agent headless in the current directory (agentls run -h for flags)
+  agentls acp [--log-file FILE] [--settings JSON]
+        agentls as an Agent Client Protocol agent on stdin/stdout (Zed, JetBrains, …)
   agentls sessions [list | show ID]
         the sessions of the current directory's workspace
   agentls version
