@@ -16,6 +16,7 @@ import (
 	"go.lsp.dev/uri"
 	"go.uber.org/zap"
 
+	"github.com/agentls/agentls/internal/acp"
 	"github.com/agentls/agentls/internal/agent"
 	"github.com/agentls/agentls/internal/assemble"
 	"github.com/agentls/agentls/internal/session"
@@ -326,6 +327,15 @@ func (s *Server) runAgent(ctx context.Context, t *task) {
 	var gate driver.Verifier
 	if g := s.gate(ctx, cfg, root, t, prog); g != nil {
 		gate = g
+	}
+	if b := cfg.Agent.Backend.ACP; b != nil {
+		// agent.backend.acp: an external ACP agent's loop instead of ours.
+		res := acp.Bridge{Agent: *b, Root: root, Workspace: ws, Ask: s.askToRun, Verifier: gate, Session: rec, Log: s.log,
+			OnEvent: func(ev agent.Event) { s.onEvent(ctx, t, prog, ev) },
+		}.Run(ctx, driver.Task{Prompt: t.prompt, Editor: t.editor, History: rec.History()})
+		s.finishTask(ctx, t, prog, res)
+		s.endSession(rec, t, res)
+		return
 	}
 	drv := assemble.Driver(ctx, assemble.Spec{
 		Config:    cfg,
