@@ -20,6 +20,7 @@ import (
 	"runtime/debug"
 	"syscall"
 
+	"github.com/agentls/agentls/internal/acp"
 	"github.com/agentls/agentls/internal/agent"
 	"github.com/agentls/agentls/internal/assemble"
 	"github.com/agentls/agentls/internal/cli"
@@ -61,6 +62,8 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return serve(args, stdin, stdout, stderr)
 	case "run":
 		return cli.Run(args, stdin, stdout, stderr)
+	case "acp":
+		return acp.Command(args, stdin, stdout, stderr, version)
 	case "sessions":
 		return cli.Sessions(args, stdout, stderr)
 	case "version":
@@ -84,6 +87,7 @@ usage: agentls <command> [flags]
 commands:
   serve      the language server on stdin/stdout, for an editor (the default when stdin is not a terminal)
   run        run a task headless in the current workspace: agentls run [flags] "task"
+  acp        agentls as an Agent Client Protocol agent on stdin/stdout (Zed, JetBrains, CodeCompanion, …)
   sessions   list the workspace's sessions, or show one: agentls sessions [list | show ID]
   version    print the version (also --version)
   help       print this help (also -h, --help)

@@ -62,6 +62,22 @@ type Agent struct {
 	TaskTimeoutSeconds int // 0: none
 	ToolTimeoutSeconds int
 	MaxToolOutput      int // bytes
+	// Backend replaces agentls's own loop with an external agent.
+	Backend Backend
+}
+
+// Backend is agent.backend: {"acp": {"command", "args", "env"}} makes the
+// language server drive an external ACP agent; the zero value is agentls's
+// own loop.
+type Backend struct {
+	ACP *ACPAgent `json:"acp,omitempty"`
+}
+
+// ACPAgent is the command that starts an ACP agent on stdio.
+type ACPAgent struct {
+	Command string            `json:"command"`
+	Args    []string          `json:"args,omitempty"`
+	Env     map[string]string `json:"env,omitempty"`
 }
 
 type Verify struct {
@@ -129,6 +145,9 @@ type field struct {
 	key string
 	env []string
 	set func(c *Config, raw json.RawMessage) error
+	// notFromFile: the key names a command to start, and the workspace
+	// file is written by the model, so only the user's own sources count.
+	notFromFile bool
 }
 
 func str(dst func(*Config) *string) func(*Config, json.RawMessage) error {
@@ -219,6 +238,17 @@ var fields = []field{
 	{key: "agent.taskTimeoutSeconds", set: intIn(0, 7*24*3600, func(c *Config) *int { return &c.Agent.TaskTimeoutSeconds })},
 	{key: "agent.toolTimeoutSeconds", set: intIn(1, 3600, func(c *Config) *int { return &c.Agent.ToolTimeoutSeconds })},
 	{key: "agent.maxToolOutput", set: intIn(1024, 16<<20, func(c *Config) *int { return &c.Agent.MaxToolOutput })},
+	{key: "agent.backend", notFromFile: true, set: func(c *Config, raw json.RawMessage) error {
+		var b Backend
+		if err := strict(raw, &b); err != nil {
+			return fmt.Errorf(`want {"acp": {"command": "…", "args": […]}}: %v`, err)
+		}
+		if b.ACP != nil && b.ACP.Command == "" {
+			return fmt.Errorf("agent.backend.acp needs a command")
+		}
+		c.Agent.Backend = b
+		return nil
+	}},
 	{key: "verify.commands", set: strs(func(c *Config) *[]string { return &c.Verify.Commands })},
 	{key: "verify.enabled", set: boolean(func(c *Config) *bool { return &c.Verify.Enabled })},
 	{key: "verify.timeoutSeconds", set: intIn(1, 24*3600, func(c *Config) *int { return &c.Verify.TimeoutSeconds })},
@@ -376,6 +406,10 @@ func Resolve(sources ...Source) (Config, []Problem) {
 		for _, s := range sources {
 			raw, ok := s.Values[f.key]
 			if !ok || unset(raw) {
+				continue
+			}
+			if f.notFromFile && s.Name == FileName {
+				probs = append(probs, Problem{Key: f.key, Source: s.Name, Msg: "ignored: it starts a command, and the workspace file may be written by the model; set it in the editor's settings"})
 				continue
 			}
 			if err := f.set(&c, raw); err != nil {

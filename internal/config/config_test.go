@@ -18,6 +18,8 @@ type keyCase struct {
 	editor, file, env     string // JSON; env is a plain string, "" if the key has no variable
 	wrongType, outOfRange string
 	get                   func(Config) any
+	// notFromFile: the workspace file may not set it (tested on its own).
+	notFromFile bool
 }
 
 var keyCases = []keyCase{
@@ -51,6 +53,8 @@ var keyCases = []keyCase{
 		get: func(c Config) any { return c.Agent.ToolTimeoutSeconds }},
 	{key: "agent.maxToolOutput", editor: `2048`, file: `1048576`, wrongType: `"1MB"`, outOfRange: `10`,
 		get: func(c Config) any { return c.Agent.MaxToolOutput }},
+	{key: "agent.backend", editor: `{"acp":{"command":"codex-acp"}}`, wrongType: `"codex-acp"`, notFromFile: true,
+		get: func(c Config) any { return c.Agent.Backend }},
 	{key: "verify.commands", editor: `["make check"]`, file: `["go test ./..."]`, wrongType: `"make check"`,
 		get: func(c Config) any { return c.Verify.Commands }},
 	{key: "verify.enabled", editor: `true`, file: `false`, wrongType: `"off"`,
@@ -123,6 +127,9 @@ func TestEveryKeyHasACase(t *testing.T) {
 // environment over the defaults, for every key.
 func TestPrecedence(t *testing.T) {
 	for _, kc := range keyCases {
+		if kc.notFromFile {
+			continue
+		}
 		t.Run(kc.key, func(t *testing.T) {
 			editor := mustJSON(t, "editor settings", nested(kc.key, kc.editor))
 			file := mustJSON(t, FileName, dotted(kc.key, kc.file))
@@ -171,6 +178,9 @@ func TestPrecedence(t *testing.T) {
 // value is used.
 func TestBadValueFallsBack(t *testing.T) {
 	for _, kc := range keyCases {
+		if kc.notFromFile {
+			continue
+		}
 		for _, bad := range []struct{ kind, value string }{{"wrong type", kc.wrongType}, {"out of range", kc.outOfRange}} {
 			if bad.value == "" {
 				continue
@@ -351,5 +361,26 @@ func TestRedact(t *testing.T) {
 	_, probs := Resolve(Source{Name: "s", Values: map[string]json.RawMessage{"llm.apiKey": json.RawMessage(`["sk-secret-1234"]`)}})
 	if len(probs) != 1 || strings.Contains(probs[0].String(), "sk-secret") {
 		t.Errorf("problems %v", probs)
+	}
+}
+
+// agent.backend starts a command: the editor's settings set it, the
+// workspace file (which the model can write) cannot.
+func TestBackendNotFromFile(t *testing.T) {
+	file := mustJSON(t, FileName, []byte(`{"agent":{"backend":{"acp":{"command":"sh","args":["-c","touch /tmp/pwned"]}}}}`))
+	c, probs := Resolve(file)
+	if c.Agent.Backend.ACP != nil {
+		t.Fatalf("the workspace file set agent.backend: %+v", c.Agent.Backend.ACP)
+	}
+	if len(probs) != 1 || probs[0].Key != "agent.backend" || probs[0].Source != FileName {
+		t.Fatalf("problems %+v, want one for agent.backend from %s", probs, FileName)
+	}
+	editor := mustJSON(t, "editor settings", []byte(`{"agent.backend":{"acp":{"command":"codex-acp","args":["-x"]}}}`))
+	c, probs = Resolve(editor, file)
+	if c.Agent.Backend.ACP == nil || c.Agent.Backend.ACP.Command != "codex-acp" || len(c.Agent.Backend.ACP.Args) != 1 {
+		t.Fatalf("editor settings: backend %+v, problems %v", c.Agent.Backend.ACP, probs)
+	}
+	if _, probs := Resolve(mustJSON(t, "editor settings", []byte(`{"agent.backend":{"acp":{"args":["x"]}}}`))); len(probs) != 1 {
+		t.Fatalf("a backend without a command: problems %v, want one", probs)
 	}
 }

@@ -1,6 +1,8 @@
 package lsp
 
 import (
+	"github.com/agentls/agentls/internal/acp"
+
 	"context"
 	"encoding/json"
 	"fmt"
@@ -39,6 +41,16 @@ func (s *Server) runAgent(ctx context.Context, t *task) {
 	var gate driver.Verifier
 	if g := s.gate(ctx, cfg, root, t, prog); g != nil {
 		gate = g
+	}
+	if b := cfg.Agent.Backend.ACP; b != nil {
+		// agent.backend.acp: an external ACP agent's loop instead of ours;
+		// agentls keeps the editor's side (edits, review, undo, the gate).
+		res := acp.Bridge{Agent: *b, Root: root, Workspace: ws, Ask: s.askToRun, Verifier: gate, Session: rec, Log: s.log,
+			OnEvent: func(ev agent.Event) { s.safeEvent(ctx, t, prog, ev) },
+		}.Run(ctx, driver.Task{Prompt: t.prompt, Editor: t.editor, History: rec.History()})
+		s.finishTask(ctx, t, prog, res)
+		s.endSession(rec, t, res)
+		return
 	}
 	drv := assemble.Driver(ctx, assemble.Spec{
 		Config:    cfg,

@@ -1,0 +1,69 @@
+package e2e
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"go.lsp.dev/protocol"
+)
+
+// buildFakeACP builds the project's scripted ACP agent (cmd/fakeacp).
+func buildFakeACP(t *testing.T) string {
+	t.Helper()
+	bin := filepath.Join(t.TempDir(), "fakeacp")
+	if out, err := exec.Command("go", "build", "-o", bin, "../cmd/fakeacp").CombinedOutput(); err != nil {
+		t.Fatalf("building fakeacp: %v\n%s", err, out)
+	}
+	return bin
+}
+
+// The bridge: agentls.run drives an external ACP agent. Its read sees the
+// unsaved buffer, its permission request becomes window/showMessageRequest,
+// its write becomes a versioned workspace/applyEdit into the buffer, and
+// the checks' failure after its turn goes back to it as a follow-up prompt.
+func TestBridgeDrivesACPAgent(t *testing.T) {
+	fake := buildFakeACP(t)
+	s := start(t, setup{workspace: "hello", settings: map[string]any{
+		"agent":  map[string]any{"backend": map[string]any{"acp": map[string]any{"command": fake}}},
+		"verify": map[string]any{"enabled": true, "commands": []string{"! grep -q BROKEN hello.txt"}},
+	}})
+	var asked []string
+	s.OnShowMessageRequest = func(p *protocol.ShowMessageRequestParams) *protocol.MessageActionItem {
+		asked = append(asked, p.Message)
+		return &protocol.MessageActionItem{Title: "Allow once"}
+	}
+	if err := s.Open(s.ctx, "hello.txt", "hello from the buffer\n"); err != nil {
+		t.Fatal(err)
+	}
+	r := s.run(t, map[string]any{"task": "make it BROKEN"})
+	var text strings.Builder
+	for _, ev := range s.Events(r.TaskID) {
+		if ev["kind"] == "text" {
+			text.WriteString(ev["text"].(string))
+		}
+	}
+	got := text.String()
+	for _, want := range []string{"read: hello from the buffer", "permission: yes", "follow-up: The project's checks failed"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("the agent's text lacks %q:\n%s", want, got)
+		}
+	}
+	if len(asked) != 1 || !strings.Contains(asked[0], "run make test") {
+		t.Errorf("showMessageRequest: %q", asked)
+	}
+	if r.Status != "ok" || !r.Verified || len(r.FilesChanged) != 1 {
+		t.Errorf("result %+v", r)
+	}
+	if len(s.Edits()) != 2 {
+		t.Errorf("%d applyEdits, want 2 (the turn and the follow-up)", len(s.Edits()))
+	}
+	if buf, _ := s.Text("hello.txt"); buf != "goodbye from the buffer\n" {
+		t.Errorf("buffer %q", buf)
+	}
+	if disk, _ := os.ReadFile(filepath.Join(s.Root, "hello.txt")); string(disk) != "hello world\nsecond line\n" {
+		t.Errorf("the disk changed: %q", disk)
+	}
+}

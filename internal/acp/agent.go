@@ -1,0 +1,340 @@
+package acp
+
+import (
+	"github.com/agentls/agentls/internal/policy"
+	"os"
+
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"path/filepath"
+	"sync"
+
+	sdk "github.com/coder/acp-go-sdk"
+	"go.uber.org/zap"
+
+	"github.com/agentls/agentls/internal/agent"
+	"github.com/agentls/agentls/internal/assemble"
+	"github.com/agentls/agentls/internal/config"
+	"github.com/agentls/agentls/internal/mcp"
+	"github.com/agentls/agentls/internal/session"
+	"github.com/agentls/agentls/internal/tools"
+)
+
+// Options configure Serve.
+type Options struct {
+	Log     *zap.Logger // [nop]
+	Version string
+	// NewLLM builds the model backend [assemble.DefaultLLM].
+	NewLLM func(config.Config) agent.LLM
+	// Settings are the user's own settings (JSON, as an editor's
+	// initializationOptions); nil: the workspace file and environment only.
+	Settings []byte
+}
+
+// Serve runs agentls as an ACP agent on in/out (newline-delimited JSON-RPC)
+// until the client closes its end or ctx ends.
+func Serve(ctx context.Context, in io.Reader, out io.Writer, o Options) error {
+	if o.Log == nil {
+		o.Log = zap.NewNop()
+	}
+	w := &lockedWriter{w: out}
+	a := &Agent{opts: o, log: o.Log, sessions: map[string]*acpSession{}}
+	conn := sdk.NewAgentSideConnection(a, w, screenMalformed(in, w, o.Log))
+	conn.SetLogger(slog.New(slog.NewTextHandler(zap.NewStdLog(o.Log).Writer(), nil)))
+	a.conn = conn
+	select {
+	case <-conn.Done():
+	case <-ctx.Done():
+	}
+	a.close()
+	return nil
+}
+
+// Agent is agentls's side of one ACP connection.
+type Agent struct {
+	opts Options
+	log  *zap.Logger
+	conn *sdk.AgentSideConnection
+
+	mu       sync.Mutex
+	fsRead   bool // the client offers fs/read_text_file
+	fsWrite  bool // and fs/write_text_file
+	sessions map[string]*acpSession
+}
+
+// acpSession is one ACP session: a workspace, its configuration and an
+// agentls session of the same ID in the workspace's store.
+type acpSession struct {
+	id      string
+	root    string
+	cfg     config.Config
+	store   *session.Store // nil: in memory
+	mcp     *mcp.Manager
+	allowed assemble.Allowed
+	// untrusted is the workspace's .agentls.json while settings in it that
+	// widen power are held back; the first prompt asks about it.
+	untrusted *assemble.WorkspaceSettings
+	// clientServers are the MCP servers the client gave session/new.
+	clientServers []sdk.McpServer
+
+	turn sync.Mutex // held by the running prompt
+
+	mu   sync.Mutex
+	mode string // modeAsk or modeApply
+}
+
+// Session modes: review on (every edit is asked about first) or off.
+const (
+	modeAsk   = "ask"
+	modeApply = "apply"
+)
+
+var _ sdk.Agent = (*Agent)(nil)
+var _ sdk.AgentLoader = (*Agent)(nil)
+
+func (a *Agent) close() {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	for _, s := range a.sessions {
+		if s.mcp != nil {
+			_ = s.mcp.Close()
+		}
+	}
+}
+
+// Initialize implements sdk.Agent.
+func (a *Agent) Initialize(_ context.Context, p sdk.InitializeRequest) (sdk.InitializeResponse, error) {
+	a.mu.Lock()
+	a.fsRead, a.fsWrite = p.ClientCapabilities.Fs.ReadTextFile, p.ClientCapabilities.Fs.WriteTextFile
+	a.mu.Unlock()
+	v := a.opts.Version
+	if v == "" {
+		v = "dev"
+	}
+	return sdk.InitializeResponse{
+		ProtocolVersion: sdk.ProtocolVersionNumber,
+		AgentInfo:       &sdk.Implementation{Name: "agentls", Version: v},
+		AgentCapabilities: sdk.AgentCapabilities{
+			LoadSession:        true,
+			PromptCapabilities: sdk.PromptCapabilities{EmbeddedContext: true},
+			McpCapabilities:    sdk.McpCapabilities{Http: true},
+		},
+		AuthMethods: []sdk.AuthMethod{},
+	}, nil
+}
+
+// Authenticate implements sdk.Agent: agentls needs none (the model's key
+// comes from the configuration).
+func (a *Agent) Authenticate(context.Context, sdk.AuthenticateRequest) (sdk.AuthenticateResponse, error) {
+	return sdk.AuthenticateResponse{}, nil
+}
+
+// NewSession implements sdk.Agent.
+func (a *Agent) NewSession(_ context.Context, p sdk.NewSessionRequest) (sdk.NewSessionResponse, error) {
+	s, err := a.openSession(p.Cwd, p.McpServers, "")
+	if err != nil {
+		return sdk.NewSessionResponse{}, err
+	}
+	return sdk.NewSessionResponse{SessionId: sdk.SessionId(s.id), Modes: s.modes()}, nil
+}
+
+// openSession sets a session up in cwd; id "" is a new session.
+func (a *Agent) openSession(cwd string, servers []sdk.McpServer, id string) (*acpSession, error) {
+	if !filepath.IsAbs(cwd) {
+		return nil, sdk.NewInvalidParams(map[string]any{"error": fmt.Sprintf("cwd must be an absolute path, got %q", cwd)})
+	}
+	disk, err := tools.NewDiskWorkspace(cwd)
+	if err != nil {
+		return nil, sdk.NewInvalidParams(map[string]any{"error": err.Error()})
+	}
+	root := disk.Root()
+	s := &acpSession{id: id, root: root, mode: modeApply, clientServers: servers}
+	cfg := a.loadConfig(s)
+	cfg.MCPServers = mergeMCP(cfg.MCPServers, servers)
+	s.cfg = cfg
+	if cfg.Agent.Review {
+		s.mode = modeAsk
+	}
+	st, err := session.Open(root, session.Options{Memory: cfg.Agent.Memory, Redact: cfg.Redact,
+		Warn: func(msg string) { a.log.Warn(msg) }})
+	if err != nil {
+		a.log.Warn("sessions are not saved", zap.Error(err))
+	} else {
+		s.store = st
+	}
+	switch {
+	case id != "": // a stored session, loaded or resumed
+	case st != nil:
+		s.id = st.NewID()
+	default:
+		s.id = newID()
+	}
+	s.mcp = assemble.MCPManager(cfg, root, a.log, func(msg string) { a.log.Warn(msg) })
+	a.mu.Lock()
+	if old := a.sessions[s.id]; old != nil && old.mcp != nil {
+		go func() {
+			defer recoverLog(a.log, "closing MCP servers")
+			_ = old.mcp.Close()
+		}()
+	}
+	a.sessions[s.id] = s
+	a.mu.Unlock()
+	return s, nil
+}
+
+// mergeMCP adds the client's MCP servers to the configured ones; a client
+// server of the same name wins, as it is what the user set up in the
+// editor for this session.
+func mergeMCP(ours map[string]config.MCPServer, theirs []sdk.McpServer) map[string]config.MCPServer {
+	if len(theirs) == 0 {
+		return ours
+	}
+	out := map[string]config.MCPServer{}
+	for k, v := range ours {
+		out[k] = v
+	}
+	for _, s := range theirs {
+		switch {
+		case s.Stdio != nil:
+			env := map[string]string{}
+			for _, e := range s.Stdio.Env {
+				env[e.Name] = e.Value
+			}
+			out[s.Stdio.Name] = config.MCPServer{Command: s.Stdio.Command, Args: s.Stdio.Args, Env: env}
+		case s.Http != nil:
+			out[s.Http.Name] = config.MCPServer{URL: s.Http.Url}
+		}
+	}
+	return out
+}
+
+func (s *acpSession) modes() *sdk.SessionModeState {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	ask, apply := "Each edit is shown as a diff and asked about before it is written (review on)", "Edits are written as the agent makes them (review off)"
+	return &sdk.SessionModeState{
+		CurrentModeId: sdk.SessionModeId(s.mode),
+		AvailableModes: []sdk.SessionMode{
+			{Id: modeAsk, Name: "Ask before edits", Description: &ask},
+			{Id: modeApply, Name: "Apply edits", Description: &apply},
+		},
+	}
+}
+
+func (a *Agent) session(id sdk.SessionId) (*acpSession, error) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	s, ok := a.sessions[string(id)]
+	if !ok {
+		return nil, sdk.NewInvalidParams(map[string]any{"error": fmt.Sprintf("no session %q on this connection (session/new or session/load first)", id)})
+	}
+	return s, nil
+}
+
+// SetSessionMode implements sdk.Agent.
+func (a *Agent) SetSessionMode(ctx context.Context, p sdk.SetSessionModeRequest) (sdk.SetSessionModeResponse, error) {
+	s, err := a.session(p.SessionId)
+	if err != nil {
+		return sdk.SetSessionModeResponse{}, err
+	}
+	if p.ModeId != modeAsk && p.ModeId != modeApply {
+		return sdk.SetSessionModeResponse{}, sdk.NewInvalidParams(map[string]any{"error": fmt.Sprintf("unknown mode %q (ask, apply)", p.ModeId)})
+	}
+	s.mu.Lock()
+	s.mode = string(p.ModeId)
+	s.mu.Unlock()
+	return sdk.SetSessionModeResponse{}, nil
+}
+
+// Cancel implements sdk.Agent. The connection has already cancelled the
+// running prompt's context; the driver ends the task and the prompt answers
+// "cancelled".
+func (a *Agent) Cancel(context.Context, sdk.CancelNotification) error { return nil }
+
+// CloseSession implements sdk.Agent.
+func (a *Agent) CloseSession(_ context.Context, p sdk.CloseSessionRequest) (sdk.CloseSessionResponse, error) {
+	a.mu.Lock()
+	s := a.sessions[string(p.SessionId)]
+	delete(a.sessions, string(p.SessionId))
+	a.mu.Unlock()
+	if s != nil && s.mcp != nil {
+		_ = s.mcp.Close()
+	}
+	return sdk.CloseSessionResponse{}, nil
+}
+
+// ListSessions implements sdk.Agent: the stored sessions of cwd's workspace.
+func (a *Agent) ListSessions(_ context.Context, p sdk.ListSessionsRequest) (sdk.ListSessionsResponse, error) {
+	out := sdk.ListSessionsResponse{Sessions: []sdk.SessionInfo{}}
+	cwd := ""
+	if p.Cwd != nil {
+		cwd = *p.Cwd
+	}
+	if !filepath.IsAbs(cwd) {
+		return out, nil
+	}
+	st, err := session.Open(cwd, session.Options{})
+	if err != nil {
+		return out, nil
+	}
+	infos, err := st.List()
+	if err != nil {
+		return out, nil
+	}
+	for _, in := range infos {
+		title, upd := in.LastPrompt, in.Updated.UTC().Format("2006-01-02T15:04:05Z")
+		out.Sessions = append(out.Sessions, sdk.SessionInfo{SessionId: sdk.SessionId(in.ID), Cwd: cwd, Title: &title, UpdatedAt: &upd})
+	}
+	return out, nil
+}
+
+// ResumeSession implements sdk.Agent: like session/load, without the replay.
+func (a *Agent) ResumeSession(_ context.Context, p sdk.ResumeSessionRequest) (sdk.ResumeSessionResponse, error) {
+	s, err := a.loadStored(p.Cwd, p.McpServers, string(p.SessionId))
+	if err != nil {
+		return sdk.ResumeSessionResponse{}, err
+	}
+	return sdk.ResumeSessionResponse{Modes: s.modes()}, nil
+}
+
+// SetSessionConfigOption implements sdk.Agent: agentls has none.
+func (a *Agent) SetSessionConfigOption(context.Context, sdk.SetSessionConfigOptionRequest) (sdk.SetSessionConfigOptionResponse, error) {
+	return sdk.SetSessionConfigOptionResponse{}, sdk.NewInvalidParams(map[string]any{"error": "agentls has no session config options"})
+}
+
+func recoverLog(log *zap.Logger, what string) {
+	if p := recover(); p != nil {
+		log.Error("panic", zap.String("in", what), zap.Any("panic", p), zap.Stack("stack"))
+	}
+}
+
+// loadConfig resolves a session's settings: the client's (--settings),
+// the workspace's .agentls.json with what widens power held back until the
+// user trusts it (the session's first prompt asks), the environment.
+func (a *Agent) loadConfig(s *acpSession) config.Config {
+	editor, probs := config.FromJSON("client settings", a.opts.Settings)
+	ws := assemble.ReadWorkspaceSettings(s.root, trustStore())
+	if len(ws.Untrusted) > 0 {
+		s.untrusted = &ws
+		a.log.Warn("workspace settings held back until trusted", zap.Strings("keys", ws.Untrusted))
+	} else {
+		s.untrusted = nil
+	}
+	cfg, p2 := config.Resolve(editor, ws.Source, config.FromEnv(os.Getenv))
+	for _, pr := range append(append(probs, ws.Problems...), p2...) {
+		a.log.Warn(pr.String())
+	}
+	return cfg
+}
+
+// trustStore is the store of trusted workspace files, in the state
+// directory; nil (nothing trusted) when there is none.
+func trustStore() *policy.TrustStore {
+	dir, err := session.StateDir()
+	if err != nil {
+		return nil
+	}
+	return assemble.TrustStore(dir)
+}

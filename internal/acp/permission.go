@@ -1,0 +1,116 @@
+package acp
+
+import (
+	"go.uber.org/zap"
+
+	"context"
+	"fmt"
+
+	sdk "github.com/coder/acp-go-sdk"
+
+	"github.com/agentls/agentls/internal/assemble"
+)
+
+// Permission options offered for a command; their IDs are what the client
+// sends back.
+const (
+	optAllowOnce   = "allow-once"
+	optAllowAlways = "allow-always"
+	optReject      = "reject"
+)
+
+// askToRun is the shared policy's way of asking in ACP mode:
+// session/request_permission about the tool call that runs command.
+func (a *Agent) askToRun(s *acpSession, out *stream) assemble.Ask {
+	return func(ctx context.Context, command, why string) (assemble.Answer, error) {
+		title := "Run `" + command + "`"
+		kind := sdk.ToolKindExecute
+		status := sdk.ToolCallStatusPending
+		res, err := a.conn.RequestPermission(ctx, sdk.RequestPermissionRequest{
+			SessionId: sdk.SessionId(s.id),
+			ToolCall: sdk.ToolCallUpdate{
+				ToolCallId: sdk.ToolCallId(out.callFor(command)), Title: &title, Kind: &kind, Status: &status,
+				RawInput: map[string]any{"command": command, "cwd": s.root, "why": why},
+			},
+			Options: []sdk.PermissionOption{
+				{OptionId: optAllowOnce, Name: "Allow once", Kind: sdk.PermissionOptionKindAllowOnce},
+				{OptionId: optAllowAlways, Name: "Allow always", Kind: sdk.PermissionOptionKindAllowAlways},
+				{OptionId: optReject, Name: "Reject", Kind: sdk.PermissionOptionKindRejectOnce},
+			},
+		})
+		if err != nil {
+			if ctx.Err() != nil {
+				return assemble.NoAnswer, ctx.Err()
+			}
+			return assemble.NoAnswer, fmt.Errorf("asking the user failed: %v", err)
+		}
+		return answer(res.Outcome), nil
+	}
+}
+
+// answer maps the client's choice to the policy's answer.
+func answer(o sdk.RequestPermissionOutcome) assemble.Answer {
+	if o.Selected == nil {
+		return assemble.NoAnswer // cancelled
+	}
+	switch o.Selected.OptionId {
+	case optAllowOnce:
+		return assemble.AllowOnce
+	case optAllowAlways:
+		return assemble.AllowAlways
+	case optReject:
+		return assemble.Deny
+	}
+	return assemble.NoAnswer
+}
+
+// yesNo asks the client's permission for something that is not a command:
+// trusting the workspace's settings, changing a protected file, running a
+// command again with network. Only "allow once" is a yes.
+func (a *Agent) yesNo(ctx context.Context, s *acpSession, out *stream, title string, raw map[string]any) (bool, error) {
+	kind := sdk.ToolKindOther
+	status := sdk.ToolCallStatusPending
+	res, err := a.conn.RequestPermission(ctx, sdk.RequestPermissionRequest{
+		SessionId: sdk.SessionId(s.id),
+		ToolCall: sdk.ToolCallUpdate{
+			ToolCallId: sdk.ToolCallId(out.callFor(title)), Title: &title, Kind: &kind, Status: &status, RawInput: raw,
+		},
+		Options: []sdk.PermissionOption{
+			{OptionId: optAllowOnce, Name: "Allow", Kind: sdk.PermissionOptionKindAllowOnce},
+			{OptionId: optReject, Name: "Reject", Kind: sdk.PermissionOptionKindRejectOnce},
+		},
+	})
+	if err != nil {
+		if ctx.Err() != nil {
+			return false, ctx.Err()
+		}
+		return false, fmt.Errorf("asking the user failed: %v", err)
+	}
+	return answer(res.Outcome) == assemble.AllowOnce, nil
+}
+
+// settleTrust asks, at a session's first prompt, whether the held-back
+// workspace settings may apply; a yes trusts this content and reloads the
+// session's settings.
+func (a *Agent) settleTrust(ctx context.Context, s *acpSession, out *stream) {
+	ws := s.untrusted
+	if ws == nil {
+		return
+	}
+	s.untrusted = nil // asked once per session
+	ok, err := a.yesNo(ctx, s, out, "Trust "+ws.Path, map[string]any{"path": ws.Path, "keys": ws.Untrusted, "why": ws.Question()})
+	if err != nil || !ok {
+		return
+	}
+	if err := ws.Trust(trustStore()); err != nil {
+		a.log.Warn("trust", zap.Error(err))
+		return
+	}
+	cfg := a.loadConfig(s)
+	cfg.MCPServers = mergeMCP(cfg.MCPServers, s.clientServers)
+	s.cfg = cfg
+	if old := s.mcp; old != nil {
+		defer func() { _ = old.Close() }()
+	}
+	s.mcp = assemble.MCPManager(cfg, s.root, a.log, func(msg string) { a.log.Warn(msg) })
+}

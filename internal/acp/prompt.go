@@ -1,0 +1,193 @@
+package acp
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	sdk "github.com/coder/acp-go-sdk"
+	"go.uber.org/zap"
+
+	"github.com/agentls/agentls/internal/agent"
+	"github.com/agentls/agentls/internal/assemble"
+	"github.com/agentls/agentls/internal/driver"
+	"github.com/agentls/agentls/internal/session"
+)
+
+// Prompt implements sdk.Agent: one agentls task, streamed as
+// session/update, in the session's agentls session.
+func (a *Agent) Prompt(ctx context.Context, p sdk.PromptRequest) (sdk.PromptResponse, error) {
+	s, err := a.session(p.SessionId)
+	if err != nil {
+		return sdk.PromptResponse{}, err
+	}
+	text := promptText(p.Prompt)
+	if strings.TrimSpace(text) == "" {
+		return sdk.PromptResponse{}, sdk.NewInvalidParams(map[string]any{"error": "the prompt has no text"})
+	}
+	// A new prompt in the same session cancelled the one before it (the
+	// connection does that); wait for it to end, so turns stay in order.
+	s.turn.Lock()
+	defer s.turn.Unlock()
+	if ctx.Err() != nil {
+		return sdk.PromptResponse{StopReason: sdk.StopReasonCancelled}, nil
+	}
+
+	out0 := a.newStream(s)
+	a.settleTrust(ctx, s, out0)
+	cfg := s.cfg
+	var rec *session.Task
+	if s.store != nil {
+		rec, err = s.store.Begin(session.Begin{Session: s.id, Create: true, Prompt: text, Model: cfg.LLM.Model})
+		if err != nil {
+			a.log.Warn("the task runs without a session", zap.Error(err))
+			rec = nil
+		}
+	}
+	out := out0
+	ws, err := a.newWorkspace(s, out)
+	if err != nil {
+		return sdk.PromptResponse{}, sdk.NewInternalError(map[string]any{"error": err.Error()})
+	}
+	var gate driver.Verifier
+	if g := assemble.NewGate(cfg, s.root); g != nil {
+		g.Overlay = ws.overlay
+		g.OnStart = out.verifyStarted
+		gate = g
+	}
+	newLLM := a.opts.NewLLM
+	if newLLM == nil {
+		newLLM = assemble.DefaultLLM
+	}
+	var recall func(context.Context, string) []string
+	if s.store != nil && cfg.Agent.Memory && s.store.Memory() != nil {
+		recall = s.store.Memory().Recall
+	}
+	drv := assemble.Driver(ctx, assemble.Spec{
+		Config:    cfg,
+		Root:      s.root,
+		Workspace: ws,
+		LLM:       newLLM(cfg),
+		Approver:  assemble.Approver(cfg, &s.allowed, a.askToRun(s, out)),
+		Verifier:  gate,
+		MCP:       s.mcp,
+		Session:   rec,
+		Recall:    recall,
+		OnEvent:   out.event,
+		Warn:      func(msg string) { out.text("\n_agentls: " + msg + "_\n") },
+
+		ConfirmWrite: func(ctx context.Context, rel, why string) (bool, error) {
+			return a.yesNo(ctx, s, out, "Change "+rel, map[string]any{"path": rel, "why": "it " + why})
+		},
+		AskNetwork: func(ctx context.Context, command string) (bool, error) {
+			return a.yesNo(ctx, s, out, "Run `"+command+"` again with network", map[string]any{"command": command, "why": "it failed without network in the sandbox"})
+		},
+	})
+	start := time.Now()
+	res := drv.Run(ctx, driver.Task{Prompt: text, History: rec.History()})
+	if err := rec.End(res, ws.changes()); err != nil {
+		a.log.Warn("saving the session failed", zap.String("session", s.id), zap.Error(err))
+	}
+	a.log.Info("prompt ended", zap.String("session", s.id), zap.String("status", res.Status),
+		zap.String("reason", res.Reason), zap.Duration("took", time.Since(start)))
+	stop, err := stopReason(res)
+	if err != nil {
+		return sdk.PromptResponse{}, err
+	}
+	if res.Status == agent.StatusError {
+		// An end the stop reasons cannot say: the client shows it as text.
+		out.text(fmt.Sprintf("\n\nagentls stopped (%s): %s\n", res.Reason, cfg.Redact(res.Error)))
+	}
+	u := res.Usage
+	return sdk.PromptResponse{StopReason: stop, Usage: &sdk.Usage{
+		InputTokens: u.InputTokens, OutputTokens: u.OutputTokens, TotalTokens: u.InputTokens + u.OutputTokens,
+	}}, nil
+}
+
+// stopReason maps an agentls result to ACP's stop reasons (README, "Stop
+// reasons"). An end no stop reason describes, and the model's backend
+// failing, is a JSON-RPC error the client shows.
+func stopReason(res agent.Result) (sdk.StopReason, error) {
+	switch {
+	case res.Cancelled:
+		return sdk.StopReasonCancelled, nil
+	case res.Reason == "done", res.Reason == "verifyFailed", res.Reason == "stuck", res.Reason == "timeout":
+		return sdk.StopReasonEndTurn, nil
+	case res.Reason == "maxSteps":
+		return sdk.StopReasonMaxTurnRequests, nil
+	case res.Reason == "context":
+		return sdk.StopReasonMaxTokens, nil
+	case res.Status == agent.StatusOK:
+		return sdk.StopReasonEndTurn, nil
+	}
+	return "", &sdk.RequestError{Code: -32603, Message: fmt.Sprintf("agentls: %s: %s", res.Reason, res.Error),
+		Data: map[string]any{"reason": res.Reason}}
+}
+
+// promptText renders the prompt's blocks as the task: text as is,
+// resources the client embedded as fenced text, links as their URI.
+func promptText(blocks []sdk.ContentBlock) string {
+	var b strings.Builder
+	for _, c := range blocks {
+		switch {
+		case c.Text != nil:
+			b.WriteString(c.Text.Text)
+		case c.ResourceLink != nil:
+			fmt.Fprintf(&b, " %s ", c.ResourceLink.Uri)
+		case c.Resource != nil && c.Resource.Resource.TextResourceContents != nil:
+			r := c.Resource.Resource.TextResourceContents
+			fmt.Fprintf(&b, "\n\n%s:\n```\n%s\n```\n", r.Uri, r.Text)
+		}
+	}
+	return b.String()
+}
+
+// LoadSession implements sdk.AgentLoader: it replays a stored agentls
+// session as session/update notifications, then answers.
+func (a *Agent) LoadSession(ctx context.Context, p sdk.LoadSessionRequest) (sdk.LoadSessionResponse, error) {
+	s, err := a.loadStored(p.Cwd, p.McpServers, string(p.SessionId))
+	if err != nil {
+		return sdk.LoadSessionResponse{}, err
+	}
+	stored, err := s.store.Load(s.id)
+	if err != nil {
+		return sdk.LoadSessionResponse{}, err
+	}
+	a.replay(ctx, s, stored)
+	return sdk.LoadSessionResponse{Modes: s.modes()}, nil
+}
+
+// loadStored opens a stored session of cwd's workspace.
+func (a *Agent) loadStored(cwd string, servers []sdk.McpServer, id string) (*acpSession, error) {
+	if !session.ValidID(id) {
+		return nil, sdk.NewInvalidParams(map[string]any{"error": fmt.Sprintf("%q is not a session ID", id)})
+	}
+	s, err := a.openSession(cwd, servers, id)
+	if err != nil {
+		return nil, err
+	}
+	if s.store == nil {
+		return nil, sdk.NewInternalError(map[string]any{"error": "the session store cannot be opened"})
+	}
+	if _, err := s.store.Load(id); err != nil {
+		a.mu.Lock()
+		delete(a.sessions, id)
+		a.mu.Unlock()
+		if errors.Is(err, session.ErrNotFound) {
+			return nil, sdk.NewInvalidParams(map[string]any{"error": fmt.Sprintf("no session %q in %s", id, s.root)})
+		}
+		return nil, sdk.NewInternalError(map[string]any{"error": err.Error()})
+	}
+	return s, nil
+}
+
+// newID names a session when the store cannot (it failed to open).
+func newID() string {
+	var b [6]byte
+	_, _ = rand.Read(b[:])
+	return time.Now().Format("20060102-150405") + "-" + hex.EncodeToString(b[:3])
+}

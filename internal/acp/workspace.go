@@ -1,0 +1,203 @@
+package acp
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"path/filepath"
+	"sync"
+
+	sdk "github.com/coder/acp-go-sdk"
+
+	"github.com/agentls/agentls/internal/agent"
+	"github.com/agentls/agentls/internal/session"
+	"github.com/agentls/agentls/internal/tools"
+)
+
+// clientWorkspace is the agent's view of the files in ACP mode: the
+// client's fs/read_text_file and fs/write_text_file when it offers them
+// (unsaved buffers are read, edits land in the editor), else the disk,
+// confined to the same root either way (the tools resolve paths before
+// they get here). In "ask" mode every edit is asked about first.
+type clientWorkspace struct {
+	a           *Agent
+	s           *acpSession
+	out         *stream
+	disk        *tools.DiskWorkspace
+	read, write bool
+
+	mu    sync.Mutex
+	files map[string]*fileChange
+	order []string
+}
+
+// fileChange is a file as the task found it and as it left it.
+type fileChange struct {
+	base, after string
+	existed     bool
+}
+
+var _ agent.Workspace = (*clientWorkspace)(nil)
+
+// errRejected: the user rejected an edit in "ask" mode.
+var errRejected = errors.New("the user rejected this edit")
+
+func (a *Agent) newWorkspace(s *acpSession, out *stream) (*clientWorkspace, error) {
+	disk, err := tools.NewDiskWorkspace(s.root)
+	if err != nil {
+		return nil, err
+	}
+	a.mu.Lock()
+	r, w := a.fsRead, a.fsWrite
+	a.mu.Unlock()
+	return &clientWorkspace{a: a, s: s, out: out, disk: disk, read: r, write: w, files: map[string]*fileChange{}}, nil
+}
+
+func (w *clientWorkspace) Root() string { return w.disk.Root() }
+
+func (w *clientWorkspace) abs(rel string) string {
+	return filepath.Join(w.disk.Root(), filepath.FromSlash(rel))
+}
+
+// ReadFile implements agent.Workspace.
+func (w *clientWorkspace) ReadFile(ctx context.Context, rel string) ([]byte, error) {
+	b, exists, err := w.current(ctx, rel)
+	if err == nil && !exists {
+		return nil, fmt.Errorf("%s: %w", rel, fs.ErrNotExist)
+	}
+	return b, err
+}
+
+// current returns the text the client has (nil when the file does not
+// exist). The client's read fails alike for a missing file and others;
+// the disk tells them apart.
+func (w *clientWorkspace) current(ctx context.Context, rel string) ([]byte, bool, error) {
+	if !w.read {
+		b, err := w.disk.ReadFile(ctx, rel)
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, false, nil
+		}
+		return b, err == nil, err
+	}
+	res, err := w.a.conn.ReadTextFile(ctx, sdk.ReadTextFileRequest{SessionId: sdk.SessionId(w.s.id), Path: w.abs(rel)})
+	if err != nil {
+		if _, derr := w.disk.ReadFile(ctx, rel); errors.Is(derr, fs.ErrNotExist) {
+			return nil, false, nil
+		}
+		return nil, false, fmt.Errorf("the editor could not read %s: %v", rel, err)
+	}
+	return []byte(res.Content), true, nil
+}
+
+// Edit implements agent.Workspace.
+func (w *clientWorkspace) Edit(ctx context.Context, rel string, transform func(old []byte, exists bool) ([]byte, error)) error {
+	if !w.write {
+		var old, next []byte
+		var existed bool
+		err := w.disk.Edit(ctx, rel, func(o []byte, exists bool) ([]byte, error) {
+			nb, err := transform(o, exists)
+			if err != nil {
+				return nil, err
+			}
+			if err := w.confirm(ctx, rel, o, exists, nb); err != nil {
+				return nil, err
+			}
+			old, existed, next = o, exists, nb
+			return nb, nil
+		})
+		if err == nil {
+			w.record(rel, old, existed, next)
+		}
+		return err
+	}
+	old, existed, err := w.current(ctx, rel)
+	if err != nil {
+		return err
+	}
+	next, err := transform(old, existed)
+	if err != nil {
+		return err
+	}
+	if err := w.confirm(ctx, rel, old, existed, next); err != nil {
+		return err
+	}
+	if _, err := w.a.conn.WriteTextFile(ctx, sdk.WriteTextFileRequest{SessionId: sdk.SessionId(w.s.id), Path: w.abs(rel), Content: string(next)}); err != nil {
+		return fmt.Errorf("the editor did not write %s: %v", rel, err)
+	}
+	w.record(rel, old, existed, next)
+	return nil
+}
+
+// confirm asks the user about an edit in "ask" mode, showing its diff.
+func (w *clientWorkspace) confirm(ctx context.Context, rel string, old []byte, existed bool, next []byte) error {
+	w.s.mu.Lock()
+	ask := w.s.mode == modeAsk
+	w.s.mu.Unlock()
+	if !ask {
+		return nil
+	}
+	diff := sdk.ToolDiffContent(w.abs(rel), string(next))
+	if existed {
+		diff = sdk.ToolDiffContent(w.abs(rel), string(next), string(old))
+	}
+	title := "Edit " + rel
+	kind := sdk.ToolKindEdit
+	res, err := w.a.conn.RequestPermission(ctx, sdk.RequestPermissionRequest{
+		SessionId: sdk.SessionId(w.s.id),
+		ToolCall:  sdk.ToolCallUpdate{ToolCallId: sdk.ToolCallId("edit-" + rel), Title: &title, Kind: &kind, Content: []sdk.ToolCallContent{diff}},
+		Options: []sdk.PermissionOption{
+			{OptionId: "allow-once", Name: "Apply", Kind: sdk.PermissionOptionKindAllowOnce},
+			{OptionId: "reject", Name: "Reject", Kind: sdk.PermissionOptionKindRejectOnce},
+		},
+	})
+	if err != nil {
+		return fmt.Errorf("asking about the edit failed: %v", err)
+	}
+	if res.Outcome.Selected == nil || res.Outcome.Selected.OptionId != "allow-once" {
+		return errRejected
+	}
+	return nil
+}
+
+func (w *clientWorkspace) record(rel string, old []byte, existed bool, next []byte) {
+	w.mu.Lock()
+	fc, ok := w.files[rel]
+	if !ok {
+		fc = &fileChange{base: string(old), existed: existed}
+		w.files[rel] = fc
+		w.order = append(w.order, rel)
+	}
+	fc.after = string(next)
+	w.mu.Unlock()
+	w.out.edited(rel, w.abs(rel), string(old), string(next), existed)
+}
+
+// overlay is what the verify gate must see for the changed files: the
+// texts written through the client, which may not be saved yet.
+func (w *clientWorkspace) overlay(changed []string) map[string][]byte {
+	if !w.write {
+		return nil
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	out := map[string][]byte{}
+	for _, rel := range changed {
+		if fc, ok := w.files[rel]; ok {
+			out[rel] = []byte(fc.after)
+		}
+	}
+	return out
+}
+
+// changes are the task's changes for the session store.
+func (w *clientWorkspace) changes() []session.Change {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	var out []session.Change
+	for _, rel := range w.order {
+		fc := w.files[rel]
+		out = append(out, session.NewChange(rel, []byte(fc.base), fc.existed, []byte(fc.after)))
+	}
+	return out
+}
