@@ -17,7 +17,7 @@ import (
 )
 
 // DefaultOpenAIBaseURL is used when OpenAIConfig.BaseURL is empty.
-const DefaultOpenAIBaseURL = "https://api.openai.com/v1"
+const DefaultOpenAIBaseURL = llmhttp.DefaultBaseURL
 
 // OpenAIConfig configures the OpenAI-compatible backend.
 type OpenAIConfig struct {

@@ -58,6 +58,9 @@ func Client(hc *http.Client) *http.Client {
 	return c
 }
 
+// DefaultBaseURL is OpenAI's API root, for backends given none.
+const DefaultBaseURL = "https://api.openai.com/v1"
+
 type callKey struct{}
 
 // Call is what the transport saw of one model call.

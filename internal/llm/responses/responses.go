@@ -20,7 +20,6 @@ import (
 	openai "github.com/sashabaranov/go-openai"
 
 	"github.com/agentls/agentls/internal/agent"
-	"github.com/agentls/agentls/internal/llm/chat"
 	"github.com/agentls/agentls/internal/llm/llmhttp"
 )
 
@@ -65,7 +64,7 @@ var _ agent.LLM = (*Backend)(nil)
 // New returns a backend for cfg. It makes no request.
 func New(cfg Config) *Backend {
 	if cfg.BaseURL == "" {
-		cfg.BaseURL = chat.DefaultOpenAIBaseURL
+		cfg.BaseURL = llmhttp.DefaultBaseURL
 	}
 	cfg.BaseURL = strings.TrimRight(cfg.BaseURL, "/")
 	idle := cfg.IdleTimeout

@@ -1,0 +1,99 @@
+package layers
+
+import (
+	"go/build"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+const module = "github.com/agentls/agentls/"
+
+// allowed lists, for each package, the internal packages its non-test
+// files may import. A package missing here fails the test, so a new
+// package must take its place in the layering on purpose.
+var allowed = map[string][]string{
+	// The core: pure vocabulary and machine, then the driver.
+	"internal/agent":  {},
+	"internal/driver": {"internal/agent"},
+	// Leaves.
+	"internal/config":        {},
+	"internal/edits":         {},
+	"internal/logging":       {},
+	"internal/policy":        {},
+	"internal/proc":          {},
+	"internal/layers":        {},
+	"internal/llm/llmhttp":   {},
+	"internal/llm/chat":      {"internal/agent", "internal/llm/llmhttp"},
+	"internal/llm/responses": {"internal/agent", "internal/llm/llmhttp"},
+	"internal/llm/record":    {"internal/agent"},
+	"internal/session":       {"internal/agent", "internal/edits"},
+	"internal/verify":        {"internal/proc"},
+	"internal/tools":         {"internal/agent", "internal/policy", "internal/proc"},
+	"internal/mcp":           {"internal/agent", "internal/config", "internal/proc", "internal/tools"},
+	// The one assembly path.
+	"internal/assemble": {"internal/agent", "internal/config", "internal/driver", "internal/llm/chat", "internal/llm/responses",
+		"internal/mcp", "internal/policy", "internal/proc", "internal/session", "internal/tools", "internal/verify"},
+	// Front ends: the assembly path and the core, never each other — but
+	// for the bridge, the ACP client the LSP front end drives
+	// (internal/acp's bridge files).
+	"internal/acp": {"internal/agent", "internal/assemble", "internal/config", "internal/driver", "internal/logging",
+		"internal/mcp", "internal/policy", "internal/session", "internal/tools"},
+	"internal/cli": {"internal/agent", "internal/assemble", "internal/config", "internal/driver", "internal/edits",
+		"internal/llm/record", "internal/logging", "internal/policy", "internal/session", "internal/tools"},
+	"internal/lsp": {"internal/acp", "internal/agent", "internal/assemble", "internal/config", "internal/driver",
+		"internal/edits", "internal/mcp", "internal/session", "internal/tools", "internal/verify"},
+	// Test doubles that speak the real protocols.
+	"internal/testkit/fakellm":   {},
+	"internal/testkit/fakeacp":   {},
+	"internal/testkit/lspclient": {"internal/edits", "internal/lsp"}, // the server's codec
+}
+
+func TestDependenciesPointOneWay(t *testing.T) {
+	root, err := filepath.Abs("../..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	seen := 0
+	err = filepath.WalkDir(filepath.Join(root, "internal"), func(p string, d os.DirEntry, err error) error {
+		if err != nil || !d.IsDir() {
+			return err
+		}
+		if d.Name() == "testdata" || strings.HasPrefix(d.Name(), ".") {
+			return filepath.SkipDir
+		}
+		pkg, err := build.ImportDir(p, 0)
+		if err != nil {
+			return nil // no Go files here
+		}
+		rel, _ := filepath.Rel(root, p)
+		rel = filepath.ToSlash(rel)
+		ok, known := allowed[rel]
+		if !known {
+			t.Errorf("%s is not in the layering (internal/layers/layers_test.go, docs/architecture.md)", rel)
+			return nil
+		}
+		seen++
+		okSet := map[string]bool{}
+		for _, a := range ok {
+			okSet[a] = true
+		}
+		for _, imp := range pkg.Imports {
+			if !strings.HasPrefix(imp, module) {
+				continue
+			}
+			dep := strings.TrimPrefix(imp, module)
+			if !okSet[dep] {
+				t.Errorf("%s imports %s, against the layering", rel, dep)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if seen < 20 {
+		t.Fatalf("checked %d packages; the walk went wrong", seen)
+	}
+}
