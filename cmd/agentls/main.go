@@ -23,8 +23,8 @@ import (
 	"github.com/agentls/agentls/internal/cli"
 	"github.com/agentls/agentls/internal/config"
 	"github.com/agentls/agentls/internal/logging"
-	"github.com/agentls/agentls/internal/proc"
 	"github.com/agentls/agentls/internal/lsp"
+	"github.com/agentls/agentls/internal/proc"
 )
 
 // version is set with -ldflags "-X main.version=…" by release builds.
@@ -32,7 +32,10 @@ var version = "dev"
 
 func main() {
 	proc.Init() // a sandbox launcher does its work here and never returns
-	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+	stopProfiles := startProfiles()
+	code := run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
+	stopProfiles()
+	os.Exit(code)
 }
 
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
