@@ -53,7 +53,8 @@ type bodyCache struct {
 	// mostly the previous one plus new messages, and comparing a message
 	// with the one at its position costs nothing when their strings share
 	// bytes, where a map lookup hashes the whole content every turn.
-	last []msgEntry
+	last  []msgEntry
+	spare []msgEntry // the slice before last, reused for the next request
 }
 
 func keyOf(m *agent.Message) msgKey {
@@ -181,17 +182,17 @@ func openAITools(tools []agent.ToolSpec) []openai.Tool {
 func (c *bodyCache) requestBody(head openai.ChatCompletionRequest, req agent.Request) ([]byte, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	msgs := make([]msgEntry, len(req.Messages))
+	msgs := c.spare[:0]
 	size := 256
 	for i := range req.Messages {
 		e, err := c.message(i, &req.Messages[i])
 		if err != nil {
 			return nil, err
 		}
-		msgs[i] = e
+		msgs = append(msgs, e)
 		size += len(e.enc) + 1
 	}
-	c.last = msgs
+	c.last, c.spare = msgs, c.last
 	var tools []byte
 	if len(req.Tools) > 0 {
 		var err error
