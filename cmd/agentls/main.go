@@ -47,6 +47,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	case "serve":
 		return serve(args, stdin, stdout, stderr)
 	case "run":
+		tuneRunGC()
 		return cli.Run(args, stdin, stdout, stderr)
 	case "sessions":
 		return cli.Sessions(args, stdout, stderr)
