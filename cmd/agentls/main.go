@@ -35,7 +35,10 @@ var version = "dev"
 
 func main() {
 	proc.Init() // a sandbox launcher does its work here and never returns
-	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+	stopProfiles := startProfiles()
+	code := run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
+	stopProfiles()
+	os.Exit(code)
 }
 
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
@@ -61,6 +64,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	case "serve":
 		return serve(args, stdin, stdout, stderr)
 	case "run":
+		tuneRunGC()
 		return cli.Run(args, stdin, stdout, stderr)
 	case "acp":
 		return acp.Command(args, stdin, stdout, stderr, version)

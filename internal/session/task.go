@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"reflect"
 	"sync"
 
 	"github.com/agentls/agentls/internal/agent"
@@ -46,8 +45,10 @@ type Task struct {
 	log *appender
 	gs  *groupSync      // fsyncs log off the task's path
 	cur []agent.Message // the conversation as the file has it
-	err error
-	end bool
+	// curOwned: cur is this task's own copy, reused from turn to turn
+	curOwned bool
+	err      error
+	end      bool
 }
 
 // Change is one file a task changed.
@@ -122,16 +123,16 @@ func (s *Store) Begin(b Begin) (*Task, error) {
 		tr.header(t.id, id, s.root, b.Model, b.Prompt, now)
 	}
 	recs = append(recs, record{Type: "task", Time: now, Seq: t.seq, TaskID: t.id, Prompt: b.Prompt, Model: b.Model, Transcript: t.TranscriptPath()})
-	err = log.append(recs...)
-	if err == nil {
-		err = log.sync()
-	}
-	if err != nil {
+	// The records are on file once written (a killed process loses
+	// nothing); the fsync for a power loss runs off the task's path, while
+	// the first request goes out, like every later one (groupsync.go).
+	if err := log.append(recs...); err != nil {
 		log.close()
 		t.transcript.Close()
 		return nil, fmt.Errorf("session %s: %w", id, err)
 	}
 	t.gs = newGroupSync(log.f, s.opts.Warn)
+	_ = t.gs.kick()
 	return t, nil
 }
 
@@ -211,14 +212,30 @@ func (t *Task) Conversation(_ context.Context, msgs []agent.Message) {
 	if len(recs) == 0 {
 		return
 	}
-	t.cur = append([]agent.Message(nil), msgs...)
+	if t.curOwned {
+		t.cur = append(t.cur[:0], msgs...)
+	} else { // t.cur is History, which the caller holds too
+		t.cur, t.curOwned = append([]agent.Message(nil), msgs...), true
+	}
 	t.write(recs...)
 }
 
+// sameMessages runs on every turn over the whole conversation, so it
+// compares fields directly (reflect.DeepEqual was a few per cent of a
+// turn's CPU): strings that share their bytes, as the driver's history
+// does, compare in constant time. A nil and an empty ToolCalls are alike,
+// as they are in the file.
 func sameMessages(a, b []agent.Message) bool {
 	for i := range a {
-		if !reflect.DeepEqual(a[i], b[i]) {
+		x, y := &a[i], &b[i]
+		if x.Role != y.Role || x.Content != y.Content || x.ToolCallID != y.ToolCallID || x.Name != y.Name ||
+			len(x.ToolCalls) != len(y.ToolCalls) {
 			return false
+		}
+		for j := range x.ToolCalls {
+			if x.ToolCalls[j] != y.ToolCalls[j] {
+				return false
+			}
 		}
 	}
 	return true

@@ -28,6 +28,7 @@ type Transcript struct {
 	lineStart bool // the last text written ended a line
 	blank     bool // … and the one before it was empty
 	inList    bool // the last block was a tool line
+	buf       []byte
 	err       error
 }
 
@@ -93,17 +94,27 @@ func (t *Transcript) Close() error {
 	return t.err
 }
 
-// write writes s redacted; the caller holds t.mu.
+// write adds s, redacted, to what flush writes; the caller holds t.mu.
 func (t *Transcript) write(s string) {
 	if t.f == nil || t.err != nil || s == "" {
 		return
 	}
-	if _, err := t.f.WriteString(t.redact(s)); err != nil {
-		t.err = err
-	}
+	t.buf = append(t.buf, t.redact(s)...)
 	t.blank = strings.HasSuffix(s, "\n\n") || (t.lineStart && s == "\n")
 	t.lineStart = strings.HasSuffix(s, "\n")
 	t.inList = false
+}
+
+// flush writes what one event (or the header, or the end) produced in one
+// write(2), before the call returns: the file still follows the task event
+// by event, with a fraction of the system calls. The caller holds t.mu.
+func (t *Transcript) flush() {
+	if len(t.buf) > 0 && t.f != nil && t.err == nil {
+		if _, err := t.f.Write(t.buf); err != nil {
+			t.err = err
+		}
+	}
+	t.buf = t.buf[:0]
 }
 
 // para starts a new Markdown block after an empty line: the streamed text
@@ -130,6 +141,7 @@ func (t *Transcript) item(s string) {
 func (t *Transcript) header(taskID, session, root, model, prompt string, at time.Time) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
+	defer t.flush()
 	t.write(fmt.Sprintf("# agentls task %s\n\n", taskID))
 	t.write(fmt.Sprintf("- session: `%s`\n- workspace: `%s`\n- started: %s\n", session, root, at.Format(time.RFC3339)))
 	if model != "" {
@@ -152,6 +164,7 @@ func (t *Transcript) Event(ev agent.Event) {
 	}
 	t.mu.Lock()
 	defer t.mu.Unlock()
+	defer t.flush()
 	switch ev.Kind {
 	case agent.KindText:
 		t.stepHeading(ev.Step)
@@ -218,6 +231,7 @@ func (t *Transcript) stepHeading(step int) {
 func (t *Transcript) end(res agent.Result, changes []Change) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
+	defer t.flush()
 	t.para()
 	t.write("## Result\n\n")
 	t.write("- " + ResultLine(res) + "\n")

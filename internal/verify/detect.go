@@ -6,7 +6,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strings"
 )
 
@@ -130,7 +129,7 @@ func npmHasTest(root string) bool {
 
 // makeRuleRE matches a rule line "a b: deps", not a variable assignment
 // ("a := b", "a ::= b") or a recipe line (those start with a tab).
-var makeRuleRE = regexp.MustCompile(`^([A-Za-z0-9_.\-/ ]+?)\s*::?(?:[^=:]|$)`)
+var makeRuleRE = lazyRegexp(`^([A-Za-z0-9_.\-/ ]+?)\s*::?(?:[^=:]|$)`)
 
 // makeTargets lists the explicit targets of the Makefile GNU make would
 // read at root. Included makefiles are not followed.

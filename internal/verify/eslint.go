@@ -1,7 +1,6 @@
 package verify
 
 import (
-	"regexp"
 	"strings"
 )
 
@@ -10,11 +9,11 @@ import (
 // rows; the "unix" format prints "path:line:col: message [Error/rule-id]".
 // Columns count UTF-16 code units.
 var (
-	eslintFileRE    = regexp.MustCompile(`^(?:/|[A-Za-z]:\\)\S.*$`)
-	eslintRowRE     = regexp.MustCompile(`^\s+(\d+):(\d+)\s+(error|warning)\s+(.*?)\s*$`)
-	eslintRuleRE    = regexp.MustCompile(`^(.*?)\s{2,}(@?[a-z0-9][\w\-./@]*)$`)
-	eslintUnixRE    = regexp.MustCompile(`^(.+?):(\d+):(\d+): (.*) \[(Error|Warning)(?:/([^\]]+))?\]$`)
-	eslintSummaryRE = regexp.MustCompile(`^(?:✖ \d+ problems? \(.*\)|\s*\d+ errors? and \d+ warnings? potentially fixable with the .*|\d+ problems?)$`)
+	eslintFileRE    = lazyRegexp(`^(?:/|[A-Za-z]:\\)\S.*$`)
+	eslintRowRE     = lazyRegexp(`^\s+(\d+):(\d+)\s+(error|warning)\s+(.*?)\s*$`)
+	eslintRuleRE    = lazyRegexp(`^(.*?)\s{2,}(@?[a-z0-9][\w\-./@]*)$`)
+	eslintUnixRE    = lazyRegexp(`^(.+?):(\d+):(\d+): (.*) \[(Error|Warning)(?:/([^\]]+))?\]$`)
+	eslintSummaryRE = lazyRegexp(`^(?:✖ \d+ problems? \(.*\)|\s*\d+ errors? and \d+ warnings? potentially fixable with the .*|\d+ problems?)$`)
 )
 
 func parseESLint(s *scan) {

@@ -2,7 +2,6 @@ package verify
 
 import (
 	"path/filepath"
-	"regexp"
 	"strings"
 )
 
@@ -11,12 +10,12 @@ import (
 // source excerpts. gcc counts columns in display cells (a tab reaches the
 // next multiple of 8), clang in bytes; the output tells them apart.
 var (
-	gccRE        = regexp.MustCompile(`^(.+?):(\d+):(?:(\d+):)? (fatal error|error|warning|note|remark): (.*)$`)
-	gccFlagRE    = regexp.MustCompile(`\s\[(-W[^\]]*|-f[^\]]*)\]$`)
-	gccContextRE = regexp.MustCompile(`^(?:In file included from .+[:,]|\s+from .+[:,]|.+: In (?:function|member function|static member function|constructor|destructor|copy constructor|lambda function|instantiation of|substitution of) .*:|.+: At (?:top level|global scope):)$`)
-	gccGutterRE  = regexp.MustCompile(`^\s*\d*\s+\|`)
-	gccCaretRE   = regexp.MustCompile(`^[\s~^|_\-]*\^[\s~^|_\-]*$`)
-	clangTailRE  = regexp.MustCompile(`^\d+ (?:warnings?|errors?)(?: and \d+ (?:warnings?|errors?))? generated\.$`)
+	gccRE        = lazyRegexp(`^(.+?):(\d+):(?:(\d+):)? (fatal error|error|warning|note|remark): (.*)$`)
+	gccFlagRE    = lazyRegexp(`\s\[(-W[^\]]*|-f[^\]]*)\]$`)
+	gccContextRE = lazyRegexp(`^(?:In file included from .+[:,]|\s+from .+[:,]|.+: In (?:function|member function|static member function|constructor|destructor|copy constructor|lambda function|instantiation of|substitution of) .*:|.+: At (?:top level|global scope):)$`)
+	gccGutterRE  = lazyRegexp(`^\s*\d*\s+\|`)
+	gccCaretRE   = lazyRegexp(`^[\s~^|_\-]*\^[\s~^|_\-]*$`)
+	clangTailRE  = lazyRegexp(`^\d+ (?:warnings?|errors?)(?: and \d+ (?:warnings?|errors?))? generated\.$`)
 )
 
 // gccSources are the extensions of files gcc and clang compile.

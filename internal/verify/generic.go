@@ -1,14 +1,13 @@
 package verify
 
 import (
-	"regexp"
 	"strings"
 )
 
 // The fallback for any other tool: "path:line[:col]: message" at the start
 // of a line. Only files that exist in the workspace count, which keeps
 // timestamps and URLs out.
-var genericRE = regexp.MustCompile(`^([^\s:]+):(\d+)(?::(\d+))?:\s*(.+)$`)
+var genericRE = lazyRegexp(`^([^\s:]+):(\d+)(?::(\d+))?:\s*(.+)$`)
 
 func parseGeneric(s *scan) {
 	src := toolName(s.cmd)

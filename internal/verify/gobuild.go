@@ -1,7 +1,6 @@
 package verify
 
 import (
-	"regexp"
 	"strings"
 )
 
@@ -9,8 +8,8 @@ import (
 // the type errors vet reports itself, and related lines indented by a tab
 // ("\thave (int)", "\t./a.go:3:6: other declaration of f").
 var (
-	goLineRE   = regexp.MustCompile(`^(vet: )?(\S+\.go):(\d+)(?::(\d+))?: (.+)$`)
-	goHeaderRE = regexp.MustCompile(`^# (?:\S+(?: \[\S+\])?|\[\S+\])$`)
+	goLineRE   = lazyRegexp(`^(vet: )?(\S+\.go):(\d+)(?::(\d+))?: (.+)$`)
+	goHeaderRE = lazyRegexp(`^# (?:\S+(?: \[\S+\])?|\[\S+\])$`)
 )
 
 func parseGoBuild(s *scan) {

@@ -4,7 +4,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strings"
 )
 
@@ -14,13 +13,13 @@ import (
 // before the "--- FAIL" line that says whether they belong to a failure, so
 // the parser reads the whole output before deciding.
 var (
-	goTestRunRE   = regexp.MustCompile(`^=== (?:RUN|CONT|NAME|PAUSE)\s+(\S+)`)
-	goTestEndRE   = regexp.MustCompile(`^\s*--- (FAIL|PASS|SKIP): (\S+) \(`)
-	goTestLogRE   = regexp.MustCompile(`^( +)([^\s:/]+\.go):(\d+): ?(.*)$`)
-	goPkgResultRE = regexp.MustCompile(`^(?:FAIL|ok)\s+(\S+)(?:\s|$)`)
-	goPanicRE     = regexp.MustCompile(`^(?:panic|fatal error): (.*)$`)
-	goFrameRE     = regexp.MustCompile(`^\t(\S+\.go):(\d+)(?: \+0x[0-9a-f]+)?$`)
-	goRecoveredRE = regexp.MustCompile(` \[recovered(?:, repanicked)?\]$`)
+	goTestRunRE   = lazyRegexp(`^=== (?:RUN|CONT|NAME|PAUSE)\s+(\S+)`)
+	goTestEndRE   = lazyRegexp(`^\s*--- (FAIL|PASS|SKIP): (\S+) \(`)
+	goTestLogRE   = lazyRegexp(`^( +)([^\s:/]+\.go):(\d+): ?(.*)$`)
+	goPkgResultRE = lazyRegexp(`^(?:FAIL|ok)\s+(\S+)(?:\s|$)`)
+	goPanicRE     = lazyRegexp(`^(?:panic|fatal error): (.*)$`)
+	goFrameRE     = lazyRegexp(`^\t(\S+\.go):(\d+)(?: \+0x[0-9a-f]+)?$`)
+	goRecoveredRE = lazyRegexp(` \[recovered(?:, repanicked)?\]$`)
 )
 
 type goTestLog struct {
@@ -193,7 +192,7 @@ func (s *scan) goTestFile(name, pkg string, at int) (string, bool) {
 	return "", false
 }
 
-var goModuleRE = regexp.MustCompile(`(?m)^module\s+"?([^\s"]+)"?`)
+var goModuleRE = lazyRegexp(`(?m)^module\s+"?([^\s"]+)"?`)
 
 // goPkgDir maps an import path to a workspace-relative directory through
 // the go.mod at the root.

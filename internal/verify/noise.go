@@ -1,14 +1,13 @@
 package verify
 
 import (
-	"regexp"
 	"strings"
 )
 
 // noiseRE matches lines that carry nothing for a summary when no parser
 // claimed them: progress chatter, separators, excerpts and stack frames.
 // Everything else that names no file is reported as unlocated.
-var noiseRE = regexp.MustCompile(strings.Join([]string{
+var noiseRE = lazyRegexp(strings.Join([]string{
 	`^[\s=_\-~*#.^|+]*$`,             // separators, carets, blank
 	`^\s*\d*\s+\|`,                   // gcc and rustc excerpt gutters
 	`^\s*= (?:note|help):`,           // rustc notes under an excerpt

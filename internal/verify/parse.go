@@ -5,7 +5,6 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
-	"regexp"
 	"sort"
 	"strings"
 )
@@ -120,7 +119,7 @@ func absClean(p string) string {
 	return filepath.Clean(p)
 }
 
-var ansiRE = regexp.MustCompile(`\x1b(?:\[[0-9;?]*[ -/]*[@-~]|\][^\x07\x1b]*(?:\x07|\x1b\\)|[@-Z\\-_])`)
+var ansiRE = lazyRegexp(`\x1b(?:\[[0-9;?]*[ -/]*[@-~]|\][^\x07\x1b]*(?:\x07|\x1b\\)|[@-Z\\-_])`)
 
 func stripANSI(s string) string {
 	if !strings.Contains(s, "\x1b") {
@@ -356,7 +355,7 @@ func isRuneStart(b byte) bool { return b&0xC0 != 0x80 }
 
 // makeDirRE matches GNU make's notes on recursive invocations, whose
 // commands print paths relative to the directory entered.
-var makeDirRE = regexp.MustCompile("^\\S*make(?:\\[\\d+\\])?: (Entering|Leaving) directory [`'‘](.*)['’]$")
+var makeDirRE = lazyRegexp("^\\S*make(?:\\[\\d+\\])?: (Entering|Leaving) directory [`'‘](.*)['’]$")
 
 func parseMakeDirs(s *scan) {
 	var stack []string

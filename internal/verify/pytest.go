@@ -1,7 +1,6 @@
 package verify
 
 import (
-	"regexp"
 	"strings"
 )
 
@@ -12,12 +11,12 @@ import (
 // the frame that raised, or, when that frame is outside the workspace (a
 // library), at the last frame before it that is inside.
 var (
-	pytestBannerRE  = regexp.MustCompile(`^={3,} (.*?) ={3,}$`)
-	pytestSectionRE = regexp.MustCompile(`^_{3,} (.+?) _{3,}$`)
-	pytestSepRE     = regexp.MustCompile(`^(?:_ ){3,}_?$`)
-	pytestLocRE     = regexp.MustCompile(`^(\S+\.py):(\d+): ?(.*)$`)
-	pytestELineRE   = regexp.MustCompile(`^E(?:\s+(.*))?$`)
-	pyFileInERE     = regexp.MustCompile(`^\s*File "(.+)", line (\d+)`)
+	pytestBannerRE  = lazyRegexp(`^={3,} (.*?) ={3,}$`)
+	pytestSectionRE = lazyRegexp(`^_{3,} (.+?) _{3,}$`)
+	pytestSepRE     = lazyRegexp(`^(?:_ ){3,}_?$`)
+	pytestLocRE     = lazyRegexp(`^(\S+\.py):(\d+): ?(.*)$`)
+	pytestELineRE   = lazyRegexp(`^E(?:\s+(.*))?$`)
+	pyFileInERE     = lazyRegexp(`^\s*File "(.+)", line (\d+)`)
 )
 
 type pyFrame struct {

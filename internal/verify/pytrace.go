@@ -1,7 +1,6 @@
 package verify
 
 import (
-	"regexp"
 	"strings"
 )
 
@@ -11,10 +10,10 @@ import (
 // last frame inside the workspace, where the user's code was running.
 // SyntaxErrors print a single `  File "x.py", line N` with no "in".
 var (
-	pyTracebackRE = regexp.MustCompile(`^(\s*)Traceback \(most recent call last\):$`)
-	pyFrameRE     = regexp.MustCompile(`^(\s*)File "(.+)", line (\d+)(?:, in (.+))?$`)
-	pyExceptionRE = regexp.MustCompile(`^[A-Za-z_][\w.]*(?::|$)`)
-	pyChainRE     = regexp.MustCompile(`^(?:During handling of the above exception, another exception occurred:|The above exception was the direct cause of the following exception:)$`)
+	pyTracebackRE = lazyRegexp(`^(\s*)Traceback \(most recent call last\):$`)
+	pyFrameRE     = lazyRegexp(`^(\s*)File "(.+)", line (\d+)(?:, in (.+))?$`)
+	pyExceptionRE = lazyRegexp(`^[A-Za-z_][\w.]*(?::|$)`)
+	pyChainRE     = lazyRegexp(`^(?:During handling of the above exception, another exception occurred:|The above exception was the direct cause of the following exception:)$`)
 )
 
 func parsePyTrace(s *scan) {

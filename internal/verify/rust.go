@@ -1,7 +1,6 @@
 package verify
 
 import (
-	"regexp"
 	"strings"
 )
 
@@ -10,11 +9,11 @@ import (
 // excerpt, and test panics "thread 'name' panicked at src/lib.rs:12:9:".
 // rustc counts columns in characters.
 var (
-	rustShortRE    = regexp.MustCompile(`^(\S.*?\.rs):(\d+):(\d+): (error|warning|note|help)(?:\[(\w+)\])?: (.*)$`)
-	rustHeadRE     = regexp.MustCompile(`^(error|warning)(?:\[(\w+)\])?: (.*)$`)
-	rustArrowRE    = regexp.MustCompile(`^\s*--> (.+?):(\d+):(\d+)$`)
-	rustPanicRE    = regexp.MustCompile(`^thread '(.*?)'(?: \(\d+\))? panicked at (.+?):(\d+):(\d+):$`)
-	rustPanicOldRE = regexp.MustCompile(`^thread '(.*?)'(?: \(\d+\))? panicked at '(.*)', (.+?):(\d+):(\d+)$`)
+	rustShortRE    = lazyRegexp(`^(\S.*?\.rs):(\d+):(\d+): (error|warning|note|help)(?:\[(\w+)\])?: (.*)$`)
+	rustHeadRE     = lazyRegexp(`^(error|warning)(?:\[(\w+)\])?: (.*)$`)
+	rustArrowRE    = lazyRegexp(`^\s*--> (.+?):(\d+):(\d+)$`)
+	rustPanicRE    = lazyRegexp(`^thread '(.*?)'(?: \(\d+\))? panicked at (.+?):(\d+):(\d+):$`)
+	rustPanicOldRE = lazyRegexp(`^thread '(.*?)'(?: \(\d+\))? panicked at '(.*)', (.+?):(\d+):(\d+)$`)
 )
 
 func parseRust(s *scan) {
@@ -108,7 +107,7 @@ func rustSeverity(s string) Severity {
 	return Error
 }
 
-var rustSourceLineRE = regexp.MustCompile(`^\s*(\d+) \| `)
+var rustSourceLineRE = lazyRegexp(`^\s*(\d+) \| `)
 
 // rustPrimary finds, in a human-form excerpt, the "^^^^ label" under the
 // primary line and returns the span's exclusive end column and its label.

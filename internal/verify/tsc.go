@@ -1,7 +1,6 @@
 package verify
 
 import (
-	"regexp"
 	"strings"
 )
 
@@ -10,12 +9,12 @@ import (
 // by an excerpt. Chained messages follow indented. Columns count UTF-16
 // code units.
 var (
-	tscRE         = regexp.MustCompile(`^(.+?)\((\d+),(\d+)\): (error|warning|message) (TS\d+): (.*)$`)
-	tscPrettyRE   = regexp.MustCompile(`^(.+?):(\d+):(\d+) - (error|warning|message) (TS\d+): (.*)$`)
-	tscExcerptRE  = regexp.MustCompile(`^\s*(?:\d+ |~[~\s]*$)|^\s+\S.*:\d+:\d+ - |^\s*$`)
-	tscSummaryRE  = regexp.MustCompile(`^(?:Found \d+ errors?.*|Errors\s+Files|\s+\d+\s+\S+:\d+)$`)
-	tscContinueRE = regexp.MustCompile(`^\s{2,}\S`)
-	tscRelatedRE  = regexp.MustCompile(`^\s+\S.*:\d+:\d+ - `)
+	tscRE         = lazyRegexp(`^(.+?)\((\d+),(\d+)\): (error|warning|message) (TS\d+): (.*)$`)
+	tscPrettyRE   = lazyRegexp(`^(.+?):(\d+):(\d+) - (error|warning|message) (TS\d+): (.*)$`)
+	tscExcerptRE  = lazyRegexp(`^\s*(?:\d+ |~[~\s]*$)|^\s+\S.*:\d+:\d+ - |^\s*$`)
+	tscSummaryRE  = lazyRegexp(`^(?:Found \d+ errors?.*|Errors\s+Files|\s+\d+\s+\S+:\d+)$`)
+	tscContinueRE = lazyRegexp(`^\s{2,}\S`)
+	tscRelatedRE  = lazyRegexp(`^\s+\S.*:\d+:\d+ - `)
 )
 
 func parseTSC(s *scan) {

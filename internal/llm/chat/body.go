@@ -49,6 +49,12 @@ type bodyCache struct {
 	curBytes  int
 	tools     []agent.ToolSpec
 	toolsEnc  []byte
+	// last is the previous request's messages by position: a request is
+	// mostly the previous one plus new messages, and comparing a message
+	// with the one at its position costs nothing when their strings share
+	// bytes, where a map lookup hashes the whole content every turn.
+	last  []msgEntry
+	spare []msgEntry // the slice before last, reused for the next request
 }
 
 func keyOf(m *agent.Message) msgKey {
@@ -71,24 +77,29 @@ func sameMessage(a, b *agent.Message) bool {
 	return true
 }
 
-// message returns m encoded as go-openai encodes it; the caller holds mu.
-func (c *bodyCache) message(m *agent.Message) ([]byte, error) {
+// message returns m, the request's message at position i, encoded as
+// go-openai encodes it; the caller holds mu.
+func (c *bodyCache) message(i int, m *agent.Message) (msgEntry, error) {
+	if i < len(c.last) && sameMessage(&c.last[i].msg, m) {
+		return c.last[i], nil
+	}
 	k := keyOf(m)
 	if e, ok := c.cur[k]; ok && sameMessage(&e.msg, m) {
-		return e.enc, nil
+		return e, nil
 	}
 	if e, ok := c.prev[k]; ok && sameMessage(&e.msg, m) {
 		c.put(k, e)
-		return e.enc, nil
+		return e, nil
 	}
 	enc, err := json.Marshal(openAIMessage(m))
 	if err != nil {
-		return nil, err
+		return msgEntry{}, err
 	}
 	cp := *m
 	cp.ToolCalls = append([]agent.ToolCall(nil), m.ToolCalls...)
-	c.put(k, msgEntry{msg: cp, enc: enc})
-	return enc, nil
+	e := msgEntry{msg: cp, enc: enc}
+	c.put(k, e)
+	return e, nil
 }
 
 func (c *bodyCache) put(k msgKey, e msgEntry) {
@@ -171,16 +182,17 @@ func openAITools(tools []agent.ToolSpec) []openai.Tool {
 func (c *bodyCache) requestBody(head openai.ChatCompletionRequest, req agent.Request) ([]byte, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	msgs := make([][]byte, len(req.Messages))
+	msgs := c.spare[:0]
 	size := 256
 	for i := range req.Messages {
-		enc, err := c.message(&req.Messages[i])
+		e, err := c.message(i, &req.Messages[i])
 		if err != nil {
 			return nil, err
 		}
-		msgs[i] = enc
-		size += len(enc) + 1
+		msgs = append(msgs, e)
+		size += len(e.enc) + 1
 	}
+	c.last, c.spare = msgs, c.last
 	var tools []byte
 	if len(req.Tools) > 0 {
 		var err error
@@ -201,7 +213,7 @@ func (c *bodyCache) requestBody(head openai.ChatCompletionRequest, req agent.Req
 		if i > 0 {
 			b = append(b, ',')
 		}
-		b = append(b, m...)
+		b = append(b, m.enc...)
 	}
 	b = append(b, ']')
 	if head.MaxTokens > 0 {
