@@ -1,11 +1,12 @@
 package lsp
 
 import (
+	"github.com/agentls/agentls/internal/tools"
+
 	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
-	"os"
 	"path/filepath"
 	"runtime"
 	"strings"
@@ -196,7 +197,7 @@ func (s *Server) editorContext(u string, r *protocol.Range) (string, error) {
 	rel = filepath.ToSlash(rel)
 	text := d.text
 	if !open {
-		b, err := os.ReadFile(path)
+		b, _, err := tools.ReadRegularFile(path) // a named pipe must not block the request
 		if err != nil {
 			return fmt.Sprintf("The user's current file is %s.", rel), nil
 		}

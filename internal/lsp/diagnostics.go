@@ -1,8 +1,9 @@
 package lsp
 
 import (
+	"github.com/agentls/agentls/internal/tools"
+
 	"context"
-	"os"
 	"path/filepath"
 	"sort"
 	"sync"
@@ -94,7 +95,7 @@ func (s *Server) toProtocol(ds []verify.Diagnostic) map[string][]protocol.Diagno
 		if !ok {
 			if doc, open := s.docs.get(d.Path); open {
 				m = edits.NewMapper(doc.text)
-			} else if b, err := os.ReadFile(filepath.Clean(d.Path)); err == nil {
+			} else if b, _, err := tools.ReadRegularFile(filepath.Clean(d.Path)); err == nil {
 				m = edits.NewMapper(string(b))
 			} else {
 				m = edits.NewMapper("")

@@ -1,3 +1,5 @@
+//lint:file-ignore SA1019 clients that predate workspaceFolders send only rootUri, the oldest only rootPath
+
 package lsp
 
 import (

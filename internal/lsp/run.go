@@ -145,7 +145,10 @@ func (s *Server) onEvent(ctx context.Context, t *task, prog *progress, ev agent.
 		s.transcript(ctx, t, "· "+ev.Text)
 	case agent.KindVerify:
 		mark := "✗"
-		if ev.Verify.Passed {
+		switch {
+		case ev.Verify.Skipped:
+			mark = "·" // nothing to check is not a pass
+		case ev.Verify.Passed:
 			mark = "✓"
 		}
 		s.transcript(ctx, t, mark+" checks: "+ev.Verify.Summary)

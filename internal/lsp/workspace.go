@@ -43,7 +43,8 @@ func (w *editorWorkspace) current(rel string) (text string, exists bool, doc doc
 	if t, ok := w.s.docs.shadow(abs); ok {
 		return t, true, document{}, false, nil
 	}
-	b, err := os.ReadFile(abs)
+	// Never a plain open: a named pipe would block until a writer comes.
+	b, _, err := tools.ReadRegularFile(abs)
 	if errors.Is(err, os.ErrNotExist) {
 		return "", false, document{}, false, nil
 	}

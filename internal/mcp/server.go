@@ -167,6 +167,7 @@ func (s *server) start(ctx context.Context) (*session, error) {
 	}
 	client := sdk.NewClient(&sdk.Implementation{Name: "agentls", Version: version()}, nil)
 	if root := s.m.opts.Root; root != "" {
+		//lint:ignore SA1019 roots still work within the deprecation window, and servers that predate it read them
 		client.AddRoots(&sdk.Root{URI: (&url.URL{Scheme: "file", Path: root}).String(), Name: "workspace"})
 	}
 	if s.cfg.URL != "" {

@@ -195,7 +195,7 @@ func (a *analysis) decl(d *syntax.DeclClause) {
 func (a *analysis) redirects(rs []*syntax.Redirect) {
 	for _, r := range rs {
 		switch r.Op {
-		case syntax.RdrOut, syntax.AppOut, syntax.ClbOut, syntax.RdrAll, syntax.AppAll, syntax.RdrInOut:
+		case syntax.RdrOut, syntax.AppOut, syntax.RdrClob, syntax.RdrAll, syntax.AppAll, syntax.RdrInOut:
 		default:
 			continue // input, here-documents and fd duplication write nothing
 		}

@@ -352,19 +352,20 @@ func SuggestRule(command string) string {
 	if len(a.asks) > 0 || len(a.invs) == 0 {
 		return ""
 	}
-	for _, inv := range a.invs {
-		last := inv.last()
-		for _, l := range inv.layers {
-			if t, dyn := findings(l, false); dyn != "" {
-				return ""
-			} else if len(t) > 0 {
-				return ruleText(inv.layers[0].strs(0))
-			}
-		}
-		if inv.layers[0].opaque {
+	if len(a.invs) == 0 {
+		return ""
+	}
+	// The first program of the command line is what the rule names.
+	inv := a.invs[0]
+	for _, l := range inv.layers {
+		if t, dyn := findings(l, false); dyn != "" {
+			return ""
+		} else if len(t) > 0 {
 			return ruleText(inv.layers[0].strs(0))
 		}
-		return suggest(last)
 	}
-	return ""
+	if inv.layers[0].opaque {
+		return ruleText(inv.layers[0].strs(0))
+	}
+	return suggest(inv.last())
 }

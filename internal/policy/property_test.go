@@ -1,7 +1,6 @@
 package policy
 
 import (
-	"fmt"
 	"math/rand/v2"
 	"sort"
 	"strings"
@@ -194,6 +193,6 @@ func TestPropertyDeniedNeverAllowed(t *testing.T) {
 func TestGeneratorSample(t *testing.T) {
 	g := gen{rand.New(rand.NewPCG(1, 1))}
 	for range 8 {
-		t.Log(fmt.Sprintf("%q", g.command()))
+		t.Logf("%q", g.command())
 	}
 }

@@ -1,8 +1,6 @@
 package proc
 
 import (
-	"unsafe"
-
 	"golang.org/x/sys/unix"
 )
 
@@ -21,28 +19,4 @@ func landlockABI() (int, error) {
 		return 0, e
 	}
 	return int(v), nil
-}
-
-func landlockCreateRuleset(attr *unix.LandlockRulesetAttr) (int, error) {
-	fd, _, e := unix.Syscall(unix.SYS_LANDLOCK_CREATE_RULESET, uintptr(unsafe.Pointer(attr)), unsafe.Sizeof(*attr), 0)
-	if e != 0 {
-		return -1, e
-	}
-	return int(fd), nil
-}
-
-func landlockAddPathRule(rulesetFD int, attr *unix.LandlockPathBeneathAttr) error {
-	_, _, e := unix.Syscall6(unix.SYS_LANDLOCK_ADD_RULE, uintptr(rulesetFD), unix.LANDLOCK_RULE_PATH_BENEATH, uintptr(unsafe.Pointer(attr)), 0, 0, 0)
-	if e != 0 {
-		return e
-	}
-	return nil
-}
-
-func landlockRestrictSelf(rulesetFD int) error {
-	_, _, e := unix.Syscall(unix.SYS_LANDLOCK_RESTRICT_SELF, uintptr(rulesetFD), 0, 0)
-	if e != 0 {
-		return e
-	}
-	return nil
 }

@@ -216,7 +216,9 @@ func (c *bodyCache) requestBody(head openai.ChatCompletionRequest, req agent.Req
 		b = append(b, m.enc...)
 	}
 	b = append(b, ']')
+	//lint:ignore SA1019 local and older servers know only max_tokens; reasoning models get max_completion_tokens below
 	if head.MaxTokens > 0 {
+		//lint:ignore SA1019 as above
 		b = strconv.AppendInt(append(b, `,"max_tokens":`...), int64(head.MaxTokens), 10)
 	}
 	if head.MaxCompletionTokens > 0 {

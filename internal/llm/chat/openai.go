@@ -174,6 +174,7 @@ func (o *OpenAI) chatRequest(req agent.Request) (openai.ChatCompletionRequest, e
 		if usesCompletionTokens(model) {
 			cr.MaxCompletionTokens = o.cfg.MaxTokens
 		} else {
+			//lint:ignore SA1019 local and older servers know only max_tokens
 			cr.MaxTokens = o.cfg.MaxTokens
 		}
 	}

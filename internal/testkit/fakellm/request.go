@@ -1,3 +1,5 @@
+//lint:file-ignore ST1005 the error messages are OpenAI's, word for word, as clients see them
+
 package fakellm
 
 import (

@@ -178,7 +178,7 @@ func (e *Editor) initialize(ctx context.Context, settings any) error {
 	t := true
 	root := uri.File(e.Root)
 	p := &protocol.InitializeParams{
-		RootURI:    &root,
+		RootURI:    &root, //lint:ignore SA1019 the client imitates editors that send it
 		ClientInfo: protocol.ClientInfo{Name: e.Caps.Name},
 		Capabilities: protocol.ClientCapabilities{
 			General:   &protocol.GeneralClientCapabilities{PositionEncodings: e.Caps.Encodings},
