@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"os"
 	"os/exec"
 	"strings"
 	"testing"
@@ -36,8 +37,15 @@ func TestDemoReplays(t *testing.T) {
 // make demo says what it is doing before it compiles: on a fresh machine
 // the build is a minute and a half of silence.
 func TestMakeDemoSaysItIsBuilding(t *testing.T) {
-	cmd := exec.Command("make", "-n", "demo")
+	// Under make test this runs inside make: no directory lines, and none
+	// of the outer make's variables.
+	cmd := exec.Command("make", "-n", "--no-print-directory", "demo")
 	cmd.Dir = ".."
+	for _, kv := range os.Environ() {
+		if k, _, _ := strings.Cut(kv, "="); k != "MAKEFLAGS" && k != "MAKELEVEL" && k != "MFLAGS" && k != "MAKEOVERRIDES" {
+			cmd.Env = append(cmd.Env, kv)
+		}
+	}
 	out, err := cmd.CombinedOutput()
 	if err != nil {
 		t.Skipf("make: %v\n%s", err, out)
