@@ -69,17 +69,13 @@ func TestDefaultSpecs(t *testing.T) {
 	}
 }
 
-func TestValidate(t *testing.T) {
-	params := []param{
-		{Name: "s", Type: typeString, Required: true},
-		{Name: "n", Type: typeInteger, Min: intp(1), Max: intp(10)},
-		{Name: "b", Type: typeBoolean},
-	}
+func TestParse(t *testing.T) {
 	type args struct {
 		S string `json:"s"`
-		N int    `json:"n"`
-		B bool   `json:"b"`
+		N int    `json:"n,omitempty" minimum:"1" maximum:"10"`
+		B bool   `json:"b,omitempty"`
 	}
+	decl := declare[args](nil)
 	tests := []struct {
 		raw  string
 		want args
@@ -87,30 +83,30 @@ func TestValidate(t *testing.T) {
 	}{
 		{raw: `{"s":"x","n":3,"b":true}`, want: args{"x", 3, true}},
 		{raw: `{"s":"x","n":3.0}`, want: args{S: "x", N: 3}},
+		{raw: `{"s":"x","n":1e1}`, want: args{S: "x", N: 10}},
 		{raw: `{"s":"x","n":null,"b":null}`, want: args{S: "x"}},
 		{raw: ` {"s":""} `, want: args{}},
 		{raw: ``, err: `missing required field "s"`},
 		{raw: `null`, err: `missing required field "s"`},
 		{raw: `{"s":null}`, err: `missing required field "s"`},
-		{raw: `{"s":1}`, err: `"s" must be a string`},
-		{raw: `{"s":"x","n":"3"}`, err: `"n" must be an integer`},
-		{raw: `{"s":"x","n":2.5}`, err: `"n" must be an integer`},
-		{raw: `{"s":"x","n":0}`, err: `at least 1`},
-		{raw: `{"s":"x","n":11}`, err: `at most 10`},
-		{raw: `{"s":"x","b":"yes"}`, err: `"b" must be true or false`},
+		{raw: `{"s":1}`, err: `field "s" must be a string, got 1`},
+		{raw: `{"s":"x","n":"3"}`, err: `field "n" must be an integer from 1 to 10, got "3"`},
+		{raw: `{"s":"x","n":2.5}`, err: `field "n" must be an integer from 1 to 10, got 2.5`},
+		{raw: `{"s":"x","n":0}`, err: `field "n" must be an integer from 1 to 10, got 0`},
+		{raw: `{"s":"x","n":11}`, err: `field "n" must be an integer from 1 to 10, got 11`},
+		{raw: `{"s":"x","b":"yes"}`, err: `field "b" must be true or false, got "yes"`},
 		{raw: `{"s":"x","z":1,"a":2}`, err: `unknown field(s) a, z`},
-		{raw: `{"s":"x"`, err: `not valid JSON`},
-		{raw: `"s"`, err: `must be a JSON object`},
+		{raw: `{"s":"x"`, err: `arguments are not valid JSON`},
+		{raw: `"s"`, err: `arguments must be a JSON object, got "s"`},
 	}
 	for _, tt := range tests {
-		var got args
-		err := validate("t", params, json.RawMessage(tt.raw), &got)
+		got, err := decl.parse("t", json.RawMessage(tt.raw))
 		if tt.err != "" {
 			if err == nil {
 				t.Errorf("%s: no error", tt.raw)
 				continue
 			}
-			wantContains(t, tt.raw, err.Error(), tt.err, `expected arguments matching this JSON schema: {"type":"object"`)
+			wantContains(t, tt.raw, err.Error(), "invalid arguments for t: "+tt.err, `; expected arguments matching this JSON schema: {"type":"object"`)
 			continue
 		}
 		if err != nil {
