@@ -10,27 +10,24 @@ import (
 	"github.com/agentls/agentls/internal/agent"
 )
 
-var editFileParams = []param{
-	{Name: "path", Type: typeString, Required: true, Description: "Relative to the workspace root."},
-	{Name: "old_string", Type: typeString, Required: true, Description: "Exact current text, including whitespace."},
-	{Name: "new_string", Type: typeString, Required: true, Description: "Replacement text."},
-	{Name: "replace_all", Type: typeBoolean, Description: "Replace every occurrence."},
+type editFileArgs struct {
+	Path       string `json:"path" jsonschema:"Relative to the workspace root."`
+	OldString  string `json:"old_string" jsonschema:"Exact current text, including whitespace."`
+	NewString  string `json:"new_string" jsonschema:"Replacement text."`
+	ReplaceAll bool   `json:"replace_all,omitempty" jsonschema:"Replace every occurrence."`
 }
+
+var editFileDecl = declare[editFileArgs](nil)
 
 func newEditFile(ws agent.Workspace, o Options) agent.Tool {
 	t := &tool{
 		name:        "edit_file",
 		description: "Replace an exact string in a file. old_string must occur exactly once unless replace_all is set; read the file first.",
-		params:      editFileParams,
+		schema:      editFileDecl.schema(),
 	}
 	t.run = func(ctx context.Context, raw json.RawMessage) (agent.ToolResult, error) {
-		var a struct {
-			Path       string `json:"path"`
-			OldString  string `json:"old_string"`
-			NewString  string `json:"new_string"`
-			ReplaceAll bool   `json:"replace_all"`
-		}
-		if err := validate(t.name, t.params, raw, &a); err != nil {
+		a, err := editFileDecl.parse(t.name, raw)
+		if err != nil {
 			return agent.ToolResult{}, err
 		}
 		abs, rel, err := o.Policy.ResolveWrite(a.Path)

@@ -23,26 +23,24 @@ const (
 	grepMaxFile = 32 << 20
 )
 
-var grepParams = []param{
-	{Name: "pattern", Type: typeString, Required: true, Description: "Regular expression (Go RE2 syntax; ^ and $ match at line ends)."},
-	{Name: "path", Type: typeString, Description: "File or directory (default: the workspace root)."},
-	{Name: "glob", Type: typeString, Description: `Only files matching this glob, e.g. "*.go".`},
+type grepArgs struct {
+	Pattern string `json:"pattern" jsonschema:"Regular expression (Go RE2 syntax; ^ and $ match at line ends)."`
+	Path    string `json:"path,omitempty" jsonschema:"File or directory (default: the workspace root)."`
+	Glob    string `json:"glob,omitempty" jsonschema:"Only files matching this glob, e.g. \"*.go\"."`
 }
+
+var grepDecl = declare[grepArgs](nil)
 
 func newGrep(ws agent.Workspace, o Options) agent.Tool {
 	t := &tool{
 		name:        "grep",
 		description: "Search file contents; prints matching lines as path:line: text. Skips .gitignored and binary files.",
-		params:      grepParams,
+		schema:      grepDecl.schema(),
 		readOnly:    true,
 	}
 	t.run = func(ctx context.Context, raw json.RawMessage) (agent.ToolResult, error) {
-		var a struct {
-			Pattern string `json:"pattern"`
-			Path    string `json:"path"`
-			Glob    string `json:"glob"`
-		}
-		if err := validate(t.name, t.params, raw, &a); err != nil {
+		a, err := grepDecl.parse(t.name, raw)
+		if err != nil {
 			return agent.ToolResult{}, err
 		}
 		m, err := compileMatcher(a.Pattern)

@@ -22,24 +22,23 @@ type BufferLister interface {
 	OpenFiles() []string
 }
 
-var listFilesParams = []param{
-	{Name: "path", Type: typeString, Description: "Directory relative to the workspace root (default: the root)."},
-	{Name: "pattern", Type: typeString, Description: `Glob, e.g. "*.go" or "src/**/*.{ts,tsx}"; without a slash it matches base names.`},
+type listFilesArgs struct {
+	Path    string `json:"path,omitempty" jsonschema:"Directory relative to the workspace root (default: the root)."`
+	Pattern string `json:"pattern,omitempty" jsonschema:"Glob, e.g. \"*.go\" or \"src/**/*.{ts,tsx}\"; without a slash it matches base names."`
 }
+
+var listFilesDecl = declare[listFilesArgs](nil)
 
 func newListFiles(ws agent.Workspace, o Options) agent.Tool {
 	t := &tool{
 		name:        "list_files",
 		description: "List files under a directory recursively, skipping .gitignored files.",
-		params:      listFilesParams,
+		schema:      listFilesDecl.schema(),
 		readOnly:    true,
 	}
 	t.run = func(ctx context.Context, raw json.RawMessage) (agent.ToolResult, error) {
-		var a struct {
-			Path    string `json:"path"`
-			Pattern string `json:"pattern"`
-		}
-		if err := validate(t.name, t.params, raw, &a); err != nil {
+		a, err := listFilesDecl.parse(t.name, raw)
+		if err != nil {
 			return agent.ToolResult{}, err
 		}
 		var g *glob

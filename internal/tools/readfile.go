@@ -14,26 +14,24 @@ import (
 
 const defaultReadLimit = 2000
 
-var readFileParams = []param{
-	{Name: "path", Type: typeString, Required: true, Description: "Relative to the workspace root."},
-	{Name: "offset", Type: typeInteger, Min: intp(1), Description: "First line, 1-based (default 1)."},
-	{Name: "limit", Type: typeInteger, Min: intp(1), Description: "Maximum number of lines (default 2000)."},
+type readFileArgs struct {
+	Path   string `json:"path" jsonschema:"Relative to the workspace root."`
+	Offset int    `json:"offset,omitempty" minimum:"1" jsonschema:"First line, 1-based (default 1)."`
+	Limit  int    `json:"limit,omitempty" minimum:"1" jsonschema:"Maximum number of lines (default 2000)."`
 }
+
+var readFileDecl = declare[readFileArgs](nil)
 
 func newReadFile(ws agent.Workspace, o Options) agent.Tool {
 	t := &tool{
 		name:        "read_file",
 		description: "Read a text file with line numbers (open editor buffers win over the disk). Use offset/limit for long files.",
-		params:      readFileParams,
+		schema:      readFileDecl.schema(),
 		readOnly:    true,
 	}
 	t.run = func(ctx context.Context, raw json.RawMessage) (agent.ToolResult, error) {
-		var a struct {
-			Path   string `json:"path"`
-			Offset int    `json:"offset"`
-			Limit  int    `json:"limit"`
-		}
-		if err := validate(t.name, t.params, raw, &a); err != nil {
+		a, err := readFileDecl.parse(t.name, raw)
+		if err != nil {
 			return agent.ToolResult{}, err
 		}
 		abs, rel, err := o.Policy.ResolveRead(a.Path)

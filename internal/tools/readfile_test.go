@@ -50,7 +50,7 @@ func TestReadFile(t *testing.T) {
 		{args: `{"path":"../etc/passwd"}`, err: "path ../etc/passwd is outside the workspace"},
 		{args: `{"path":"missing.go"}`, err: "file missing.go does not exist"},
 		{args: `{"path":"dir"}`, err: "dir is a directory; use list_files"},
-		{args: `{"path":"a.go","offset":0}`, err: `field "offset" must be at least 1`},
+		{args: `{"path":"a.go","offset":0}`, err: `field "offset" must be an integer of at least 1, got 0`},
 		{args: `{"path":"a.go","limit":"ten"}`, err: `field "limit" must be an integer`},
 		{args: `{"file":"a.go"}`, err: `unknown field(s) file`},
 		{args: `{}`, err: `missing required field "path"`},

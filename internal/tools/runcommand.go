@@ -11,24 +11,29 @@ import (
 
 	"github.com/agentls/agentls/internal/agent"
 	"github.com/agentls/agentls/internal/proc"
+	"github.com/google/jsonschema-go/jsonschema"
 )
 
+type runCommandArgs struct {
+	Command string `json:"command" jsonschema:"The command line."`
+	// Its description and maximum come from Options.
+	TimeoutSeconds int `json:"timeout_seconds,omitempty" minimum:"1"`
+}
+
 func newRunCommand(ws agent.Workspace, o Options) agent.Tool {
-	maxSec := int(o.MaxCommandTimeout / time.Second)
+	decl := declare[runCommandArgs](func(props map[string]*jsonschema.Schema) {
+		p := props["timeout_seconds"]
+		p.Description = fmt.Sprintf("Seconds before it is killed (default %d).", int(o.CommandTimeout/time.Second))
+		p.Maximum = jsonschema.Ptr(float64(o.MaxCommandTimeout / time.Second))
+	})
 	t := &tool{
 		name:        "run_command",
 		description: "Run a shell command (sh -c) in the workspace root once the user allows it. No stdin; output is capped; the exit code is reported.",
-		params: []param{
-			{Name: "command", Type: typeString, Required: true, Description: "The command line."},
-			{Name: "timeout_seconds", Type: typeInteger, Min: intp(1), Max: intp(maxSec), Description: fmt.Sprintf("Seconds before it is killed (default %d).", int(o.CommandTimeout/time.Second))},
-		},
+		schema:      decl.schema(),
 	}
 	t.run = func(ctx context.Context, raw json.RawMessage) (agent.ToolResult, error) {
-		var a struct {
-			Command        string `json:"command"`
-			TimeoutSeconds int    `json:"timeout_seconds"`
-		}
-		if err := validate(t.name, t.params, raw, &a); err != nil {
+		a, err := decl.parse(t.name, raw)
+		if err != nil {
 			return agent.ToolResult{}, err
 		}
 		if strings.TrimSpace(a.Command) == "" {

@@ -41,7 +41,7 @@ func TestRunCommand(t *testing.T) {
 		{args: `{"command":"sleep 30 & echo started"}`, want: []string{"started\n[exit code 0]"}},
 		{args: `{"command":"sleep 5","timeout_seconds":1}`, want: []string{"[timed out after 1s; process tree killed]"}},
 		{args: `{"command":""}`, err: "command is empty"},
-		{args: `{"command":"ls","timeout_seconds":601}`, err: `"timeout_seconds" must be at most 600`},
+		{args: `{"command":"ls","timeout_seconds":601}`, err: `field "timeout_seconds" must be an integer from 1 to 600, got 601`},
 		{args: `{"cmd":"ls"}`, err: "unknown field"},
 	}
 	for _, tt := range tests {

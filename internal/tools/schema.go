@@ -5,181 +5,202 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"reflect"
 	"slices"
+	"strconv"
 	"strings"
+
+	"github.com/google/jsonschema-go/jsonschema"
 )
 
-// The tools' parameters are flat objects of strings, integers and booleans,
-// so a small validator that knows exactly that shape replaces a JSON Schema
-// library. The schema the model sees is generated from the same declaration,
-// so the two cannot drift.
+// A tool declares its arguments once, as a struct: the json tag names a
+// field (omitempty makes it optional), the jsonschema tag describes it to
+// the model, and minimum/maximum tags bound an integer. The schema the
+// model is shown is inferred from that struct (jsonschema.For), and the
+// model's arguments are validated against the same schema before they are
+// decoded into it.
 
-type paramType string
-
-const (
-	typeString  paramType = "string"
-	typeInteger paramType = "integer"
-	typeBoolean paramType = "boolean"
-)
-
-type param struct {
-	Name        string
-	Type        paramType
-	Description string
-	Required    bool
-	Min         *int // integers only
-	Max         *int
+// args is the declaration of a tool's arguments T.
+type args[T any] struct {
+	root  *jsonschema.Schema
+	whole *jsonschema.Resolved
+	// field holds each property resolved alone, so that an error can name
+	// the field at fault.
+	field map[string]*jsonschema.Resolved
+	text  json.RawMessage
 }
 
-func intp(v int) *int { return &v }
-
-// schema is the JSON Schema object for params.
-func schema(params []param) json.RawMessage {
-	type prop struct {
-		Type        paramType `json:"type"`
-		Description string    `json:"description,omitempty"`
-		Minimum     *int      `json:"minimum,omitempty"`
-		Maximum     *int      `json:"maximum,omitempty"`
+// declare infers the schema of T. adjust, if not nil, may change the
+// properties' schemas first (for bounds and descriptions known only at
+// run time). An error is a mistake in T or adjust, found by every test
+// that builds the tools, so it panics like regexp.MustCompile.
+func declare[T any](adjust func(props map[string]*jsonschema.Schema)) *args[T] {
+	root, err := jsonschema.For[T](nil)
+	if err != nil {
+		panic(fmt.Sprintf("tools: arguments %T: %v", *new(T), err))
 	}
-	// Properties are written in declaration order (a map would sort them),
-	// which keeps the contract order readable for the model.
-	var buf bytes.Buffer
-	buf.WriteString(`{"type":"object","properties":{`)
-	var required []string
-	for i, p := range params {
-		if i > 0 {
-			buf.WriteByte(',')
-		}
-		name, _ := json.Marshal(p.Name)
-		body, _ := json.Marshal(prop{p.Type, p.Description, p.Min, p.Max})
-		buf.Write(name)
-		buf.WriteByte(':')
-		buf.Write(body)
-		if p.Required {
-			required = append(required, p.Name)
+	if err := bounds(reflect.TypeFor[T](), root); err != nil {
+		panic(fmt.Sprintf("tools: arguments %T: %v", *new(T), err))
+	}
+	if adjust != nil {
+		adjust(root.Properties)
+	}
+	a := &args[T]{root: root, field: map[string]*jsonschema.Resolved{}}
+	if a.whole, err = root.Resolve(nil); err != nil {
+		panic(fmt.Sprintf("tools: arguments %T: %v", *new(T), err))
+	}
+	for name, p := range root.Properties {
+		if a.field[name], err = p.CloneSchemas().Resolve(nil); err != nil {
+			panic(fmt.Sprintf("tools: arguments %T, field %s: %v", *new(T), name, err))
 		}
 	}
-	buf.WriteString(`}`)
-	if len(required) > 0 {
-		r, _ := json.Marshal(required)
-		buf.WriteString(`,"required":`)
-		buf.Write(r)
+	if a.text, err = json.Marshal(root); err != nil {
+		panic(fmt.Sprintf("tools: arguments %T: %v", *new(T), err))
 	}
-	buf.WriteString(`,"additionalProperties":false}`)
-	return json.RawMessage(buf.Bytes())
+	return a
 }
 
-// validate checks raw against params and decodes it into dst (a pointer to a
-// struct whose json tags name the params). Its errors are written for the
-// model: they say what is wrong and repeat the expected schema so the next
-// call can be right.
-func validate(tool string, params []param, raw json.RawMessage, dst any) error {
-	if err := check(params, raw); err != nil {
-		return fmt.Errorf("invalid arguments for %s: %v; expected arguments matching this JSON schema: %s", tool, err, schema(params))
-	}
-	trimmed := bytes.TrimSpace(raw)
-	if len(trimmed) == 0 || bytes.Equal(trimmed, []byte("null")) {
-		return nil
-	}
-	if err := json.Unmarshal(stripNulls(trimmed), dst); err != nil {
-		return fmt.Errorf("invalid arguments for %s: %v; expected arguments matching this JSON schema: %s", tool, err, schema(params))
+// bounds copies the minimum and maximum tags of T's fields to their
+// properties.
+func bounds(t reflect.Type, root *jsonschema.Schema) error {
+	for _, f := range reflect.VisibleFields(t) {
+		lo, hasLo := f.Tag.Lookup("minimum")
+		hi, hasHi := f.Tag.Lookup("maximum")
+		if !hasLo && !hasHi {
+			continue
+		}
+		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+		p := root.Properties[name]
+		if p == nil || p.Type != "integer" {
+			return fmt.Errorf("field %s: minimum or maximum on a field that is not an integer property", f.Name)
+		}
+		var err error
+		if hasLo {
+			if p.Minimum, err = parseBound(lo); err != nil {
+				return fmt.Errorf("field %s: minimum: %v", f.Name, err)
+			}
+		}
+		if hasHi {
+			if p.Maximum, err = parseBound(hi); err != nil {
+				return fmt.Errorf("field %s: maximum: %v", f.Name, err)
+			}
+		}
 	}
 	return nil
 }
 
-func check(params []param, raw json.RawMessage) error {
+func parseBound(s string) (*float64, error) {
+	n, err := strconv.ParseFloat(s, 64)
+	return &n, err
+}
+
+// schema is the JSON Schema the model is shown.
+func (a *args[T]) schema() json.RawMessage { return a.text }
+
+// parse validates raw against the schema and decodes it. Its errors are
+// written for the model: they name the field at fault and repeat the
+// schema so that the next call can be right.
+func (a *args[T]) parse(tool string, raw json.RawMessage) (T, error) {
+	var v T
+	fields, err := a.check(raw)
+	if err == nil {
+		err = json.Unmarshal(fields, &v)
+	}
+	if err != nil {
+		return v, fmt.Errorf("invalid arguments for %s: %v; expected arguments matching this JSON schema: %s", tool, err, a.text)
+	}
+	return v, nil
+}
+
+// check validates raw and returns the object to decode: explicit nulls
+// removed (models send them for optional fields; they mean "not given")
+// and integers written as 10.0 rewritten as 10 for Go's int fields.
+func (a *args[T]) check(raw json.RawMessage) ([]byte, error) {
 	trimmed := bytes.TrimSpace(raw)
 	fields := map[string]json.RawMessage{}
 	// Models call argument-less tools with "" or null; both mean {}.
 	if len(trimmed) > 0 && !bytes.Equal(trimmed, []byte("null")) {
 		if trimmed[0] != '{' {
-			return fmt.Errorf("arguments must be a JSON object, got %s", snippet(trimmed))
+			return nil, fmt.Errorf("arguments must be a JSON object, got %s", snippet(trimmed))
 		}
 		if err := json.Unmarshal(trimmed, &fields); err != nil {
-			return fmt.Errorf("arguments are not valid JSON (%v)", err)
+			return nil, fmt.Errorf("arguments are not valid JSON (%v)", err)
 		}
 	}
-	known := map[string]param{}
-	for _, p := range params {
-		known[p.Name] = p
-	}
-	var unknown []string
-	for name := range fields {
-		if _, ok := known[name]; !ok {
-			unknown = append(unknown, name)
+	values := map[string]any{}
+	for k, raw := range fields {
+		var v any
+		if err := json.Unmarshal(raw, &v); err != nil {
+			return nil, fmt.Errorf("field %q is not valid JSON (%v)", k, err)
 		}
-	}
-	if len(unknown) > 0 {
-		slices.Sort(unknown)
-		return fmt.Errorf("unknown field(s) %s", strings.Join(unknown, ", "))
-	}
-	for _, p := range params {
-		v, ok := fields[p.Name]
-		// An explicit null stands for "not given": models often send it for
-		// optional fields.
-		if !ok || bytes.Equal(bytes.TrimSpace(v), []byte("null")) {
-			if p.Required {
-				return fmt.Errorf("missing required field %q", p.Name)
-			}
-			continue
-		}
-		if err := checkValue(p, v); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-func checkValue(p param, v json.RawMessage) error {
-	switch p.Type {
-	case typeString:
-		var s string
-		if json.Unmarshal(v, &s) != nil {
-			return fmt.Errorf("field %q must be a string, got %s", p.Name, snippet(v))
-		}
-	case typeBoolean:
-		var b bool
-		if json.Unmarshal(v, &b) != nil {
-			return fmt.Errorf("field %q must be true or false, got %s", p.Name, snippet(v))
-		}
-	case typeInteger:
-		var f float64
-		if json.Unmarshal(v, &f) != nil || f != math.Trunc(f) || math.Abs(f) > 1<<53 {
-			return fmt.Errorf("field %q must be an integer, got %s", p.Name, snippet(v))
-		}
-		if p.Min != nil && f < float64(*p.Min) {
-			return fmt.Errorf("field %q must be at least %d, got %s", p.Name, *p.Min, snippet(v))
-		}
-		if p.Max != nil && f > float64(*p.Max) {
-			return fmt.Errorf("field %q must be at most %d, got %s", p.Name, *p.Max, snippet(v))
-		}
-	}
-	return nil
-}
-
-// stripNulls removes top-level null members so they decode as zero values
-// (and an integer written as 10.0 decodes into an int field).
-func stripNulls(obj []byte) []byte {
-	var fields map[string]json.RawMessage
-	if json.Unmarshal(obj, &fields) != nil {
-		return obj
-	}
-	for k, v := range fields {
-		if bytes.Equal(bytes.TrimSpace(v), []byte("null")) {
+		if v == nil {
 			delete(fields, k)
 			continue
 		}
-		var f float64
-		if v[0] != '"' && json.Unmarshal(v, &f) == nil && f == math.Trunc(f) {
-			fields[k] = json.RawMessage(fmt.Sprintf("%d", int64(f)))
+		values[k] = v
+		if f, ok := v.(float64); ok && f == math.Trunc(f) && math.Abs(f) <= 1<<53 {
+			fields[k] = strconv.AppendInt(nil, int64(f), 10)
 		}
 	}
-	out, err := json.Marshal(fields)
-	if err != nil {
-		return obj
+	if err := a.whole.Validate(values); err != nil {
+		return nil, a.explain(values, err)
 	}
-	return out
+	return json.Marshal(fields)
 }
+
+// explain says which field made values fail the schema. The library has
+// decided that they do; this only finds the field and words the reason
+// from its schema. err is the fallback for a case it does not know.
+func (a *args[T]) explain(values map[string]any, err error) error {
+	var unknown []string
+	for k := range values {
+		if _, ok := a.root.Properties[k]; !ok {
+			unknown = append(unknown, k)
+		}
+	}
+	if len(unknown) > 0 && a.root.AdditionalProperties != nil {
+		slices.Sort(unknown)
+		return fmt.Errorf("unknown field(s) %s", strings.Join(unknown, ", "))
+	}
+	for _, k := range a.root.Required {
+		if _, ok := values[k]; !ok {
+			return fmt.Errorf("missing required field %q", k)
+		}
+	}
+	for _, k := range a.root.PropertyOrder {
+		v, ok := values[k]
+		if !ok || a.field[k].Validate(v) == nil {
+			continue
+		}
+		got, _ := json.Marshal(v)
+		return fmt.Errorf("field %q must be %s, got %s", k, expect(a.root.Properties[k]), snippet(got))
+	}
+	return err
+}
+
+// expect words what a property's schema accepts.
+func expect(p *jsonschema.Schema) string {
+	switch p.Type {
+	case "string":
+		return "a string"
+	case "boolean":
+		return "true or false"
+	case "integer":
+		switch lo, hi := p.Minimum, p.Maximum; {
+		case lo != nil && hi != nil:
+			return fmt.Sprintf("an integer from %s to %s", num(*lo), num(*hi))
+		case lo != nil:
+			return "an integer of at least " + num(*lo)
+		case hi != nil:
+			return "an integer of at most " + num(*hi)
+		}
+		return "an integer"
+	}
+	b, _ := json.Marshal(p)
+	return "a value matching " + string(b)
+}
+
+func num(f float64) string { return strconv.FormatFloat(f, 'f', -1, 64) }
 
 func snippet(b []byte) string {
 	const max = 60

@@ -91,17 +91,18 @@ func Default(ws agent.Workspace, opts Options) []agent.Tool {
 	}
 }
 
-// tool is the one implementation of agent.Tool: each tool is a name, its
-// parameters and a run function that gets arguments already validated.
+// tool is the one implementation of agent.Tool: each tool is a name, the
+// schema of its arguments (args.schema) and a run function that parses
+// them (args.parse).
 type tool struct {
 	name, description string
-	params            []param
+	schema            json.RawMessage
 	readOnly          bool
 	run               func(ctx context.Context, args json.RawMessage) (agent.ToolResult, error)
 }
 
 func (t *tool) Spec() agent.ToolSpec {
-	return agent.ToolSpec{Name: t.name, Description: t.description, Parameters: schema(t.params)}
+	return agent.ToolSpec{Name: t.name, Description: t.description, Parameters: t.schema}
 }
 
 func (t *tool) ReadOnly() bool { return t.readOnly }

@@ -11,23 +11,22 @@ import (
 	"github.com/agentls/agentls/internal/agent"
 )
 
-var writeFileParams = []param{
-	{Name: "path", Type: typeString, Required: true, Description: "Relative to the workspace root; missing directories are created."},
-	{Name: "content", Type: typeString, Required: true, Description: "The complete new text."},
+type writeFileArgs struct {
+	Path    string `json:"path" jsonschema:"Relative to the workspace root; missing directories are created."`
+	Content string `json:"content" jsonschema:"The complete new text."`
 }
+
+var writeFileDecl = declare[writeFileArgs](nil)
 
 func newWriteFile(ws agent.Workspace, o Options) agent.Tool {
 	t := &tool{
 		name:        "write_file",
 		description: "Create a file or replace all of its text. To change part of a file use edit_file.",
-		params:      writeFileParams,
+		schema:      writeFileDecl.schema(),
 	}
 	t.run = func(ctx context.Context, raw json.RawMessage) (agent.ToolResult, error) {
-		var a struct {
-			Path    string `json:"path"`
-			Content string `json:"content"`
-		}
-		if err := validate(t.name, t.params, raw, &a); err != nil {
+		a, err := writeFileDecl.parse(t.name, raw)
+		if err != nil {
 			return agent.ToolResult{}, err
 		}
 		abs, rel, err := o.Policy.ResolveWrite(a.Path)
