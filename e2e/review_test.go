@@ -215,3 +215,51 @@ func TestAcceptRightAfterEnd(t *testing.T) {
 		}
 	}
 }
+
+// What the user typed between two accepts of one task survives undoing it:
+// undo takes out the task's changes only. Before, the base of the undo was
+// the text at the first accept, so the line typed in between was undone too.
+func TestUndoKeepsWhatWasTypedBetweenAccepts(t *testing.T) {
+	s := start(t, setup{script: twoHunks, files: map[string]string{"f.txt": fText}})
+	if err := s.Open(s.ctx, "f.txt"); err != nil {
+		t.Fatal(err)
+	}
+	r := s.run(t, map[string]any{"task": "shout", "review": true})
+	if r.Status != "ok" {
+		t.Fatal(r.Error)
+	}
+	u := s.URI("f.txt")
+	ds, _ := s.diagsFor(u)
+	if len(ds) != 2 {
+		t.Fatalf("%d review diagnostics, want 2", len(ds))
+	}
+	execute(t, s, codeActions(t, s, u, ds[0].Range, ds[:1])["Accept this change"])
+	// The user types a line in the middle, between the two proposals.
+	cur, _ := s.Text("f.txt")
+	i := strings.Index(cur, "line 4\n")
+	if err := s.Type(s.ctx, "f.txt", i, i, "typed by the user\n"); err != nil {
+		t.Fatal(err)
+	}
+	if !s.WaitFor(5*time.Second, func() bool {
+		ds, _ = s.diagsFor(u)
+		return len(ds) == 1 && ds[0].Range.Start.Line == 7
+	}) {
+		t.Fatalf("the second proposal did not follow the text: %+v", ds)
+	}
+	ca := codeActions(t, s, u, ds[0].Range, ds)["Accept this change"]
+	if ca == nil {
+		t.Fatal("no Accept this change on the second proposal")
+	}
+	execute(t, s, ca)
+	want := strings.NewReplacer("alpha", "ALPHA", "omega", "OMEGA", "line 4\n", "typed by the user\nline 4\n").Replace(fText)
+	if got, _ := s.Text("f.txt"); got != want {
+		t.Fatalf("after both accepts: %q, want %q", got, want)
+	}
+	var res struct{ Applied bool }
+	if err := s.Command(s.ctx, "agentls.undo", map[string]any{"taskId": r.TaskID}, &res); err != nil || !res.Applied {
+		t.Fatalf("undo: %v %+v", err, res)
+	}
+	if got, want := s.Text("f.txt"); got != strings.Replace(fText, "line 4\n", "typed by the user\nline 4\n", 1) || !want {
+		t.Errorf("after undo: %q; the typed line must stay and only the task's changes go", got)
+	}
+}

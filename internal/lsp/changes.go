@@ -66,6 +66,8 @@ func (c *changeLog) recordApplied(rel, old string, existed bool, next string) {
 	fc := c.entry(rel, old, existed)
 	if !fc.applied {
 		fc.base, fc.existed = old, existed
+	} else {
+		fc.rebase(old)
 	}
 	fc.after, fc.applied = next, true
 }
@@ -173,10 +175,24 @@ func (c *changeLog) commitAccept(rel string, gen int, accepted []edits.Change, c
 	}
 	if !fc.applied {
 		fc.base, fc.existed = cur, existed
+	} else {
+		fc.rebase(cur)
 	}
 	fc.after, fc.applied = next, true
 	fc.gen++
 	return true
+}
+
+// rebase carries what the user typed since the task last changed the file
+// (cur is the text just before this change; the task left fc.after) into
+// the task's base, so that undo reverts the task's changes only and keeps
+// the user's work in between: the base becomes the current text with the
+// task's earlier changes taken out.
+func (fc *fileChange) rebase(cur string) {
+	if cur == fc.after {
+		return
+	}
+	fc.base, _ = edits.Revert(fc.base, fc.after, cur)
 }
 
 // reject takes hunks out of a file's proposal (hunk "": all of them) and
