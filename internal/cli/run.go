@@ -1,5 +1,8 @@
 package cli
 
+// This file is over 400 lines because it is the whole life of one
+// `agentls run`, from flags to exit status, in the order it happens.
+
 import (
 	"github.com/agentls/agentls/internal/logging"
 	"strings"

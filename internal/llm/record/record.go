@@ -1,5 +1,8 @@
 package record
 
+// This file is over 400 lines because the recorder, the replayer and the
+// divergence report share one line format that must not drift.
+
 import (
 	"github.com/agentls/agentls/internal/agent"
 

@@ -1,5 +1,9 @@
 package fakellm
 
+// This file is over 400 lines because the chat completions stream and its
+// fault injections (breaks, stalls, resets, quirks of other servers) are one
+// state machine over the SSE events, easier to check in one place.
+
 import (
 	"context"
 	"encoding/json"

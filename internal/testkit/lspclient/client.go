@@ -1,9 +1,13 @@
-// Package e2e drives the real agentls binary over stdio the way an editor
+// Package lspclient drives the real agentls binary over stdio the way an editor
 // does. Editor is a small but real LSP client: it keeps its own buffers,
 // applies the server's workspace/applyEdit with version checks, and sends
 // the resulting didChange back, like VS Code or Neovim. The end-to-end tests
 // and `make demo` both use it.
 package lspclient
+
+// This file is over 400 lines because it is a whole LSP client (buffers,
+// applyEdit with version checks, progress, every server-to-client method)
+// that the tests and the demo share.
 
 import (
 	"context"
