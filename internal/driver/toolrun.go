@@ -35,16 +35,23 @@ func (r *run) runTools(calls []agent.ToolCall) {
 				}
 			}
 			batch := make([]agent.ToolDone, j-i)
-			var wg sync.WaitGroup
-			for k, c := range calls[i:j] {
-				wg.Add(1)
-				go func() {
-					defer wg.Done()
-					res, err := r.runTool(c)
-					batch[k] = agent.ToolDone{ID: c.ID, Result: res, Err: err}
-				}()
+			if j-i == 1 {
+				// One call runs here: a goroutine to wait for at once
+				// would only hand the turn from one thread to another.
+				res, err := r.runTool(calls[i])
+				batch[0] = agent.ToolDone{ID: calls[i].ID, Result: res, Err: err}
+			} else {
+				var wg sync.WaitGroup
+				for k, c := range calls[i:j] {
+					wg.Add(1)
+					go func() {
+						defer wg.Done()
+						res, err := r.runTool(c)
+						batch[k] = agent.ToolDone{ID: c.ID, Result: res, Err: err}
+					}()
+				}
+				wg.Wait()
 			}
-			wg.Wait()
 			if r.ctx.Err() != nil {
 				return
 			}

@@ -18,10 +18,9 @@ import (
 // go-openai's own types, so the bytes are the ones go-openai would send),
 // kept, and the next request's body is the cached bytes appended.
 //
-// go-openai still builds, sends and parses the request: it gets a request
-// without messages or tools (cheap to encode), and the transport (llmhttp.Call.Body) swaps
-// in the body built here. Its validation, headers, SSE parsing and error
-// types are unchanged.
+// go-openai's validation runs on a request without messages or tools
+// (validateChat); sse.go sends the body built here and reads the stream
+// with go-openai's types and errors.
 
 // msgCacheLimit bounds the encoded bytes kept; past it the older
 // generation is dropped. A conversation larger than that still encodes each
@@ -234,8 +233,8 @@ func (c *bodyCache) requestBody(head openai.ChatCompletionRequest, req agent.Req
 	return append(b, '}'), nil
 }
 
-// encodeRequest returns what go-openai is handed (no messages, no tools)
-// and the body openAITransport sends instead.
+// encodeRequest returns the request's head (no messages, no tools) for
+// validation and the body that is sent.
 func (o *OpenAI) encodeRequest(req agent.Request) (openai.ChatCompletionRequest, []byte, error) {
 	head, err := o.chatRequest(agent.Request{Model: req.Model})
 	if err != nil {

@@ -4,6 +4,7 @@ import (
 	"github.com/agentls/agentls/internal/agent"
 
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -48,10 +49,11 @@ func (c OpenAIConfig) GoString() string { return "agent.OpenAIConfig" + c.String
 // OpenAI is an LLM served by any OpenAI-compatible chat completions API
 // (OpenAI, Ollama, vLLM, llama.cpp, LM Studio, OpenRouter...).
 type OpenAI struct {
-	cfg    OpenAIConfig
-	client *openai.Client
-	idle   time.Duration
-	body   bodyCache // encoded messages, reused across requests (body.go)
+	cfg  OpenAIConfig
+	http *http.Client // feeds the idle timer of each call (llmhttp)
+	auth string       // the Authorization header; empty without a key
+	idle time.Duration
+	body bodyCache // encoded messages, reused across requests (body.go)
 }
 
 var _ agent.LLM = (*OpenAI)(nil)
@@ -66,15 +68,11 @@ func NewOpenAI(cfg OpenAIConfig) *OpenAI {
 	if idle <= 0 {
 		idle = DefaultIdleTimeout(cfg.BaseURL)
 	}
-
-	oc := openai.DefaultConfig(cfg.APIKey)
-	oc.BaseURL = cfg.BaseURL
-	oc.HTTPClient = llmhttp.Client(cfg.HTTPClient)
-	// SSE comments (keep-alives during long prompt processing) count as
-	// "empty messages"; the default 300 aborts healthy streams. Dead streams
-	// are caught by the idle timer instead.
-	oc.EmptyMessagesLimit = 1 << 20
-	return &OpenAI{cfg: cfg, client: openai.NewClientWithConfig(oc), idle: idle}
+	o := &OpenAI{cfg: cfg, http: llmhttp.Client(cfg.HTTPClient), idle: idle}
+	if cfg.APIKey != "" {
+		o.auth = "Bearer " + cfg.APIKey
+	}
+	return o
 }
 
 // DefaultIdleTimeout is how long a stream may stay silent before it counts
@@ -94,21 +92,25 @@ func (o *OpenAI) Stream(ctx context.Context, req agent.Request, onText func(delt
 	parent := ctx
 	ctx, call := llmhttp.Begin(ctx, creq.Model, o.idle)
 	defer call.End()
-	call.Body = body
 	if err := validateChat(creq, req); err != nil {
 		return agent.Response{}, o.classify(parent, ctx, call, err, false)
 	}
 
 	acc := newStreamAccumulator()
-	stream, err := o.client.CreateChatCompletionStream(ctx, creq)
+	resp, err := o.post(ctx, body)
 	if err != nil {
 		return agent.Response{}, o.classify(parent, ctx, call, err, false)
 	}
-	defer stream.Close()
+	defer resp.Body.Close()
+	events := newSSEReader(resp.Body)
 	for {
-		chunk, err := stream.Recv()
+		data, err := events.next()
 		if errors.Is(err, io.EOF) && context.Cause(ctx) == nil {
 			break
+		}
+		var chunk openai.ChatCompletionStreamResponse
+		if err == nil {
+			err = json.Unmarshal(data, &chunk)
 		}
 		if err != nil {
 			return acc.response(req), o.classify(parent, ctx, call, err, acc.partial)

@@ -9,7 +9,6 @@
 package llmhttp
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"io"
@@ -67,9 +66,6 @@ type callKey struct{}
 type Call struct {
 	Model  string
 	Header http.Header // response headers; nil until they arrived
-	// Body, when set, is sent instead of the body the client library
-	// encoded (the chat backend builds it from cached message bytes).
-	Body []byte
 
 	idle   time.Duration
 	timer  *time.Timer
@@ -111,9 +107,6 @@ type transport struct{ base http.RoundTripper }
 
 func (t transport) RoundTrip(r *http.Request) (*http.Response, error) {
 	call, _ := r.Context().Value(callKey{}).(*Call)
-	if call != nil && call.Body != nil {
-		r = withBody(r, call.Body)
-	}
 	resp, err := t.base.RoundTrip(r)
 	if err != nil || call == nil {
 		return resp, err
@@ -139,13 +132,4 @@ func (b idleWatchBody) Read(p []byte) (int, error) {
 		b.touch()
 	}
 	return n, err
-}
-
-// withBody returns r with body in place of the one the library encoded.
-func withBody(r *http.Request, body []byte) *http.Request {
-	r = r.Clone(r.Context())
-	r.Body = io.NopCloser(bytes.NewReader(body))
-	r.ContentLength = int64(len(body))
-	r.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(body)), nil }
-	return r
 }
