@@ -114,7 +114,10 @@ Buffers the user has open stay unsaved."
                          :workspaceEdit (list :documentChanges t)
                          :configuration t)
         :window (list :workDoneProgress t
-                      :showDocument (list :support t))
+                      :showDocument (list :support t)
+                      ;; The server asks (trust, protected files, network)
+                      ;; only a client that says it can show the question.
+                      :showMessage (list :messageActionItem (list :additionalPropertiesSupport :json-false)))
         :textDocument (list :synchronization (list :didSave t)
                             :publishDiagnostics (list :relatedInformation :json-false)
                             :codeAction (list :codeActionLiteralSupport
@@ -338,7 +341,7 @@ Returns nil when VERSION does not match the buffer's."
          (let ((agentls--quiet-visit nil))
            (display-buffer (find-file-noselect (agentls--uri-to-path uri)))))
        (list :success t)))
-    ('window/showMessageRequest nil)
+    ('window/showMessageRequest (agentls--ask params))
     (_ (jsonrpc-error :code -32601 :message (format "agentls.el does not handle %s" method)))))
 
 (defun agentls--handle-notification (conn method params)
@@ -349,6 +352,26 @@ Returns nil when VERSION does not match the buffer's."
     ('window/showMessage (message "agentls: %s" (plist-get params :message)))
     (_ nil)))
 
+;;; The server's questions
+
+(defun agentls--ask (params)
+  "Ask the user the server's question (window/showMessageRequest PARAMS).
+The question's text is the prompt and its actions the choices: whether
+to trust a workspace .agentls.json, change a protected file or run a
+command again with network.  Nothing is answered for the user: quitting
+\(C-g) or no choice answers null, which the server takes as no."
+  (let* ((actions (append (plist-get params :actions) nil))
+         (titles (mapcar (lambda (a) (plist-get a :title)) actions))
+         (question (or (plist-get params :message) "")))
+    (if (null titles)
+        (progn (message "agentls: %s" question) nil)
+      (let ((pick (condition-case nil
+                      (completing-read (format "agentls asks: %s\nAnswer (%s): " question
+                                               (string-join titles " / "))
+                                       titles nil t)
+                    (quit nil))))
+        (and (member pick titles) (list :title pick))))))
+
 ;;; Diagnostics, through Flymake
 
 (defvar-local agentls--flymake-report nil)
@@ -356,19 +379,66 @@ Returns nil when VERSION does not match the buffer's."
 (defun agentls--diag-type (sev)
   (pcase sev (1 :error) (2 :warning) (_ :note)))
 
+(defcustom agentls-dedupe-diagnostics t
+  "Non-nil: hide an agentls diagnostic that repeats another source's message
+on the same line (a compile error gopls already shows, through Eglot)."
+  :type 'boolean :group 'agentls)
+
+(defvar-local agentls--shown 0 "How many agentls diagnostics Flymake shows.")
+
+(defun agentls--repeated-p (msg beg)
+  "Non-nil when another Flymake backend shows MSG on the line of BEG."
+  (let ((msg (string-trim (or msg ""))))
+    (and agentls-dedupe-diagnostics
+         (not (string-empty-p msg))
+         (save-excursion
+           (goto-char beg)
+           (cl-some (lambda (o)
+                      (and (not (eq (flymake-diagnostic-backend o) 'agentls-flymake-backend))
+                           (let ((om (string-trim (or (flymake-diagnostic-text o) ""))))
+                             (and (not (string-empty-p om))
+                                  (or (string-search om msg) (string-search msg om))))))
+                    (flymake-diagnostics (line-beginning-position) (line-end-position)))))))
+
 (defun agentls--flymake-diags ()
   (let ((c (or agentls--conn (agentls-connection-for))))
     (when (and c buffer-file-name)
-      (mapcar (lambda (d)
-                (let* ((r (plist-get d :range))
-                       (beg (agentls--lsp-to-point (plist-get r :start)))
-                       (end (agentls--lsp-to-point (plist-get r :end))))
-                  (when (= beg end)
-                    (setq end (min (point-max) (1+ beg))))
-                  (flymake-make-diagnostic (current-buffer) beg end
-                                           (agentls--diag-type (plist-get d :severity))
-                                           (format "agentls: %s" (plist-get d :message)))))
-              (gethash (agentls--path-to-uri buffer-file-name) (agentls-connection-diagnostics c))))))
+      (let ((out
+             (delq nil
+                   (mapcar (lambda (d)
+                             (let* ((r (plist-get d :range))
+                                    (beg (agentls--lsp-to-point (plist-get r :start)))
+                                    (end (agentls--lsp-to-point (plist-get r :end))))
+                               (when (= beg end)
+                                 (setq end (min (point-max) (1+ beg))))
+                               (unless (agentls--repeated-p (plist-get d :message) beg)
+                                 (flymake-make-diagnostic (current-buffer) beg end
+                                                          (agentls--diag-type (plist-get d :severity))
+                                                          (format "agentls: %s" (plist-get d :message))))))
+                           (gethash (agentls--path-to-uri buffer-file-name) (agentls-connection-diagnostics c))))))
+        (setq agentls--shown (length out))
+        out))))
+
+(defun agentls--after-other-report (backend &rest _)
+  "After another Flymake backend reports: show agentls's list again if
+what it repeats changed."
+  (when (and agentls-managed-mode agentls--flymake-report
+             (not (eq backend 'agentls-flymake-backend)))
+    (let ((buf (current-buffer)))
+      (run-at-time 0 nil
+                   (lambda ()
+                     (when (buffer-live-p buf)
+                       (with-current-buffer buf
+                         (let ((n agentls--shown)
+                               (diags (agentls--flymake-diags)))
+                           (unless (= n (length diags))
+                             (ignore-errors
+                               (funcall agentls--flymake-report diags
+                                        :region (cons (point-min) (point-max)))))))))))))
+;; Flymake has no hook for "a backend reported"; its report handler is
+;; the one place every backend's list passes through.
+(when (fboundp 'flymake--handle-report)
+  (advice-add 'flymake--handle-report :after #'agentls--after-other-report))
 
 (defun agentls-flymake-backend (report-fn &rest _)
   "Flymake backend: the diagnostics agentls published for this buffer."

@@ -96,10 +96,13 @@ With no task yet, TEXT starts one.  Returns the task id."
               ""))))
 
 (defun agentls-history-actions (tk)
-  "What can be done with task TK: undo only when it changed files."
+  "What can be done with task TK: undo only when the server can undo it."
   (append '("transcript" "continue")
           (cond ((eq (plist-get tk :review) t) '("diff" "accept" "reject"))
-                ((> (length (plist-get tk :filesChanged)) 0) '("undo")))))
+                ((if (plist-member tk :undoable)
+                     (eq (plist-get tk :undoable) t)
+                   (> (length (plist-get tk :filesChanged)) 0))
+                 '("undo")))))
 
 ;;;###autoload
 (defun agentls-history (&optional task-id action)

@@ -37,6 +37,7 @@
 (require 'eglot)
 (require 'jsonrpc)
 (require 'agentls-conn)
+(declare-function agentls--history-label "agentls-review")
 
 (defgroup agentls nil
   "The agentls coding agent, through Eglot."
@@ -396,8 +397,15 @@ Returns a marker at the start of the inserted text."
   (let* ((caps (cl-call-next-method))
          (window (plist-get caps :window)))
     (unless (plist-get window :workDoneProgress)
-      (setq caps (plist-put caps :window (plist-put window :workDoneProgress t))))
-    caps))
+      (setq window (plist-put window :workDoneProgress t)))
+    ;; Eglot answers window/showMessageRequest in the minibuffer but 1.9
+    ;; does not say so, and the server asks (trust a workspace file,
+    ;; change a protected file, run again with network) only a client
+    ;; that says it can.
+    (unless (plist-get window :showMessage)
+      (setq window (plist-put window :showMessage (list :messageActionItem
+                                                        (list :additionalPropertiesSupport :json-false)))))
+    (plist-put caps :window window)))
 
 (cl-defmethod eglot-handle-request
   ((_server agentls-server) (_method (eql window/workDoneProgress/create)) &rest _)
@@ -562,7 +570,8 @@ With a prefix argument (THIS-FILE), only those in the current file."
          (args (list :taskId id)))
     (when this-file (setq args (plist-put args :uri (agentls--uri))))
     (let ((res (agentls-command "agentls.accept" args)))
-      (message "agentls.accept %s: %S" id res)
+      (message "agentls: %s %s%s" (if (eq (plist-get res :applied) t) "accepted" "did not accept") id
+               (if (plist-get res :reason) (concat ": " (plist-get res :reason)) ""))
       res)))
 
 ;;;###autoload
@@ -574,17 +583,47 @@ With a prefix argument (THIS-FILE), only those in the current file."
          (args (list :taskId id)))
     (when this-file (setq args (plist-put args :uri (agentls--uri))))
     (let ((res (agentls-command "agentls.reject" args)))
-      (message "agentls.reject %s: %S" id res)
+      (message "agentls: rejected %s%s" id
+               (if (plist-get res :reason) (concat ": " (plist-get res :reason)) ""))
       res)))
+
+;;; Undo
+
+(defun agentls-undo-candidates ()
+  "The server's tasks that agentls.undo can revert now, newest first.
+A task with no changes (or undone already) is never one."
+  (reverse (cl-remove-if-not (lambda (tk) (eq (plist-get tk :undoable) t))
+                             (append (plist-get (agentls-command "agentls.status") :tasks) nil))))
+
+(defun agentls--undo-text (id res)
+  "What undoing ID answered (RES), as a sentence."
+  (let ((where (mapconcat (lambda (c)
+                            (format "%s:%d" (file-name-nondirectory (agentls--uri-to-path (or (plist-get c :uri) "")))
+                                    (1+ (or (plist-get c :line) 0))))
+                          (append (plist-get res :conflicts) nil) ", ")))
+    (cond ((and (eq (plist-get res :applied) t) (not (string-empty-p where)))
+           (format "agentls: undid %s except where the files changed since: %s" id where))
+          ((eq (plist-get res :applied) t) (format "agentls: undid %s" id))
+          (t (format "agentls: did not undo %s: %s" id
+                     (or (plist-get res :reason) (and (not (string-empty-p where)) where) "nothing to undo"))))))
 
 ;;;###autoload
 (defun agentls-undo (&optional task-id)
-  "Undo what the newest finished task (or TASK-ID) applied."
+  "Undo what task TASK-ID applied.
+Without TASK-ID, ask which task: those with changes to undo, newest
+first.  A refusal is shown with the server's reason; returns the answer."
   (interactive)
-  (let* ((id (or task-id (agentls--latest (lambda (p) (not (agentls--running-p p))))
-                 (user-error "agentls: no finished task")))
-         (res (agentls-command "agentls.undo" (list :taskId id))))
-    (message "agentls.undo %s: %S" id res)
+  (let* ((id (or task-id
+                 (let* ((cands (agentls-undo-candidates))
+                        (labels (mapcar (lambda (tk) (cons (agentls--history-label tk) tk)) cands)))
+                   (unless cands (user-error "agentls: no task has changes to undo"))
+                   (plist-get (cdr (assoc (completing-read "agentls: undo which task? " labels nil t) labels))
+                              :taskId))))
+         (res (condition-case err
+                  (agentls-command "agentls.undo" (list :taskId id))
+                (jsonrpc-error (list :applied :json-false
+                                     :reason (or (alist-get 'jsonrpc-error-message (cdr err)) "no answer"))))))
+    (message "%s" (agentls--undo-text id res))
     res))
 
 ;;;###autoload

@@ -232,7 +232,70 @@
         (test-check "agentls-status lists the tasks"
                     (and (equal (cdr (assoc t1 st)) "ok") (equal (cdr (assoc t2 st)) "cancelled")
                          (equal (cdr (assoc t3 st)) "ok"))
-                    (format "%S" st))))))
+                    (format "%S" st)))
+
+      ;; 7. Per-change review through Eglot's own code actions, at column 0
+      ;;    of a proposal's line, and after the user typed above it.
+      (let* ((dpath (expand-file-name "d.txt" test-ws)) dbuf t6)
+        (with-temp-file dpath (insert "one two three\nfour five six\nseven eight nine\n"))
+        (setq dbuf (find-file-noselect dpath))
+        (test-wait 5 (lambda () (with-current-buffer dbuf (ignore-errors (eglot-current-server)))))
+        (with-current-buffer dbuf (setq t6 (agentls-run "Propose capitals in d.txt" t)))
+        (test-wait-end t6 20)
+        (cl-flet ((lines () (with-current-buffer dbuf
+                              (mapcar (lambda (d) (line-number-at-pos (flymake-diagnostic-beg d)))
+                                      (flymake-diagnostics))))
+                  (accept-at (line)
+                    (with-current-buffer dbuf
+                      (goto-char (point-min))
+                      (forward-line (1- line))
+                      (let (offered)
+                        (cl-letf (((symbol-function 'completing-read)
+                                   (lambda (_p coll &rest _)
+                                     (setq offered (mapcar (lambda (c) (if (consp c) (car c) c)) coll))
+                                     "Accept this change")))
+                          ;; As from the keyboard: Eglot pops a menu after a mouse event.
+                          (condition-case err (let ((last-nonmenu-event ?\r))
+                                                (call-interactively #'eglot-code-actions))
+                            (error (message "eglot-code-actions: %S" err))))
+                        offered))))
+          (with-current-buffer dbuf (flymake-start))
+          (test-wait 5 (lambda () (= 2 (length (lines)))))
+          (let ((offered (accept-at 1)))
+            (test-check "eglot-code-actions at column 0 of a proposal line offers Accept/Reject this change, and Accept applies it"
+                        (and (member "Reject this change" offered)
+                             (test-wait 5 (lambda () (equal (test-line1 dbuf) "one two THREE"))))
+                        (format "line 1 %S, offered %S" (test-line1 dbuf) offered)))
+          (with-current-buffer dbuf
+            (goto-char (point-min))
+            (insert "a line the user typed\n")
+            (eglot--signal-textDocument/didChange))
+          (test-check "the proposal follows the text when the user types above it (Eglot)"
+                      (test-wait 5 (lambda () (equal (lines) '(4)))) (format "%S" (lines)))
+          (accept-at 4)
+          (test-check "Accept this change works at the proposal's new line (Eglot)"
+                      (test-wait 5 (lambda () (with-current-buffer dbuf
+                                                (string-search "a line the user typed\none two THREE\nfour five six\nseven eight NINE"
+                                                               (buffer-string)))))
+                      (with-current-buffer dbuf (buffer-string))))
+
+        ;; 8. "Trust this file", asked by Eglot's own showMessageRequest.
+        (with-temp-file (expand-file-name ".agentls.json" test-ws)
+          (insert "{\"tools\": {\"allow\": [\"echo trusted\"]}}\n"))
+        (with-current-buffer dbuf (eglot-signal-didChangeConfiguration (eglot-current-server)))
+        (let (question t7)
+          (cl-letf (((symbol-function 'completing-read)
+                     (lambda (p &rest _) (setq question p) "Trust this file")))
+            (with-current-buffer dbuf (setq t7 (agentls-run "say hi")))
+            (test-wait-end t7 20))
+          (let ((store (expand-file-name "agentls/trust.json" (getenv "XDG_STATE_HOME"))))
+            (test-check "\"Trust this file\" is asked with the question text, and the answer reaches the server (Eglot)"
+                        (and question (string-search "Trust it?" question)
+                             (equal (plist-get (test-task t7) :status) "ok")
+                             (file-exists-p store)
+                             (with-temp-buffer (insert-file-contents store)
+                                               (string-search (expand-file-name ".agentls.json" test-ws) (buffer-string))))
+                        (format "question %S, task %S" question (plist-get (test-task t7) :status)))))))))
 
 (defvar test-no-main nil "Non-nil: only define the helpers (conn.el loads them).")
 (unless test-no-main

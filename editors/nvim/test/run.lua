@@ -174,6 +174,11 @@ do
     new_task = new_task, contains = contains, line1 = line1, messages = messages, out = out, ws = ws, here = here })
   M.before_setup = more.before_setup
   M.more = more.run
+  local review = require('run_review')
+  M.helpers = { check = check, pass = pass, fail = fail, skip = skip, sync = sync, wait_task = wait_task,
+    new_task = new_task, contains = contains, messages = messages, ws = ws }
+  review.init(M.helpers)
+  M.review = review.run
 end
 
 function M.main()
@@ -439,6 +444,8 @@ function M.body()
     'buffer ' .. vim.api.nvim_buf_get_name(0) .. ': ' .. vim.inspect({ unpack(tlines, 1, 12) }))
   check(':AgentStatus shows the tasks', shown, 'messages since: ' .. vim.inspect({ unpack(messages, before + 1) }))
   M.more(a, { t1 = t1, t2 = t2, t3 = t3, abuf = abuf, bbuf = bbuf, hello = hello, proposals = proposals })
+  M.helpers.ids = { t1 = t1, t2 = t2 }
+  M.review(a)
 end
 
 return M

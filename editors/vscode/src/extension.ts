@@ -140,6 +140,22 @@ class Agentls {
       outputChannel: this.serverLog,
       initializationOptions,
       diagnosticCollectionName: 'agentls',
+      middleware: {
+        window: {
+          // The server shows a review task's whole diff as a .diff file;
+          // the extension opens VS Code's own diff editor instead
+          // (openDiffIfReview), so that document would be a second,
+          // read-only copy of the same review.
+          showDocument: async (params, next) => {
+            if (isReviewDiffFile(params.uri) && vscode.workspace.getConfiguration('agentls').get<boolean>('review.openDiff', true)) {
+              this.probe.write('showDocumentHandled', { uri: params.uri });
+              return { success: true };
+            }
+            const res = await next(params, new vscode.CancellationTokenSource().token);
+            return 'success' in res ? res : { success: false };
+          },
+        },
+      },
     };
     const client = new LanguageClient('agentls', 'agentls', serverOptions, clientOptions);
     client.registerFeature(noChangeAnnotations as any);
@@ -330,18 +346,42 @@ class Agentls {
     }
   }
 
+  /**
+   * Undo asks which task: the server's tasks whose changes can be undone
+   * (undoable), newest first. A refusal is the server's reason, never a
+   * raw error.
+   */
   async undoTask(arg?: TaskArgs): Promise<void> {
-    const taskId = this.pickTask(arg);
-    if (!taskId) return;
+    let taskId = arg?.taskId;
+    if (!taskId) {
+      const st = await this.exec('agentls.status', {});
+      if (!st) return;
+      const tasks = undoCandidates(st.tasks ?? []);
+      const items = tasks.map((t) => ({
+        label: `${t.taskId} ${statusWord(t)}`,
+        description: t.task,
+        detail: (t.filesChanged ?? []).map((u: string) => u.split('/').pop()).join(', ') || undefined,
+        taskId: t.taskId as string,
+      }));
+      this.probe.write('undoPicker', { items: items.map((i) => i.taskId) });
+      if (items.length === 0) {
+        void vscode.window.showInformationMessage('agentls: no task has changes to undo.');
+        return;
+      }
+      const pick = await vscode.window.showQuickPick(items, { title: 'agentls: Undo Task', placeHolder: 'Which task\'s changes to undo?' });
+      if (!pick) return;
+      taskId = pick.taskId;
+    }
     const res = await this.exec('agentls.undo', { taskId });
     if (!res) return;
-    const conflicts: string[] = res.conflicts ?? [];
-    if (conflicts.length > 0) {
-      void vscode.window.showWarningMessage(
-        `agentls: undid ${taskId} except where the files changed since: ${conflicts.join(', ')}`,
-      );
+    const conflicts: any[] = res.conflicts ?? [];
+    const where = conflicts.map((c) => (typeof c === 'string' ? c : `${String(c.uri).split('/').pop()}:${(c.line ?? 0) + 1}`));
+    if (res.applied && conflicts.length > 0) {
+      void vscode.window.showWarningMessage(`agentls: undid ${taskId} except where the files changed since: ${where.join(', ')}`);
     } else if (res.applied) {
       void vscode.window.showInformationMessage(`agentls: undid ${taskId}.`);
+    } else {
+      void vscode.window.showWarningMessage(`agentls: did not undo ${taskId}: ${res.reason || where.join(', ') || 'nothing to undo'}`);
     }
   }
 
@@ -406,7 +446,7 @@ class Agentls {
     const t = pick.task;
     const acts = ['Open Transcript', 'Continue'];
     if (t.review) acts.push('Review Diff', 'Accept All', 'Reject All');
-    else if ((t.filesChanged ?? []).length > 0) acts.push('Undo');
+    else if (t.undoable ?? (t.filesChanged ?? []).length > 0) acts.push('Undo');
     this.probe.write('historyActions', { taskId: t.taskId, actions: acts });
     const act = await vscode.window.showQuickPick(acts, { title: `agentls ${t.taskId}` });
     if (act === 'Open Transcript') await this.showTranscript({ taskId: t.taskId });
@@ -472,6 +512,16 @@ class Agentls {
     this.probe.write('apiKeySet', { removed: key.trim() === '' });
     await this.restart();
   }
+}
+
+/** The server's whole-task review file (<state>/reviews/<task>-<session>.diff). */
+function isReviewDiffFile(uri: string): boolean {
+  return /\/reviews\/[^/]+\.diff$/.test(uri);
+}
+
+/** Tasks agentls.undo can revert now, newest first. */
+function undoCandidates(tasks: any[]): any[] {
+  return tasks.filter((t) => t && t.undoable === true).reverse();
 }
 
 function isExecutable(p: string): boolean {

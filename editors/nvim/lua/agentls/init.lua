@@ -516,9 +516,73 @@ end
 -- the task defaults to the newest finished review task.
 M.accept = task_command('agentls.accept', finished_review, true)
 M.reject = task_command('agentls.reject', finished_review, true)
--- undo reverts what a task applied: opts { taskId? } (default: the newest
--- finished task).
-M.undo = task_command('agentls.undo', finished, false)
+-- undo_candidates are the tasks agentls.undo can revert now (the server's
+-- undoable), newest first; a task with no changes is never one.
+function M.undo_candidates(list)
+  local out = {}
+  for _, t in ipairs(list or {}) do
+    if t.undoable == true then
+      table.insert(out, 1, t)
+    end
+  end
+  return out
+end
+
+local function undo_notice(id, err, res)
+  if err then
+    return notify('could not undo ' .. id .. ': ' .. (err.message or 'no answer'), vim.log.levels.WARN)
+  end
+  local where = {}
+  for _, c in ipairs(res.conflicts or {}) do
+    local ok, p = pcall(vim.uri_to_fname, c.uri or '')
+    table.insert(where, string.format('%s:%d', ok and vim.fn.fnamemodify(p, ':.') or '?', (c.line or 0) + 1))
+  end
+  if res.applied and #where > 0 then
+    notify('undid ' .. id .. ' except where the files changed since: ' .. table.concat(where, ', '), vim.log.levels.WARN)
+  elseif res.applied then
+    notify('undid ' .. id)
+  else
+    notify('did not undo ' .. id .. ': ' .. (res.reason or table.concat(where, ', ')), vim.log.levels.WARN)
+  end
+end
+
+-- undo reverts what a task applied. opts.taskId names the task; without
+-- it the user picks one of the tasks with changes to undo, newest first
+-- (vim.ui.select, kind "agentls.undo"). The server's refusal is a notice
+-- with its reason. cb(err, result) instead of the notice when given.
+function M.undo(opts, cb)
+  opts = opts or {}
+  local function go(id)
+    M.exec('agentls.undo', { taskId = id }, function(err, res)
+      if cb then
+        return cb(err, res)
+      end
+      undo_notice(id, err, res)
+    end)
+  end
+  if opts.taskId then
+    return go(opts.taskId)
+  end
+  M.status(nil, function(err, res)
+    if err then
+      return cb and cb(err) or notify('undo: ' .. (err.message or ''), vim.log.levels.WARN)
+    end
+    local list = M.undo_candidates(res.tasks)
+    if #list == 0 then
+      local r = { applied = false, conflicts = {}, reason = 'no task has changes to undo' }
+      return cb and cb(nil, r) or notify(r.reason)
+    end
+    vim.ui.select(list, {
+      prompt = 'agentls: undo which task?',
+      kind = 'agentls.undo',
+      format_item = require('agentls.pickers').label,
+    }, function(t)
+      if t then
+        go(t.taskId)
+      end
+    end)
+  end)
+end
 
 -- open_transcript opens the Markdown transcript of a task (default: the
 -- newest) in a split; cb(err, path) instead when given.

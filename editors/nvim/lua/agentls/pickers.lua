@@ -10,7 +10,7 @@ local function notify(msg, level)
   vim.notify('agentls: ' .. msg, level or vim.log.levels.INFO)
 end
 
-local function label(t)
+function M.label(t)
   local files = t.filesChanged or {}
   local s = string.format('%s  %-20s %s', t.taskId, agentls().status_word(t), (t.task or ''):gsub('\n', ' '))
   if #files > 0 then
@@ -24,13 +24,14 @@ local function label(t)
   return s
 end
 
--- actions a task offers: undo only when it changed files and is not a
--- review task (whose changes are accepted or rejected instead).
+-- actions a task offers: undo only when the server can undo it (it
+-- changed files that are not undone yet); a review task is accepted or
+-- rejected instead.
 local function actions(t)
   local out = { 'transcript', 'continue' }
   if t.review and t.status ~= 'running' then
     vim.list_extend(out, { 'diff', 'accept', 'reject' })
-  elseif #(t.filesChanged or {}) > 0 then
+  elseif t.undoable == true or (t.undoable == nil and #(t.filesChanged or {}) > 0) then
     table.insert(out, 'undo')
   end
   return out
@@ -71,7 +72,7 @@ function M.history()
     if #list == 0 then
       return notify('no tasks yet')
     end
-    vim.ui.select(list, { prompt = 'agentls tasks', format_item = label, kind = 'agentls.task' }, function(t)
+    vim.ui.select(list, { prompt = 'agentls tasks', format_item = M.label, kind = 'agentls.task' }, function(t)
       if not t then
         return
       end

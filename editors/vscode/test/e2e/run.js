@@ -178,10 +178,6 @@ function endOf(folder, taskId) {
   return (r) => r.kind === 'end' && (!taskId || r.taskId === taskId);
 }
 
-function notYetAvailable(r) {
-  return r && r.error && /not available in this build/i.test(r.error);
-}
-
 // ---- the cases -------------------------------------------------------------
 
 const cases = [];
@@ -249,18 +245,27 @@ def('run a task: selection sent, edit lands, progress, stream, status bar, scree
   await page.screenshot({ path: shot });
   console.log(`  screenshot: ${shot}`);
 
-  // Undo and Show Transcript come with the lead's next commits; SKIP until then.
+  // Undo asks which task: only tasks with changes to undo, newest first.
   const skipped = [];
   await runPaletteCommand(page, 'agentls: Undo Task');
+  const up = await waitProbe(folder, 'the undo picker', (r) => r.kind === 'undoPicker', 10000);
+  assert(JSON.stringify(up.items) === JSON.stringify([end.taskId]), `undo offers ${JSON.stringify(up.items)}, want [${end.taskId}]`);
+  await page.locator('.quick-input-widget .quick-input-title', { hasText: 'Undo Task' }).waitFor({ state: 'visible', timeout: 10000 });
+  await page.locator('.quick-input-widget .monaco-list-row', { hasText: end.taskId }).first().waitFor({ state: 'visible', timeout: 10000 });
+  await page.keyboard.press('Enter');
   const undo = await waitProbe(folder, 'agentls.undo to answer', (r) => r.kind === 'commandResult' && r.command === 'agentls.undo', 10000);
-  if (notYetAvailable(undo)) {
-    skipped.push('undo (server says agentls.undo is not available yet)');
-  } else {
-    assert(!undo.error && undo.result?.applied, `undo failed: ${JSON.stringify(undo)}`);
-    await waitFor('the undo to restore the text', async () => /hello world/.test(await editorText(page)), 5000);
-  }
+  assert(!undo.error && undo.result?.applied, `undo failed: ${JSON.stringify(undo)}`);
+  await waitFor('the undo to restore the text', async () => /hello world/.test(await editorText(page)), 5000);
+  // Nothing left to undo: a plain sentence, no picker, no raw error.
+  await runPaletteCommand(page, 'agentls: Undo Task');
+  const up2 = await waitFor('the second undo picker', () => probe(folder).filter((r) => r.kind === 'undoPicker')[1], 10000);
+  assert(up2.items.length === 0, `an undone task is offered again: ${JSON.stringify(up2.items)}`);
+  const toasts = page.locator('.notifications-toasts');
+  await waitFor('"no task has changes to undo"', async () => /no task has changes to undo/.test(await domText(toasts)), 5000);
+  const toastText = await domText(toasts);
+  assert(!/jsonrpc|Request .* failed|-32\d\d\d/i.test(toastText), `a raw error is shown: ${toastText}`);
   await runPaletteCommand(page, 'agentls: Show Transcript');
-  const st = await waitProbe(folder, 'agentls.status to answer', (r) => r.kind === 'commandResult' && r.command === 'agentls.status', 10000);
+  const st = await waitProbe(folder, 'agentls.status to answer', (r) => r.kind === 'commandResult' && r.command === 'agentls.status' && r.args?.taskId, 10000);
   assert(!st.error, `agentls.status failed: ${st.error}`);
   if (!st.result?.transcript) {
     skipped.push('transcript file (agentls.status has no transcript field yet)');
@@ -349,6 +354,28 @@ def('review mode: settings change, proposal, native diff editor, Accept applies 
   const shot = path.join(ARTIFACTS, 'vscode-review-diff.png');
   await page.screenshot({ path: shot });
   console.log(`  screenshot: ${shot}`);
+  // The server's whole-task .diff file is not opened beside the native diff.
+  const sd = await waitProbe(folder, 'the extension to take the review showDocument', (r) => r.kind === 'showDocumentHandled', 10000);
+  assert(/\/reviews\/.*\.diff$/.test(sd.uri), `showDocument: ${JSON.stringify(sd)}`);
+  assert((await page.locator('.tabs-container .tab', { hasText: /\.diff/ }).count()) === 0, 'a .diff text document was opened');
+  // Ctrl+. at column 0 of the proposal's line, in the file itself, offers
+  // Accept/Reject this change as quick fixes.
+  await page.keyboard.press('F1');
+  const qi = page.locator('.quick-input-widget .quick-input-box input');
+  await qi.waitFor({ state: 'visible', timeout: 10000 });
+  await qi.fill('hello.txt');
+  await page.locator('.quick-input-widget .monaco-list-row', { hasText: 'hello.txt' }).first().waitFor({ state: 'visible', timeout: 10000 });
+  await page.keyboard.press('Enter');
+  await page.waitForFunction(() => !document.querySelector('.quick-input-widget') || getComputedStyle(document.querySelector('.quick-input-widget')).display === 'none');
+  await page.keyboard.press('Control+Home');
+  await page.keyboard.press('ArrowDown');
+  await page.keyboard.press('Control+Period');
+  const menu = page.locator('.action-widget');
+  await waitFor('the quick fix menu with Accept/Reject this change',
+    async () => /Accept this change/.test(await domText(menu)) && /Reject this change/.test(await domText(menu)), 10000);
+  await page.screenshot({ path: path.join(ARTIFACTS, 'vscode-review-quickfix.png') });
+  await page.keyboard.press('Escape');
+  await page.locator('.tabs-container .tab', { hasText: /↔/ }).first().click();
   // Accept from the diff editor's title: applied as is, no Refactor Preview.
   await page.locator('.editor-actions a[aria-label*="Accept This File"]').first().click();
   const acc = await waitProbe(folder, 'agentls.accept to answer', (r) => r.kind === 'commandResult' && r.command === 'agentls.accept', 15000);
@@ -421,6 +448,13 @@ def('conversation panel: Markdown, one line per tool call, model picker, follow-
   await page.screenshot({ path: shot });
   console.log(`  screenshot: ${shot}`);
 
+  // Undo asks which task, and a follow-up with no changes is not offered.
+  await runPaletteCommand(page, 'agentls: Undo Task');
+  const up = await waitProbe(folder, 'the undo picker', (r) => r.kind === 'undoPicker', 10000);
+  assert(JSON.stringify(up.items) === JSON.stringify([end.taskId]), `undo offers ${JSON.stringify(up.items)}: want only ${end.taskId}, not the follow-up`);
+  await page.locator('.quick-input-widget .quick-input-title', { hasText: 'Undo Task' }).waitFor({ state: 'visible', timeout: 10000 });
+  await page.keyboard.press('Escape');
+
   // Task history: a task with changes offers Undo, a follow-up without none.
   await runPaletteCommand(page, 'agentls: Task History');
   const hist = page.locator('.quick-input-widget .monaco-list-rows');
@@ -455,6 +489,30 @@ def('API key from "agentls: Set API Key" reaches the model, and nothing writes i
   for (const f of [RESULTS, path.join(ARTIFACTS, `agentls-${llm.name}.log`), path.join(ARTIFACTS, 'code-server.log'), path.join(dir, '.vscode', 'settings.json'), path.join(WORK, 'user-data', 'User', 'settings.json')]) {
     if (fs.existsSync(f)) assert(!fs.readFileSync(f, 'utf8').includes(key), `the API key is written in ${f}`);
   }
+});
+
+def('a workspace .agentls.json that widens power: "Trust this file" is asked natively and the answer reaches the server', async ({ browser, port }) => {
+  const llm = await startFakeLLM('trust');
+  const dir = path.join(WORK, 'ws-trust');
+  writeFiles(dir, {
+    'notes.txt': 'nothing here\n',
+    '.agentls.json': { tools: { allow: ['echo trusted'] } },
+    '.vscode/settings.json': workspaceSettings(llm),
+  });
+  const { page, folder } = await openWindow(browser, port, dir);
+  await runTaskFromPalette(page, 'say hello');
+  const toast = page.locator('.notifications-toasts .notification-toast', { hasText: 'Trust it?' }).first();
+  await toast.waitFor({ state: 'visible', timeout: 15000 });
+  const q = await domText(toast);
+  assert(q.includes('.agentls.json') && q.includes('tools.allow'), `the question does not name the file and the key: ${q}`);
+  await page.screenshot({ path: path.join(ARTIFACTS, 'vscode-trust-question.png') });
+  await toast.getByRole('button', { name: 'Trust this file' }).click();
+  const end = await waitProbe(folder, 'the task to end', endOf(folder), 20000);
+  assert(end.result?.status === 'ok', `task ended ${JSON.stringify(end.result)}`);
+  const store = path.join(WORK, 'state', 'agentls', 'trust.json');
+  const trusted = fs.existsSync(store) ? fs.readFileSync(store, 'utf8') : '';
+  assert(trusted.includes(path.join(dir, '.agentls.json')), `the server did not record the trust: ${store}: ${trusted}`);
+  await page.close();
 });
 
 // ---- main ------------------------------------------------------------------
