@@ -1,8 +1,6 @@
 package e2e
 
 import (
-	"github.com/agentls/agentls/internal/testkit/lspclient"
-
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -10,6 +8,8 @@ import (
 	"testing"
 
 	"go.lsp.dev/protocol"
+
+	"github.com/agentls/agentls/internal/testkit/lspclient"
 )
 
 // The model is told the project's AGENTS.md and the editor's file and

@@ -1,12 +1,12 @@
 package e2e
 
 import (
-	"github.com/agentls/agentls/internal/testkit/lspclient"
-
 	"strings"
 	"testing"
 
 	"go.lsp.dev/protocol"
+
+	"github.com/agentls/agentls/internal/testkit/lspclient"
 )
 
 const fixThenRefix = `{"turns":[

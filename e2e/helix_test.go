@@ -1,14 +1,14 @@
 package e2e
 
 import (
-	"github.com/agentls/agentls/internal/testkit/lspclient"
-
 	"context"
 	"encoding/json"
 	"os"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/agentls/agentls/internal/testkit/lspclient"
 )
 
 // helixCall is a request as Helix makes it: answered within 20 s or the

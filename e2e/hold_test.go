@@ -1,13 +1,13 @@
 package e2e
 
 import (
-	"github.com/agentls/agentls/internal/testkit/lspclient"
-
 	"encoding/json"
 	"strings"
 	"testing"
 
 	"go.lsp.dev/protocol"
+
+	"github.com/agentls/agentls/internal/testkit/lspclient"
 )
 
 // An accept whose workspace/applyEdit the editor never answers (VS Code's

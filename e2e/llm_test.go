@@ -1,11 +1,11 @@
 package e2e
 
 import (
-	"github.com/agentls/agentls/internal/testkit/lspclient"
-
 	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/agentls/agentls/internal/testkit/lspclient"
 )
 
 // The loop against a misbehaving model server, through the real binary.

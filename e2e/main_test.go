@@ -1,8 +1,6 @@
 package e2e
 
 import (
-	"github.com/agentls/agentls/internal/testkit/lspclient"
-
 	"context"
 	"fmt"
 	"os"
@@ -12,6 +10,7 @@ import (
 	"time"
 
 	"github.com/agentls/agentls/internal/testkit/fakellm"
+	"github.com/agentls/agentls/internal/testkit/lspclient"
 )
 
 var binary string

@@ -1,8 +1,6 @@
 package e2e
 
 import (
-	"github.com/agentls/agentls/internal/testkit/lspclient"
-
 	"encoding/json"
 	"strings"
 	"testing"
@@ -10,6 +8,8 @@ import (
 
 	"go.lsp.dev/protocol"
 	"go.lsp.dev/uri"
+
+	"github.com/agentls/agentls/internal/testkit/lspclient"
 )
 
 const twoHunks = `{"turns":[

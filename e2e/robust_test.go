@@ -1,8 +1,6 @@
 package e2e
 
 import (
-	"github.com/agentls/agentls/internal/testkit/lspclient"
-
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -11,6 +9,8 @@ import (
 	"time"
 
 	"go.lsp.dev/protocol"
+
+	"github.com/agentls/agentls/internal/testkit/lspclient"
 )
 
 func TestCreateFile(t *testing.T) {

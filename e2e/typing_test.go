@@ -1,14 +1,14 @@
 package e2e
 
 import (
-	"github.com/agentls/agentls/internal/testkit/lspclient"
-
 	"encoding/json"
 	"fmt"
 	"math/rand"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/agentls/agentls/internal/testkit/lspclient"
 )
 
 // The user types at random moments while a scripted task makes 1,000 edits

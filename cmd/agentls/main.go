@@ -8,8 +8,6 @@
 package main
 
 import (
-	"github.com/agentls/agentls/internal/llm/record"
-
 	"context"
 	"errors"
 	"flag"
@@ -25,6 +23,7 @@ import (
 	"github.com/agentls/agentls/internal/assemble"
 	"github.com/agentls/agentls/internal/cli"
 	"github.com/agentls/agentls/internal/config"
+	"github.com/agentls/agentls/internal/llm/record"
 	"github.com/agentls/agentls/internal/logging"
 	"github.com/agentls/agentls/internal/lsp"
 	"github.com/agentls/agentls/internal/proc"

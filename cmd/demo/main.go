@@ -13,8 +13,6 @@
 package main
 
 import (
-	"github.com/agentls/agentls/internal/testkit/lspclient"
-
 	"context"
 	"encoding/json"
 	"flag"
@@ -30,6 +28,7 @@ import (
 	"github.com/agentls/agentls/internal/edits"
 	"github.com/agentls/agentls/internal/session"
 	"github.com/agentls/agentls/internal/testkit/fakellm"
+	"github.com/agentls/agentls/internal/testkit/lspclient"
 )
 
 func main() {

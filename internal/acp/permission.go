@@ -1,12 +1,11 @@
 package acp
 
 import (
-	"go.uber.org/zap"
-
 	"context"
 	"fmt"
 
 	sdk "github.com/coder/acp-go-sdk"
+	"go.uber.org/zap"
 
 	"github.com/agentls/agentls/internal/assemble"
 )

@@ -1,10 +1,10 @@
 package assemble
 
 import (
-	"go.uber.org/zap"
-
 	"context"
 	"time"
+
+	"go.uber.org/zap"
 
 	"github.com/agentls/agentls/internal/agent"
 	"github.com/agentls/agentls/internal/config"

@@ -4,13 +4,6 @@ package cli
 // `agentls run`, from flags to exit status, in the order it happens.
 
 import (
-	"github.com/agentls/agentls/internal/logging"
-	"strings"
-
-	"github.com/agentls/agentls/internal/llm/record"
-
-	"github.com/agentls/agentls/internal/driver"
-
 	"context"
 	"errors"
 	"flag"
@@ -18,6 +11,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 
 	"go.uber.org/zap"
@@ -25,6 +19,9 @@ import (
 	"github.com/agentls/agentls/internal/agent"
 	"github.com/agentls/agentls/internal/assemble"
 	"github.com/agentls/agentls/internal/config"
+	"github.com/agentls/agentls/internal/driver"
+	"github.com/agentls/agentls/internal/llm/record"
+	"github.com/agentls/agentls/internal/logging"
 	"github.com/agentls/agentls/internal/policy"
 	"github.com/agentls/agentls/internal/session"
 	"github.com/agentls/agentls/internal/tools"

@@ -1,14 +1,14 @@
 package driver
 
 import (
-	"github.com/agentls/agentls/internal/agent"
-
 	"context"
 	"encoding/json"
 	"fmt"
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/agentls/agentls/internal/agent"
 )
 
 // benchLLM answers at once: a read of a new file each turn until turns

@@ -1,8 +1,6 @@
 package driver
 
 import (
-	"github.com/agentls/agentls/internal/agent"
-
 	"context"
 	"encoding/json"
 	"errors"
@@ -10,6 +8,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/agentls/agentls/internal/agent"
 )
 
 // Task is one request to the agent.

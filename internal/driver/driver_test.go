@@ -1,8 +1,6 @@
 package driver
 
 import (
-	"github.com/agentls/agentls/internal/agent"
-
 	"context"
 	"encoding/json"
 	"errors"
@@ -17,6 +15,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/agentls/agentls/internal/agent"
 )
 
 // scriptLLM is an in-process model: request i is answered by turns[i].

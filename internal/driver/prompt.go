@@ -1,13 +1,13 @@
 package driver
 
 import (
-	"github.com/agentls/agentls/internal/agent"
-
 	"context"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/agentls/agentls/internal/agent"
 )
 
 // SystemPrompt is what the model is told about its job. Short on purpose:

@@ -4,7 +4,6 @@ import (
 	"sync"
 
 	"github.com/agentls/agentls/internal/edits"
-
 	"github.com/agentls/agentls/internal/session"
 )
 

@@ -1,8 +1,6 @@
 package lsp
 
 import (
-	"github.com/agentls/agentls/internal/tools"
-
 	"bytes"
 	"context"
 	"encoding/json"
@@ -16,6 +14,7 @@ import (
 	"go.lsp.dev/protocol"
 
 	"github.com/agentls/agentls/internal/edits"
+	"github.com/agentls/agentls/internal/tools"
 )
 
 // command is one workspace/executeCommand command. The table below is the

@@ -1,8 +1,6 @@
 package lsp
 
 import (
-	"github.com/agentls/agentls/internal/tools"
-
 	"context"
 	"path/filepath"
 	"sort"
@@ -12,6 +10,7 @@ import (
 	"go.lsp.dev/uri"
 
 	"github.com/agentls/agentls/internal/edits"
+	"github.com/agentls/agentls/internal/tools"
 	"github.com/agentls/agentls/internal/verify"
 )
 

@@ -2,11 +2,10 @@ package lsp
 
 import (
 	"context"
-	"github.com/agentls/agentls/internal/assemble"
-
 	"encoding/json"
 	"sync"
 
+	"github.com/agentls/agentls/internal/assemble"
 	"github.com/agentls/agentls/internal/config"
 	"github.com/agentls/agentls/internal/mcp"
 )

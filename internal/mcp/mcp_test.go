@@ -1,12 +1,10 @@
 package mcp
 
 import (
-	"fmt"
-	"github.com/agentls/agentls/internal/proc"
-
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -23,6 +21,7 @@ import (
 
 	"github.com/agentls/agentls/internal/agent"
 	"github.com/agentls/agentls/internal/config"
+	"github.com/agentls/agentls/internal/proc"
 	"github.com/agentls/agentls/internal/tools"
 )
 

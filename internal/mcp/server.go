@@ -1,8 +1,6 @@
 package mcp
 
 import (
-	"github.com/agentls/agentls/internal/proc"
-
 	"context"
 	"errors"
 	"fmt"
@@ -20,6 +18,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/agentls/agentls/internal/config"
+	"github.com/agentls/agentls/internal/proc"
 )
 
 // crashGrace is how long a failed call waits to see whether the session

@@ -1,10 +1,6 @@
 package session
 
 import (
-	"github.com/agentls/agentls/internal/llm/chat"
-
-	"github.com/agentls/agentls/internal/driver"
-
 	"context"
 	"encoding/json"
 	"errors"
@@ -17,6 +13,8 @@ import (
 	"time"
 
 	"github.com/agentls/agentls/internal/agent"
+	"github.com/agentls/agentls/internal/driver"
+	"github.com/agentls/agentls/internal/llm/chat"
 	"github.com/agentls/agentls/internal/testkit/fakellm"
 )
 

@@ -1,8 +1,6 @@
 package tools
 
 import (
-	"github.com/agentls/agentls/internal/policy"
-
 	"errors"
 	"fmt"
 	"io/fs"
@@ -10,6 +8,8 @@ import (
 	"path"
 	"path/filepath"
 	"strings"
+
+	"github.com/agentls/agentls/internal/policy"
 )
 
 // Errors that Resolve and the Policy methods wrap, for callers that want to

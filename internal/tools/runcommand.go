@@ -9,9 +9,10 @@ import (
 	"strings"
 	"time"
 
+	"github.com/google/jsonschema-go/jsonschema"
+
 	"github.com/agentls/agentls/internal/agent"
 	"github.com/agentls/agentls/internal/proc"
-	"github.com/google/jsonschema-go/jsonschema"
 )
 
 type runCommandArgs struct {

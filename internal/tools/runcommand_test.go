@@ -3,8 +3,6 @@
 package tools
 
 import (
-	"github.com/agentls/agentls/internal/proc"
-
 	"context"
 	"errors"
 	"fmt"
@@ -15,6 +13,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/agentls/agentls/internal/proc"
 )
 
 var allowAll = PolicyApprover{Allow: []string{"*"}}

@@ -1,14 +1,14 @@
 package chat
 
 import (
-	"github.com/agentls/agentls/internal/agent"
-
 	"bytes"
 	"encoding/json"
 	"strconv"
 	"sync"
 
 	openai "github.com/sashabaranov/go-openai"
+
+	"github.com/agentls/agentls/internal/agent"
 )
 
 // The request body is built here rather than by go-openai: go-openai

@@ -1,11 +1,11 @@
 package chat
 
 import (
-	"github.com/agentls/agentls/internal/agent"
-
 	"encoding/json"
 	"reflect"
 	"testing"
+
+	"github.com/agentls/agentls/internal/agent"
 )
 
 // The body built from cached messages is the document go-openai would have

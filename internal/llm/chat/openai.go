@@ -1,8 +1,6 @@
 package chat
 
 import (
-	"github.com/agentls/agentls/internal/agent"
-
 	"context"
 	"encoding/json"
 	"errors"
@@ -14,6 +12,7 @@ import (
 
 	openai "github.com/sashabaranov/go-openai"
 
+	"github.com/agentls/agentls/internal/agent"
 	"github.com/agentls/agentls/internal/llm/llmhttp"
 )
 

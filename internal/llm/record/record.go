@@ -4,8 +4,6 @@ package record
 // divergence report share one line format that must not drift.
 
 import (
-	"github.com/agentls/agentls/internal/agent"
-
 	"bufio"
 	"bytes"
 	"context"
@@ -17,6 +15,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/agentls/agentls/internal/agent"
 )
 
 // A recording is JSON lines: a header, then for each model exchange a

@@ -1,11 +1,6 @@
 package record
 
 import (
-	"github.com/agentls/agentls/internal/driver"
-	"github.com/agentls/agentls/internal/llm/chat"
-
-	"github.com/agentls/agentls/internal/agent"
-
 	"bytes"
 	"context"
 	"encoding/json"
@@ -17,6 +12,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agentls/agentls/internal/agent"
+	"github.com/agentls/agentls/internal/driver"
+	"github.com/agentls/agentls/internal/llm/chat"
 	"github.com/agentls/agentls/internal/testkit/fakellm"
 )
 
