@@ -204,3 +204,31 @@ func TestChecksAreSandboxed(t *testing.T) {
 }
 
 func strconvQuote(s string) string { b, _ := json.Marshal(s); return string(b) }
+
+// Where the sandbox is unavailable, the user is told once, and allow rules
+// admit nothing: every command is asked about, and a check too.
+func TestWithoutSandboxEverythingIsAsked(t *testing.T) {
+	s := start(t, setup{script: runCommandScript("touch made.txt"), env: []string{"AGENTLS_TEST_NO_SANDBOX=1"},
+		settings: map[string]any{"tools": map[string]any{"allow": []string{"*"}}}})
+	var asked []string
+	s.OnShowMessageRequest = func(p *protocol.ShowMessageRequestParams) *protocol.MessageActionItem {
+		asked = append(asked, p.Message)
+		return &protocol.MessageActionItem{Title: "Deny"}
+	}
+	s.run(t, map[string]any{"task": "touch"})
+	if len(asked) != 1 || !strings.Contains(asked[0], "touch made.txt") {
+		t.Errorf("asked %q; want the command asked about despite tools.allow [\"*\"]", asked)
+	}
+	if fileExists(filepath.Join(s.Root, "made.txt")) {
+		t.Error("the denied command ran")
+	}
+	var told int
+	for _, n := range s.Notes(protocol.MethodWindowShowMessage) {
+		if strings.Contains(string(n.Params), "sandbox is unavailable") {
+			told++
+		}
+	}
+	if told != 1 {
+		t.Errorf("told about the missing sandbox %d times, want once", told)
+	}
+}
