@@ -8,10 +8,14 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
+	"go.lsp.dev/protocol"
+
 	"github.com/agentls/agentls/internal/testkit/fakellm"
+	"github.com/agentls/agentls/internal/testkit/lspclient"
 )
 
 // codexACP finds the npm-installed @zed-industries/codex-acp
@@ -74,15 +78,23 @@ stream_max_retries = 0
 	return home
 }
 
-// The real Codex (codex-acp from npm) through the LSP↔ACP bridge, driven by
-// the project's fake model: agentls.run becomes session/prompt; Codex asks
-// the fake model over /v1/responses, runs `cat hello.txt` through its
-// exec_command tool and patches the file with apply_patch. Codex never calls
-// fs/read_text_file or fs/write_text_file: it reads and writes the disk
-// itself and reports a tool call of kind edit with a diff. So the bridge
-// sees the edit only as that diff: it counts the file as changed, the
-// checks run after the turn, and no workspace/applyEdit is sent.
-func TestBridgeRunsCodexACP(t *testing.T) {
+// codexRun is one run of the real Codex through the bridge.
+type codexRun struct {
+	*session
+	llm     *fakellm.Server
+	home    string // CODEX_HOME
+	version string
+	asked   []string // window/showMessageRequest messages
+	result  lspclient.TaskResult
+}
+
+// runCodex serves the hello workspace with agent.backend.acp set to
+// codex-acp, Codex's model being fakellm playing codex-bridge.json, runs
+// one task and waits for its end. Codex runs without its sandbox (it runs
+// as root here) under the approval policy given; the editor answers its
+// permission requests with answer.
+func runCodex(t *testing.T, approval, answer string) *codexRun {
+	t.Helper()
 	bin, version := codexACP(t)
 	t.Logf("codex-acp %s at %s", version, bin)
 	script, err := fakellm.Load(filepath.Join("..", "testdata", "conversations", "codex-bridge.json"))
@@ -96,36 +108,61 @@ func TestBridgeRunsCodexACP(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { llm.Close() })
-	home := codexHome(t, base)
-	s := start(t, setup{workspace: "hello", settings: map[string]any{
+	c := &codexRun{llm: llm, home: codexHome(t, base), version: version}
+	c.session = start(t, setup{workspace: "hello", settings: map[string]any{
 		"agent": map[string]any{"backend": map[string]any{"acp": map[string]any{
 			"command": bin,
-			// No approvals and no Codex sandbox: it runs as root here, and
-			// the bridge's permission path is TestBridgeDrivesACPAgent's.
-			"args": []string{"-c", `approval_policy="never"`, "-c", `sandbox_mode="danger-full-access"`},
+			"args":    []string{"-c", "approval_policy=" + strconv.Quote(approval), "-c", `sandbox_mode="danger-full-access"`},
 			"env": map[string]any{
-				"CODEX_HOME":             home,
+				"CODEX_HOME":             c.home,
 				"HOME":                   t.TempDir(), // Codex keeps helpers in ~/.codex/tmp
 				"AGENTLS_CODEX_FAKE_KEY": "sk-codex-fake-key",
 			},
 		}}},
 		"verify": map[string]any{"enabled": true, "commands": []string{"grep -q goodbye hello.txt"}},
 	}})
-	id, err := s.Run(s.ctx, map[string]any{"task": "make hello.txt say goodbye"})
+	c.OnShowMessageRequest = func(p *protocol.ShowMessageRequestParams) *protocol.MessageActionItem {
+		c.asked = append(c.asked, p.Message)
+		return &protocol.MessageActionItem{Title: answer}
+	}
+	id, err := c.Run(c.ctx, map[string]any{"task": "make hello.txt say goodbye"})
 	if err != nil {
 		t.Fatalf("agentls.run: %v", err)
 	}
-	r, err := s.Wait(s.ctx, id, testWait)
-	if err != nil || r.Status != "ok" {
-		t.Fatalf("result %+v, %v; what the fake model was asked:\n%s", r, err, llmLog(llm))
+	if c.result, err = c.Wait(c.ctx, id, testWait); err != nil {
+		t.Fatalf("agentls.wait: %v; what the fake model was asked:\n%s", err, llmLog(llm))
+	}
+	// The task's end is after the bridge's clean-up: nothing of this Codex
+	// (node, the native binary, its shells) is left running.
+	if left := processesWithEnv("CODEX_HOME=" + c.home); len(left) > 0 {
+		t.Errorf("processes of the agent outlived the task: %v", left)
+	}
+	return c
+}
+
+// The real Codex (codex-acp from npm) through the LSP↔ACP bridge, driven by
+// the project's fake model: agentls.run becomes session/prompt; Codex asks
+// the fake model over /v1/responses, runs `cat hello.txt` through its
+// exec_command tool and patches the file with apply_patch, which its
+// "untrusted" policy asks about: session/request_permission becomes
+// window/showMessageRequest. Codex never calls fs/read_text_file or
+// fs/write_text_file: it reads and writes the disk itself and reports a tool
+// call of kind edit with a diff. So the bridge sees the edit only as that
+// diff: it counts the file as changed, the checks run after the turn, and
+// no workspace/applyEdit is sent.
+func TestBridgeRunsCodexACP(t *testing.T) {
+	c := runCodex(t, "untrusted", "Allow once")
+	r := c.result
+	if r.Status != "ok" {
+		t.Fatalf("result %+v; what the fake model was asked:\n%s", r, llmLog(c.llm))
 	}
 
 	// What Codex sent: three streamed Responses requests with its
 	// exec_command tool, the file's text and the patch's outcome going back
 	// (the script's expect checks fail the request otherwise).
-	reqs := llm.Requests()
-	if len(reqs) != 3 || llm.Pending() != 0 {
-		t.Fatalf("%d requests, %d turns left", len(reqs), llm.Pending())
+	reqs := c.llm.Requests()
+	if len(reqs) != 3 || c.llm.Pending() != 0 {
+		t.Fatalf("%d requests, %d turns left", len(reqs), c.llm.Pending())
 	}
 	var tools []string
 	for _, tool := range reqs[0].Body.Tools {
@@ -135,10 +172,15 @@ func TestBridgeRunsCodexACP(t *testing.T) {
 		t.Errorf("first request: api %q, auth %q, tools %q", reqs[0].API, reqs[0].Authorization, tools)
 	}
 
-	// What the bridge saw: Codex's tool calls as agentls events, its text,
-	// the file it edited (from the diff), and the checks that ran on it.
+	// What the bridge saw: the question, Codex's tool calls as agentls
+	// events, its text, the file it edited (from the diff), and the checks
+	// that ran on it.
+	path := filepath.Join(c.Root, "hello.txt")
+	if len(c.asked) != 1 || !strings.Contains(c.asked[0], "Edit "+path) {
+		t.Errorf("showMessageRequest: %q", c.asked)
+	}
 	var calls, results, text strings.Builder
-	for _, ev := range s.Events(r.TaskID) {
+	for _, ev := range c.Events(r.TaskID) {
 		switch ev["kind"] {
 		case "toolCall":
 			fmt.Fprintf(&calls, "%v\n", callName(ev))
@@ -148,7 +190,7 @@ func TestBridgeRunsCodexACP(t *testing.T) {
 			text.WriteString(fmt.Sprint(ev["text"]))
 		}
 	}
-	if !strings.Contains(calls.String(), "Read hello.txt") || !strings.Contains(results.String(), "edited "+filepath.Join(s.Root, "hello.txt")) {
+	if !strings.Contains(calls.String(), "Read hello.txt") || !strings.Contains(results.String(), "edited "+path) {
 		t.Errorf("tool calls:\n%s\nresults:\n%s", calls.String(), results.String())
 	}
 	if !strings.Contains(text.String(), "Done: hello.txt says goodbye.") {
@@ -157,18 +199,33 @@ func TestBridgeRunsCodexACP(t *testing.T) {
 	if len(r.FilesChanged) != 1 || !strings.HasSuffix(r.FilesChanged[0], "/hello.txt") || !r.Verified {
 		t.Errorf("files changed %q, verified %v: the bridge missed Codex's edit", r.FilesChanged, r.Verified)
 	}
-	if disk, _ := os.ReadFile(filepath.Join(s.Root, "hello.txt")); string(disk) != "goodbye world\nsecond line\n" {
+	if disk, _ := os.ReadFile(path); string(disk) != "goodbye world\nsecond line\n" {
 		t.Errorf("hello.txt on disk: %q", disk)
 	}
 	// Codex wrote the disk, not the editor: if this fails, codex-acp now
 	// writes through fs/write_text_file and the edit reaches the editor.
-	if n := len(s.Edits()); n != 0 {
-		t.Errorf("%d workspace/applyEdit requests; codex-acp %s wrote the disk itself until now", n, version)
+	if n := len(c.Edits()); n != 0 {
+		t.Errorf("%d workspace/applyEdit requests; codex-acp %s wrote the disk itself until now", n, c.version)
 	}
-	// The task's end is after the bridge's clean-up: nothing of this Codex
-	// (node, the native binary, its shells) is left running.
-	if left := processesWithEnv("CODEX_HOME=" + home); len(left) > 0 {
-		t.Errorf("processes of the agent outlived the task: %v", left)
+}
+
+// Denied in the editor, Codex's patch is not applied: the bridge answers
+// its permission request with the reject option ("abort" in codex-acp),
+// Codex ends the turn as cancelled, and nothing changed.
+func TestBridgeCodexPatchDenied(t *testing.T) {
+	c := runCodex(t, "untrusted", "Deny")
+	r := c.result
+	if r.Status != "cancelled" || len(r.FilesChanged) != 0 || r.Verified {
+		t.Errorf("result %+v", r)
+	}
+	if len(c.asked) != 1 || !strings.Contains(c.asked[0], "Edit ") {
+		t.Errorf("showMessageRequest: %q", c.asked)
+	}
+	if n := len(c.llm.Requests()); n != 2 {
+		t.Errorf("%d model requests, want 2 (the read, the patch)", n)
+	}
+	if disk, _ := os.ReadFile(filepath.Join(c.Root, "hello.txt")); string(disk) != "hello world\nsecond line\n" {
+		t.Errorf("hello.txt changed: %q", disk)
 	}
 }
 
