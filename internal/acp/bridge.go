@@ -268,9 +268,9 @@ func (r *bridgeRun) usageFrom(u *sdk.Usage) {
 	r.emit(agent.Event{Kind: agent.KindUsage, Step: step, Usage: &call, TaskUsage: &total})
 }
 
-// agentEnv is the agent's environment: the API keys agentls reads are not
-// passed on (the agent gets its own through agent.backend.acp.env); the
-// configured env is added.
+// agentEnv is the agent's environment: base (cleaned of credentials by
+// proc.Command) without the API keys agentls reads, plus the configured
+// env, where the agent gets its own key.
 func agentEnv(base []string, extra map[string]string) []string {
 	var out []string
 	for _, kv := range base {
