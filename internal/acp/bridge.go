@@ -4,8 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"os"
-	"os/exec"
 	"sort"
 	"strings"
 	"sync"
@@ -18,6 +16,7 @@ import (
 	"github.com/agentls/agentls/internal/assemble"
 	"github.com/agentls/agentls/internal/config"
 	"github.com/agentls/agentls/internal/driver"
+	"github.com/agentls/agentls/internal/proc"
 	"github.com/agentls/agentls/internal/session"
 )
 
@@ -71,7 +70,8 @@ type bridgeRun struct {
 
 	mu      sync.Mutex
 	changed map[string]bool
-	text    strings.Builder // the agent's text of the current turn
+	diffs   map[sdk.ToolCallId][]string // files a running tool call reports editing (bridge_diffs.go)
+	text    strings.Builder             // the agent's text of the current turn
 	steps   int
 	usage   agent.Usage
 }
@@ -100,10 +100,23 @@ func (r *bridgeRun) run(ctx context.Context, task driver.Task) agent.Result {
 	fail := func(reason, msg string) agent.Result {
 		return agent.Result{Status: agent.StatusError, Reason: reason, Error: msg}
 	}
-	cmd := exec.Command(r.b.Agent.Command, r.b.Agent.Args...)
-	cmd.Dir = r.b.Root
-	cmd.Env = agentEnv(os.Environ(), r.b.Agent.Env)
-	cmd.Stderr = zap.NewStdLog(r.b.Log.With(zap.String("acpAgent", r.b.Agent.Command))).Writer()
+	// Through the process package for its own session and process group,
+	// so that KillTree reaches what the agent started (codex-acp's npm
+	// entry point is a node script running the native binary, which runs
+	// shells). It runs unconfined, as before: the agent has its own
+	// sandbox and permission requests.
+	cmd, err := proc.Command(context.Background(), proc.Spec{
+		Argv:    append([]string{r.b.Agent.Command}, r.b.Agent.Args...),
+		Dir:     r.b.Root,
+		Sandbox: proc.Sandbox{Mode: proc.ModeOff},
+	})
+	if err != nil {
+		return fail("backend", err.Error())
+	}
+	// The inherited environment was cleaned of credentials; the agent's own
+	// env setting is the user's and may name the key the agent needs.
+	cmd.Env = agentEnv(cmd.Env, r.b.Agent.Env)
+	cmd.Stderr = newAgentStderr(r.b.Log.With(zap.String("acpAgent", r.b.Agent.Command)))
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
 		return fail("backend", err.Error())
@@ -122,9 +135,11 @@ func (r *bridgeRun) run(ctx context.Context, task driver.Task) agent.Result {
 		select {
 		case <-done:
 		case <-time.After(2 * time.Second):
-			_ = cmd.Process.Kill()
-			<-done
 		}
+		// Whatever the agent left running dies with it, and the agent too
+		// if it did not exit on end of input.
+		proc.KillTree(cmd)
+		<-done
 	}()
 	r.conn = sdk.NewClientSideConnection(&bridgeClient{r: r}, stdin, stdout)
 	setup, cancel := context.WithTimeout(ctx, 60*time.Second)
@@ -253,9 +268,9 @@ func (r *bridgeRun) usageFrom(u *sdk.Usage) {
 	r.emit(agent.Event{Kind: agent.KindUsage, Step: step, Usage: &call, TaskUsage: &total})
 }
 
-// agentEnv is the agent's environment: the API keys agentls reads are not
-// passed on (the agent gets its own through agent.backend.acp.env); the
-// configured env is added.
+// agentEnv is the agent's environment: base (cleaned of credentials by
+// proc.Command) without the API keys agentls reads, plus the configured
+// env, where the agent gets its own key.
 func agentEnv(base []string, extra map[string]string) []string {
 	var out []string
 	for _, kv := range base {

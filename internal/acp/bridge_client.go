@@ -114,6 +114,7 @@ func (c *bridgeClient) SessionUpdate(_ context.Context, p sdk.SessionNotificatio
 	step := r.steps
 	r.mu.Unlock()
 	u := p.Update
+	c.noteUpdateDiffs(u)
 	switch {
 	case u.AgentMessageChunk != nil && u.AgentMessageChunk.Content.Text != nil:
 		t := u.AgentMessageChunk.Content.Text.Text
