@@ -47,14 +47,18 @@ type respError struct {
 }
 
 type respItem struct {
-	ID        string     `json:"id"`
-	Type      string     `json:"type"`
-	Status    string     `json:"status"`
-	Role      string     `json:"role,omitempty"`
-	Content   []respPart `json:"content,omitempty"`
-	CallID    string     `json:"call_id,omitempty"`
-	Name      string     `json:"name,omitempty"`
-	Arguments *string    `json:"arguments,omitempty"`
+	ID     string `json:"id"`
+	Type   string `json:"type"`
+	Status string `json:"status"`
+	Role   string `json:"role,omitempty"`
+	// Content is a message's parts; a pointer so that a message item
+	// carries "content": [] when it has none yet (clients such as Codex
+	// need it to accept the text deltas that follow), while a function
+	// call item has no content field.
+	Content   *[]respPart `json:"content,omitempty"`
+	CallID    string      `json:"call_id,omitempty"`
+	Name      string      `json:"name,omitempty"`
+	Arguments *string     `json:"arguments,omitempty"`
 }
 
 type respPart struct {
@@ -99,7 +103,7 @@ func (a answer) responseSteps() [][]byte {
 	var output []respItem
 	if a.turn.Text != "" {
 		out, zero := len(output), 0
-		item := respItem{ID: "msg_" + a.id, Type: "message", Status: "in_progress", Role: "assistant", Content: []respPart{}}
+		item := respItem{ID: "msg_" + a.id, Type: "message", Status: "in_progress", Role: "assistant", Content: &[]respPart{}}
 		emit(respEvent{Type: "response.output_item.added", OutputIndex: &out, Item: &item})
 		emit(respEvent{Type: "response.content_part.added", OutputIndex: &out, ContentIndex: &zero, ItemID: item.ID, Part: &respPart{Type: "output_text", Annotations: []any{}}})
 		for _, piece := range splitUTF8(a.turn.Text, size) {
@@ -110,7 +114,7 @@ func (a answer) responseSteps() [][]byte {
 		part := respPart{Type: "output_text", Text: text, Annotations: []any{}}
 		emit(respEvent{Type: "response.output_text.done", OutputIndex: &out, ContentIndex: &zero, ItemID: item.ID, Text: &text})
 		emit(respEvent{Type: "response.content_part.done", OutputIndex: &out, ContentIndex: &zero, ItemID: item.ID, Part: &part})
-		item.Status, item.Content = "completed", []respPart{part}
+		item.Status, item.Content = "completed", &[]respPart{part}
 		emit(respEvent{Type: "response.output_item.done", OutputIndex: &out, Item: &item})
 		output = append(output, item)
 	}
