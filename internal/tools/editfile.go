@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"strings"
+	"sync"
 
 	"github.com/agentls/agentls/internal/agent"
 )
@@ -17,16 +18,17 @@ type editFileArgs struct {
 	ReplaceAll bool   `json:"replace_all,omitempty" jsonschema:"Replace every occurrence."`
 }
 
-var editFileDecl = declare[editFileArgs](nil)
+// editFileDecl is built on first use: inferring and resolving a schema costs start-up time every command would pay.
+var editFileDecl = sync.OnceValue(func() *args[editFileArgs] { return declare[editFileArgs](nil) })
 
 func newEditFile(ws agent.Workspace, o Options) agent.Tool {
 	t := &tool{
 		name:        "edit_file",
 		description: "Replace an exact string in a file. old_string must occur exactly once unless replace_all is set; read the file first.",
-		schema:      editFileDecl.schema(),
+		schema:      editFileDecl().schema(),
 	}
 	t.run = func(ctx context.Context, raw json.RawMessage) (agent.ToolResult, error) {
-		a, err := editFileDecl.parse(t.name, raw)
+		a, err := editFileDecl().parse(t.name, raw)
 		if err != nil {
 			return agent.ToolResult{}, err
 		}

@@ -29,17 +29,18 @@ type grepArgs struct {
 	Glob    string `json:"glob,omitempty" jsonschema:"Only files matching this glob, e.g. \"*.go\"."`
 }
 
-var grepDecl = declare[grepArgs](nil)
+// grepDecl is built on first use: inferring and resolving a schema costs start-up time every command would pay.
+var grepDecl = sync.OnceValue(func() *args[grepArgs] { return declare[grepArgs](nil) })
 
 func newGrep(ws agent.Workspace, o Options) agent.Tool {
 	t := &tool{
 		name:        "grep",
 		description: "Search file contents; prints matching lines as path:line: text. Skips .gitignored and binary files.",
-		schema:      grepDecl.schema(),
+		schema:      grepDecl().schema(),
 		readOnly:    true,
 	}
 	t.run = func(ctx context.Context, raw json.RawMessage) (agent.ToolResult, error) {
-		a, err := grepDecl.parse(t.name, raw)
+		a, err := grepDecl().parse(t.name, raw)
 		if err != nil {
 			return agent.ToolResult{}, err
 		}

@@ -27,17 +27,18 @@ type listFilesArgs struct {
 	Pattern string `json:"pattern,omitempty" jsonschema:"Glob, e.g. \"*.go\" or \"src/**/*.{ts,tsx}\"; without a slash it matches base names."`
 }
 
-var listFilesDecl = declare[listFilesArgs](nil)
+// listFilesDecl is built on first use: inferring and resolving a schema costs start-up time every command would pay.
+var listFilesDecl = sync.OnceValue(func() *args[listFilesArgs] { return declare[listFilesArgs](nil) })
 
 func newListFiles(ws agent.Workspace, o Options) agent.Tool {
 	t := &tool{
 		name:        "list_files",
 		description: "List files under a directory recursively, skipping .gitignored files.",
-		schema:      listFilesDecl.schema(),
+		schema:      listFilesDecl().schema(),
 		readOnly:    true,
 	}
 	t.run = func(ctx context.Context, raw json.RawMessage) (agent.ToolResult, error) {
-		a, err := listFilesDecl.parse(t.name, raw)
+		a, err := listFilesDecl().parse(t.name, raw)
 		if err != nil {
 			return agent.ToolResult{}, err
 		}

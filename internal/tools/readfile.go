@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"os"
 	"strings"
+	"sync"
 
 	"github.com/agentls/agentls/internal/agent"
 )
@@ -20,17 +21,18 @@ type readFileArgs struct {
 	Limit  int    `json:"limit,omitempty" minimum:"1" jsonschema:"Maximum number of lines (default 2000)."`
 }
 
-var readFileDecl = declare[readFileArgs](nil)
+// readFileDecl is built on first use: inferring and resolving a schema costs start-up time every command would pay.
+var readFileDecl = sync.OnceValue(func() *args[readFileArgs] { return declare[readFileArgs](nil) })
 
 func newReadFile(ws agent.Workspace, o Options) agent.Tool {
 	t := &tool{
 		name:        "read_file",
 		description: "Read a text file with line numbers (open editor buffers win over the disk). Use offset/limit for long files.",
-		schema:      readFileDecl.schema(),
+		schema:      readFileDecl().schema(),
 		readOnly:    true,
 	}
 	t.run = func(ctx context.Context, raw json.RawMessage) (agent.ToolResult, error) {
-		a, err := readFileDecl.parse(t.name, raw)
+		a, err := readFileDecl().parse(t.name, raw)
 		if err != nil {
 			return agent.ToolResult{}, err
 		}

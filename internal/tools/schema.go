@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/google/jsonschema-go/jsonschema"
 )
@@ -25,9 +26,11 @@ type args[T any] struct {
 	root  *jsonschema.Schema
 	whole *jsonschema.Resolved
 	// field holds each property resolved alone, so that an error can name
-	// the field at fault.
-	field map[string]*jsonschema.Resolved
-	text  json.RawMessage
+	// the field at fault; resolved on the first error (fieldOnce), since
+	// valid calls never need it and start-up should not pay for it.
+	field     map[string]*jsonschema.Resolved
+	fieldOnce sync.Once
+	text      json.RawMessage
 }
 
 // declare infers the schema of T. adjust, if not nil, may change the
@@ -45,14 +48,9 @@ func declare[T any](adjust func(props map[string]*jsonschema.Schema)) *args[T] {
 	if adjust != nil {
 		adjust(root.Properties)
 	}
-	a := &args[T]{root: root, field: map[string]*jsonschema.Resolved{}}
+	a := &args[T]{root: root}
 	if a.whole, err = root.Resolve(nil); err != nil {
 		panic(fmt.Sprintf("tools: arguments %T: %v", *new(T), err))
-	}
-	for name, p := range root.Properties {
-		if a.field[name], err = p.CloneSchemas().Resolve(nil); err != nil {
-			panic(fmt.Sprintf("tools: arguments %T, field %s: %v", *new(T), name, err))
-		}
 	}
 	if a.text, err = json.Marshal(root); err != nil {
 		panic(fmt.Sprintf("tools: arguments %T: %v", *new(T), err))
@@ -169,7 +167,7 @@ func (a *args[T]) explain(values map[string]any, err error) error {
 	}
 	for _, k := range a.root.PropertyOrder {
 		v, ok := values[k]
-		if !ok || a.field[k].Validate(v) == nil {
+		if !ok || a.fieldSchema(k).Validate(v) == nil {
 			continue
 		}
 		got, _ := json.Marshal(v)
@@ -209,4 +207,19 @@ func snippet(b []byte) string {
 		s = s[:max] + "…"
 	}
 	return s
+}
+
+// fieldSchema is property k's schema resolved alone.
+func (a *args[T]) fieldSchema(k string) *jsonschema.Resolved {
+	a.fieldOnce.Do(func() {
+		a.field = map[string]*jsonschema.Resolved{}
+		for name, p := range a.root.Properties {
+			r, err := p.CloneSchemas().Resolve(nil)
+			if err != nil {
+				panic(fmt.Sprintf("tools: arguments %T, field %s: %v", *new(T), name, err))
+			}
+			a.field[name] = r
+		}
+	})
+	return a.field[k]
 }

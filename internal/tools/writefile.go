@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"strings"
+	"sync"
 
 	"github.com/agentls/agentls/internal/agent"
 )
@@ -16,16 +17,17 @@ type writeFileArgs struct {
 	Content string `json:"content" jsonschema:"The complete new text."`
 }
 
-var writeFileDecl = declare[writeFileArgs](nil)
+// writeFileDecl is built on first use: inferring and resolving a schema costs start-up time every command would pay.
+var writeFileDecl = sync.OnceValue(func() *args[writeFileArgs] { return declare[writeFileArgs](nil) })
 
 func newWriteFile(ws agent.Workspace, o Options) agent.Tool {
 	t := &tool{
 		name:        "write_file",
 		description: "Create a file or replace all of its text. To change part of a file use edit_file.",
-		schema:      writeFileDecl.schema(),
+		schema:      writeFileDecl().schema(),
 	}
 	t.run = func(ctx context.Context, raw json.RawMessage) (agent.ToolResult, error) {
-		a, err := writeFileDecl.parse(t.name, raw)
+		a, err := writeFileDecl().parse(t.name, raw)
 		if err != nil {
 			return agent.ToolResult{}, err
 		}
