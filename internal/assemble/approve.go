@@ -61,8 +61,12 @@ func Approver(cfg config.Config, always *Allowed, ask Ask) tools.Approver {
 	if always == nil {
 		always = &Allowed{}
 	}
-	_, confined, why := Sandbox(cfg, "")
-	strict := !confined && cfg.Sandbox.Mode != proc.ModeOff
+	// Whether the sandbox is there is asked on the first command, not
+	// before: the probe launches a process.
+	unconfined := sync.OnceValues(func() (bool, string) {
+		_, confined, why := Sandbox(cfg, "")
+		return !confined && cfg.Sandbox.Mode != proc.ModeOff, why
+	})
 	rules := policy.Rules{Allow: cfg.Tools.Allow, Deny: cfg.Tools.Deny}
 	return tools.ApproverFunc(func(ctx context.Context, command string) (bool, string, error) {
 		d := rules.Check(command)
@@ -77,6 +81,7 @@ func Approver(cfg config.Config, always *Allowed, ask Ask) tools.Approver {
 		}
 		reason := d.Reason
 		if d.Verdict == policy.Allow {
+			strict, why := unconfined()
 			if !strict {
 				return true, "", nil
 			}

@@ -2,6 +2,7 @@ package assemble
 
 import (
 	"context"
+	"sync"
 	"time"
 
 	"go.uber.org/zap"
@@ -60,28 +61,41 @@ func Driver(ctx context.Context, s Spec) *driver.Driver {
 	}
 	lim := Limits(cfg)
 	lim.Verify = lim.Verify && s.Verifier != nil
-	sb, confined, why := Sandbox(cfg, s.Root)
-	if !confined && cfg.Sandbox.Mode != proc.ModeOff {
-		if s.Warn != nil {
-			s.Warn("the sandbox is unavailable here (" + why + "): every command and check is asked about before it runs")
-		}
-		if g, ok := s.Verifier.(*Gate); ok && s.Approver != nil {
-			g.Approve = s.Approver.Approve
-		}
+	// Whether the sandbox can be had here is probed (a process launch)
+	// only when something is about to run: a task that runs nothing never
+	// pays for it. Where it is unavailable, the user is told once, and
+	// every command and check is asked about (Approver, Gate).
+	approver := s.Approver
+	if approver != nil && cfg.Sandbox.Mode != proc.ModeOff {
+		var once sync.Once
+		inner := approver
+		approver = tools.ApproverFunc(func(ctx context.Context, command string) (bool, string, error) {
+			once.Do(func() {
+				if _, confined, why := Sandbox(cfg, s.Root); !confined && s.Warn != nil {
+					s.Warn("the sandbox is unavailable here (" + why + "): every command and check is asked about before it runs")
+				}
+			})
+			return inner.Approve(ctx, command)
+		})
 	}
-	if g, ok := s.Verifier.(*Gate); ok && g.Warn == nil {
-		g.Warn = s.Warn
+	if g, ok := s.Verifier.(*Gate); ok {
+		if g.Approve == nil && approver != nil {
+			g.Approve = approver.Approve
+		}
+		if g.Warn == nil {
+			g.Warn = s.Warn
+		}
 	}
 	toolset := tools.Default(s.Workspace, tools.Options{
 		Policy:       tools.Policy{Root: s.Root, SecretFiles: cfg.Tools.SecretFiles},
-		Approver:     s.Approver,
-		Sandbox:      sb,
+		Approver:     approver,
+		Sandbox:      configured(cfg, s.Root),
 		Secrets:      secrets(cfg),
 		AskNetwork:   s.AskNetwork,
 		ConfirmWrite: s.ConfirmWrite,
 	})
 	if s.MCP != nil {
-		more, errs := s.MCP.Tools(ctx, s.Approver)
+		more, errs := s.MCP.Tools(ctx, approver)
 		for _, err := range errs {
 			if s.Warn != nil {
 				s.Warn("MCP: " + cfg.Redact(err.Error()))
@@ -169,12 +183,11 @@ func Price(cfg config.Config) (input, output float64) {
 	return 0, 0
 }
 
-// Sandbox is the sandbox for what runs on the model's behalf, from the
-// sandbox.* settings. confined is false when the settings turn it off or
-// this machine cannot provide it (why says which); the sandbox returned is
-// then Mode "off", and the policy asks before every command and check.
-func Sandbox(cfg config.Config, root string) (sb proc.Sandbox, confined bool, why string) {
-	sb = proc.Sandbox{
+// configured is the sandbox the sandbox.* settings ask for, without
+// probing whether this machine can provide it (proc.Run and the gate find
+// out when something runs).
+func configured(cfg config.Config, root string) proc.Sandbox {
+	sb := proc.Sandbox{
 		Mode:          cfg.Sandbox.Mode,
 		Network:       cfg.Sandbox.Network,
 		Workspace:     root,
@@ -183,6 +196,15 @@ func Sandbox(cfg config.Config, root string) (sb proc.Sandbox, confined bool, wh
 	if sb.Mode == "" {
 		sb.Mode = proc.ModeWorkspaceWrite
 	}
+	return sb
+}
+
+// Sandbox is the sandbox for what runs on the model's behalf, from the
+// sandbox.* settings. confined is false when the settings turn it off or
+// this machine cannot provide it (why says which); the sandbox returned is
+// then Mode "off", and the policy asks before every command and check.
+func Sandbox(cfg config.Config, root string) (sb proc.Sandbox, confined bool, why string) {
+	sb = configured(cfg, root)
 	if sb.Mode == proc.ModeOff {
 		return sb, false, "sandbox.mode is off"
 	}

@@ -29,9 +29,9 @@ type Gate struct {
 	OnResults func(ctx context.Context, results []verify.Result)
 	// Sandbox confines the checks (from sandbox.*; NewGate sets it).
 	Sandbox proc.Sandbox
-	// Approve, when set, is asked before each check runs: the sandbox is
-	// unavailable here, so a check is a command like any other
-	// (assemble.Driver sets it then).
+	// Approve is asked before each check runs when the sandbox turns out
+	// to be unavailable here: a check is then a command like any other
+	// (assemble.Driver sets it to the task's approver).
 	Approve func(ctx context.Context, command string) (bool, string, error)
 	// Warn is told once that checks run without the sandbox's view.
 	Warn func(string)
@@ -58,7 +58,7 @@ func NewGate(cfg config.Config, root string) *Gate {
 		return nil
 	}
 	timeout := time.Duration(cfg.Verify.TimeoutSeconds) * time.Second
-	sb, _, _ := Sandbox(cfg, root)
+	sb := configured(cfg, root)
 	if len(cfg.Verify.Commands) > 0 {
 		return &Gate{Root: root, Commands: cfg.Verify.Commands, Timeout: timeout, Sandbox: sb}
 	}
@@ -88,7 +88,13 @@ func (g *Gate) Verify(ctx context.Context, changed []string) (agent.VerifyReport
 				Summary: "nothing to check: no source files yet for " + strings.Join(verify.DetectAny(g.Root), "; ")}, nil
 		}
 	}
-	if g.Approve != nil {
+	sb, unconfined := g.Sandbox, false
+	if sb.Mode != proc.ModeOff {
+		if ok, _ := proc.Available(); !ok {
+			sb.Mode, unconfined = proc.ModeOff, true
+		}
+	}
+	if g.Approve != nil && unconfined {
 		for _, c := range cmds {
 			ok, reason, err := g.Approve(ctx, c)
 			if err != nil {
@@ -101,7 +107,7 @@ func (g *Gate) Verify(ctx context.Context, changed []string) (agent.VerifyReport
 		}
 	}
 	results, err := verify.Run(ctx, verify.RunOptions{Root: g.Root, Commands: cmds, Overlay: overlay, Timeout: g.Timeout, OnStart: g.OnStart,
-		Sandbox: g.Sandbox, Warn: g.Warn})
+		Sandbox: sb, Warn: g.Warn})
 	if err != nil {
 		return agent.VerifyReport{}, err
 	}

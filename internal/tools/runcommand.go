@@ -83,7 +83,7 @@ func runShell(ctx context.Context, o Options, root, command string, timeout time
 	sb := o.Sandbox
 	sb.Workspace = root
 	sb.Network = sb.Network || network
-	res, err := proc.Run(ctx, proc.Spec{
+	spec := proc.Spec{
 		Shell:       command,
 		Dir:         root,
 		Env:         commandEnv(o.Env),
@@ -91,7 +91,15 @@ func runShell(ctx context.Context, o Options, root, command string, timeout time
 		Timeout:     timeout,
 		OutputLimit: o.MaxCommandOutput,
 		Sandbox:     sb,
-	})
+	}
+	res, err := proc.Run(ctx, spec)
+	if errors.Is(err, proc.ErrUnavailable) {
+		// No sandbox on this machine: the approver asked the user about
+		// this very command because of that (assemble.Approver), so it
+		// runs unconfined, still in its own process tree.
+		spec.Sandbox.Mode = proc.ModeOff
+		res, err = proc.Run(ctx, spec)
+	}
 	if err != nil {
 		return "", res, fmt.Errorf("run %q: %w", command, err)
 	}
