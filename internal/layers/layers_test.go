@@ -39,7 +39,7 @@ var allowed = map[string][]string{
 	// for the bridge, the ACP client the LSP front end drives
 	// (internal/acp's bridge files).
 	"internal/acp": {"internal/agent", "internal/assemble", "internal/config", "internal/driver", "internal/logging",
-		"internal/mcp", "internal/policy", "internal/session", "internal/tools"},
+		"internal/mcp", "internal/policy", "internal/proc", "internal/session", "internal/tools"},
 	"internal/cli": {"internal/agent", "internal/assemble", "internal/config", "internal/driver", "internal/edits",
 		"internal/llm/record", "internal/logging", "internal/policy", "internal/session", "internal/tools"},
 	"internal/lsp": {"internal/acp", "internal/agent", "internal/assemble", "internal/config", "internal/driver",
