@@ -32,11 +32,8 @@ func newEditFile(ws agent.Workspace, o Options) agent.Tool {
 		if err != nil {
 			return agent.ToolResult{}, err
 		}
-		abs, rel, err := o.Policy.ResolveWrite(a.Path)
+		abs, rel, err := writable(ctx, o, a.Path)
 		if err != nil {
-			return agent.ToolResult{}, err
-		}
-		if err := confirmWrite(ctx, o, rel); err != nil {
 			return agent.ToolResult{}, err
 		}
 		if a.OldString == "" {

@@ -114,6 +114,18 @@ func (t *tool) Run(ctx context.Context, args json.RawMessage) (agent.ToolResult,
 	return t.run(ctx, args)
 }
 
+// writable confines path for writing (Policy.ResolveWrite) and, for a file
+// that configures agentls or the editor, asks the user first.
+func writable(ctx context.Context, o Options, path string) (abs, rel string, err error) {
+	if abs, rel, err = o.Policy.ResolveWrite(path); err != nil {
+		return "", "", err
+	}
+	if err := confirmWrite(ctx, o, rel); err != nil {
+		return "", "", err
+	}
+	return abs, rel, nil
+}
+
 // confirmWrite refuses a write to a protected file unless the user
 // approves it explicitly.
 func confirmWrite(ctx context.Context, o Options, rel string) error {

@@ -218,6 +218,15 @@ func copyTree(root, dst string, copyInstead map[string]bool) error {
 // other timestamp-driven tools must see the same order of ages as in the
 // workspace.
 func copyFile(src, dst string) error {
+	return copyWith(src, dst, func(out, in *os.File) error {
+		_, err := io.Copy(out, in)
+		return err
+	})
+}
+
+// copyWith creates dst with src's permissions, fills it with fill, and
+// gives it src's modification time.
+func copyWith(src, dst string, fill func(out, in *os.File) error) error {
 	in, err := os.Open(src)
 	if err != nil {
 		return err
@@ -231,7 +240,7 @@ func copyFile(src, dst string) error {
 	if err != nil {
 		return err
 	}
-	if _, err := io.Copy(out, in); err != nil {
+	if err := fill(out, in); err != nil {
 		out.Close()
 		return err
 	}

@@ -15,34 +15,18 @@ import (
 // a real copy. The fastest overlay is the sandbox's overlayfs view (see
 // viewRun), which copies nothing; this is its fallback.
 
-// cloneFile puts a private copy of src at dst; noClone turns cloning off
-// for the rest of the overlay after the file system refused it once.
+// cloneFile puts a private copy of src at dst: a reflink where the file
+// system has them, else a copy (copyFile). noClone turns cloning off for
+// the rest of the overlay after the file system refused it once.
 func cloneFile(src, dst string, noClone *atomic.Bool) error {
-	if noClone.Load() {
-		return copyFile(src, dst)
-	}
-	in, err := os.Open(src)
-	if err != nil {
-		return err
-	}
-	defer in.Close()
-	fi, err := in.Stat()
-	if err != nil {
-		return err
-	}
-	out, err := os.OpenFile(dst, os.O_WRONLY|os.O_CREATE|os.O_EXCL, fi.Mode().Perm()|0o200)
-	if err != nil {
-		return err
-	}
-	if err := reflink(out, in); err != nil {
-		noClone.Store(true) // another file system, or no reflinks: copy
-		if _, err := io.Copy(out, in); err != nil {
-			out.Close()
-			return err
+	return copyWith(src, dst, func(out, in *os.File) error {
+		if !noClone.Load() {
+			if reflink(out, in) == nil {
+				return nil
+			}
+			noClone.Store(true) // another file system, or no reflinks: copy
 		}
-	}
-	if err := out.Close(); err != nil {
+		_, err := io.Copy(out, in)
 		return err
-	}
-	return os.Chtimes(dst, fi.ModTime(), fi.ModTime())
+	})
 }

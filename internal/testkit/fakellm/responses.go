@@ -134,31 +134,11 @@ func (s *Server) responses(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	req, extra, reqErr := decodeResponsesRequest(body)
-	rec := RecordedRequest{API: "responses", Body: req, Responses: &extra}
-	rec.Authorization = redactedAuth(r.Header.Get("Authorization"))
-	idx, turn := s.take(rec)
-	if idx < 0 {
-		s.logf("request past the end of the script (%d turns)", len(s.script.Turns))
-		writeError(w, http.StatusInternalServerError, ErrorReply{Message: fmt.Sprintf("fakellm: script exhausted: all %d turns were served", len(s.script.Turns))})
+	idx, turn, ok := s.begin(w, r, RecordedRequest{API: "responses", Body: req, Responses: &extra})
+	if !ok {
 		return
 	}
 	ctx := r.Context()
-	if turn.Reset {
-		s.logf("turn %d: reset", idx)
-		resetConn(w)
-		return
-	}
-	if !s.sleep(ctx, turn.DelayMs) {
-		return
-	}
-	if e := turn.Error; e != nil {
-		s.logf("turn %d: HTTP %d", idx, e.Status)
-		if e.RetryAfter != "" {
-			w.Header().Set("Retry-After", e.RetryAfter)
-		}
-		writeError(w, e.Status, *e)
-		return
-	}
 	if reqErr == nil && !req.Stream {
 		reqErr = fmt.Errorf("fakellm: /v1/responses answers only streaming requests (\"stream\": true)")
 	}

@@ -219,34 +219,25 @@ func (s *Server) take(rec RecordedRequest) (int, Turn) {
 	return idx, t
 }
 
-func (s *Server) chat(w http.ResponseWriter, r *http.Request) {
-	body, err := io.ReadAll(io.LimitReader(r.Body, 64<<20))
-	if err != nil {
-		writeError(w, http.StatusBadRequest, ErrorReply{Message: "fakellm: read body: " + err.Error()})
-		return
-	}
-	req, reqErr := decodeRequest(body)
-	rec := RecordedRequest{Body: req}
-	if scheme, _, ok := strings.Cut(r.Header.Get("Authorization"), " "); ok {
-		rec.Authorization = scheme + " [redacted]"
-	} else if r.Header.Get("Authorization") != "" {
-		rec.Authorization = "[redacted]"
-	}
-	idx, turn := s.take(rec)
+// begin takes the next turn for a request, records it, and plays the
+// turn's faults that come before any answer, the same for every API: the
+// script running out, a reset, a delay, an HTTP error. ok is false when the
+// response is already written.
+func (s *Server) begin(w http.ResponseWriter, r *http.Request, rec RecordedRequest) (idx int, turn Turn, ok bool) {
+	rec.Authorization = redactedAuth(r.Header.Get("Authorization"))
+	idx, turn = s.take(rec)
 	if idx < 0 {
 		s.logf("request past the end of the script (%d turns)", len(s.script.Turns))
 		writeError(w, http.StatusInternalServerError, ErrorReply{Message: fmt.Sprintf("fakellm: script exhausted: all %d turns were served", len(s.script.Turns))})
-		return
+		return idx, turn, false
 	}
-	ctx := r.Context()
-
 	if turn.Reset {
 		s.logf("turn %d: reset", idx)
 		resetConn(w)
-		return
+		return idx, turn, false
 	}
-	if !s.sleep(ctx, turn.DelayMs) {
-		return
+	if !s.sleep(r.Context(), turn.DelayMs) {
+		return idx, turn, false
 	}
 	if e := turn.Error; e != nil {
 		s.logf("turn %d: HTTP %d", idx, e.Status)
@@ -254,8 +245,23 @@ func (s *Server) chat(w http.ResponseWriter, r *http.Request) {
 			w.Header().Set("Retry-After", e.RetryAfter)
 		}
 		writeError(w, e.Status, *e)
+		return idx, turn, false
+	}
+	return idx, turn, true
+}
+
+func (s *Server) chat(w http.ResponseWriter, r *http.Request) {
+	body, err := io.ReadAll(io.LimitReader(r.Body, 64<<20))
+	if err != nil {
+		writeError(w, http.StatusBadRequest, ErrorReply{Message: "fakellm: read body: " + err.Error()})
 		return
 	}
+	req, reqErr := decodeRequest(body)
+	idx, turn, ok := s.begin(w, r, RecordedRequest{Body: req})
+	if !ok {
+		return
+	}
+	ctx := r.Context()
 	if reqErr != nil {
 		s.logf("turn %d: invalid request: %v", idx, reqErr)
 		writeError(w, http.StatusBadRequest, ErrorReply{Message: reqErr.Error()})
