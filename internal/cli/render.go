@@ -123,6 +123,7 @@ var spinner = []string{"⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "
 
 func (r *textRenderer) spin() {
 	defer close(r.done)
+	defer recoverTo(r.w, "the progress line")
 	t := time.NewTicker(120 * time.Millisecond)
 	defer t.Stop()
 	for {
@@ -362,4 +363,12 @@ func plural(n int) string {
 		return ""
 	}
 	return "s"
+}
+
+// recoverTo is the panic barrier of the CLI's own goroutines: the panic is
+// reported on w (stderr) and that goroutine ends, not the run.
+func recoverTo(w io.Writer, what string) {
+	if p := recover(); p != nil {
+		fmt.Fprintf(w, "\nagentls: internal error in %s: %v\n", what, p)
+	}
 }

@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"os"
 	"strings"
 )
 
@@ -17,6 +18,7 @@ func newLines(r io.Reader) *lines {
 	l := &lines{ch: make(chan string)}
 	go func() {
 		defer close(l.ch)
+		defer recoverTo(os.Stderr, "reading the terminal")
 		sc := bufio.NewScanner(r)
 		for sc.Scan() {
 			l.ch <- sc.Text()

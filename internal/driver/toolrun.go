@@ -25,6 +25,13 @@ func (r *run) runTools(calls []agent.ToolCall) {
 	r.wg.Add(1)
 	go func() {
 		defer r.wg.Done()
+		// Tools and hooks recover their own panics (runTool, safeHook); a
+		// panic in this bookkeeping ends the task, never the process.
+		defer func() {
+			if p := recover(); p != nil {
+				r.send(agent.Fail{Reason: "internal", Err: fmt.Sprintf("internal error running tools: %v", p)})
+			}
+		}()
 		var changed []string
 		var last agent.ToolDone
 		for i := 0; i < len(calls); {

@@ -148,12 +148,19 @@ func copyTree(root, dst string, copyInstead map[string]bool) error {
 		go func() {
 			defer wg.Done()
 			var first error
+			defer func() {
+				if p := recover(); p != nil {
+					first = fmt.Errorf("verify: copying the workspace: internal error: %v", p)
+					for range jobs { // keep the walk from blocking on a worker that is gone
+					}
+				}
+				errs <- first
+			}()
 			for j := range jobs {
 				if first == nil {
 					first = cloneFile(j[0], j[1], &noClone)
 				}
 			}
-			errs <- first
 		}()
 	}
 	walkErr := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
