@@ -131,7 +131,11 @@ func (r *bridgeRun) run(ctx context.Context, task driver.Task) agent.Result {
 	defer func() {
 		_ = stdin.Close()
 		done := make(chan struct{})
-		go func() { defer close(done); _ = cmd.Wait() }()
+		go func() {
+			defer close(done)
+			defer recoverLog(r.b.Log, "waiting for the ACP agent")
+			_ = cmd.Wait()
+		}()
 		select {
 		case <-done:
 		case <-time.After(2 * time.Second):

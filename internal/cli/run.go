@@ -51,6 +51,7 @@ func Run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	// After the first Ctrl-C the default handler is back: a second one
 	// ends the process at once.
 	go func() {
+		defer recoverTo(stderr, "the interrupt handler")
 		<-ctx.Done()
 		stop()
 	}()
