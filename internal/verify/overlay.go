@@ -3,7 +3,6 @@ package verify
 import (
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -221,18 +220,9 @@ func copyTree(root, dst string, copyInstead map[string]bool) error {
 	return nil
 }
 
-// copyFile copies content, permissions and modification time: make and
-// other timestamp-driven tools must see the same order of ages as in the
-// workspace.
-func copyFile(src, dst string) error {
-	return copyWith(src, dst, func(out, in *os.File) error {
-		_, err := io.Copy(out, in)
-		return err
-	})
-}
-
 // copyWith creates dst with src's permissions, fills it with fill, and
-// gives it src's modification time.
+// gives it src's modification time: make and other timestamp-driven tools
+// must see the same order of ages as in the workspace.
 func copyWith(src, dst string, fill func(out, in *os.File) error) error {
 	in, err := os.Open(src)
 	if err != nil {

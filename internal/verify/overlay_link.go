@@ -16,7 +16,7 @@ import (
 // viewRun), which copies nothing; this is its fallback.
 
 // cloneFile puts a private copy of src at dst: a reflink where the file
-// system has them, else a copy (copyFile). noClone turns cloning off for
+// system has them, else a copy. noClone turns cloning off for
 // the rest of the overlay after the file system refused it once.
 func cloneFile(src, dst string, noClone *atomic.Bool) error {
 	return copyWith(src, dst, func(out, in *os.File) error {
