@@ -98,21 +98,43 @@ func (t *task) snapshot(root string) taskJSON {
 	return j
 }
 
-// taskManager runs tasks in the background: one at a time per session,
-// up to sessions.maxConcurrent sessions at once.
+// taskManager runs tasks in the background: one at a time per session, in
+// the order they were submitted, up to sessions.maxConcurrent sessions at
+// once.
 type taskManager struct {
 	s        *Server
 	mu       sync.Mutex
 	tasks    map[string]*task
 	order    []*task
 	seq      int
-	sessions map[string]chan struct{} // a one-slot lock per session
+	sessions map[string]*sessionQueue
 	slots    chan struct{}
 	wg       sync.WaitGroup
 }
 
 func newTaskManager(s *Server) *taskManager {
-	return &taskManager{s: s, tasks: map[string]*task{}, sessions: map[string]chan struct{}{}}
+	return &taskManager{s: s, tasks: map[string]*task{}, sessions: map[string]*sessionQueue{}}
+}
+
+// sessionQueue orders the tasks of one session. Each task waits for the
+// channel of the task submitted before it and closes its own when it
+// releases the session, so tasks run in submission order; a lock that
+// waiting goroutines race for would let a later task overtake an earlier one.
+type sessionQueue struct {
+	tail chan struct{} // closed when the last task submitted releases the session; nil: none yet
+}
+
+// idle reports whether no task of the session is queued or running.
+func (q *sessionQueue) idle() bool {
+	if q.tail == nil {
+		return true
+	}
+	select {
+	case <-q.tail:
+		return true
+	default:
+		return false
+	}
 }
 
 func (m *taskManager) get(id string) (*task, bool) {
@@ -194,11 +216,13 @@ func (m *taskManager) start(t *task, run func(ctx context.Context, t *task)) {
 	if m.slots == nil {
 		m.slots = make(chan struct{}, max(1, cfg.Sessions.MaxConcurrent))
 	}
-	lock, ok := m.sessions[t.session]
-	if !ok {
-		lock = make(chan struct{}, 1)
-		m.sessions[t.session] = lock
+	q := m.sessions[t.session]
+	if q == nil {
+		q = &sessionQueue{}
+		m.sessions[t.session] = q
 	}
+	turn, mine := q.tail, make(chan struct{})
+	q.tail = mine
 	m.tasks[t.id] = t
 	m.order = append(m.order, t)
 	m.mu.Unlock()
@@ -207,7 +231,7 @@ func (m *taskManager) start(t *task, run func(ctx context.Context, t *task)) {
 	go func() {
 		defer m.wg.Done()
 		defer m.s.recoverGo("task " + t.id)
-		release := m.execute(ctx, t, lock, run)
+		release := m.execute(ctx, t, turn, mine, run)
 		cancel()
 		close(t.done)
 		_ = m.s.catch("announcing the end of "+t.id, func() { m.s.announceEnd(context.Background(), t) })
@@ -216,24 +240,33 @@ func (m *taskManager) start(t *task, run func(ctx context.Context, t *task)) {
 	}()
 }
 
-// execute waits for the session's turn and a free slot, then runs the
-// task. It returns what releases them, for after the task's end is
-// announced, so the next task of the session starts after that.
-func (m *taskManager) execute(ctx context.Context, t *task, lock chan struct{}, run func(context.Context, *task)) (release func()) {
-	queued := func() func() {
+// execute waits for the session's turn (turn closes when the task before
+// it releases the session; nil: it is the first) and a free slot, then runs
+// the task. It returns what releases them (mine lets the next task of the
+// session go), for after the task's end is announced, so the next task
+// starts after that.
+func (m *taskManager) execute(ctx context.Context, t *task, turn, mine chan struct{}, run func(context.Context, *task)) (release func()) {
+	cancelled := func() func() {
 		t.end(agent.Result{Status: agent.StatusCancelled, Cancelled: true, Reason: "cancelled", Error: "cancelled while queued"})
 		return func() {}
 	}
-	select {
-	case lock <- struct{}{}:
-	case <-ctx.Done():
-		return queued()
+	if turn != nil {
+		select {
+		case <-turn:
+		case <-ctx.Done():
+			// The next task must still wait for the ones before this one.
+			m.s.goSafe("passing on the turn of "+t.id, func() {
+				<-turn
+				close(mine)
+			})
+			return cancelled()
+		}
 	}
 	select {
 	case m.slots <- struct{}{}:
 	case <-ctx.Done():
-		<-lock
-		return queued()
+		close(mine)
+		return cancelled()
 	}
 	t.mu.Lock()
 	t.status = agent.StatusRunning
@@ -248,7 +281,7 @@ func (m *taskManager) execute(ctx context.Context, t *task, lock chan struct{}, 
 			_ = m.s.catch("ending progress", func() { prog.end(ctx, "agentls: internal error") })
 		}
 	}
-	return func() { <-m.slots; <-lock }
+	return func() { <-m.slots; close(mine) }
 }
 
 // fail records the task's first internal error (a recovered panic).
@@ -312,8 +345,8 @@ func (m *taskManager) trim() {
 	for _, t := range m.order {
 		used[t.session] = true
 	}
-	for id, lock := range m.sessions {
-		if !used[id] && len(lock) == 0 {
+	for id, q := range m.sessions {
+		if !used[id] && q.idle() {
 			delete(m.sessions, id)
 		}
 	}
