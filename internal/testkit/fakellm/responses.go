@@ -9,7 +9,6 @@ package fakellm
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -154,7 +153,10 @@ func (s *Server) responses(w http.ResponseWriter, r *http.Request) {
 	}
 	s.logf("turn %d (responses): %d text bytes, %d tool calls", idx, len(turn.Text), len(turn.ToolCalls))
 	a := newAnswer(idx, turn, req)
-	s.streamResponses(ctx, w, turn, a.responseSteps())
+	// Unlike chat there is no [DONE]: the stream ends after
+	// response.completed, and a break placed past it cuts the body's end.
+	steps := a.responseSteps()
+	s.sse(ctx, w, turn, steps, len(steps))
 }
 
 func redactedAuth(h string) string {
@@ -164,52 +166,4 @@ func redactedAuth(h string) string {
 		return "[redacted]"
 	}
 	return ""
-}
-
-// streamResponses writes the steps, misbehaving as the turn says. Unlike
-// chat there is no [DONE]: the stream ends after response.completed.
-func (s *Server) streamResponses(ctx context.Context, w http.ResponseWriter, turn Turn, steps [][]byte) {
-	rc := http.NewResponseController(w)
-	h := w.Header()
-	h.Set("Content-Type", "text/event-stream")
-	h.Set("Cache-Control", "no-cache")
-	w.WriteHeader(http.StatusOK)
-	if rc.Flush() != nil {
-		return
-	}
-	for range turn.KeepAlive {
-		if _, err := io.WriteString(w, ": keep-alive\n\n"); err != nil {
-			return
-		}
-	}
-	if turn.KeepAlive > 0 && rc.Flush() != nil {
-		return
-	}
-	stallAfter := 1
-	if turn.StallAfter != nil {
-		stallAfter = *turn.StallAfter
-	}
-	for i := 0; i < len(steps); i++ {
-		if turn.BreakAfter != nil && i == *turn.BreakAfter {
-			breakConn(rc)
-			return
-		}
-		if turn.EndAfter != nil && i == *turn.EndAfter {
-			return // a clean end of the body, without response.completed
-		}
-		if turn.StallMs > 0 && i == stallAfter && !s.sleep(ctx, turn.StallMs) {
-			return
-		}
-		if i > 0 && !s.sleep(ctx, turn.ChunkDelayMs) {
-			return
-		}
-		if _, err := w.Write(steps[i]); err != nil || rc.Flush() != nil {
-			return
-		}
-	}
-	if turn.BreakAfter != nil && *turn.BreakAfter >= len(steps) {
-		breakConn(rc)
-		return
-	}
-	s.sleep(ctx, turn.ChunkDelayMs) // hold back the body's end, as chat does
 }

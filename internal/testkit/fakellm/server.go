@@ -281,8 +281,22 @@ func (s *Server) chat(w http.ResponseWriter, r *http.Request) {
 	s.stream(ctx, w, turn, a.chunks(req.StreamOptions != nil && req.StreamOptions.IncludeUsage && !turn.OmitUsage))
 }
 
-// stream writes events as SSE, misbehaving as the turn says.
+// stream writes chat completion chunks as SSE, then [DONE].
 func (s *Server) stream(ctx context.Context, w http.ResponseWriter, turn Turn, events [][]byte) {
+	frames := make([][]byte, 0, len(events)+1)
+	for _, e := range events {
+		frames = append(frames, append(append([]byte("data: "), e...), "\n\n"...))
+	}
+	// Breaks, ends and stalls placed past the last chunk still happen,
+	// before [DONE].
+	s.sse(ctx, w, turn, append(frames, []byte("data: [DONE]\n\n")), len(events))
+}
+
+// sse writes whole SSE frames, misbehaving as the turn says: keep-alive
+// comments first, then a break, a clean end or a stall at the frame its
+// index names (clamped to last), and a delay between frames. Both APIs
+// share it, so a fault means the same on each.
+func (s *Server) sse(ctx context.Context, w http.ResponseWriter, turn Turn, frames [][]byte, last int) {
 	rc := http.NewResponseController(w)
 	h := w.Header()
 	h.Set("Content-Type", "text/event-stream")
@@ -303,36 +317,30 @@ func (s *Server) stream(ctx context.Context, w http.ResponseWriter, turn Turn, e
 	if turn.StallAfter != nil {
 		stallAfter = *turn.StallAfter
 	}
-	// Step i == len(events) is the [DONE] line, so breaks and stalls placed
-	// past the last chunk still happen.
-	for i := 0; i <= len(events); i++ {
-		if turn.BreakAfter != nil && i == min(*turn.BreakAfter, len(events)) {
+	for i := 0; i <= len(frames); i++ {
+		if turn.BreakAfter != nil && i == min(*turn.BreakAfter, last) {
 			breakConn(rc)
 			return
 		}
-		if turn.EndAfter != nil && i == min(*turn.EndAfter, len(events)) {
-			return
+		if turn.EndAfter != nil && i == min(*turn.EndAfter, last) {
+			return // a clean end of the body, without the rest
 		}
-		if turn.StallMs > 0 && i == min(stallAfter, len(events)) && !s.sleep(ctx, turn.StallMs) {
+		if i == len(frames) {
+			break
+		}
+		if turn.StallMs > 0 && i == min(stallAfter, last) && !s.sleep(ctx, turn.StallMs) {
 			return
 		}
 		if i > 0 && !s.sleep(ctx, turn.ChunkDelayMs) {
 			return
 		}
-		line := []byte("data: [DONE]\n\n")
-		if i < len(events) {
-			line = append(append([]byte("data: "), events[i]...), "\n\n"...)
-		}
-		if _, err := w.Write(line); err != nil {
-			return
-		}
-		if rc.Flush() != nil {
+		if _, err := w.Write(frames[i]); err != nil || rc.Flush() != nil {
 			return
 		}
 	}
 	// The chunked-encoding terminator, written when the handler returns,
-	// is a chunk too: clients that stop reading at [DONE] lose the
-	// connection instead of reusing it.
+	// is a chunk too: clients that stop reading at the last event lose
+	// the connection instead of reusing it.
 	s.sleep(ctx, turn.ChunkDelayMs)
 }
 
