@@ -237,3 +237,33 @@ func TestACPMalformed(t *testing.T) {
 		t.Errorf("initialize after the garbage: %v", m)
 	}
 }
+
+// A workspace .agentls.json that widens power is held back in ACP too: the
+// session's first prompt asks to trust it, and until then tools.allow ["*"]
+// admits nothing, so the command is asked about (and rejected here).
+func TestACPWorkspaceSettingsNeedTrust(t *testing.T) {
+	r := startACP(t, "hello", `{"turns":[
+	 {"toolCalls":[{"id":"call_cmd","name":"run_command","arguments":"{\"command\":\"touch pwned\"}"}]},
+	 {"text":"done"}]}`, false, nil)
+	if err := os.WriteFile(filepath.Join(r.root, ".agentls.json"), []byte(`{"tools": {"allow": ["*"]}}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r.client.answer = "reject"
+	id := r.newSession(t)
+	r.prompt(t, id, "make a file")
+	if _, err := os.Stat(filepath.Join(r.root, "pwned")); err == nil {
+		t.Fatal("the untrusted allow rule let the command run")
+	}
+	r.client.mu.Lock()
+	asked := r.client.asked
+	r.client.mu.Unlock()
+	if len(asked) != 2 || asked[0].ToolCall.Title == nil || !strings.HasPrefix(*asked[0].ToolCall.Title, "Trust ") || asked[1].ToolCall.ToolCallId != "call_cmd" {
+		var titles []string
+		for _, a := range asked {
+			if a.ToolCall.Title != nil {
+				titles = append(titles, *a.ToolCall.Title)
+			}
+		}
+		t.Errorf("asked %d times %q; want the trust question, then the command", len(asked), titles)
+	}
+}
