@@ -2,6 +2,8 @@ package main
 
 import (
 	"bytes"
+	"os"
+	"path/filepath"
 	"runtime/debug"
 	"strings"
 	"testing"
@@ -69,5 +71,32 @@ func TestModuleVersion(t *testing.T) {
 		if got := moduleVersion(c.linked, c.bi); got != c.want {
 			t.Errorf("moduleVersion(%q, %v) = %q, want %q", c.linked, c.bi, got, c.want)
 		}
+	}
+}
+
+// agentls trust records the workspace file's content as trusted, so a
+// later run applies its widening settings without asking; without a
+// terminal it needs --yes, and a changed file is untrusted again.
+func TestTrustCommand(t *testing.T) {
+	e := newEnv(t, map[string]string{".agentls.json": `{"verify": {"commands": ["grep -q goodbye hello.txt"]}}`})
+	if r := e.run("trust"); r.code != 1 || !strings.Contains(r.stderr, "verify.commands") || !strings.Contains(r.stderr, "--yes") {
+		t.Fatalf("trust on a pipe: exit %d, stderr %q; want 1, naming the key and --yes", r.code, r.stderr)
+	}
+	if r := e.run("trust", "--yes"); r.code != 0 || !strings.Contains(r.stdout, "trusted") {
+		t.Fatalf("trust --yes: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	// The trusted verify.commands applies: the check runs and passes.
+	r := e.run("run", "--base-url", fakeModel(t, "read-edit.json").URL(), "replace hello with goodbye")
+	if r.code != 0 || !strings.Contains(r.stderr, "grep -q goodbye hello.txt") {
+		t.Fatalf("run after trust: exit %d\n%s", r.code, r.stderr)
+	}
+	if r := e.run("trust"); r.code != 0 || !strings.Contains(r.stdout, "trusted as it is") {
+		t.Errorf("trust again: exit %d %q", r.code, r.stdout)
+	}
+	if err := os.WriteFile(filepath.Join(e.ws, ".agentls.json"), []byte(`{"verify": {"commands": ["true"]}}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if r := e.run("trust"); r.code != 1 {
+		t.Errorf("a changed file is still trusted: exit %d %q", r.code, r.stdout)
 	}
 }
