@@ -9,8 +9,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/google/jsonschema-go/jsonschema"
-
 	"github.com/agentls/agentls/internal/agent"
 	"github.com/agentls/agentls/internal/proc"
 )
@@ -21,12 +19,18 @@ type runCommandArgs struct {
 	TimeoutSeconds int `json:"timeout_seconds,omitempty" minimum:"1"`
 }
 
-func newRunCommand(ws agent.Workspace, o Options) agent.Tool {
-	decl := declare[runCommandArgs](func(props map[string]*jsonschema.Schema) {
+// runCommandDecl declares run_command's arguments for o's timeouts.
+func runCommandDecl(o Options) *args[runCommandArgs] {
+	return declare[runCommandArgs](func(props map[string]*prop) {
 		p := props["timeout_seconds"]
 		p.Description = fmt.Sprintf("Seconds before it is killed (default %d).", int(o.CommandTimeout/time.Second))
-		p.Maximum = jsonschema.Ptr(float64(o.MaxCommandTimeout / time.Second))
+		maxSeconds := float64(o.MaxCommandTimeout / time.Second)
+		p.Maximum = &maxSeconds
 	})
+}
+
+func newRunCommand(ws agent.Workspace, o Options) agent.Tool {
+	decl := runCommandDecl(o)
 	t := &tool{
 		name:        "run_command",
 		description: "Run a shell command (sh -c) in the workspace root once the user allows it. No stdin; output is capped; the exit code is reported.",

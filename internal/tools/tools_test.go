@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -218,4 +219,50 @@ func TestParse(t *testing.T) {
 			t.Errorf("%s: got %+v, want %+v", tt.raw, got, tt.want)
 		}
 	}
+}
+
+// The model is shown a schema rendered from each argument struct; the
+// arguments are validated against the schema jsonschema-go infers from the
+// same struct. The two must say the same, for every tool.
+func TestSchemaTextMatchesLibrary(t *testing.T) {
+	o := Options{CommandTimeout: 30 * time.Second, MaxCommandTimeout: 90 * time.Second}.withDefaults(newDisk(t, nil))
+	check := func(name string, text json.RawMessage, lib func() ([]byte, error)) {
+		t.Helper()
+		want, err := lib()
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		var got, exp any
+		if err := json.Unmarshal(text, &got); err != nil {
+			t.Fatalf("%s: rendered schema is not JSON: %v\n%s", name, err, text)
+		}
+		if err := json.Unmarshal(want, &exp); err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(got, exp) {
+			t.Errorf("%s: rendered schema\n%s\ndiffers from jsonschema-go's\n%s", name, text, want)
+		}
+	}
+	check("read_file", readFileDecl().schema(), libText(readFileDecl()))
+	check("list_files", listFilesDecl().schema(), libText(listFilesDecl()))
+	check("grep", grepDecl().schema(), libText(grepDecl()))
+	check("write_file", writeFileDecl().schema(), libText(writeFileDecl()))
+	check("edit_file", editFileDecl().schema(), libText(editFileDecl()))
+	rc := runCommandDecl(o)
+	check("run_command", rc.schema(), libText(rc))
+	if !strings.Contains(string(rc.schema()), `"maximum":90`) || !strings.Contains(string(rc.schema()), "default 30") {
+		t.Errorf("run_command's schema lost its options: %s", rc.schema())
+	}
+	type mixed struct {
+		S string `json:"s" jsonschema:"a \"quoted\" <text> & more"`
+		N int    `json:"n,omitempty" minimum:"-2" maximum:"7"`
+		B bool   `json:"b"`
+		I int64  `json:"i,omitempty"`
+	}
+	m := declare[mixed](nil)
+	check("mixed", m.schema(), libText(m))
+}
+
+func libText[T any](a *args[T]) func() ([]byte, error) {
+	return func() ([]byte, error) { a.lib(); return json.Marshal(a.root) }
 }
