@@ -63,7 +63,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	case "serve":
 		return serve(args, stdin, stdout, stderr)
 	case "run":
-		tuneRunGC()
+		tuneRun()
 		return cli.Run(args, stdin, stdout, stderr)
 	case "acp":
 		return acp.Command(args, stdin, stdout, stderr, version)

@@ -23,6 +23,7 @@ var allowed = map[string][]string{
 	"internal/logging":       {},
 	"internal/policy":        {},
 	"internal/proc":          {},
+	"internal/cores":         {},
 	"internal/layers":        {},
 	"internal/llm/llmhttp":   {},
 	"internal/llm/chat":      {"internal/agent", "internal/llm/llmhttp"},
@@ -30,7 +31,7 @@ var allowed = map[string][]string{
 	"internal/llm/record":    {"internal/agent"},
 	"internal/session":       {"internal/agent", "internal/edits"},
 	"internal/verify":        {"internal/proc"},
-	"internal/tools":         {"internal/agent", "internal/policy", "internal/proc"},
+	"internal/tools":         {"internal/agent", "internal/cores", "internal/policy", "internal/proc"},
 	"internal/mcp":           {"internal/agent", "internal/config", "internal/proc", "internal/tools"},
 	// The one assembly path.
 	"internal/assemble": {"internal/agent", "internal/config", "internal/driver", "internal/llm/chat", "internal/llm/responses",

@@ -3,6 +3,8 @@ package main
 import (
 	"os"
 	"runtime/debug"
+
+	"github.com/agentls/agentls/internal/cores"
 )
 
 // runGCPercent is the GC target of `agentls run` when GOGC is not set. A
@@ -16,8 +18,13 @@ import (
 // whose heap holds open documents, keeps the default.
 const runGCPercent = 75
 
-func tuneRunGC() {
+func tuneRun() {
 	if _, set := os.LookupEnv("GOGC"); !set {
 		debug.SetGCPercent(runGCPercent)
+	}
+	// The headless loop runs on one P (internal/cores says why); a walk
+	// of the tree borrows the others. GOMAXPROCS in the environment wins.
+	if _, set := os.LookupEnv("GOMAXPROCS"); !set {
+		cores.Lean()
 	}
 }
