@@ -8,15 +8,17 @@ import (
 )
 
 // runGCPercent is the GC target of `agentls run` when GOGC is not set. A
-// headless task keeps little live heap (about 0.3 MB after 100 turns) but
+// headless task keeps little live heap (under 1 MB after 100 turns) but
 // allocates a request body and stream chunks every turn, so its peak heap
-// is the runtime's 4 MB floor (GOGC=100), which GOGC scales. Measured on
-// the 100-turn benchmark task, 10 interleaved runs each: peak RSS 16.9 ->
-// 16.0 MB at 75, CPU per turn unchanged within noise (medians 1.15 and
-// 1.14 ms); at 50 RSS fell to 14.7 MB but CPU per turn rose by about
-// 0.3 ms (14 collections instead of 5), so 75 it is. The language server,
-// whose heap holds open documents, keeps the default.
-const runGCPercent = 75
+// is the runtime's 4 MB floor scaled by GOGC. On the 100-turn benchmark
+// task, six interleaved runs each (perf stat task-clock, one P): 75 took a
+// median of 109 ms with peak RSS 16.1-16.6 MiB, 50 took 107 ms with
+// 15.4-15.6 MiB. A collection of this heap costs about 0.5 ms, and 50
+// collects about ten more times in 100 turns, which is lost in the noise.
+// (An earlier measurement on two Ps put 50 at 0.3 ms more per turn; that
+// was the scheduler's thread hand-offs, gone with cores.Lean.) The language
+// server, whose heap holds open documents, keeps the default.
+const runGCPercent = 50
 
 func tuneRun() {
 	if _, set := os.LookupEnv("GOGC"); !set {
