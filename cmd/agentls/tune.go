@@ -15,8 +15,8 @@ import (
 // median of 109 ms with peak RSS 16.1-16.6 MiB, 50 took 107 ms with
 // 15.4-15.6 MiB. A collection of this heap costs about 0.5 ms, and 50
 // collects about ten more times in 100 turns, which is lost in the noise.
-// (An earlier measurement on two Ps put 50 at 0.3 ms more per turn; that
-// was the scheduler's thread hand-offs, gone with cores.Lean.) The language
+// (An earlier measurement, on two Ps and a busier machine, put 50 at 0.3 ms
+// more per turn; these interleaved runs do not show it.) The language
 // server, whose heap holds open documents, keeps the default.
 const runGCPercent = 50
 
