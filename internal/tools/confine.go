@@ -8,6 +8,7 @@ import (
 	"path"
 	"path/filepath"
 	"strings"
+	"sync"
 
 	"github.com/agentls/agentls/internal/policy"
 )
@@ -212,7 +213,7 @@ func resolve(root, p string) (abs, rel, lexical string, err error) {
 	if err != nil {
 		return "", "", "", fmt.Errorf("workspace root %s: %w", root, err)
 	}
-	realRoot, err := filepath.EvalSymlinks(cleanRoot)
+	realRoot, err := realRootOf(cleanRoot)
 	if err != nil {
 		return "", "", "", fmt.Errorf("workspace root %s: %w", root, err)
 	}
@@ -242,6 +243,24 @@ func resolve(root, p string) (abs, rel, lexical string, err error) {
 		return "", "", "", outside(p)
 	}
 	return filepath.Join(cleanRoot, rel), filepath.ToSlash(rel), filepath.ToSlash(lexical), nil
+}
+
+// realRoots caches each workspace root's real path. A root is chosen by
+// the user, outside the model's reach, and does not move while agentls
+// runs; resolving it again cost an lstat per component of the root's path
+// for every path the model gave.
+var realRoots sync.Map // clean root → real root
+
+func realRootOf(cleanRoot string) (string, error) {
+	if r, ok := realRoots.Load(cleanRoot); ok {
+		return r.(string), nil
+	}
+	r, err := filepath.EvalSymlinks(cleanRoot)
+	if err != nil {
+		return "", err
+	}
+	realRoots.Store(cleanRoot, r)
+	return r, nil
 }
 
 func outside(p string) error {
