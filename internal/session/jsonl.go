@@ -75,8 +75,6 @@ func (a *appender) append(recs ...any) error {
 	return err
 }
 
-func (a *appender) sync() error { return a.f.Sync() }
-
 func (a *appender) close() error { return a.f.Close() }
 
 // readLines calls fn with each line of the file that decodes as JSON into a
