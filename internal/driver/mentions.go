@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 )
 
 // A task may mention workspace files: "@path" attaches the file, and
@@ -18,7 +19,9 @@ import (
 
 // mentionRE matches a mention at the start or after white space or an
 // opening bracket; the path has no spaces and no trailing punctuation.
-var mentionRE = regexp.MustCompile(`(?:^|[\s(\[])@([A-Za-z0-9_./-]*[A-Za-z0-9_/-])(?::(\d+)(?:-(\d+))?)?`)
+var mentionRE = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?:^|[\s(\[])@([A-Za-z0-9_./-]*[A-Za-z0-9_/-])(?::(\d+)(?:-(\d+))?)?`)
+})
 
 const (
 	maxMentions    = 10
@@ -45,7 +48,7 @@ func Mentions(root, prompt string) []Mention {
 	defer r.Close()
 	var out []Mention
 	seen := map[string]bool{}
-	for _, m := range mentionRE.FindAllStringSubmatch(prompt, -1) {
+	for _, m := range mentionRE().FindAllStringSubmatch(prompt, -1) {
 		if len(out) == maxMentions {
 			break
 		}

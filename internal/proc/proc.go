@@ -10,6 +10,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 )
@@ -187,7 +188,7 @@ func waitCopied(copied chan struct{}, pr *os.File) {
 }
 
 // errnoText turns the numbers the zygote's child prints into words.
-var errnoText = regexp.MustCompile(`errno (\d+)`)
+var errnoText = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`errno (\d+)`) })
 
 func finish(ctx, runCtx context.Context, r Result, out *Capper, start time.Time, sb Sandbox) (Result, error) {
 	r.Output, r.Duration = out.String(), time.Since(start)
@@ -195,7 +196,7 @@ func finish(ctx, runCtx context.Context, r Result, out *Capper, start time.Time,
 	r.TimedOut = !r.Cancelled && errors.Is(runCtx.Err(), context.DeadlineExceeded) && r.ExitCode < 0
 	if sb.Mode != ModeOff {
 		if r.ExitCode == launchFailed && strings.HasPrefix(r.Output, launchPrefix) {
-			msg := errnoText.ReplaceAllStringFunc(strings.TrimSpace(r.Output), func(m string) string {
+			msg := errnoText().ReplaceAllStringFunc(strings.TrimSpace(r.Output), func(m string) string {
 				n, _ := strconv.Atoi(m[len("errno "):])
 				return syscall.Errno(n).Error()
 			})

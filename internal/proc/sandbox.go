@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 )
 
 // Sandbox modes.
@@ -181,7 +182,9 @@ func (sb Sandbox) protected() []string {
 
 // netFailure matches the messages of common tools (curl, git, Go, npm,
 // pip, cargo, glibc) when a connection or a name lookup fails.
-var netFailure = regexp.MustCompile(`(?i)network is unreachable|could not resolve (host|proxy)|temporary failure in name resolution|name or service not known|no such host|getaddrinfo|eai_again|enetunreach|dial (tcp|udp)\S* .*(refused|unreachable|timeout|i/o timeout)|failed to connect to|connection refused`)
+var netFailure = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?i)network is unreachable|could not resolve (host|proxy)|temporary failure in name resolution|name or service not known|no such host|getaddrinfo|eai_again|enetunreach|dial (tcp|udp)\S* .*(refused|unreachable|timeout|i/o timeout)|failed to connect to|connection refused`)
+})
 
 // NetworkFailure reports whether output holds a line that looks like a
 // network failure, not counting connections refused on the loopback
@@ -189,7 +192,7 @@ var netFailure = regexp.MustCompile(`(?i)network is unreachable|could not resolv
 // command's own affair).
 func NetworkFailure(output string) bool {
 	for _, line := range strings.Split(output, "\n") {
-		if !netFailure.MatchString(line) {
+		if !netFailure().MatchString(line) {
 			continue
 		}
 		l := strings.ToLower(line)
