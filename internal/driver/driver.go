@@ -138,6 +138,7 @@ func (d *Driver) Run(ctx context.Context, t Task) agent.Result {
 	defer func() {
 		stop()
 		run.wg.Wait()
+		run.workers.close()
 	}()
 
 	m := agent.NewMachine()
@@ -174,8 +175,11 @@ type run struct {
 	task   Task
 	inputs chan agent.Input
 	wg     sync.WaitGroup
-	tools  map[string]agent.Tool
-	specs  []agent.ToolSpec
+	// workers runs the run's goroutines (workers.go); wg counts those the
+	// run waits for.
+	workers workers
+	tools   map[string]agent.Tool
+	specs   []agent.ToolSpec
 
 	m       *agent.Machine // read on the loop only
 	prefix  int            // the planner's prefix length, for ConversationHook
@@ -206,7 +210,7 @@ func (r *run) send(in agent.Input) {
 // goDo runs f in a goroutine the run owns, recovering panics into err.
 func (r *run) goDo(f func() agent.Input) {
 	r.wg.Add(1)
-	go func() {
+	r.workers.do(func() {
 		defer r.wg.Done()
 		var in agent.Input
 		func() {
@@ -220,7 +224,7 @@ func (r *run) goDo(f func() agent.Input) {
 		if in != nil {
 			r.send(in)
 		}
-	}()
+	})
 }
 
 func (r *run) do(a agent.Action) (agent.Result, bool) {

@@ -23,7 +23,7 @@ func (r *run) runTools(calls []agent.ToolCall) {
 		return
 	}
 	r.wg.Add(1)
-	go func() {
+	r.workers.do(func() {
 		defer r.wg.Done()
 		// Tools and hooks recover their own panics (runTool, safeHook); a
 		// panic in this bookkeeping ends the task, never the process.
@@ -51,11 +51,11 @@ func (r *run) runTools(calls []agent.ToolCall) {
 				var wg sync.WaitGroup
 				for k, c := range calls[i:j] {
 					wg.Add(1)
-					go func() {
+					r.workers.do(func() {
 						defer wg.Done()
 						res, err := r.runTool(c)
 						batch[k] = agent.ToolDone{ID: c.ID, Result: res, Err: err}
-					}()
+					})
 				}
 				wg.Wait()
 			}
@@ -82,7 +82,7 @@ func (r *run) runTools(calls []agent.ToolCall) {
 			}
 		}
 		r.send(last)
-	}()
+	})
 }
 
 func (r *run) readOnly(c agent.ToolCall) bool {
@@ -174,7 +174,7 @@ func (r *run) runBounded(ctx context.Context, t agent.Tool, c agent.ToolCall, ar
 		err error
 	}
 	ch := make(chan outcome, 1) // buffered: an abandoned tool never blocks on it
-	go func() {
+	r.workers.do(func() {
 		var o outcome
 		defer func() {
 			if p := recover(); p != nil {
@@ -183,7 +183,7 @@ func (r *run) runBounded(ctx context.Context, t agent.Tool, c agent.ToolCall, ar
 			ch <- o
 		}()
 		o.res, o.err = t.Run(ctx, args)
-	}()
+	})
 	select {
 	case o := <-ch:
 		return o.res, o.err, false
