@@ -2,7 +2,6 @@ package chat
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -102,19 +101,19 @@ func (o *OpenAI) Stream(ctx context.Context, req agent.Request, onText func(delt
 	}
 	defer resp.Body.Close()
 	events := newSSEReader(resp.Body)
+	var ch chunk
 	for {
 		data, err := events.next()
 		if errors.Is(err, io.EOF) && context.Cause(ctx) == nil {
 			break
 		}
-		var chunk openai.ChatCompletionStreamResponse
 		if err == nil {
-			err = json.Unmarshal(data, &chunk)
+			err = decodeChunk(data, &ch)
 		}
 		if err != nil {
 			return acc.response(req), o.classify(parent, ctx, call, err, acc.partial)
 		}
-		acc.add(chunk, onText)
+		acc.add(&ch, onText)
 	}
 	call.Drain()
 	if acc.chunks == 0 {
@@ -195,7 +194,7 @@ type streamAccumulator struct {
 	byIndex map[int]int // tool call index on the wire → position in calls
 	last    int         // position of the call the last delta went to
 	finish  string
-	usage   *openai.Usage
+	usage   *chunkUsage
 	chunks  int
 	partial bool // a text or tool delta arrived: a retry would duplicate it
 }
@@ -204,7 +203,7 @@ func newStreamAccumulator() *streamAccumulator {
 	return &streamAccumulator{byIndex: map[int]int{}, last: -1}
 }
 
-func (a *streamAccumulator) add(ch openai.ChatCompletionStreamResponse, onText func(string)) {
+func (a *streamAccumulator) add(ch *chunk, onText func(string)) {
 	a.chunks++
 	if ch.Usage != nil {
 		a.usage = ch.Usage
@@ -228,7 +227,7 @@ func (a *streamAccumulator) add(ch openai.ChatCompletionStreamResponse, onText f
 			a.addToolDelta(tc)
 		}
 		if c.FinishReason != "" {
-			a.finish = string(c.FinishReason)
+			a.finish = c.FinishReason
 		}
 	}
 }
@@ -236,7 +235,7 @@ func (a *streamAccumulator) add(ch openai.ChatCompletionStreamResponse, onText f
 // addToolDelta merges one tool call fragment. OpenAI numbers calls by index
 // and sends the id once; Ollama puts every call on index 0 and marks a new
 // one only by a new id; some servers send no index at all.
-func (a *streamAccumulator) addToolDelta(tc openai.ToolCall) {
+func (a *streamAccumulator) addToolDelta(tc toolDelta) {
 	pos := a.last
 	if tc.Index != nil {
 		p, ok := a.byIndex[*tc.Index]

@@ -10,19 +10,14 @@ import (
 	"testing"
 	"time"
 
-	openai "github.com/sashabaranov/go-openai"
-
 	"github.com/agentls/agentls/internal/agent"
 	"github.com/agentls/agentls/internal/testkit/fakellm"
 )
 
-func oaiToolDelta(index *int, id, name, args string) openai.ChatCompletionStreamResponse {
-	return openai.ChatCompletionStreamResponse{Choices: []openai.ChatCompletionStreamChoice{{
-		Delta: openai.ChatCompletionStreamChoiceDelta{ToolCalls: []openai.ToolCall{{
-			Index: index, ID: id, Type: openai.ToolTypeFunction,
-			Function: openai.FunctionCall{Name: name, Arguments: args},
-		}}},
-	}}}
+func oaiToolDelta(index *int, id, name, args string) *chunk {
+	td := toolDelta{Index: index, ID: id}
+	td.Function.Name, td.Function.Arguments = name, args
+	return &chunk{Choices: []chunkChoice{{Delta: chunkDelta{ToolCalls: []toolDelta{td}}}}}
 }
 
 // oaiServe starts a fake model server for the test and returns a backend
