@@ -101,6 +101,7 @@ func (o *OpenAI) Stream(ctx context.Context, req agent.Request, onText func(delt
 	}
 	defer resp.Body.Close()
 	events := newSSEReader(resp.Body)
+	defer events.release()
 	var ch chunk
 	for {
 		data, err := events.next()

@@ -16,6 +16,7 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -51,11 +52,26 @@ func Client(hc *http.Client) *http.Client {
 	}
 	base := c.Transport
 	if base == nil {
-		base = http.DefaultTransport
+		base = defaultTransport()
 	}
 	c.Transport = transport{base: base}
 	return c
 }
+
+// defaultTransport is http.DefaultTransport with a write buffer that holds
+// a whole request of most conversations (64 KiB). With the default 4 KiB,
+// every request went out in two writes, and the second through the
+// connection's ReadFrom, which allocates a 32 KiB copy buffer each time.
+// The buffer lives as long as its connection.
+var defaultTransport = sync.OnceValue(func() http.RoundTripper {
+	t, ok := http.DefaultTransport.(*http.Transport)
+	if !ok {
+		return http.DefaultTransport
+	}
+	t = t.Clone()
+	t.WriteBufferSize = 64 << 10
+	return t
+})
 
 // DefaultBaseURL is OpenAI's API root, for backends given none.
 const DefaultBaseURL = "https://api.openai.com/v1"
