@@ -95,7 +95,13 @@ func (o *OpenAI) Stream(ctx context.Context, req agent.Request, onText func(delt
 	}
 
 	acc := newStreamAccumulator()
-	resp, err := o.post(ctx, body)
+	var sent sendTracker
+	defer func() {
+		if sent.done() {
+			o.body.release(body)
+		}
+	}()
+	resp, err := o.post(sent.trace(ctx), body)
 	if err != nil {
 		return agent.Response{}, o.classify(parent, ctx, call, err, false)
 	}
