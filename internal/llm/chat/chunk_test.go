@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"reflect"
 	"testing"
+
+	"github.com/agentls/agentls/internal/jsonscan"
 )
 
 // Chunks as servers send them (OpenAI, Ollama, llama.cpp, vLLM, LM Studio
@@ -62,9 +64,9 @@ func TestDecodeChunkMatchesEncodingJSON(t *testing.T) {
 	fast := 0
 	for _, in := range chunkCorpus {
 		checkChunk(t, []byte(in))
-		s := scanner{b: []byte(in)}
+		s := jsonscan.New([]byte(in))
 		var c chunk
-		if s.chunk(&c) && s.end() {
+		if scanChunk(&s, &c, nil) && s.End() {
 			fast++
 		}
 	}
