@@ -78,7 +78,12 @@ type acpSession struct {
 	// clientServers are the MCP servers the client gave session/new.
 	clientServers []sdk.McpServer
 
-	turn sync.Mutex // held by the running prompt
+	// turn is the session's turn: a prompt holds its one slot while it
+	// runs. It is a channel, not a mutex, so that a prompt waiting for the
+	// one before it gives up when cancelled, and no lock is held across the
+	// requests a turn makes to the client (session/request_permission,
+	// fs/*).
+	turn chan struct{}
 
 	mu   sync.Mutex
 	mode string // modeAsk or modeApply
@@ -149,7 +154,7 @@ func (a *Agent) openSession(cwd string, servers []sdk.McpServer, id string) (*ac
 		return nil, sdk.NewInvalidParams(map[string]any{"error": err.Error()})
 	}
 	root := disk.Root()
-	s := &acpSession{id: id, root: root, mode: modeApply, clientServers: servers}
+	s := &acpSession{id: id, root: root, mode: modeApply, clientServers: servers, turn: make(chan struct{}, 1)}
 	cfg := a.loadConfig(s)
 	cfg.MCPServers = mergeMCP(cfg.MCPServers, servers)
 	s.cfg = cfg

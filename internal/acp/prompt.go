@@ -30,9 +30,14 @@ func (a *Agent) Prompt(ctx context.Context, p sdk.PromptRequest) (sdk.PromptResp
 		return sdk.PromptResponse{}, sdk.NewInvalidParams(map[string]any{"error": "the prompt has no text"})
 	}
 	// A new prompt in the same session cancelled the one before it (the
-	// connection does that); wait for it to end, so turns stay in order.
-	s.turn.Lock()
-	defer s.turn.Unlock()
+	// connection does that); wait for it to end, so turns stay in order,
+	// unless this one is cancelled first.
+	select {
+	case s.turn <- struct{}{}:
+	case <-ctx.Done():
+		return sdk.PromptResponse{StopReason: sdk.StopReasonCancelled}, nil
+	}
+	defer func() { <-s.turn }()
 	if ctx.Err() != nil {
 		return sdk.PromptResponse{StopReason: sdk.StopReasonCancelled}, nil
 	}
