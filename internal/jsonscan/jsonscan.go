@@ -303,26 +303,9 @@ func (s *Scanner) skip(depth int) bool {
 		}
 		return false
 	case c == '{':
-		more, ok := s.Open('{', '}')
-		for ok && more {
-			if _, ok = s.Key(); !ok {
-				return false // an escaped key in a skipped object: rare
-			}
-			if !s.skip(depth + 1) {
-				return false
-			}
-			more, ok = s.Next('}')
-		}
-		return ok
+		return s.Object(func([]byte) bool { return s.skip(depth + 1) })
 	case c == '[':
-		more, ok := s.Open('[', ']')
-		for ok && more {
-			if !s.skip(depth + 1) {
-				return false
-			}
-			more, ok = s.Next(']')
-		}
-		return ok
+		return s.Array(func() bool { return s.skip(depth + 1) })
 	case c == 't':
 		return s.Literal("true")
 	case c == 'f':
@@ -402,6 +385,32 @@ func (o *Once) First(bit uint8) bool {
 	}
 	*o |= Once(bit)
 	return true
+}
+
+// Object reads an object, handing each key to field, which reads the
+// value. A key with escapes, or field returning false, gives up.
+func (s *Scanner) Object(field func(key []byte) bool) bool {
+	more, ok := s.Open('{', '}')
+	for ok && more {
+		k, kok := s.Key()
+		if !kok || !field(k) {
+			return false
+		}
+		more, ok = s.Next('}')
+	}
+	return ok
+}
+
+// Array reads an array, calling elem for each element.
+func (s *Scanner) Array(elem func() bool) bool {
+	more, ok := s.Open('[', ']')
+	for ok && more {
+		if !elem() {
+			return false
+		}
+		more, ok = s.Next(']')
+	}
+	return ok
 }
 
 // Skip reads any value, checking that it is JSON.

@@ -236,26 +236,19 @@ func (a *args[T]) fast(raw []byte) (T, bool) {
 	rv := reflect.ValueOf(&v).Elem()
 	s := jsonscan.New(raw)
 	var seen uint64
-	more, ok := s.Open('{', '}')
-	for ok && more {
-		k, kok := s.Key()
-		if !kok {
-			return v, false
-		}
+	ok := s.Object(func(k []byte) bool {
 		i := a.propIndex(k)
 		if i < 0 || seen&(1<<i) != 0 {
-			return v, false
+			return false
 		}
 		seen |= 1 << i
 		p := &a.props[i]
 		f := rv.FieldByIndex(p.index)
 		switch p.Type {
 		case "string":
-			str, sok := s.Str()
-			if !sok {
-				return v, false
-			}
+			str, ok := s.Str()
 			f.SetString(str)
+			return ok
 		case "boolean":
 			switch {
 			case s.Literal("true"):
@@ -263,19 +256,19 @@ func (a *args[T]) fast(raw []byte) (T, bool) {
 			case s.Literal("false"):
 				f.SetBool(false)
 			default:
-				return v, false
+				return false
 			}
+			return true
 		case "integer":
-			n, iok := s.Int()
-			if !iok || (p.Minimum != nil && float64(n) < *p.Minimum) || (p.Maximum != nil && float64(n) > *p.Maximum) || f.OverflowInt(int64(n)) {
-				return v, false
+			n, ok := s.Int()
+			if !ok || (p.Minimum != nil && float64(n) < *p.Minimum) || (p.Maximum != nil && float64(n) > *p.Maximum) || f.OverflowInt(int64(n)) {
+				return false
 			}
 			f.SetInt(int64(n))
-		default:
-			return v, false
+			return true
 		}
-		more, ok = s.Next('}')
-	}
+		return false
+	})
 	if !ok || !s.End() {
 		return v, false
 	}

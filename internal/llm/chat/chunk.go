@@ -62,12 +62,7 @@ func decodeChunk(data []byte, c *chunk) error {
 
 func scanChunk(s *jsonscan.Scanner, c *chunk, choices []chunkChoice) bool {
 	var seen jsonscan.Once
-	more, ok := s.Open('{', '}')
-	for ok && more {
-		k, kok := s.Key()
-		if !kok {
-			return false
-		}
+	return s.Object(func(k []byte) bool {
 		switch string(k) {
 		case "choices":
 			if !seen.First(1) {
@@ -75,43 +70,29 @@ func scanChunk(s *jsonscan.Scanner, c *chunk, choices []chunkChoice) bool {
 			}
 			if s.Null() {
 				c.Choices = nil
-				break
+				return true
 			}
 			c.Choices = choices
 			if c.Choices == nil {
 				c.Choices = []chunkChoice{} // [] is an empty slice, not a missing one
 			}
-			more, ok := s.Open('[', ']')
-			for ok && more {
+			return s.Array(func() bool {
 				c.Choices = append(c.Choices, chunkChoice{})
-				if !scanChoice(s, &c.Choices[len(c.Choices)-1]) {
-					return false
-				}
-				more, ok = s.Next(']')
-			}
-			if !ok {
-				return false
-			}
+				return scanChoice(s, &c.Choices[len(c.Choices)-1])
+			})
 		case "usage":
 			if !seen.First(2) {
 				return false
 			}
 			if s.Null() {
 				c.Usage = nil
-				break
+				return true
 			}
 			c.Usage = &chunkUsage{}
-			if !scanUsage(s, c.Usage) {
-				return false
-			}
-		default:
-			if jsonscan.Known(k, "choices", "usage") || !s.Skip() {
-				return false
-			}
+			return scanUsage(s, c.Usage)
 		}
-		more, ok = s.Next('}')
-	}
-	return ok
+		return !jsonscan.Known(k, "choices", "usage") && s.Skip()
+	})
 }
 
 func scanChoice(s *jsonscan.Scanner, ch *chunkChoice) bool {
@@ -119,72 +100,43 @@ func scanChoice(s *jsonscan.Scanner, ch *chunkChoice) bool {
 		return true
 	}
 	var seen jsonscan.Once
-	more, ok := s.Open('{', '}')
-	for ok && more {
-		k, kok := s.Key()
-		if !kok {
-			return false
-		}
+	return s.Object(func(k []byte) bool {
 		switch string(k) {
 		case "index":
-			ok = seen.First(1) && s.IntOrNull(&ch.Index)
+			return seen.First(1) && s.IntOrNull(&ch.Index)
 		case "finish_reason":
-			ok = seen.First(2) && s.StringOrNull(&ch.FinishReason)
+			return seen.First(2) && s.StringOrNull(&ch.FinishReason)
 		case "delta":
-			ok = seen.First(4) && (s.Null() || scanDelta(s, &ch.Delta))
-		default:
-			ok = !jsonscan.Known(k, "index", "finish_reason", "delta") && s.Skip()
+			return seen.First(4) && (s.Null() || scanDelta(s, &ch.Delta))
 		}
-		if !ok {
-			return false
-		}
-		more, ok = s.Next('}')
-	}
-	return ok
+		return !jsonscan.Known(k, "index", "finish_reason", "delta") && s.Skip()
+	})
 }
 
 func scanDelta(s *jsonscan.Scanner, d *chunkDelta) bool {
 	var seen jsonscan.Once
-	more, ok := s.Open('{', '}')
-	for ok && more {
-		k, kok := s.Key()
-		if !kok {
-			return false
-		}
+	return s.Object(func(k []byte) bool {
 		switch string(k) {
 		case "content":
-			ok = seen.First(1) && s.StringOrNull(&d.Content)
+			return seen.First(1) && s.StringOrNull(&d.Content)
 		case "refusal":
-			ok = seen.First(2) && s.StringOrNull(&d.Refusal)
+			return seen.First(2) && s.StringOrNull(&d.Refusal)
 		case "tool_calls":
 			if !seen.First(4) {
 				return false
 			}
 			if s.Null() {
 				d.ToolCalls = nil
-				break
+				return true
 			}
 			d.ToolCalls = []toolDelta{}
-			more, ok := s.Open('[', ']')
-			for ok && more {
+			return s.Array(func() bool {
 				d.ToolCalls = append(d.ToolCalls, toolDelta{})
-				if !scanToolDelta(s, &d.ToolCalls[len(d.ToolCalls)-1]) {
-					return false
-				}
-				more, ok = s.Next(']')
-			}
-			if !ok {
-				return false
-			}
-		default:
-			ok = !jsonscan.Known(k, "content", "refusal", "tool_calls") && s.Skip()
+				return scanToolDelta(s, &d.ToolCalls[len(d.ToolCalls)-1])
+			})
 		}
-		if !ok {
-			return false
-		}
-		more, ok = s.Next('}')
-	}
-	return ok
+		return !jsonscan.Known(k, "content", "refusal", "tool_calls") && s.Skip()
+	})
 }
 
 func scanToolDelta(s *jsonscan.Scanner, t *toolDelta) bool {
@@ -192,12 +144,7 @@ func scanToolDelta(s *jsonscan.Scanner, t *toolDelta) bool {
 		return true
 	}
 	var seen jsonscan.Once
-	more, ok := s.Open('{', '}')
-	for ok && more {
-		k, kok := s.Key()
-		if !kok {
-			return false
-		}
+	return s.Object(func(k []byte) bool {
 		switch string(k) {
 		case "index":
 			if !seen.First(1) {
@@ -205,72 +152,42 @@ func scanToolDelta(s *jsonscan.Scanner, t *toolDelta) bool {
 			}
 			if s.Null() {
 				t.Index = nil
-				break
+				return true
 			}
-			n, iok := s.Int()
-			if !iok {
-				return false
-			}
+			n, ok := s.Int()
 			t.Index = &n
+			return ok
 		case "id":
-			ok = seen.First(2) && s.StringOrNull(&t.ID)
+			return seen.First(2) && s.StringOrNull(&t.ID)
 		case "function":
-			ok = seen.First(4) && (s.Null() || scanFunction(s, t))
-		default:
-			ok = !jsonscan.Known(k, "index", "id", "function") && s.Skip()
+			return seen.First(4) && (s.Null() || scanFunction(s, t))
 		}
-		if !ok {
-			return false
-		}
-		more, ok = s.Next('}')
-	}
-	return ok
+		return !jsonscan.Known(k, "index", "id", "function") && s.Skip()
+	})
 }
 
 func scanFunction(s *jsonscan.Scanner, t *toolDelta) bool {
 	var seen jsonscan.Once
-	more, ok := s.Open('{', '}')
-	for ok && more {
-		k, kok := s.Key()
-		if !kok {
-			return false
-		}
+	return s.Object(func(k []byte) bool {
 		switch string(k) {
 		case "name":
-			ok = seen.First(1) && s.StringOrNull(&t.Function.Name)
+			return seen.First(1) && s.StringOrNull(&t.Function.Name)
 		case "arguments":
-			ok = seen.First(2) && s.StringOrNull(&t.Function.Arguments)
-		default:
-			ok = !jsonscan.Known(k, "name", "arguments") && s.Skip()
+			return seen.First(2) && s.StringOrNull(&t.Function.Arguments)
 		}
-		if !ok {
-			return false
-		}
-		more, ok = s.Next('}')
-	}
-	return ok
+		return !jsonscan.Known(k, "name", "arguments") && s.Skip()
+	})
 }
 
 func scanUsage(s *jsonscan.Scanner, u *chunkUsage) bool {
 	var seen jsonscan.Once
-	more, ok := s.Open('{', '}')
-	for ok && more {
-		k, kok := s.Key()
-		if !kok {
-			return false
-		}
+	return s.Object(func(k []byte) bool {
 		switch string(k) {
 		case "prompt_tokens":
-			ok = seen.First(1) && s.IntOrNull(&u.PromptTokens)
+			return seen.First(1) && s.IntOrNull(&u.PromptTokens)
 		case "completion_tokens":
-			ok = seen.First(2) && s.IntOrNull(&u.CompletionTokens)
-		default:
-			ok = !jsonscan.Known(k, "prompt_tokens", "completion_tokens") && s.Skip()
+			return seen.First(2) && s.IntOrNull(&u.CompletionTokens)
 		}
-		if !ok {
-			return false
-		}
-		more, ok = s.Next('}')
-	}
-	return ok
+		return !jsonscan.Known(k, "prompt_tokens", "completion_tokens") && s.Skip()
+	})
 }
