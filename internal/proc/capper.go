@@ -54,13 +54,6 @@ func (c *Capper) Write(p []byte) (int, error) {
 	return n, nil
 }
 
-// Total is how many bytes were written.
-func (c *Capper) Total() int64 {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.total
-}
-
 // String is the kept output as valid UTF-8. When the middle was dropped,
 // a line "[... N bytes cut ...]" stands in its place, N counting every
 // byte not shown; the cut never splits a character.

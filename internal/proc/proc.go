@@ -137,7 +137,7 @@ func Run(ctx context.Context, s Spec) (Result, error) {
 		return Result{ExitCode: -1}, err
 	}
 	if sb.Mode != ModeOff {
-		if r, ok, err := viaZygote(ctx, runCtx, s, sb, out); ok {
+		if r, ok, err := viaZygote(runCtx, s, sb, out); ok {
 			if err != nil {
 				return r, err
 			}

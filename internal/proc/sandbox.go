@@ -217,8 +217,6 @@ const (
 // launchConfig is what the parent tells the launcher (JSON in argv[2]).
 type launchConfig struct {
 	Argv        []string `json:"argv"`
-	Path        string   `json:"path,omitempty"` // Argv[0] resolved
-	Env         []string `json:"env,omitempty"`  // zygote only; the launcher has its own
 	Dir         string   `json:"dir,omitempty"`
 	Workspace   string   `json:"workspace,omitempty"`
 	View        bool     `json:"view,omitempty"`

@@ -23,7 +23,7 @@ func sandboxed(ctx context.Context, argv, env []string, sb Sandbox, dir string) 
 
 func launch(string) error { return errors.New("no sandbox launcher on " + runtime.GOOS) }
 
-func viaZygote(ctx, runCtx context.Context, s Spec, sb Sandbox, out *Capper) (Result, bool, error) {
+func viaZygote(runCtx context.Context, s Spec, sb Sandbox, out *Capper) (Result, bool, error) {
 	return Result{}, false, nil
 }
 

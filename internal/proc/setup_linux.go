@@ -2,9 +2,10 @@ package proc
 
 import (
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
-	"sort"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -94,17 +95,6 @@ func (p *plan) open(what, path string, flags int, mode uint32, keep int8) {
 
 // atFDCWD is AT_FDCWD (negative) as the kernel reads the argument.
 var atFDCWD = func() uintptr { v := int64(unix.AT_FDCWD); return uintptr(v) }()
-
-func errorf(format string, args ...any) error { return fmt.Errorf(format, args...) }
-
-func sortedKeys(m map[string][]byte) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
-}
 
 func (p *plan) onSlot(nr uintptr, what string, s int8, args ...uintptr) *op {
 	o := p.add(what, nr, append([]uintptr{0}, args...)...)
@@ -210,10 +200,10 @@ func (p *plan) view(cfg launchConfig, files map[string][]byte) error {
 	p.mkdir(upper, wsInfo.Mode())
 	p.mkdir(filepath.Join(ws, "w"), 0o700)
 	made := map[string]bool{}
-	for _, rel := range sortedKeys(files) {
+	for _, rel := range slices.Sorted(maps.Keys(files)) {
 		local := filepath.Clean(filepath.FromSlash(rel))
 		if !filepath.IsLocal(local) {
-			return errorf("view file %q is not inside the workspace", rel)
+			return fmt.Errorf("view file %q is not inside the workspace", rel)
 		}
 		// Every directory on the way must be a real one: an upper
 		// directory would hide a symlink of the workspace.
@@ -227,7 +217,7 @@ func (p *plan) view(cfg launchConfig, files map[string][]byte) error {
 			mode := os.FileMode(0o755)
 			switch {
 			case err == nil && !fi.IsDir():
-				return errorf("view file %q: %s is not a directory", rel, d)
+				return fmt.Errorf("view file %q: %s is not a directory", rel, d)
 			case err == nil:
 				mode = fi.Mode()
 			}
@@ -239,7 +229,7 @@ func (p *plan) view(cfg launchConfig, files map[string][]byte) error {
 		mode := uint32(0o644)
 		if fi, err := os.Lstat(filepath.Join(ws, local)); err == nil {
 			if fi.IsDir() {
-				return errorf("view file %q is a directory", rel)
+				return fmt.Errorf("view file %q is a directory", rel)
 			}
 			if fi.Mode().IsRegular() {
 				mode = uint32(fi.Mode().Perm())

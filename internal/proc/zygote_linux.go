@@ -96,7 +96,7 @@ func startZygote() (*zygote, error) {
 
 // run runs one command through the zygote. started is false when the
 // command never started (the caller may use the launcher instead).
-func (z *zygote) run(ctx, runCtx context.Context, req zygoteRequest, out *Capper) (r Result, started bool, err error) {
+func (z *zygote) run(runCtx context.Context, req zygoteRequest, out *Capper) (r Result, started bool, err error) {
 	r.ExitCode = -1
 	fds, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_STREAM|unix.SOCK_CLOEXEC, 0)
 	if err != nil {
@@ -344,7 +344,7 @@ func rawWrite(s string) {
 
 // viaZygote runs a sandboxed command through the zygote; ok is false when
 // it could not start there and the launcher should run it instead.
-func viaZygote(ctx, runCtx context.Context, s Spec, sb Sandbox, out *Capper) (r Result, ok bool, err error) {
+func viaZygote(runCtx context.Context, s Spec, sb Sandbox, out *Capper) (r Result, ok bool, err error) {
 	if avail, _ := Available(); !avail {
 		return r, false, nil
 	}
@@ -361,7 +361,7 @@ func viaZygote(ctx, runCtx context.Context, s Spec, sb Sandbox, out *Capper) (r 
 	if err != nil {
 		return Result{ExitCode: -1}, true, err
 	}
-	r, started, err := z.run(ctx, runCtx, zygoteRequest{Config: cfg, View: sb.View, Env: env}, out)
+	r, started, err := z.run(runCtx, zygoteRequest{Config: cfg, View: sb.View, Env: env}, out)
 	if !started {
 		return r, false, nil
 	}
