@@ -133,7 +133,10 @@ func (z *zygote) run(runCtx context.Context, req zygoteRequest, out *Capper) (r 
 		defer func() { _ = recover() }()
 		_, _ = io.Copy(out, pr)
 	}()
-	stop := context.AfterFunc(runCtx, func() { _, _ = conn.Write([]byte("kill\n")) })
+	stop := context.AfterFunc(runCtx, func() { // its own goroutine
+		defer func() { _ = recover() }()
+		_, _ = conn.Write([]byte("kill\n"))
+	})
 	defer stop()
 	var last zygoteReply
 	if err := dec.Decode(&last); err != nil || last.Exit == nil {
