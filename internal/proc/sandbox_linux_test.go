@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/agentls/agentls/internal/proc"
 )
@@ -246,5 +247,99 @@ func TestSandboxCommandHasPipesForMCP(t *testing.T) {
 	}
 	if err := cmd.Wait(); err != nil {
 		t.Errorf("wait: %v", err)
+	}
+}
+
+// viaCommand runs s through Command, the path MCP servers and the ACP
+// bridge take (the re-executed launcher, not the zygote Run uses).
+func viaCommand(t *testing.T, s proc.Spec) (int, string) {
+	t.Helper()
+	cmd, err := proc.Command(t.Context(), s)
+	if err != nil {
+		t.Fatalf("Command(%q): %v", s.Shell, err)
+	}
+	defer proc.KillTree(cmd)
+	out, _ := cmd.CombinedOutput()
+	return cmd.ProcessState.ExitCode(), string(out)
+}
+
+// The launcher confines as the zygote does: each attack succeeds through
+// an unconfined Command and fails through a sandboxed one.
+func TestSandboxedCommandIsConfined(t *testing.T) {
+	needSandbox(t)
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			c.Close()
+		}
+	}()
+	holder := exec.Command("sleep", "3600")
+	const key = "sk-proc-test-launcher-key"
+	holder.Env = append(os.Environ(), "AGENTLS_API_KEY="+key)
+	if err := holder.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { holder.Process.Kill(); holder.Wait() }()
+
+	out := outsideDir(t)
+	attacks := []struct {
+		name string
+		spec proc.Spec
+		// done reports whether the attack reached its goal.
+		done func(code int, output string) bool
+	}{
+		{"write outside the workspace", proc.Spec{Shell: "echo pwned > " + filepath.Join(out, "pwned")},
+			func(int, string) bool { _, err := os.Stat(filepath.Join(out, "pwned")); return err == nil }},
+		{"dial the host's loopback", proc.Spec{Argv: []string{os.Args[0]}, Env: append(os.Environ(), "PROC_TEST_DIAL="+ln.Addr().String())},
+			func(code int, output string) bool { return code == 0 && strings.Contains(output, "connected") }},
+		{"read another process's environ", proc.Spec{Shell: fmt.Sprintf("cat /proc/%d/environ", holder.Process.Pid)},
+			func(_ int, output string) bool { return strings.Contains(output, key) }},
+	}
+	for _, a := range attacks {
+		t.Run(a.name, func(t *testing.T) {
+			s := a.spec
+			s.Dir, s.Sandbox = t.TempDir(), off
+			if code, output := viaCommand(t, s); !a.done(code, output) {
+				t.Fatalf("unconfined attack failed, it proves nothing: exit %d\n%s", code, output)
+			}
+			os.Remove(filepath.Join(out, "pwned"))
+			s.Sandbox = proc.Sandbox{}
+			if code, output := viaCommand(t, s); a.done(code, output) {
+				t.Errorf("sandboxed attack succeeded: exit %d\n%s", code, output)
+			}
+		})
+	}
+}
+
+// KillTree on a sandboxed Command (how MCP servers are stopped) kills a
+// descendant that left the process group too.
+func TestKillTreeOfSandboxedCommand(t *testing.T) {
+	needSandbox(t)
+	for i, sb := range modes(t) {
+		dir := t.TempDir()
+		marker := fmt.Sprint(7301 + i)
+		cmd, err := proc.Command(t.Context(), proc.Spec{Shell: treeCommand(dir, marker), Dir: dir, Sandbox: sb})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		for len(alive(marker)) < 2 {
+			time.Sleep(10 * time.Millisecond)
+		}
+		proc.KillTree(cmd)
+		_ = cmd.Wait()
+		if p := alive(marker); len(p) > 0 {
+			t.Errorf("mode %q: processes %v outlived KillTree", sb.Mode, p)
+		}
 	}
 }
