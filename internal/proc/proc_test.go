@@ -23,9 +23,14 @@ func TestMain(m *testing.M) {
 	os.Exit(m.Run())
 }
 
-// helperDial connects to addr and exits 0 on success, 1 with the error.
+// helperDial connects to addr (TCP, or a Unix socket when it starts
+// with "unix:") and exits 0 on success, 1 with the error.
 func helperDial(addr string) {
-	c, err := net.DialTimeout("tcp", addr, 5*time.Second)
+	network := "tcp"
+	if path, ok := strings.CutPrefix(addr, "unix:"); ok {
+		network, addr = "unix", path
+	}
+	c, err := net.DialTimeout(network, addr, 5*time.Second)
 	if err != nil {
 		fmt.Println(err)
 		os.Exit(1)

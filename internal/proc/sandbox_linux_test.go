@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/agentls/agentls/internal/proc"
+	"golang.org/x/sys/unix"
 )
 
 // Each test here is an attack: it runs the same command unconfined (Mode
@@ -341,5 +342,39 @@ func TestKillTreeOfSandboxedCommand(t *testing.T) {
 		if p := alive(marker); len(p) > 0 {
 			t.Errorf("mode %q: processes %v outlived KillTree", sb.Mode, p)
 		}
+	}
+}
+
+// An abstract Unix socket (an X server, a D-Bus or IDE helper listening
+// on one) is per network namespace, so only Landlock's scope keeps a
+// command that has the host's network from reaching it.
+func TestSandboxWithNetworkCannotReachAbstractSockets(t *testing.T) {
+	needSandbox(t)
+	if abi, _, e := unix.Syscall(unix.SYS_LANDLOCK_CREATE_RULESET, 0, 0, unix.LANDLOCK_CREATE_RULESET_VERSION); e != 0 || abi < 6 {
+		t.Skipf("Landlock ABI %d does not scope abstract sockets", abi)
+	}
+	name := fmt.Sprintf("@agentls-proc-test-%d", os.Getpid())
+	ln, err := net.Listen("unix", name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			c.Close()
+		}
+	}()
+	dial := func(sb proc.Sandbox) proc.Result {
+		return run(t, proc.Spec{Argv: []string{os.Args[0]}, Env: append(os.Environ(), "PROC_TEST_DIAL=unix:"+name), Dir: t.TempDir(), Sandbox: sb})
+	}
+	if r := dial(off); r.ExitCode != 0 {
+		t.Fatalf("unconfined dial failed, the attack proves nothing: %+v", r)
+	}
+	if r := dial(proc.Sandbox{Network: true}); r.ExitCode == 0 || strings.Contains(r.Output, "connected") {
+		t.Errorf("a sandboxed command with network reached the host's abstract socket: %+v", r)
 	}
 }
