@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"unicode/utf8"
 )
 
 // DefaultFeedbackBytes caps Feedback when maxBytes is not positive.
@@ -113,7 +114,7 @@ func writeTail(b *strings.Builder, output string, room int) {
 		if k := strings.IndexByte(out[cut:], '\n'); k >= 0 && k < room/2 {
 			cut += k + 1
 		}
-		for cut < len(out) && !isRuneStart(out[cut]) {
+		for cut < len(out) && !utf8.RuneStart(out[cut]) {
 			cut++
 		}
 		out = out[cut:]

@@ -13,7 +13,7 @@ import (
 // each file is a reflink (FICLONE: a copy-on-write clone, as cheap as a
 // link, where the file system supports it: btrfs, XFS, bcachefs) or else
 // a real copy. The fastest overlay is the sandbox's overlayfs view (see
-// viewRun), which copies nothing; this is its fallback.
+// runInView), which copies nothing; this is its fallback.
 
 // cloneFile puts a private copy of src at dst: a reflink where the file
 // system has them, else a copy. noClone turns cloning off for

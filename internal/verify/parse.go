@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"unicode/utf8"
 )
 
 // colUnit is how a tool counts columns. Diagnostic.Col is always a byte
@@ -349,13 +350,11 @@ func truncateUTF8(s string, n int) string {
 	if len(s) <= n {
 		return s
 	}
-	for n > 0 && n < len(s) && !isRuneStart(s[n]) {
+	for n > 0 && n < len(s) && !utf8.RuneStart(s[n]) {
 		n--
 	}
 	return s[:n]
 }
-
-func isRuneStart(b byte) bool { return b&0xC0 != 0x80 }
 
 // makeDirRE matches GNU make's notes on recursive invocations, whose
 // commands print paths relative to the directory entered.
