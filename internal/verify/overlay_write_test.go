@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/agentls/agentls/internal/proc"
@@ -85,5 +86,40 @@ func assertFile(t *testing.T, root, rel, want string) {
 	b, err := os.ReadFile(filepath.Join(root, rel))
 	if err != nil || string(b) != want {
 		t.Errorf("workspace %s = %q (%v), want %q", rel, b, err, want)
+	}
+}
+
+// A buffer under a symlinked directory cannot be shown in the view, so
+// the checks fall back to go's -overlay in place; they must stay in the
+// sandbox there, or workspace content would turn it off.
+func TestRunWithoutTheViewStaysSandboxed(t *testing.T) {
+	if ok, why := proc.Available(); !ok {
+		t.Skip(why)
+	}
+	root := t.TempDir()
+	writeFile(t, root, "go.mod", "module example.com/v\n\ngo 1.22\n")
+	writeFile(t, root, "real/a.go", "package real\n")
+	if err := os.Symlink("real", filepath.Join(root, "link")); err != nil {
+		t.Fatal(err)
+	}
+	out, err := os.MkdirTemp("/var/tmp", "verify-outside-")
+	if err != nil || strings.HasPrefix(out, os.TempDir()) {
+		t.Skipf("no directory outside the temp dir: %v", err)
+	}
+	defer os.RemoveAll(out)
+	pwned := filepath.Join(out, "pwned")
+	opts := RunOptions{Root: root, Commands: []string{"go list -f '{{.Name}}' ./link && echo pwned > " + pwned},
+		Env: []string{"GOTOOLCHAIN=local", "GOFLAGS=-mod=mod"}, Overlay: map[string][]byte{"link/a.go": []byte("package viewed\n")}}
+	for _, m := range []proc.Sandbox{{Mode: proc.ModeOff}, {}} {
+		opts.Sandbox = m
+		rs, err := Run(context.Background(), opts)
+		if err != nil || len(rs) != 1 || !strings.HasPrefix(rs[0].Output, "viewed\n") {
+			t.Fatalf("mode %q: the check did not see the buffer: %+v %v", m.Mode, rs, err)
+		}
+		_, statErr := os.Stat(pwned)
+		if wrote := statErr == nil; wrote != (m.Mode == proc.ModeOff) {
+			t.Errorf("mode %q: wrote outside the workspace: %v, passed: %v\n%s", m.Mode, wrote, rs[0].Passed, rs[0].Output)
+		}
+		os.Remove(pwned)
 	}
 }

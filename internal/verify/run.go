@@ -36,6 +36,8 @@ type RunOptions struct {
 	// Sandbox confines the checks (its View is verify's to set); the zero
 	// value is proc's default, workspace-write without network. Mode
 	// proc.ModeOff runs them unconfined in a copy of the workspace.
+	// Where the view cannot be mounted, the checks run in the copy still
+	// confined by this Sandbox.
 	Sandbox proc.Sandbox
 	// Warn is told, once per process, that checks run without the view;
 	// nil writes to stderr.
@@ -68,9 +70,12 @@ type Result struct {
 // Where the sandbox is available (proc.Available), every check runs in it
 // with a view of the workspace (proc.Sandbox.View) mounted on the
 // workspace's own path: it sees Overlay's texts, prints real paths, and
-// everything it writes there is discarded. Elsewhere, or when the view
-// cannot be mounted (said once through Warn), the checks run unconfined
-// in a copy of the workspace, or for go commands with go's -overlay.
+// everything it writes there is discarded. When the view cannot be
+// mounted (said once through Warn), the checks run in a copy of the
+// workspace, or for go commands with go's -overlay, still in the sandbox:
+// workspace content (a symlinked directory holding a buffer) must not be
+// able to turn the sandbox off. Without the sandbox they run unconfined
+// there.
 func Run(ctx context.Context, opts RunOptions) ([]Result, error) {
 	cmds := opts.Commands
 	if len(cmds) == 0 {
@@ -90,11 +95,12 @@ func Run(ctx context.Context, opts RunOptions) ([]Result, error) {
 	opts.Root = root
 	var ex *fallback
 	defer func() { ex.close() }()
-	useView := opts.Sandbox.Mode != proc.ModeOff
-	if ok, why := proc.Available(); useView && !ok {
-		useView = false
+	sandboxed := opts.Sandbox.Mode != proc.ModeOff
+	if ok, why := proc.Available(); sandboxed && !ok {
+		sandboxed = false
 		warnOnce(opts.Warn, "verify: checks run without the sandbox ("+why+"), in a copy of the workspace")
 	}
+	useView := sandboxed
 
 	var results []Result
 	for _, c := range cmds {
@@ -112,12 +118,12 @@ func Run(ctx context.Context, opts RunOptions) ([]Result, error) {
 				ran = true
 			} else if ctx.Err() == nil {
 				useView = false
-				warnOnce(opts.Warn, fmt.Sprintf("verify: cannot show the checks a view of the workspace (%v); they run unconfined in a copy of it", err))
+				warnOnce(opts.Warn, fmt.Sprintf("verify: cannot show the checks a view of the workspace (%v); they run sandboxed in a copy of it", err))
 			}
 		}
 		if !ran {
 			if ex == nil {
-				if ex, err = newFallback(opts, cmds); err != nil {
+				if ex, err = newFallback(opts, cmds, sandboxed); err != nil {
 					return results, fmt.Errorf("verify: %w", err)
 				}
 			}
@@ -185,21 +191,31 @@ func throughDirs(root string, view map[string][]byte) []string {
 	return dirs
 }
 
-// fallback runs checks unconfined in a copy of the workspace, or in the
-// workspace itself with go's -overlay.
+// fallback runs checks in a copy of the workspace, or in the workspace
+// itself with go's -overlay: in the sandbox when it is available (its
+// workspace is the real one, as for any command; the copy lies in the
+// temporary directory it may write), unconfined otherwise.
 type fallback struct {
 	ov      *Overlay
 	env     []string
+	sb      proc.Sandbox
 	cleanup func()
 }
 
-func newFallback(opts RunOptions, cmds []string) (*fallback, error) {
+func newFallback(opts RunOptions, cmds []string, sandboxed bool) (*fallback, error) {
 	files, env := opts.Overlay, opts.Env
 	flags, back, cleanup, goOv, err := goOverlay(opts.Root, cmds, files, env)
 	if err != nil {
 		return nil, err
 	}
-	f := &fallback{cleanup: cleanup}
+	f := &fallback{cleanup: cleanup, sb: proc.Sandbox{Mode: proc.ModeOff}}
+	if sandboxed {
+		f.sb = opts.Sandbox
+		f.sb.View, f.sb.ViewThrough = nil, nil
+		if f.sb.Workspace == "" {
+			f.sb.Workspace = opts.Root
+		}
+	}
 	if goOv {
 		files = nil
 		env = append(append([]string(nil), env...), "GOFLAGS="+flags)
@@ -228,7 +244,7 @@ func (f *fallback) close() {
 func (f *fallback) run(ctx context.Context, command string, timeout time.Duration) Result {
 	ov := f.ov
 	pr, err := proc.Run(ctx, proc.Spec{Shell: command, Dir: ov.Dir(), Env: checkEnv(ov.Dir(), f.env),
-		Timeout: timeout, OutputLimit: maxOutput, Sandbox: proc.Sandbox{Mode: proc.ModeOff}})
+		Timeout: timeout, OutputLimit: maxOutput, Sandbox: f.sb})
 	if err != nil {
 		pr.Output += fmt.Sprintf("\nverify: cannot start %q: %v\n", command, err)
 	}
