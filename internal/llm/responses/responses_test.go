@@ -10,6 +10,7 @@ import (
 	"github.com/agentls/agentls/internal/agent"
 	"github.com/agentls/agentls/internal/llm/responses"
 	"github.com/agentls/agentls/internal/testkit/fakellm"
+	"github.com/agentls/agentls/internal/testkit/llmfaults"
 )
 
 func TestStreamsTextUsageAndRequest(t *testing.T) {
@@ -244,7 +245,7 @@ func BenchmarkTurn(b *testing.B) {
 				if err != nil {
 					b.Fatal(err)
 				}
-				llm := api.make(url, backendCfg{Model: "m"})
+				llm := api.make(url, llmfaults.Config{Model: "m"})
 				b.StartTimer()
 				for range turnsPerServer {
 					if _, err := llm.Stream(context.Background(), hello, nil); err != nil {
