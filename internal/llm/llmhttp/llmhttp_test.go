@@ -26,8 +26,8 @@ func TestParseRetryAfter(t *testing.T) {
 		for k, v := range tt.header {
 			h.Set(k, v)
 		}
-		if got := RetryAfter(h, now); got != tt.want {
-			t.Errorf("RetryAfter(%v) = %v, want %v", tt.header, got, tt.want)
+		if got := retryAfter(h, now); got != tt.want {
+			t.Errorf("retryAfter(%v) = %v, want %v", tt.header, got, tt.want)
 		}
 	}
 }
