@@ -72,29 +72,11 @@ func TestOpenAIStreamsTextInOrder(t *testing.T) {
 }
 
 func TestOpenAIReusesTheConnection(t *testing.T) {
-	// The delay holds back the end of the body after [DONE]: a client that
-	// closes there throws its connection away.
-	turn := fakellm.Turn{Text: "again", ChunkSize: 2, ChunkDelayMs: 5}
-	llm, srv := oaiServe(t, OpenAIConfig{}, turn, turn, turn)
-	for range 3 {
-		if _, err := llm.Stream(context.Background(), oaiHello, nil); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if n := srv.Connections(); n != 1 {
-		t.Errorf("3 turns used %d connections, want 1", n)
-	}
+	llmfaults.ReusesTheConnection(t, chatBackend)
 }
 
 func TestOpenAIUsageEstimatedWhenServerSendsNone(t *testing.T) {
-	llm, _ := oaiServe(t, OpenAIConfig{}, fakellm.Turn{Text: strings.Repeat("x", 400), OmitUsage: true})
-	resp, err := llm.Stream(context.Background(), oaiHello, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !resp.Usage.Estimated || resp.Usage.OutputTokens != 100 || resp.Usage.InputTokens == 0 {
-		t.Errorf("usage %+v, want an estimate of 100 output tokens", resp.Usage)
-	}
+	llmfaults.EstimatesUsage(t, chatBackend)
 }
 
 func TestOpenAIToolCalls(t *testing.T) {

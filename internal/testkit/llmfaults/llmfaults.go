@@ -1,7 +1,9 @@
-// Package llmfaults is the table of model faults both OpenAI-protocol
-// backends (chat completions and Responses) must report alike, played
-// through the fake model server: each backend's tests run it against
-// their own backend, and add the cases only their wire API has.
+// Package llmfaults holds what both OpenAI-protocol backends (chat
+// completions and Responses) must do alike, played through the fake model
+// server: the table of faults and how each is reported, key scrubbing,
+// cancellation, connection reuse and usage estimates. Each backend's tests
+// run it against their own backend, and add the cases only their wire API
+// has.
 package llmfaults
 
 import (
@@ -91,12 +93,7 @@ func Run(t *testing.T, backend Backend, cases []Case) {
 			if tt.Turn != nil {
 				turns = append(turns, *tt.Turn)
 			}
-			srv := fakellm.New(&fakellm.Script{Turns: turns})
-			url, err := srv.Start()
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer srv.Close()
+			_, url := start(t, turns...)
 			cfg := tt.Cfg
 			if cfg.Model == "" {
 				cfg.Model = "fake-model"
@@ -191,12 +188,7 @@ func KeyNeverLeaks(t *testing.T, backend Backend, cases []KeyCase) {
 // call before the stall's minute is over.
 func CancelMidStream(t *testing.T, backend Backend) {
 	t.Helper()
-	srv := fakellm.New(&fakellm.Script{Turns: []fakellm.Turn{{Text: "first words, then silence", ChunkSize: 12, StallMs: 60_000, StallAfter: ptr(2)}}})
-	url, err := srv.Start()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer srv.Close()
+	_, url := start(t, fakellm.Turn{Text: "first words, then silence", ChunkSize: 12, StallMs: 60_000, StallAfter: ptr(2)})
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	cancelledAt := make(chan time.Time, 1)
@@ -216,5 +208,48 @@ func CancelMidStream(t *testing.T, backend Backend) {
 	}
 	if resp.Content != "first words," {
 		t.Errorf("partial content %q", resp.Content)
+	}
+}
+
+// start serves turns on a fresh fake server, closed when the test ends.
+func start(t *testing.T, turns ...fakellm.Turn) (*fakellm.Server, string) {
+	t.Helper()
+	srv := fakellm.New(&fakellm.Script{Turns: turns})
+	url, err := srv.Start()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = srv.Close() })
+	return srv, url
+}
+
+// ReusesTheConnection checks that three turns share one connection. The
+// delay holds back the end of the body after the last event: a client that
+// closes there throws its connection away.
+func ReusesTheConnection(t *testing.T, backend Backend) {
+	t.Helper()
+	turn := fakellm.Turn{Text: "again", ChunkSize: 2, ChunkDelayMs: 5}
+	srv, url := start(t, turn, turn, turn)
+	llm := backend(url, Config{Model: "m"})
+	for range 3 {
+		if _, err := llm.Stream(context.Background(), Hello, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n := srv.Connections(); n != 1 {
+		t.Errorf("3 turns used %d connections, want 1", n)
+	}
+}
+
+// EstimatesUsage checks the usage guessed for a server that sends none.
+func EstimatesUsage(t *testing.T, backend Backend) {
+	t.Helper()
+	_, url := start(t, fakellm.Turn{Text: strings.Repeat("x", 400), OmitUsage: true})
+	resp, err := backend(url, Config{Model: "m"}).Stream(context.Background(), Hello, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !resp.Usage.Estimated || resp.Usage.OutputTokens != 100 || resp.Usage.InputTokens == 0 {
+		t.Errorf("usage %+v, want an estimate of 100 output tokens", resp.Usage)
 	}
 }
