@@ -24,12 +24,7 @@ func oaiToolDelta(index *int, id, name, args string) *chunk {
 // pointed at it.
 func oaiServe(t testing.TB, cfg OpenAIConfig, turns ...fakellm.Turn) (*OpenAI, *fakellm.Server) {
 	t.Helper()
-	srv := fakellm.New(&fakellm.Script{Turns: turns})
-	url, err := srv.Start()
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = srv.Close() })
+	srv, url := llmfaults.Serve(t, turns...)
 	cfg.BaseURL = url
 	if cfg.Model == "" {
 		cfg.Model = "fake-model"

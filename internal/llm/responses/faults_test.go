@@ -26,16 +26,7 @@ var apis = []struct {
 	{"responses", responsesBackend},
 }
 
-func serve(t testing.TB, turns ...fakellm.Turn) (*fakellm.Server, string) {
-	t.Helper()
-	srv := fakellm.New(&fakellm.Script{Turns: turns})
-	url, err := srv.Start()
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = srv.Close() })
-	return srv, url
-}
+var serve = llmfaults.Serve
 
 var hello = llmfaults.Hello
 

@@ -93,7 +93,7 @@ func Run(t *testing.T, backend Backend, cases []Case) {
 			if tt.Turn != nil {
 				turns = append(turns, *tt.Turn)
 			}
-			_, url := start(t, turns...)
+			_, url := Serve(t, turns...)
 			cfg := tt.Cfg
 			if cfg.Model == "" {
 				cfg.Model = "fake-model"
@@ -188,7 +188,7 @@ func KeyNeverLeaks(t *testing.T, backend Backend, cases []KeyCase) {
 // call before the stall's minute is over.
 func CancelMidStream(t *testing.T, backend Backend) {
 	t.Helper()
-	_, url := start(t, fakellm.Turn{Text: "first words, then silence", ChunkSize: 12, StallMs: 60_000, StallAfter: ptr(2)})
+	_, url := Serve(t, fakellm.Turn{Text: "first words, then silence", ChunkSize: 12, StallMs: 60_000, StallAfter: ptr(2)})
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	cancelledAt := make(chan time.Time, 1)
@@ -211,8 +211,9 @@ func CancelMidStream(t *testing.T, backend Backend) {
 	}
 }
 
-// start serves turns on a fresh fake server, closed when the test ends.
-func start(t *testing.T, turns ...fakellm.Turn) (*fakellm.Server, string) {
+// Serve serves turns on a fresh fake server, closed when the test ends,
+// and returns it with its base URL.
+func Serve(t testing.TB, turns ...fakellm.Turn) (*fakellm.Server, string) {
 	t.Helper()
 	srv := fakellm.New(&fakellm.Script{Turns: turns})
 	url, err := srv.Start()
@@ -229,7 +230,7 @@ func start(t *testing.T, turns ...fakellm.Turn) (*fakellm.Server, string) {
 func ReusesTheConnection(t *testing.T, backend Backend) {
 	t.Helper()
 	turn := fakellm.Turn{Text: "again", ChunkSize: 2, ChunkDelayMs: 5}
-	srv, url := start(t, turn, turn, turn)
+	srv, url := Serve(t, turn, turn, turn)
 	llm := backend(url, Config{Model: "m"})
 	for range 3 {
 		if _, err := llm.Stream(context.Background(), Hello, nil); err != nil {
@@ -244,7 +245,7 @@ func ReusesTheConnection(t *testing.T, backend Backend) {
 // EstimatesUsage checks the usage guessed for a server that sends none.
 func EstimatesUsage(t *testing.T, backend Backend) {
 	t.Helper()
-	_, url := start(t, fakellm.Turn{Text: strings.Repeat("x", 400), OmitUsage: true})
+	_, url := Serve(t, fakellm.Turn{Text: strings.Repeat("x", 400), OmitUsage: true})
 	resp, err := backend(url, Config{Model: "m"}).Stream(context.Background(), Hello, nil)
 	if err != nil {
 		t.Fatal(err)
