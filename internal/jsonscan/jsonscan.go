@@ -41,8 +41,8 @@ func (s *Scanner) End() bool {
 	return s.i == len(s.b)
 }
 
-// Peek returns the next non-space byte, 0 at the end.
-func (s *Scanner) Peek() byte {
+// peek returns the next non-space byte, 0 at the end.
+func (s *Scanner) peek() byte {
 	s.ws()
 	if s.i < len(s.b) {
 		return s.b[s.i]
@@ -50,9 +50,9 @@ func (s *Scanner) Peek() byte {
 	return 0
 }
 
-// Eat consumes c, the next non-space byte, if it is c.
-func (s *Scanner) Eat(c byte) bool {
-	if s.Peek() == c {
+// eat consumes c, the next non-space byte, if it is c.
+func (s *Scanner) eat(c byte) bool {
+	if s.peek() == c {
 		s.i++
 		return true
 	}
@@ -61,7 +61,7 @@ func (s *Scanner) Eat(c byte) bool {
 
 // Literal consumes lit (true, false, null) if it comes next.
 func (s *Scanner) Literal(lit string) bool {
-	if s.Peek() == lit[0] && len(s.b)-s.i >= len(lit) && string(s.b[s.i:s.i+len(lit)]) == lit {
+	if s.peek() == lit[0] && len(s.b)-s.i >= len(lit) && string(s.b[s.i:s.i+len(lit)]) == lit {
 		s.i += len(lit)
 		return true
 	}
@@ -71,29 +71,27 @@ func (s *Scanner) Literal(lit string) bool {
 // Null consumes a null if it comes next.
 func (s *Scanner) Null() bool { return s.Literal("null") }
 
-// Open starts an object or array: it consumes the opening byte and says
+// open starts an object or array: it consumes the opening byte and says
 // whether an element follows.
-func (s *Scanner) Open(o, c byte) (more, ok bool) {
-	if !s.Eat(o) {
+func (s *Scanner) open(o, c byte) (more, ok bool) {
+	if !s.eat(o) {
 		return false, false
 	}
-	return !s.Eat(c), true
+	return !s.eat(c), true
 }
 
-// Next ends an element: a comma means another follows, c the end.
-func (s *Scanner) Next(c byte) (more, ok bool) {
-	if s.Eat(',') {
+// next ends an element: a comma means another follows, c the end.
+func (s *Scanner) next(c byte) (more, ok bool) {
+	if s.eat(',') {
 		return true, true
 	}
-	return false, s.Eat(c)
+	return false, s.eat(c)
 }
 
-// Key reads an object key and its colon. The bytes are the input's: keys
-// with escapes give up. Keys encoding/json would take for a wanted field
-// although spelled otherwise (it matches without regard to case, folding
-// some non-ASCII letters too) must be checked with Known.
-func (s *Scanner) Key() ([]byte, bool) {
-	if !s.Eat('"') {
+// key reads an object key and its colon. The bytes are the input's: keys
+// with escapes give up.
+func (s *Scanner) key() ([]byte, bool) {
+	if !s.eat('"') {
 		return nil, false
 	}
 	start := s.i
@@ -102,7 +100,7 @@ func (s *Scanner) Key() ([]byte, bool) {
 		case c == '"':
 			k := s.b[start:s.i]
 			s.i++
-			return k, s.Eat(':')
+			return k, s.eat(':')
 		case c == '\\' || c < 0x20 || c >= utf8.RuneSelf:
 			return nil, false
 		}
@@ -125,7 +123,7 @@ func Known(key []byte, wanted ...string) bool {
 // (tool call arguments are JSON in a string, so most have escapes).
 // Control characters and invalid UTF-8 give up.
 func (s *Scanner) Str() (string, bool) {
-	if !s.Eat('"') {
+	if !s.eat('"') {
 		return "", false
 	}
 	start := s.i
@@ -283,7 +281,7 @@ func (s *Scanner) skip(depth int) bool {
 	if depth > 64 {
 		return false
 	}
-	switch c := s.Peek(); {
+	switch c := s.peek(); {
 	case c == '"':
 		s.i++
 		for s.i < len(s.b) {
@@ -388,27 +386,30 @@ func (o *Once) First(bit uint8) bool {
 }
 
 // Object reads an object, handing each key to field, which reads the
-// value. A key with escapes, or field returning false, gives up.
+// value. A key with escapes, or field returning false, gives up. Keys
+// encoding/json would take for a wanted field although spelled otherwise
+// (it matches without regard to case, folding some non-ASCII letters too)
+// must be checked with Known.
 func (s *Scanner) Object(field func(key []byte) bool) bool {
-	more, ok := s.Open('{', '}')
+	more, ok := s.open('{', '}')
 	for ok && more {
-		k, kok := s.Key()
+		k, kok := s.key()
 		if !kok || !field(k) {
 			return false
 		}
-		more, ok = s.Next('}')
+		more, ok = s.next('}')
 	}
 	return ok
 }
 
 // Array reads an array, calling elem for each element.
 func (s *Scanner) Array(elem func() bool) bool {
-	more, ok := s.Open('[', ']')
+	more, ok := s.open('[', ']')
 	for ok && more {
 		if !elem() {
 			return false
 		}
-		more, ok = s.Next(']')
+		more, ok = s.next(']')
 	}
 	return ok
 }

@@ -49,6 +49,7 @@ var allowed = map[string][]string{
 	// Test doubles that speak the real protocols.
 	"internal/testkit/fakellm":   {},
 	"internal/testkit/fakeacp":   {},
+	"internal/testkit/llmfaults": {"internal/agent", "internal/testkit/fakellm"},
 	"internal/testkit/lspclient": {"internal/edits", "internal/lsp"}, // the server's codec
 }
 

@@ -24,7 +24,7 @@ type OpenAIConfig struct {
 	APIKey  string // may be empty for local servers
 	Model   string // used when Request.Model is empty
 	// IdleTimeout aborts a stream that sent no byte for this long; zero
-	// means DefaultIdleTimeout(BaseURL).
+	// means llmhttp.DefaultIdleTimeout(BaseURL).
 	IdleTimeout time.Duration
 	// HTTPClient is copied, never modified; nil means a client without a
 	// total timeout (a long answer may legitimately stream for minutes).
@@ -50,7 +50,7 @@ type OpenAI struct {
 	cfg  OpenAIConfig
 	http *http.Client // feeds the idle timer of each call (llmhttp)
 	auth string       // the Authorization header; empty without a key
-	idle time.Duration
+	ep   llmhttp.Endpoint
 	body bodyCache // encoded messages, reused across requests (body.go)
 }
 
@@ -64,20 +64,14 @@ func NewOpenAI(cfg OpenAIConfig) *OpenAI {
 	cfg.BaseURL = strings.TrimRight(cfg.BaseURL, "/")
 	idle := cfg.IdleTimeout
 	if idle <= 0 {
-		idle = DefaultIdleTimeout(cfg.BaseURL)
+		idle = llmhttp.DefaultIdleTimeout(cfg.BaseURL)
 	}
-	o := &OpenAI{cfg: cfg, http: llmhttp.Client(cfg.HTTPClient), idle: idle}
+	o := &OpenAI{cfg: cfg, http: llmhttp.Client(cfg.HTTPClient),
+		ep: llmhttp.Endpoint{BaseURL: cfg.BaseURL, APIKey: cfg.APIKey, Idle: idle}}
 	if cfg.APIKey != "" {
 		o.auth = "Bearer " + cfg.APIKey
 	}
 	return o
-}
-
-// DefaultIdleTimeout is how long a stream may stay silent before it counts
-// as dead: longer for a server on this machine, which may spend minutes
-// processing a long prompt on a small GPU before the first token.
-func DefaultIdleTimeout(baseURL string) time.Duration {
-	return llmhttp.DefaultIdleTimeout(baseURL)
 }
 
 // Stream sends req and streams the answer; see LLM. On error the Response
@@ -88,7 +82,7 @@ func (o *OpenAI) Stream(ctx context.Context, req agent.Request, onText func(delt
 		return agent.Response{}, err
 	}
 	parent := ctx
-	ctx, call := llmhttp.Begin(ctx, creq.Model, o.idle)
+	ctx, call := llmhttp.Begin(ctx, creq.Model, o.ep.Idle)
 	defer call.End()
 	if err := validateChat(creq, req); err != nil {
 		return agent.Response{}, o.classify(parent, ctx, call, err, false)
@@ -124,28 +118,16 @@ func (o *OpenAI) Stream(ctx context.Context, req agent.Request, onText func(delt
 	}
 	call.Drain()
 	if acc.chunks == 0 {
-		return agent.Response{}, &agent.LLMError{Retryable: true, Message: "stream from " + o.cfg.BaseURL + " ended before any chunk"}
+		return agent.Response{}, fail(o.ep.Broken("ended before any chunk", false))
 	}
 	if acc.finish == "" {
-		return acc.response(req), o.unfinished(acc.partial)
+		// Closed cleanly without a finish reason: a proxy or server that
+		// dropped the rest. Broken, whatever the transport says: retried
+		// like a reset before any text; after text the answer is cut off,
+		// and a retry would repeat what the person already saw.
+		return acc.response(req), fail(o.ep.Broken("ended without a finish reason: the answer is incomplete", acc.partial))
 	}
 	return acc.response(req), nil
-}
-
-// errUnfinished is a stream that ended as if complete but never said why
-// it stopped (no finish_reason): a proxy or server that dropped the rest.
-var errUnfinished = errors.New("stream ended without a finish reason")
-
-// unfinished classifies a stream that closed cleanly without a finish
-// reason. It is broken, whatever the transport says: before any text it is
-// retried like a reset; after text the answer is cut off, and a retry would
-// repeat what the person already saw.
-func (o *OpenAI) unfinished(partial bool) error {
-	msg := "the stream from " + o.cfg.BaseURL + " ended without a finish reason: the answer is incomplete"
-	if partial {
-		msg += " (after part of the answer had streamed)"
-	}
-	return &agent.LLMError{Retryable: !partial, Partial: partial, Message: msg, Err: errUnfinished}
 }
 
 // usesCompletionTokens tells reasoning models, for which go-openai rejects
@@ -312,10 +294,13 @@ func estimateOpenAIUsage(req agent.Request, r agent.Response) agent.Usage {
 // classify turns an error of the stream into an *LLMError, or into the
 // context error when the caller cancelled.
 func (o *OpenAI) classify(parent, ctx context.Context, call *llmhttp.Call, err error, partial bool) error {
-	ep := llmhttp.Endpoint{BaseURL: o.cfg.BaseURL, APIKey: o.cfg.APIKey, Idle: o.idle}
-	f, cancelled := ep.Classify(parent, ctx, call, err, partial)
+	f, cancelled := o.ep.Classify(parent, ctx, call, err, partial)
 	if cancelled != nil {
 		return cancelled
 	}
+	return fail(f)
+}
+
+func fail(f llmhttp.Failure) error {
 	return &agent.LLMError{Status: f.Status, Retryable: f.Retryable, RetryAfter: f.RetryAfter, Partial: f.Partial, Message: f.Message, Err: f.Err}
 }

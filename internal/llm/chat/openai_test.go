@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net/http"
 	"strings"
 	"sync"
 	"testing"
@@ -12,6 +11,7 @@ import (
 
 	"github.com/agentls/agentls/internal/agent"
 	"github.com/agentls/agentls/internal/testkit/fakellm"
+	"github.com/agentls/agentls/internal/testkit/llmfaults"
 )
 
 func oaiToolDelta(index *int, id, name, args string) *chunk {
@@ -24,12 +24,7 @@ func oaiToolDelta(index *int, id, name, args string) *chunk {
 // pointed at it.
 func oaiServe(t testing.TB, cfg OpenAIConfig, turns ...fakellm.Turn) (*OpenAI, *fakellm.Server) {
 	t.Helper()
-	srv := fakellm.New(&fakellm.Script{Turns: turns})
-	url, err := srv.Start()
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = srv.Close() })
+	srv, url := llmfaults.Serve(t, turns...)
 	cfg.BaseURL = url
 	if cfg.Model == "" {
 		cfg.Model = "fake-model"
@@ -72,29 +67,11 @@ func TestOpenAIStreamsTextInOrder(t *testing.T) {
 }
 
 func TestOpenAIReusesTheConnection(t *testing.T) {
-	// The delay holds back the end of the body after [DONE]: a client that
-	// closes there throws its connection away.
-	turn := fakellm.Turn{Text: "again", ChunkSize: 2, ChunkDelayMs: 5}
-	llm, srv := oaiServe(t, OpenAIConfig{}, turn, turn, turn)
-	for range 3 {
-		if _, err := llm.Stream(context.Background(), oaiHello, nil); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if n := srv.Connections(); n != 1 {
-		t.Errorf("3 turns used %d connections, want 1", n)
-	}
+	llmfaults.ReusesTheConnection(t, chatBackend)
 }
 
 func TestOpenAIUsageEstimatedWhenServerSendsNone(t *testing.T) {
-	llm, _ := oaiServe(t, OpenAIConfig{}, fakellm.Turn{Text: strings.Repeat("x", 400), OmitUsage: true})
-	resp, err := llm.Stream(context.Background(), oaiHello, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !resp.Usage.Estimated || resp.Usage.OutputTokens != 100 || resp.Usage.InputTokens == 0 {
-		t.Errorf("usage %+v, want an estimate of 100 output tokens", resp.Usage)
-	}
+	llmfaults.EstimatesUsage(t, chatBackend)
 }
 
 func TestOpenAIToolCalls(t *testing.T) {
@@ -182,79 +159,20 @@ func TestOpenAIKeepAliveComments(t *testing.T) {
 	}
 }
 
+// chatBackend is the chat backend as llmfaults builds backends.
+func chatBackend(url string, c llmfaults.Config) agent.LLM {
+	return NewOpenAI(OpenAIConfig{BaseURL: url, APIKey: c.APIKey, Model: c.Model, IdleTimeout: c.IdleTimeout})
+}
+
 func TestOpenAIErrors(t *testing.T) {
-	zero, three := 0, 3
-	tests := []struct {
-		name       string
-		cfg        OpenAIConfig
-		turn       fakellm.Turn
-		wantStatus int
-		retryable  bool
-		partial    bool
-		retryAfter time.Duration
-		wantMsg    string
-		wantText   string // Response content returned beside the error
-	}{
-		{name: "429 with Retry-After", turn: fakellm.Turn{Error: &fakellm.ErrorReply{Status: 429, Message: "Rate limit reached", RetryAfter: "2"}},
-			wantStatus: 429, retryable: true, retryAfter: 2 * time.Second, wantMsg: "rate limited by http://127.0.0.1:"},
-		{name: "408", turn: fakellm.Turn{Error: &fakellm.ErrorReply{Status: 408, Message: "slow"}},
-			wantStatus: 408, retryable: true, wantMsg: "timed out"},
-		{name: "500", turn: fakellm.Turn{Error: &fakellm.ErrorReply{Status: 500, Message: "The server had an error"}},
-			wantStatus: 500, retryable: true, wantMsg: "The server had an error"},
-		{name: "503 with date Retry-After", turn: fakellm.Turn{Error: &fakellm.ErrorReply{Status: 503, Message: "overloaded",
-			RetryAfter: time.Now().Add(time.Hour).UTC().Format(http.TimeFormat)}},
-			wantStatus: 503, retryable: true, retryAfter: time.Hour, wantMsg: "overloaded"},
-		{name: "401", cfg: OpenAIConfig{APIKey: "sk-test"}, turn: fakellm.Turn{Error: &fakellm.ErrorReply{Status: 401, Message: "Incorrect API key provided: sk-test"}},
-			wantStatus: 401, wantMsg: "API key rejected by http://127.0.0.1:"},
-		{name: "401 names every place a key comes from", cfg: OpenAIConfig{APIKey: "sk-test"}, turn: fakellm.Turn{Error: &fakellm.ErrorReply{Status: 401, Message: "bad key"}},
-			wantStatus: 401, wantMsg: "AGENTLS_API_KEY or OPENAI_API_KEY, or llm.apiKey"},
-		{name: "401 without a key", turn: fakellm.Turn{Error: &fakellm.ErrorReply{Status: 401, Message: "You didn't provide an API key."}},
-			wantStatus: 401, wantMsg: "no API key configured, and http://127.0.0.1:"},
-		{name: "401 without a key names every place", turn: fakellm.Turn{Error: &fakellm.ErrorReply{Status: 401, Message: "no key"}},
-			wantStatus: 401, wantMsg: "set AGENTLS_API_KEY or OPENAI_API_KEY, or llm.apiKey"},
-		{name: "404", cfg: OpenAIConfig{Model: "gpt-nope"}, turn: fakellm.Turn{Error: &fakellm.ErrorReply{Status: 404, Message: "The model `gpt-nope` does not exist"}},
-			wantStatus: 404, wantMsg: "model 'gpt-nope' not found at http://127.0.0.1:"},
-		{name: "400", turn: fakellm.Turn{Error: &fakellm.ErrorReply{Status: 400, Message: "context_length_exceeded: too many tokens"}},
-			wantStatus: 400, wantMsg: "context_length_exceeded: too many tokens"},
-		{name: "script exhausted", wantStatus: 500, retryable: true, wantMsg: "script exhausted"},
-		{name: "reset", turn: fakellm.Turn{Reset: true}, retryable: true, wantMsg: "connection to http://127.0.0.1:"},
-		{name: "EOF before any chunk", turn: fakellm.Turn{Text: "abc", BreakAfter: &zero}, retryable: true, wantMsg: "lost"},
-		{name: "break after text", turn: fakellm.Turn{Text: "The answer is forty-two.", ChunkSize: 4, BreakAfter: &three},
-			partial: true, wantMsg: "after part of the answer", wantText: "The answ"},
-		{name: "clean end before any text", turn: fakellm.Turn{Text: "abc", EndAfter: oaiPtr(1)}, retryable: true, wantMsg: "ended without a finish reason"},
-		{name: "clean end after text", turn: fakellm.Turn{Text: "I will start by reading the file.", ChunkSize: 4, EndAfter: &three},
-			partial: true, wantMsg: "ended without a finish reason: the answer is incomplete (after part", wantText: "I will s"},
-		{name: "stall before text", cfg: OpenAIConfig{IdleTimeout: 100 * time.Millisecond}, turn: fakellm.Turn{Text: "late", StallMs: 3000},
-			retryable: true, wantMsg: "model stream idle for 100ms"},
-		{name: "stall after text", cfg: OpenAIConfig{IdleTimeout: 100 * time.Millisecond}, turn: fakellm.Turn{Text: "early late", ChunkSize: 6, StallMs: 3000, StallAfter: oaiPtr(2)},
-			partial: true, wantMsg: "model stream idle", wantText: "early "},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			var turns []fakellm.Turn
-			if tt.name != "script exhausted" {
-				turns = append(turns, tt.turn)
-			}
-			llm, _ := oaiServe(t, tt.cfg, turns...)
-			resp, err := llm.Stream(context.Background(), oaiHello, nil)
-			var le *agent.LLMError
-			if !errors.As(err, &le) {
-				t.Fatalf("err = %v (%T), want *LLMError", err, err)
-			}
-			t.Log(le)
-			if le.Status != tt.wantStatus || le.Retryable != tt.retryable || le.Partial != tt.partial || !strings.Contains(le.Message, tt.wantMsg) {
-				t.Errorf("got status %d retryable %v partial %v message %q\nwant %d %v %v containing %q",
-					le.Status, le.Retryable, le.Partial, le.Message, tt.wantStatus, tt.retryable, tt.partial, tt.wantMsg)
-			}
-			// Dates have a one-second resolution.
-			if d := le.RetryAfter - tt.retryAfter; d > 0 || d < -2*time.Second || (tt.retryAfter == 0) != (le.RetryAfter == 0) {
-				t.Errorf("RetryAfter = %v, want about %v", le.RetryAfter, tt.retryAfter)
-			}
-			if resp.Content != tt.wantText {
-				t.Errorf("partial content %q, want %q", resp.Content, tt.wantText)
-			}
-		})
-	}
+	three := 3
+	llmfaults.Run(t, chatBackend, append(llmfaults.Common(),
+		// A clean end without finish_reason, which only chat streams have.
+		llmfaults.Case{Name: "clean end before any text", Turn: &fakellm.Turn{Text: "abc", EndAfter: oaiPtr(1)},
+			Retryable: true, WantMsg: "ended without a finish reason"},
+		llmfaults.Case{Name: "clean end after text", Turn: &fakellm.Turn{Text: "I will start by reading the file.", ChunkSize: 4, EndAfter: &three},
+			Partial: true, WantMsg: "ended without a finish reason: the answer is incomplete (after part", WantText: "I will s"},
+	))
 }
 
 func oaiPtr[T any](v T) *T { return &v }
@@ -297,47 +215,10 @@ func TestOpenAITransportFailures(t *testing.T) {
 }
 
 func TestOpenAIKeyNeverInErrors(t *testing.T) {
-	const key = "sk-proj-TOPSECRET-0123456789abcdef"
-	tests := []struct {
-		name      string
-		serverKey string // the fake echoes the key it was given, like some proxies
-		turn      fakellm.Turn
-	}{
-		{"401 echoing the key", "sk-other", fakellm.Turn{Text: "x"}},
-		{"400 quoting the key", "", fakellm.Turn{Error: &fakellm.ErrorReply{Status: 400, Message: "bad header Bearer " + key}}},
-		{"500 quoting the key", "", fakellm.Turn{Error: &fakellm.ErrorReply{Status: 500, Message: "upstream rejected " + key}}},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			srv := fakellm.New(&fakellm.Script{Turns: []fakellm.Turn{tt.turn}})
-			srv.APIKey = tt.serverKey
-			url, err := srv.Start()
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer srv.Close()
-			cfg := OpenAIConfig{BaseURL: url, APIKey: key, Model: "m"}
-			_, err = NewOpenAI(cfg).Stream(context.Background(), oaiHello, nil)
-			if err == nil {
-				t.Fatal("no error")
-			}
-			texts := []string{fmt.Sprintf("%v|%+v|%#v", err, err, err), fmt.Sprint(cfg), fmt.Sprintf("%+v %#v", cfg, cfg)}
-			for e := errors.Unwrap(err); e != nil; e = errors.Unwrap(e) {
-				texts = append(texts, e.Error())
-			}
-			var le *agent.LLMError
-			if errors.As(err, &le) {
-				texts = append(texts, le.Message, fmt.Sprint(le.Err))
-			}
-			for _, s := range texts {
-				if strings.Contains(s, key) || strings.Contains(s, "TOPSECRET") {
-					t.Errorf("API key leaked: %s", s)
-				}
-			}
-			if len(texts) < 5 {
-				t.Errorf("error chain too short to have been checked: %q", texts)
-			}
-		})
+	llmfaults.KeyNeverLeaks(t, chatBackend, llmfaults.KeyCases())
+	cfg := OpenAIConfig{APIKey: llmfaults.TheKey}
+	if s := fmt.Sprintf("%v %+v %#v", cfg, cfg, cfg); strings.Contains(s, "TOPSECRET") {
+		t.Errorf("config prints the key: %s", s)
 	}
 }
 
@@ -382,29 +263,7 @@ func TestOpenAISendsAuthAndWellFormedHistory(t *testing.T) {
 }
 
 func TestOpenAICancelMidStream(t *testing.T) {
-	// The stream stalls for a minute after the first text: only a cancel
-	// that reaches the HTTP read ends it early.
-	llm, _ := oaiServe(t, OpenAIConfig{}, fakellm.Turn{Text: "first words, then silence", ChunkSize: 12, StallMs: 60_000, StallAfter: oaiPtr(2)})
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	cancelledAt := make(chan time.Time, 1)
-	var once sync.Once
-	resp, err := llm.Stream(ctx, oaiHello, func(string) {
-		once.Do(func() {
-			time.AfterFunc(20*time.Millisecond, func() { cancelledAt <- time.Now(); cancel() })
-		})
-	})
-	took := time.Since(<-cancelledAt)
-	t.Logf("Stream returned %v after cancel", took)
-	if !errors.Is(err, context.Canceled) {
-		t.Fatalf("err = %v, want context.Canceled", err)
-	}
-	if took > 2*time.Second {
-		t.Errorf("Stream took %v to return after cancel", took)
-	}
-	if resp.Content != "first words," {
-		t.Errorf("partial content %q", resp.Content)
-	}
+	llmfaults.CancelMidStream(t, chatBackend)
 }
 
 func TestOpenAIConcurrentStreams(t *testing.T) {
@@ -425,27 +284,6 @@ func TestOpenAIConcurrentStreams(t *testing.T) {
 	wg.Wait()
 	if srv.Pending() != 0 {
 		t.Errorf("%d turns left", srv.Pending())
-	}
-}
-
-func TestDefaultIdleTimeout(t *testing.T) {
-	tests := []struct {
-		url  string
-		want time.Duration
-	}{
-		{"https://api.openai.com/v1", 120 * time.Second},
-		{"http://localhost:11434/v1", 300 * time.Second},
-		{"http://127.0.0.1:8080/v1", 300 * time.Second},
-		{"http://127.3.2.1/v1", 300 * time.Second},
-		{"http://[::1]:8000/v1", 300 * time.Second},
-		{"http://192.168.1.20:11434/v1", 120 * time.Second},
-		{"http://localhost.example.com/v1", 120 * time.Second},
-		{"::not a url", 120 * time.Second},
-	}
-	for _, tt := range tests {
-		if got := DefaultIdleTimeout(tt.url); got != tt.want {
-			t.Errorf("DefaultIdleTimeout(%q) = %v, want %v", tt.url, got, tt.want)
-		}
 	}
 }
 

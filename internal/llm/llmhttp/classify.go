@@ -42,25 +42,25 @@ func (e Endpoint) Classify(parent, ctx context.Context, call *Call, err error, p
 	if parent.Err() != nil {
 		return Failure{}, fmt.Errorf("model stream cancelled: %w", context.Cause(parent))
 	}
-	f := Failure{Partial: partial, Err: ScrubKey(err, e.APIKey)}
+	f := Failure{Partial: partial, Err: scrubKey(err, e.APIKey)}
 	retryable := false
 	switch {
 	case errors.Is(context.Cause(ctx), ErrIdle):
 		f.Err = ErrIdle
 		f.Message = fmt.Sprintf("model stream idle for %s (no data from %s)", e.Idle, e.BaseURL)
 		retryable = true
-	case Status(err) != 0:
-		f.Status = Status(err)
+	case httpStatus(err) != 0:
+		f.Status = httpStatus(err)
 		model := ""
 		if call != nil {
 			model = call.Model
 		}
-		f.Message, retryable = e.StatusMessage(f.Status, ServerMessage(err), model)
+		f.Message, retryable = e.statusMessage(f.Status, serverMessage(err), model)
 		if call != nil && call.Header != nil {
-			f.RetryAfter = RetryAfter(call.Header, time.Now())
+			f.RetryAfter = retryAfter(call.Header, time.Now())
 		}
 	default:
-		f.Message, retryable = e.TransportMessage(err)
+		f.Message, retryable = e.transportMessage(err)
 	}
 	e.finish(&f, retryable)
 	return f, nil
@@ -70,7 +70,7 @@ func (e Endpoint) Classify(parent, ctx context.Context, call *Call, err error, p
 // error event): the server gave up mid-answer, which is worth a retry.
 func (e Endpoint) StreamFailure(msg string, partial bool) Failure {
 	f := Failure{Partial: partial, Message: "server error from " + e.BaseURL + ": " + msg}
-	f.Err = errors.New(Redact(msg, e.APIKey))
+	f.Err = errors.New(redact(msg, e.APIKey))
 	e.finish(&f, true)
 	return f
 }
@@ -87,11 +87,11 @@ func (e Endpoint) finish(f *Failure, retryable bool) {
 		f.Message += " (after part of the answer had streamed)"
 	}
 	f.Retryable = retryable && !f.Partial
-	f.Message = Redact(f.Message, e.APIKey)
+	f.Message = redact(f.Message, e.APIKey)
 }
 
-// Status is the HTTP status of a go-openai error, 0 if none.
-func Status(err error) int {
+// httpStatus is the HTTP status of a go-openai error, 0 if none.
+func httpStatus(err error) int {
 	var apiErr *openai.APIError
 	if errors.As(err, &apiErr) {
 		return apiErr.HTTPStatusCode // 0 for an error event inside a 200 stream
@@ -103,8 +103,8 @@ func Status(err error) int {
 	return 0
 }
 
-// ServerMessage is the server's own words, trimmed to something readable.
-func ServerMessage(err error) string {
+// serverMessage is the server's own words, trimmed to something readable.
+func serverMessage(err error) string {
 	var apiErr *openai.APIError
 	if errors.As(err, &apiErr) {
 		return apiErr.Message
@@ -120,9 +120,9 @@ func ServerMessage(err error) string {
 	return err.Error()
 }
 
-// StatusMessage explains an HTTP error status and says whether a retry
+// statusMessage explains an HTTP error status and says whether a retry
 // may help.
-func (e Endpoint) StatusMessage(status int, msg, model string) (string, bool) {
+func (e Endpoint) statusMessage(status int, msg, model string) (string, bool) {
 	if msg == "" {
 		msg = http.StatusText(status)
 	}
@@ -148,8 +148,8 @@ func (e Endpoint) StatusMessage(status int, msg, model string) (string, bool) {
 	}
 }
 
-// TransportMessage explains an error that carries no HTTP status.
-func (e Endpoint) TransportMessage(err error) (string, bool) {
+// transportMessage explains an error that carries no HTTP status.
+func (e Endpoint) transportMessage(err error) (string, bool) {
 	var urlErr *url.Error
 	if errors.As(err, &urlErr) {
 		err = urlErr.Err // the URL is already in every message below
@@ -188,9 +188,9 @@ func (e Endpoint) TransportMessage(err error) (string, bool) {
 	return "request not sent: " + err.Error(), false
 }
 
-// RetryAfter reads Retry-After (seconds or an HTTP date) or OpenAI's
+// retryAfter reads Retry-After (seconds or an HTTP date) or OpenAI's
 // retry-after-ms; 0 when absent or unreadable.
-func RetryAfter(h http.Header, now time.Time) time.Duration {
+func retryAfter(h http.Header, now time.Time) time.Duration {
 	if ms, err := strconv.ParseFloat(h.Get("Retry-After-Ms"), 64); err == nil && ms > 0 {
 		return time.Duration(ms * float64(time.Millisecond))
 	}
@@ -207,30 +207,30 @@ func RetryAfter(h http.Header, now time.Time) time.Duration {
 	return 0
 }
 
-// Redact replaces the key in s.
-func Redact(s, key string) string {
+// redact replaces the key in s.
+func redact(s, key string) string {
 	if key == "" {
 		return s
 	}
 	return strings.ReplaceAll(s, key, "[redacted]")
 }
 
-// ScrubKey returns err, or a copy without the API key when its text
+// scrubKey returns err, or a copy without the API key when its text
 // contains it (a server message may quote the key). Callers can still use
 // errors.As for *openai.APIError.
-func ScrubKey(err error, key string) error {
+func scrubKey(err error, key string) error {
 	if key == "" || !strings.Contains(err.Error(), key) {
 		return err
 	}
 	var apiErr *openai.APIError
 	if errors.As(err, &apiErr) {
 		c := *apiErr
-		c.Message = Redact(c.Message, key)
+		c.Message = redact(c.Message, key)
 		if !strings.Contains(c.Error(), key) {
 			return &c
 		}
 	}
-	return errors.New(Redact(err.Error(), key))
+	return errors.New(redact(err.Error(), key))
 }
 
 // keyHint says where the key comes from, in the order it is looked up.

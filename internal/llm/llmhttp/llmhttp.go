@@ -4,8 +4,8 @@
 // and the classification of failures into messages a person can act on,
 // with the API key scrubbed.
 //
-// It must not import the agent package (the agent imports the backends'
-// helpers through it); callers turn a Failure into their own error type.
+// It imports no agentls package (internal/layers); callers turn a Failure
+// into their own error type.
 package llmhttp
 
 import (

@@ -26,8 +26,29 @@ func TestParseRetryAfter(t *testing.T) {
 		for k, v := range tt.header {
 			h.Set(k, v)
 		}
-		if got := RetryAfter(h, now); got != tt.want {
-			t.Errorf("RetryAfter(%v) = %v, want %v", tt.header, got, tt.want)
+		if got := retryAfter(h, now); got != tt.want {
+			t.Errorf("retryAfter(%v) = %v, want %v", tt.header, got, tt.want)
+		}
+	}
+}
+
+func TestDefaultIdleTimeout(t *testing.T) {
+	tests := []struct {
+		url  string
+		want time.Duration
+	}{
+		{"https://api.openai.com/v1", 120 * time.Second},
+		{"http://localhost:11434/v1", 300 * time.Second},
+		{"http://127.0.0.1:8080/v1", 300 * time.Second},
+		{"http://127.3.2.1/v1", 300 * time.Second},
+		{"http://[::1]:8000/v1", 300 * time.Second},
+		{"http://192.168.1.20:11434/v1", 120 * time.Second},
+		{"http://localhost.example.com/v1", 120 * time.Second},
+		{"::not a url", 120 * time.Second},
+	}
+	for _, tt := range tests {
+		if got := DefaultIdleTimeout(tt.url); got != tt.want {
+			t.Errorf("DefaultIdleTimeout(%q) = %v, want %v", tt.url, got, tt.want)
 		}
 	}
 }

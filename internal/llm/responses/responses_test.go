@@ -10,6 +10,7 @@ import (
 	"github.com/agentls/agentls/internal/agent"
 	"github.com/agentls/agentls/internal/llm/responses"
 	"github.com/agentls/agentls/internal/testkit/fakellm"
+	"github.com/agentls/agentls/internal/testkit/llmfaults"
 )
 
 func TestStreamsTextUsageAndRequest(t *testing.T) {
@@ -43,14 +44,7 @@ func TestStreamsTextUsageAndRequest(t *testing.T) {
 }
 
 func TestUsageEstimatedWhenServerSendsNone(t *testing.T) {
-	_, url := serve(t, fakellm.Turn{Text: strings.Repeat("x", 400), OmitUsage: true})
-	resp, err := responses.New(responses.Config{BaseURL: url, Model: "m"}).Stream(context.Background(), hello, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !resp.Usage.Estimated || resp.Usage.OutputTokens != 100 || resp.Usage.InputTokens == 0 {
-		t.Errorf("usage %+v, want an estimate of 100 output tokens", resp.Usage)
-	}
+	llmfaults.EstimatesUsage(t, responsesBackend)
 }
 
 func TestToolCalls(t *testing.T) {
@@ -181,17 +175,7 @@ func TestFailureEvents(t *testing.T) {
 }
 
 func TestReusesTheConnection(t *testing.T) {
-	turn := fakellm.Turn{Text: "again", ChunkSize: 2, ChunkDelayMs: 5}
-	srv, url := serve(t, turn, turn, turn)
-	llm := responses.New(responses.Config{BaseURL: url, Model: "m"})
-	for range 3 {
-		if _, err := llm.Stream(context.Background(), hello, nil); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if n := srv.Connections(); n != 1 {
-		t.Errorf("3 turns used %d connections, want 1", n)
-	}
+	llmfaults.ReusesTheConnection(t, responsesBackend)
 }
 
 func TestSelect(t *testing.T) {
@@ -244,7 +228,7 @@ func BenchmarkTurn(b *testing.B) {
 				if err != nil {
 					b.Fatal(err)
 				}
-				llm := api.make(url, backendCfg{Model: "m"})
+				llm := api.make(url, llmfaults.Config{Model: "m"})
 				b.StartTimer()
 				for range turnsPerServer {
 					if _, err := llm.Stream(context.Background(), hello, nil); err != nil {

@@ -141,14 +141,7 @@ func (s *Server) responses(w http.ResponseWriter, r *http.Request) {
 	if reqErr == nil && !req.Stream {
 		reqErr = fmt.Errorf("fakellm: /v1/responses answers only streaming requests (\"stream\": true)")
 	}
-	if reqErr != nil {
-		s.logf("turn %d: invalid request: %v", idx, reqErr)
-		writeError(w, http.StatusBadRequest, ErrorReply{Message: reqErr.Error()})
-		return
-	}
-	if msg := req.expectMismatch(idx, turn.Expect); msg != "" {
-		s.logf("turn %d: %s", idx, msg)
-		writeError(w, http.StatusBadRequest, ErrorReply{Message: msg, Code: "fakellm_expect"})
+	if s.rejected(w, idx, turn, req, reqErr) {
 		return
 	}
 	s.logf("turn %d (responses): %d text bytes, %d tool calls", idx, len(turn.Text), len(turn.ToolCalls))

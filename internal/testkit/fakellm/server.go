@@ -262,14 +262,7 @@ func (s *Server) chat(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	ctx := r.Context()
-	if reqErr != nil {
-		s.logf("turn %d: invalid request: %v", idx, reqErr)
-		writeError(w, http.StatusBadRequest, ErrorReply{Message: reqErr.Error()})
-		return
-	}
-	if msg := req.expectMismatch(idx, turn.Expect); msg != "" {
-		s.logf("turn %d: %s", idx, msg)
-		writeError(w, http.StatusBadRequest, ErrorReply{Message: msg, Code: "fakellm_expect"})
+	if s.rejected(w, idx, turn, req, reqErr) {
 		return
 	}
 	s.logf("turn %d: %d text bytes, %d tool calls, stream=%v", idx, len(turn.Text), len(turn.ToolCalls), req.Stream)
@@ -279,6 +272,22 @@ func (s *Server) chat(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	s.stream(ctx, w, turn, a.chunks(req.StreamOptions != nil && req.StreamOptions.IncludeUsage && !turn.OmitUsage))
+}
+
+// rejected answers 400, as OpenAI would, to a request that is invalid
+// (reqErr) or that is not what the turn expects.
+func (s *Server) rejected(w http.ResponseWriter, idx int, turn Turn, req ChatRequest, reqErr error) bool {
+	if reqErr != nil {
+		s.logf("turn %d: invalid request: %v", idx, reqErr)
+		writeError(w, http.StatusBadRequest, ErrorReply{Message: reqErr.Error()})
+		return true
+	}
+	if msg := req.expectMismatch(idx, turn.Expect); msg != "" {
+		s.logf("turn %d: %s", idx, msg)
+		writeError(w, http.StatusBadRequest, ErrorReply{Message: msg, Code: "fakellm_expect"})
+		return true
+	}
+	return false
 }
 
 // stream writes chat completion chunks as SSE, then [DONE].
