@@ -42,15 +42,6 @@ type Gate struct {
 	detected bool
 }
 
-// Checks are the commands the gate runs: verify.commands, else those
-// detected in the workspace.
-func Checks(cfg config.Config, root string) []string {
-	if len(cfg.Verify.Commands) > 0 {
-		return cfg.Verify.Commands
-	}
-	return verify.Detect(root)
-}
-
 // NewGate returns the gate for the workspace, or nil when verification is
 // off or there is nothing to check: a task then ends with nothing verified.
 func NewGate(cfg config.Config, root string) *Gate {
