@@ -205,7 +205,6 @@ func (m *taskManager) waitAll() { m.wg.Wait() }
 func (m *taskManager) start(t *task, run func(ctx context.Context, t *task)) {
 	ctx, cancel := context.WithCancel(context.Background())
 	t.cancel, t.done, t.created, t.status, t.state = cancel, make(chan struct{}), time.Now(), agent.StatusQueued, agent.Idle
-	t.changes.review = t.review
 	cfg := m.s.config()
 	m.mu.Lock()
 	m.seq++
