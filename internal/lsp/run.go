@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+	"unicode/utf8"
 
 	"go.lsp.dev/jsonrpc2"
 	"go.lsp.dev/protocol"
@@ -247,10 +248,16 @@ func (s *Server) announceEnd(ctx context.Context, t *task) {
 	s.showMessage(ctx, typ, "agentls %s %s%s: %s%s", t.id, statusWord(res), files, s.config().Redact(shorten(msg, 400)), usage)
 }
 
+// shorten trims s and cuts it to at most n bytes and an ellipsis, at a
+// character boundary: half a character is invalid UTF-8, which the client
+// would show as U+FFFD.
 func shorten(s string, n int) string {
 	s = strings.TrimSpace(s)
 	if len(s) <= n {
 		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
 	}
 	return s[:n] + "…"
 }

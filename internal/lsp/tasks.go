@@ -50,11 +50,7 @@ func (t *task) setToken(tok string) {
 }
 
 func (t *task) label(rel string) string {
-	p := t.prompt
-	if len(p) > 60 {
-		p = p[:60] + "…"
-	}
-	return fmt.Sprintf("%s (%s)", rel, p)
+	return fmt.Sprintf("%s (%s)", rel, shorten(t.prompt, 60))
 }
 
 // taskJSON is a task as the contract's commands return it.
