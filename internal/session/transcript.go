@@ -168,7 +168,10 @@ func (t *Transcript) Event(ev agent.Event) {
 		}
 		t.para()
 		mark := "✗ failed"
-		if ev.Verify.Passed {
+		switch {
+		case ev.Verify.Skipped:
+			mark = "· skipped" // nothing to check is not a pass
+		case ev.Verify.Passed:
 			mark = "✓ passed"
 		}
 		t.write(fmt.Sprintf("### Checks %s\n\n%s\n", mark, ev.Verify.Summary))

@@ -68,6 +68,25 @@ func TestTranscript(t *testing.T) {
 	}
 }
 
+// A run with nothing to check is not a pass, in the transcript as in the
+// editor and on the terminal.
+func TestTranscriptSkippedChecksAreNoPass(t *testing.T) {
+	dir := t.TempDir()
+	tr, err := createTranscript(dir, "t", func(s string) string { return s })
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr.Event(agent.Event{Kind: agent.KindVerify, Step: 1, Verify: &agent.VerifyReport{Passed: true, Skipped: true,
+		Summary: "nothing to check: no source files yet for go build ./..."}})
+	if err := tr.Close(); err != nil {
+		t.Fatal(err)
+	}
+	got, _ := os.ReadFile(filepath.Join(dir, "t.md"))
+	if want := "### Checks · skipped\n\nnothing to check: no source files yet for go build ./...\n"; !strings.Contains(string(got), want) {
+		t.Errorf("transcript:\n%s\nwant it to hold:\n%s", got, want)
+	}
+}
+
 func commonLen(a, b string) int {
 	i := 0
 	for i < len(a) && i < len(b) && a[i] == b[i] {
