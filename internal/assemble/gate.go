@@ -17,7 +17,10 @@ import (
 // the agent left them and sums the results up for the machine, the person
 // and the model. It implements driver.Verifier.
 type Gate struct {
-	Root     string
+	Root string
+	// Commands are the checks: verify.commands, or (detected) every check
+	// the project files call for, of which each run keeps those the
+	// workspace has sources for.
 	Commands []string
 	Timeout  time.Duration
 	// Overlay returns the texts the checks must see instead of the disk
@@ -42,15 +45,6 @@ type Gate struct {
 	detected bool
 }
 
-// Checks are the commands the gate runs: verify.commands, else those
-// detected in the workspace.
-func Checks(cfg config.Config, root string) []string {
-	if len(cfg.Verify.Commands) > 0 {
-		return cfg.Verify.Commands
-	}
-	return verify.Detect(root)
-}
-
 // NewGate returns the gate for the workspace, or nil when verification is
 // off or there is nothing to check: a task then ends with nothing verified.
 func NewGate(cfg config.Config, root string) *Gate {
@@ -63,11 +57,14 @@ func NewGate(cfg config.Config, root string) *Gate {
 		return &Gate{Root: root, Commands: cfg.Verify.Commands, Timeout: timeout, Sandbox: sb}
 	}
 	// A gate exists when the project files call for checks, even if there
-	// is nothing for them to check yet: the task may add it.
-	if len(verify.DetectAny(root)) == 0 {
+	// is nothing for them to check yet: the task may add it. Which of them
+	// apply is decided at each run (Verify), with the task's files; walking
+	// the tree for sources here would be thrown away.
+	all := verify.DetectAny(root)
+	if len(all) == 0 {
 		return nil
 	}
-	return &Gate{Root: root, Commands: verify.Detect(root), Timeout: timeout, Sandbox: sb, detected: true}
+	return &Gate{Root: root, Commands: all, Timeout: timeout, Sandbox: sb, detected: true}
 }
 
 // Verify implements driver.Verifier.

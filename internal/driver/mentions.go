@@ -9,12 +9,13 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 )
 
 // A task may mention workspace files: "@path" attaches the file, and
 // "@path:10-40" (or "@path:12") lines of it. The files are read through an
 // os.Root opened on the workspace, so a mention cannot leave it (no "..",
-// no absolute path, no symlink out). A mention that names no readable file
+// no absolute path, no symlink out), and only regular ones (readConfined). A mention that names no readable file
 // is left as plain text: "@someone" in a prompt is not an error.
 
 // mentionRE matches a mention at the start or after white space or an
@@ -61,9 +62,12 @@ func Mentions(root, prompt string) []Mention {
 		if !filepath.IsLocal(rel) {
 			continue
 		}
-		text, ok := readConfined(r, rel)
+		text, more, ok := readConfined(r, rel, maxMentionSize)
 		if !ok {
 			continue
+		}
+		if more {
+			text += "\n[file truncated]"
 		}
 		mn := Mention{Path: filepath.ToSlash(rel)}
 		if m[2] != "" {
@@ -83,26 +87,28 @@ func Mentions(root, prompt string) []Mention {
 	return out
 }
 
-// readConfined reads a regular file inside r, capped at maxMentionSize.
-func readConfined(r *os.Root, rel string) (string, bool) {
-	f, err := r.Open(rel)
+// readConfined reads a regular file inside r: at most limit bytes, and
+// whether it holds more. It opens without blocking, because opening a
+// named pipe waits for a writer that may never come, and reads nothing but
+// a regular file.
+func readConfined(r *os.Root, rel string, limit int) (text string, more, ok bool) {
+	f, err := r.OpenFile(rel, os.O_RDONLY|syscall.O_NONBLOCK, 0)
 	if err != nil {
-		return "", false
+		return "", false, false
 	}
 	defer f.Close()
 	st, err := f.Stat()
 	if err != nil || !st.Mode().IsRegular() {
-		return "", false
+		return "", false, false
 	}
-	b, err := io.ReadAll(io.LimitReader(f, maxMentionSize+1))
+	b, err := io.ReadAll(io.LimitReader(f, int64(limit)+1))
 	if err != nil {
-		return "", false
+		return "", false, false
 	}
-	s := string(b)
-	if len(b) > maxMentionSize {
-		s = s[:maxMentionSize] + "\n[file truncated]"
+	if len(b) > limit {
+		return string(b[:limit]), true, true
 	}
-	return s, true
+	return string(b), false, true
 }
 
 // lineRange returns lines start..end (1-based, inclusive) of text.

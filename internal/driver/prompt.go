@@ -42,12 +42,21 @@ type WorkspacePlanner struct {
 func (p WorkspacePlanner) Plan(ctx context.Context, t Task) (agent.Planned, error) {
 	var b strings.Builder
 	b.WriteString(SystemPrompt)
-	for _, name := range ContextFiles {
-		data, err := os.ReadFile(filepath.Join(p.Root, name))
-		if err != nil {
-			continue
+	// The workspace is untrusted: its instruction files are read as
+	// mentions are, confined to it (a symlink to ~/.ssh stays out of the
+	// prompt) and regular (a named pipe would hang the task for good).
+	if r, err := os.OpenRoot(p.Root); err == nil {
+		for _, name := range ContextFiles {
+			text, more, ok := readConfined(r, filepath.FromSlash(name), maxContextFile)
+			if !ok {
+				continue
+			}
+			if more {
+				text += "…"
+			}
+			fmt.Fprintf(&b, "\n\n## Project instructions (%s)\n%s", name, text)
 		}
-		fmt.Fprintf(&b, "\n\n## Project instructions (%s)\n%s", name, truncate(string(data), maxContextFile))
+		r.Close()
 	}
 	if p.Recall != nil {
 		if mem := p.Recall(ctx, t.Prompt); len(mem) > 0 {

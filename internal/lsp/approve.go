@@ -23,13 +23,16 @@ const (
 // 25.07) follows the policy alone, whose refusal says how to allow the
 // command.
 func (s *Server) approver(cfg config.Config) tools.Approver {
-	caps, _ := s.clientState()
-	canAsk := caps.showMessageReq
-	var ask assemble.Ask
-	if canAsk {
-		ask = s.askToRun
+	return assemble.Approver(cfg, &s.allowed, s.ask())
+}
+
+// ask is how the user is asked whether something may run: askToRun, or
+// nil when the client cannot ask.
+func (s *Server) ask() assemble.Ask {
+	if !s.canAsk() {
+		return nil
 	}
-	return assemble.Approver(cfg, &s.allowed, ask)
+	return s.askToRun
 }
 
 // askToRun asks the user whether command may run. It holds no lock while

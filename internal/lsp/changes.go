@@ -8,12 +8,12 @@ import (
 )
 
 // changeLog is a task's record of the files it changed: what undo needs
-// (applied changes) and, in review mode, its proposals.
+// (applied changes) and, in review mode, its proposals (only a review
+// task's workspace proposes).
 type changeLog struct {
-	mu     sync.Mutex
-	files  map[string]*fileChange
-	order  []string
-	review bool // proposals instead of applied changes
+	mu    sync.Mutex
+	files map[string]*fileChange
+	order []string
 	// forgotten: the task fell out of the history's undo window and its
 	// texts were dropped (see taskManager.trim).
 	forgotten bool
@@ -97,9 +97,6 @@ func (c *changeLog) propose(rel, cur string, curExists bool, transform func([]by
 
 // proposal returns the text review mode proposes for rel, if any.
 func (c *changeLog) proposal(rel string) (string, bool) {
-	if !c.review {
-		return "", false
-	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	fc, ok := c.files[rel]

@@ -18,7 +18,7 @@ func upper(old string) func([]byte, bool) ([]byte, error) {
 // past it, rejecting one takes it out, and a commit planned against an
 // older proposal is refused.
 func TestProposalMapping(t *testing.T) {
-	c := changeLog{review: true}
+	var c changeLog
 	base := "alpha\nmid\nomega\n"
 	if err := c.propose("f", base, true, upper("alpha")); err != nil {
 		t.Fatal(err)

@@ -68,12 +68,9 @@ func (s *Server) cmdProposal(ctx context.Context, a proposalArgs) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	t.changes.mu.Lock()
-	hs := hunksOf(fc, cur)
-	t.changes.mu.Unlock()
 	res := proposalResult{TaskID: t.id, URI: a.URI}
 	var cs []edits.Change
-	for _, h := range hs {
+	for _, h := range hunksOf(fc, cur) {
 		if h.conflict {
 			res.Conflict++
 			continue

@@ -16,6 +16,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/agentls/agentls/internal/edits"
+	"github.com/agentls/agentls/internal/session"
 )
 
 // Review mode holds a task's changes as proposals. Each file's proposal
@@ -283,16 +284,19 @@ func (s *Server) endReview(ctx context.Context, t *task) {
 	}
 }
 
-// stateDir is where agentls keeps sessions, transcripts and reviews.
+// stateDir is where agentls keeps sessions, transcripts, reviews and the
+// trust store: the same directory agentls trust and agentls run use
+// (session.StateDir).
 func (s *Server) stateDir() string {
 	if s.opts.StateDir != "" {
 		return s.opts.StateDir
 	}
-	if d := s.opts.Getenv("XDG_STATE_HOME"); d != "" {
-		return filepath.Join(d, "agentls")
+	d, err := session.StateDirFrom(s.opts.Getenv)
+	if err != nil {
+		// No home directory: one relative to the working directory.
+		return filepath.Join(".local", "state", "agentls")
 	}
-	home, _ := os.UserHomeDir()
-	return filepath.Join(home, ".local", "state", "agentls")
+	return d
 }
 
 type reviewArgs struct {

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+	"unicode/utf8"
 
 	"go.lsp.dev/jsonrpc2"
 	"go.lsp.dev/protocol"
@@ -44,7 +45,7 @@ func (s *Server) runAgent(ctx context.Context, t *task) {
 	if b := cfg.Agent.Backend.ACP; b != nil {
 		// agent.backend.acp: an external ACP agent's loop instead of ours;
 		// agentls keeps the editor's side (edits, review, undo, the gate).
-		res := acp.Bridge{Agent: *b, Root: root, Workspace: ws, Ask: s.askToRun, Verifier: gate, Session: rec, Log: s.log,
+		res := acp.Bridge{Agent: *b, Root: root, Workspace: ws, Ask: s.ask(), Verifier: gate, Session: rec, Log: s.log,
 			OnEvent: func(ev agent.Event) { s.safeEvent(ctx, t, prog, ev) },
 		}.Run(ctx, driver.Task{Prompt: t.prompt, Editor: t.editor, History: rec.History()})
 		s.finishTask(ctx, t, prog, res)
@@ -247,10 +248,16 @@ func (s *Server) announceEnd(ctx context.Context, t *task) {
 	s.showMessage(ctx, typ, "agentls %s %s%s: %s%s", t.id, statusWord(res), files, s.config().Redact(shorten(msg, 400)), usage)
 }
 
+// shorten trims s and cuts it to at most n bytes and an ellipsis, at a
+// character boundary: half a character is invalid UTF-8, which the client
+// would show as U+FFFD.
 func shorten(s string, n int) string {
 	s = strings.TrimSpace(s)
 	if len(s) <= n {
 		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
 	}
 	return s[:n] + "…"
 }

@@ -50,11 +50,7 @@ func (t *task) setToken(tok string) {
 }
 
 func (t *task) label(rel string) string {
-	p := t.prompt
-	if len(p) > 60 {
-		p = p[:60] + "…"
-	}
-	return fmt.Sprintf("%s (%s)", rel, p)
+	return fmt.Sprintf("%s (%s)", rel, shorten(t.prompt, 60))
 }
 
 // taskJSON is a task as the contract's commands return it.
@@ -205,7 +201,6 @@ func (m *taskManager) waitAll() { m.wg.Wait() }
 func (m *taskManager) start(t *task, run func(ctx context.Context, t *task)) {
 	ctx, cancel := context.WithCancel(context.Background())
 	t.cancel, t.done, t.created, t.status, t.state = cancel, make(chan struct{}), time.Now(), agent.StatusQueued, agent.Idle
-	t.changes.review = t.review
 	cfg := m.s.config()
 	m.mu.Lock()
 	m.seq++

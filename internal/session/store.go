@@ -33,8 +33,11 @@ type Options struct {
 
 // StateDir returns $XDG_STATE_HOME/agentls, or ~/.local/state/agentls when
 // the variable is unset or not absolute (as the XDG spec asks).
-func StateDir() (string, error) {
-	if d := os.Getenv("XDG_STATE_HOME"); filepath.IsAbs(d) {
+func StateDir() (string, error) { return StateDirFrom(os.Getenv) }
+
+// StateDirFrom is StateDir with the environment read through getenv.
+func StateDirFrom(getenv func(string) string) (string, error) {
+	if d := getenv("XDG_STATE_HOME"); filepath.IsAbs(d) {
 		return filepath.Join(d, "agentls"), nil
 	}
 	home, err := os.UserHomeDir()

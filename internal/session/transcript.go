@@ -55,19 +55,6 @@ func createTranscript(dir, name string, redact func(string) string) (*Transcript
 	return nil, fmt.Errorf("transcript %s: too many files of that name", name)
 }
 
-// NewTranscript creates a transcript at path (replacing a file there), for
-// callers that keep no session.
-func NewTranscript(path string, redact func(string) string) (*Transcript, error) {
-	f, err := os.OpenFile(path, os.O_CREATE|os.O_TRUNC|os.O_WRONLY, 0o600)
-	if err != nil {
-		return nil, err
-	}
-	if redact == nil {
-		redact = func(s string) string { return s }
-	}
-	return &Transcript{path: path, f: f, redact: redact, lineStart: true}, nil
-}
-
 // Path is the transcript's file.
 func (t *Transcript) Path() string {
 	if t == nil {
@@ -150,13 +137,6 @@ func (t *Transcript) header(taskID, session, root, model, prompt string, at time
 	t.write("\n" + quote(prompt) + "\n")
 }
 
-// Header writes the title and the task; for NewTranscript's callers.
-func (t *Transcript) Header(taskID, session, root, model, prompt string, at time.Time) {
-	if t != nil {
-		t.header(taskID, session, root, model, prompt, at)
-	}
-}
-
 // Event adds an agent event.
 func (t *Transcript) Event(ev agent.Event) {
 	if t == nil {
@@ -188,7 +168,10 @@ func (t *Transcript) Event(ev agent.Event) {
 		}
 		t.para()
 		mark := "✗ failed"
-		if ev.Verify.Passed {
+		switch {
+		case ev.Verify.Skipped:
+			mark = "· skipped" // nothing to check is not a pass
+		case ev.Verify.Passed:
 			mark = "✓ passed"
 		}
 		t.write(fmt.Sprintf("### Checks %s\n\n%s\n", mark, ev.Verify.Summary))
@@ -244,13 +227,6 @@ func (t *Transcript) end(res agent.Result, changes []Change) {
 	}
 	if s := strings.TrimSpace(res.Summary); s != "" {
 		t.write("\n" + s + "\n")
-	}
-}
-
-// End writes the result; for NewTranscript's callers.
-func (t *Transcript) End(res agent.Result, changes []Change) {
-	if t != nil {
-		t.end(res, changes)
 	}
 }
 

@@ -11,8 +11,9 @@ import (
 )
 
 func TestTranscript(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "t.md")
-	tr, err := NewTranscript(path, nil)
+	dir := t.TempDir()
+	path := filepath.Join(dir, "t.md")
+	tr, err := createTranscript(dir, "t", func(s string) string { return s })
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -21,7 +22,7 @@ func TestTranscript(t *testing.T) {
 	run := &agent.ToolCall{ID: "c3", Name: "run_command", Arguments: `{"command":"go test ./..."}`}
 	res := agent.Result{Status: agent.StatusOK, Reason: "done", Verified: true, FilesChanged: []string{"hello.txt"},
 		Usage: agent.Usage{InputTokens: 1200, OutputTokens: 80}, Cost: 0.0123, Steps: 3, Summary: "Changed a to b."}
-	tr.Header("t1", "s1", "/w", "m", "change a\nto b", time.Date(2026, 11, 1, 10, 0, 0, 0, time.UTC))
+	tr.header("t1", "s1", "/w", "m", "change a\nto b", time.Date(2026, 11, 1, 10, 0, 0, 0, time.UTC))
 	for _, ev := range []agent.Event{
 		{Kind: agent.KindState, From: agent.Idle, To: agent.Planning},
 		{Kind: agent.KindText, Step: 1, Text: "Let me "},
@@ -41,7 +42,7 @@ func TestTranscript(t *testing.T) {
 	} {
 		tr.Event(ev)
 	}
-	tr.End(res, []Change{{Path: "hello.txt"}, {Path: "new.go", Created: true}})
+	tr.end(res, []Change{{Path: "hello.txt"}, {Path: "new.go", Created: true}})
 	if err := tr.Close(); err != nil {
 		t.Fatal(err)
 	}
@@ -64,6 +65,25 @@ func TestTranscript(t *testing.T) {
 		"## Result\n\n- ok, verified · 1 file changed · 3 steps · 1200 in / 80 out tokens · $0.0123\n- changed `hello.txt`\n- created `new.go`\n\nChanged a to b.\n"
 	if string(got) != want {
 		t.Fatalf("transcript:\n%s\n--- want:\n%s\n--- first difference at byte %d", got, want, commonLen(string(got), want))
+	}
+}
+
+// A run with nothing to check is not a pass, in the transcript as in the
+// editor and on the terminal.
+func TestTranscriptSkippedChecksAreNoPass(t *testing.T) {
+	dir := t.TempDir()
+	tr, err := createTranscript(dir, "t", func(s string) string { return s })
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr.Event(agent.Event{Kind: agent.KindVerify, Step: 1, Verify: &agent.VerifyReport{Passed: true, Skipped: true,
+		Summary: "nothing to check: no source files yet for go build ./..."}})
+	if err := tr.Close(); err != nil {
+		t.Fatal(err)
+	}
+	got, _ := os.ReadFile(filepath.Join(dir, "t.md"))
+	if want := "### Checks · skipped\n\nnothing to check: no source files yet for go build ./...\n"; !strings.Contains(string(got), want) {
+		t.Errorf("transcript:\n%s\nwant it to hold:\n%s", got, want)
 	}
 }
 
