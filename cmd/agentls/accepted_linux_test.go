@@ -14,11 +14,6 @@ import (
 // files written, and the end line and exit status follow them. Only the
 // written file is counted and remembered (item 6).
 func TestReviewChecksWhatWasAccepted(t *testing.T) {
-	master, tty, err := openPTY()
-	if err != nil {
-		t.Skipf("no pseudo-terminal here: %v", err)
-	}
-	defer master.Close()
 	// The check needs both files: the whole proposal passes, hello.txt
 	// alone does not.
 	e := newEnv(t, map[string]string{".agentls.json": `{"verify": {"commands": ["grep -q goodbye hello.txt && test -e new.txt"]}}`})
@@ -27,25 +22,19 @@ func TestReviewChecksWhatWasAccepted(t *testing.T) {
 		{"toolCalls": [{"id": "w", "name": "write_file", "arguments": "{\"path\":\"new.txt\",\"content\":\"new\\n\"}"}]},
 		{"text": "Done."}
 	]}`)
-	cmd := e.command("run", "--review", "--trust", "--base-url", srv.URL(), "edit and create")
-	cmd.Stdin, cmd.Stderr = tty, tty
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	tty.Close()
-	sc := readScreen(master)
-	sc.waitFor(t, cmd.Process, "[1/2] apply hello.txt", 1)
-	if s := sc.String(); strings.Contains(s, "──") || strings.Contains(s, "verified") {
+	term := onTerminal(t, e.command("run", "--review", "--trust", "--base-url", srv.URL(), "edit and create"), false)
+	term.waitFor("[1/2] apply hello.txt", 1)
+	if s := term.String(); strings.Contains(s, "──") || strings.Contains(s, "verified") {
 		t.Errorf("the outcome was reported before the review:\n%s", s)
 	}
-	master.WriteString("y\n")
-	sc.waitFor(t, cmd.Process, "[2/2] apply new.txt", 1)
-	master.WriteString("n\n")
-	err = cmd.Wait()
+	term.answer("y")
+	term.waitFor("[2/2] apply new.txt", 1)
+	term.answer("n")
+	err := term.cmd.Wait()
 	if ee, ok := err.(interface{ ExitCode() int }); !ok || ee.ExitCode() != 1 {
-		t.Fatalf("exit %v, want 1 (the accepted files fail the checks)\n%s", err, sc.String())
+		t.Fatalf("exit %v, want 1 (the accepted files fail the checks)\n%s", err, term.String())
 	}
-	s := sc.String()
+	s := term.String()
 	for _, w := range []string{"wrote 1 of 2 changed files", "on the accepted files", "✗ checks failed", "── done, checks failing · 1 file changed"} {
 		if !strings.Contains(s, w) {
 			t.Errorf("the screen lacks %q:\n%s", w, s)

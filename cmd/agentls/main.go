@@ -3,7 +3,9 @@
 //
 //	agentls [serve] [--log-file F] [--log-level L]   LSP on stdin/stdout
 //	agentls run [flags] "task"                         headless run
+//	agentls acp [--settings JSON] [--log-file F]       ACP agent on stdin/stdout
 //	agentls sessions [list | show ID]
+//	agentls trust [--yes] [--workspace DIR]
 //	agentls version | help
 package main
 

@@ -136,7 +136,8 @@ func (a *Agent) Authenticate(context.Context, sdk.AuthenticateRequest) (sdk.Auth
 }
 
 // NewSession implements sdk.Agent.
-func (a *Agent) NewSession(_ context.Context, p sdk.NewSessionRequest) (sdk.NewSessionResponse, error) {
+func (a *Agent) NewSession(_ context.Context, p sdk.NewSessionRequest) (_ sdk.NewSessionResponse, err error) {
+	defer barrier(a.log, "session/new", &err)
 	s, err := a.openSession(p.Cwd, p.McpServers, "")
 	if err != nil {
 		return sdk.NewSessionResponse{}, err
@@ -258,7 +259,8 @@ func (a *Agent) SetSessionMode(ctx context.Context, p sdk.SetSessionModeRequest)
 func (a *Agent) Cancel(context.Context, sdk.CancelNotification) error { return nil }
 
 // CloseSession implements sdk.Agent.
-func (a *Agent) CloseSession(_ context.Context, p sdk.CloseSessionRequest) (sdk.CloseSessionResponse, error) {
+func (a *Agent) CloseSession(_ context.Context, p sdk.CloseSessionRequest) (_ sdk.CloseSessionResponse, err error) {
+	defer barrier(a.log, "session/close", &err)
 	a.mu.Lock()
 	s := a.sessions[string(p.SessionId)]
 	delete(a.sessions, string(p.SessionId))
@@ -270,7 +272,8 @@ func (a *Agent) CloseSession(_ context.Context, p sdk.CloseSessionRequest) (sdk.
 }
 
 // ListSessions implements sdk.Agent: the stored sessions of cwd's workspace.
-func (a *Agent) ListSessions(_ context.Context, p sdk.ListSessionsRequest) (sdk.ListSessionsResponse, error) {
+func (a *Agent) ListSessions(_ context.Context, p sdk.ListSessionsRequest) (_ sdk.ListSessionsResponse, err error) {
+	defer barrier(a.log, "session/list", &err)
 	out := sdk.ListSessionsResponse{Sessions: []sdk.SessionInfo{}}
 	cwd := ""
 	if p.Cwd != nil {
@@ -295,7 +298,8 @@ func (a *Agent) ListSessions(_ context.Context, p sdk.ListSessionsRequest) (sdk.
 }
 
 // ResumeSession implements sdk.Agent: like session/load, without the replay.
-func (a *Agent) ResumeSession(_ context.Context, p sdk.ResumeSessionRequest) (sdk.ResumeSessionResponse, error) {
+func (a *Agent) ResumeSession(_ context.Context, p sdk.ResumeSessionRequest) (_ sdk.ResumeSessionResponse, err error) {
+	defer barrier(a.log, "session/resume", &err)
 	s, err := a.loadStored(p.Cwd, p.McpServers, string(p.SessionId))
 	if err != nil {
 		return sdk.ResumeSessionResponse{}, err
@@ -311,6 +315,18 @@ func (a *Agent) SetSessionConfigOption(context.Context, sdk.SetSessionConfigOpti
 func recoverLog(log *zap.Logger, what string) {
 	if p := recover(); p != nil {
 		log.Error("panic", zap.String("in", what), zap.Any("panic", p), zap.Stack("stack"))
+	}
+}
+
+// barrier is the panic barrier of a method the SDK calls on a goroutine of
+// its own (a goroutine per request, one for the notifications): the panic
+// is logged and answered as an internal error, and the connection goes on
+// serving. Without it a panic in a prompt, or in the language server's
+// workspace under a bridge, ends the whole process.
+func barrier(log *zap.Logger, method string, err *error) {
+	if p := recover(); p != nil {
+		log.Error("panic", zap.String("in", method), zap.Any("panic", p), zap.Stack("stack"))
+		*err = sdk.NewInternalError(map[string]any{"error": fmt.Sprintf("internal error in %s: %v", method, p)})
 	}
 }
 

@@ -30,7 +30,8 @@ func (c *bridgeClient) rel(path string) (string, error) {
 }
 
 // ReadTextFile reads the editor's view (unsaved buffers first).
-func (c *bridgeClient) ReadTextFile(ctx context.Context, p sdk.ReadTextFileRequest) (sdk.ReadTextFileResponse, error) {
+func (c *bridgeClient) ReadTextFile(ctx context.Context, p sdk.ReadTextFileRequest) (_ sdk.ReadTextFileResponse, err error) {
+	defer barrier(c.r.b.Log, "fs/read_text_file", &err)
 	rel, err := c.rel(p.Path)
 	if err != nil {
 		return sdk.ReadTextFileResponse{}, err
@@ -57,7 +58,8 @@ func (c *bridgeClient) ReadTextFile(ctx context.Context, p sdk.ReadTextFileReque
 
 // WriteTextFile goes through the editor workspace like agentls's own
 // edits: a versioned workspace/applyEdit, or a proposal in review mode.
-func (c *bridgeClient) WriteTextFile(ctx context.Context, p sdk.WriteTextFileRequest) (sdk.WriteTextFileResponse, error) {
+func (c *bridgeClient) WriteTextFile(ctx context.Context, p sdk.WriteTextFileRequest) (_ sdk.WriteTextFileResponse, err error) {
+	defer barrier(c.r.b.Log, "fs/write_text_file", &err)
 	rel, err := c.rel(p.Path)
 	if err != nil {
 		return sdk.WriteTextFileResponse{}, err
@@ -73,7 +75,8 @@ func (c *bridgeClient) WriteTextFile(ctx context.Context, p sdk.WriteTextFileReq
 }
 
 // RequestPermission asks the user the way the server asks about commands.
-func (c *bridgeClient) RequestPermission(ctx context.Context, p sdk.RequestPermissionRequest) (sdk.RequestPermissionResponse, error) {
+func (c *bridgeClient) RequestPermission(ctx context.Context, p sdk.RequestPermissionRequest) (_ sdk.RequestPermissionResponse, err error) {
+	defer barrier(c.r.b.Log, "session/request_permission", &err)
 	cancelled := sdk.RequestPermissionResponse{Outcome: sdk.NewRequestPermissionOutcomeCancelled()}
 	if c.r.b.Ask == nil {
 		return pick(p.Options, sdk.PermissionOptionKindRejectOnce, cancelled), nil
@@ -108,7 +111,8 @@ func pick(opts []sdk.PermissionOption, kind sdk.PermissionOptionKind, otherwise 
 
 // SessionUpdate turns the agent's updates into agentls events: text,
 // tool calls and their results.
-func (c *bridgeClient) SessionUpdate(_ context.Context, p sdk.SessionNotification) error {
+func (c *bridgeClient) SessionUpdate(_ context.Context, p sdk.SessionNotification) (err error) {
+	defer barrier(c.r.b.Log, "session/update", &err)
 	r := c.r
 	r.mu.Lock()
 	step := r.steps

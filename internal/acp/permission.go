@@ -25,26 +25,39 @@ func (a *Agent) askToRun(s *acpSession, out *stream) assemble.Ask {
 		title := "Run `" + command + "`"
 		kind := sdk.ToolKindExecute
 		status := sdk.ToolCallStatusPending
-		res, err := a.conn.RequestPermission(ctx, sdk.RequestPermissionRequest{
-			SessionId: sdk.SessionId(s.id),
-			ToolCall: sdk.ToolCallUpdate{
-				ToolCallId: sdk.ToolCallId(out.callFor(command)), Title: &title, Kind: &kind, Status: &status,
-				RawInput: map[string]any{"command": command, "cwd": s.root, "why": why},
-			},
-			Options: []sdk.PermissionOption{
-				{OptionId: optAllowOnce, Name: "Allow once", Kind: sdk.PermissionOptionKindAllowOnce},
-				{OptionId: optAllowAlways, Name: "Allow always", Kind: sdk.PermissionOptionKindAllowAlways},
-				{OptionId: optReject, Name: "Reject", Kind: sdk.PermissionOptionKindRejectOnce},
-			},
-		})
+		ans, err := a.requestPermission(ctx, s, sdk.ToolCallUpdate{
+			ToolCallId: sdk.ToolCallId(out.callFor(command)), Title: &title, Kind: &kind, Status: &status,
+			RawInput: map[string]any{"command": command, "cwd": s.root, "why": why},
+		},
+			sdk.PermissionOption{OptionId: optAllowOnce, Name: "Allow once", Kind: sdk.PermissionOptionKindAllowOnce},
+			sdk.PermissionOption{OptionId: optAllowAlways, Name: "Allow always", Kind: sdk.PermissionOptionKindAllowAlways},
+			sdk.PermissionOption{OptionId: optReject, Name: "Reject", Kind: sdk.PermissionOptionKindRejectOnce},
+		)
 		if err != nil {
-			if ctx.Err() != nil {
-				return assemble.NoAnswer, ctx.Err()
-			}
-			return assemble.NoAnswer, fmt.Errorf("asking the user failed: %v", err)
+			return assemble.NoAnswer, askFailed(ctx, err)
 		}
-		return answer(res.Outcome), nil
+		return ans, nil
 	}
+}
+
+// requestPermission puts a session/request_permission about call to the
+// client and returns the policy's answer for the option chosen (NoAnswer:
+// the client cancelled).
+func (a *Agent) requestPermission(ctx context.Context, s *acpSession, call sdk.ToolCallUpdate, options ...sdk.PermissionOption) (assemble.Answer, error) {
+	res, err := a.conn.RequestPermission(ctx, sdk.RequestPermissionRequest{SessionId: sdk.SessionId(s.id), ToolCall: call, Options: options})
+	if err != nil {
+		return assemble.NoAnswer, err
+	}
+	return answer(res.Outcome), nil
+}
+
+// askFailed is the error of a question the client did not answer: the
+// prompt's cancellation, or the request's failure.
+func askFailed(ctx context.Context, err error) error {
+	if ctx.Err() != nil {
+		return ctx.Err()
+	}
+	return fmt.Errorf("asking the user failed: %v", err)
 }
 
 // answer maps the client's choice to the policy's answer.
@@ -69,23 +82,16 @@ func answer(o sdk.RequestPermissionOutcome) assemble.Answer {
 func (a *Agent) yesNo(ctx context.Context, s *acpSession, out *stream, title string, raw map[string]any) (bool, error) {
 	kind := sdk.ToolKindOther
 	status := sdk.ToolCallStatusPending
-	res, err := a.conn.RequestPermission(ctx, sdk.RequestPermissionRequest{
-		SessionId: sdk.SessionId(s.id),
-		ToolCall: sdk.ToolCallUpdate{
-			ToolCallId: sdk.ToolCallId(out.callFor(title)), Title: &title, Kind: &kind, Status: &status, RawInput: raw,
-		},
-		Options: []sdk.PermissionOption{
-			{OptionId: optAllowOnce, Name: "Allow", Kind: sdk.PermissionOptionKindAllowOnce},
-			{OptionId: optReject, Name: "Reject", Kind: sdk.PermissionOptionKindRejectOnce},
-		},
-	})
+	ans, err := a.requestPermission(ctx, s, sdk.ToolCallUpdate{
+		ToolCallId: sdk.ToolCallId(out.callFor(title)), Title: &title, Kind: &kind, Status: &status, RawInput: raw,
+	},
+		sdk.PermissionOption{OptionId: optAllowOnce, Name: "Allow", Kind: sdk.PermissionOptionKindAllowOnce},
+		sdk.PermissionOption{OptionId: optReject, Name: "Reject", Kind: sdk.PermissionOptionKindRejectOnce},
+	)
 	if err != nil {
-		if ctx.Err() != nil {
-			return false, ctx.Err()
-		}
-		return false, fmt.Errorf("asking the user failed: %v", err)
+		return false, askFailed(ctx, err)
 	}
-	return answer(res.Outcome) == assemble.AllowOnce, nil
+	return ans == assemble.AllowOnce, nil
 }
 
 // settleTrust asks, at a session's first prompt, whether the held-back

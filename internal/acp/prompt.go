@@ -20,7 +20,8 @@ import (
 
 // Prompt implements sdk.Agent: one agentls task, streamed as
 // session/update, in the session's agentls session.
-func (a *Agent) Prompt(ctx context.Context, p sdk.PromptRequest) (sdk.PromptResponse, error) {
+func (a *Agent) Prompt(ctx context.Context, p sdk.PromptRequest) (_ sdk.PromptResponse, err error) {
+	defer barrier(a.log, "session/prompt", &err)
 	s, err := a.session(p.SessionId)
 	if err != nil {
 		return sdk.PromptResponse{}, err
@@ -153,7 +154,8 @@ func promptText(blocks []sdk.ContentBlock) string {
 
 // LoadSession implements sdk.AgentLoader: it replays a stored agentls
 // session as session/update notifications, then answers.
-func (a *Agent) LoadSession(ctx context.Context, p sdk.LoadSessionRequest) (sdk.LoadSessionResponse, error) {
+func (a *Agent) LoadSession(ctx context.Context, p sdk.LoadSessionRequest) (_ sdk.LoadSessionResponse, err error) {
+	defer barrier(a.log, "session/load", &err)
 	s, err := a.loadStored(p.Cwd, p.McpServers, string(p.SessionId))
 	if err != nil {
 		return sdk.LoadSessionResponse{}, err

@@ -34,6 +34,9 @@ func screenMalformed(in io.Reader, out io.Writer, log *zap.Logger) io.Reader {
 	pr, pw := io.Pipe()
 	go func() {
 		defer recoverLog(log, "reading the client's messages")
+		// After a panic too: the connection sees the end of its input and
+		// Serve returns, instead of the reader waiting for ever.
+		defer pw.Close()
 		sc := bufio.NewScanner(in)
 		sc.Buffer(make([]byte, 0, 64<<10), maxLine)
 		for sc.Scan() {

@@ -11,6 +11,7 @@ import (
 	sdk "github.com/coder/acp-go-sdk"
 
 	"github.com/agentls/agentls/internal/agent"
+	"github.com/agentls/agentls/internal/assemble"
 	"github.com/agentls/agentls/internal/session"
 	"github.com/agentls/agentls/internal/tools"
 )
@@ -143,18 +144,15 @@ func (w *clientWorkspace) confirm(ctx context.Context, rel string, old []byte, e
 	}
 	title := "Edit " + rel
 	kind := sdk.ToolKindEdit
-	res, err := w.a.conn.RequestPermission(ctx, sdk.RequestPermissionRequest{
-		SessionId: sdk.SessionId(w.s.id),
-		ToolCall:  sdk.ToolCallUpdate{ToolCallId: sdk.ToolCallId("edit-" + rel), Title: &title, Kind: &kind, Content: []sdk.ToolCallContent{diff}},
-		Options: []sdk.PermissionOption{
-			{OptionId: "allow-once", Name: "Apply", Kind: sdk.PermissionOptionKindAllowOnce},
-			{OptionId: "reject", Name: "Reject", Kind: sdk.PermissionOptionKindRejectOnce},
-		},
-	})
+	ans, err := w.a.requestPermission(ctx, w.s,
+		sdk.ToolCallUpdate{ToolCallId: sdk.ToolCallId("edit-" + rel), Title: &title, Kind: &kind, Content: []sdk.ToolCallContent{diff}},
+		sdk.PermissionOption{OptionId: optAllowOnce, Name: "Apply", Kind: sdk.PermissionOptionKindAllowOnce},
+		sdk.PermissionOption{OptionId: optReject, Name: "Reject", Kind: sdk.PermissionOptionKindRejectOnce},
+	)
 	if err != nil {
 		return fmt.Errorf("asking about the edit failed: %v", err)
 	}
-	if res.Outcome.Selected == nil || res.Outcome.Selected.OptionId != "allow-once" {
+	if ans != assemble.AllowOnce {
 		return errRejected
 	}
 	return nil

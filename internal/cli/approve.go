@@ -46,12 +46,18 @@ func terminalYesNo(in func() *lines, out io.Writer, hold func() (resume func()))
 		if hold != nil {
 			defer hold()()
 		}
-		fmt.Fprintf(out, "\n%s [y/N]: ", question)
-		answer, _, err := in().next(ctx)
-		if err != nil {
-			return false, err
-		}
-		a := strings.ToLower(strings.TrimSpace(answer))
-		return a == "y" || a == "yes", nil
+		return askYesNo(ctx, in(), out, "\n"+question)
 	}
+}
+
+// askYesNo writes question with " [y/N]: " and reads the answer from in;
+// anything but yes, or no answer, is no.
+func askYesNo(ctx context.Context, in *lines, out io.Writer, question string) (bool, error) {
+	fmt.Fprintf(out, "%s [y/N]: ", question)
+	answer, _, err := in.next(ctx)
+	if err != nil {
+		return false, err
+	}
+	a := strings.ToLower(strings.TrimSpace(answer))
+	return a == "y" || a == "yes", nil
 }

@@ -303,14 +303,7 @@ func (r *textRenderer) hold() (resume func()) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.held++
-	if r.shown {
-		fmt.Fprint(r.w, "\r\x1b[K")
-		r.shown = false
-	}
-	if !r.lineStart {
-		fmt.Fprintln(r.w)
-		r.lineStart = true
-	}
+	r.clearLocked()
 	var once sync.Once
 	return func() {
 		once.Do(func() {
@@ -326,6 +319,13 @@ func (r *textRenderer) hold() (resume func()) {
 func (r *textRenderer) pause() {
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	r.clearLocked()
+	r.tty = false
+}
+
+// clearLocked clears the progress line and leaves the cursor at the start
+// of a line, for a question.
+func (r *textRenderer) clearLocked() {
 	if r.shown {
 		fmt.Fprint(r.w, "\r\x1b[K")
 		r.shown = false
@@ -334,7 +334,6 @@ func (r *textRenderer) pause() {
 		fmt.Fprintln(r.w)
 		r.lineStart = true
 	}
-	r.tty = false
 }
 
 func firstLine(s string, max int) string {

@@ -375,10 +375,7 @@ func (c *cliRun) loadConfig(root string) (config.Config, []config.Problem) {
 	if len(ws.Untrusted) > 0 {
 		trusted := c.o.trust
 		if !trusted && isTerminal(c.stdin) && isTerminal(c.stderr) {
-			fmt.Fprintf(c.stderr, "%s [y/N]: ", ws.Question())
-			answer, _, _ := c.in().next(context.Background())
-			a := strings.ToLower(strings.TrimSpace(answer))
-			trusted = a == "y" || a == "yes"
+			trusted, _ = askYesNo(context.Background(), c.in(), c.stderr, ws.Question())
 		}
 		if trusted {
 			if err := ws.Trust(store); err != nil {

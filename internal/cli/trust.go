@@ -53,9 +53,7 @@ func Trust(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			fmt.Fprintf(stderr, "agentls trust: %s\nanswer on a terminal, or pass --yes\n", w.Question())
 			return exitFailed
 		}
-		fmt.Fprintf(stderr, "%s [y/N]: ", w.Question())
-		answer, _, _ := newLines(stdin).next(context.Background())
-		if a := strings.ToLower(strings.TrimSpace(answer)); a != "y" && a != "yes" {
+		if ok, _ := askYesNo(context.Background(), newLines(stdin), stderr, w.Question()); !ok {
 			fmt.Fprintln(stdout, "not trusted")
 			return exitFailed
 		}
