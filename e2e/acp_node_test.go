@@ -10,8 +10,6 @@ import (
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/agentls/agentls/internal/testkit/fakellm"
 )
 
 // The official ACP TypeScript SDK's client side (e2e/acp/client.mjs)
@@ -41,16 +39,7 @@ func TestACPNodeClient(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 			defer cancel()
-			sc, err := fakellm.Parse([]byte(c.script))
-			if err != nil {
-				t.Fatal(err)
-			}
-			llm := fakellm.New(sc)
-			base, err := llm.Start()
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer llm.Close()
+			_, base := startModel(t, c.script)
 			root := copyWorkspace(t, "hello")
 			cmd := exec.CommandContext(ctx, node, filepath.Join(dir, "client.mjs"), c.name)
 			cmd.Dir = dir

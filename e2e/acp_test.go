@@ -113,16 +113,7 @@ func startACP(t *testing.T, workspace, script string, fs bool, settings map[stri
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	t.Cleanup(cancel)
 	root := copyWorkspace(t, workspace)
-	sc, err := fakellm.Parse([]byte(script))
-	if err != nil {
-		t.Fatal(err)
-	}
-	llm := fakellm.New(sc)
-	base, err := llm.Start()
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { llm.Close() })
+	llm, base := startModel(t, script)
 	if settings == nil {
 		settings = map[string]any{}
 	}

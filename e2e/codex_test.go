@@ -97,17 +97,8 @@ func runCodex(t *testing.T, approval, answer string) *codexRun {
 	t.Helper()
 	bin, version := codexACP(t)
 	t.Logf("codex-acp %s at %s", version, bin)
-	script, err := fakellm.Load(filepath.Join("..", "testdata", "conversations", "codex-bridge.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
 	// Codex's own model server; the session's is agentls's and stays unused.
-	llm := fakellm.New(script)
-	base, err := llm.Start()
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { llm.Close() })
+	llm, base := startModel(t, "codex-bridge.json")
 	c := &codexRun{llm: llm, home: codexHome(t, base), version: version}
 	c.session = start(t, setup{workspace: "hello", settings: map[string]any{
 		"agent": map[string]any{"backend": map[string]any{"acp": map[string]any{

@@ -8,7 +8,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/agentls/agentls/internal/testkit/fakellm"
 	"github.com/agentls/agentls/internal/testkit/lspclient"
 )
 
@@ -18,19 +17,10 @@ import (
 func TestKillNineThenContinue(t *testing.T) {
 	root := copyWorkspace(t, "hello")
 	state := filepath.Join(t.TempDir(), "state")
-	script, err := fakellm.Parse([]byte(`{"turns":[
+	llm, base := startModel(t, `{"turns":[
 		{"toolCalls":[{"id":"c1","name":"read_file","arguments":"{\"path\":\"hello.txt\"}"}]},
 		{"text":"a very slow answer that never finishes because the server dies","chunkSize":1,"chunkDelayMs":200},
-		{"expect":{"lastUserContains":"carry on"},"text":"continuing where we were"}]}`))
-	if err != nil {
-		t.Fatal(err)
-	}
-	llm := fakellm.New(script)
-	base, err := llm.Start()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer llm.Close()
+		{"expect":{"lastUserContains":"carry on"},"text":"continuing where we were"}]}`)
 	env := []string{"AGENTLS_BASE_URL=" + base, "AGENTLS_MODEL=m", "XDG_STATE_HOME=" + state}
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()

@@ -11,14 +11,7 @@ import (
 // published again at their new lines, and a cursor anywhere on a moved
 // proposal's line finds Accept/Reject as quick fixes.
 func TestProposalsFollowTheText(t *testing.T) {
-	s := start(t, setup{script: twoHunks, files: map[string]string{"f.txt": fText}})
-	if err := s.Open(s.ctx, "f.txt"); err != nil {
-		t.Fatal(err)
-	}
-	r := s.run(t, map[string]any{"task": "shout", "review": true})
-	if r.Status != "ok" {
-		t.Fatal(r.Error)
-	}
+	s, _ := proposeTwoHunks(t, nil)
 	u := s.URI("f.txt")
 	if err := s.Type(s.ctx, "f.txt", 0, 0, "a new first line\n"); err != nil {
 		t.Fatal(err)

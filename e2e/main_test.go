@@ -56,6 +56,33 @@ func copyWorkspace(t testing.TB, name string) string {
 	return dst
 }
 
+// startModel starts the fake model on script: a testdata/conversations
+// file, inline JSON if it starts with {, or "" for an empty script. It
+// returns the server and its base URL, and stops it when the test ends.
+func startModel(t testing.TB, script string) (*fakellm.Server, string) {
+	t.Helper()
+	var sc *fakellm.Script
+	var err error
+	switch {
+	case script == "":
+		sc = &fakellm.Script{}
+	case script[0] == '{':
+		sc, err = fakellm.Parse([]byte(script))
+	default:
+		sc, err = fakellm.Load(filepath.Join("..", "testdata", "conversations", script))
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	llm := fakellm.New(sc)
+	base, err := llm.Start()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { llm.Close() })
+	return llm, base
+}
+
 // session is one test's server, fake model and workspace.
 type session struct {
 	*lspclient.Editor
@@ -88,25 +115,7 @@ func start(t *testing.T, s setup) *session {
 			t.Fatal(err)
 		}
 	}
-	var script *fakellm.Script
-	var err error
-	switch {
-	case s.script == "":
-		script = &fakellm.Script{}
-	case s.script[0] == '{':
-		script, err = fakellm.Parse([]byte(s.script))
-	default:
-		script, err = fakellm.Load(filepath.Join("..", "testdata", "conversations", s.script))
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
-	llm := fakellm.New(script)
-	base, err := llm.Start()
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { llm.Close() })
+	llm, base := startModel(t, s.script)
 	caps := lspclient.VSCodeCaps()
 	if s.caps != nil {
 		caps = *s.caps

@@ -11,7 +11,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/agentls/agentls/internal/testkit/fakellm"
 	"github.com/agentls/agentls/internal/testkit/lspclient"
 )
 
@@ -26,16 +25,7 @@ func TestReplayIsEventIdenticalInBothModes(t *testing.T) {
 	state := t.TempDir()
 	env := append(cleanEnv(), "XDG_STATE_HOME="+state, "AGENTLS_MODEL=demo-model")
 
-	script, err := fakellm.Load(filepath.Join("..", "testdata", "conversations", "demo.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	llm := fakellm.New(script)
-	base, err := llm.Start()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer llm.Close()
+	_, base := startModel(t, "demo.json")
 	rec := filepath.Join(t.TempDir(), "rec.jsonl")
 	runCLI(t, copyWorkspace(t, "demo"), env, "run", "--json", "--record", rec, "--base-url", base, task)
 

@@ -20,6 +20,21 @@ const twoHunks = `{"turns":[
 
 const fText = "alpha\nline 2\nline 3\nline 4\nline 5\nline 6\nomega\n"
 
+// proposeTwoHunks opens f.txt and runs twoHunks in review mode, with the
+// given capabilities (nil: VS Code's); the task has ended ok.
+func proposeTwoHunks(t *testing.T, caps *lspclient.Caps) (*session, lspclient.TaskResult) {
+	t.Helper()
+	s := start(t, setup{caps: caps, script: twoHunks, files: map[string]string{"f.txt": fText}})
+	if err := s.Open(s.ctx, "f.txt"); err != nil {
+		t.Fatal(err)
+	}
+	r := s.run(t, map[string]any{"task": "shout", "review": true})
+	if r.Status != "ok" {
+		t.Fatal(r.Error)
+	}
+	return s, r
+}
+
 func codeActions(t *testing.T, s *session, u string, r protocol.Range, ds []protocol.Diagnostic) map[string]*protocol.CodeAction {
 	t.Helper()
 	acts, err := s.Server.CodeAction(s.ctx, &protocol.CodeActionParams{
@@ -53,14 +68,7 @@ func execute(t *testing.T, s *session, ca *protocol.CodeAction) json.RawMessage 
 // the buffer exactly as expected.
 func TestReviewHelix(t *testing.T) {
 	caps := lspclient.HelixCaps()
-	s := start(t, setup{caps: &caps, script: twoHunks, files: map[string]string{"f.txt": fText}})
-	if err := s.Open(s.ctx, "f.txt"); err != nil {
-		t.Fatal(err)
-	}
-	r := s.run(t, map[string]any{"task": "shout", "review": true})
-	if r.Status != "ok" {
-		t.Fatal(r.Error)
-	}
+	s, r := proposeTwoHunks(t, &caps)
 	if len(s.Edits()) != 0 {
 		t.Fatal("review mode applied edits before accept")
 	}
@@ -220,14 +228,7 @@ func TestAcceptRightAfterEnd(t *testing.T) {
 // undo takes out the task's changes only. Before, the base of the undo was
 // the text at the first accept, so the line typed in between was undone too.
 func TestUndoKeepsWhatWasTypedBetweenAccepts(t *testing.T) {
-	s := start(t, setup{script: twoHunks, files: map[string]string{"f.txt": fText}})
-	if err := s.Open(s.ctx, "f.txt"); err != nil {
-		t.Fatal(err)
-	}
-	r := s.run(t, map[string]any{"task": "shout", "review": true})
-	if r.Status != "ok" {
-		t.Fatal(r.Error)
-	}
+	s, r := proposeTwoHunks(t, nil)
 	u := s.URI("f.txt")
 	ds, _ := s.diagsFor(u)
 	if len(ds) != 2 {

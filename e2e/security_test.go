@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"go.lsp.dev/protocol"
@@ -155,12 +156,21 @@ func TestDenyRulesSeeThroughTheShell(t *testing.T) {
 		t.Run(cmd, func(t *testing.T) {
 			s := start(t, setup{script: runCommandScript(cmd), files: map[string]string{"victim": "x"},
 				settings: map[string]any{"tools": map[string]any{"allow": []string{"*"}, "deny": []string{"rm"}}}})
+			var asked atomic.Int32
 			s.OnShowMessageRequest = func(p *protocol.ShowMessageRequestParams) *protocol.MessageActionItem {
+				asked.Add(1)
 				return &protocol.MessageActionItem{Title: "Deny"}
 			}
 			s.run(t, map[string]any{"task": "clean"})
 			if !fileExists(filepath.Join(s.Root, "victim")) {
 				t.Errorf("%s removed the file", cmd)
+			}
+			// The rule refused it, not the user's answer to a question.
+			if n := asked.Load(); n != 0 {
+				t.Errorf("%s was asked about %d times; the deny rule should refuse it unasked", cmd, n)
+			}
+			if out := toolOutputs(s); !strings.Contains(out, `tools.deny rule "rm"`) {
+				t.Errorf("the model was not told the deny rule refused %s: %q", cmd, out)
 			}
 		})
 	}

@@ -166,17 +166,29 @@ local function new_task(before, ms)
   return id
 end
 
+-- read_file is a file's whole text, nil if it cannot be opened.
+local function read_file(p)
+  local f = io.open(p)
+  if not f then
+    return nil
+  end
+  local s = f:read('*a')
+  f:close()
+  return s
+end
+
 do
-  -- The issue-15 checks: conversation, follow-ups, diff review, pickers,
-  -- health, help (test/run_more.lua).
+  -- The helpers the other parts of the suite share: the issue-15 checks
+  -- (conversation, follow-ups, diff review, pickers, health, help:
+  -- test/run_more.lua) and the review checks (test/run_review.lua).
+  M.helpers = { check = check, pass = pass, fail = fail, skip = skip, sync = sync, wait_task = wait_task,
+    new_task = new_task, contains = contains, line1 = line1, read_file = read_file, messages = messages,
+    out = out, ws = ws, here = here }
   local more = require('run_more')
-  more.init({ check = check, pass = pass, fail = fail, skip = skip, sync = sync, wait_task = wait_task,
-    new_task = new_task, contains = contains, line1 = line1, messages = messages, out = out, ws = ws, here = here })
+  more.init(M.helpers)
   M.before_setup = more.before_setup
   M.more = more.run
   local review = require('run_review')
-  M.helpers = { check = check, pass = pass, fail = fail, skip = skip, sync = sync, wait_task = wait_task,
-    new_task = new_task, contains = contains, messages = messages, ws = ws }
   review.init(M.helpers)
   M.review = review.run
 end

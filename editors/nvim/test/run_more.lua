@@ -10,16 +10,6 @@ function M.init(t)
   T = t
 end
 
-local function read_file(p)
-  local f = io.open(p)
-  if not f then
-    return nil
-  end
-  local s = f:read('*a')
-  f:close()
-  return s
-end
-
 local function requests()
   local out = {}
   for l in io.lines(T.out .. '/requests.jsonl') do
@@ -63,7 +53,7 @@ function M.before_setup(url)
   vim.fn.system(env .. ' timeout 30 ' .. vim.fn.shellescape(nv) .. ' --headless -i NONE -n -u NONE --cmd '
     .. vim.fn.shellescape('set rtp^=' .. plugin) .. ' -c "runtime plugin/agentls.lua" -c '
     .. vim.fn.shellescape('luafile ' .. script) .. ' </dev/null')
-  local got = read_file(msgs) or ''
+  local got = T.read_file(msgs) or ''
   T.check('commands work before setup()', got:find('no tasks yet', 1, true) ~= nil,
     'the command said: ' .. vim.inspect(got))
 end
@@ -132,8 +122,8 @@ function M.run(a, s)
     and body:find('beta two', 1, true) ~= nil, 'no attachment in the request')
   T.check('the picked model is used', req and req.body and req.body.model == 'gpt-4o-mini',
     'model ' .. vim.inspect(req and req.body and req.body.model))
-  T.check('an edit to an unopened file is saved', read_file(T.ws .. '/c.txt') == 'GAMMA\nG2\nG3 three\n',
-    'c.txt on disk: ' .. vim.inspect(read_file(T.ws .. '/c.txt')))
+  T.check('an edit to an unopened file is saved', T.read_file(T.ws .. '/c.txt') == 'GAMMA\nG2\nG3 three\n',
+    'c.txt on disk: ' .. vim.inspect(T.read_file(T.ws .. '/c.txt')))
   local cb = vim.fn.bufnr(T.ws .. '/c.txt')
   T.check('no hidden modified buffer is left', cb < 0 or not vim.api.nvim_buf_is_loaded(cb)
     or not vim.api.nvim_buf_get_option(cb, 'modified'), ':ls shows c.txt modified')

@@ -10,16 +10,6 @@ function M.init(t)
   T = t
 end
 
-local function read_file(p)
-  local f = io.open(p)
-  if not f then
-    return nil
-  end
-  local s = f:read('*a')
-  f:close()
-  return s
-end
-
 local function agentls_diags(buf)
   local out = {}
   for _, d in ipairs(vim.diagnostic.get(buf)) do
@@ -204,7 +194,7 @@ function M.run(a)
   local t7 = T.new_task(before, 5000)
   local r7 = t7 and T.wait_task(t7, 20000)
   vim.fn.inputlist, vim.ui.select = inputlist, sel2
-  local store = read_file(os.getenv('XDG_STATE_HOME') .. '/agentls/trust.json') or ''
+  local store = T.read_file(os.getenv('XDG_STATE_HOME') .. '/agentls/trust.json') or ''
   T.check('"Trust this file" is asked with the question text, and the answer reaches the server',
     question and question:find('Trust it?', 1, true) and question:find('tools.allow', 1, true)
       and r7 and r7.status == 'ok' and store:find(T.ws .. '/.agentls.json', 1, true) and true or false,
