@@ -87,6 +87,44 @@ type acpSession struct {
 
 	mu   sync.Mutex
 	mode string // modeAsk or modeApply
+	// closed: session/close (or the connection's end) closed the MCP
+	// servers; a trust answer arriving later must not start new ones.
+	closed bool
+}
+
+// setMCP replaces the session's MCP servers, closing the old ones; after
+// the session was closed it closes the new ones instead. The running
+// prompt swaps them (trust) while session/close may close them: s.mu
+// orders the two.
+func (s *acpSession) setMCP(m *mcp.Manager) {
+	s.mu.Lock()
+	old := s.mcp
+	if s.closed {
+		old, m = m, nil
+	}
+	s.mcp = m
+	s.mu.Unlock()
+	if old != nil {
+		_ = old.Close()
+	}
+}
+
+// closeMCP closes the session's MCP servers for good.
+func (s *acpSession) closeMCP() {
+	s.mu.Lock()
+	old := s.mcp
+	s.mcp, s.closed = nil, true
+	s.mu.Unlock()
+	if old != nil {
+		_ = old.Close()
+	}
+}
+
+// mcpServers is the session's MCP manager now.
+func (s *acpSession) mcpServers() *mcp.Manager {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.mcp
 }
 
 // Session modes: review on (every edit is asked about first) or off.
@@ -102,9 +140,7 @@ func (a *Agent) close() {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	for _, s := range a.sessions {
-		if s.mcp != nil {
-			_ = s.mcp.Close()
-		}
+		s.closeMCP()
 	}
 }
 
@@ -178,10 +214,10 @@ func (a *Agent) openSession(cwd string, servers []sdk.McpServer, id string) (*ac
 	}
 	s.mcp = assemble.MCPManager(cfg, root, a.log, func(msg string) { a.log.Warn(msg) })
 	a.mu.Lock()
-	if old := a.sessions[s.id]; old != nil && old.mcp != nil {
+	if old := a.sessions[s.id]; old != nil {
 		go func() {
 			defer recoverLog(a.log, "closing MCP servers")
-			_ = old.mcp.Close()
+			old.closeMCP()
 		}()
 	}
 	a.sessions[s.id] = s
@@ -265,8 +301,8 @@ func (a *Agent) CloseSession(_ context.Context, p sdk.CloseSessionRequest) (_ sd
 	s := a.sessions[string(p.SessionId)]
 	delete(a.sessions, string(p.SessionId))
 	a.mu.Unlock()
-	if s != nil && s.mcp != nil {
-		_ = s.mcp.Close()
+	if s != nil {
+		s.closeMCP()
 	}
 	return sdk.CloseSessionResponse{}, nil
 }

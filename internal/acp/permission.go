@@ -114,8 +114,5 @@ func (a *Agent) settleTrust(ctx context.Context, s *acpSession, out *stream) {
 	cfg := a.loadConfig(s)
 	cfg.MCPServers = mergeMCP(cfg.MCPServers, s.clientServers)
 	s.cfg = cfg
-	if old := s.mcp; old != nil {
-		defer func() { _ = old.Close() }()
-	}
-	s.mcp = assemble.MCPManager(cfg, s.root, a.log, func(msg string) { a.log.Warn(msg) })
+	s.setMCP(assemble.MCPManager(cfg, s.root, a.log, func(msg string) { a.log.Warn(msg) }))
 }

@@ -80,7 +80,7 @@ func (a *Agent) Prompt(ctx context.Context, p sdk.PromptRequest) (_ sdk.PromptRe
 		LLM:       newLLM(cfg),
 		Approver:  assemble.Approver(cfg, &s.allowed, a.askToRun(s, out)),
 		Verifier:  gate,
-		MCP:       s.mcp,
+		MCP:       s.mcpServers(),
 		Session:   rec,
 		Recall:    recall,
 		OnEvent:   out.event,
