@@ -17,8 +17,9 @@ import (
 //
 // The agent's edits live in the editor's buffers, not on disk yet. The
 // checks must see them, and must never write the user's files, so the
-// changed files' buffer text goes into a temporary overlay of the
-// workspace (verify.NewOverlay); every other file — including the user's
+// changed files' buffer text goes into a view of the workspace (an
+// overlayfs view in the sandbox where it is available, else go's -overlay
+// or a copy; see verify.Run); every other file — including the user's
 // unrelated unsaved work — is taken from disk and never touched. When no
 // changed buffer differs from the disk, the checks run in place. Review
 // mode checks what the task proposes, and its failures go to the model

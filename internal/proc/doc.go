@@ -64,9 +64,9 @@
 //   - Cost: Run goes through a zygote (zygote_linux.go), started once per
 //     process on the first sandboxed Run and killed with it, which forks
 //     each command into fresh namespaces: no Go binary starts per command.
-//     On a busy 2-core VM a sandboxed `true` took 4.3–5.4 ms against
-//     1.8–5.6 ms plain (BenchmarkSandboxOverhead); through the re-executed
-//     launcher it took 16–18 ms. Command (an *exec.Cmd the caller starts:
+//     What that costs per command is BenchmarkSandboxOverhead's to say
+//     (README, Measured); the re-executed launcher cost several times
+//     more. Command (an *exec.Cmd the caller starts:
 //     MCP servers) still uses the launcher, as does Run when the zygote
 //     cannot start. The zygote's mount namespace is a copy taken when it
 //     starts: file systems mounted later on the host are not seen.
