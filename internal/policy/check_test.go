@@ -269,8 +269,8 @@ func TestWildMatch(t *testing.T) {
 		{"a[bc]d", "acd", true}, {"a[!bc]d", "acd", false}, {"a[x", "a[x", true}, {"*", "", true}, {"a*b*c", "aXbYbZc", true},
 		{"a*b", "aXc", false},
 	} {
-		if got := wildMatch(tc.p, tc.s); got != tc.ok {
-			t.Errorf("wildMatch(%q, %q) = %v", tc.p, tc.s, got)
+		if got := WildMatch(tc.p, tc.s); got != tc.ok {
+			t.Errorf("WildMatch(%q, %q) = %v", tc.p, tc.s, got)
 		}
 	}
 }
