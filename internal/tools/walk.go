@@ -13,6 +13,7 @@ import (
 	"sync"
 
 	"github.com/agentls/agentls/internal/cores"
+	"github.com/agentls/agentls/internal/policy"
 	"github.com/go-git/go-git/v5/plumbing/format/gitignore"
 )
 
@@ -95,7 +96,7 @@ type walker struct {
 	// file read (grep), not when it is an append (list_files).
 	batch bool
 
-	secret secretMatcher
+	secret policy.Secrets
 }
 
 // walkWorkers: directory reads and small-file reads block in syscalls, so
@@ -207,7 +208,7 @@ func (w *walker) readDir(q *walkQueue, t walkTask, state any) {
 			q.push(walkTask{dirRel: rel, dirParts: slices.Clip(cp), patterns: patterns})
 			continue
 		}
-		if w.secret.match(rel, name) {
+		if w.secret.Match(rel, name) {
 			continue
 		}
 		if typ&fs.ModeSymlink != 0 && !w.fileLinkInside(rel) {
