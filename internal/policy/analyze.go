@@ -200,8 +200,14 @@ func (a *analysis) redirects(rs []*syntax.Redirect) {
 	for _, r := range rs {
 		switch r.Op {
 		case syntax.RdrOut, syntax.AppOut, syntax.RdrClob, syntax.RdrAll, syntax.AppAll, syntax.RdrInOut:
+		case syntax.DplOut:
+			// >&2, >&- and >&2- duplicate or close a descriptor; bash
+			// takes any other word as a file for stdout and stderr, like &>.
+			if w := wordOf(r.Word); w.static() && isFD(w.s) {
+				continue
+			}
 		default:
-			continue // input, here-documents and fd duplication write nothing
+			continue // input, here-documents and input duplication write nothing
 		}
 		w := wordOf(r.Word)
 		if w.static() {
@@ -217,6 +223,13 @@ func (a *analysis) redirects(rs []*syntax.Redirect) {
 		}
 		a.writes = append(a.writes, "a file named by a "+w.dyn)
 	}
+}
+
+// isFD reports whether the word of a >& redirection names a descriptor
+// ("2", "2-") or closes one ("-") rather than a file.
+func isFD(s string) bool {
+	s = strings.TrimSuffix(s, "-")
+	return strings.Trim(s, "0123456789") == ""
 }
 
 func (a *analysis) call(c *syntax.CallExpr, depth int) {

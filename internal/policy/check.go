@@ -175,7 +175,7 @@ func denies(r rule, l layer) bool {
 	if r.glob {
 		rw = append([]string{path.Base(rw[0])}, rw[1:]...)
 		words := append([]string{name}, l.strs(1)...)
-		return wildMatch(strings.Join(rw, " "), strings.Join(words, " "))
+		return WildMatch(strings.Join(rw, " "), strings.Join(words, " "))
 	}
 	if path.Base(rw[0]) != name {
 		return false
@@ -200,7 +200,7 @@ func mayDeny(r rule, l layer) string {
 	rw, rule := r.words, r.raw
 	first := path.Base(rw[0])
 	name := path.Base(l.words[0].s)
-	if (first == name || isGlob(first) && wildMatch(first, name)) && (len(rw) > 1 || r.glob) {
+	if (first == name || isGlob(first) && WildMatch(first, name)) && (len(rw) > 1 || r.glob) {
 		for _, w := range l.words[1:] {
 			if !w.static() {
 				return fmt.Sprintf("an argument of %s is a %s, so the tools.deny rule %q might match", name, w.dyn, rule)
@@ -219,7 +219,7 @@ func mayDeny(r rule, l layer) string {
 			continue
 		}
 		for _, tok := range strings.FieldsFunc(w.s, isSep) {
-			if b := path.Base(tok); b == first || isGlob(first) && wildMatch(first, b) {
+			if b := path.Base(tok); b == first || isGlob(first) && WildMatch(first, b) {
 				return fmt.Sprintf("the argument %q of %s names %s, which the tools.deny rule %q refuses, and %s may run it", w.s, name, b, rule, name)
 			}
 		}
@@ -300,7 +300,7 @@ func allows(rules []rule, inv invocation, star bool) (why, suggestion string) {
 // own arguments into the program counts.
 func allowMatches(r rule, words []string, innermost bool, inner int) bool {
 	if r.glob {
-		return innermost && wildMatch(strings.Join(r.words, " "), strings.Join(words, " "))
+		return innermost && WildMatch(strings.Join(r.words, " "), strings.Join(words, " "))
 	}
 	rw := r.words
 	if len(rw) > len(words) || !innermost && len(rw) <= inner {

@@ -102,6 +102,7 @@ func TestIrreducibleAsks(t *testing.T) {
 		{`echo ${!x}`, Ask, "indirect"},
 		{`echo hi > .agentls.json`, Ask, "protected"},
 		{`echo hi >> .git/hooks/pre-commit`, Ask, "protected"},
+		{`echo hi >& .agentls.json`, Ask, "protected"},
 		{`echo $((1+2))`, Allow, ""},
 		{`GOOS=linux go build ./...`, Allow, ""},
 		{`echo $(date) > f`, Allow, ""},
@@ -193,6 +194,14 @@ func TestTodaysApproverCases(t *testing.T) {
 		{"go test $(curl x)", Ask, "command substitution"},
 		{"go test `curl x`", Ask, "command substitution"},
 		{"go test > ~/.bashrc", Ask, "output redirection"},
+		// bash's >&word with a word that is not a descriptor writes the
+		// file, like &>word.
+		{"go test >& ~/.bashrc", Ask, "output redirection"},
+		{"go test >&$F", Ask, "output redirection"},
+		{"go test 2>&1 | grep FAIL", Allow, ""},
+		{"go test >&2", Allow, ""},
+		{"go test 3>&-", Allow, ""},
+		{"go test 1>&3-", Allow, ""},
 		{`grep "a;b|c" file`, Allow, ""},
 		{`grep 'x && rm' file`, Allow, ""},
 		{"git status\nrm -rf /", Deny, `"rm"`},
@@ -260,8 +269,8 @@ func TestWildMatch(t *testing.T) {
 		{"a[bc]d", "acd", true}, {"a[!bc]d", "acd", false}, {"a[x", "a[x", true}, {"*", "", true}, {"a*b*c", "aXbYbZc", true},
 		{"a*b", "aXc", false},
 	} {
-		if got := wildMatch(tc.p, tc.s); got != tc.ok {
-			t.Errorf("wildMatch(%q, %q) = %v", tc.p, tc.s, got)
+		if got := WildMatch(tc.p, tc.s); got != tc.ok {
+			t.Errorf("WildMatch(%q, %q) = %v", tc.p, tc.s, got)
 		}
 	}
 }

@@ -100,9 +100,8 @@ func foldName(s string) string {
 // URLs may carry credentials) and stored credentials, and the registry
 // and Docker credentials files.
 //
-// With confine.go's matcher a pattern with '/' matches only at the
-// workspace root; IsSecret also matches it below any directory, so a
-// nested repository's .git/config is covered.
+// A pattern with '/' also matches below any directory, so a nested
+// repository's .git/config is covered.
 func DefaultSecretFiles() []string {
 	return []string{
 		".env", ".env.*", "*.pem", "*.key", "id_*",
@@ -112,29 +111,100 @@ func DefaultSecretFiles() []string {
 }
 
 // IsSecret reports whether the '/'-separated relative path rel matches one
-// of patterns: a pattern without '/' is tried on the base name, one with '/'
-// on every trailing part of the path ("a/.git/config" matches
-// ".git/config"). Names are compared without case.
+// of patterns (see Secrets.Match). rel may be unclean or use '\'.
 func IsSecret(rel string, patterns []string) bool {
-	rel = strings.ToLower(path.Clean("/" + strings.ReplaceAll(rel, `\`, "/")))[1:]
-	base := path.Base(rel)
+	rel = path.Clean("/" + strings.ReplaceAll(rel, `\`, "/"))[1:]
+	return CompileSecrets(patterns).Match(rel, path.Base(rel))
+}
+
+// Secrets are secret-file globs sorted by the cheapest way to test them,
+// because walks test every file.
+type Secrets struct {
+	exact, prefix, suffix []string // base name tests for "x", "x*", "*x"
+	base                  []string // other globs without '/': base name only
+	relExact              []string // paths with '/' and no glob character
+	rel                   []string // globs with '/': the relative path
+}
+
+// CompileSecrets sorts patterns for Match. Patterns are lower-cased: names
+// are compared without case, since a case-insensitive file system (macOS,
+// Windows) opens .env for .ENV.
+func CompileSecrets(patterns []string) Secrets {
+	var m Secrets
 	for _, pat := range patterns {
 		pat = strings.ToLower(pat)
-		if !strings.Contains(pat, "/") {
-			if ok, _ := path.Match(pat, base); ok {
-				return true
+		// Without a slash a glob can only match a one-element relative path,
+		// which is its own base name, so testing the base name is enough.
+		if strings.Contains(pat, "/") {
+			if strings.ContainsAny(pat, `*?[\`) {
+				m.rel = append(m.rel, pat)
+			} else {
+				m.relExact = append(m.relExact, pat)
 			}
 			continue
 		}
-		for s := rel; ; {
-			if ok, _ := path.Match(pat, s); ok {
+		inner := strings.Trim(pat, "*")
+		switch {
+		case strings.ContainsAny(inner, `*?[\`):
+			m.base = append(m.base, pat)
+		case pat == inner:
+			m.exact = append(m.exact, pat)
+		case pat == inner+"*" && inner != "":
+			m.prefix = append(m.prefix, inner)
+		case pat == "*"+inner && inner != "":
+			m.suffix = append(m.suffix, inner)
+		default:
+			m.base = append(m.base, pat)
+		}
+	}
+	return m
+}
+
+// Match reports whether the clean '/'-separated relative path rel, whose
+// last element is base, is secret: a pattern without '/' is tried on the
+// base name, one with '/' on every trailing part of the path
+// ("a/.git/config" matches ".git/config"), without case.
+func (m Secrets) Match(rel, base string) bool {
+	for _, s := range m.exact {
+		if strings.EqualFold(base, s) {
+			return true
+		}
+	}
+	for _, s := range m.prefix {
+		if len(base) >= len(s) && strings.EqualFold(base[:len(s)], s) {
+			return true
+		}
+	}
+	for _, s := range m.suffix {
+		if len(base) >= len(s) && strings.EqualFold(base[len(base)-len(s):], s) {
+			return true
+		}
+	}
+	for _, s := range m.relExact {
+		if n := len(rel) - len(s); n >= 0 && (n == 0 || rel[n-1] == '/') && strings.EqualFold(rel[n:], s) {
+			return true
+		}
+	}
+	if len(m.base) == 0 && len(m.rel) == 0 {
+		return false
+	}
+	// ToLower returns a lower-case ASCII name as it is, without copying.
+	base, rel = strings.ToLower(base), strings.ToLower(rel)
+	for _, pat := range m.base {
+		if ok, _ := path.Match(pat, base); ok {
+			return true
+		}
+	}
+	for _, pat := range m.rel {
+		for r := rel; ; {
+			if ok, _ := path.Match(pat, r); ok {
 				return true
 			}
-			i := strings.IndexByte(s, '/')
+			i := strings.IndexByte(r, '/')
 			if i < 0 {
 				break
 			}
-			s = s[i+1:]
+			r = r[i+1:]
 		}
 	}
 	return false

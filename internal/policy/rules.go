@@ -59,10 +59,10 @@ func ruleText(words []string) string {
 
 func isGlob(rule string) bool { return strings.ContainsAny(rule, "*?[") }
 
-// wildMatch matches a glob where * matches any run of characters (spaces
+// WildMatch matches a glob where * matches any run of characters (spaces
 // and slashes included), ? one character and [...] a class ([!...] or
 // [^...] negated). A [ without a closing ] is literal.
-func wildMatch(pattern, s string) bool {
+func WildMatch(pattern, s string) bool {
 	p, str := []rune(pattern), []rune(s)
 	pi, si := 0, 0
 	star, mark := -1, 0

@@ -4,11 +4,14 @@ import (
 	"context"
 	"fmt"
 	"strings"
+
+	"github.com/agentls/agentls/internal/policy"
 )
 
-// Approver decides whether run_command may run a command. The editor
-// integration asks the user; the CLI and tests use PolicyApprover. reason
-// is shown to the model when the answer is no.
+// Approver decides whether run_command may run a command. agentls uses
+// assemble.Approver (policy.Rules on the parsed command line, then the
+// user); PolicyApprover matches text only and serves MCP tool calls and
+// tests. reason is shown to the model when the answer is no.
 type Approver interface {
 	Approve(ctx context.Context, command string) (ok bool, reason string, err error)
 }
@@ -87,70 +90,17 @@ func (p PolicyApprover) Approve(_ context.Context, command string) (bool, string
 	return len(parts) > 0, "empty command", nil
 }
 
+// ruleMatches matches a rule against cmd as text: a glob over all of it,
+// otherwise a prefix on a word boundary.
 func ruleMatches(rule, cmd string) bool {
 	rule = strings.TrimSpace(rule)
 	if rule == "" {
 		return false
 	}
 	if strings.ContainsAny(rule, "*?[") {
-		return wildMatch(rule, cmd)
+		return policy.WildMatch(rule, cmd)
 	}
 	return cmd == rule || strings.HasPrefix(cmd, rule+" ") || strings.HasPrefix(cmd, rule+"\t")
-}
-
-// wildMatch is glob matching where * matches any run of characters,
-// including spaces and slashes, ? one character, and [...] a class.
-func wildMatch(pattern, s string) bool {
-	p, str := []rune(pattern), []rune(s)
-	var match func(i, j int) bool
-	memo := map[[2]int]bool{}
-	match = func(i, j int) bool {
-		key := [2]int{i, j}
-		if v, ok := memo[key]; ok {
-			return v
-		}
-		var res bool
-		switch {
-		case i == len(p):
-			res = j == len(str)
-		case p[i] == '*':
-			res = match(i+1, j) || (j < len(str) && match(i, j+1))
-		case j == len(str):
-			res = false
-		case p[i] == '?':
-			res = match(i+1, j+1)
-		case p[i] == '[':
-			end := i + 1
-			for end < len(p) && p[end] != ']' {
-				end++
-			}
-			if end == len(p) { // no closing bracket: a literal [
-				res = str[j] == '[' && match(i+1, j+1)
-				break
-			}
-			class, neg := p[i+1:end], false
-			if len(class) > 0 && (class[0] == '!' || class[0] == '^') {
-				class, neg = class[1:], true
-			}
-			in := false
-			for k := 0; k < len(class); k++ {
-				if k+2 < len(class) && class[k+1] == '-' {
-					if class[k] <= str[j] && str[j] <= class[k+2] {
-						in = true
-					}
-					k += 2
-				} else if class[k] == str[j] {
-					in = true
-				}
-			}
-			res = in != neg && match(end+1, j+1)
-		default:
-			res = p[i] == str[j] && match(i+1, j+1)
-		}
-		memo[key] = res
-		return res
-	}
-	return match(0, 0)
 }
 
 // splitCommand splits a shell command at control operators outside quotes.

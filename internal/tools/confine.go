@@ -53,79 +53,11 @@ func (p Policy) secretPatterns() []string {
 // IsSecret reports whether the '/'-separated workspace-relative path rel names
 // a secret file.
 func (p Policy) IsSecret(rel string) bool {
-	return p.compileSecrets().match(rel, path.Base(rel))
+	return p.compileSecrets().Match(rel, path.Base(rel))
 }
 
-// secretMatcher is the secret-file globs sorted by the cheapest way to test
-// them, because walks test every file.
-type secretMatcher struct {
-	exact, prefix, suffix []string // base name tests for "x", "x*", "*x"
-	base                  []string // other globs without '/': base name only
-	rel                   []string // globs with '/': the relative path
-}
-
-func (p Policy) compileSecrets() secretMatcher {
-	var m secretMatcher
-	for _, pat := range p.secretPatterns() {
-		// Without a slash a glob can only match a one-element relative path,
-		// which is its own base name, so testing the base name is enough.
-		if strings.Contains(pat, "/") {
-			m.rel = append(m.rel, pat)
-			continue
-		}
-		inner := strings.Trim(pat, "*")
-		switch {
-		case strings.ContainsAny(inner, `*?[\`):
-			m.base = append(m.base, pat)
-		case pat == inner:
-			m.exact = append(m.exact, pat)
-		case pat == inner+"*" && inner != "":
-			m.prefix = append(m.prefix, inner)
-		case pat == "*"+inner && inner != "":
-			m.suffix = append(m.suffix, inner)
-		default:
-			m.base = append(m.base, pat)
-		}
-	}
-	return m
-}
-
-func (m secretMatcher) match(rel, base string) bool {
-	for _, s := range m.exact {
-		if base == s {
-			return true
-		}
-	}
-	for _, s := range m.prefix {
-		if strings.HasPrefix(base, s) {
-			return true
-		}
-	}
-	for _, s := range m.suffix {
-		if strings.HasSuffix(base, s) {
-			return true
-		}
-	}
-	for _, pat := range m.base {
-		if ok, _ := path.Match(pat, base); ok {
-			return true
-		}
-	}
-	for _, pat := range m.rel {
-		// A pattern with a slash matches the relative path or any tail of
-		// it, so ".git/config" also names sub/.git/config.
-		for r := rel; ; {
-			if ok, _ := path.Match(pat, r); ok {
-				return true
-			}
-			i := strings.IndexByte(r, '/')
-			if i < 0 {
-				break
-			}
-			r = r[i+1:]
-		}
-	}
-	return false
+func (p Policy) compileSecrets() policy.Secrets {
+	return policy.CompileSecrets(p.secretPatterns())
 }
 
 // writeProtected says why rel may be written only with the user's explicit

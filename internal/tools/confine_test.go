@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/agentls/agentls/internal/policy"
 )
 
 // confineTree builds a workspace next to an "outside" directory, with
@@ -119,6 +121,12 @@ func TestResolveTable(t *testing.T) {
 		// .git/config can hold credentials in remote URLs: a secret file.
 		{path: ".git/config", err: ErrSecret},
 		{path: ".git/HEAD", rel: ".git/HEAD"},
+		// A case-insensitive file system (macOS, Windows) opens .env for
+		// .ENV and .git/config for .GIT/Config: names are compared without case.
+		{path: ".ENV", err: ErrSecret},
+		{path: "keys/SERVER.PEM", err: ErrSecret},
+		{path: "sub/.GIT/Config", err: ErrSecret},
+		{path: ".Env.Local", err: ErrSecret},
 		{path: ".git/config", write: true, err: ErrReadOnly},
 		{path: "git_link/config", write: true, err: ErrReadOnly},
 		{path: "sub/.GIT/hooks/pre-commit", write: true, err: ErrReadOnly},
@@ -304,6 +312,12 @@ func TestIsSecret(t *testing.T) {
 	} {
 		if got := pol.IsSecret(rel); got != want {
 			t.Errorf("IsSecret(%q) = %v, want %v", rel, got, want)
+		}
+	}
+	// The tools' matcher is policy's: they agree on every default pattern.
+	for _, rel := range []string{".env", ".ENV", "a/.env.prod", "x.PEM", "ID_rsa", ".git/config", "a/.Git/CONFIG", "git/config", ".docker/config.json", "a/b.p12", "main.go", ".envrc"} {
+		if got, want := (Policy{}).IsSecret(rel), policy.IsSecret(rel, policy.DefaultSecretFiles()); got != want {
+			t.Errorf("IsSecret(%q) = %v, policy.IsSecret %v", rel, got, want)
 		}
 	}
 	if (Policy{SecretFiles: []string{}}).IsSecret(".env") {

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"os"
 	"strings"
 	"sync"
 
@@ -42,10 +41,7 @@ func newEditFile(ws agent.Workspace, o Options) agent.Tool {
 		if a.OldString == a.NewString {
 			return agent.ToolResult{}, fmt.Errorf("old_string and new_string are the same; nothing to change")
 		}
-		if fi, err := os.Stat(abs); err == nil && fi.IsDir() {
-			return agent.ToolResult{}, fmt.Errorf("%s is a directory", rel)
-		}
-		if err := checkRegular(abs, rel); err != nil {
+		if err := checkRegular(abs, rel, ""); err != nil {
 			return agent.ToolResult{}, err
 		}
 		var (

@@ -252,8 +252,8 @@ func grep(ctx context.Context, ws agent.Workspace, pol Policy, m *matcher, dir s
 	}
 	if err != nil || !fi.IsDir() {
 		// One file, asked for by name: searched even if git-ignored.
-		if err := checkRegular(abs, rel); err != nil && !open[rel] {
-			return nil, err
+		if err == nil && !fi.Mode().IsRegular() && !open[rel] {
+			return nil, notRegularError(rel, fi.Mode())
 		}
 		b, err := ws.ReadFile(ctx, rel)
 		if err != nil {

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"strings"
 	"sync"
 
@@ -55,10 +54,7 @@ func newReadFile(ws agent.Workspace, o Options) agent.Tool {
 // readText reads a file through the workspace, turning the usual failures
 // into messages the model can act on.
 func readText(ctx context.Context, ws agent.Workspace, abs, rel string) ([]byte, error) {
-	if fi, err := os.Stat(abs); err == nil && fi.IsDir() {
-		return nil, fmt.Errorf("%s is a directory; use list_files to see its files", rel)
-	}
-	if err := checkRegular(abs, rel); err != nil {
+	if err := checkRegular(abs, rel, "; use list_files to see its files"); err != nil {
 		return nil, err
 	}
 	data, err := ws.ReadFile(ctx, rel)

@@ -36,13 +36,16 @@ func notRegularError(rel string, m fs.FileMode) error {
 	return fmt.Errorf("%s is %s, not a regular file; the file tools only read and write regular files: %w", rel, fileKind(m), ErrNotRegular)
 }
 
-// checkRegular refuses a path that exists and is neither a regular file
-// nor a directory (the callers say what a directory means to them). Stat
-// never blocks on a FIFO, unlike open.
-func checkRegular(abs, rel string) error {
+// checkRegular refuses a path that exists and is not a regular file: a
+// directory with "rel is a directory" and dirHint after it, anything else
+// with notRegularError. One Stat, which never blocks on a FIFO, unlike open.
+func checkRegular(abs, rel, dirHint string) error {
 	fi, err := os.Stat(abs)
-	if err != nil || fi.IsDir() || fi.Mode().IsRegular() {
+	switch {
+	case err != nil || fi.Mode().IsRegular():
 		return nil
+	case fi.IsDir():
+		return fmt.Errorf("%s is a directory%s", rel, dirHint)
 	}
 	return notRegularError(rel, fi.Mode())
 }

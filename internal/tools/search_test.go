@@ -310,3 +310,20 @@ func TestIgnoreMatchesGit(t *testing.T) {
 		t.Errorf("list_files and git disagree\nlist_files: %q\ngit:        %q", got, want)
 	}
 }
+
+// A panic while visiting a file ends the walk with an error: it neither
+// takes the process down nor leaves the other workers waiting.
+func TestWalkPanicIsAnError(t *testing.T) {
+	ws := searchTree(t)
+	for _, batch := range []bool{false, true} {
+		w := &walker{root: ws.Root(), policy: Policy{Root: ws.Root()}, batch: batch, visit: func(_ any, e walkEntry) {
+			if e.rel == "pkg/a.go" {
+				panic("boom")
+			}
+		}}
+		_, err := w.walk(t.Context(), ".")
+		if err == nil || !strings.Contains(err.Error(), "boom") {
+			t.Errorf("batch=%v: err = %v, want the panic as an error", batch, err)
+		}
+	}
+}

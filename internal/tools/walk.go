@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -11,8 +12,10 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/agentls/agentls/internal/cores"
+	"github.com/agentls/agentls/internal/policy"
 	"github.com/go-git/go-git/v5/plumbing/format/gitignore"
 )
 
@@ -95,7 +98,7 @@ type walker struct {
 	// file read (grep), not when it is an append (list_files).
 	batch bool
 
-	secret secretMatcher
+	secret policy.Secrets
 }
 
 // walkWorkers: directory reads and small-file reads block in syscalls, so
@@ -131,10 +134,37 @@ func (w *walker) walk(ctx context.Context, startRel string) (startIgnored bool, 
 	q := &walkQueue{}
 	q.cond.L = &q.mu
 	q.push(walkTask{dirRel: startRel, dirParts: parts, patterns: patterns})
-	var wg sync.WaitGroup
+	var (
+		wg       sync.WaitGroup
+		panicked sync.Once
+		crash    error // set once, read after wg.Wait
+		failed   atomic.Bool
+	)
 	workers := walkWorkers()
 	if !w.batch {
 		workers = min(workers, 2*runtime.GOMAXPROCS(0))
+	}
+	// run does one task. A panic in it (reading a directory, visiting a
+	// file) ends the walk with an error, never the process; the task
+	// still counts as done so the other workers do not wait for it.
+	run := func(t walkTask, state any) {
+		defer q.done()
+		defer func() {
+			if p := recover(); p != nil {
+				panicked.Do(func() { crash = fmt.Errorf("internal error walking %s: %v", displayRel(startRel), p) })
+				failed.Store(true)
+			}
+		}()
+		if ctx.Err() != nil || failed.Load() {
+			return
+		}
+		if t.files != nil {
+			for _, e := range t.files {
+				w.visit(state, e)
+			}
+		} else {
+			w.readDir(q, t, state)
+		}
 	}
 	for range workers {
 		wg.Go(func() {
@@ -147,20 +177,14 @@ func (w *walker) walk(ctx context.Context, startRel string) (startIgnored bool, 
 				if !ok {
 					return
 				}
-				if ctx.Err() == nil {
-					if t.files != nil {
-						for _, e := range t.files {
-							w.visit(state, e)
-						}
-					} else {
-						w.readDir(q, t, state)
-					}
-				}
-				q.done()
+				run(t, state)
 			}
 		})
 	}
 	wg.Wait()
+	if crash != nil {
+		return startIgnored, crash
+	}
 	return startIgnored, ctx.Err()
 }
 
@@ -207,7 +231,7 @@ func (w *walker) readDir(q *walkQueue, t walkTask, state any) {
 			q.push(walkTask{dirRel: rel, dirParts: slices.Clip(cp), patterns: patterns})
 			continue
 		}
-		if w.secret.match(rel, name) {
+		if w.secret.Match(rel, name) {
 			continue
 		}
 		if typ&fs.ModeSymlink != 0 && !w.fileLinkInside(rel) {

@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"os"
 	"strings"
 	"sync"
 
@@ -35,10 +34,7 @@ func newWriteFile(ws agent.Workspace, o Options) agent.Tool {
 		if err != nil {
 			return agent.ToolResult{}, err
 		}
-		if fi, err := os.Stat(abs); err == nil && fi.IsDir() {
-			return agent.ToolResult{}, fmt.Errorf("%s is a directory", rel)
-		}
-		if err := checkRegular(abs, rel); err != nil {
+		if err := checkRegular(abs, rel, ""); err != nil {
 			return agent.ToolResult{}, err
 		}
 		if len(a.Content) > maxWriteSize {
