@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -240,5 +241,48 @@ func TestWithoutSandboxEverythingIsAsked(t *testing.T) {
 	}
 	if told != 1 {
 		t.Errorf("told about the missing sandbox %d times, want once", told)
+	}
+}
+
+// With the default settings, the secret files the README lists are never
+// read, listed or searched into the model's context, whatever the case of
+// their names. Before, the defaults held only five patterns: .git/config
+// and .netrc went to the model.
+func TestDefaultSecretFilesNeverReachTheModel(t *testing.T) {
+	const marker = "hunter2-secret-marker"
+	files := map[string]string{
+		".env": marker, ".git/config": "[remote]\n\turl = https://u:" + marker + "@example.com/r\n",
+		".netrc": "machine x login u password " + marker, ".npmrc": "//r/:_authToken=" + marker,
+		"sub/.pgpass": marker, "keys/server.PEM": marker, "visible.txt": "nothing here",
+	}
+	var calls []string
+	n := 0
+	call := func(name string, args map[string]string) {
+		a, _ := json.Marshal(args)
+		c, _ := json.Marshal(map[string]any{"id": fmt.Sprintf("c%d", n), "name": name, "arguments": string(a)})
+		n++
+		calls = append(calls, `{"toolCalls":[`+string(c)+`]}`)
+	}
+	for _, p := range []string{".env", ".git/config", ".netrc", ".npmrc", "sub/.pgpass", "keys/server.PEM", ".ENV"} {
+		call("read_file", map[string]string{"path": p})
+	}
+	call("grep", map[string]string{"pattern": "hunter2"})
+	call("list_files", map[string]string{"pattern": "**"})
+	call("read_file", map[string]string{"path": "visible.txt"})
+	s := start(t, setup{files: files, script: `{"turns":[` + strings.Join(calls, ",") + `,{"text":"done"}]}`})
+	if r := s.run(t, map[string]any{"task": "find the passwords"}); r.Status != "ok" {
+		t.Fatal(r.Error)
+	}
+	out := toolOutputs(s)
+	if !strings.Contains(out, "nothing here") {
+		t.Fatalf("the tools did not run: %q", out)
+	}
+	if strings.Contains(out, marker) {
+		t.Errorf("a secret reached the model:\n%s", out)
+	}
+	for _, name := range []string{".git/config", ".netrc", ".npmrc", ".pgpass"} {
+		if strings.Contains(out, name+"\n") || strings.Contains(out, "\n"+name) {
+			t.Errorf("list_files listed %s:\n%s", name, out)
+		}
 	}
 }

@@ -20,6 +20,8 @@ import (
 	"slices"
 	"sort"
 	"strings"
+
+	"github.com/agentls/agentls/internal/policy"
 )
 
 // FileName is the per-workspace configuration file.
@@ -303,7 +305,7 @@ func Defaults() Config {
 			MaxToolOutput:      64 << 10,
 		},
 		Verify:   Verify{Enabled: true, TimeoutSeconds: 600},
-		Tools:    Tools{SecretFiles: []string{".env", ".env.*", "*.pem", "*.key", "id_*"}},
+		Tools:    Tools{SecretFiles: policy.DefaultSecretFiles()},
 		Sessions: Sessions{MaxConcurrent: 4},
 		Sandbox:  Sandbox{Mode: "workspace-write"},
 	}
