@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/agentls/agentls/internal/testkit/lspclient"
 	"go.lsp.dev/protocol"
 )
 
@@ -65,5 +66,34 @@ func TestBridgeDrivesACPAgent(t *testing.T) {
 	}
 	if disk, _ := os.ReadFile(filepath.Join(s.Root, "hello.txt")); string(disk) != "hello world\nsecond line\n" {
 		t.Errorf("the disk changed: %q", disk)
+	}
+}
+
+// Under a client that cannot answer showMessageRequest (Helix), the bridge
+// never sends one: the agent's permission question is answered by the
+// policy (nothing allowed, so refused) and the turn goes on.
+func TestBridgeAsksNothingOfAClientThatCannotAnswer(t *testing.T) {
+	fake := buildFakeACP(t)
+	caps := lspclient.HelixCaps()
+	s := start(t, setup{workspace: "hello", caps: &caps, settings: map[string]any{
+		"agent": map[string]any{"backend": map[string]any{"acp": map[string]any{"command": fake}}},
+	}})
+	var asked []string
+	s.OnShowMessageRequest = func(p *protocol.ShowMessageRequestParams) *protocol.MessageActionItem {
+		asked = append(asked, p.Message)
+		return &protocol.MessageActionItem{Title: "Allow once"}
+	}
+	r := s.run(t, map[string]any{"task": "make it BROKEN"})
+	if len(asked) != 0 {
+		t.Errorf("a client without showMessageRequest was asked %q", asked)
+	}
+	var text strings.Builder
+	for _, ev := range s.Events(r.TaskID) {
+		if ev["kind"] == "text" {
+			text.WriteString(ev["text"].(string))
+		}
+	}
+	if !strings.Contains(text.String(), "permission: no") {
+		t.Errorf("the agent was not told no:\n%s", text.String())
 	}
 }
