@@ -249,9 +249,6 @@ func abbreviate(s string, max int) string {
 	if len(s) <= max {
 		return s
 	}
-	cut := max
-	for cut > 0 && s[cut]&0xC0 == 0x80 {
-		cut--
-	}
-	return s[:cut] + fmt.Sprintf("\n… (%d more bytes)", len(s)-cut)
+	cut := agent.Cut(s, max)
+	return cut + fmt.Sprintf("\n… (%d more bytes)", len(s)-len(cut))
 }

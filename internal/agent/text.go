@@ -9,13 +9,25 @@ import (
 	"unicode/utf8"
 )
 
+// Cut is s cut to at most n bytes at a character boundary: half a
+// character is invalid UTF-8, which editors and terminals show as U+FFFD.
+func Cut(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n]
+}
+
 func firstLine(s string, max int) string {
 	s = strings.TrimSpace(s)
 	if i := strings.IndexByte(s, '\n'); i >= 0 {
 		s = s[:i] + " …"
 	}
 	if len(s) > max {
-		s = s[:max] + "…"
+		s = Cut(s, max) + "…"
 	}
 	return s
 }

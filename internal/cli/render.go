@@ -346,10 +346,7 @@ func firstLine(s string, max int) string {
 		s, more = s[:i], true
 	}
 	if len(s) > max {
-		for max > 0 && s[max]&0xC0 == 0x80 {
-			max--
-		}
-		s, more = s[:max], true
+		s, more = agent.Cut(s, max), true
 	}
 	if more {
 		s += " …"

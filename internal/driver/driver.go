@@ -349,7 +349,7 @@ func truncate(s string, n int) string {
 	if len(s) <= n {
 		return s
 	}
-	return s[:n] + "…"
+	return agent.Cut(s, n) + "…"
 }
 
 // safeHook runs an observer hook; a panic in it is a bug in the hook, not

@@ -300,25 +300,13 @@ func abbreviate(s string, lines, max int) string {
 	}
 	out := strings.Join(ls, sep)
 	if len(out) > max {
-		out = oneLineKeep(out, max)
+		out = agent.Cut(out, max)
 		more = true
 	}
 	if more {
 		out += " …"
 	}
 	return out
-}
-
-// oneLineKeep cuts s to max bytes on a rune boundary without collapsing
-// whitespace.
-func oneLineKeep(s string, max int) string {
-	if len(s) <= max {
-		return s
-	}
-	for max > 0 && (s[max]&0xC0) == 0x80 {
-		max--
-	}
-	return s[:max]
 }
 
 func quote(s string) string {
