@@ -11,10 +11,17 @@ import (
 )
 
 type editFileArgs struct {
-	Path       string `json:"path" jsonschema:"Relative to the workspace root."`
-	OldString  string `json:"old_string" jsonschema:"Exact current text, including whitespace."`
-	NewString  string `json:"new_string" jsonschema:"Replacement text."`
-	ReplaceAll bool   `json:"replace_all,omitempty" jsonschema:"Replace every occurrence."`
+	Path       string     `json:"path" jsonschema:"Relative to the workspace root."`
+	OldString  string     `json:"old_string,omitempty" jsonschema:"Exact current text, including whitespace, without read_file's line numbers."`
+	NewString  string     `json:"new_string,omitempty" jsonschema:"Replacement text."`
+	ReplaceAll bool       `json:"replace_all,omitempty" jsonschema:"Replace every occurrence."`
+	Edits      []editItem `json:"edits,omitempty" jsonschema:"Several edits of this file in one call, applied in order, all or none; instead of old_string/new_string."`
+}
+
+type editItem struct {
+	OldString  string `json:"old_string"`
+	NewString  string `json:"new_string"`
+	ReplaceAll bool   `json:"replace_all,omitempty"`
 }
 
 // editFileDecl is built on first use: inferring and resolving a schema costs start-up time every command would pay.
@@ -22,9 +29,12 @@ var editFileDecl = sync.OnceValue(func() *args[editFileArgs] { return declare[ed
 
 func newEditFile(ws agent.Workspace, o Options) agent.Tool {
 	t := &tool{
-		name:        "edit_file",
-		description: "Replace an exact string in a file. old_string must occur exactly once unless replace_all is set; read the file first.",
-		schema:      editFileDecl().schema(),
+		name: "edit_file",
+		description: "Replace exact text in an existing file, through the editor (the user sees and can undo it). " +
+			"old_string must occur exactly once unless replace_all is set; read the file first and copy the text without the line-number prefix. " +
+			"A pasted line-number prefix or a whitespace-only difference with one unique match is repaired and the result says so. " +
+			"After editing a .go file the result lists its syntax errors. Use write_file to create files.",
+		schema: editFileDecl().schema(),
 	}
 	t.run = func(ctx context.Context, raw json.RawMessage) (agent.ToolResult, error) {
 		a, err := editFileDecl().parse(t.name, raw)
@@ -35,28 +45,63 @@ func newEditFile(ws agent.Workspace, o Options) agent.Tool {
 		if err != nil {
 			return agent.ToolResult{}, err
 		}
-		if a.OldString == "" {
-			return agent.ToolResult{}, fmt.Errorf("old_string is empty; to create a file or replace all of it use write_file")
+		list := a.Edits
+		switch {
+		case len(list) > 0 && (a.OldString != "" || a.NewString != ""):
+			return agent.ToolResult{}, fmt.Errorf("give either edits or old_string/new_string, not both")
+		case len(list) == 0:
+			// new_string is optional only beside edits: a call that
+			// forgets it must not delete old_string.
+			var present map[string]json.RawMessage
+			_ = json.Unmarshal(raw, &present)
+			for _, k := range []string{"old_string", "new_string"} {
+				if _, ok := present[k]; !ok {
+					return agent.ToolResult{}, fmt.Errorf("invalid arguments for %s: missing required field %q (or give edits); expected arguments matching this JSON schema: %s", t.name, k, t.schema)
+				}
+			}
+			list = []editItem{{OldString: a.OldString, NewString: a.NewString, ReplaceAll: a.ReplaceAll}}
 		}
-		if a.OldString == a.NewString {
-			return agent.ToolResult{}, fmt.Errorf("old_string and new_string are the same; nothing to change")
+		for i, e := range list {
+			which := ""
+			if len(list) > 1 {
+				which = fmt.Sprintf("edit %d of %d: ", i+1, len(list))
+			}
+			if e.OldString == "" {
+				return agent.ToolResult{}, fmt.Errorf("%sold_string is empty; to create a file or replace all of it use write_file", which)
+			}
+			if e.OldString == e.NewString {
+				return agent.ToolResult{}, fmt.Errorf("%sold_string and new_string are the same; nothing to change", which)
+			}
 		}
 		if err := checkRegular(abs, rel, ""); err != nil {
 			return agent.ToolResult{}, err
 		}
 		var (
-			res  replaced
-			terr error
+			results []replaced
+			final   []byte
+			terr    error
 		)
 		err = ws.Edit(ctx, rel, func(old []byte, exists bool) ([]byte, error) {
-			res, terr = replaced{}, nil
+			results, terr = nil, nil
 			if !exists {
 				terr = fmt.Errorf("file %s does not exist; use write_file to create it", rel)
 				return nil, terr
 			}
-			var out []byte
-			out, res, terr = replaceIn(rel, old, a.OldString, a.NewString, a.ReplaceAll)
-			return out, terr
+			cur := old
+			for i, e := range list {
+				out, res, err := replaceIn(rel, cur, e.OldString, e.NewString, e.ReplaceAll)
+				if err != nil {
+					if len(list) > 1 {
+						err = fmt.Errorf("edit %d of %d failed, so none was applied: %w", i+1, len(list), err)
+					}
+					terr = err
+					return nil, terr
+				}
+				results = append(results, res)
+				cur = out
+			}
+			final = cur
+			return cur, nil
 		})
 		if terr != nil {
 			return agent.ToolResult{}, terr
@@ -64,7 +109,18 @@ func newEditFile(ws agent.Workspace, o Options) agent.Tool {
 		if err != nil {
 			return agent.ToolResult{}, fmt.Errorf("edit %s: %w", rel, err)
 		}
-		return agent.ToolResult{Output: res.summary(rel), Changed: []string{rel}}, nil
+		var out strings.Builder
+		for i, res := range results {
+			if i > 0 {
+				out.WriteString("\n")
+			}
+			if len(results) > 1 {
+				fmt.Fprintf(&out, "%d. ", i+1)
+			}
+			out.WriteString(res.summary(rel))
+		}
+		out.WriteString(syntaxNote(rel, final))
+		return agent.ToolResult{Output: out.String(), Changed: []string{rel}}, nil
 	}
 	return t
 }
@@ -72,9 +128,18 @@ func newEditFile(ws agent.Workspace, o Options) agent.Tool {
 // replaced describes what replaceIn did, in lines of the new text.
 type replaced struct {
 	starts, ends []int
+	repairs      []string // what was repaired to make old_string match
 }
 
 func (r replaced) summary(rel string) string {
+	s := r.where(rel)
+	for _, rep := range r.repairs {
+		s += " (" + rep + ")"
+	}
+	return s
+}
+
+func (r replaced) where(rel string) string {
 	if len(r.starts) == 1 {
 		if r.starts[0] == r.ends[0] {
 			return fmt.Sprintf("edited %s: 1 replacement, line %d", rel, r.starts[0])
@@ -102,14 +167,25 @@ func replaceIn(rel string, data []byte, oldS, newS string, all bool) ([]byte, re
 		oldS = strings.ReplaceAll(oldS, "\r\n", "\n")
 		newS = strings.ReplaceAll(newS, "\r\n", "\n")
 	}
-	var offs []int
-	for i := 0; ; {
-		j := strings.Index(text[i:], oldS)
-		if j < 0 {
-			break
+	offs := findAll(text, oldS)
+	var repairs []string
+	if len(offs) == 0 {
+		// Repairs, each only when unambiguous: a read_file line-number
+		// prefix pasted into old_string (and new_string), then a unique
+		// match that differs only in whitespace.
+		if o2, n2, ok := stripLineNumbers(oldS, newS); ok {
+			if offs = findAll(text, o2); len(offs) > 0 {
+				both := n2 != newS
+				oldS, newS = o2, n2
+				repairs = append(repairs, "repaired: removed the read_file line-number prefix pasted into old_string"+cond(both, " and new_string", ""))
+			}
 		}
-		offs = append(offs, i+j)
-		i += j + len(oldS)
+	}
+	if len(offs) == 0 {
+		if off, end, n2, ok := wsMatch(text, oldS, newS); ok {
+			offs, oldS, newS = []int{off}, text[off:end], n2
+			repairs = append(repairs, "repaired: old_string matched lines that differ only in whitespace; they were replaced")
+		}
 	}
 	switch {
 	case len(offs) == 0:
@@ -125,7 +201,7 @@ func replaceIn(rel string, data []byte, oldS, newS string, all bool) ([]byte, re
 
 	var sb strings.Builder
 	sb.Grow(len(text) + len(offs)*(len(newS)-len(oldS)))
-	var res replaced
+	res := replaced{repairs: repairs}
 	prev, line := 0, 1
 	span := strings.Count(strings.TrimSuffix(newS, "\n"), "\n")
 	for _, off := range offs {

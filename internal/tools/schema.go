@@ -50,7 +50,8 @@ type prop struct {
 	Name, Type, Description string
 	Minimum, Maximum        *float64
 	required                bool
-	index                   []int // the field of the struct
+	index                   []int  // the field of the struct
+	items                   []prop // an array's element object, for Type "array"
 }
 
 // declare reads T's declaration and renders its schema. adjust, if not
@@ -98,8 +99,19 @@ func properties(t reflect.Type) ([]prop, error) {
 			p.Type = "boolean"
 		case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
 			p.Type = "integer"
+		case reflect.Slice:
+			// A list of objects (edit_file's edits): rendered as an array
+			// whose items are that object's schema.
+			if f.Type.Elem().Kind() != reflect.Struct {
+				return nil, fmt.Errorf("field %s: a list argument must be of objects", f.Name)
+			}
+			items, err := properties(f.Type.Elem())
+			if err != nil {
+				return nil, fmt.Errorf("field %s: %v", f.Name, err)
+			}
+			p.Type, p.items = "array", items
 		default:
-			return nil, fmt.Errorf("field %s: type %s is not one a tool argument may have (string, bool, a signed integer)", f.Name, f.Type)
+			return nil, fmt.Errorf("field %s: type %s is not one a tool argument may have (string, bool, a signed integer, a list of objects)", f.Name, f.Type)
 		}
 		lo, hasLo := f.Tag.Lookup("minimum")
 		hi, hasHi := f.Tag.Lookup("maximum")
@@ -130,7 +142,11 @@ func parseBound(s string) (*float64, error) {
 // render writes the schema of props: an object of exactly these
 // properties, the ones without omitempty required.
 func render(props []prop) json.RawMessage {
-	b := []byte(`{"type":"object","properties":{`)
+	return appendObject(nil, props)
+}
+
+func appendObject(b []byte, props []prop) []byte {
+	b = append(b, `{"type":"object","properties":{`...)
 	var required []string
 	for i, p := range props {
 		if i > 0 {
@@ -139,6 +155,10 @@ func render(props []prop) json.RawMessage {
 		b = appendString(b, p.Name)
 		b = append(b, `:{"type":`...)
 		b = appendString(b, p.Type)
+		if p.Type == "array" {
+			b = append(b, `,"items":`...)
+			b = appendObject(b, p.items)
+		}
 		if p.Description != "" {
 			b = append(b, `,"description":`...)
 			b = appendString(b, p.Description)
@@ -190,6 +210,12 @@ func (a *args[T]) lib() {
 				panic(fmt.Sprintf("tools: arguments %T: jsonschema-go has no property %s", *new(T), p.Name))
 			}
 			lp.Description, lp.Minimum, lp.Maximum = p.Description, p.Minimum, p.Maximum
+			if p.Type == "array" {
+				// A nil slice marshals to null, so the library allows
+				// null; the model is told an array, and null is dropped
+				// before validation anyway (check).
+				lp.Type, lp.Types = "array", nil
+			}
 		}
 		whole, err := root.Resolve(nil)
 		if err != nil {
@@ -259,6 +285,8 @@ func (a *args[T]) fast(raw []byte) (T, bool) {
 				return false
 			}
 			return true
+		case "array":
+			return false // through check, which the library validates
 		case "integer":
 			n, ok := s.Int()
 			if !ok || (p.Minimum != nil && float64(n) < *p.Minimum) || (p.Maximum != nil && float64(n) > *p.Maximum) || f.OverflowInt(int64(n)) {
@@ -363,6 +391,21 @@ func expect(p *jsonschema.Schema) string {
 		return "a string"
 	case "boolean":
 		return "true or false"
+	case "array":
+		if it := p.Items; it != nil {
+			var names []string
+			for _, k := range it.PropertyOrder {
+				names = append(names, k)
+			}
+			if len(names) == 0 {
+				for k := range it.Properties {
+					names = append(names, k)
+				}
+				slices.Sort(names)
+			}
+			return fmt.Sprintf("a list of objects with the fields %s (required: %s)", strings.Join(names, ", "), strings.Join(it.Required, ", "))
+		}
+		return "a list"
 	case "integer":
 		switch lo, hi := p.Minimum, p.Maximum; {
 		case lo != nil && hi != nil:
