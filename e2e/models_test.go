@@ -2,8 +2,14 @@ package e2e
 
 import (
 	"encoding/json"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
+
+	"go.lsp.dev/protocol"
+
+	"github.com/agentls/agentls/internal/testkit/lspclient"
 )
 
 // scriptOf builds an inline fakellm script: each turn is a list of tool
@@ -85,5 +91,98 @@ func TestEditRepairsAndSyntaxErrors(t *testing.T) {
 	got, _ := s.Text("a.go")
 	if want := "package a\n\nfunc A() int {\n\treturn 11\n}\n\nfunc B() int {\n\treturn 21 +\n}\n"; got != want {
 		t.Errorf("a.go = %q, want %q", got, want)
+	}
+}
+
+// delete_file and move_file reach an editor with resource operations as
+// DeleteFile and RenameFile, which it applies (closing and moving the
+// buffer); a protected file is not deleted unasked.
+func TestDeleteAndMoveThroughResourceOperations(t *testing.T) {
+	script := scriptOf(t,
+		[]call{{"delete_file", map[string]any{"path": "old.txt"}}, {"move_file", map[string]any{"from": "a.txt", "to": "sub/b.txt"}}},
+		[]call{{"delete_file", map[string]any{"path": ".agentls.json"}}},
+	)
+	caps := lspclient.VSCodeCaps()
+	caps.FileOps = true
+	s := start(t, setup{caps: &caps, files: map[string]string{"old.txt": "old\n", "a.txt": "alpha\n", ".agentls.json": "{}\n"}, script: script})
+	if err := s.Open(s.ctx, "a.txt", "alpha, unsaved\n"); err != nil {
+		t.Fatal(err)
+	}
+	asked := 0
+	s.OnShowMessageRequest = func(p *protocol.ShowMessageRequestParams) *protocol.MessageActionItem {
+		asked++
+		return nil // the user dismisses the question
+	}
+	r := s.run(t, map[string]any{"task": "tidy up"})
+	if r.Status != "ok" {
+		t.Fatalf("status %q, error %q", r.Status, r.Error)
+	}
+	var kinds []string
+	for _, e := range s.Edits() {
+		for _, dc := range e.Edit.DocumentChanges {
+			switch dc.(type) {
+			case *protocol.DeleteFile:
+				kinds = append(kinds, "delete")
+			case *protocol.RenameFile:
+				kinds = append(kinds, "rename")
+			}
+		}
+	}
+	if strings.Join(kinds, ",") != "delete,rename" {
+		t.Errorf("resource operations %v, want delete,rename", kinds)
+	}
+	for _, rel := range []string{"old.txt", "a.txt"} {
+		if _, err := os.Stat(filepath.Join(s.Root, rel)); !os.IsNotExist(err) {
+			t.Errorf("%s still exists (%v)", rel, err)
+		}
+	}
+	if got, _ := s.Text("sub/b.txt"); got != "alpha, unsaved\n" {
+		t.Errorf("moved buffer = %q", got)
+	}
+	if _, err := os.Stat(filepath.Join(s.Root, ".agentls.json")); err != nil {
+		t.Errorf(".agentls.json was deleted: %v", err)
+	}
+	res := s.toolResults()
+	if len(res) != 3 || res[0] != "deleted old.txt" || res[1] != "moved a.txt to sub/b.txt" || !strings.Contains(res[2], "did not allow") || asked != 1 {
+		t.Errorf("results %q, user asked %d times", res, asked)
+	}
+}
+
+// Headless, delete_file and move_file change the disk, confined to the
+// workspace: a move out of it is refused.
+func TestDeleteAndMoveHeadless(t *testing.T) {
+	script := scriptOf(t,
+		[]call{{"delete_file", map[string]any{"path": "old.txt"}}, {"move_file", map[string]any{"from": "a.txt", "to": "sub/b.txt"}}},
+		[]call{{"move_file", map[string]any{"from": "sub/b.txt", "to": "../escaped.txt"}}},
+	)
+	_, base := startModel(t, script)
+	dir := copyWorkspace(t, "")
+	writeTree(t, dir, map[string]string{"old.txt": "old\n", "a.txt": "alpha\n"})
+	env := append(cleanEnv(), "AGENTLS_BASE_URL="+base, "AGENTLS_API_KEY=sk-test", "AGENTLS_MODEL=test-model", "XDG_STATE_HOME="+t.TempDir())
+	out := runCLI(t, dir, env, "run", "--json", "tidy up")
+	if _, err := os.Stat(filepath.Join(dir, "old.txt")); !os.IsNotExist(err) {
+		t.Errorf("old.txt still exists")
+	}
+	if b, err := os.ReadFile(filepath.Join(dir, "sub", "b.txt")); err != nil || string(b) != "alpha\n" {
+		t.Errorf("sub/b.txt = %q, %v", b, err)
+	}
+	if _, err := os.Stat(filepath.Join(filepath.Dir(dir), "escaped.txt")); err == nil {
+		t.Errorf("a file was moved out of the workspace")
+	}
+	if !strings.Contains(out, "outside the workspace") {
+		t.Errorf("the escape was not refused as outside the workspace:\n%s", out)
+	}
+}
+
+func writeTree(t *testing.T, root string, files map[string]string) {
+	t.Helper()
+	for rel, body := range files {
+		p := filepath.Join(root, filepath.FromSlash(rel))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"io/fs"
 	"sync"
 
@@ -191,3 +192,20 @@ func (w *cliWorkspace) apply(ctx context.Context, rel string) error {
 }
 
 var errChangedOnDisk = errors.New("the file changed on disk while the task ran; not overwritten")
+
+// Delete implements tools.FileOps on disk; a dry run or a review proposes
+// text only.
+func (w *cliWorkspace) Delete(ctx context.Context, rel string) error {
+	if w.overlay {
+		return fmt.Errorf("this run proposes text changes only (--dry-run or review); deleting %s is left to the user: say so in your summary", rel)
+	}
+	return w.disk.Delete(ctx, rel)
+}
+
+// Move implements tools.FileOps on disk, like Delete.
+func (w *cliWorkspace) Move(ctx context.Context, from, to string) error {
+	if w.overlay {
+		return fmt.Errorf("this run proposes text changes only (--dry-run or review); moving %s is left to the user: say so in your summary", from)
+	}
+	return w.disk.Move(ctx, from, to)
+}

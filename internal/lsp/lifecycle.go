@@ -59,6 +59,8 @@ func (s *Server) initialize(ctx context.Context, p *protocol.InitializeParams) (
 					c.createFiles = true
 				case protocol.ResourceOperationKindDelete:
 					c.deleteFiles = true
+				case protocol.ResourceOperationKindRename:
+					c.renameFiles = true
 				}
 			}
 			c.changeAnnotations = we.ChangeAnnotationSupport != nil

@@ -78,6 +78,7 @@ type clientCaps struct {
 	documentChanges   bool
 	createFiles       bool
 	deleteFiles       bool
+	renameFiles       bool
 	changeAnnotations bool
 	showDocument      bool
 	showMessageReq    bool

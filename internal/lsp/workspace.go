@@ -238,3 +238,84 @@ func (s *Server) newWorkspace(t *task) (*editorWorkspace, error) {
 	}
 	return &editorWorkspace{s: s, root: root, t: t, disk: disk}, nil
 }
+
+// forgetShadow drops what we sent to a closed file that is now deleted or
+// moved away.
+func (o *overlay) forgetShadow(path string) (string, bool) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	t, ok := o.shadows[filepath.Clean(path)]
+	delete(o.shadows, filepath.Clean(path))
+	return t, ok
+}
+
+// Delete implements tools.FileOps: a DeleteFile resource operation the
+// editor applies (it closes the buffer and can undo it), or a delete on
+// disk for a client that has no resource operations.
+func (w *editorWorkspace) Delete(ctx context.Context, rel string) error {
+	if w.t != nil && w.t.review {
+		return fmt.Errorf("review mode proposes text changes only; deleting %s needs the user: ask them to delete it, or say it should go in your summary", rel)
+	}
+	caps, _ := w.s.clientState()
+	abs := w.abs(rel)
+	if !caps.applyEdit || !caps.documentChanges || !caps.deleteFiles {
+		w.s.sayDiskOnce(ctx)
+		if err := w.disk.Delete(ctx, rel); err != nil {
+			return err
+		}
+		w.s.docs.forgetShadow(abs)
+		return nil
+	}
+	we := protocol.WorkspaceEdit{DocumentChanges: []protocol.DocumentChange{&protocol.DeleteFile{Kind: "delete", URI: uri.File(abs)}}}
+	if err := w.applyResource(ctx, "delete "+rel, we); err != nil {
+		return err
+	}
+	w.s.docs.forgetShadow(abs)
+	return nil
+}
+
+// Move implements tools.FileOps with a RenameFile resource operation, or
+// on disk for a client that has none.
+func (w *editorWorkspace) Move(ctx context.Context, from, to string) error {
+	if w.t != nil && w.t.review {
+		return fmt.Errorf("review mode proposes text changes only; moving %s needs the user: ask them to move it, or say it should go in your summary", from)
+	}
+	caps, _ := w.s.clientState()
+	af, at := w.abs(from), w.abs(to)
+	if !caps.applyEdit || !caps.documentChanges || !caps.renameFiles {
+		w.s.sayDiskOnce(ctx)
+		if err := w.disk.Move(ctx, from, to); err != nil {
+			return err
+		}
+	} else {
+		no := false
+		we := protocol.WorkspaceEdit{DocumentChanges: []protocol.DocumentChange{&protocol.RenameFile{Kind: "rename", OldURI: uri.File(af), NewURI: uri.File(at),
+			Options: &protocol.RenameFileOptions{Overwrite: &no, IgnoreIfExists: &no}}}}
+		if err := w.applyResource(ctx, "move "+from+" to "+to, we); err != nil {
+			return err
+		}
+	}
+	if t, ok := w.s.docs.forgetShadow(af); ok {
+		w.s.docs.setShadow(at, t)
+	}
+	return nil
+}
+
+func (w *editorWorkspace) applyResource(ctx context.Context, what string, we protocol.WorkspaceEdit) error {
+	label := "agentls: " + what
+	res, err := w.s.client.ApplyEdit(ctx, &protocol.ApplyWorkspaceEditParams{Label: &label, Edit: we})
+	if err != nil {
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		return fmt.Errorf("the editor could not %s: %v", what, err)
+	}
+	if !res.Applied {
+		reason := "no reason given"
+		if res.FailureReason != nil {
+			reason = *res.FailureReason
+		}
+		return fmt.Errorf("the editor did not %s (%s)", what, reason)
+	}
+	return nil
+}

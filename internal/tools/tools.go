@@ -81,14 +81,19 @@ func (o Options) withDefaults(ws agent.Workspace) Options {
 // read_file, list_files, grep, write_file, edit_file, run_command.
 func Default(ws agent.Workspace, opts Options) []agent.Tool {
 	o := opts.withDefaults(ws)
-	return []agent.Tool{
+	ts := []agent.Tool{
 		newReadFile(ws, o),
 		newListFiles(ws, o),
 		newGrep(ws, o),
 		newWriteFile(ws, o),
 		newEditFile(ws, o),
-		newRunCommand(ws, o),
 	}
+	// Only a workspace that can delete and move (the editor, the disk; not
+	// an ACP client's file system) is offered the tools that do.
+	if _, ok := ws.(FileOps); ok {
+		ts = append(ts, newDeleteFile(ws, o), newMoveFile(ws, o))
+	}
+	return append(ts, newRunCommand(ws, o))
 }
 
 // tool is the one implementation of agent.Tool: each tool is a name, the

@@ -19,8 +19,8 @@ import (
 func TestDefaultSpecs(t *testing.T) {
 	ws := newDisk(t, nil)
 	tools := Default(ws, Options{})
-	wantNames := []string{"read_file", "list_files", "grep", "write_file", "edit_file", "run_command"}
-	wantRO := []bool{true, true, true, false, false, false}
+	wantNames := []string{"read_file", "list_files", "grep", "write_file", "edit_file", "delete_file", "move_file", "run_command"}
+	wantRO := []bool{true, true, true, false, false, false, false, false}
 	// name:type, with [min,max] for bounded integers, in declaration order.
 	wantParams := [][]string{
 		{"path:string", "offset:integer[1,]", "limit:integer[1,]"},
@@ -28,9 +28,11 @@ func TestDefaultSpecs(t *testing.T) {
 		{"pattern:string", "path:string", "glob:string"},
 		{"path:string", "content:string"},
 		{"path:string", "old_string:string", "new_string:string", "replace_all:boolean", "edits:array"},
+		{"path:string"},
+		{"from:string", "to:string"},
 		{"command:string", "timeout_seconds:integer[1,600]"},
 	}
-	wantRequired := [][]string{{"path"}, nil, {"pattern"}, {"path", "content"}, {"path"}, {"command"}}
+	wantRequired := [][]string{{"path"}, nil, {"pattern"}, {"path", "content"}, {"path"}, {"path"}, {"from", "to"}, {"command"}}
 	if len(tools) != len(wantNames) {
 		t.Fatalf("%d tools", len(tools))
 	}

@@ -33,11 +33,14 @@ import (
 
 // Caps selects the client capabilities an Editor announces.
 type Caps struct {
-	Name              string
-	WorkDoneProgress  bool
-	ApplyEdit         bool
-	DocumentChanges   bool
-	CreateFiles       bool
+	Name             string
+	WorkDoneProgress bool
+	ApplyEdit        bool
+	DocumentChanges  bool
+	CreateFiles      bool
+	// FileOps announces the delete and rename resource operations, which
+	// the Editor applies on disk (closing or moving the buffer).
+	FileOps           bool
 	ChangeAnnotations bool
 	ShowDocument      bool
 	ShowMessageReq    bool
@@ -209,6 +212,10 @@ func (e *Editor) initialize(ctx context.Context, settings any) error {
 	}
 	if c.CreateFiles {
 		p.Capabilities.Workspace.WorkspaceEdit.ResourceOperations = []protocol.ResourceOperationKind{protocol.ResourceOperationKindCreate}
+	}
+	if c.FileOps {
+		p.Capabilities.Workspace.WorkspaceEdit.ResourceOperations = append(p.Capabilities.Workspace.WorkspaceEdit.ResourceOperations,
+			protocol.ResourceOperationKindDelete, protocol.ResourceOperationKindRename)
 	}
 	if c.ChangeAnnotations {
 		p.Capabilities.Workspace.WorkspaceEdit.ChangeAnnotationSupport = &protocol.ChangeAnnotationsSupportOptions{}
@@ -572,6 +579,9 @@ func (e *Editor) applyWorkspaceEdit(ctx context.Context, we protocol.WorkspaceEd
 		version *int32
 		edits   []protocol.TextEdit
 		create  bool
+		del     bool
+		// renameTo is the new URI of a RenameFile.
+		renameTo string
 	}
 	var changes []change
 	for _, dc := range we.DocumentChanges {
@@ -589,6 +599,10 @@ func (e *Editor) applyWorkspaceEdit(ctx context.Context, we protocol.WorkspaceEd
 			changes = append(changes, c)
 		case *protocol.CreateFile:
 			changes = append(changes, change{u: string(dc.URI), create: true})
+		case *protocol.DeleteFile:
+			changes = append(changes, change{u: string(dc.URI), del: true})
+		case *protocol.RenameFile:
+			changes = append(changes, change{u: string(dc.OldURI), renameTo: string(dc.NewURI)})
 		default:
 			return fmt.Errorf("unsupported document change %T", dc)
 		}
@@ -615,6 +629,12 @@ func (e *Editor) applyWorkspaceEdit(ctx context.Context, we protocol.WorkspaceEd
 	}
 	for _, c := range changes {
 		b, open := e.docs[c.u]
+		if c.del || c.renameTo != "" {
+			if err := e.resourceOp(ctx, c.u, c.renameTo, b, open); err != nil {
+				return err
+			}
+			continue
+		}
 		if c.create {
 			if !open {
 				e.docs[c.u] = &buffer{version: 1}
@@ -692,4 +712,40 @@ func CopyTree(src, dst string) (map[string]string, error) {
 		return os.WriteFile(target, data, 0o644)
 	})
 	return files, err
+}
+
+// resourceOp deletes the file u (to == "") or renames it to to, as an
+// editor does: on disk, closing the buffer of a deleted file and moving
+// the buffer of a renamed one (didClose, then didOpen under the new name).
+// Called with e.mu held.
+func (e *Editor) resourceOp(ctx context.Context, u, to string, b *buffer, open bool) error {
+	from := uri.URI(u).FsPath()
+	if to == "" {
+		if err := os.Remove(from); err != nil && !(open && os.IsNotExist(err)) {
+			return err
+		}
+	} else {
+		dst := uri.URI(to).FsPath()
+		if _, err := os.Stat(dst); err == nil {
+			return fmt.Errorf("%s exists", dst)
+		}
+		if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
+			return err
+		}
+		if err := os.Rename(from, dst); err != nil {
+			return err
+		}
+	}
+	if !open {
+		return nil
+	}
+	delete(e.docs, u)
+	if err := e.Server.DidClose(ctx, &protocol.DidCloseTextDocumentParams{TextDocument: protocol.TextDocumentIdentifier{URI: uri.URI(u)}}); err != nil {
+		return err
+	}
+	if to == "" {
+		return nil
+	}
+	e.docs[to] = &buffer{version: 1, text: b.text}
+	return e.Server.DidOpen(ctx, &protocol.DidOpenTextDocumentParams{TextDocument: protocol.TextDocumentItem{URI: uri.URI(to), LanguageID: "plaintext", Version: 1, Text: b.text}})
 }
