@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -183,6 +184,100 @@ func writeTree(t *testing.T, root string, files map[string]string) {
 		}
 		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
 			t.Fatal(err)
+		}
+	}
+}
+
+const patchAll = "*** Begin Patch\n" +
+	"*** Add File: added.txt\n+new file\n" +
+	"*** Update File: a.go\n@@ func B() int {\n-\treturn 1\n+\treturn 2\n" +
+	"*** Update File: old.go\n*** Move to: pkg/moved.go\n@@\n-package a\n+package pkg\n" +
+	"*** Delete File: gone.txt\n" +
+	"*** End Patch"
+
+var patchFiles = map[string]string{
+	"a.go":     "package a\n\nfunc A() int {\n\treturn 1\n}\n\nfunc B() int {\n\treturn 1\n}\n",
+	"old.go":   "package a\n\nconst X = 1\n",
+	"gone.txt": "bye\n",
+}
+
+// checkPatched checks the workspace after patchAll, reading through read.
+func checkPatched(t *testing.T, read func(rel string) (string, bool)) {
+	t.Helper()
+	want := map[string]string{
+		"added.txt":    "new file\n",
+		"a.go":         "package a\n\nfunc A() int {\n\treturn 1\n}\n\nfunc B() int {\n\treturn 2\n}\n",
+		"pkg/moved.go": "package pkg\n\nconst X = 1\n",
+		"old.go":       "",
+		"gone.txt":     "",
+	}
+	for rel, w := range want {
+		got, ok := read(rel)
+		if w == "" && ok || w != "" && got != w {
+			t.Errorf("%s = %q (exists %v), want %q", rel, got, ok, w)
+		}
+	}
+}
+
+// gpt-5-codex is offered apply_patch (not edit_file), and one patch adds,
+// updates, moves and deletes through the editor: text edits, a CreateFile,
+// a RenameFile and a DeleteFile.
+func TestApplyPatchThroughEditor(t *testing.T) {
+	script := scriptOf(t, []call{{"apply_patch", map[string]any{"input": patchAll}}})
+	caps := lspclient.VSCodeCaps()
+	caps.FileOps = true
+	s := start(t, setup{caps: &caps, files: patchFiles, script: script, env: []string{"AGENTLS_MODEL=gpt-5-codex"}})
+	r := s.run(t, map[string]any{"task": "refactor"})
+	if r.Status != "ok" {
+		t.Fatalf("status %q, error %q", r.Status, r.Error)
+	}
+	var names []string
+	for _, tl := range s.LLM.Requests()[0].Body.Tools {
+		names = append(names, tl.Name)
+	}
+	if got := strings.Join(names, ","); got != "read_file,list_files,grep,apply_patch,run_command" {
+		t.Errorf("tools offered to gpt-5-codex: %s", got)
+	}
+	kinds := map[string]int{}
+	for _, e := range s.Edits() {
+		for _, dc := range e.Edit.DocumentChanges {
+			kinds[fmt.Sprintf("%T", dc)]++
+		}
+	}
+	for _, k := range []string{"*protocol.CreateFile", "*protocol.RenameFile", "*protocol.DeleteFile", "*protocol.TextDocumentEdit"} {
+		if kinds[k] == 0 {
+			t.Errorf("no %s among the editor's edits %v", k, kinds)
+		}
+	}
+	checkPatched(t, func(rel string) (string, bool) {
+		if txt, ok := s.Text(rel); ok {
+			return txt, true
+		}
+		b, err := os.ReadFile(filepath.Join(s.Root, rel))
+		return string(b), err == nil
+	})
+	if res := s.toolResults(); len(res) != 1 || !strings.Contains(res[0], "moved old.go to pkg/moved.go and updated it") {
+		t.Errorf("results %q", res)
+	}
+}
+
+// The same patch headless, with agent.editTool chosen by setting for a
+// model that would otherwise get edit_file.
+func TestApplyPatchHeadless(t *testing.T) {
+	script := scriptOf(t, []call{{"apply_patch", map[string]any{"input": patchAll}}})
+	llm, base := startModel(t, script)
+	dir := copyWorkspace(t, "")
+	writeTree(t, dir, patchFiles)
+	writeTree(t, dir, map[string]string{".agentls.json": `{"agent": {"editTool": "apply_patch"}}`})
+	env := append(cleanEnv(), "AGENTLS_BASE_URL="+base, "AGENTLS_API_KEY=sk-test", "AGENTLS_MODEL=gpt-4.1", "XDG_STATE_HOME="+t.TempDir())
+	runCLI(t, dir, env, "run", "--json", "--no-verify", "refactor")
+	checkPatched(t, func(rel string) (string, bool) {
+		b, err := os.ReadFile(filepath.Join(dir, rel))
+		return string(b), err == nil
+	})
+	for _, tl := range llm.Requests()[0].Body.Tools {
+		if tl.Name == "edit_file" {
+			t.Error("edit_file offered although agent.editTool is apply_patch")
 		}
 	}
 }

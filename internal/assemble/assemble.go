@@ -93,6 +93,8 @@ func Driver(ctx context.Context, s Spec) *driver.Driver {
 		Secrets:      secrets(cfg),
 		AskNetwork:   s.AskNetwork,
 		ConfirmWrite: s.ConfirmWrite,
+		EditTool:     cfg.Agent.EditTool,
+		Model:        cfg.LLM.Model,
 	})
 	if s.MCP != nil {
 		more, errs := s.MCP.Tools(ctx, approver)

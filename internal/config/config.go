@@ -68,6 +68,13 @@ type Agent struct {
 	TaskTimeoutSeconds int // 0: none
 	ToolTimeoutSeconds int
 	MaxToolOutput      int // bytes
+	// EditTool is how the model edits: "auto" (apply_patch for the GPT-5
+	// and Codex families, edit_file for others), "edit_file" or
+	// "apply_patch".
+	EditTool string
+	// PromptProfile is the system prompt's profile: "auto" (by model
+	// name), "contract" or "terse".
+	PromptProfile string
 	// Backend replaces agentls's own loop with an external agent.
 	Backend Backend
 }
@@ -244,6 +251,8 @@ var fields = []field{
 	{key: "agent.taskTimeoutSeconds", set: intIn(0, 7*24*3600, func(c *Config) *int { return &c.Agent.TaskTimeoutSeconds })},
 	{key: "agent.toolTimeoutSeconds", set: intIn(1, 3600, func(c *Config) *int { return &c.Agent.ToolTimeoutSeconds })},
 	{key: "agent.maxToolOutput", set: intIn(1024, 16<<20, func(c *Config) *int { return &c.Agent.MaxToolOutput })},
+	{key: "agent.editTool", set: oneOf([]string{"auto", "edit_file", "apply_patch"}, func(c *Config) *string { return &c.Agent.EditTool })},
+	{key: "agent.promptProfile", set: oneOf([]string{"auto", "contract", "terse"}, func(c *Config) *string { return &c.Agent.PromptProfile })},
 	{key: "agent.backend", notFromFile: true, set: func(c *Config, raw json.RawMessage) error {
 		var b Backend
 		if err := strict(raw, &b); err != nil {
@@ -303,6 +312,8 @@ func Defaults() Config {
 			Memory:             true,
 			ToolTimeoutSeconds: 120,
 			MaxToolOutput:      64 << 10,
+			EditTool:           "auto",
+			PromptProfile:      "auto",
 		},
 		Verify:   Verify{Enabled: true, TimeoutSeconds: 600},
 		Tools:    Tools{SecretFiles: policy.DefaultSecretFiles()},

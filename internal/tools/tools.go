@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/agentls/agentls/internal/agent"
@@ -44,6 +45,13 @@ type Options struct {
 	// may be written; why says what the file does. nil: such writes are
 	// refused. Review mode or not, the model never changes them unasked.
 	ConfirmWrite func(ctx context.Context, rel, why string) (bool, error)
+	// EditTool chooses how the model edits: "edit_file" (write_file,
+	// edit_file, delete_file, move_file), "apply_patch" (apply_patch in
+	// their place), or "auto"/"" (apply_patch for the models trained on
+	// it, see PatchModel).
+	EditTool string
+	// Model is the model's name, for EditTool "auto".
+	Model string
 	// AskNetwork asks the user whether a command that failed for want of
 	// network may run again with it; nil: never asked.
 	AskNetwork func(ctx context.Context, command string) (bool, error)
@@ -77,23 +85,44 @@ func (o Options) withDefaults(ws agent.Workspace) Options {
 	return o
 }
 
-// Default returns the six tools of the contract, in contract order:
-// read_file, list_files, grep, write_file, edit_file, run_command.
+// Default returns the tools of the contract, in contract order:
+// read_file, list_files, grep, then the edit tools (write_file, edit_file,
+// delete_file and move_file, or apply_patch: Options.EditTool), then
+// run_command.
 func Default(ws agent.Workspace, opts Options) []agent.Tool {
 	o := opts.withDefaults(ws)
 	ts := []agent.Tool{
 		newReadFile(ws, o),
 		newListFiles(ws, o),
 		newGrep(ws, o),
-		newWriteFile(ws, o),
-		newEditFile(ws, o),
 	}
+	if UsesPatch(o.EditTool, o.Model) {
+		return append(ts, newApplyPatch(ws, o), newRunCommand(ws, o))
+	}
+	ts = append(ts, newWriteFile(ws, o), newEditFile(ws, o))
 	// Only a workspace that can delete and move (the editor, the disk; not
 	// an ACP client's file system) is offered the tools that do.
 	if _, ok := ws.(FileOps); ok {
 		ts = append(ts, newDeleteFile(ws, o), newMoveFile(ws, o))
 	}
 	return append(ts, newRunCommand(ws, o))
+}
+
+// UsesPatch reports whether editTool ("auto", "", "edit_file",
+// "apply_patch") gives model apply_patch: under auto, OpenAI's GPT-5 and
+// Codex families, which are trained on that format.
+func UsesPatch(editTool, model string) bool {
+	switch editTool {
+	case "apply_patch":
+		return true
+	case "edit_file":
+		return false
+	}
+	m := strings.ToLower(model)
+	if i := strings.LastIndexByte(m, '/'); i >= 0 { // openai/gpt-5 on a router
+		m = m[i+1:]
+	}
+	return strings.HasPrefix(m, "gpt-5") || strings.Contains(m, "codex")
 }
 
 // tool is the one implementation of agent.Tool: each tool is a name, the

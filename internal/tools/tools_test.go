@@ -252,6 +252,9 @@ func TestSchemaTextMatchesLibrary(t *testing.T) {
 	check("grep", grepDecl().schema(), libText(grepDecl()))
 	check("write_file", writeFileDecl().schema(), libText(writeFileDecl()))
 	check("edit_file", editFileDecl().schema(), libText(editFileDecl()))
+	check("delete_file", deleteFileDecl().schema(), libText(deleteFileDecl()))
+	check("move_file", moveFileDecl().schema(), libText(moveFileDecl()))
+	check("apply_patch", applyPatchDecl().schema(), libText(applyPatchDecl()))
 	rc := runCommandDecl(o)
 	check("run_command", rc.schema(), libText(rc))
 	if !strings.Contains(string(rc.schema()), `"maximum":90`) || !strings.Contains(string(rc.schema()), "default 30") {

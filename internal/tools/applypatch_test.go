@@ -1,0 +1,114 @@
+package tools
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+	"testing"
+)
+
+func TestApplyPatch(t *testing.T) {
+	const src = "package a\n\nfunc A() int {\n\treturn 1\n}\n\nfunc B() int {\n\treturn 1\n}\n"
+	tests := []struct {
+		name  string
+		patch string
+		out   string            // substring of the output
+		err   string            // substring of the error
+		after map[string]string // contents afterwards; "" = absent
+	}{
+		{
+			name: "update with an anchor picks the second of two equal hunks",
+			patch: "*** Begin Patch\n*** Update File: a.go\n@@ func B() int {\n-\treturn 1\n+\treturn 2\n }\n*** End Patch",
+			out:   "updated a.go",
+			after: map[string]string{"a.go": strings.Replace(src, "B() int {\n\treturn 1", "B() int {\n\treturn 2", 1)},
+		},
+		{
+			name:  "update without @@, context and trailing-space leniency",
+			patch: "*** Begin Patch\n*** Update File: a.go\n func A() int {  \n-\treturn 1\n+\treturn 3\n*** End Patch\n",
+			after: map[string]string{"a.go": strings.Replace(src, "A() int {\n\treturn 1", "A() int {\n\treturn 3", 1)},
+		},
+		{
+			name:  "add, delete, move in one patch",
+			patch: "*** Begin Patch\n*** Add File: new/c.txt\n+one\n+two\n*** Delete File: b.txt\n*** Update File: a.go\n*** Move to: pkg/a.go\n@@\n-package a\n+package pkg\n*** End Patch",
+			out:   "added new/c.txt\ndeleted b.txt\nmoved a.go to pkg/a.go and updated it",
+			after: map[string]string{"new/c.txt": "one\ntwo\n", "b.txt": "", "a.go": "", "pkg/a.go": strings.Replace(src, "package a", "package pkg", 1)},
+		},
+		{
+			name:  "a hunk that does not match changes nothing, not even earlier files",
+			patch: "*** Begin Patch\n*** Delete File: b.txt\n*** Update File: a.go\n-func C() {\n+func D() {\n*** End Patch",
+			err:   "hunk 1: its context and removed lines are not in a.go",
+			after: map[string]string{"a.go": src, "b.txt": "b\n"},
+		},
+		{
+			name:  "syntax error reported",
+			patch: "*** Begin Patch\n*** Update File: a.go\n-func A() int {\n+func A() int {{\n*** End Patch",
+			out:   "syntax errors in a.go after this edit",
+		},
+		{
+			name:  "escape refused",
+			patch: "*** Begin Patch\n*** Add File: ../x.txt\n+x\n*** End Patch",
+			err:   "outside the workspace",
+		},
+		{
+			name:  "git refused",
+			patch: "*** Begin Patch\n*** Delete File: .git/HEAD\n*** End Patch",
+			err:   "inside .git",
+		},
+		{
+			name:  "add over an existing file refused",
+			patch: "*** Begin Patch\n*** Add File: b.txt\n+x\n*** End Patch",
+			err:   "b.txt already exists",
+		},
+		{
+			name:  "no envelope",
+			patch: "*** Update File: a.go\n-x\n+y\n",
+			err:   "must start with the line *** Begin Patch",
+		},
+		{
+			name:  "bad hunk line",
+			patch: "*** Begin Patch\n*** Update File: a.go\n@@\nreturn 1\n*** End Patch",
+			err:   "patch line 4: a hunk line starts with a space, - or +",
+		},
+		{
+			name:  "end of file",
+			patch: "*** Begin Patch\n*** Update File: a.go\n@@\n }\n+\n+// end\n*** End of File\n*** End Patch",
+			after: map[string]string{"a.go": src + "\n// end\n"},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			ws := newDisk(t, map[string]string{"a.go": src, "b.txt": "b\n", ".git/HEAD": "ref\n"})
+			tl := toolNamed(t, ws, Options{EditTool: "apply_patch"}, "apply_patch")
+			args, _ := json.Marshal(map[string]string{"input": tt.patch})
+			res, err := tl.Run(context.Background(), args)
+			switch {
+			case tt.err != "" && (err == nil || !strings.Contains(err.Error(), tt.err)):
+				t.Fatalf("error %v, want %q", err, tt.err)
+			case tt.err == "" && err != nil:
+				t.Fatal(err)
+			case !strings.Contains(res.Output, tt.out):
+				t.Errorf("output %q, want %q", res.Output, tt.out)
+			}
+			for rel, want := range tt.after {
+				got, ok := readDisk(t, ws, rel)
+				if want == "" && ok || want != "" && got != want {
+					t.Errorf("%s = %q (exists %v), want %q", rel, got, ok, want)
+				}
+			}
+		})
+	}
+}
+
+func TestUsesPatch(t *testing.T) {
+	for _, tt := range []struct {
+		tool, model string
+		want        bool
+	}{
+		{"auto", "gpt-5-codex", true}, {"", "gpt-5.1", true}, {"auto", "openai/gpt-5-mini", true}, {"auto", "codex-mini-latest", true},
+		{"auto", "gpt-4.1", false}, {"auto", "claude-sonnet-4", false}, {"edit_file", "gpt-5", false}, {"apply_patch", "llama3", true},
+	} {
+		if got := UsesPatch(tt.tool, tt.model); got != tt.want {
+			t.Errorf("UsesPatch(%q, %q) = %v", tt.tool, tt.model, got)
+		}
+	}
+}
