@@ -17,7 +17,7 @@ func TestApplyPatch(t *testing.T) {
 		after map[string]string // contents afterwards; "" = absent
 	}{
 		{
-			name: "update with an anchor picks the second of two equal hunks",
+			name:  "update with an anchor picks the second of two equal hunks",
 			patch: "*** Begin Patch\n*** Update File: a.go\n@@ func B() int {\n-\treturn 1\n+\treturn 2\n }\n*** End Patch",
 			out:   "updated a.go",
 			after: map[string]string{"a.go": strings.Replace(src, "B() int {\n\treturn 1", "B() int {\n\treturn 2", 1)},
