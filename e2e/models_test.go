@@ -5,8 +5,11 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"reflect"
+	"runtime"
 	"strings"
 	"testing"
+	"time"
 
 	"go.lsp.dev/protocol"
 
@@ -279,5 +282,51 @@ func TestApplyPatchHeadless(t *testing.T) {
 		if tl.Name == "edit_file" {
 			t.Error("edit_file offered although agent.editTool is apply_patch")
 		}
+	}
+}
+
+// The system prompt tells the model the OS, today's date, the directory the
+// user is in and that the sandbox has no network; across the turns of a
+// task the system prompt and the tools are byte-identical and each request
+// starts with the previous one's messages (what prompt caches need). A
+// nested AGENTS.md reaches the model with the first read in its subtree.
+func TestPromptEnvironmentAndStablePrefix(t *testing.T) {
+	script := scriptOf(t,
+		[]call{{"read_file", map[string]any{"path": "sub/x.txt"}}},
+		[]call{{"read_file", map[string]any{"path": "sub/y.txt"}}},
+	)
+	s := start(t, setup{files: map[string]string{"sub/x.txt": "x\n", "sub/y.txt": "y\n", "sub/AGENTS.md": "Sub rules: never use tabs."}, script: script})
+	r := s.run(t, map[string]any{"task": "look", "uri": s.URI("sub/x.txt")})
+	if r.Status != "ok" {
+		t.Fatalf("status %q, error %q", r.Status, r.Error)
+	}
+	reqs := s.LLM.Requests()
+	if len(reqs) != 3 {
+		t.Fatalf("%d requests", len(reqs))
+	}
+	sys := reqs[0].Body.Messages[0].Content
+	for _, want := range []string{"- OS: " + runtime.GOOS, "- Date: " + time.Now().Format("2006-01-02"), "- The user is in sub/", "no network access", "- Workspace root: " + s.Root} {
+		if !strings.Contains(sys, want) {
+			t.Errorf("system prompt lacks %q:\n%s", want, sys)
+		}
+	}
+	tools0, _ := json.Marshal(reqs[0].Body.Tools)
+	for i := 1; i < len(reqs); i++ {
+		prev, cur := reqs[i-1].Body.Messages, reqs[i].Body.Messages
+		if len(cur) < len(prev) {
+			t.Fatalf("request %d is shorter than the one before", i)
+		}
+		for j := range prev {
+			if !reflect.DeepEqual(prev[j], cur[j]) {
+				t.Errorf("request %d: message %d differs from the previous request's", i, j)
+			}
+		}
+		if toolsI, _ := json.Marshal(reqs[i].Body.Tools); string(toolsI) != string(tools0) {
+			t.Errorf("request %d: tools differ", i)
+		}
+	}
+	res := s.toolResults()
+	if len(res) != 2 || !strings.Contains(res[0], "Sub rules: never use tabs.") || strings.Contains(res[1], "Sub rules") {
+		t.Errorf("nested AGENTS.md: results %q", res)
 	}
 }

@@ -2,6 +2,8 @@ package assemble
 
 import (
 	"context"
+	"runtime"
+	"slices"
 	"sync"
 	"time"
 
@@ -50,6 +52,30 @@ type Spec struct {
 	AskNetwork func(ctx context.Context, command string) (bool, error)
 	// Warn reports a problem a person should see; nil: dropped.
 	Warn func(msg string)
+}
+
+// Planner is the prompt of a task in root: the profile agent.promptProfile
+// picks for the model, the edit tool agent.editTool gives it, and the
+// environment (OS, shell, sandbox, network, approval, today's date).
+func Planner(cfg config.Config, root string, recall func(ctx context.Context, task string) []string) driver.WorkspacePlanner {
+	approval := "a command runs only if tools.allow covers it or the user approves it when asked; a refused command returns an error saying why"
+	if slices.Contains(cfg.Tools.Allow, "*") {
+		approval = "run without asking, except those tools.deny refuses"
+	}
+	shell := "/bin/sh"
+	return driver.WorkspacePlanner{
+		Root:    root,
+		Profile: cfg.Agent.PromptProfile,
+		Model:   cfg.LLM.Model,
+		Patch:   tools.UsesPatch(cfg.Agent.EditTool, cfg.LLM.Model),
+		Env: driver.Environment{
+			OS: runtime.GOOS, Arch: runtime.GOARCH, Shell: shell,
+			Date:    time.Now().Format("2006-01-02"),
+			Sandbox: cfg.Sandbox.Mode, Network: cfg.Sandbox.Network,
+			Approval: approval,
+		},
+		Recall: recall,
+	}
 }
 
 // Driver builds the driver for one task.
@@ -109,7 +135,8 @@ func Driver(ctx context.Context, s Spec) *driver.Driver {
 		LLM:         llm,
 		Model:       cfg.LLM.Model,
 		Tools:       toolset,
-		Planner:     driver.WorkspacePlanner{Root: s.Root, Recall: s.Recall},
+		Planner:     Planner(cfg, s.Root, s.Recall),
+		Root:        s.Root,
 		Verifier:    s.Verifier,
 		Limits:      lim,
 		ToolTimeout: time.Duration(cfg.Agent.ToolTimeoutSeconds) * time.Second,

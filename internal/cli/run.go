@@ -11,6 +11,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"strings"
 	"syscall"
 
@@ -275,7 +276,7 @@ func (c *cliRun) run(ctx context.Context) int {
 	}
 	ren.start(startInfo{Session: st.Session(), TaskID: st.ID(), Workspace: root, Model: model,
 		Transcript: st.TranscriptPath(), DryRun: o.dryRun, Replay: replay != nil})
-	res := drv.Run(ctx, driver.Task{Prompt: o.task, History: st.History()})
+	res := drv.Run(ctx, driver.Task{Prompt: o.task, History: st.History(), Dir: cwdIn(root)})
 	log.Info("task ended", zap.String("status", res.Status), zap.String("reason", res.Reason))
 
 	// What reaches the disk: everything at once (already written), the
@@ -421,4 +422,23 @@ func (c *cliRun) checkAccepted(ctx context.Context, cfg config.Config, root stri
 		res.Reason = "verifyFailed"
 	}
 	return res
+}
+
+// cwdIn is the working directory relative to root, "" at or outside it.
+func cwdIn(root string) string {
+	wd, err := os.Getwd()
+	if err != nil {
+		return ""
+	}
+	if real, err := filepath.EvalSymlinks(wd); err == nil {
+		wd = real
+	}
+	if real, err := filepath.EvalSymlinks(root); err == nil {
+		root = real
+	}
+	rel, err := filepath.Rel(root, wd)
+	if err != nil || !filepath.IsLocal(rel) {
+		return ""
+	}
+	return filepath.ToSlash(rel)
 }

@@ -18,6 +18,10 @@ type Task struct {
 	// Editor is what the editor passed along: the current file and
 	// selection, already rendered as text for the model ("" if none).
 	Editor string
+	// Dir is the directory the user is in, relative to the workspace root
+	// ("" for the root): the CLI's working directory, the directory of the
+	// editor's current file.
+	Dir string
 	// History holds earlier turns of the session, for continued sessions.
 	History []agent.Message
 	// Seed makes retry jitter reproducible; 0 picks one from the clock.
@@ -98,6 +102,9 @@ type Driver struct {
 	OnAbandoned func(call agent.ToolCall, msg string)
 	// Prices per million tokens for this model; zero: no cost.
 	Price struct{ Input, Output float64 }
+	// Root is the workspace root whose nested AGENTS.md files join tool
+	// results when the task first touches their subtree; "": none.
+	Root string
 	// OnEvent receives every event of every task, in order per task. It is
 	// called from the driver's loop, so it must not block for long.
 	OnEvent func(agent.Event)
@@ -107,7 +114,7 @@ type Driver struct {
 // the task (Result.Cancelled); in-flight model streams, tools and checks are
 // stopped and waited for before Run returns.
 func (d *Driver) Run(ctx context.Context, t Task) agent.Result {
-	run := &run{d: d, inputs: make(chan agent.Input, 256), tools: map[string]agent.Tool{}}
+	run := &run{d: d, inputs: make(chan agent.Input, 256), tools: map[string]agent.Tool{}, scoped: &scoped{root: d.Root}}
 	for _, tl := range d.Tools {
 		run.tools[tl.Spec().Name] = tl
 		run.specs = append(run.specs, tl.Spec())
@@ -180,6 +187,8 @@ type run struct {
 	workers workers
 	tools   map[string]agent.Tool
 	specs   []agent.ToolSpec
+
+	scoped *scoped // nested AGENTS.md already shown
 
 	m       *agent.Machine // read on the loop only
 	prefix  int            // the planner's prefix length, for ConversationHook

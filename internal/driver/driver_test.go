@@ -702,7 +702,7 @@ func TestWorkspacePlanner(t *testing.T) {
 
 	// Nothing to add: the bare system prompt, no editor message.
 	got, _ = WorkspacePlanner{Root: t.TempDir()}.Plan(context.Background(), Task{Prompt: "x"})
-	if len(got.Prefix) != 1 || got.Prefix[0].Content != SystemPrompt {
+	if len(got.Prefix) != 1 || !strings.HasPrefix(got.Prefix[0].Content, SystemPrompt+"\n\n## Environment\n") {
 		t.Errorf("planned %+v", got)
 	}
 }

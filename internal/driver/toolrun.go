@@ -152,7 +152,25 @@ func (r *run) runTool(c agent.ToolCall) (res agent.ToolResult, err error) {
 	if err != nil && errors.Is(ctx.Err(), context.DeadlineExceeded) && r.ctx.Err() == nil {
 		err = fmt.Errorf("%s timed out after %s", c.Name, timeout)
 	}
+	if err == nil {
+		res.Output += r.scoped.For(append(argPaths(args), res.Changed...))
+	}
 	return res, err
+}
+
+// argPaths returns the paths a call names (path, from, to).
+func argPaths(args json.RawMessage) []string {
+	var a struct{ Path, From, To string }
+	if json.Unmarshal(args, &a) != nil {
+		return nil
+	}
+	var ps []string
+	for _, p := range []string{a.Path, a.From, a.To} {
+		if p != "" {
+			ps = append(ps, p)
+		}
+	}
+	return ps
 }
 
 func (r *run) grace() time.Duration {

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"path"
 	"path/filepath"
 	"runtime"
 	"strings"
@@ -12,6 +13,7 @@ import (
 
 	"go.lsp.dev/jsonrpc2"
 	"go.lsp.dev/protocol"
+	"go.lsp.dev/uri"
 
 	"github.com/agentls/agentls/internal/edits"
 	"github.com/agentls/agentls/internal/tools"
@@ -169,7 +171,7 @@ func (s *Server) startRun(name string, a runArgs, mustExist bool) (any, error) {
 	if a.Review != nil {
 		review = *a.Review
 	}
-	t := &task{prompt: a.Task, session: a.Session, review: review, editor: editor, mustExist: mustExist, model: a.Model}
+	t := &task{prompt: a.Task, session: a.Session, review: review, editor: editor, mustExist: mustExist, model: a.Model, dir: s.uriDir(a.URI)}
 	s.tasks.start(t, s.runAgent)
 	return runResult{TaskID: t.id, Session: t.session}, nil
 }
@@ -363,4 +365,20 @@ func (s *Server) cmdDebugHeap(ctx context.Context, _ noArgs) (any, error) {
 	n := len(s.tasks.order)
 	s.tasks.mu.Unlock()
 	return map[string]any{"heapAlloc": ms.HeapAlloc, "tasks": n}, nil
+}
+
+// uriDir is the workspace-relative directory of the file u names, "" for
+// none or one outside the workspace.
+func (s *Server) uriDir(u string) string {
+	if u == "" {
+		return ""
+	}
+	rel, ok := relTo(s.rootDir(), uri.URI(u).FsPath())
+	if !ok {
+		return ""
+	}
+	if d := path.Dir(filepath.ToSlash(rel)); d != "." {
+		return d
+	}
+	return ""
 }

@@ -22,6 +22,7 @@ type task struct {
 	review  bool
 	verify  bool // a verify-only task (agentls.verify)
 	editor  string
+	dir     string // the directory of the editor's file, for the prompt
 	model   string // agentls.run's model: overrides llm.model for this task
 	created time.Time
 
