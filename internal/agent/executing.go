@@ -116,7 +116,7 @@ func (m *Machine) modelDone(r Response) []Action {
 	// The calls are copied: IDs are filled in below, and the response
 	// belongs to the caller (a replayed or scripted one is used again).
 	calls := slices.Clone(r.ToolCalls)
-	m.history = append(m.history, Message{Role: RoleAssistant, Content: r.Content, ToolCalls: calls})
+	m.history = append(m.history, Message{Role: RoleAssistant, Content: r.Content, ToolCalls: calls, Reasoning: r.Reasoning})
 	if len(calls) == 0 {
 		if len(m.changed) > 0 && m.limits.Verify {
 			acts = append(acts, m.transition(Verifying)...)

@@ -25,6 +25,10 @@ type Message struct {
 	ToolCalls  []ToolCall `json:"toolCalls,omitempty"`  // assistant messages
 	ToolCallID string     `json:"toolCallId,omitempty"` // tool messages
 	Name       string     `json:"name,omitempty"`       // tool messages: the tool's name
+	// Reasoning holds the reasoning items (opaque JSON, encrypted by the
+	// provider) that preceded an assistant turn on the Responses API,
+	// replayed before it so the model keeps its reasoning across turns.
+	Reasoning []json.RawMessage `json:"reasoning,omitempty"`
 }
 
 // ToolCall is one call the model asked for. Arguments is the raw JSON text the
@@ -76,6 +80,8 @@ type Response struct {
 	ToolCalls    []ToolCall `json:"toolCalls,omitempty"`
 	Usage        Usage      `json:"usage"`
 	FinishReason string     `json:"finishReason,omitempty"`
+	// Reasoning holds the response's reasoning items (Responses API).
+	Reasoning []json.RawMessage `json:"reasoning,omitempty"`
 }
 
 // LLM is a chat model that streams. Stream calls onText for each text delta

@@ -46,6 +46,9 @@ func (b *Backend) request(req agent.Request) (openai.CreateResponseRequest, erro
 	if b.cfg.ReasoningEffort != "" {
 		rr.Reasoning = &openai.ResponseReasoning{Effort: b.cfg.ReasoningEffort}
 	}
+	if b.cfg.ReasoningEffort != "" || IsReasoningModel(model) {
+		rr.Include = []openai.ResponseInclude{openai.ResponseIncludeReasoningEncryptedContent}
+	}
 	msgs := req.Messages
 	var instructions string
 	for len(msgs) > 0 && msgs[0].Role == agent.RoleSystem {
@@ -64,6 +67,11 @@ func (b *Backend) request(req agent.Request) (openai.CreateResponseRequest, erro
 		case agent.RoleUser:
 			input = append(input, openai.ResponseInputMessage{Type: "message", Role: "user", Content: m.Content})
 		case agent.RoleAssistant:
+			// The reasoning that led to this turn comes first, as it did
+			// in the output.
+			for _, r := range m.Reasoning {
+				input = append(input, replayItem(r))
+			}
 			if m.Content != "" {
 				input = append(input, openai.ResponseInputMessage{Type: "message", Role: "assistant", Content: m.Content})
 			}

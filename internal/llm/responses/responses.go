@@ -73,7 +73,9 @@ func New(cfg Config) *Backend {
 	}
 	oc := openai.DefaultConfig(cfg.APIKey)
 	oc.BaseURL = cfg.BaseURL
-	oc.HTTPClient = llmhttp.Client(cfg.HTTPClient)
+	hc := llmhttp.Client(cfg.HTTPClient)
+	hc.Transport = reasoningTransport{base: hc.Transport}
+	oc.HTTPClient = hc
 	// Every event line ("event: …") counts as an empty message in
 	// go-openai's reader; dead streams are caught by the idle timer.
 	oc.EmptyMessagesLimit = 1 << 20
@@ -94,8 +96,10 @@ func (b *Backend) Stream(ctx context.Context, req agent.Request, onText func(del
 	parent := ctx
 	ctx, call := llmhttp.Begin(ctx, rreq.Model, b.ep.Idle)
 	defer call.End()
+	ctx, reasoning := withCollector(ctx)
 
 	acc := newAccumulator(onText)
+	acc.reasoning = reasoning
 	stream, err := b.client.CreateResponseStream(ctx, rreq)
 	if err != nil {
 		return agent.Response{}, b.classify(parent, ctx, call, err, false)

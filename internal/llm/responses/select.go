@@ -16,6 +16,8 @@ const (
 // only through the Responses API: GPT-6 (go-openai v1.43 refuses their tool
 // calls on chat completions before sending), the codex models, and the
 // Responses-only o1-pro, o3-pro, deep-research and computer-use models.
+// The reasoning models (IsReasoningModel: o1, o3, o4-mini, gpt-5…) go there
+// too: only the Responses API gives their reasoning back to be replayed.
 var needsResponses = []struct{ prefix, contains string }{
 	{prefix: "gpt-6"},
 	{contains: "codex"},
@@ -43,6 +45,9 @@ func Select(api, baseURL, model string) string {
 		return APIChat
 	}
 	m := strings.ToLower(model)
+	if IsReasoningModel(m) {
+		return APIResponses
+	}
 	for _, p := range needsResponses {
 		if p.prefix != "" && strings.HasPrefix(m, p.prefix) || p.contains != "" && strings.Contains(m, p.contains) {
 			return APIResponses

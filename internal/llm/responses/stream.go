@@ -19,6 +19,9 @@ type accumulator struct {
 	usage    *openai.ResponseUsage
 	finish   string
 	partial  bool // output had arrived: a retry would repeat it
+	// reasoning gathers the response's reasoning items from the raw
+	// stream (reasoning.go).
+	reasoning *collector
 	done     bool // the final event arrived
 }
 
@@ -143,6 +146,9 @@ func (a *accumulator) itemDone(ev openai.ResponseStreamEvent) {
 
 func (a *accumulator) response(req agent.Request) agent.Response {
 	r := agent.Response{Content: string(a.text), FinishReason: a.finish}
+	if a.reasoning != nil {
+		r.Reasoning = a.reasoning.taken()
+	}
 	for i, c := range a.calls {
 		if c.ID == "" {
 			c.ID = fmt.Sprintf("call_%d", i) // the result must name its call

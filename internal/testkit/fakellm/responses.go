@@ -25,6 +25,12 @@ type ResponsesRequest struct {
 	ReasoningEffort    string `json:"reasoningEffort,omitempty"`
 	PreviousResponseID string `json:"previousResponseId,omitempty"`
 	MaxOutputTokens    int    `json:"maxOutputTokens,omitempty"`
+	// Include is the request's include list.
+	Include []string `json:"include,omitempty"`
+	// Items lists the input items in order as "type" or "type:detail":
+	// message:role, function_call:call_id, function_call_output:call_id,
+	// reasoning:encrypted_content.
+	Items []string `json:"items,omitempty"`
 }
 
 type wireResponsesRequest struct {
@@ -36,6 +42,7 @@ type wireResponsesRequest struct {
 	Store              *bool           `json:"store"`
 	PreviousResponseID string          `json:"previous_response_id"`
 	MaxOutputTokens    int             `json:"max_output_tokens"`
+	Include            []string        `json:"include"`
 	Reasoning          *struct {
 		Effort string `json:"effort"`
 	} `json:"reasoning"`
@@ -57,6 +64,10 @@ type wireRespItem struct {
 	Name      string          `json:"name"`
 	Arguments *string         `json:"arguments"`
 	Output    *string         `json:"output"`
+	// reasoning items
+	EncryptedContent *string         `json:"encrypted_content"`
+	Summary          json.RawMessage `json:"summary"`
+	Status           string          `json:"status"`
 }
 
 // decodeResponsesRequest converts a Responses request to the chat shape and
@@ -66,7 +77,7 @@ func decodeResponsesRequest(body []byte) (ChatRequest, ResponsesRequest, error) 
 	if err := json.Unmarshal(body, &w); err != nil {
 		return ChatRequest{}, ResponsesRequest{}, fmt.Errorf("request body is not valid JSON: %v", err)
 	}
-	extra := ResponsesRequest{Instructions: w.Instructions, Store: w.Store, PreviousResponseID: w.PreviousResponseID, MaxOutputTokens: w.MaxOutputTokens}
+	extra := ResponsesRequest{Instructions: w.Instructions, Store: w.Store, PreviousResponseID: w.PreviousResponseID, MaxOutputTokens: w.MaxOutputTokens, Include: w.Include}
 	if w.Reasoning != nil {
 		extra.ReasoningEffort = w.Reasoning.Effort
 	}
@@ -95,6 +106,20 @@ func decodeResponsesRequest(body []byte) (ChatRequest, ResponsesRequest, error) 
 		return r, extra, fmt.Errorf("'input' must be a string or an array of items")
 	}
 	for i, it := range items {
+		switch it.Type {
+		case "", "message":
+			extra.Items = append(extra.Items, "message:"+it.Role)
+		case "function_call", "function_call_output":
+			extra.Items = append(extra.Items, it.Type+":"+it.CallID)
+		case "reasoning":
+			if it.EncryptedContent == nil || it.Summary == nil {
+				return r, extra, fmt.Errorf("Missing required parameter: 'input[%d]' (a reasoning item needs summary, and encrypted_content when store is false)", i)
+			}
+			if it.Status != "" {
+				return r, extra, fmt.Errorf("Unknown parameter: 'input[%d].status'", i)
+			}
+			extra.Items = append(extra.Items, "reasoning:"+*it.EncryptedContent)
+		}
 		switch it.Type {
 		case "", "message":
 			text, has, err := flattenContent(it.Content)

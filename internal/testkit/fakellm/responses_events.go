@@ -59,6 +59,9 @@ type respItem struct {
 	CallID    string      `json:"call_id,omitempty"`
 	Name      string      `json:"name,omitempty"`
 	Arguments *string     `json:"arguments,omitempty"`
+	// Reasoning items: an empty summary and the encrypted content.
+	Summary          *[]any  `json:"summary,omitempty"`
+	EncryptedContent *string `json:"encrypted_content,omitempty"`
 }
 
 type respPart struct {
@@ -101,6 +104,16 @@ func (a answer) responseSteps() [][]byte {
 	flush()
 
 	var output []respItem
+	for i, enc := range a.turn.Reasoning {
+		out, enc := len(output), enc
+		item := respItem{ID: fmt.Sprintf("rs_%s_%d", a.id, i), Type: "reasoning", Status: "in_progress", Summary: &[]any{}}
+		emit(respEvent{Type: "response.output_item.added", OutputIndex: &out, Item: &item})
+		flush()
+		done := item
+		done.Status, done.EncryptedContent = "completed", &enc
+		emit(respEvent{Type: "response.output_item.done", OutputIndex: &out, Item: &done})
+		output = append(output, done)
+	}
 	if a.turn.Text != "" {
 		out, zero := len(output), 0
 		item := respItem{ID: "msg_" + a.id, Type: "message", Status: "in_progress", Role: "assistant", Content: &[]respPart{}}

@@ -59,6 +59,9 @@ type Turn struct {
 	// FinishReason overrides the finish reason ("stop" or "tool_calls").
 	FinishReason string  `json:"finishReason,omitempty"`
 	Expect       *Expect `json:"expect,omitempty"`
+	// Reasoning are the encrypted contents of reasoning items that open
+	// the output on /v1/responses (ignored on chat completions).
+	Reasoning []string `json:"reasoning,omitempty"`
 	// StreamError replaces the final event by a failure inside the 200
 	// stream: response.failed, or a bare error event when its Type is
 	// "error". /v1/responses only.
