@@ -22,7 +22,7 @@ type accumulator struct {
 	// reasoning gathers the response's reasoning items from the raw
 	// stream (reasoning.go).
 	reasoning *collector
-	done     bool // the final event arrived
+	done      bool // the final event arrived
 }
 
 func newAccumulator(onText func(string)) *accumulator {
