@@ -311,6 +311,17 @@ func TestPromptEnvironmentAndStablePrefix(t *testing.T) {
 		}
 	}
 	tools0, _ := json.Marshal(reqs[0].Body.Tools)
+	for _, tl := range reqs[0].Body.Tools {
+		if tl.Name == "run_command" {
+			for _, want := range []string{"starts afresh in the workspace root", "No network", "head and the tail", "asked about first"} {
+				if !strings.Contains(tl.Description, want) {
+					t.Errorf("run_command's description lacks %q: %s", want, tl.Description)
+				}
+			}
+		}
+	}
+	first, _ := json.Marshal(reqs[0].Body)
+	t.Logf("first request: %d bytes (tools %d, system prompt %d)", len(first), len(tools0), len(sys))
 	for i := 1; i < len(reqs); i++ {
 		prev, cur := reqs[i-1].Body.Messages, reqs[i].Body.Messages
 		if len(cur) < len(prev) {

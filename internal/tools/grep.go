@@ -24,9 +24,12 @@ const (
 )
 
 type grepArgs struct {
-	Pattern string `json:"pattern" jsonschema:"Regular expression (Go RE2 syntax; ^ and $ match at line ends)."`
-	Path    string `json:"path,omitempty" jsonschema:"File or directory (default: the workspace root)."`
-	Glob    string `json:"glob,omitempty" jsonschema:"Only files matching this glob, e.g. \"*.go\"."`
+	Pattern    string `json:"pattern" jsonschema:"Regular expression (Go RE2 syntax; ^ and $ match at line ends)."`
+	Path       string `json:"path,omitempty" jsonschema:"File or directory (default: the workspace root)."`
+	Glob       string `json:"glob,omitempty" jsonschema:"Only files matching this glob, e.g. \"*.go\"."`
+	IgnoreCase bool   `json:"ignore_case,omitempty" jsonschema:"Match case-insensitively."`
+	Context    int    `json:"context,omitempty" jsonschema:"Lines to show before and after each match." minimum:"0" maximum:"10"`
+	Output     string `json:"output,omitempty" jsonschema:"\"lines\" (default): matching lines; \"files\": only the paths of files that match; \"count\": path:number of matching lines."`
 }
 
 // grepDecl is built on first use: inferring and resolving a schema costs start-up time every command would pay.
@@ -35,7 +38,7 @@ var grepDecl = sync.OnceValue(func() *args[grepArgs] { return declare[grepArgs](
 func newGrep(ws agent.Workspace, o Options) agent.Tool {
 	t := &tool{
 		name:        "grep",
-		description: "Search file contents; prints matching lines as path:line: text. Skips .gitignored and binary files.",
+		description: "Search file contents under the workspace (and the editor's unsaved buffers); prints matching lines as path:line: text, context lines as path-line- text. Skips .gitignored, binary and secret files. Shows at most " + fmt.Sprint(o.MaxGrepMatches) + " matching lines and says how many were cut.",
 		schema:      grepDecl().schema(),
 		readOnly:    true,
 	}
@@ -44,10 +47,20 @@ func newGrep(ws agent.Workspace, o Options) agent.Tool {
 		if err != nil {
 			return agent.ToolResult{}, err
 		}
-		m, err := compileMatcher(a.Pattern)
+		switch a.Output {
+		case "", "lines", "files", "count":
+		default:
+			return agent.ToolResult{}, fmt.Errorf("output must be \"lines\", \"files\" or \"count\", got %q", a.Output)
+		}
+		pattern := a.Pattern
+		if a.IgnoreCase {
+			pattern = "(?i)" + pattern
+		}
+		m, err := compileMatcher(pattern)
 		if err != nil {
 			return agent.ToolResult{}, err
 		}
+		m.context, m.mode = a.Context, a.Output
 		var g *glob
 		if a.Glob != "" {
 			if g, err = compileGlob(a.Glob); err != nil {
@@ -58,7 +71,7 @@ func newGrep(ws agent.Workspace, o Options) agent.Tool {
 		if err != nil {
 			return agent.ToolResult{}, err
 		}
-		return agent.ToolResult{Output: res.render(o.MaxGrepMatches)}, nil
+		return agent.ToolResult{Output: res.render(o.MaxGrepMatches, a.Output)}, nil
 	}
 	return t
 }
@@ -69,7 +82,14 @@ func newGrep(ws agent.Workspace, o Options) agent.Tool {
 type matcher struct {
 	lit []byte
 	re  *regexp.Regexp
+	// context is the number of lines shown around each match.
+	context int
+	// mode is grep's output: "files" and "count" keep no lines, and every
+	// matching file.
+	mode string
 }
+
+func (m *matcher) perFile() bool { return m.mode == "files" || m.mode == "count" }
 
 func compileMatcher(pattern string) (*matcher, error) {
 	plain, err := regexp.Compile(pattern)
@@ -96,6 +116,7 @@ func (m *matcher) find(b []byte) int {
 type grepLine struct {
 	line int
 	text string
+	ctx  bool // a context line, not a match
 }
 
 type grepFile struct {
@@ -114,6 +135,7 @@ type grepResult struct {
 	dropped int // matches counted but no longer kept
 	total   int
 	note    string
+	keepAll bool // files or count: never prune files
 }
 
 func (r *grepResult) add(f grepFile, max int) {
@@ -123,7 +145,7 @@ func (r *grepResult) add(f grepFile, max int) {
 	r.dropped += f.total - len(f.lines)
 	r.files = append(r.files, f)
 	r.stored += len(f.lines)
-	if r.stored > 4*max {
+	if r.stored > 4*max && !r.keepAll {
 		r.prune(max)
 	}
 }
@@ -144,19 +166,45 @@ func (r *grepResult) prune(max int) {
 	}
 }
 
-func (r *grepResult) render(max int) string {
-	r.prune(max)
+func (r *grepResult) render(max int, mode string) string {
+	if mode == "files" || mode == "count" {
+		// Every matching file, however many lines matched.
+		slices.SortFunc(r.files, func(a, b grepFile) int { return strings.Compare(a.rel, b.rel) })
+	} else {
+		r.prune(max)
+	}
 	var sb strings.Builder
 	sb.WriteString(r.note)
 	if r.total == 0 {
 		sb.WriteString("(no matches)\n")
 		return sb.String()
 	}
+	switch mode {
+	case "files":
+		for _, f := range r.files {
+			sb.WriteString(f.rel + "\n")
+		}
+		return sb.String()
+	case "count":
+		for _, f := range r.files {
+			fmt.Fprintf(&sb, "%s:%d\n", f.rel, f.total)
+		}
+		return sb.String()
+	}
 	shown := 0
 	for _, f := range r.files {
+		prev := 0
 		for _, l := range f.lines {
 			if shown == max {
 				break
+			}
+			if prev > 0 && l.line > prev+1 {
+				sb.WriteString("--\n")
+			}
+			prev = l.line
+			if l.ctx {
+				fmt.Fprintf(&sb, "%s-%d- %s\n", f.rel, l.line, l.text)
+				continue
 			}
 			fmt.Fprintf(&sb, "%s:%d: %s\n", f.rel, l.line, l.text)
 			shown++
@@ -192,15 +240,45 @@ func searchText(m *matcher, rel string, b []byte, max int) (grepFile, bool) {
 			le = start + j
 		}
 		f.total++
-		if len(f.lines) < max {
-			f.lines = append(f.lines, grepLine{line, clipLine(b[ls:le])})
+		if m.mode == "files" {
+			break
+		}
+		if len(f.lines) < max && !m.perFile() {
+			f.lines = append(f.lines, grepLine{line: line, text: clipLine(b[ls:le])})
 		}
 		// Next search starts on the next line: one report per line.
 		line++
 		counted = min(le+1, len(b))
 		pos = le + 1
 	}
+	if m.context > 0 && len(f.lines) > 0 {
+		f.lines = withContext(b, f.lines, m.context)
+	}
 	return f, true
+}
+
+// withContext adds the n lines around each match, once each, in order.
+func withContext(b []byte, matches []grepLine, n int) []grepLine {
+	lines := strings.Split(strings.TrimSuffix(string(b), "\n"), "\n")
+	var out []grepLine
+	next := 1 // the first line not yet emitted
+	for i, m := range matches {
+		from := max(m.line-n, next)
+		for l := from; l < m.line; l++ {
+			out = append(out, grepLine{line: l, text: clipLine([]byte(lines[l-1])), ctx: true})
+		}
+		out = append(out, m)
+		next = m.line + 1
+		to := min(m.line+n, len(lines))
+		if i+1 < len(matches) {
+			to = min(to, matches[i+1].line-1)
+		}
+		for l := next; l <= to; l++ {
+			out = append(out, grepLine{line: l, text: clipLine([]byte(lines[l-1])), ctx: true})
+		}
+		next = max(next, to+1)
+	}
+	return out
 }
 
 func clipLine(b []byte) string {
@@ -223,7 +301,7 @@ func grep(ctx context.Context, ws agent.Workspace, pol Policy, m *matcher, dir s
 	if err != nil {
 		return nil, err
 	}
-	res := &grepResult{}
+	res := &grepResult{keepAll: m.perFile()}
 	keep := func(f string) bool {
 		return g == nil || g.match(f) || g.match(relTo(f, rel))
 	}

@@ -25,6 +25,7 @@ type BufferLister interface {
 type listFilesArgs struct {
 	Path    string `json:"path,omitempty" jsonschema:"Directory relative to the workspace root (default: the root)."`
 	Pattern string `json:"pattern,omitempty" jsonschema:"Glob, e.g. \"*.go\" or \"src/**/*.{ts,tsx}\"; without a slash it matches base names."`
+	Depth   int    `json:"depth,omitempty" jsonschema:"Show files at most this many directories deep (1: only path's own files); deeper directories are summed up as dir/ (N files)." minimum:"1"`
 }
 
 // listFilesDecl is built on first use: inferring and resolving a schema costs start-up time every command would pay.
@@ -33,7 +34,7 @@ var listFilesDecl = sync.OnceValue(func() *args[listFilesArgs] { return declare[
 func newListFiles(ws agent.Workspace, o Options) agent.Tool {
 	t := &tool{
 		name:        "list_files",
-		description: "List files under a directory recursively, skipping .gitignored files.",
+		description: "List files under a directory recursively (with the editor's unsaved new files), sorted, one path per line relative to the workspace root. Skips .gitignored and secret files. Shows at most " + fmt.Sprint(o.MaxListFiles) + " paths and says how many were cut.",
 		schema:      listFilesDecl().schema(),
 		readOnly:    true,
 	}
@@ -52,6 +53,10 @@ func newListFiles(ws agent.Workspace, o Options) agent.Tool {
 		files, note, err := listFiles(ctx, ws, o.Policy, a.Path, g)
 		if err != nil {
 			return agent.ToolResult{}, err
+		}
+		if a.Depth > 0 {
+			_, base, _ := o.Policy.ResolveRead(a.Path)
+			files = byDepth(files, base, a.Depth)
 		}
 		var sb strings.Builder
 		sb.WriteString(note)
@@ -165,4 +170,33 @@ func displayRel(rel string) string {
 		return "the workspace root"
 	}
 	return rel
+}
+
+// byDepth keeps the files at most depth directories below base and sums
+// up each deeper directory, at the depth where it was cut, as one line
+// "dir/ (N files)" in the sorted list.
+func byDepth(files []string, base string, depth int) []string {
+	var out []string
+	deep := map[string]int{}
+	for _, f := range files {
+		parts := strings.Split(relTo(f, base), "/")
+		if len(parts) <= depth {
+			out = append(out, f)
+			continue
+		}
+		dir := strings.Join(parts[:depth], "/") + "/"
+		if base != "." && base != "" {
+			dir = base + "/" + dir
+		}
+		if deep[dir] == 0 {
+			out = append(out, dir)
+		}
+		deep[dir]++
+	}
+	for i, f := range out {
+		if n := deep[f]; n > 0 && strings.HasSuffix(f, "/") {
+			out[i] = fmt.Sprintf("%s (%s)", f, plural(n, "file", "files"))
+		}
+	}
+	return out
 }

@@ -26,7 +26,7 @@ var readFileDecl = sync.OnceValue(func() *args[readFileArgs] { return declare[re
 func newReadFile(ws agent.Workspace, o Options) agent.Tool {
 	t := &tool{
 		name:        "read_file",
-		description: "Read a text file with line numbers (open editor buffers win over the disk). Use offset/limit for long files.",
+		description: "Read a text file as the user sees it (an open editor buffer wins over the disk), each line prefixed with its number and a tab (not part of the text). Shows up to 2000 lines; use offset/limit for the rest. Secret files (keys, .env) are refused.",
 		schema:      readFileDecl().schema(),
 		readOnly:    true,
 	}

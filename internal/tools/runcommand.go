@@ -33,7 +33,7 @@ func newRunCommand(ws agent.Workspace, o Options) agent.Tool {
 	decl := runCommandDecl(o)
 	t := &tool{
 		name:        "run_command",
-		description: "Run a shell command (sh -c) in the workspace root once the user allows it. No stdin; output is capped; the exit code is reported.",
+		description: runCommandDescription(o),
 		schema:      decl.schema(),
 	}
 	t.run = func(ctx context.Context, raw json.RawMessage) (agent.ToolResult, error) {
@@ -150,4 +150,24 @@ func commandEnv(base []string) []string {
 		env = append(env, kv)
 	}
 	return append(env, "GIT_TERMINAL_PROMPT=0")
+}
+
+// runCommandDescription says what run_command does and does not, with
+// this configuration's sandbox and limits.
+func runCommandDescription(o Options) string {
+	var b strings.Builder
+	b.WriteString("Run a shell command with /bin/sh -c. Every call starts afresh in the workspace root (cd and variables do not carry over); no stdin, no terminal; API keys are not in its environment. ")
+	switch o.Sandbox.Mode {
+	case proc.ModeOff:
+		b.WriteString("Not sandboxed. ")
+	case proc.ModeReadOnly:
+		b.WriteString("Sandboxed: it cannot write files. ")
+	default:
+		b.WriteString("Sandboxed: it may write only in the workspace and temporary directories. ")
+	}
+	if o.Sandbox.Mode != proc.ModeOff && !o.Sandbox.Network {
+		b.WriteString("No network. ")
+	}
+	fmt.Fprintf(&b, "Commands the user's settings do not allow are asked about first; a refusal comes back as an error. stdout and stderr are merged; over %d KiB only the head and the tail are kept; the exit code is reported. Killed with its children after the timeout. Use the file tools, not cat/sed/echo, to read and change files.", o.MaxCommandOutput>>10)
+	return b.String()
 }

@@ -327,3 +327,55 @@ func TestWalkPanicIsAnError(t *testing.T) {
 		}
 	}
 }
+
+func TestGrepModes(t *testing.T) {
+	ws := newDisk(t, map[string]string{
+		"a.go": "package a\n// one\nfunc Needle() {}\n// two\n// three\n// four\nvar needle = 1\n// five\n",
+		"b.go": "package b\nvar NEEDLE = 2\n",
+		"c.go": "package c\n",
+	})
+	g := toolNamed(t, ws, Options{}, "grep")
+	run := func(args string) string {
+		t.Helper()
+		res, err := g.Run(t.Context(), []byte(args))
+		if err != nil {
+			t.Fatalf("grep %s: %v", args, err)
+		}
+		return res.Output
+	}
+	if got := run(`{"pattern":"needle"}`); got != "a.go:7: var needle = 1\n" {
+		t.Errorf("case-sensitive: %q", got)
+	}
+	if got := run(`{"pattern":"needle","ignore_case":true,"output":"files"}`); got != "a.go\nb.go\n" {
+		t.Errorf("files: %q", got)
+	}
+	if got := run(`{"pattern":"needle","ignore_case":true,"output":"count"}`); got != "a.go:2\nb.go:1\n" {
+		t.Errorf("count: %q", got)
+	}
+	want := "a.go-2- // one\na.go:3: func Needle() {}\na.go-4- // two\n--\na.go-6- // four\na.go:7: var needle = 1\na.go-8- // five\n"
+	if got := run(`{"pattern":"needle","ignore_case":true,"context":1,"path":"a.go"}`); got != want {
+		t.Errorf("context:\n%s\nwant\n%s", got, want)
+	}
+	if _, err := g.Run(t.Context(), []byte(`{"pattern":"x","output":"paths"}`)); err == nil {
+		t.Error("a bad output mode was accepted")
+	}
+}
+
+func TestListFilesDepth(t *testing.T) {
+	ws := newDisk(t, map[string]string{"a.txt": "", "d/b.txt": "", "d/e/c.txt": "", "d/e/f/g.txt": "", "x/y.txt": ""})
+	l := toolNamed(t, ws, Options{}, "list_files")
+	for args, want := range map[string]string{
+		`{"depth":1}`:            "a.txt\nd/ (3 files)\nx/ (1 file)\n",
+		`{"depth":2}`:            "a.txt\nd/b.txt\nd/e/ (2 files)\nx/y.txt\n",
+		`{"path":"d","depth":1}`: "d/b.txt\nd/e/ (2 files)\n",
+		`{"path":"d","depth":5}`: "d/b.txt\nd/e/c.txt\nd/e/f/g.txt\n",
+	} {
+		res, err := l.Run(t.Context(), []byte(args))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Output != want {
+			t.Errorf("list_files %s:\n%s\nwant\n%s", args, res.Output, want)
+		}
+	}
+}

@@ -22,7 +22,7 @@ var writeFileDecl = sync.OnceValue(func() *args[writeFileArgs] { return declare[
 func newWriteFile(ws agent.Workspace, o Options) agent.Tool {
 	t := &tool{
 		name:        "write_file",
-		description: "Create a file or replace all of its text. To change part of a file use edit_file.",
+		description: "Create a file or replace all of its text, through the editor (the user sees and can undo it). To change part of a file use edit_file. Files that configure agentls or the editor need the user's approval.",
 		schema:      writeFileDecl().schema(),
 	}
 	t.run = func(ctx context.Context, raw json.RawMessage) (agent.ToolResult, error) {
