@@ -10,7 +10,7 @@ LDFLAGS := -s -w -X main.version=$(VERSION)
 # serve what cgo served. (Tests keep cgo: -race needs it.)
 NOCGO   := CGO_ENABLED=0
 
-.PHONY: vsix all build install demo demo-record test unit e2e race vet fmt bench editors-test clean
+.PHONY: vsix all build install demo demo-record test unit e2e race vet fmt bench eval eval-scripted editors-test clean
 
 all: build
 
@@ -33,6 +33,16 @@ demo:
 # Record the demo conversation anew from testdata/conversations/demo.json.
 demo-record: build
 	$(GO) run ./cmd/demo -agentls $(BIN) -record testdata/recordings/demo.jsonl
+
+# The evaluation suite (testdata/eval) against the configured model
+# (AGENTLS_MODEL, AGENTLS_BASE_URL, AGENTLS_API_KEY); EVALFLAGS adds flags,
+# e.g. EVALFLAGS='--set agent.promptProfile=terse --json terse.json'.
+# eval-scripted plays the recorded solutions on the scripted model (CI).
+eval: build
+	$(BIN) eval $(EVALFLAGS)
+
+eval-scripted: build
+	$(BIN) eval --scripted $(EVALFLAGS)
 
 vet:
 	$(GO) vet ./...

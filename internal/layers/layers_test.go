@@ -46,6 +46,9 @@ var allowed = map[string][]string{
 		"internal/llm/record", "internal/logging", "internal/policy", "internal/session", "internal/tools"},
 	"internal/lsp": {"internal/acp", "internal/agent", "internal/assemble", "internal/config", "internal/driver",
 		"internal/edits", "internal/mcp", "internal/session", "internal/tools", "internal/verify"},
+	// The evaluation harness: runs the agentls binary on tasks, through a
+	// recording proxy, against the endpoint or the scripted model.
+	"internal/eval": {"internal/assemble", "internal/config", "internal/llm/responses", "internal/proc", "internal/testkit/fakellm"},
 	// Test doubles that speak the real protocols.
 	"internal/testkit/fakellm":   {},
 	"internal/testkit/fakeacp":   {},

@@ -1,0 +1,117 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+
+	"github.com/agentls/agentls/internal/config"
+	"github.com/agentls/agentls/internal/eval"
+)
+
+// setFlags collects --set key=value into nested settings.
+type setFlags map[string]any
+
+func (s setFlags) String() string { return "" }
+
+func (s setFlags) Set(v string) error {
+	key, val, ok := strings.Cut(v, "=")
+	if !ok || key == "" {
+		return fmt.Errorf("want key=value, e.g. agent.promptProfile=terse")
+	}
+	var parsed any
+	if json.Unmarshal([]byte(val), &parsed) != nil {
+		parsed = val
+	}
+	m := map[string]any(s)
+	parts := strings.Split(key, ".")
+	for _, p := range parts[:len(parts)-1] {
+		next, _ := m[p].(map[string]any)
+		if next == nil {
+			next = map[string]any{}
+			m[p] = next
+		}
+		m = next
+	}
+	m[parts[len(parts)-1]] = parsed
+	return nil
+}
+
+// evalCommand is agentls eval: the task suite against the configured
+// model (or the scripted one), as a table and JSON.
+func evalCommand(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("eval", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	suite := fs.String("suite", "testdata/eval", "directory of tasks")
+	scripted := fs.Bool("scripted", false, "play each task's recorded solution on the scripted model (tests the harness; no endpoint needed)")
+	only := fs.String("task", "", "comma-separated task names to run (default: all)")
+	jsonOut := fs.String("json", "", "also write the report as JSON to this file (- for stdout, instead of the table)")
+	model := fs.String("model", "", "model (default: llm.model / AGENTLS_MODEL)")
+	baseURL := fs.String("base-url", "", "endpoint (default: llm.baseURL / AGENTLS_BASE_URL)")
+	verify := fs.Bool("verify", false, "run agentls's verify gate during each task")
+	keep := fs.Bool("keep", false, "keep each task's directory and say where")
+	sets := setFlags{}
+	fs.Var(sets, "set", "a setting for every task, key=value (repeatable), e.g. --set agent.promptProfile=terse")
+	fs.Usage = func() {
+		fmt.Fprint(stderr, "usage: agentls eval [flags]\n\nRuns each task of the suite with agentls run against the configured model, then its hidden tests; prints pass rate, turns, tokens, cost and time per task.\n\n")
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		if err == flag.ErrHelp {
+			return 0
+		}
+		return 2
+	}
+	var names []string
+	if *only != "" {
+		names = strings.Split(*only, ",")
+	}
+	tasks, err := eval.Load(*suite, names)
+	if err != nil {
+		fmt.Fprintf(stderr, "agentls eval: %v\n", err)
+		return 2
+	}
+	cfg, _ := config.Resolve(config.FromEnv(os.Getenv))
+	if *model != "" {
+		cfg.LLM.Model = *model
+	}
+	if *baseURL != "" {
+		cfg.LLM.BaseURL = *baseURL
+	}
+	if !*scripted && cfg.LLM.APIKey == "" && strings.Contains(cfg.LLM.BaseURL, "api.openai.com") {
+		fmt.Fprintln(stderr, "agentls eval: no API key (set AGENTLS_API_KEY or OPENAI_API_KEY), or run --scripted")
+		return 2
+	}
+	bin, err := os.Executable()
+	if err != nil {
+		fmt.Fprintf(stderr, "agentls eval: %v\n", err)
+		return 1
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	var log io.Writer = stderr
+	rep := eval.Run(ctx, tasks, eval.Options{Binary: bin, Config: cfg, Scripted: *scripted, Settings: sets, Verify: *verify, Keep: *keep, Log: log})
+	if *jsonOut != "" {
+		b, _ := json.MarshalIndent(rep, "", "  ")
+		b = append(b, '\n')
+		if *jsonOut == "-" {
+			stdout.Write(b)
+		} else if err := os.WriteFile(*jsonOut, b, 0o644); err != nil {
+			fmt.Fprintf(stderr, "agentls eval: %v\n", err)
+			return 1
+		}
+	}
+	if *jsonOut != "-" {
+		eval.WriteTable(stdout, rep)
+	}
+	if ctx.Err() != nil {
+		return 130
+	}
+	return 0
+}

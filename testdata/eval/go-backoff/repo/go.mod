@@ -1,0 +1,3 @@
+module example.com/gobackoff
+
+go 1.22

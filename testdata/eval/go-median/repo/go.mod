@@ -1,0 +1,3 @@
+module example.com/gomedian
+
+go 1.22

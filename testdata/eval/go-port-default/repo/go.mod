@@ -1,0 +1,3 @@
+module example.com/goportdefault
+
+go 1.22

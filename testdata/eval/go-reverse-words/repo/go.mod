@@ -1,0 +1,3 @@
+module example.com/goreversewords
+
+go 1.22

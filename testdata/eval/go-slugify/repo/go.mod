@@ -1,0 +1,3 @@
+module example.com/goslugify
+
+go 1.22

@@ -1,0 +1,2 @@
+// Package text has small text helpers.
+package text

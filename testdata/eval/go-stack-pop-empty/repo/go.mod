@@ -1,0 +1,3 @@
+module example.com/gostackpopempty
+
+go 1.22
