@@ -81,7 +81,7 @@ func newWriteFile(ws agent.Workspace, o Options) agent.Tool {
 		}
 		n := len(splitLines(string(final)))
 		return agent.ToolResult{
-			Output:  fmt.Sprintf("%s %s (%s, %s)", verb, rel, plural(n, "line", "lines"), plural(len(final), "byte", "bytes")),
+			Output:  fmt.Sprintf("%s %s (%s, %s)", verb, rel, plural(n, "line", "lines"), plural(len(final), "byte", "bytes")) + syntaxNote(rel, final),
 			Changed: []string{rel},
 		}, nil
 	}
