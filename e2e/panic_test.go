@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"strings"
@@ -88,5 +89,52 @@ func TestHistoryStaysBounded(t *testing.T) {
 	}
 	if after.Tasks > 100 {
 		t.Errorf("%d tasks listed; the history keeps 100", after.Tasks)
+	}
+}
+
+// A panic in any of the hooks leaves nothing locked behind it: after it,
+// accepting an earlier task's proposal and running another task both
+// complete (a panic while proposals were published used to leave the
+// review lock held, and every accept, reject and undo hung).
+func TestPanicLeavesReviewUsable(t *testing.T) {
+	for _, where := range []string{"onEvent", "finishTask", "publishReview", "announceEnd"} {
+		t.Run(where, func(t *testing.T) {
+			s := start(t, setup{files: map[string]string{"f.txt": fText},
+				env: []string{"AGENTLS_TEST_PANIC=" + where},
+				script: `{"turns":[
+ {"toolCalls":[{"id":"c1","name":"edit_file","arguments":"{\"path\":\"f.txt\",\"old_string\":\"alpha\",\"new_string\":\"ALPHA\"}"}]},
+ {"text":"proposed."},{"text":"done."},{"text":"done."},{"text":"done."}]}`})
+			if err := s.Open(s.ctx, "f.txt"); err != nil {
+				t.Fatal(err)
+			}
+			good := s.run(t, map[string]any{"task": "shout", "review": true})
+			if good.Status != "ok" {
+				t.Fatalf("the review task ended %+v", good)
+			}
+			bad := s.run(t, map[string]any{"task": "please panic:" + where, "review": true})
+			if where != "announceEnd" && (bad.Status != "error" || bad.Reason != "internal") {
+				t.Errorf("task ended %s/%s (%s), want error/internal", bad.Status, bad.Reason, bad.Error)
+			}
+			// A deadline so that a lock left held fails the test instead
+			// of hanging it.
+			ctx, cancel := context.WithTimeout(s.ctx, testWait)
+			defer cancel()
+			var acc struct {
+				Applied  bool `json:"applied"`
+				Accepted int  `json:"accepted"`
+			}
+			if err := s.Command(ctx, "agentls.accept", map[string]any{"taskId": good.TaskID}, &acc); err != nil {
+				t.Fatalf("accept after a panic in %s: %v", where, err)
+			}
+			if !acc.Applied || acc.Accepted != 1 {
+				t.Errorf("accept = %+v", acc)
+			}
+			if got, _ := s.Text("f.txt"); !strings.HasPrefix(got, "ALPHA\n") {
+				t.Errorf("f.txt after accept = %q", got)
+			}
+			if next := s.run(t, map[string]any{"task": "an ordinary task"}); next.Status != "ok" {
+				t.Errorf("after a panic in %s the next task ended %+v", where, next)
+			}
+		})
 	}
 }

@@ -43,19 +43,18 @@ func (s *Server) accept(ctx context.Context, t *task, only, hunk string) (any, e
 	if err != nil {
 		return nil, err
 	}
-	s.review.mu.Lock()
-	if err := s.review.claim(t, "agentls.accept"); err != nil {
-		s.review.mu.Unlock()
+	if err := s.review.claimLocked(t, "agentls.accept"); err != nil {
 		return nil, err
 	}
-	plan, we, err := s.planAccept(t, ws, only, hunk, caps, enc)
-	s.review.mu.Unlock()
-	defer func() {
-		s.review.mu.Lock()
+	defer s.review.locked(func() {
 		s.review.release(t)
 		s.publishReview(ctx)
-		s.review.mu.Unlock()
-	}()
+	})
+	var (
+		plan []accepted
+		we   protocol.WorkspaceEdit
+	)
+	s.review.locked(func() { plan, we, err = s.planAccept(t, ws, only, hunk, caps, enc) })
 	if err != nil {
 		return nil, err
 	}

@@ -56,6 +56,20 @@ func (r *reviewState) claim(t *task, name string) error {
 // release ends a claim; r.mu must be held.
 func (r *reviewState) release(t *task) { delete(r.busy, t.id) }
 
+// claimLocked is claim under r.mu.
+func (r *reviewState) claimLocked(t *task, name string) (err error) {
+	r.locked(func() { err = r.claim(t, name) })
+	return err
+}
+
+// locked runs f holding r.mu. Every use of r.mu goes through here, so a
+// panic in f (recovered further up) cannot leave it locked.
+func (r *reviewState) locked(f func()) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	f()
+}
+
 // touched re-publishes the proposals after the user edited or closed a
 // document that has some, so they follow the text. It runs on the read
 // loop, so the work goes to one goroutine and bursts of typing coalesce.
@@ -76,9 +90,7 @@ func (r *reviewState) touched(s *Server, ctx context.Context, u string) {
 		r.pubMu.Lock()
 		r.scheduled = false
 		r.pubMu.Unlock()
-		r.mu.Lock()
-		defer r.mu.Unlock()
-		s.publishReview(context.WithoutCancel(ctx))
+		r.locked(func() { s.publishReview(context.WithoutCancel(ctx)) })
 	})
 }
 
@@ -247,9 +259,7 @@ const showTimeout = 2 * time.Second
 // endReview runs when a review-mode task ends: proposals become visible
 // and the whole task's diff is written and shown.
 func (s *Server) endReview(ctx context.Context, t *task) {
-	s.review.mu.Lock()
-	s.publishReview(ctx)
-	s.review.mu.Unlock()
+	s.review.locked(func() { s.publishReview(ctx) })
 	files := s.reviewFiles(t, "")
 	if len(files) == 0 {
 		return
@@ -336,17 +346,20 @@ func (s *Server) cmdReject(ctx context.Context, a reviewArgs) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	s.review.mu.Lock()
-	defer s.review.mu.Unlock()
-	if err := s.review.claim(t, "agentls.reject"); err != nil {
+	n := 0
+	s.review.locked(func() {
+		if err = s.review.claim(t, "agentls.reject"); err != nil {
+			return
+		}
+		s.review.release(t)
+		for _, fc := range s.reviewFiles(t, a.URI) {
+			n += t.changes.reject(fc.rel, a.Hunk)
+		}
+		s.publishReview(ctx)
+	})
+	if err != nil {
 		return nil, err
 	}
-	s.review.release(t)
-	n := 0
-	for _, fc := range s.reviewFiles(t, a.URI) {
-		n += t.changes.reject(fc.rel, a.Hunk)
-	}
-	s.publishReview(ctx)
 	if n == 0 {
 		return nil, jsonrpc2.Errorf(jsonrpc2.InvalidParams, "agentls.reject: nothing to reject for %s", describeTarget(a))
 	}

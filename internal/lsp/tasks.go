@@ -41,6 +41,7 @@ type task struct {
 	line       strings.Builder // transcript line being streamed
 	prog       *progress       // set when the task's progress began
 	internal   error           // a recovered panic: the task ends "internal"
+	panicked   map[string]bool // test hooks that fired (guard.go)
 }
 
 func (t *task) setToken(tok string) {

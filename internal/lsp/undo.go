@@ -75,68 +75,22 @@ func (s *Server) cmdUndo(ctx context.Context, a taskIDArgs) (any, error) {
 		return nil, err
 	}
 
-	s.review.mu.Lock()
-	if err := s.review.claim(t, "agentls.undo"); err != nil {
-		s.review.mu.Unlock()
+	if err := s.review.claimLocked(t, "agentls.undo"); err != nil {
 		return refused("%s", strings.TrimPrefix(err.Error(), "agentls.undo: ")), nil
 	}
-	defer func() {
-		s.review.mu.Lock()
-		s.review.release(t)
-		s.review.mu.Unlock()
-	}()
-	files := t.changes.applied()
-	if len(files) == 0 {
-		s.review.mu.Unlock()
-		if t.changes.isForgotten() {
-			return refused("task %s is too old to undo (only the newest %d tasks keep what undo needs)", t.id, undoKeep), nil
-		}
-		return refused("task %s changed no files (or was undone already)", t.id), nil
+	defer s.review.locked(func() { s.review.release(t) })
+	var (
+		p   undoPlan
+		why string
+	)
+	s.review.locked(func() { p, why, err = s.planUndo(t, ws, caps, enc) })
+	switch {
+	case err != nil:
+		return nil, err
+	case why != "":
+		return refused("%s", why), nil
 	}
-	var we protocol.WorkspaceEdit
-	conflicts := []conflictJSON{}
-	var done []undone
-	var toDelete []string
-	for _, fc := range files {
-		cur, exists, doc, open, err := ws.current(fc.rel)
-		if err != nil {
-			s.review.mu.Unlock()
-			return nil, err
-		}
-		u := s.fileURI(fc.rel)
-		if !fc.existed {
-			switch {
-			case !exists:
-			case cur != fc.after:
-				conflicts = append(conflicts, conflictJSON{URI: u, Line: 1, Reason: "the task created this file and it changed since; kept"})
-			case caps.applyEdit && caps.deleteFiles:
-				we.DocumentChanges = append(we.DocumentChanges, &protocol.DeleteFile{Kind: "delete", URI: uri.URI(u)})
-				done = append(done, undone{rel: fc.rel})
-			case !caps.applyEdit:
-				toDelete = append(toDelete, fc.rel)
-				done = append(done, undone{rel: fc.rel})
-			default:
-				conflicts = append(conflicts, conflictJSON{URI: u, Line: 1, Reason: "the task created this file; this editor cannot delete files through LSP, delete it by hand"})
-			}
-			continue
-		}
-		cs, cfs := edits.RevertChanges(fc.base, fc.after, cur)
-		for _, c := range cfs {
-			conflicts = append(conflicts, conflictJSON{URI: u, Line: c.Line, Reason: c.Reason})
-		}
-		if len(cs) == 0 {
-			continue
-		}
-		var version *int32
-		if open {
-			v := doc.version
-			version = &v
-		}
-		we.DocumentChanges = append(we.DocumentChanges, versionedEdit(u, version, edits.TextEdits(cur, cs, enc), clientCaps{documentChanges: true}).DocumentChanges...)
-		done = append(done, undone{rel: fc.rel, existed: true, next: edits.ApplyChanges(cur, cs)})
-	}
-	s.review.mu.Unlock()
-
+	we, conflicts, done, toDelete := p.edit, p.conflicts, p.done, p.toDelete
 	res := undoResult{Applied: true, Conflicts: conflicts}
 	if len(we.DocumentChanges) > 0 {
 		if caps.applyEdit {
@@ -183,4 +137,63 @@ func (s *Server) cmdUndo(ctx context.Context, a taskIDArgs) (any, error) {
 		s.showMessage(ctx, protocol.MessageTypeWarning, "agentls: undid task %s except where you edited since: %s", t.id, strings.Join(where, ", "))
 	}
 	return res, nil
+}
+
+// undoPlan is what an undo will do, planned against the current text.
+type undoPlan struct {
+	edit      protocol.WorkspaceEdit
+	conflicts []conflictJSON
+	done      []undone
+	toDelete  []string // files the task created, deleted from disk (no applyEdit)
+}
+
+// planUndo plans reverting the task's applied changes; review.mu is held.
+// why is set when there is nothing to undo.
+func (s *Server) planUndo(t *task, ws *editorWorkspace, caps clientCaps, enc edits.Encoding) (p undoPlan, why string, err error) {
+	files := t.changes.applied()
+	if len(files) == 0 {
+		if t.changes.isForgotten() {
+			return p, fmt.Sprintf("task %s is too old to undo (only the newest %d tasks keep what undo needs)", t.id, undoKeep), nil
+		}
+		return p, fmt.Sprintf("task %s changed no files (or was undone already)", t.id), nil
+	}
+	p.conflicts = []conflictJSON{}
+	for _, fc := range files {
+		cur, exists, doc, open, err := ws.current(fc.rel)
+		if err != nil {
+			return p, "", err
+		}
+		u := s.fileURI(fc.rel)
+		if !fc.existed {
+			switch {
+			case !exists:
+			case cur != fc.after:
+				p.conflicts = append(p.conflicts, conflictJSON{URI: u, Line: 1, Reason: "the task created this file and it changed since; kept"})
+			case caps.applyEdit && caps.deleteFiles:
+				p.edit.DocumentChanges = append(p.edit.DocumentChanges, &protocol.DeleteFile{Kind: "delete", URI: uri.URI(u)})
+				p.done = append(p.done, undone{rel: fc.rel})
+			case !caps.applyEdit:
+				p.toDelete = append(p.toDelete, fc.rel)
+				p.done = append(p.done, undone{rel: fc.rel})
+			default:
+				p.conflicts = append(p.conflicts, conflictJSON{URI: u, Line: 1, Reason: "the task created this file; this editor cannot delete files through LSP, delete it by hand"})
+			}
+			continue
+		}
+		cs, cfs := edits.RevertChanges(fc.base, fc.after, cur)
+		for _, c := range cfs {
+			p.conflicts = append(p.conflicts, conflictJSON{URI: u, Line: c.Line, Reason: c.Reason})
+		}
+		if len(cs) == 0 {
+			continue
+		}
+		var version *int32
+		if open {
+			v := doc.version
+			version = &v
+		}
+		p.edit.DocumentChanges = append(p.edit.DocumentChanges, versionedEdit(u, version, edits.TextEdits(cur, cs, enc), clientCaps{documentChanges: true}).DocumentChanges...)
+		p.done = append(p.done, undone{rel: fc.rel, existed: true, next: edits.ApplyChanges(cur, cs)})
+	}
+	return p, "", nil
 }
