@@ -12,6 +12,7 @@ import (
 	"go.lsp.dev/uri"
 
 	"github.com/agentls/agentls/internal/agent"
+	"github.com/agentls/agentls/internal/session"
 )
 
 // task is one agent task run by the server.
@@ -207,7 +208,7 @@ func (m *taskManager) start(t *task, run func(ctx context.Context, t *task)) {
 	m.seq++
 	t.id = fmt.Sprintf("t%d", m.seq)
 	if t.session == "" {
-		t.session = fmt.Sprintf("s%d-%d", time.Now().Unix()%100000, m.seq)
+		t.session = session.NewID(t.created)
 	}
 	if m.slots == nil {
 		m.slots = make(chan struct{}, max(1, cfg.Sessions.MaxConcurrent))
