@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	store "github.com/agentls/agentls/internal/session"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -136,5 +138,29 @@ func TestPanicLeavesReviewUsable(t *testing.T) {
 				t.Errorf("after a panic in %s the next task ended %+v", where, next)
 			}
 		})
+	}
+}
+
+// A task that panicked still closes its session: the session file holds
+// its result, so the next look at the session finds it ended, not
+// interrupted (and its files and fsync goroutine were released).
+func TestPanickedTaskClosesItsSession(t *testing.T) {
+	state := filepath.Join(t.TempDir(), "state")
+	s := start(t, setup{env: []string{"AGENTLS_TEST_PANIC=finishTask", "XDG_STATE_HOME=" + state},
+		script: `{"turns":[{"text":"done."}]}`})
+	bad := s.run(t, map[string]any{"task": "please panic:finishTask"})
+	if bad.Status != "error" || bad.Reason != "internal" {
+		t.Fatalf("task ended %+v", bad)
+	}
+	st, err := store.Open(s.Root, store.Options{StateDir: filepath.Join(state, "agentls")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := st.Load(bad.Session)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got.Tasks) != 1 || got.Tasks[0].Status() != "error" {
+		t.Fatalf("session %s records %+v; want one task ended with status error", bad.Session, got.Tasks)
 	}
 }

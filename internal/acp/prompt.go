@@ -54,6 +54,22 @@ func (a *Agent) Prompt(ctx context.Context, p sdk.PromptRequest) (_ sdk.PromptRe
 			rec = nil
 		}
 	}
+	// The session is closed however the prompt ends, a panic included.
+	var res agent.Result
+	finished := false
+	var changes func() []session.Change
+	defer func() {
+		if !finished {
+			res = agent.Result{Status: agent.StatusError, Reason: "internal", Error: "agentls: internal error (the log has the details)"}
+		}
+		var cs []session.Change
+		if changes != nil {
+			cs = changes()
+		}
+		if err := rec.End(res, cs); err != nil {
+			a.log.Warn("saving the session failed", zap.String("session", s.id), zap.Error(err))
+		}
+	}()
 	out := out0
 	ws, err := a.newWorkspace(s, out)
 	if err != nil {
@@ -94,10 +110,9 @@ func (a *Agent) Prompt(ctx context.Context, p sdk.PromptRequest) (_ sdk.PromptRe
 		},
 	})
 	start := time.Now()
-	res := drv.Run(ctx, driver.Task{Prompt: text, History: rec.History()})
-	if err := rec.End(res, ws.changes()); err != nil {
-		a.log.Warn("saving the session failed", zap.String("session", s.id), zap.Error(err))
-	}
+	changes = ws.changes
+	res = drv.Run(ctx, driver.Task{Prompt: text, History: rec.History()})
+	finished = true
 	a.log.Info("prompt ended", zap.String("session", s.id), zap.String("status", res.Status),
 		zap.String("reason", res.Reason), zap.Duration("took", time.Since(start)))
 	stop, err := stopReason(res)

@@ -33,6 +33,16 @@ func (s *Server) runAgent(ctx context.Context, t *task) {
 	}
 	st := s.openStore(ctx, cfg, root)
 	rec := s.beginSession(ctx, st, cfg, t)
+	// The session is closed however the task ends, a panic included: its
+	// file, transcript and fsync goroutine are the task's to release.
+	var res agent.Result
+	finished := false
+	defer func() {
+		if !finished {
+			res = agent.Result{Status: agent.StatusError, Reason: "internal", Error: "agentls: internal error (the server log has the details)"}
+		}
+		s.endSession(rec, t, res)
+	}()
 	newLLM := s.opts.NewLLM
 	if newLLM == nil {
 		newLLM = assemble.DefaultLLM
@@ -44,11 +54,11 @@ func (s *Server) runAgent(ctx context.Context, t *task) {
 	if b := cfg.Agent.Backend.ACP; b != nil {
 		// agent.backend.acp: an external ACP agent's loop instead of ours;
 		// agentls keeps the editor's side (edits, review, undo, the gate).
-		res := acp.Bridge{Agent: *b, Root: root, Workspace: ws, Ask: s.ask(), Verifier: gate, Session: rec, Log: s.log,
+		res = acp.Bridge{Agent: *b, Root: root, Workspace: ws, Ask: s.ask(), Verifier: gate, Session: rec, Log: s.log,
 			OnEvent: func(ev agent.Event) { s.safeEvent(ctx, t, prog, ev) },
 		}.Run(ctx, driver.Task{Prompt: t.prompt, Editor: t.editor, History: rec.History()})
 		s.finishTask(ctx, t, prog, res)
-		s.endSession(rec, t, res)
+		finished = true
 		return
 	}
 	drv := assemble.Driver(ctx, assemble.Spec{
@@ -67,9 +77,9 @@ func (s *Server) runAgent(ctx context.Context, t *task) {
 		ConfirmWrite: s.confirmWrite,
 		AskNetwork:   s.askNetwork,
 	})
-	res := drv.Run(ctx, driver.Task{Prompt: t.prompt, Editor: t.editor, History: rec.History()})
+	res = drv.Run(ctx, driver.Task{Prompt: t.prompt, Editor: t.editor, History: rec.History()})
 	s.finishTask(ctx, t, prog, res)
-	s.endSession(rec, t, res)
+	finished = true
 }
 
 // eventParams is an agentls/event notification.
