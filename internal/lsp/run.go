@@ -61,6 +61,10 @@ func (s *Server) runAgent(ctx context.Context, t *task) {
 		finished = true
 		return
 	}
+	// The task holds its MCP servers until it ends: a change of
+	// mcpServers meanwhile gives later tasks new ones.
+	mgr, releaseMCP := s.mcp.Acquire(cfg, root)
+	defer releaseMCP()
 	drv := assemble.Driver(ctx, assemble.Spec{
 		Config:    cfg,
 		Root:      root,
@@ -68,7 +72,7 @@ func (s *Server) runAgent(ctx context.Context, t *task) {
 		LLM:       newLLM(cfg),
 		Approver:  s.approver(cfg),
 		Verifier:  gate,
-		MCP:       s.mcpManager(cfg, root),
+		MCP:       mgr,
 		Session:   rec,
 		Recall:    recall(st),
 		OnEvent:   func(ev agent.Event) { s.safeEvent(ctx, t, prog, ev) },
