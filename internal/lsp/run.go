@@ -17,7 +17,9 @@ import (
 	"github.com/agentls/agentls/internal/session"
 )
 
-// runAgent is the body of an agentls.run task.
+// runAgent is the body of an agentls.run task: the editor's part of
+// assemble.Run (how it asks, through the editor, and how it shows, as
+// progress, events and review).
 func (s *Server) runAgent(ctx context.Context, t *task) {
 	s.settleTrust(ctx)
 	cfg := s.config()
@@ -31,59 +33,54 @@ func (s *Server) runAgent(ctx context.Context, t *task) {
 		s.finishTask(ctx, t, prog, agent.Result{Status: agent.StatusError, Reason: "workspace", Error: err.Error()})
 		return
 	}
-	st := s.openStore(ctx, cfg, root)
-	rec := s.beginSession(ctx, st, cfg, t)
-	// The session is closed however the task ends, a panic included: its
-	// file, transcript and fsync goroutine are the task's to release.
-	var res agent.Result
-	finished := false
-	defer func() {
-		if !finished {
-			res = agent.Result{Status: agent.StatusError, Reason: "internal", Error: "agentls: internal error (the server log has the details)"}
-		}
-		s.endSession(rec, t, res)
-	}()
 	newLLM := s.opts.NewLLM
 	if newLLM == nil {
 		newLLM = assemble.DefaultLLM
 	}
-	var gate driver.Verifier
-	if g := s.gate(ctx, cfg, root, t, prog); g != nil {
-		gate = g
+	tc := assemble.TaskConfig{
+		Spec: assemble.Spec{
+			Config:    cfg,
+			Root:      root,
+			Workspace: ws,
+			LLM:       newLLM(cfg),
+			Approver:  s.approver(cfg),
+			OnEvent:   func(ev agent.Event) { s.safeEvent(ctx, t, prog, ev) },
+			Warn:      func(msg string) { s.warnOnce(ctx, "agentls: "+msg) },
+
+			ConfirmWrite: s.confirmWrite,
+			AskNetwork:   s.askNetwork,
+		},
+		Prompt:    t.prompt,
+		Editor:    t.editor,
+		Store:     s.openStore(ctx, cfg, root),
+		Session:   t.session,
+		MustExist: t.mustExist,
+		TaskID:    t.id,
+		MCP:       &s.mcp,
+		Gate:      func(g *assemble.Gate) { s.wireGate(ctx, g, root, t, prog) },
+		Hooks: assemble.Hooks{
+			Began: func(rec *session.Task) {
+				t.mu.Lock()
+				t.transcript = rec.TranscriptPath()
+				t.mu.Unlock()
+			},
+			Ended: func(ctx context.Context, res agent.Result) (agent.Result, []session.Change) {
+				s.finishTask(ctx, t, prog, res)
+				return res, t.changes.sessionChanges()
+			},
+		},
 	}
 	if b := cfg.Agent.Backend.ACP; b != nil {
 		// agent.backend.acp: an external ACP agent's loop instead of ours;
 		// agentls keeps the editor's side (edits, review, undo, the gate).
-		res = acp.Bridge{Agent: *b, Root: root, Workspace: ws, Ask: s.ask(), Verifier: gate, Session: rec, Log: s.log,
-			OnEvent: func(ev agent.Event) { s.safeEvent(ctx, t, prog, ev) },
-		}.Run(ctx, driver.Task{Prompt: t.prompt, Editor: t.editor, History: rec.History()})
-		s.finishTask(ctx, t, prog, res)
-		finished = true
-		return
+		tc.Hooks.Backend = func(ctx context.Context, spec assemble.Spec, task driver.Task) agent.Result {
+			return acp.Bridge{Agent: *b, Root: root, Workspace: ws, Ask: s.ask(), Verifier: spec.Verifier, Session: spec.Session, Log: s.log,
+				OnEvent: spec.OnEvent}.Run(ctx, task)
+		}
 	}
-	// The task holds its MCP servers until it ends: a change of
-	// mcpServers meanwhile gives later tasks new ones.
-	mgr, releaseMCP := s.mcp.Acquire(cfg, root)
-	defer releaseMCP()
-	drv := assemble.Driver(ctx, assemble.Spec{
-		Config:    cfg,
-		Root:      root,
-		Workspace: ws,
-		LLM:       newLLM(cfg),
-		Approver:  s.approver(cfg),
-		Verifier:  gate,
-		MCP:       mgr,
-		Session:   rec,
-		Recall:    recall(st),
-		OnEvent:   func(ev agent.Event) { s.safeEvent(ctx, t, prog, ev) },
-		Warn:      func(msg string) { s.warnOnce(ctx, "agentls: "+msg) },
-
-		ConfirmWrite: s.confirmWrite,
-		AskNetwork:   s.askNetwork,
-	})
-	res = drv.Run(ctx, driver.Task{Prompt: t.prompt, Editor: t.editor, History: rec.History()})
-	s.finishTask(ctx, t, prog, res)
-	finished = true
+	if _, err := assemble.Run(ctx, tc); err != nil {
+		s.finishTask(ctx, t, prog, agent.Result{Status: agent.StatusError, Reason: "session", Error: err.Error()})
+	}
 }
 
 // eventParams is an agentls/event notification.
