@@ -66,7 +66,7 @@ func (s *Server) runAgent(ctx context.Context, t *task) {
 			},
 			Ended: func(ctx context.Context, res agent.Result) (agent.Result, []session.Change) {
 				s.finishTask(ctx, t, prog, res)
-				return res, t.changes.sessionChanges()
+				return res, sessionChanges(&t.changes)
 			},
 		},
 	}
@@ -200,7 +200,7 @@ func (s *Server) finishTask(ctx context.Context, t *task, prog *progress, res ag
 	t.end(res)
 	if t.review {
 		s.endReview(ctx, t)
-		if n := len(t.changes.pendingFiles()); n > 0 {
+		if n := len(t.changes.Pending()); n > 0 {
 			res.Summary += fmt.Sprintf("\n\nChanges to %d file%s wait for your review (code actions, or agentls.accept / agentls.reject).", n, plural(n))
 			t.mu.Lock()
 			t.result.Summary = res.Summary

@@ -9,6 +9,7 @@ import (
 	"go.lsp.dev/uri"
 
 	"github.com/agentls/agentls/internal/config"
+	"github.com/agentls/agentls/internal/review"
 	"github.com/agentls/agentls/internal/session"
 )
 
@@ -30,6 +31,15 @@ func (s *Server) openStore(ctx context.Context, cfg config.Config, root string) 
 		return nil
 	}
 	return st
+}
+
+// sessionChanges are the applied changes as the session file keeps them.
+func sessionChanges(l *review.Log) []session.Change {
+	var out []session.Change
+	for _, fc := range l.Applied() {
+		out = append(out, session.NewChange(fc.Rel, []byte(fc.Base), fc.Existed, []byte(fc.After)))
+	}
+	return out
 }
 
 // cmdContinue runs a task in an existing session, with its history.

@@ -12,6 +12,7 @@ import (
 	"go.lsp.dev/uri"
 
 	"github.com/agentls/agentls/internal/agent"
+	"github.com/agentls/agentls/internal/review"
 	"github.com/agentls/agentls/internal/session"
 )
 
@@ -38,7 +39,7 @@ type task struct {
 	reviewDoc  string // review mode: the task's diff, as a file URI
 	transcript string // the Markdown transcript's path
 	mustExist  bool   // agentls.continue: the session must exist
-	changes    changeLog
+	changes    review.Log
 	line       strings.Builder // transcript line being streamed
 	prog       *progress       // set when the task's progress began
 	internal   error           // a recovered panic: the task ends "internal"
@@ -349,7 +350,7 @@ func (m *taskManager) trim() {
 	}
 	m.mu.Unlock()
 	for _, t := range forget {
-		t.changes.forget()
+		t.changes.Forget()
 		t.mu.Lock()
 		t.line.Reset()
 		t.mu.Unlock()

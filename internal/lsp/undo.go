@@ -12,6 +12,7 @@ import (
 	"go.lsp.dev/uri"
 
 	"github.com/agentls/agentls/internal/edits"
+	"github.com/agentls/agentls/internal/review"
 )
 
 // conflictJSON is one region undo left alone.
@@ -35,7 +36,7 @@ func refused(format string, args ...any) undoResult {
 
 // undoable reports whether agentls.undo can revert the task now.
 func (t *task) undoable() bool {
-	return t.ended() && t.changes.hasApplied()
+	return t.ended() && t.changes.HasApplied()
 }
 
 // undone is one file's part of an undo.
@@ -123,7 +124,7 @@ func (s *Server) cmdUndo(ctx context.Context, a taskIDArgs) (any, error) {
 	}
 	if res.Applied {
 		for _, d := range done {
-			t.changes.commitUndo(d.rel)
+			t.changes.CommitUndo(d.rel)
 		}
 	}
 	sort.Slice(conflicts, func(i, j int) bool {
@@ -150,50 +151,42 @@ type undoPlan struct {
 // planUndo plans reverting the task's applied changes; review.mu is held.
 // why is set when there is nothing to undo.
 func (s *Server) planUndo(t *task, ws *editorWorkspace, caps clientCaps, enc edits.Encoding) (p undoPlan, why string, err error) {
-	files := t.changes.applied()
+	files := t.changes.Applied()
 	if len(files) == 0 {
-		if t.changes.isForgotten() {
+		if t.changes.Forgotten() {
 			return p, fmt.Sprintf("task %s is too old to undo (only the newest %d tasks keep what undo needs)", t.id, undoKeep), nil
 		}
 		return p, fmt.Sprintf("task %s changed no files (or was undone already)", t.id), nil
 	}
 	p.conflicts = []conflictJSON{}
 	for _, fc := range files {
-		cur, exists, doc, open, err := ws.current(fc.rel)
+		cur, exists, doc, open, err := ws.current(fc.Rel)
 		if err != nil {
 			return p, "", err
 		}
-		u := s.fileURI(fc.rel)
-		if !fc.existed {
-			switch {
-			case !exists:
-			case cur != fc.after:
-				p.conflicts = append(p.conflicts, conflictJSON{URI: u, Line: 1, Reason: "the task created this file and it changed since; kept"})
-			case caps.applyEdit && caps.deleteFiles:
-				p.edit.DocumentChanges = append(p.edit.DocumentChanges, &protocol.DeleteFile{Kind: "delete", URI: uri.URI(u)})
-				p.done = append(p.done, undone{rel: fc.rel})
-			case !caps.applyEdit:
-				p.toDelete = append(p.toDelete, fc.rel)
-				p.done = append(p.done, undone{rel: fc.rel})
-			default:
-				p.conflicts = append(p.conflicts, conflictJSON{URI: u, Line: 1, Reason: "the task created this file; this editor cannot delete files through LSP, delete it by hand"})
-			}
-			continue
-		}
-		cs, cfs := edits.RevertChanges(fc.base, fc.after, cur)
-		for _, c := range cfs {
+		u := s.fileURI(fc.Rel)
+		plan := review.PlanUndo(fc, cur, exists)
+		for _, c := range plan.Conflicts {
 			p.conflicts = append(p.conflicts, conflictJSON{URI: u, Line: c.Line, Reason: c.Reason})
 		}
-		if len(cs) == 0 {
-			continue
+		switch {
+		case plan.Delete && caps.applyEdit && caps.deleteFiles:
+			p.edit.DocumentChanges = append(p.edit.DocumentChanges, &protocol.DeleteFile{Kind: "delete", URI: uri.URI(u)})
+			p.done = append(p.done, undone{rel: fc.Rel})
+		case plan.Delete && !caps.applyEdit:
+			p.toDelete = append(p.toDelete, fc.Rel)
+			p.done = append(p.done, undone{rel: fc.Rel})
+		case plan.Delete:
+			p.conflicts = append(p.conflicts, conflictJSON{URI: u, Line: 1, Reason: "the task created this file; this editor cannot delete files through LSP, delete it by hand"})
+		case len(plan.Changes) > 0:
+			var version *int32
+			if open {
+				v := doc.version
+				version = &v
+			}
+			p.edit.DocumentChanges = append(p.edit.DocumentChanges, versionedEdit(u, version, edits.TextEdits(cur, plan.Changes, enc), clientCaps{documentChanges: true}).DocumentChanges...)
+			p.done = append(p.done, undone{rel: fc.Rel, existed: true, next: plan.Next})
 		}
-		var version *int32
-		if open {
-			v := doc.version
-			version = &v
-		}
-		p.edit.DocumentChanges = append(p.edit.DocumentChanges, versionedEdit(u, version, edits.TextEdits(cur, cs, enc), clientCaps{documentChanges: true}).DocumentChanges...)
-		p.done = append(p.done, undone{rel: fc.rel, existed: true, next: edits.ApplyChanges(cur, cs)})
 	}
 	return p, "", nil
 }

@@ -42,7 +42,7 @@ func (s *Server) wireGate(ctx context.Context, g *assemble.Gate, root string, t 
 		for _, rel := range changed {
 			abs := root + "/" + rel
 			if review {
-				if p, ok := t.changes.proposal(rel); ok {
+				if p, ok := t.changes.Proposal(rel); ok {
 					overlay[rel] = []byte(p)
 				}
 				continue

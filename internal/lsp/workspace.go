@@ -55,7 +55,7 @@ func (w *editorWorkspace) current(rel string) (text string, exists bool, doc doc
 }
 
 func (w *editorWorkspace) ReadFile(ctx context.Context, rel string) ([]byte, error) {
-	if p, ok := w.t.changes.proposal(rel); ok {
+	if p, ok := w.t.changes.Proposal(rel); ok {
 		return []byte(p), nil
 	}
 	text, exists, _, _, err := w.current(rel)
@@ -88,7 +88,7 @@ func (w *editorWorkspace) Edit(ctx context.Context, rel string, transform func(o
 		if err != nil {
 			return err
 		}
-		return w.t.changes.propose(rel, cur, exists, transform)
+		return w.t.changes.Propose(rel, cur, exists, transform)
 	}
 	for attempt := 1; ; attempt++ {
 		if err := ctx.Err(); err != nil {
@@ -111,7 +111,7 @@ func (w *editorWorkspace) Edit(ctx context.Context, rel string, transform func(o
 			return err
 		}
 		if applied {
-			w.t.changes.recordApplied(rel, old, exists, next)
+			w.t.changes.RecordApplied(rel, old, exists, next)
 			return nil
 		}
 		if attempt == 2 {
