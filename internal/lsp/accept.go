@@ -49,6 +49,14 @@ func (s *Server) accept(ctx context.Context, t *task, only, hunk string) (any, e
 		return nil, err
 	}
 
+	// The paths are checked now, when the edit goes out: a command the
+	// task ran may have swapped a directory for a symlink out of the
+	// workspace since the change was proposed.
+	for _, p := range plan {
+		if err := ws.beneath(p.Rel); err != nil {
+			return nil, jsonrpc2.Errorf(jsonrpc2.InvalidRequest, "agentls.accept: %v; nothing was applied", err)
+		}
+	}
 	if !caps.applyEdit {
 		for _, p := range plan {
 			next := p.Next

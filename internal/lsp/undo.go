@@ -11,6 +11,7 @@ import (
 	"go.lsp.dev/protocol"
 	"go.lsp.dev/uri"
 
+	"github.com/agentls/agentls/internal/assemble"
 	"github.com/agentls/agentls/internal/edits"
 	"github.com/agentls/agentls/internal/review"
 )
@@ -92,6 +93,12 @@ func (s *Server) cmdUndo(ctx context.Context, a taskIDArgs) (any, error) {
 		return refused("%s", why), nil
 	}
 	we, conflicts, done, toDelete := p.edit, p.conflicts, p.done, p.toDelete
+	// Checked when the edit goes out, as for accept.
+	for _, d := range done {
+		if err := ws.beneath(d.rel); err != nil {
+			return refused("%v; nothing was undone", err), nil
+		}
+	}
 	res := undoResult{Applied: true, Conflicts: conflicts}
 	if len(we.DocumentChanges) > 0 {
 		if caps.applyEdit {
@@ -118,7 +125,7 @@ func (s *Server) cmdUndo(ctx context.Context, a taskIDArgs) (any, error) {
 		}
 	}
 	for _, rel := range toDelete {
-		if err := os.Remove(ws.abs(rel)); err != nil && !os.IsNotExist(err) {
+		if err := assemble.RemoveBeneath(ws.root, rel); err != nil && !os.IsNotExist(err) {
 			return nil, err
 		}
 	}
