@@ -2,6 +2,9 @@ package proc_test
 
 import (
 	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"testing"
 
 	"github.com/agentls/agentls/internal/proc"
@@ -32,6 +35,52 @@ func BenchmarkSandboxOverhead(b *testing.B) {
 				if err != nil || r.ExitCode != 0 {
 					b.Fatalf("%+v %v", r, err)
 				}
+			}
+		})
+	}
+}
+
+// BenchmarkCachedGoTest runs a cached `go test` of a small module plain
+// and sandboxed (the Go caches seen through the sandbox's copy-on-write
+// layer). Budget: sandboxed within 1.3× of plain.
+func BenchmarkCachedGoTest(b *testing.B) {
+	if _, err := exec.LookPath("go"); err != nil {
+		b.Skip("no go command")
+	}
+	ws := b.TempDir()
+	for name, body := range map[string]string{
+		"go.mod":       "module example.com/tiny\n\ngo 1.22\n",
+		"tiny.go":      "package tiny\n\nfunc Add(a, b int) int { return a + b }\n",
+		"tiny_test.go": "package tiny\n\nimport \"testing\"\n\nfunc TestAdd(t *testing.T) {\n\tif Add(1, 2) != 3 {\n\t\tt.Fatal(\"bad\")\n\t}\n}\n",
+	} {
+		if err := os.WriteFile(filepath.Join(ws, name), []byte(body), 0o644); err != nil {
+			b.Fatal(err)
+		}
+	}
+	env := append(os.Environ(), "GOFLAGS=-mod=mod", "GOPROXY=off", "GOTOOLCHAIN=local")
+	layer := b.TempDir()
+	for _, c := range []struct {
+		name string
+		sb   proc.Sandbox
+	}{
+		{"plain", proc.Sandbox{Mode: proc.ModeOff}},
+		{"sandboxed", proc.Sandbox{CacheLayer: layer}},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			if c.sb.Mode != proc.ModeOff {
+				if ok, why := proc.Available(); !ok {
+					b.Skip(why)
+				}
+			}
+			run := func() {
+				r, err := proc.Run(context.Background(), proc.Spec{Shell: "go test ./...", Env: env, Dir: ws, Sandbox: c.sb})
+				if err != nil || r.ExitCode != 0 {
+					b.Fatalf("%+v %v", r, err)
+				}
+			}
+			run() // warm
+			for b.Loop() {
+				run()
 			}
 		})
 	}

@@ -267,3 +267,33 @@ func TestSandboxBoundsProcesses(t *testing.T) {
 	}
 	t.Logf("%d processes at once", n)
 }
+
+// Commands of one workspace running at once each get a cache layer of
+// their own (overlayfs must not share an upper directory): all can write.
+func TestSandboxCacheLayersForConcurrentCommands(t *testing.T) {
+	needSandbox(t)
+	gomod := filepath.Join(outsideDir(t), "mod")
+	write(t, filepath.Join(gomod, "keep"), "k\n", 0o644)
+	env := append(os.Environ(), "GOMODCACHE="+gomod)
+	ws := t.TempDir()
+	sb := confined()
+	sb.CacheLayer = t.TempDir()
+	var wg sync.WaitGroup
+	results := make([]proc.Result, 3)
+	for i := range results {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			results[i] = run(t, proc.Spec{Shell: fmt.Sprintf("echo %d > %s/new-%d && sleep 0.5 && cat %s/new-%d", i, gomod, i, gomod, i), Env: env, Dir: ws, Sandbox: sb})
+		}()
+	}
+	wg.Wait()
+	for i, r := range results {
+		if r.ExitCode != 0 || strings.TrimSpace(r.Output) != fmt.Sprint(i) {
+			t.Errorf("command %d: %+v", i, r)
+		}
+	}
+	if entries, _ := os.ReadDir(gomod); len(entries) != 1 {
+		t.Errorf("the real cache holds %d entries", len(entries))
+	}
+}

@@ -129,17 +129,68 @@ func bindFD(src, dst int, ro bool) error {
 	return unix.MoveMount(t, "", dst, "", moveByFD)
 }
 
+// layerSlots bounds the commands of one workspace that have cache layers
+// at once (each its own: overlayfs must not share an upper directory
+// between mounts); a command beyond them sees the caches read-only.
+const layerSlots = 8
+
+// layerSlot picks a free slot of the workspace's layers (dir/N), locked
+// (flock) for the command's life through the returned file; nil when
+// there is none. The launcher unlocks nothing: the lock dies with the
+// file, which the parent closes when the command ends.
+func layerSlot(dir string) (string, *os.File) {
+	if dir == "" {
+		return "", nil
+	}
+	for n := range layerSlots {
+		slot := filepath.Join(dir, strconv.Itoa(n))
+		if err := os.MkdirAll(slot, 0o700); err != nil {
+			return "", nil
+		}
+		f, err := os.OpenFile(filepath.Join(slot, "lock"), os.O_RDONLY|os.O_CREATE, 0o600)
+		if err != nil {
+			return "", nil
+		}
+		if unix.Flock(int(f.Fd()), unix.LOCK_EX|unix.LOCK_NB) == nil {
+			return slot, f
+		}
+		f.Close()
+	}
+	return "", nil
+}
+
 // cacheLayer mounts an overlay on the cache dir: the real cache below, and
-// above it a directory of agentls's own (per workspace and cache), where
-// every write lands. The user's cache is never written.
+// above it a directory of agentls's own (per workspace, slot and cache),
+// where every write lands. The user's cache is never written.
+//
+// The layer is mounted volatile: nothing is synced to disk when it is
+// unmounted (a sync per command cost tens of milliseconds). Overlayfs
+// then leaves a mark in the work directory; a mark from this boot means a
+// clean unmount and is removed, one from an earlier boot (the machine
+// may have crashed with the layer half written) throws the layer away.
 func cacheLayer(dir, layers string) error {
 	sum := sha256.Sum256([]byte(dir))
 	base := filepath.Join(layers, hex.EncodeToString(sum[:6]))
 	upper, work := filepath.Join(base, "u"), filepath.Join(base, "w")
+	boot, _ := os.ReadFile("/proc/sys/kernel/random/boot_id")
+	bootFile := filepath.Join(base, "boot")
+	mark := filepath.Join(work, "work", "incompat", "volatile")
+	if _, err := os.Lstat(mark); err == nil {
+		if b, _ := os.ReadFile(bootFile); len(boot) == 0 || string(b) != string(boot) {
+			if err := os.RemoveAll(base); err != nil {
+				return err
+			}
+		} else if err := os.RemoveAll(filepath.Join(work, "work")); err != nil {
+			return err
+		}
+	}
 	for _, d := range []string{upper, work} {
 		if err := os.MkdirAll(d, 0o700); err != nil {
 			return err
 		}
+	}
+	if err := os.WriteFile(bootFile, boot, 0o600); err != nil {
+		return err
 	}
 	lower, err := unix.Open(dir, unix.O_PATH|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
 	if err != nil {
@@ -147,7 +198,7 @@ func cacheLayer(dir, layers string) error {
 	}
 	defer unix.Close(lower)
 	l := "/proc/self/fd/" + strconv.Itoa(lower)
-	opts := "lowerdir=" + l + ",upperdir=" + upper + ",workdir=" + work
+	opts := "lowerdir=" + l + ",upperdir=" + upper + ",workdir=" + work + ",volatile"
 	if err := unix.Mount("agentls-cache", l, "overlay", unix.MS_NOSUID|unix.MS_NODEV, opts); err != nil {
 		return fmt.Errorf("mount the layer (overlayfs): %w", err)
 	}

@@ -311,6 +311,7 @@ type launchConfig struct {
 	// Descriptors the launcher inherits: the view's texts and the
 	// cgroup.procs file to join (0: none).
 	ViewFD   int  `json:"viewFD,omitempty"`
+	LayerFD  int  `json:"layerFD,omitempty"`
 	CgroupFD int  `json:"cgroupFD,omitempty"`
 	Probe    bool `json:"probe,omitempty"`
 }

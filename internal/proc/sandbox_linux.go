@@ -93,6 +93,16 @@ func sandboxed(ctx context.Context, argv, env []string, sb Sandbox, dir string) 
 		extra = append(extra, f)
 		cfg.ViewFD = 2 + len(extra)
 	}
+	if len(cfg.Caches) > 0 {
+		// Without a layer of its own, a cache is not writable at all.
+		var lock *os.File
+		if cfg.CacheLayer, lock = layerSlot(sb.CacheLayer); lock == nil {
+			cfg.Caches = nil
+		} else {
+			extra = append(extra, lock) // held until the command ends
+			cfg.LayerFD = 2 + len(extra)
+		}
+	}
 	cg, procs := newCgroup(cfg.MaxProcs)
 	if procs != nil {
 		extra = append(extra, procs)
@@ -142,14 +152,7 @@ func configFor(argv, env []string, sb Sandbox, dir string) (launchConfig, error)
 			cfg.DenyRead = append(cfg.DenyRead, abs)
 		}
 	}
-	if len(cfg.Caches) > 0 {
-		if sb.CacheLayer == "" || os.MkdirAll(sb.CacheLayer, 0o700) != nil {
-			// Without a layer of its own, a cache is not writable at all.
-			cfg.Caches = nil
-		} else {
-			cfg.CacheLayer = sb.CacheLayer
-		}
-	}
+
 	if sb.View != nil {
 		cfg.View, cfg.ViewThrough = true, sb.ViewThrough
 	}
