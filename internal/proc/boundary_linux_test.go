@@ -297,3 +297,23 @@ func TestSandboxCacheLayersForConcurrentCommands(t *testing.T) {
 		t.Errorf("the real cache holds %d entries", len(entries))
 	}
 }
+
+// Cache layers are per workspace: what one workspace's command writes to
+// a cache, another workspace's command does not see.
+func TestSandboxCacheLayersArePerWorkspace(t *testing.T) {
+	needSandbox(t)
+	t.Setenv("XDG_STATE_HOME", t.TempDir())
+	gomod := filepath.Join(outsideDir(t), "mod")
+	write(t, filepath.Join(gomod, "keep"), "k\n", 0o644)
+	env := append(os.Environ(), "GOMODCACHE="+gomod)
+	one, two := t.TempDir(), t.TempDir()
+	if r := run(t, proc.Spec{Shell: "echo planted > " + gomod + "/p", Env: env, Dir: one, Sandbox: confined()}); r.ExitCode != 0 {
+		t.Fatalf("%+v", r)
+	}
+	if r := run(t, proc.Spec{Shell: "cat " + gomod + "/p", Env: env, Dir: one, Sandbox: confined()}); r.Output != "planted\n" {
+		t.Errorf("the same workspace does not see its layer: %+v", r)
+	}
+	if r := run(t, proc.Spec{Shell: "cat " + gomod + "/p", Env: env, Dir: two, Sandbox: confined()}); r.ExitCode == 0 {
+		t.Errorf("another workspace sees the first one's layer: %+v", r)
+	}
+}
