@@ -59,6 +59,7 @@ func Driver(ctx context.Context, s Spec) *driver.Driver {
 	if llm == nil {
 		llm = DefaultLLM(cfg)
 	}
+	llm = Scrubbed(llm, Scrubber(cfg))
 	lim := Limits(cfg)
 	lim.Verify = lim.Verify && s.Verifier != nil
 	// Whether the sandbox can be had here is probed (a process launch)

@@ -32,6 +32,9 @@ type Gate struct {
 	OnResults func(ctx context.Context, results []verify.Result)
 	// Sandbox confines the checks (from sandbox.*; NewGate sets it).
 	Sandbox proc.Sandbox
+	// Secrets are values no check's environment may hold (the API key
+	// under any name; NewGate sets it).
+	Secrets []string
 	// Approve is asked before each check runs when the sandbox turns out
 	// to be unavailable here: a check is then a command like any other
 	// (assemble.Driver sets it to the task's approver).
@@ -54,7 +57,7 @@ func NewGate(cfg config.Config, root string) *Gate {
 	timeout := time.Duration(cfg.Verify.TimeoutSeconds) * time.Second
 	sb := configured(cfg, root)
 	if len(cfg.Verify.Commands) > 0 {
-		return &Gate{Root: root, Commands: cfg.Verify.Commands, Timeout: timeout, Sandbox: sb}
+		return &Gate{Root: root, Commands: cfg.Verify.Commands, Timeout: timeout, Sandbox: sb, Secrets: secrets(cfg)}
 	}
 	// A gate exists when the project files call for checks, even if there
 	// is nothing for them to check yet: the task may add it. Which of them
@@ -64,7 +67,7 @@ func NewGate(cfg config.Config, root string) *Gate {
 	if len(all) == 0 {
 		return nil
 	}
-	return &Gate{Root: root, Commands: all, Timeout: timeout, Sandbox: sb, detected: true}
+	return &Gate{Root: root, Commands: all, Timeout: timeout, Sandbox: sb, Secrets: secrets(cfg), detected: true}
 }
 
 // Verify implements driver.Verifier.
@@ -104,7 +107,7 @@ func (g *Gate) Verify(ctx context.Context, changed []string) (agent.VerifyReport
 		}
 	}
 	results, err := verify.Run(ctx, verify.RunOptions{Root: g.Root, Commands: cmds, Overlay: overlay, Timeout: g.Timeout, OnStart: g.OnStart,
-		Sandbox: sb, Warn: g.Warn})
+		Sandbox: sb, Secrets: g.Secrets, Warn: g.Warn})
 	if err != nil {
 		return agent.VerifyReport{}, err
 	}
