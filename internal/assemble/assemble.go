@@ -105,10 +105,10 @@ func Driver(ctx context.Context, s Spec) *driver.Driver {
 		toolset = append(toolset, more...)
 	}
 	d := &driver.Driver{
-		LLM:         llm,
-		Model:       cfg.LLM.Model,
-		Tools:       toolset,
-		Planner:     driver.WorkspacePlanner{Root: s.Root, Recall: s.Recall,
+		LLM:   llm,
+		Model: cfg.LLM.Model,
+		Tools: toolset,
+		Planner: driver.WorkspacePlanner{Root: s.Root, Recall: s.Recall,
 			Secret: tools.Policy{Root: s.Root, SecretFiles: cfg.Tools.SecretFiles}.IsSecret},
 		Verifier:    s.Verifier,
 		Limits:      lim,
