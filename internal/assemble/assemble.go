@@ -104,12 +104,13 @@ func Driver(ctx context.Context, s Spec) *driver.Driver {
 		}
 		toolset = append(toolset, more...)
 	}
+	planner := driver.WorkspacePlanner{Root: s.Root, Recall: s.Recall,
+		Secret: tools.Policy{Root: s.Root, SecretFiles: cfg.Tools.SecretFiles}.IsSecret}
 	d := &driver.Driver{
-		LLM:   llm,
-		Model: cfg.LLM.Model,
-		Tools: toolset,
-		Planner: driver.WorkspacePlanner{Root: s.Root, Recall: s.Recall,
-			Secret: tools.Policy{Root: s.Root, SecretFiles: cfg.Tools.SecretFiles}.IsSecret},
+		LLM:         llm,
+		Model:       cfg.LLM.Model,
+		Tools:       toolset,
+		Planner:     planner,
 		Verifier:    s.Verifier,
 		Limits:      lim,
 		ToolTimeout: time.Duration(cfg.Agent.ToolTimeoutSeconds) * time.Second,
