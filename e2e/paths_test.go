@@ -59,3 +59,28 @@ func TestContextFilesAndMentionsKeepSecrets(t *testing.T) {
 		t.Errorf("a secret file reached the prompt:\n%s", body)
 	}
 }
+
+// read_file of a 1 TiB sparse file is a clear error to the model and the
+// server goes on (it used to allocate the file's size and die).
+func TestReadFileOfAHugeSparseFileKeepsTheServer(t *testing.T) {
+	root := copyWorkspace(t, "")
+	f, err := os.Create(filepath.Join(root, "huge.bin"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Truncate(1 << 40); err != nil {
+		f.Close()
+		t.Skipf("no sparse files here: %v", err)
+	}
+	f.Close()
+	s := start(t, setup{root: root, script: `{"turns":[{"toolCalls":[{"id":"c1","name":"read_file","arguments":"{\"path\":\"huge.bin\"}"}]},{"text":"done"},{"text":"again"}]}`})
+	if r := s.run(t, map[string]any{"task": "read it"}); r.Status != "ok" {
+		t.Fatalf("task: %+v", r)
+	}
+	if out := toolOutputs(s); !strings.Contains(out, "at most 64 MiB") {
+		t.Errorf("the model was told %q", out)
+	}
+	if r := s.run(t, map[string]any{"task": "still there?"}); r.Status != "ok" {
+		t.Fatalf("second task: %+v", r)
+	}
+}
