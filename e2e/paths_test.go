@@ -1,8 +1,10 @@
 package e2e
 
 import (
+	"context"
 	"encoding/json"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -83,4 +85,52 @@ func TestReadFileOfAHugeSparseFileKeepsTheServer(t *testing.T) {
 	if r := s.run(t, map[string]any{"task": "still there?"}); r.Status != "ok" {
 		t.Fatalf("second task: %+v", r)
 	}
+}
+
+// Named pipes where agentls reads files by itself hang nothing: a FIFO
+// .agentls.json is reported and ignored by `agentls run` and by the
+// server's initialize, and a FIFO Makefile and package.json are skipped by
+// the checks' detection, so the task ends. Each of them used to block on
+// the open for good.
+func TestSpecialFilesHangNothing(t *testing.T) {
+	fifos := func(t *testing.T, names ...string) string {
+		root := copyWorkspace(t, "")
+		for _, n := range names {
+			if err := syscall.Mkfifo(filepath.Join(root, n), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		return root
+	}
+	t.Run("run", func(t *testing.T) {
+		root := fifos(t, ".agentls.json")
+		_, base := startModel(t, `{"turns":[{"text":"done"}]}`)
+		ctx, cancel := context.WithTimeout(context.Background(), testWait)
+		defer cancel()
+		cmd := exec.CommandContext(ctx, binary, "run", "--no-verify", "say done")
+		cmd.Dir = root
+		cmd.Env = append(cleanEnv(), "XDG_STATE_HOME="+t.TempDir(), "AGENTLS_BASE_URL="+base,
+			"AGENTLS_API_KEY="+testKey, "AGENTLS_MODEL=test-model")
+		out, err := cmd.CombinedOutput()
+		if ctx.Err() != nil {
+			t.Fatalf("agentls run hung on a FIFO .agentls.json:\n%s", out)
+		}
+		if err != nil || !strings.Contains(string(out), "not a regular file") {
+			t.Fatalf("agentls run: %v\n%s", err, out)
+		}
+	})
+	t.Run("initialize", func(t *testing.T) {
+		s := start(t, setup{root: fifos(t, ".agentls.json"), script: `{"turns":[{"text":"done"}]}`})
+		if r := s.run(t, map[string]any{"task": "say done"}); r.Status != "ok" {
+			t.Fatalf("task: %+v", r)
+		}
+	})
+	t.Run("task", func(t *testing.T) {
+		root := fifos(t, "Makefile", "package.json")
+		s := start(t, setup{root: root, settings: map[string]any{"verify": map[string]any{"enabled": true}},
+			script: `{"turns":[{"toolCalls":[{"id":"c1","name":"write_file","arguments":"{\"path\":\"a.txt\",\"content\":\"x\\n\"}"}]},{"text":"done"}]}`})
+		if r := s.run(t, map[string]any{"task": "write a.txt"}); r.Status != "ok" {
+			t.Fatalf("task: %+v", r)
+		}
+	})
 }
