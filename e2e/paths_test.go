@@ -1,14 +1,17 @@
 package e2e
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 )
 
 // allRequests is every request the model was sent, as JSON.
@@ -133,4 +136,88 @@ func TestSpecialFilesHangNothing(t *testing.T) {
 			t.Fatalf("task: %+v", r)
 		}
 	})
+}
+
+// A request with an object as its id is answered with an invalid-request
+// error (id null), and the server goes on: the task running meanwhile
+// ends as it would have, and later requests are answered. jsonrpc2 used to
+// end the connection, and with it `agentls serve` and every task.
+func TestInvalidRequestKeepsServing(t *testing.T) {
+	_, base := startModel(t, `{"turns":[{"delayMs":1500,"text":"finished the task"}]}`)
+	root := t.TempDir()
+	cmd := exec.Command(binary)
+	cmd.Dir = root
+	cmd.Env = append(cleanEnv(), "HOME="+root, "XDG_STATE_HOME="+root, "AGENTLS_BASE_URL="+base,
+		"AGENTLS_API_KEY="+testKey, "AGENTLS_MODEL=test-model")
+	in, _ := cmd.StdinPipe()
+	out, _ := cmd.StdoutPipe()
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = cmd.Process.Kill(); _ = cmd.Wait() }()
+	write := func(body string) {
+		if _, err := fmt.Fprintf(in, "Content-Length: %d\r\n\r\n%s", len(body), body); err != nil {
+			t.Fatalf("write: %v\n%s", err, stderr.String())
+		}
+	}
+	replies := make(chan string, 64)
+	go func() {
+		r := bufio.NewReader(out)
+		for {
+			body, err := readFrame(r)
+			if err != nil {
+				close(replies)
+				return
+			}
+			replies <- body
+		}
+	}()
+	// await returns the first message holding want, answering the
+	// server's own requests (progress, messages) on the way.
+	await := func(what, want string) string {
+		deadline := time.After(testWait)
+		for {
+			select {
+			case b, ok := <-replies:
+				if !ok {
+					t.Fatalf("%s: the server closed the stream\n%s", what, stderr.String())
+				}
+				if strings.Contains(b, want) {
+					return b
+				}
+				var m struct {
+					ID     json.RawMessage `json:"id"`
+					Method string          `json:"method"`
+				}
+				if json.Unmarshal([]byte(b), &m) == nil && m.Method != "" && len(m.ID) > 0 {
+					write(`{"jsonrpc":"2.0","id":` + string(m.ID) + `,"result":null}`)
+				}
+			case <-deadline:
+				t.Fatalf("%s: no reply\n%s", what, stderr.String())
+			}
+		}
+	}
+	write(fmt.Sprintf(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"processId":null,"rootUri":"file://%s","capabilities":{},"initializationOptions":{"verify":{"enabled":false}}}}`, root))
+	await("initialize", `"id":1,`)
+	write(`{"jsonrpc":"2.0","method":"initialized","params":{}}`)
+	write(`{"jsonrpc":"2.0","id":2,"method":"workspace/executeCommand","params":{"command":"agentls.run","arguments":[{"task":"say something"}]}}`)
+	run := await("agentls.run", `"id":2,`)
+	var started struct {
+		Result struct {
+			TaskID string `json:"taskId"`
+		} `json:"result"`
+	}
+	if err := json.Unmarshal([]byte(run), &started); err != nil || started.Result.TaskID == "" {
+		t.Fatalf("agentls.run reply %s", run)
+	}
+	write(`{"jsonrpc":"2.0","id":{"an":"object"},"method":"workspace/executeCommand","params":{"command":"agentls.status","arguments":[{}]}}`)
+	if b := await("the invalid request", `"id":null`); !strings.Contains(b, "-32600") {
+		t.Errorf("the invalid request was answered %s", b)
+	}
+	write(`{"jsonrpc":"2.0","id":3,"method":"workspace/executeCommand","params":{"command":"agentls.wait","arguments":[{"taskId":"` + started.Result.TaskID + `"}]}}`)
+	if b := await("agentls.wait", `"id":3,`); !strings.Contains(b, `"ok"`) {
+		t.Errorf("the task did not end well: %s", b)
+	}
 }
