@@ -15,6 +15,7 @@ import (
 	"github.com/agentls/agentls/internal/llm/chat"
 	"github.com/agentls/agentls/internal/llm/responses"
 	"github.com/agentls/agentls/internal/mcp"
+	"github.com/agentls/agentls/internal/policy"
 	"github.com/agentls/agentls/internal/proc"
 	"github.com/agentls/agentls/internal/session"
 	"github.com/agentls/agentls/internal/tools"
@@ -85,6 +86,7 @@ func Driver(ctx context.Context, s Spec) *driver.Driver {
 	if llm == nil {
 		llm = DefaultLLM(cfg)
 	}
+	llm = Scrubbed(llm, Scrubber(cfg))
 	lim := Limits(cfg)
 	lim.Verify = lim.Verify && s.Verifier != nil
 	// Whether the sandbox can be had here is probed (a process launch)
@@ -131,11 +133,13 @@ func Driver(ctx context.Context, s Spec) *driver.Driver {
 		}
 		toolset = append(toolset, more...)
 	}
+	planner := Planner(cfg, s.Root, s.Recall)
+	planner.Secret = tools.Policy{Root: s.Root, SecretFiles: cfg.Tools.SecretFiles}.IsSecret
 	d := &driver.Driver{
 		LLM:         llm,
 		Model:       cfg.LLM.Model,
 		Tools:       toolset,
-		Planner:     Planner(cfg, s.Root, s.Recall),
+		Planner:     planner,
 		Root:        s.Root,
 		Verifier:    s.Verifier,
 		Limits:      lim,
@@ -221,6 +225,14 @@ func configured(cfg config.Config, root string) proc.Sandbox {
 		Network:       cfg.Sandbox.Network,
 		Workspace:     root,
 		WritableRoots: cfg.Sandbox.WritableRoots,
+		// The one list of protected names, the secret files and the
+		// user's credentials: the policy's lists, enforced by the sandbox.
+		Protect:     policy.ProtectedNames(),
+		SecretFiles: cfg.Tools.SecretFiles,
+		DenyRead:    append(policy.DefaultDenyRead(), cfg.Sandbox.DenyRead...),
+	}
+	if d, err := session.StateDir(); err == nil {
+		sb.DenyRead = append(sb.DenyRead, d)
 	}
 	if sb.Mode == "" {
 		sb.Mode = proc.ModeWorkspaceWrite

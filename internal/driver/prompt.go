@@ -46,6 +46,10 @@ type WorkspacePlanner struct {
 	// Recall returns summaries of earlier tasks worth knowing, newest
 	// first; nil for none.
 	Recall func(ctx context.Context, task string) []string
+	// Secret says whether a workspace-relative, '/'-separated path names a
+	// secret file (tools.secretFiles): such a file is never put in the
+	// prompt, as a context file or a mention. nil: no file is secret.
+	Secret func(rel string) bool
 }
 
 // Environment is what the model should know about where it runs.
@@ -68,10 +72,11 @@ func (p WorkspacePlanner) Plan(ctx context.Context, t Task) (agent.Planned, erro
 	b.WriteString(Profile(SelectProfile(p.Profile, p.Model), p.Patch))
 	// The workspace is untrusted: its instruction files are read as
 	// mentions are, confined to it (a symlink to ~/.ssh stays out of the
-	// prompt) and regular (a named pipe would hang the task for good).
+	// prompt), regular (a named pipe would hang the task for good) and
+	// not secret (AGENTS.md -> .env).
 	if r, err := os.OpenRoot(p.Root); err == nil {
 		for _, name := range ContextFiles {
-			text, more, ok := readConfined(r, filepath.FromSlash(name), maxContextFile)
+			text, more, ok := readConfined(r, filepath.FromSlash(name), maxContextFile, p.Secret)
 			if !ok {
 				continue
 			}
@@ -96,7 +101,7 @@ func (p WorkspacePlanner) Plan(ctx context.Context, t Task) (agent.Planned, erro
 	if t.Editor != "" {
 		prefix = append(prefix, agent.Message{Role: agent.RoleUser, Content: "Editor context:\n" + t.Editor})
 	}
-	if m := MentionsMessage(Mentions(p.Root, t.Prompt)); m != "" {
+	if m := MentionsMessage(Mentions(p.Root, t.Prompt, p.Secret)); m != "" {
 		prefix = append(prefix, agent.Message{Role: agent.RoleUser, Content: m})
 	}
 	return agent.Planned{Prefix: prefix, History: t.History}, nil
@@ -167,11 +172,11 @@ func gitBranch(root string) string {
 		return ""
 	}
 	defer r.Close()
-	head, _, ok := readConfined(r, filepath.Join(".git", "HEAD"), 512)
+	head, _, ok := readConfined(r, filepath.Join(".git", "HEAD"), 512, nil)
 	if !ok {
 		// A worktree or submodule: .git is a file naming the git dir,
 		// which lies outside the workspace; read only its HEAD.
-		link, _, ok := readConfined(r, ".git", 4096)
+		link, _, ok := readConfined(r, ".git", 4096, nil)
 		if !ok || !strings.HasPrefix(link, "gitdir: ") {
 			return ""
 		}
@@ -184,7 +189,7 @@ func gitBranch(root string) string {
 			return ""
 		}
 		defer gr.Close()
-		if head, _, ok = readConfined(gr, "HEAD", 512); !ok {
+		if head, _, ok = readConfined(gr, "HEAD", 512, nil); !ok {
 			return ""
 		}
 	}
@@ -260,7 +265,7 @@ func (s *scoped) For(paths []string) string {
 	var b strings.Builder
 	for i := len(dirs) - 1; i >= 0; i-- { // outermost first
 		name := path.Join(dirs[i], "AGENTS.md")
-		text, more, ok := readConfined(r, filepath.FromSlash(name), maxContextFile)
+		text, more, ok := readConfined(r, filepath.FromSlash(name), maxContextFile, nil)
 		if !ok {
 			continue
 		}

@@ -24,32 +24,31 @@ type FileOps interface {
 	Move(ctx context.Context, from, to string) error
 }
 
-// Delete removes rel from disk, beneath the root (os.Root: a symlinked
-// parent cannot lead it outside).
+// Delete removes rel from disk, resolved beneath the root at the moment
+// of use (os.Root: a parent swapped for a symlink cannot lead it outside).
 func (w *DiskWorkspace) Delete(ctx context.Context, rel string) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	p, err := w.path(rel)
+	p, err := local(rel)
 	if err != nil {
 		return err
 	}
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	r, err := os.OpenRoot(w.root)
+	r, err := w.open()
 	if err != nil {
 		return err
 	}
 	defer r.Close()
-	local, _ := filepath.Rel(w.root, p)
-	fi, err := r.Lstat(local)
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	fi, err := r.Lstat(p)
 	if err != nil {
 		return err
 	}
 	if !fi.Mode().IsRegular() {
 		return notRegularError(rel, fi.Mode())
 	}
-	return r.Remove(local)
+	return r.Remove(p)
 }
 
 // Move renames from to to on disk, beneath the root, refusing to replace
@@ -58,39 +57,37 @@ func (w *DiskWorkspace) Move(ctx context.Context, from, to string) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	pf, err := w.path(from)
+	pf, err := local(from)
 	if err != nil {
 		return err
 	}
-	pt, err := w.path(to)
+	pt, err := local(to)
 	if err != nil {
 		return err
 	}
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	r, err := os.OpenRoot(w.root)
+	r, err := w.open()
 	if err != nil {
 		return err
 	}
 	defer r.Close()
-	lf, _ := filepath.Rel(w.root, pf)
-	lt, _ := filepath.Rel(w.root, pt)
-	fi, err := r.Lstat(lf)
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	fi, err := r.Lstat(pf)
 	if err != nil {
 		return err
 	}
 	if !fi.Mode().IsRegular() {
 		return notRegularError(from, fi.Mode())
 	}
-	if _, err := r.Lstat(lt); err == nil {
+	if _, err := r.Lstat(pt); err == nil {
 		return fmt.Errorf("%s already exists: %w", to, fs.ErrExist)
 	}
-	if dir := filepath.Dir(lt); dir != "." {
+	if dir := filepath.Dir(pt); dir != "." {
 		if err := r.MkdirAll(dir, 0o755); err != nil {
 			return err
 		}
 	}
-	return r.Rename(lf, lt)
+	return r.Rename(pf, pt)
 }
 
 type deleteFileArgs struct {
