@@ -341,3 +341,48 @@ func TestPromptEnvironmentAndStablePrefix(t *testing.T) {
 		t.Errorf("nested AGENTS.md: results %q", res)
 	}
 }
+
+// On the Responses API, apply_patch is a custom (freeform) tool, as the
+// GPT-5 and Codex models are trained to call it: the patch arrives as free
+// text (custom_tool_call), is applied, and goes back as a custom tool
+// call and its output on the next request.
+func TestApplyPatchFreeformOnResponses(t *testing.T) {
+	script := scriptOf(t, []call{{"apply_patch", map[string]any{"input": patchAll}}})
+	caps := lspclient.VSCodeCaps()
+	caps.FileOps = true
+	s := start(t, setup{caps: &caps, files: patchFiles, script: script, env: []string{"AGENTLS_MODEL=gpt-5-codex"},
+		settings: map[string]any{"llm": map[string]any{"api": "responses"}}})
+	r := s.run(t, map[string]any{"task": "refactor"})
+	if r.Status != "ok" {
+		t.Fatalf("status %q, error %q", r.Status, r.Error)
+	}
+	reqs := s.LLM.Requests()
+	if len(reqs) != 2 {
+		t.Fatalf("%d requests", len(reqs))
+	}
+	custom := false
+	for _, tl := range reqs[0].Body.Tools {
+		if tl.Name == "apply_patch" {
+			custom = tl.Custom
+		}
+	}
+	if !custom {
+		t.Errorf("apply_patch was not offered as a custom tool: %+v", reqs[0].Body.Tools)
+	}
+	var items []string
+	for _, it := range reqs[1].Responses.Items {
+		if !strings.HasPrefix(it, "message:") {
+			items = append(items, it)
+		}
+	}
+	if got := strings.Join(items, " "); got != "custom_tool_call:call_a0 custom_tool_call_output:call_a0" {
+		t.Errorf("second request's items: %s", got)
+	}
+	checkPatched(t, func(rel string) (string, bool) {
+		if txt, ok := s.Text(rel); ok {
+			return txt, true
+		}
+		b, err := os.ReadFile(filepath.Join(s.Root, rel))
+		return string(b), err == nil
+	})
+}

@@ -44,6 +44,11 @@ type ToolSpec struct {
 	Name        string          `json:"name"`
 	Description string          `json:"description"`
 	Parameters  json.RawMessage `json:"parameters"`
+	// Freeform marks a tool whose one argument, the string "input", a
+	// backend may take as free text (a custom tool on the Responses API:
+	// apply_patch, as the models trained on it call it). Calls still carry
+	// the arguments {"input": …}.
+	Freeform bool `json:"freeform,omitempty"`
 }
 
 // Usage counts tokens for one model call or a whole task.

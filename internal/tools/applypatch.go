@@ -41,6 +41,7 @@ func newApplyPatch(ws agent.Workspace, o Options) agent.Tool {
 		name:        "apply_patch",
 		description: applyPatchDescription,
 		schema:      applyPatchDecl().schema(),
+		freeform:    true,
 	}
 	t.run = func(ctx context.Context, raw json.RawMessage) (agent.ToolResult, error) {
 		a, err := applyPatchDecl().parse(t.name, raw)

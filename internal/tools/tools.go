@@ -132,11 +132,12 @@ type tool struct {
 	name, description string
 	schema            json.RawMessage
 	readOnly          bool
+	freeform          bool // see agent.ToolSpec.Freeform
 	run               func(ctx context.Context, args json.RawMessage) (agent.ToolResult, error)
 }
 
 func (t *tool) Spec() agent.ToolSpec {
-	return agent.ToolSpec{Name: t.name, Description: t.description, Parameters: t.schema}
+	return agent.ToolSpec{Name: t.name, Description: t.description, Parameters: t.schema, Freeform: t.freeform}
 }
 
 func (t *tool) ReadOnly() bool { return t.readOnly }

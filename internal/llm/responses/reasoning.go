@@ -16,10 +16,11 @@ import (
 // items' encrypted content (include reasoning.encrypted_content) and the
 // next request replays them verbatim, before the calls they preceded.
 //
-// go-openai decodes stream events into types that drop encrypted_content,
-// so the reasoning items are taken from the raw stream: the transport
-// copies each response.output_item.done event of a reasoning item to the
-// request's collector as the body is read.
+// go-openai decodes stream events into types that drop encrypted_content
+// (and a custom tool call's input), so the reasoning items are taken from
+// the raw stream: the transport copies each response.output_item.done event
+// of a reasoning item (or a custom tool call) to the request's collector as
+// the body is read.
 
 // IsReasoningModel reports whether model is one of OpenAI's reasoning
 // families (o1, o3, o4-mini…, gpt-5…, the codex models).
@@ -40,6 +41,23 @@ type collectorKey struct{}
 type collector struct {
 	mu    sync.Mutex
 	items []json.RawMessage
+	// custom holds finished custom tool calls' input by call_id.
+	custom map[string]string
+}
+
+func (c *collector) addCustom(callID, input string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.custom == nil {
+		c.custom = map[string]string{}
+	}
+	c.custom[callID] = input
+}
+
+func (c *collector) customInputs() map[string]string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.custom
 }
 
 func (c *collector) add(item json.RawMessage) {
@@ -106,7 +124,7 @@ func (s *sseTap) Read(p []byte) (int, error) {
 
 func (s *sseTap) examine(line []byte) {
 	payload, ok := bytes.CutPrefix(bytes.TrimRight(line, "\r"), []byte("data:"))
-	if !ok || !bytes.Contains(payload, []byte(`"reasoning"`)) {
+	if !ok || !bytes.Contains(payload, []byte(`"reasoning"`)) && !bytes.Contains(payload, []byte(`"custom_tool_call"`)) {
 		return
 	}
 	var ev struct {
@@ -117,10 +135,20 @@ func (s *sseTap) examine(line []byte) {
 		return
 	}
 	var head struct {
-		Type string `json:"type"`
+		Type   string  `json:"type"`
+		CallID string  `json:"call_id"`
+		Input  *string `json:"input"`
 	}
-	if json.Unmarshal(ev.Item, &head) == nil && head.Type == "reasoning" {
+	if json.Unmarshal(ev.Item, &head) != nil {
+		return
+	}
+	switch {
+	case head.Type == "reasoning":
 		s.c.add(bytes.Clone(ev.Item))
+	case head.Type == "custom_tool_call" && head.Input != nil:
+		// go-openai's item has no input field: a custom call's text is
+		// taken from here.
+		s.c.addCustom(head.CallID, *head.Input)
 	}
 }
 

@@ -20,9 +20,30 @@ type functionCallItem struct {
 }
 
 type functionCallOutputItem struct {
-	Type   string `json:"type"` // "function_call_output"
+	Type   string `json:"type"` // "function_call_output" or "custom_tool_call_output"
 	CallID string `json:"call_id"`
 	Output string `json:"output"`
+}
+
+// customCallItem is a call of a custom (freeform) tool: its text is the
+// call's input, not JSON arguments.
+type customCallItem struct {
+	Type   string `json:"type"` // "custom_tool_call"
+	CallID string `json:"call_id"`
+	Name   string `json:"name"`
+	Input  string `json:"input"`
+}
+
+// freeformInput is the text of a freeform tool's call: its arguments'
+// input field, or the arguments themselves when they are not that object.
+func freeformInput(args string) string {
+	var a struct {
+		Input *string `json:"input"`
+	}
+	if json.Unmarshal([]byte(args), &a) == nil && a.Input != nil {
+		return *a.Input
+	}
+	return args
 }
 
 // request maps the conversation to input items. The system messages that
@@ -59,6 +80,13 @@ func (b *Backend) request(req agent.Request) (openai.CreateResponseRequest, erro
 		msgs = msgs[1:]
 	}
 	rr.Instructions = instructions
+	freeform := map[string]bool{}
+	for _, t := range req.Tools {
+		if t.Freeform {
+			freeform[t.Name] = true
+		}
+	}
+	custom := map[string]bool{} // call ids of custom tool calls
 	input := []any{}
 	for _, m := range msgs {
 		switch m.Role {
@@ -76,6 +104,11 @@ func (b *Backend) request(req agent.Request) (openai.CreateResponseRequest, erro
 				input = append(input, openai.ResponseInputMessage{Type: "message", Role: "assistant", Content: m.Content})
 			}
 			for _, c := range m.ToolCalls {
+				if freeform[c.Name] {
+					custom[c.ID] = true
+					input = append(input, customCallItem{Type: "custom_tool_call", CallID: c.ID, Name: c.Name, Input: freeformInput(c.Arguments)})
+					continue
+				}
 				args := c.Arguments
 				if args == "" {
 					args = "{}"
@@ -87,11 +120,25 @@ func (b *Backend) request(req agent.Request) (openai.CreateResponseRequest, erro
 			if out == "" {
 				out = noOutput
 			}
-			input = append(input, functionCallOutputItem{Type: "function_call_output", CallID: m.ToolCallID, Output: out})
+			kind := "function_call_output"
+			if custom[m.ToolCallID] {
+				kind = "custom_tool_call_output"
+			}
+			input = append(input, functionCallOutputItem{Type: kind, CallID: m.ToolCallID, Output: out})
 		}
 	}
 	rr.Input = input
 	for _, t := range req.Tools {
+		if t.Freeform {
+			// A custom tool: the model writes the input as free text
+			// (a patch), with no JSON to escape.
+			p := map[string]any{"name": t.Name}
+			if t.Description != "" {
+				p["description"] = t.Description
+			}
+			rr.Tools = append(rr.Tools, openai.Tool{Type: "custom", Parameters: p})
+			continue
+		}
 		params := t.Parameters
 		if len(params) == 0 {
 			params = json.RawMessage(`{"type":"object","properties":{}}`)

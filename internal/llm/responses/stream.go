@@ -1,6 +1,7 @@
 package responses
 
 import (
+	"encoding/json"
 	"fmt"
 
 	openai "github.com/sashabaranov/go-openai"
@@ -22,7 +23,11 @@ type accumulator struct {
 	// reasoning gathers the response's reasoning items from the raw
 	// stream (reasoning.go).
 	reasoning *collector
-	done      bool // the final event arrived
+	// customIn holds the text of custom tool calls by position in
+	// calls, from the input deltas; the finished item's input (taken
+	// from the raw stream) wins.
+	customIn map[int]*string
+	done     bool // the final event arrived
 }
 
 func newAccumulator(onText func(string)) *accumulator {
@@ -40,6 +45,14 @@ func (a *accumulator) add(ev openai.ResponseStreamEvent) *string {
 		if ev.Item != nil && ev.Item.Type == "function_call" {
 			a.call(ev.Item.ID, ev.OutputIndex, ev.Item)
 		}
+		if ev.Item != nil && ev.Item.Type == "custom_tool_call" {
+			a.call(ev.Item.ID, ev.OutputIndex, ev.Item)
+			a.customCall(ev.Item.ID, ev.OutputIndex)
+		}
+	case "response.custom_tool_call_input.delta":
+		a.partial = true
+		a.call(ev.ItemID, ev.OutputIndex, nil)
+		*a.customCall(ev.ItemID, ev.OutputIndex) += ev.Delta
 	case openai.ResponseStreamEventFunctionArgumentsDelta:
 		a.partial = true
 		c := a.call(ev.ItemID, ev.OutputIndex, nil)
@@ -144,10 +157,36 @@ func (a *accumulator) itemDone(ev openai.ResponseStreamEvent) {
 	}
 }
 
+// customCall marks the call at an item as a custom tool call and returns
+// its input text so far.
+func (a *accumulator) customCall(itemID string, out int) *string {
+	pos, ok := a.byItem[itemID]
+	if !ok || itemID == "" {
+		pos = a.byOutput[out]
+	}
+	if a.customIn == nil {
+		a.customIn = map[int]*string{}
+	}
+	if a.customIn[pos] == nil {
+		a.customIn[pos] = new(string)
+	}
+	return a.customIn[pos]
+}
+
 func (a *accumulator) response(req agent.Request) agent.Response {
 	r := agent.Response{Content: string(a.text), FinishReason: a.finish}
+	var final map[string]string
 	if a.reasoning != nil {
 		r.Reasoning = a.reasoning.taken()
+		final = a.reasoning.customInputs()
+	}
+	for pos, in := range a.customIn {
+		text := *in
+		if f, ok := final[a.calls[pos].ID]; ok {
+			text = f
+		}
+		args, _ := json.Marshal(map[string]string{"input": text})
+		a.calls[pos].Arguments = string(args)
 	}
 	for i, c := range a.calls {
 		if c.ID == "" {

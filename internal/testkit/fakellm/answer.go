@@ -16,6 +16,9 @@ type answer struct {
 	calls   []ToolCall // with ids filled in
 	finish  string
 	usage   Usage
+	// custom names the request's custom (freeform) tools: /v1/responses
+	// calls them with custom_tool_call items.
+	custom map[string]bool
 }
 
 func newAnswer(idx int, t Turn, req ChatRequest) answer {
@@ -31,6 +34,14 @@ func newAnswer(idx int, t Turn, req ChatRequest) answer {
 			c.ID = fmt.Sprintf("call_%d_%d", idx, i)
 		}
 		a.calls = append(a.calls, c)
+	}
+	for _, tl := range req.Tools {
+		if tl.Custom {
+			if a.custom == nil {
+				a.custom = map[string]bool{}
+			}
+			a.custom[tl.Name] = true
+		}
 	}
 	if len(a.calls) > 0 && t.Quirk != QuirkStopWithTools {
 		a.finish = "tool_calls"

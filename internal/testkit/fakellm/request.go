@@ -59,6 +59,9 @@ type Tool struct {
 	Name        string          `json:"name"`
 	Description string          `json:"description,omitempty"`
 	Parameters  json.RawMessage `json:"parameters,omitempty"`
+	// Custom is a freeform (custom) tool of the Responses API: its calls
+	// carry one string, recorded as the arguments {"input": …}.
+	Custom bool `json:"custom,omitempty"`
 }
 
 // The wire shapes, only for decoding.

@@ -54,6 +54,7 @@ type wireRespTool struct {
 	Description string          `json:"description"`
 	Parameters  json.RawMessage `json:"parameters"`
 	Strict      *bool           `json:"strict"`
+	Format      json.RawMessage `json:"format"`
 }
 
 type wireRespItem struct {
@@ -64,6 +65,8 @@ type wireRespItem struct {
 	Name      string          `json:"name"`
 	Arguments *string         `json:"arguments"`
 	Output    *string         `json:"output"`
+	// custom tool calls
+	Input *string `json:"input"`
 	// reasoning items
 	EncryptedContent *string         `json:"encrypted_content"`
 	Summary          json.RawMessage `json:"summary"`
@@ -83,6 +86,13 @@ func decodeResponsesRequest(body []byte) (ChatRequest, ResponsesRequest, error) 
 	}
 	r := ChatRequest{Model: w.Model, Stream: w.Stream}
 	for i, t := range w.Tools {
+		if t.Type == "custom" {
+			if t.Name == "" || len(t.Parameters) > 0 {
+				return r, extra, fmt.Errorf("tools[%d]: a custom tool has a name and no parameters", i)
+			}
+			r.Tools = append(r.Tools, Tool{Name: t.Name, Description: t.Description, Custom: true})
+			continue
+		}
 		if t.Type != "function" {
 			return r, extra, fmt.Errorf("tools[%d]: fakellm serves only function tools, got %q", i, t.Type)
 		}
@@ -109,7 +119,7 @@ func decodeResponsesRequest(body []byte) (ChatRequest, ResponsesRequest, error) 
 		switch it.Type {
 		case "", "message":
 			extra.Items = append(extra.Items, "message:"+it.Role)
-		case "function_call", "function_call_output":
+		case "function_call", "function_call_output", "custom_tool_call", "custom_tool_call_output":
 			extra.Items = append(extra.Items, it.Type+":"+it.CallID)
 		case "reasoning":
 			if it.EncryptedContent == nil || it.Summary == nil {
@@ -138,7 +148,18 @@ func decodeResponsesRequest(body []byte) (ChatRequest, ResponsesRequest, error) 
 			} else {
 				r.Messages = append(r.Messages, Message{Role: "assistant", HasContent: false, ToolCalls: []ToolCall{call}})
 			}
-		case "function_call_output":
+		case "custom_tool_call":
+			if it.CallID == "" || it.Name == "" || it.Input == nil {
+				return r, extra, fmt.Errorf("Missing required parameter: 'input[%d]' needs call_id, name and input", i)
+			}
+			args, _ := json.Marshal(map[string]string{"input": *it.Input})
+			call := ToolCall{ID: it.CallID, Name: it.Name, Arguments: string(args)}
+			if n := len(r.Messages); n > 0 && r.Messages[n-1].Role == "assistant" {
+				r.Messages[n-1].ToolCalls = append(r.Messages[n-1].ToolCalls, call)
+			} else {
+				r.Messages = append(r.Messages, Message{Role: "assistant", HasContent: false, ToolCalls: []ToolCall{call}})
+			}
+		case "function_call_output", "custom_tool_call_output":
 			if it.Output == nil {
 				return r, extra, fmt.Errorf("Missing required parameter: 'input[%d].output'", i)
 			}

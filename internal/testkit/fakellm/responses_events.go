@@ -19,6 +19,7 @@ type respEvent struct {
 	Delta          *string         `json:"delta,omitempty"`
 	Text           *string         `json:"text,omitempty"`
 	Arguments      *string         `json:"arguments,omitempty"`
+	Input          *string         `json:"input,omitempty"`
 	Code           string          `json:"code,omitempty"`
 	Message        string          `json:"message,omitempty"`
 	Param          json.RawMessage `json:"param,omitempty"`
@@ -59,6 +60,8 @@ type respItem struct {
 	CallID    string      `json:"call_id,omitempty"`
 	Name      string      `json:"name,omitempty"`
 	Arguments *string     `json:"arguments,omitempty"`
+	// Input is a custom tool call's text.
+	Input *string `json:"input,omitempty"`
 	// Reasoning items: an empty summary and the encrypted content.
 	Summary          *[]any  `json:"summary,omitempty"`
 	EncryptedContent *string `json:"encrypted_content,omitempty"`
@@ -133,6 +136,29 @@ func (a answer) responseSteps() [][]byte {
 	}
 	for i, c := range a.calls {
 		out, empty := len(output), ""
+		if a.custom[c.Name] {
+			// A freeform tool: the call's text is the arguments' input
+			// field (scripts write arguments for both kinds alike).
+			var in struct {
+				Input *string `json:"input"`
+			}
+			input := c.Arguments
+			if json.Unmarshal([]byte(c.Arguments), &in) == nil && in.Input != nil {
+				input = *in.Input
+			}
+			item := respItem{ID: fmt.Sprintf("ctc_%s_%d", a.id, i), Type: "custom_tool_call", Status: "in_progress", CallID: c.ID, Name: c.Name, Input: &empty}
+			emit(respEvent{Type: "response.output_item.added", OutputIndex: &out, Item: &item})
+			for _, frag := range splitUTF8(input, size) {
+				emit(respEvent{Type: "response.custom_tool_call_input.delta", OutputIndex: &out, ItemID: item.ID, Delta: &frag})
+				flush()
+			}
+			emit(respEvent{Type: "response.custom_tool_call_input.done", OutputIndex: &out, ItemID: item.ID, Input: &input})
+			done := item
+			done.Status, done.Input = "completed", &input
+			emit(respEvent{Type: "response.output_item.done", OutputIndex: &out, Item: &done})
+			output = append(output, done)
+			continue
+		}
 		item := respItem{ID: fmt.Sprintf("fc_%s_%d", a.id, i), Type: "function_call", Status: "in_progress", CallID: c.ID, Name: c.Name, Arguments: &empty}
 		emit(respEvent{Type: "response.output_item.added", OutputIndex: &out, Item: &item})
 		for _, frag := range splitUTF8(c.Arguments, size) {
