@@ -39,10 +39,12 @@ demo-record: build
 # e.g. EVALFLAGS='--set agent.promptProfile=terse --json terse.json'.
 # eval-scripted plays the recorded solutions on the scripted model (CI).
 eval: build
-	$(BIN) eval $(EVALFLAGS)
+	$(GO) build -o bin/agentls-eval ./cmd/agentls-eval
+	bin/agentls-eval --agentls $(BIN) $(EVALFLAGS)
 
 eval-scripted: build
-	$(BIN) eval --scripted $(EVALFLAGS)
+	$(GO) build -o bin/agentls-eval ./cmd/agentls-eval
+	bin/agentls-eval --agentls $(BIN) --scripted $(EVALFLAGS)
 
 vet:
 	$(GO) vet ./...

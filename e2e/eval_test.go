@@ -12,7 +12,7 @@ import (
 	"github.com/agentls/agentls/internal/testkit/lspclient"
 )
 
-// agentls eval --scripted runs tasks end to end (the real binary, the
+// agentls-eval --scripted runs tasks end to end (the real binary, the
 // scripted model playing each recorded solution through the recording
 // proxy, the hidden tests in the sandbox) and reports them as JSON; a
 // solution that does not fix the bug fails its task. The whole suite runs
@@ -33,7 +33,11 @@ func TestEvalScripted(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(suite, "py-roman-unfixed", "solution.patch"), []byte(noop), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	cmd := exec.Command(binary, "eval", "--scripted", "--suite", suite, "--json", "-")
+	evalBin := filepath.Join(t.TempDir(), "agentls-eval")
+	if out, err := exec.Command("go", "build", "-o", evalBin, "../cmd/agentls-eval").CombinedOutput(); err != nil {
+		t.Fatalf("building agentls-eval: %v\n%s", err, out)
+	}
+	cmd := exec.Command(evalBin, "--agentls", binary, "--scripted", "--suite", suite, "--json", "-")
 	cmd.Env = cleanEnv()
 	var stderr strings.Builder
 	cmd.Stderr = &stderr

@@ -6,7 +6,6 @@
 //	agentls acp [--settings JSON] [--log-file F]       ACP agent on stdin/stdout
 //	agentls sessions [list | show ID]
 //	agentls trust [--yes] [--workspace DIR]
-//	agentls eval [--scripted] [--task T] [--json F] [--set k=v]
 //	agentls version | help
 package main
 
@@ -74,8 +73,6 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return cli.Sessions(args, stdout, stderr)
 	case "trust":
 		return cli.Trust(args, stdin, stdout, stderr)
-	case "eval":
-		return evalCommand(args, stdout, stderr)
 	case "version":
 		fmt.Fprintln(stdout, versionString())
 		return 0
@@ -100,7 +97,6 @@ commands:
   acp        agentls as an Agent Client Protocol agent on stdin/stdout (Zed, JetBrains, CodeCompanion, …)
   sessions   list the workspace's sessions, or show one: agentls sessions [list | show ID]
   trust      trust the workspace's .agentls.json as it is now: agentls trust [--yes]
-  eval       run the evaluation tasks against the configured model: agentls eval [--scripted] [--json F]
   version    print the version (also --version)
   help       print this help (also -h, --help)
 

@@ -1,3 +1,10 @@
+// Command agentls-eval runs the evaluation suite (testdata/eval) with an
+// agentls binary against the configured model, or the scripted one:
+//
+//	agentls-eval [--scripted] [--task T,…] [--json F] [--set key=value]…
+//
+// It is a binary of its own so that agentls does not carry the harness
+// (the scripted model, esbuild for the TypeScript tasks).
 package main
 
 import (
@@ -7,7 +14,9 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/exec"
 	"os/signal"
+	"path/filepath"
 	"strings"
 	"syscall"
 
@@ -43,10 +52,14 @@ func (s setFlags) Set(v string) error {
 	return nil
 }
 
-// evalCommand is agentls eval: the task suite against the configured
-// model (or the scripted one), as a table and JSON.
+func main() {
+	os.Exit(evalCommand(os.Args[1:], os.Stdout, os.Stderr))
+}
+
+// evalCommand is the task suite against the configured model (or the
+// scripted one), as a table and JSON.
 func evalCommand(args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("eval", flag.ContinueOnError)
+	fs := flag.NewFlagSet("agentls-eval", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	suite := fs.String("suite", "testdata/eval", "directory of tasks")
 	scripted := fs.Bool("scripted", false, "play each task's recorded solution on the scripted model (tests the harness; no endpoint needed)")
@@ -56,10 +69,11 @@ func evalCommand(args []string, stdout, stderr io.Writer) int {
 	baseURL := fs.String("base-url", "", "endpoint (default: llm.baseURL / AGENTLS_BASE_URL)")
 	verify := fs.Bool("verify", false, "run agentls's verify gate during each task")
 	keep := fs.Bool("keep", false, "keep each task's directory and say where")
+	agentls := fs.String("agentls", "", "the agentls binary to evaluate (default: agentls beside this program, else on PATH)")
 	sets := setFlags{}
 	fs.Var(sets, "set", "a setting for every task, key=value (repeatable), e.g. --set agent.promptProfile=terse")
 	fs.Usage = func() {
-		fmt.Fprint(stderr, "usage: agentls eval [flags]\n\nRuns each task of the suite with agentls run against the configured model, then its hidden tests; prints pass rate, turns, tokens, cost and time per task.\n\n")
+		fmt.Fprint(stderr, "usage: agentls-eval [flags]\n\nRuns each task of the suite with agentls run against the configured model, then its hidden tests; prints pass rate, turns, tokens, cost and time per task.\n\n")
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
@@ -74,7 +88,7 @@ func evalCommand(args []string, stdout, stderr io.Writer) int {
 	}
 	tasks, err := eval.Load(*suite, names)
 	if err != nil {
-		fmt.Fprintf(stderr, "agentls eval: %v\n", err)
+		fmt.Fprintf(stderr, "agentls-eval: %v\n", err)
 		return 2
 	}
 	cfg, _ := config.Resolve(config.FromEnv(os.Getenv))
@@ -85,13 +99,13 @@ func evalCommand(args []string, stdout, stderr io.Writer) int {
 		cfg.LLM.BaseURL = *baseURL
 	}
 	if !*scripted && cfg.LLM.APIKey == "" && strings.Contains(cfg.LLM.BaseURL, "api.openai.com") {
-		fmt.Fprintln(stderr, "agentls eval: no API key (set AGENTLS_API_KEY or OPENAI_API_KEY), or run --scripted")
+		fmt.Fprintln(stderr, "agentls-eval: no API key (set AGENTLS_API_KEY or OPENAI_API_KEY), or run --scripted")
 		return 2
 	}
-	bin, err := os.Executable()
+	bin, err := agentlsBinary(*agentls)
 	if err != nil {
-		fmt.Fprintf(stderr, "agentls eval: %v\n", err)
-		return 1
+		fmt.Fprintf(stderr, "agentls-eval: %v\n", err)
+		return 2
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
@@ -103,7 +117,7 @@ func evalCommand(args []string, stdout, stderr io.Writer) int {
 		if *jsonOut == "-" {
 			stdout.Write(b)
 		} else if err := os.WriteFile(*jsonOut, b, 0o644); err != nil {
-			fmt.Fprintf(stderr, "agentls eval: %v\n", err)
+			fmt.Fprintf(stderr, "agentls-eval: %v\n", err)
 			return 1
 		}
 	}
@@ -114,4 +128,23 @@ func evalCommand(args []string, stdout, stderr io.Writer) int {
 		return 130
 	}
 	return 0
+}
+
+// agentlsBinary finds the agentls to evaluate: the flag, else the one
+// beside this program, else the one on PATH.
+func agentlsBinary(flagged string) (string, error) {
+	if flagged != "" {
+		return filepath.Abs(flagged)
+	}
+	if self, err := os.Executable(); err == nil {
+		beside := filepath.Join(filepath.Dir(self), "agentls")
+		if fi, err := os.Stat(beside); err == nil && fi.Mode().IsRegular() {
+			return beside, nil
+		}
+	}
+	p, err := exec.LookPath("agentls")
+	if err != nil {
+		return "", fmt.Errorf("no agentls binary beside agentls-eval or on PATH; give one with --agentls")
+	}
+	return filepath.Abs(p)
 }
