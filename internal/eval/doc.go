@@ -1,5 +1,5 @@
 // Package eval measures how well a model gets real tasks done through
-// agentls: `agentls eval` copies each task's small repository (Go, Python
+// agentls: `agentls-eval` (make eval) copies each task's small repository (Go, Python
 // or TypeScript, under testdata/eval), runs `agentls run` on it against
 // the configured endpoint, then adds the task's hidden tests and runs them
 // in the sandbox; they decide pass or fail. Between agentls and the
