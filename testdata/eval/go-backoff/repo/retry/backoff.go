@@ -9,7 +9,7 @@ type Policy struct {
 
 // Backoff is how long to wait before retry number attempt (0-based).
 func (p Policy) Backoff(attempt int) time.Duration {
-	d := p.Base << attempt + 1
+	d := p.Base<<attempt + 1
 	if d > p.Max {
 		return p.Max
 	}
