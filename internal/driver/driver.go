@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/agentls/agentls/internal/agent"
+	"github.com/agentls/agentls/internal/textcut"
 )
 
 // Task is one request to the agent.
@@ -349,7 +350,7 @@ func truncate(s string, n int) string {
 	if len(s) <= n {
 		return s
 	}
-	return agent.Cut(s, n) + "…"
+	return textcut.Head(s, n) + "…"
 }
 
 // safeHook runs an observer hook; a panic in it is a bug in the hook, not

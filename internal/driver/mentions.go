@@ -10,6 +10,8 @@ import (
 	"strings"
 	"sync"
 	"syscall"
+
+	"github.com/agentls/agentls/internal/textcut"
 )
 
 // A task may mention workspace files: "@path" attaches the file, and
@@ -106,7 +108,7 @@ func readConfined(r *os.Root, rel string, limit int) (text string, more, ok bool
 		return "", false, false
 	}
 	if len(b) > limit {
-		return string(b[:limit]), true, true
+		return string(textcut.Head(b, limit)), true, true
 	}
 	return string(b), false, true
 }

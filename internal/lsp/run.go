@@ -15,6 +15,7 @@ import (
 	"github.com/agentls/agentls/internal/assemble"
 	"github.com/agentls/agentls/internal/driver"
 	"github.com/agentls/agentls/internal/session"
+	"github.com/agentls/agentls/internal/textcut"
 )
 
 // runAgent is the body of an agentls.run task.
@@ -255,7 +256,7 @@ func shorten(s string, n int) string {
 	if len(s) <= n {
 		return s
 	}
-	return agent.Cut(s, n) + "…"
+	return textcut.Head(s, n) + "…"
 }
 
 func plural(n int) string {

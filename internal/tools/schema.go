@@ -12,6 +12,7 @@ import (
 	"sync"
 
 	"github.com/agentls/agentls/internal/jsonscan"
+	"github.com/agentls/agentls/internal/textcut"
 	"github.com/google/jsonschema-go/jsonschema"
 )
 
@@ -384,7 +385,7 @@ func snippet(b []byte) string {
 	const max = 60
 	s := string(b)
 	if len(s) > max {
-		s = s[:max] + "…"
+		s = textcut.Head(s, max) + "…"
 	}
 	return s
 }
