@@ -3,8 +3,6 @@ package main
 import (
 	"os"
 	"runtime/debug"
-
-	"github.com/agentls/agentls/internal/cores"
 )
 
 // runGCPercent is the GC target of `agentls run` when GOGC is not set. A
@@ -23,10 +21,5 @@ const runGCPercent = 50
 func tuneRun() {
 	if _, set := os.LookupEnv("GOGC"); !set {
 		debug.SetGCPercent(runGCPercent)
-	}
-	// The headless loop runs on one P (internal/cores says why); a walk
-	// of the tree borrows the others. GOMAXPROCS in the environment wins.
-	if _, set := os.LookupEnv("GOMAXPROCS"); !set {
-		cores.Lean()
 	}
 }

@@ -139,7 +139,6 @@ func (d *Driver) Run(ctx context.Context, t Task) agent.Result {
 	defer func() {
 		stop()
 		run.wg.Wait()
-		run.workers.close()
 	}()
 
 	m := agent.NewMachine()
@@ -175,12 +174,9 @@ type run struct {
 	ctx    context.Context
 	task   Task
 	inputs chan agent.Input
-	wg     sync.WaitGroup
-	// workers runs the run's goroutines (workers.go); wg counts those the
-	// run waits for.
-	workers workers
-	tools   map[string]agent.Tool
-	specs   []agent.ToolSpec
+	wg     sync.WaitGroup // the run's goroutines, but for abandoned tools
+	tools  map[string]agent.Tool
+	specs  []agent.ToolSpec
 
 	m       *agent.Machine // read on the loop only
 	prefix  int            // the planner's prefix length, for ConversationHook
@@ -210,9 +206,7 @@ func (r *run) send(in agent.Input) {
 
 // goDo runs f in a goroutine the run owns, recovering panics into err.
 func (r *run) goDo(f func() agent.Input) {
-	r.wg.Add(1)
-	r.workers.do(func() {
-		defer r.wg.Done()
+	r.wg.Go(func() {
 		var in agent.Input
 		func() {
 			defer func() {

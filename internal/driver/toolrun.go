@@ -22,9 +22,7 @@ func (r *run) runTools(calls []agent.ToolCall) {
 	if len(calls) == 0 {
 		return
 	}
-	r.wg.Add(1)
-	r.workers.do(func() {
-		defer r.wg.Done()
+	r.wg.Go(func() {
 		// Tools and hooks recover their own panics (runTool, safeHook); a
 		// panic in this bookkeeping ends the task, never the process.
 		defer func() {
@@ -50,9 +48,7 @@ func (r *run) runTools(calls []agent.ToolCall) {
 			} else {
 				var wg sync.WaitGroup
 				for k, c := range calls[i:j] {
-					wg.Add(1)
-					r.workers.do(func() {
-						defer wg.Done()
+					wg.Go(func() {
 						res, err := r.runTool(c)
 						batch[k] = agent.ToolDone{ID: c.ID, Result: res, Err: err}
 					})
@@ -174,7 +170,7 @@ func (r *run) runBounded(ctx context.Context, t agent.Tool, c agent.ToolCall, ar
 		err error
 	}
 	ch := make(chan outcome, 1) // buffered: an abandoned tool never blocks on it
-	r.workers.do(func() {
+	go func() {
 		var o outcome
 		defer func() {
 			if p := recover(); p != nil {
@@ -183,7 +179,7 @@ func (r *run) runBounded(ctx context.Context, t agent.Tool, c agent.ToolCall, ar
 			ch <- o
 		}()
 		o.res, o.err = t.Run(ctx, args)
-	})
+	}()
 	select {
 	case o := <-ch:
 		return o.res, o.err, false
