@@ -264,6 +264,7 @@ func (c *cliRun) run(ctx context.Context) int {
 		Recall:    recall,
 		OnEvent:   onEvent,
 		Warn:      ren.warn,
+		Log:       log,
 
 		ConfirmWrite: confirmWrite,
 		AskNetwork:   askNetwork,

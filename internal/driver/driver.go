@@ -9,6 +9,8 @@ import (
 	"sync"
 	"time"
 
+	"go.uber.org/zap"
+
 	"github.com/agentls/agentls/internal/agent"
 	"github.com/agentls/agentls/internal/textcut"
 )
@@ -36,36 +38,29 @@ type Planner interface {
 	Plan(ctx context.Context, t Task) (agent.Planned, error)
 }
 
-// Hooks. A Driver calls each hook that implements one of these.
-type (
-	// BeforeToolHook may deny a call (return an error, reported to the
-	// model) or rewrite its arguments in place.
-	BeforeToolHook interface {
-		BeforeTool(ctx context.Context, call *agent.ToolCall) error
-	}
-	// AfterToolHook sees each finished call.
-	AfterToolHook interface {
-		AfterTool(ctx context.Context, call agent.ToolCall, res agent.ToolResult, err error)
-	}
-	// AfterToolsHook runs once all tools of a turn finished, when any of
-	// them changed files.
-	AfterToolsHook interface {
-		AfterTools(ctx context.Context, changed []string)
-	}
-	// TaskEndHook runs when a task reaches Reporting (not on cancel).
-	TaskEndHook interface {
-		TaskEnd(ctx context.Context, r agent.Result)
-	}
-	// ConversationHook sees the conversation after the planner's prefix
+// Hooks are functions a Driver calls at points of a task; nil ones are
+// skipped. A panic in one is recovered (BeforeTool's becomes the call's
+// error); the others are observers.
+type Hooks struct {
+	// BeforeTool may deny a call (return an error, reported to the model)
+	// or rewrite its arguments in place.
+	BeforeTool func(ctx context.Context, call *agent.ToolCall) error
+	// AfterTool sees each finished call.
+	AfterTool func(ctx context.Context, call agent.ToolCall, res agent.ToolResult, err error)
+	// AfterTools runs once all tools of a turn finished, when any of them
+	// changed files, before the machine hears of the last result: the next
+	// model call sees what it did.
+	AfterTools func(ctx context.Context, changed []string)
+	// TaskEnd runs when a task reaches Reporting (not on cancel).
+	TaskEnd func(ctx context.Context, r agent.Result)
+	// Conversation sees the conversation after the planner's prefix
 	// (earlier session turns, the task, the turns so far) before every
 	// model call and once more when the task finishes, however it ends, so
 	// a session store can persist each turn and continue it later. It runs
 	// on the driver's loop and must not block for long; msgs belongs to
 	// the machine and must be copied to be kept.
-	ConversationHook interface {
-		Conversation(ctx context.Context, msgs []agent.Message)
-	}
-)
+	Conversation func(ctx context.Context, msgs []agent.Message)
+}
 
 // DefaultToolGrace is Driver.ToolGrace's default.
 const DefaultToolGrace = 2 * time.Second
@@ -84,7 +79,7 @@ type Driver struct {
 	Tools       []agent.Tool
 	Planner     Planner  // nil: a bare system prompt
 	Verifier    Verifier // nil: no verify gate
-	Hooks       []any
+	Hooks       Hooks
 	Limits      agent.Limits
 	ToolTimeout time.Duration // per call; 0: 120 s
 	TaskTimeout time.Duration // whole task; 0: none
@@ -102,6 +97,9 @@ type Driver struct {
 	// OnEvent receives every event of every task, in order per task. It is
 	// called from the driver's loop, so it must not block for long.
 	OnEvent func(agent.Event)
+	// Log is told of each input the machine ignored, with the state it was
+	// in [none]: where a replay leaves its recording, it shows first.
+	Log *zap.Logger
 }
 
 // Run performs one task and returns when it ended. Cancelling ctx cancels
@@ -156,13 +154,13 @@ func (d *Driver) Run(ctx context.Context, t Task) agent.Result {
 			if p, ok := in.(agent.Planned); ok && m.State() == agent.Planning {
 				run.prefix, run.planned = len(p.Prefix), true
 			}
-			acts = m.Step(in)
+			acts = run.step(in)
 		case <-done:
 			done = nil // step once; the machine is Idle afterwards
 			if errors.Is(taskCtx.Err(), context.DeadlineExceeded) && ctx.Err() == nil {
-				acts = m.Step(agent.Fail{Reason: "timeout", Err: fmt.Sprintf("task timed out after %s", d.TaskTimeout)})
+				acts = run.step(agent.Fail{Reason: "timeout", Err: fmt.Sprintf("task timed out after %s", d.TaskTimeout)})
 			} else {
-				acts = m.Step(agent.Cancel{})
+				acts = run.step(agent.Cancel{})
 			}
 		}
 	}
@@ -183,16 +181,24 @@ type run struct {
 	planned bool
 }
 
+// step feeds in to the machine and logs it when the machine ignored it.
+func (r *run) step(in agent.Input) []agent.Action {
+	state, before := r.m.State(), r.m.Ignored()
+	acts := r.m.Step(in)
+	if r.m.Ignored() != before && r.d.Log != nil {
+		r.d.Log.Info("the agent machine ignored an input", zap.String("input", fmt.Sprintf("%T", in)), zap.String("state", string(state)))
+	}
+	return acts
+}
+
 // conversation hands the history less the prefix to ConversationHooks.
 // Before planning ended there is no conversation to report.
 func (r *run) conversation(history []agent.Message) {
 	if !r.planned || len(history) < r.prefix {
 		return
 	}
-	for _, h := range r.d.Hooks {
-		if h, ok := h.(ConversationHook); ok {
-			safeHook(func() { h.Conversation(r.ctx, history[r.prefix:]) })
-		}
+	if h := r.d.Hooks.Conversation; h != nil {
+		safeHook(func() { h(r.ctx, history[r.prefix:]) })
 	}
 }
 
@@ -297,10 +303,8 @@ func (r *run) do(a agent.Action) (agent.Result, bool) {
 		})
 	case agent.Report:
 		r.goDo(func() agent.Input {
-			for _, h := range d.Hooks {
-				if h, ok := h.(TaskEndHook); ok {
-					safeHook(func() { h.TaskEnd(r.ctx, a.Result) })
-				}
+			if h := d.Hooks.TaskEnd; h != nil {
+				safeHook(func() { h(r.ctx, a.Result) })
 			}
 			return agent.Reported{}
 		})

@@ -16,6 +16,9 @@ import (
 	"testing"
 	"time"
 
+	"go.uber.org/zap"
+	"go.uber.org/zap/zaptest/observer"
+
 	"github.com/agentls/agentls/internal/agent"
 )
 
@@ -519,6 +522,10 @@ func (h *hooks) TaskEnd(ctx context.Context, r agent.Result) {
 	h.end = append(h.end, r)
 }
 
+func (h *hooks) typed() Hooks {
+	return Hooks{BeforeTool: h.BeforeTool, AfterTool: h.AfterTool, AfterTools: h.AfterTools, TaskEnd: h.TaskEnd}
+}
+
 func (h *hooks) afterToolsCalls() int {
 	h.mu.Lock()
 	defer h.mu.Unlock()
@@ -537,7 +544,7 @@ func TestDriverHooks(t *testing.T) {
 			return agent.Response{Content: "done"}, nil
 		},
 	}}
-	d := &Driver{LLM: llm, Tools: []agent.Tool{readTool, editTool}, Hooks: []any{h}, Limits: agent.DefaultLimits()}
+	d := &Driver{LLM: llm, Tools: []agent.Tool{readTool, editTool}, Hooks: h.typed(), Limits: agent.DefaultLimits()}
 	res := d.Run(context.Background(), Task{Prompt: "t", Seed: 1})
 
 	reqs := llm.requests()
@@ -568,7 +575,7 @@ func TestDriverHooks(t *testing.T) {
 		cancel()
 		<-ctx.Done()
 		return agent.Response{}, ctx.Err()
-	}}}, Hooks: []any{h2}, Limits: agent.DefaultLimits()}
+	}}}, Hooks: h2.typed(), Limits: agent.DefaultLimits()}
 	if res := d.Run(ctx, Task{Prompt: "t", Seed: 1}); !res.Cancelled || len(h2.end) != 0 {
 		t.Errorf("cancelled task: %+v, TaskEnd calls %d", res, len(h2.end))
 	}
@@ -707,20 +714,29 @@ func TestWorkspacePlanner(t *testing.T) {
 	}
 }
 
-type panicHooks struct{}
-
-func (panicHooks) AfterTool(context.Context, agent.ToolCall, agent.ToolResult, error) {
-	panic("after tool")
-}
-func (panicHooks) AfterTools(context.Context, []string)  { panic("after tools") }
-func (panicHooks) TaskEnd(context.Context, agent.Result) { panic("task end") }
-
 // A hook that panics is a bug in the hook; the task still ends normally.
 func TestDriverHookPanicsAreContained(t *testing.T) {
 	llm := &scriptLLM{turns: []turn{calls(`c1 edit {"path":"a.go"}`), say("done")}}
-	d := &Driver{LLM: llm, Model: "m", Tools: []agent.Tool{editTool}, Limits: agent.DefaultLimits(), Hooks: []any{panicHooks{}}}
+	d := &Driver{LLM: llm, Model: "m", Tools: []agent.Tool{editTool}, Limits: agent.DefaultLimits(), Hooks: Hooks{
+		AfterTool:    func(context.Context, agent.ToolCall, agent.ToolResult, error) { panic("after tool") },
+		AfterTools:   func(context.Context, []string) { panic("after tools") },
+		TaskEnd:      func(context.Context, agent.Result) { panic("task end") },
+		Conversation: func(context.Context, []agent.Message) { panic("conversation") },
+	}}
 	res := d.Run(context.Background(), Task{Prompt: "x", Seed: 1})
 	if res.Status != agent.StatusOK || len(res.FilesChanged) != 1 {
 		t.Fatalf("result %+v", res)
+	}
+}
+
+// The driver logs each input the machine ignored, with its state.
+func TestDriverLogsIgnoredInputs(t *testing.T) {
+	core, logs := observer.New(zap.InfoLevel)
+	r := &run{d: &Driver{Log: zap.New(core)}, m: agent.NewMachine()}
+	r.step(agent.ToolDone{ID: "late"})
+	r.step(agent.Start{Task: "t", Limits: agent.DefaultLimits(), Seed: 1})
+	got := logs.All()
+	if len(got) != 1 || got[0].ContextMap()["input"] != "agent.ToolDone" || got[0].ContextMap()["state"] != string(agent.Idle) {
+		t.Fatalf("logged %+v", got)
 	}
 }

@@ -69,13 +69,9 @@ func (r *run) runTools(calls []agent.ToolCall) {
 			i = j
 		}
 		// The machine moves on when the last result arrives, so that one
-		// waits for AfterTools: the next model call sees what the hooks did.
-		if len(changed) > 0 {
-			for _, h := range r.d.Hooks {
-				if h, ok := h.(AfterToolsHook); ok {
-					safeHook(func() { h.AfterTools(r.ctx, changed) })
-				}
-			}
+		// waits for AfterTools: the next model call sees what the hook did.
+		if h := r.d.Hooks.AfterTools; h != nil && len(changed) > 0 {
+			safeHook(func() { h(r.ctx, changed) })
 		}
 		r.send(last)
 	})
@@ -93,10 +89,8 @@ func (r *run) runTool(c agent.ToolCall) (res agent.ToolResult, err error) {
 		if p := recover(); p != nil {
 			err = fmt.Errorf("tool %s crashed: %v", c.Name, p)
 		}
-		for _, h := range r.d.Hooks {
-			if h, ok := h.(AfterToolHook); ok {
-				safeHook(func() { h.AfterTool(r.ctx, c, res, err) })
-			}
+		if h := r.d.Hooks.AfterTool; h != nil {
+			safeHook(func() { h(r.ctx, c, res, err) })
 		}
 	}()
 	t, ok := r.tools[c.Name]
@@ -112,11 +106,9 @@ func (r *run) runTool(c agent.ToolCall) (res agent.ToolResult, err error) {
 	if _, err := toolArgs(t, c.Arguments); err != nil {
 		return agent.ToolResult{}, err
 	}
-	for _, h := range r.d.Hooks {
-		if h, ok := h.(BeforeToolHook); ok {
-			if err := h.BeforeTool(r.ctx, &c); err != nil {
-				return agent.ToolResult{}, err
-			}
+	if h := r.d.Hooks.BeforeTool; h != nil {
+		if err := h(r.ctx, &c); err != nil {
+			return agent.ToolResult{}, err
 		}
 	}
 	// A hook may have rewritten the arguments: run what it left.

@@ -64,6 +64,7 @@ func (s *Server) runAgent(ctx context.Context, t *task) {
 		Recall:    recall(st),
 		OnEvent:   func(ev agent.Event) { s.safeEvent(ctx, t, prog, ev) },
 		Warn:      func(msg string) { s.warnOnce(ctx, "agentls: "+msg) },
+		Log:       s.log,
 
 		ConfirmWrite: s.confirmWrite,
 		AskNetwork:   s.askNetwork,

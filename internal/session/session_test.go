@@ -60,7 +60,7 @@ func runTask(t *testing.T, s *Store, sessionID, prompt string, turns ...fakellm.
 	d := &driver.Driver{
 		LLM:     chat.NewOpenAI(chat.OpenAIConfig{BaseURL: url, Model: "fake-model"}),
 		Model:   "fake-model",
-		Hooks:   []any{task},
+		Hooks:   driver.Hooks{Conversation: task.Conversation},
 		OnEvent: task.Event,
 		Planner: driver.WorkspacePlanner{Root: s.Root(), Recall: s.Memory().Recall},
 	}
