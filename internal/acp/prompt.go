@@ -95,7 +95,7 @@ func (a *Agent) Prompt(ctx context.Context, p sdk.PromptRequest) (_ sdk.PromptRe
 		},
 	})
 	start := time.Now()
-	res := drv.Run(ctx, driver.Task{Prompt: text, History: rec.History()})
+	res := drv.Run(ctx, driver.Assignment{Prompt: text, History: rec.History()})
 	if err := rec.End(res, ws.changes()); err != nil {
 		a.log.Warn("saving the session failed", zap.String("session", s.id), zap.Error(err))
 	}

@@ -276,7 +276,7 @@ func (c *cliRun) run(ctx context.Context) int {
 	}
 	ren.start(startInfo{Session: st.Session(), TaskID: st.ID(), Workspace: root, Model: model,
 		Transcript: st.TranscriptPath(), DryRun: o.dryRun, Replay: replay != nil})
-	res := drv.Run(ctx, driver.Task{Prompt: o.task, History: st.History()})
+	res := drv.Run(ctx, driver.Assignment{Prompt: o.task, History: st.History()})
 	log.Info("task ended", zap.String("status", res.Status), zap.String("reason", res.Reason))
 
 	// What reaches the disk: everything at once (already written), the

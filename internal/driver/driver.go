@@ -15,8 +15,10 @@ import (
 	"github.com/agentls/agentls/internal/textcut"
 )
 
-// Task is one request to the agent.
-type Task struct {
+// Assignment is what one Run is asked to do: the user's prompt and what
+// comes with it. (A running task is lsp's task; its record in a session,
+// session.Task.)
+type Assignment struct {
 	Prompt string
 	// Editor is what the editor passed along: the current file and
 	// selection, already rendered as text for the model ("" if none).
@@ -35,7 +37,7 @@ type Verifier interface {
 // Planner gathers what the model is told before the task: the system
 // prompt and project context. Recalled memory joins here too.
 type Planner interface {
-	Plan(ctx context.Context, t Task) (agent.Planned, error)
+	Plan(ctx context.Context, t Assignment) (agent.Planned, error)
 }
 
 // Hooks are functions a Driver calls at points of a task; nil ones are
@@ -105,7 +107,7 @@ type Driver struct {
 // Run performs one task and returns when it ended. Cancelling ctx cancels
 // the task (Result.Cancelled); in-flight model streams, tools and checks are
 // stopped and waited for before Run returns.
-func (d *Driver) Run(ctx context.Context, t Task) agent.Result {
+func (d *Driver) Run(ctx context.Context, t Assignment) agent.Result {
 	run := &run{d: d, inputs: make(chan agent.Input, 256), tools: map[string]agent.Tool{}}
 	for _, tl := range d.Tools {
 		run.tools[tl.Spec().Name] = tl
@@ -170,7 +172,7 @@ func (d *Driver) Run(ctx context.Context, t Task) agent.Result {
 type run struct {
 	d      *Driver
 	ctx    context.Context
-	task   Task
+	task   Assignment
 	inputs chan agent.Input
 	wg     sync.WaitGroup // the run's goroutines, but for abandoned tools
 	tools  map[string]agent.Tool

@@ -149,7 +149,7 @@ func toolMessages(req agent.Request) []string {
 }
 
 // runAsync runs a task in a goroutine; the result arrives on the channel.
-func runAsync(ctx context.Context, d *Driver, task Task) <-chan agent.Result {
+func runAsync(ctx context.Context, d *Driver, task Assignment) <-chan agent.Result {
 	ch := make(chan agent.Result, 1)
 	go func() { ch <- d.Run(ctx, task) }()
 	return ch
@@ -200,7 +200,7 @@ func TestDriverPlainTask(t *testing.T) {
 		OnEvent: ev.on,
 	}
 	d.Price.Input, d.Price.Output = 2, 8
-	res := d.Run(context.Background(), Task{Prompt: "rename", Seed: 1})
+	res := d.Run(context.Background(), Assignment{Prompt: "rename", Seed: 1})
 
 	if res.Status != agent.StatusOK || res.Reason != "done" || !res.Verified || res.Summary != "Renamed it." {
 		t.Errorf("result %+v", res)
@@ -292,7 +292,7 @@ func TestDriverReadOnlyParallel(t *testing.T) {
 			results <- e.Call.ID
 		}
 	}}
-	done := runAsync(context.Background(), d, Task{Prompt: "read all", Seed: 1})
+	done := runAsync(context.Background(), d, Assignment{Prompt: "read all", Seed: 1})
 
 	for range 3 {
 		wait(t, started, "the three reads to start together")
@@ -358,7 +358,7 @@ func TestDriverMutatingSerial(t *testing.T) {
 		say("done"),
 	}}
 	d := &Driver{LLM: llm, Tools: []agent.Tool{edit, read}, Limits: agent.DefaultLimits()}
-	res := d.Run(context.Background(), Task{Prompt: "edit", Seed: 1})
+	res := d.Run(context.Background(), Assignment{Prompt: "edit", Seed: 1})
 	if overlap.Load() {
 		t.Error("a mutating call overlapped another call")
 	}
@@ -385,7 +385,7 @@ func TestDriverToolErrors(t *testing.T) {
 		say("gave up on those"),
 	}}
 	d := &Driver{LLM: llm, Tools: []agent.Tool{readTool, panicky, slow}, Limits: agent.DefaultLimits(), ToolTimeout: 50 * time.Millisecond}
-	res := d.Run(context.Background(), Task{Prompt: "try", Seed: 1})
+	res := d.Run(context.Background(), Assignment{Prompt: "try", Seed: 1})
 	if res.Status != agent.StatusOK || res.Summary != "gave up on those" {
 		t.Fatalf("result %+v", res)
 	}
@@ -451,7 +451,7 @@ func TestDriverCancel(t *testing.T) {
 				}}
 			ctx, cancel := context.WithCancel(context.Background())
 			defer cancel()
-			done := runAsync(ctx, d, Task{Prompt: "t", Seed: 1})
+			done := runAsync(ctx, d, Assignment{Prompt: "t", Seed: 1})
 			wait(t, busy, "the task to get busy")
 			cancel()
 			res := wait(t, done, "Run after cancel")
@@ -474,7 +474,7 @@ func TestDriverTaskTimeout(t *testing.T) {
 		return agent.Response{}, ctx.Err()
 	}}}
 	d := &Driver{LLM: llm, Limits: agent.DefaultLimits(), TaskTimeout: 50 * time.Millisecond}
-	res := d.Run(context.Background(), Task{Prompt: "t", Seed: 1})
+	res := d.Run(context.Background(), Assignment{Prompt: "t", Seed: 1})
 	if res.Reason != "timeout" || res.Status != agent.StatusError || res.Cancelled || !strings.Contains(res.Error, "timed out after 50ms") {
 		t.Errorf("result %+v", res)
 	}
@@ -545,7 +545,7 @@ func TestDriverHooks(t *testing.T) {
 		},
 	}}
 	d := &Driver{LLM: llm, Tools: []agent.Tool{readTool, editTool}, Hooks: h.typed(), Limits: agent.DefaultLimits()}
-	res := d.Run(context.Background(), Task{Prompt: "t", Seed: 1})
+	res := d.Run(context.Background(), Assignment{Prompt: "t", Seed: 1})
 
 	reqs := llm.requests()
 	if got := toolMessages(reqs[1]); !slices.Equal(got, []string{"c1: contents of b.go"}) {
@@ -576,7 +576,7 @@ func TestDriverHooks(t *testing.T) {
 		<-ctx.Done()
 		return agent.Response{}, ctx.Err()
 	}}}, Hooks: h2.typed(), Limits: agent.DefaultLimits()}
-	if res := d.Run(ctx, Task{Prompt: "t", Seed: 1}); !res.Cancelled || len(h2.end) != 0 {
+	if res := d.Run(ctx, Assignment{Prompt: "t", Seed: 1}); !res.Cancelled || len(h2.end) != 0 {
 		t.Errorf("cancelled task: %+v, TaskEnd calls %d", res, len(h2.end))
 	}
 }
@@ -601,7 +601,7 @@ func TestDriverVerifyRetry(t *testing.T) {
 		say("retried"),
 	}}
 	d := &Driver{LLM: llm, Tools: []agent.Tool{editTool}, Verifier: v, Limits: agent.DefaultLimits()}
-	res := d.Run(context.Background(), Task{Prompt: "t", Seed: 1})
+	res := d.Run(context.Background(), Assignment{Prompt: "t", Seed: 1})
 	if !res.Verified || res.Summary != "retried" || n != 3 {
 		t.Fatalf("result %+v after %d verify runs", res, n)
 	}
@@ -627,7 +627,7 @@ func TestDriverLLMRetry(t *testing.T) {
 	l := agent.DefaultLimits()
 	l.BackoffBase = time.Millisecond
 	d := &Driver{LLM: llm, Limits: l, OnEvent: ev.on}
-	res := d.Run(context.Background(), Task{Prompt: "t", Seed: 1})
+	res := d.Run(context.Background(), Assignment{Prompt: "t", Seed: 1})
 	if res.Status != agent.StatusOK || len(llm.requests()) != 2 {
 		t.Fatalf("result %+v after %d requests", res, len(llm.requests()))
 	}
@@ -656,7 +656,7 @@ func TestDriverCompaction(t *testing.T) {
 	l := agent.DefaultLimits()
 	l.ContextTokens = 4000
 	d := &Driver{LLM: llm, Tools: []agent.Tool{big}, Limits: l}
-	res := d.Run(context.Background(), Task{Prompt: "read the logs", Seed: 1})
+	res := d.Run(context.Background(), Assignment{Prompt: "read the logs", Seed: 1})
 	if res.Status != agent.StatusOK {
 		t.Fatalf("result %+v", res)
 	}
@@ -690,7 +690,7 @@ func TestWorkspacePlanner(t *testing.T) {
 		return []string{"renamed Foo (task: " + task + ")"}
 	}}
 	hist := []agent.Message{{Role: agent.RoleUser, Content: "earlier"}}
-	got, err := p.Plan(context.Background(), Task{Prompt: "fix", Editor: "a.go:3", History: hist})
+	got, err := p.Plan(context.Background(), Assignment{Prompt: "fix", Editor: "a.go:3", History: hist})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -708,7 +708,7 @@ func TestWorkspacePlanner(t *testing.T) {
 	}
 
 	// Nothing to add: the bare system prompt, no editor message.
-	got, _ = WorkspacePlanner{Root: t.TempDir()}.Plan(context.Background(), Task{Prompt: "x"})
+	got, _ = WorkspacePlanner{Root: t.TempDir()}.Plan(context.Background(), Assignment{Prompt: "x"})
 	if len(got.Prefix) != 1 || got.Prefix[0].Content != SystemPrompt {
 		t.Errorf("planned %+v", got)
 	}
@@ -723,7 +723,7 @@ func TestDriverHookPanicsAreContained(t *testing.T) {
 		TaskEnd:      func(context.Context, agent.Result) { panic("task end") },
 		Conversation: func(context.Context, []agent.Message) { panic("conversation") },
 	}}
-	res := d.Run(context.Background(), Task{Prompt: "x", Seed: 1})
+	res := d.Run(context.Background(), Assignment{Prompt: "x", Seed: 1})
 	if res.Status != agent.StatusOK || len(res.FilesChanged) != 1 {
 		t.Fatalf("result %+v", res)
 	}

@@ -37,7 +37,7 @@ func TestMentionsAttachFilesAndRanges(t *testing.T) {
 	}
 
 	p := WorkspacePlanner{Root: root}
-	planned, err := p.Plan(context.Background(), Task{Prompt: prompt})
+	planned, err := p.Plan(context.Background(), Assignment{Prompt: prompt})
 	if err != nil {
 		t.Fatal(err)
 	}

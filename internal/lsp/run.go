@@ -47,7 +47,7 @@ func (s *Server) runAgent(ctx context.Context, t *task) {
 		// agentls keeps the editor's side (edits, review, undo, the gate).
 		res := acp.Bridge{Agent: *b, Root: root, Workspace: ws, Ask: s.ask(), Verifier: gate, Session: rec, Log: s.log,
 			OnEvent: func(ev agent.Event) { s.safeEvent(ctx, t, prog, ev) },
-		}.Run(ctx, driver.Task{Prompt: t.prompt, Editor: t.editor, History: rec.History()})
+		}.Run(ctx, driver.Assignment{Prompt: t.prompt, Editor: t.editor, History: rec.History()})
 		s.finishTask(ctx, t, prog, res)
 		s.endSession(rec, t, res)
 		return
@@ -69,7 +69,7 @@ func (s *Server) runAgent(ctx context.Context, t *task) {
 		ConfirmWrite: s.confirmWrite,
 		AskNetwork:   s.askNetwork,
 	})
-	res := drv.Run(ctx, driver.Task{Prompt: t.prompt, Editor: t.editor, History: rec.History()})
+	res := drv.Run(ctx, driver.Assignment{Prompt: t.prompt, Editor: t.editor, History: rec.History()})
 	s.finishTask(ctx, t, prog, res)
 	s.endSession(rec, t, res)
 }

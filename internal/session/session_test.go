@@ -64,7 +64,7 @@ func runTask(t *testing.T, s *Store, sessionID, prompt string, turns ...fakellm.
 		OnEvent: task.Event,
 		Planner: driver.WorkspacePlanner{Root: s.Root(), Recall: s.Memory().Recall},
 	}
-	res := d.Run(context.Background(), driver.Task{Prompt: prompt, History: task.History()})
+	res := d.Run(context.Background(), driver.Assignment{Prompt: prompt, History: task.History()})
 	if err := task.End(res, nil); err != nil {
 		t.Fatal(err)
 	}

@@ -161,7 +161,7 @@ func (t *Task) Seq() int {
 }
 
 // History is the session's conversation before this task, for
-// driver.Task.History.
+// driver.Assignment.History.
 func (t *Task) History() []agent.Message {
 	if t == nil {
 		return nil
