@@ -179,7 +179,7 @@ type run struct {
 	specs  []agent.ToolSpec
 
 	m       *agent.Machine // read on the loop only
-	prefix  int            // the planner's prefix length, for ConversationHook
+	prefix  int            // the planner's prefix length, for Hooks.Conversation
 	planned bool
 }
 
@@ -193,7 +193,7 @@ func (r *run) step(in agent.Input) []agent.Action {
 	return acts
 }
 
-// conversation hands the history less the prefix to ConversationHooks.
+// conversation hands the history less the prefix to Hooks.Conversation.
 // Before planning ended there is no conversation to report.
 func (r *run) conversation(history []agent.Message) {
 	if !r.planned || len(history) < r.prefix {
