@@ -30,6 +30,7 @@ var allowed = map[string][]string{
 	"internal/llm/responses": {"internal/agent", "internal/llm/llmhttp"},
 	"internal/llm/record":    {"internal/agent"},
 	"internal/session":       {"internal/agent", "internal/edits", "internal/textcut"},
+	"internal/review":        {"internal/edits", "internal/textcut"}, // pure: plans, no I/O
 	"internal/verify":        {"internal/proc", "internal/textcut"},
 	"internal/tools":         {"internal/agent", "internal/policy", "internal/proc", "internal/textcut"},
 	"internal/mcp":           {"internal/agent", "internal/config", "internal/proc", "internal/tools"},
@@ -44,7 +45,7 @@ var allowed = map[string][]string{
 	"internal/cli": {"internal/agent", "internal/assemble", "internal/config", "internal/driver", "internal/edits",
 		"internal/llm/record", "internal/logging", "internal/policy", "internal/session", "internal/tools", "internal/textcut"},
 	"internal/lsp": {"internal/acp", "internal/agent", "internal/assemble", "internal/config", "internal/driver",
-		"internal/edits", "internal/mcp", "internal/session", "internal/tools", "internal/verify", "internal/textcut"},
+		"internal/edits", "internal/mcp", "internal/review", "internal/session", "internal/tools", "internal/verify", "internal/textcut"},
 	// Test doubles that speak the real protocols.
 	"internal/testkit/fakellm":   {"internal/textcut"},
 	"internal/testkit/fakeacp":   {},
