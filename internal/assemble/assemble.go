@@ -126,7 +126,7 @@ func Driver(ctx context.Context, s Spec) *driver.Driver {
 	}
 	onEvent := s.OnEvent
 	if s.Session != nil {
-		d.Hooks.Conversation = s.Session.Conversation
+		d.OnConversation = s.Session.Conversation
 		d.OnEvent = func(ev agent.Event) {
 			s.Session.Event(ev)
 			if onEvent != nil {

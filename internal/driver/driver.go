@@ -40,30 +40,6 @@ type Planner interface {
 	Plan(ctx context.Context, t Assignment) (agent.Planned, error)
 }
 
-// Hooks are functions a Driver calls at points of a task; nil ones are
-// skipped. A panic in one is recovered (BeforeTool's becomes the call's
-// error); the others are observers.
-type Hooks struct {
-	// BeforeTool may deny a call (return an error, reported to the model)
-	// or rewrite its arguments in place.
-	BeforeTool func(ctx context.Context, call *agent.ToolCall) error
-	// AfterTool sees each finished call.
-	AfterTool func(ctx context.Context, call agent.ToolCall, res agent.ToolResult, err error)
-	// AfterTools runs once all tools of a turn finished, when any of them
-	// changed files, before the machine hears of the last result: the next
-	// model call sees what it did.
-	AfterTools func(ctx context.Context, changed []string)
-	// TaskEnd runs when a task reaches Reporting (not on cancel).
-	TaskEnd func(ctx context.Context, r agent.Result)
-	// Conversation sees the conversation after the planner's prefix
-	// (earlier session turns, the task, the turns so far) before every
-	// model call and once more when the task finishes, however it ends, so
-	// a session store can persist each turn and continue it later. It runs
-	// on the driver's loop and must not block for long; msgs belongs to
-	// the machine and must be copied to be kept.
-	Conversation func(ctx context.Context, msgs []agent.Message)
-}
-
 // DefaultToolGrace is Driver.ToolGrace's default.
 const DefaultToolGrace = 2 * time.Second
 
@@ -81,7 +57,6 @@ type Driver struct {
 	Tools       []agent.Tool
 	Planner     Planner  // nil: a bare system prompt
 	Verifier    Verifier // nil: no verify gate
-	Hooks       Hooks
 	Limits      agent.Limits
 	ToolTimeout time.Duration // per call; 0: 120 s
 	TaskTimeout time.Duration // whole task; 0: none
@@ -99,6 +74,14 @@ type Driver struct {
 	// OnEvent receives every event of every task, in order per task. It is
 	// called from the driver's loop, so it must not block for long.
 	OnEvent func(agent.Event)
+	// OnConversation sees the conversation after the planner's prefix
+	// (earlier session turns, the task, the turns so far) before every
+	// model call and once more when the task finishes, however it ends, so
+	// a session store can persist each turn and continue it later. It runs
+	// on the driver's loop and must not block for long; msgs belongs to
+	// the machine and must be copied to be kept. A panic in it is
+	// recovered. nil: none.
+	OnConversation func(ctx context.Context, msgs []agent.Message)
 	// Log is told of each input the machine ignored, with the state it was
 	// in [none]: where a replay leaves its recording, it shows first.
 	Log *zap.Logger
@@ -179,7 +162,7 @@ type run struct {
 	specs  []agent.ToolSpec
 
 	m       *agent.Machine // read on the loop only
-	prefix  int            // the planner's prefix length, for Hooks.Conversation
+	prefix  int            // the planner's prefix length, for OnConversation
 	planned bool
 }
 
@@ -193,13 +176,13 @@ func (r *run) step(in agent.Input) []agent.Action {
 	return acts
 }
 
-// conversation hands the history less the prefix to Hooks.Conversation.
+// conversation hands the history less the prefix to OnConversation.
 // Before planning ended there is no conversation to report.
 func (r *run) conversation(history []agent.Message) {
 	if !r.planned || len(history) < r.prefix {
 		return
 	}
-	if h := r.d.Hooks.Conversation; h != nil {
+	if h := r.d.OnConversation; h != nil {
 		safeHook(func() { h(r.ctx, history[r.prefix:]) })
 	}
 }
@@ -304,12 +287,7 @@ func (r *run) do(a agent.Action) (agent.Result, bool) {
 			return agent.Compacted{Summary: sum, Usage: u, Err: err}
 		})
 	case agent.Report:
-		r.goDo(func() agent.Input {
-			if h := d.Hooks.TaskEnd; h != nil {
-				safeHook(func() { h(r.ctx, a.Result) })
-			}
-			return agent.Reported{}
-		})
+		r.goDo(func() agent.Input { return agent.Reported{} })
 	}
 	return agent.Result{}, false
 }

@@ -481,106 +481,6 @@ func TestDriverTaskTimeout(t *testing.T) {
 	checkNoLeak(t, before)
 }
 
-// hooks implements every hook and records the calls.
-type hooks struct {
-	mu         sync.Mutex
-	after      []string
-	afterTools [][]string
-	end        []agent.Result
-}
-
-func (h *hooks) BeforeTool(ctx context.Context, c *agent.ToolCall) error {
-	switch pathArg(json.RawMessage(c.Arguments)) {
-	case "secret.txt":
-		return errors.New("denied by policy")
-	case "a.go":
-		c.Arguments = `{"path":"b.go"}`
-	}
-	return nil
-}
-
-func (h *hooks) AfterTool(ctx context.Context, c agent.ToolCall, res agent.ToolResult, err error) {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	h.after = append(h.after, fmt.Sprintf("%s %s err=%v", c.ID, pathArg(json.RawMessage(c.Arguments)), err))
-}
-
-func (h *hooks) AfterTools(ctx context.Context, changed []string) {
-	// Slow, so that a driver which lets the next turn start before this
-	// returns is caught.
-	for range 100 {
-		runtime.Gosched()
-	}
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	h.afterTools = append(h.afterTools, changed)
-}
-
-func (h *hooks) TaskEnd(ctx context.Context, r agent.Result) {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	h.end = append(h.end, r)
-}
-
-func (h *hooks) typed() Hooks {
-	return Hooks{BeforeTool: h.BeforeTool, AfterTool: h.AfterTool, AfterTools: h.AfterTools, TaskEnd: h.TaskEnd}
-}
-
-func (h *hooks) afterToolsCalls() int {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	return len(h.afterTools)
-}
-
-func TestDriverHooks(t *testing.T) {
-	h := &hooks{}
-	var seenByTurn3 int
-	llm := &scriptLLM{turns: []turn{
-		calls(`c1 read {"path":"a.go"}`),
-		calls(`c2 edit {"path":"secret.txt"}`, `c3 edit {"path":"c.go"}`),
-		func(ctx context.Context, req agent.Request, onText func(string)) (agent.Response, error) {
-			// AfterTools has run before the model sees the results.
-			seenByTurn3 = h.afterToolsCalls()
-			return agent.Response{Content: "done"}, nil
-		},
-	}}
-	d := &Driver{LLM: llm, Tools: []agent.Tool{readTool, editTool}, Hooks: h.typed(), Limits: agent.DefaultLimits()}
-	res := d.Run(context.Background(), Assignment{Prompt: "t", Seed: 1})
-
-	reqs := llm.requests()
-	if got := toolMessages(reqs[1]); !slices.Equal(got, []string{"c1: contents of b.go"}) {
-		t.Errorf("rewritten call gave %q", got)
-	}
-	if got := toolMessages(reqs[2]); !slices.Equal(got, []string{"c1: contents of b.go", "c2: error: denied by policy", "c3: edited c.go"}) {
-		t.Errorf("tool results %q", got)
-	}
-	wantAfter := []string{"c1 b.go err=<nil>", "c2 secret.txt err=denied by policy", "c3 c.go err=<nil>"}
-	if !slices.Equal(h.after, wantAfter) {
-		t.Errorf("AfterTool calls %q, want %q", h.after, wantAfter)
-	}
-	if len(h.afterTools) != 1 || !slices.Equal(h.afterTools[0], []string{"c.go"}) || seenByTurn3 != 1 {
-		t.Errorf("AfterTools calls %v (seen by turn 3: %d), want one with [c.go] before turn 3", h.afterTools, seenByTurn3)
-	}
-	if len(h.end) != 1 || h.end[0].Status != agent.StatusOK || !slices.Equal(h.end[0].FilesChanged, []string{"c.go"}) {
-		t.Errorf("TaskEnd calls %+v", h.end)
-	}
-	if !slices.Equal(res.FilesChanged, []string{"c.go"}) {
-		t.Errorf("files changed %v", res.FilesChanged)
-	}
-
-	// TaskEnd does not run on cancel.
-	h2 := &hooks{}
-	ctx, cancel := context.WithCancel(context.Background())
-	d = &Driver{LLM: &scriptLLM{turns: []turn{func(ctx context.Context, req agent.Request, onText func(string)) (agent.Response, error) {
-		cancel()
-		<-ctx.Done()
-		return agent.Response{}, ctx.Err()
-	}}}, Hooks: h2.typed(), Limits: agent.DefaultLimits()}
-	if res := d.Run(ctx, Assignment{Prompt: "t", Seed: 1}); !res.Cancelled || len(h2.end) != 0 {
-		t.Errorf("cancelled task: %+v, TaskEnd calls %d", res, len(h2.end))
-	}
-}
-
 // Verify failures reach the model as a user message; an error running
 // the checks counts as a failure.
 func TestDriverVerifyRetry(t *testing.T) {
@@ -714,18 +614,16 @@ func TestWorkspacePlanner(t *testing.T) {
 	}
 }
 
-// A hook that panics is a bug in the hook; the task still ends normally.
-func TestDriverHookPanicsAreContained(t *testing.T) {
+// A conversation hook that panics is a bug in the hook; the task still
+// ends normally.
+func TestDriverHookPanicIsContained(t *testing.T) {
 	llm := &scriptLLM{turns: []turn{calls(`c1 edit {"path":"a.go"}`), say("done")}}
-	d := &Driver{LLM: llm, Model: "m", Tools: []agent.Tool{editTool}, Limits: agent.DefaultLimits(), Hooks: Hooks{
-		AfterTool:    func(context.Context, agent.ToolCall, agent.ToolResult, error) { panic("after tool") },
-		AfterTools:   func(context.Context, []string) { panic("after tools") },
-		TaskEnd:      func(context.Context, agent.Result) { panic("task end") },
-		Conversation: func(context.Context, []agent.Message) { panic("conversation") },
-	}}
+	calls := 0
+	d := &Driver{LLM: llm, Model: "m", Tools: []agent.Tool{editTool}, Limits: agent.DefaultLimits(),
+		OnConversation: func(context.Context, []agent.Message) { calls++; panic("conversation") }}
 	res := d.Run(context.Background(), Assignment{Prompt: "x", Seed: 1})
-	if res.Status != agent.StatusOK || len(res.FilesChanged) != 1 {
-		t.Fatalf("result %+v", res)
+	if res.Status != agent.StatusOK || len(res.FilesChanged) != 1 || calls < 2 {
+		t.Fatalf("result %+v after %d hook calls", res, calls)
 	}
 }
 

@@ -23,15 +23,13 @@ func (r *run) runTools(calls []agent.ToolCall) {
 		return
 	}
 	r.wg.Go(func() {
-		// Tools and hooks recover their own panics (runTool, safeHook); a
-		// panic in this bookkeeping ends the task, never the process.
+		// Tools recover their own panics (runTool); a panic in this
+		// bookkeeping ends the task, never the process.
 		defer func() {
 			if p := recover(); p != nil {
 				r.send(agent.Fail{Reason: "internal", Err: fmt.Sprintf("internal error running tools: %v", p)})
 			}
 		}()
-		var changed []string
-		var last agent.ToolDone
 		for i := 0; i < len(calls); {
 			j := i + 1
 			if r.readOnly(calls[i]) {
@@ -58,22 +56,11 @@ func (r *run) runTools(calls []agent.ToolCall) {
 			if r.ctx.Err() != nil {
 				return
 			}
-			for k, done := range batch {
-				changed = append(changed, done.Result.Changed...)
-				if i+k == len(calls)-1 {
-					last = done
-				} else {
-					r.send(done)
-				}
+			for _, done := range batch {
+				r.send(done)
 			}
 			i = j
 		}
-		// The machine moves on when the last result arrives, so that one
-		// waits for AfterTools: the next model call sees what the hook did.
-		if h := r.d.Hooks.AfterTools; h != nil && len(changed) > 0 {
-			safeHook(func() { h(r.ctx, changed) })
-		}
-		r.send(last)
 	})
 }
 
@@ -89,9 +76,6 @@ func (r *run) runTool(c agent.ToolCall) (res agent.ToolResult, err error) {
 		if p := recover(); p != nil {
 			err = fmt.Errorf("tool %s crashed: %v", c.Name, p)
 		}
-		if h := r.d.Hooks.AfterTool; h != nil {
-			safeHook(func() { h(r.ctx, c, res, err) })
-		}
 	}()
 	t, ok := r.tools[c.Name]
 	if !ok {
@@ -102,16 +86,6 @@ func (r *run) runTool(c agent.ToolCall) (res agent.ToolResult, err error) {
 		sort.Strings(names)
 		return agent.ToolResult{}, fmt.Errorf("unknown tool %q; the tools are: %s", c.Name, strings.Join(names, ", "))
 	}
-	// Hooks see only arguments that parse.
-	if _, err := toolArgs(t, c.Arguments); err != nil {
-		return agent.ToolResult{}, err
-	}
-	if h := r.d.Hooks.BeforeTool; h != nil {
-		if err := h(r.ctx, &c); err != nil {
-			return agent.ToolResult{}, err
-		}
-	}
-	// A hook may have rewritten the arguments: run what it left.
 	args, err := toolArgs(t, c.Arguments)
 	if err != nil {
 		return agent.ToolResult{}, err
