@@ -25,10 +25,10 @@ var allowed = map[string][]string{
 	"internal/textcut":       {},
 	"internal/proc":          {"internal/textcut"},
 	"internal/layers":        {},
-	"internal/llm/llmhttp":   {},
+	"internal/llm/llmhttp":   {"internal/textcut"},
 	"internal/llm/chat":      {"internal/agent", "internal/llm/llmhttp"},
 	"internal/llm/responses": {"internal/agent", "internal/llm/llmhttp"},
-	"internal/llm/record":    {"internal/agent"},
+	"internal/llm/record":    {"internal/agent", "internal/textcut"},
 	"internal/session":       {"internal/agent", "internal/edits", "internal/textcut"},
 	"internal/review":        {"internal/edits", "internal/textcut"}, // pure: plans, no I/O
 	"internal/verify":        {"internal/proc", "internal/textcut"},
@@ -36,7 +36,7 @@ var allowed = map[string][]string{
 	"internal/mcp":           {"internal/agent", "internal/config", "internal/proc", "internal/tools"},
 	// The one assembly path.
 	"internal/assemble": {"internal/agent", "internal/config", "internal/driver", "internal/llm/chat", "internal/llm/responses",
-		"internal/mcp", "internal/policy", "internal/proc", "internal/session", "internal/tools", "internal/verify"},
+		"internal/mcp", "internal/policy", "internal/proc", "internal/session", "internal/tools", "internal/verify", "internal/textcut"},
 	// Front ends: the assembly path and the core, never each other — but
 	// for the bridge, the ACP client the LSP front end drives
 	// (internal/acp's bridge files).
