@@ -69,8 +69,9 @@ func probe() (bool, string) {
 }
 
 // sandboxed is the command that runs argv through the launcher, and what
-// to release once it has ended (its cgroup, its placeholders).
-func sandboxed(ctx context.Context, argv, env []string, sb Sandbox, dir string) (*exec.Cmd, func(), error) {
+// to release once it has ended (its cgroup, its placeholders: only for a
+// transient command, one Run waits for).
+func sandboxed(ctx context.Context, argv, env []string, sb Sandbox, dir string, transient bool) (*exec.Cmd, func(), error) {
 	if ok, why := Available(); !ok {
 		return nil, nil, fmt.Errorf("proc: %w: %s", ErrUnavailable, why)
 	}
@@ -109,7 +110,7 @@ func sandboxed(ctx context.Context, argv, env []string, sb Sandbox, dir string) 
 		cfg.CgroupFD = 2 + len(extra)
 	}
 	var unplace func()
-	if sb.Mode == ModeWorkspaceWrite && sb.View == nil {
+	if transient && sb.Mode == ModeWorkspaceWrite && sb.View == nil {
 		unplace = placeholders(sb.Workspace, sb.Protect)
 	}
 	cleanup := func() {
