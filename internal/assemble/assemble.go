@@ -60,6 +60,7 @@ func Driver(ctx context.Context, s Spec) *driver.Driver {
 	if llm == nil {
 		llm = DefaultLLM(cfg)
 	}
+	llm = Scrubbed(llm, Scrubber(cfg))
 	lim := Limits(cfg)
 	lim.Verify = lim.Verify && s.Verifier != nil
 	// Whether the sandbox can be had here is probed (a process launch)
@@ -104,11 +105,13 @@ func Driver(ctx context.Context, s Spec) *driver.Driver {
 		}
 		toolset = append(toolset, more...)
 	}
+	planner := driver.WorkspacePlanner{Root: s.Root, Recall: s.Recall,
+		Secret: tools.Policy{Root: s.Root, SecretFiles: cfg.Tools.SecretFiles}.IsSecret}
 	d := &driver.Driver{
 		LLM:         llm,
 		Model:       cfg.LLM.Model,
 		Tools:       toolset,
-		Planner:     driver.WorkspacePlanner{Root: s.Root, Recall: s.Recall},
+		Planner:     planner,
 		Verifier:    s.Verifier,
 		Limits:      lim,
 		ToolTimeout: time.Duration(cfg.Agent.ToolTimeoutSeconds) * time.Second,

@@ -86,6 +86,11 @@ func (g *Gate) Verify(ctx context.Context, changed []string) (agent.VerifyReport
 			return agent.VerifyReport{Passed: true, Skipped: true,
 				Summary: "nothing to check: no source files yet for " + strings.Join(verify.DetectAny(g.Root), "; ")}, nil
 		}
+		cmds = verify.ScopeGoChecks(g.Root, cmds, changed, overlay)
+		if len(cmds) == 0 {
+			return agent.VerifyReport{Passed: true, Skipped: true,
+				Summary: "nothing to check: the changed files are in no Go package"}, nil
+		}
 	}
 	sb, unconfined := g.Sandbox, false
 	if sb.Mode != proc.ModeOff {
