@@ -50,8 +50,9 @@ func mountBoundary(cfg launchConfig) error {
 			return err
 		}
 	}
+	boot, _ := os.ReadFile("/proc/sys/kernel/random/boot_id")
 	for _, c := range cfg.Caches {
-		if err := cacheLayer(c, cfg.CacheLayer); err != nil {
+		if err := cacheLayer(c, cfg.CacheLayer, boot); err != nil {
 			return fmt.Errorf("cache %s: %w", c, err)
 		}
 	}
@@ -168,11 +169,10 @@ func layerSlot(dir string) (string, *os.File) {
 // then leaves a mark in the work directory; a mark from this boot means a
 // clean unmount and is removed, one from an earlier boot (the machine
 // may have crashed with the layer half written) throws the layer away.
-func cacheLayer(dir, layers string) error {
+func cacheLayer(dir, layers string, boot []byte) error {
 	sum := sha256.Sum256([]byte(dir))
 	base := filepath.Join(layers, hex.EncodeToString(sum[:6]))
 	upper, work := filepath.Join(base, "u"), filepath.Join(base, "w")
-	boot, _ := os.ReadFile("/proc/sys/kernel/random/boot_id")
 	bootFile := filepath.Join(base, "boot")
 	mark := filepath.Join(work, "work", "incompat", "volatile")
 	if _, err := os.Lstat(mark); err == nil {
@@ -189,8 +189,10 @@ func cacheLayer(dir, layers string) error {
 			return err
 		}
 	}
-	if err := os.WriteFile(bootFile, boot, 0o600); err != nil {
-		return err
+	if b, _ := os.ReadFile(bootFile); string(b) != string(boot) {
+		if err := os.WriteFile(bootFile, boot, 0o600); err != nil {
+			return err
+		}
 	}
 	lower, err := unix.Open(dir, unix.O_PATH|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
 	if err != nil {
