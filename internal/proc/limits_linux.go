@@ -157,7 +157,9 @@ func placeholders(ws string, names []string) func() {
 	var held []string
 	for _, n := range names {
 		name := strings.TrimSuffix(n, "/")
-		if strings.ContainsAny(name, `*?[\`) {
+		// No .git: an empty one makes go build's version stamping fail
+		// in a workspace that is not a repository.
+		if strings.ContainsAny(name, `*?[\`) || name == ".git" {
 			continue
 		}
 		p := filepath.Join(ws, name)
@@ -168,10 +170,10 @@ func placeholders(ws string, names []string) func() {
 		}
 		var err error
 		if strings.HasSuffix(n, "/") {
-			err = os.Mkdir(p, 0o555)
+			err = os.Mkdir(p, 0o755)
 		} else {
 			var f *os.File
-			if f, err = os.OpenFile(p, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o444); err == nil {
+			if f, err = os.OpenFile(p, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o644); err == nil {
 				f.Close()
 			}
 		}

@@ -43,24 +43,25 @@ func openBeneath(dirfd int, name string, flags uint64) (int, error) {
 }
 
 // mountBoundary: the view's build directories, the caches' layers, the
-// protected names, the masks.
-func mountBoundary(cfg launchConfig) error {
+// protected names, the masks. It returns the caches it layered, which the
+// command may write; one it could not layer stays read-only.
+func mountBoundary(cfg launchConfig) (layered []string, err error) {
 	if cfg.View {
 		if err := viewThrough(cfg); err != nil {
-			return err
+			return nil, err
 		}
 	}
 	boot, _ := os.ReadFile("/proc/sys/kernel/random/boot_id")
 	for _, c := range cfg.Caches {
-		if err := cacheLayer(c, cfg.CacheLayer, boot); err != nil {
-			return fmt.Errorf("cache %s: %w", c, err)
+		if cacheLayer(c, cfg.CacheLayer, boot) == nil {
+			layered = append(layered, c)
 		}
 	}
 	var m masker
 	defer m.close()
 	if len(cfg.Protect) > 0 || len(cfg.Secrets) > 0 {
 		if err := walkWorkspace(cfg, &m); err != nil {
-			return err
+			return nil, err
 		}
 	}
 	deny := cfg.DenyRead
@@ -75,10 +76,10 @@ func mountBoundary(cfg launchConfig) error {
 		err = m.mask(fd)
 		unix.Close(fd)
 		if err != nil {
-			return fmt.Errorf("mask %s: %w", p, err)
+			return nil, fmt.Errorf("mask %s: %w", p, err)
 		}
 	}
-	return nil
+	return layered, nil
 }
 
 // viewThrough binds the real build directories over the view, each found

@@ -139,7 +139,7 @@ func configFor(argv, env []string, sb Sandbox, dir string) (launchConfig, error)
 		return launchConfig{}, fmt.Errorf("proc: %w", err)
 	}
 	cfg := launchConfig{Argv: argv, Dir: dir, Workspace: sb.Workspace, Network: sb.Network,
-		Writable: sb.writable(env), MaxProcs: sb.MaxProcs, Caches: caches(env)}
+		Writable: sb.writable(), MaxProcs: sb.MaxProcs, Caches: caches(env)}
 	if sb.Mode == ModeWorkspaceWrite {
 		cfg.Protect = sb.Protect
 	}
@@ -252,9 +252,11 @@ func launch(arg string) error {
 		return fmt.Errorf("%s: %w", p.ops[i].what, syscall.Errno(errno))
 	}
 	runtime.KeepAlive(p)
-	if err := mountBoundary(cfg); err != nil {
+	layered, err := mountBoundary(cfg)
+	if err != nil {
 		return err
 	}
+	cfg.Writable = append(cfg.Writable, layered...)
 	if p, err = buildConfine(cfg); err != nil {
 		return err
 	}
