@@ -28,7 +28,8 @@ const walkLimit = 50000
 
 // skipDirs are not searched for protected or secret names: dependencies
 // and build products, large and not the user's own files.
-var skipDirs = map[string]bool{"node_modules": true, ".venv": true, "venv": true, ".tox": true, "__pycache__": true}
+var skipDirs = map[string]bool{"node_modules": true, ".venv": true, "venv": true, ".tox": true, "__pycache__": true,
+	"target": true, ".next": true, ".gradle": true, ".terraform": true}
 
 const (
 	beneath   = unix.RESOLVE_BENEATH | unix.RESOLVE_NO_SYMLINKS | unix.RESOLVE_NO_MAGICLINKS
@@ -228,7 +229,7 @@ func walkWorkspace(cfg launchConfig, m *masker) error {
 			unix.Close(d.fd)
 		}
 	}()
-	secrets := lowered(cfg.Secrets)
+	protected, secrets := compileGlobs(cfg.Protect), compileGlobs(cfg.Secrets)
 	seen := 0
 	for len(queue) > 0 {
 		d := queue[0]
@@ -240,8 +241,12 @@ func walkWorkspace(cfg launchConfig, m *masker) error {
 				break
 			}
 			name := e.Name()
-			rel := path.Join(d.rel, name)
-			if !d.inProtected && nameMatches(cfg.Protect, name) {
+			lower := strings.ToLower(name)
+			rel := name
+			if d.rel != "" {
+				rel = d.rel + "/" + name
+			}
+			if !d.inProtected && protected.name(lower) {
 				if err := protect(d.fd, name); err != nil {
 					f.Close()
 					return fmt.Errorf("protect %s: %w", rel, err)
@@ -253,7 +258,7 @@ func walkWorkspace(cfg launchConfig, m *masker) error {
 				}
 				continue
 			}
-			if secretMatch(secrets, rel, name) {
+			if secrets.name(lower) || secrets.path(rel) {
 				fd, err := openBeneath(d.fd, name, unix.O_PATH|unix.O_NOFOLLOW)
 				if err != nil {
 					continue // gone: nothing to read
@@ -295,38 +300,53 @@ func protect(dirfd int, name string) error {
 	return bindFD(fd, fd, true)
 }
 
-// nameMatches reports whether name matches one of the globs (a trailing
-// "/" ignored), without case.
-func nameMatches(globs []string, name string) bool {
-	n := strings.ToLower(name)
-	for _, g := range globs {
-		if ok, _ := path.Match(strings.ToLower(strings.TrimSuffix(g, "/")), n); ok {
+// globs are path.Match patterns compiled for a walk that tests every
+// entry: exact names are a map lookup. Everything is compared lower-case.
+type globs struct {
+	exact map[string]bool
+	base  []string // globs on the name
+	paths []string // patterns with "/": tried on every trailing part of the path
+}
+
+// compileGlobs: a trailing "/" (a directory, in Sandbox.Protect) is
+// ignored; a pattern with "/" inside is tools.secretFiles' path form.
+func compileGlobs(pats []string) globs {
+	g := globs{exact: map[string]bool{}}
+	for _, p := range pats {
+		p = strings.ToLower(strings.TrimSuffix(p, "/"))
+		switch {
+		case strings.Contains(p, "/"):
+			g.paths = append(g.paths, p)
+		case strings.ContainsAny(p, `*?[\`):
+			g.base = append(g.base, p)
+		case p != "":
+			g.exact[p] = true
+		}
+	}
+	return g
+}
+
+// name reports whether the lower-case name matches a pattern without "/".
+func (g globs) name(lower string) bool {
+	if g.exact[lower] {
+		return true
+	}
+	for _, p := range g.base {
+		if ok, _ := path.Match(p, lower); ok {
 			return true
 		}
 	}
 	return false
 }
 
-func lowered(s []string) []string {
-	out := make([]string, len(s))
-	for i, v := range s {
-		out[i] = strings.ToLower(v)
+// path reports whether the relative path (or a trailing part of it)
+// matches a pattern with "/", as policy.Secrets.Match does.
+func (g globs) path(rel string) bool {
+	if len(g.paths) == 0 || !strings.Contains(rel, "/") {
+		return false
 	}
-	return out
-}
-
-// secretMatch is tools.secretFiles' rule (policy.Secrets.Match): a glob
-// without "/" is tried on the base name, one with "/" on every trailing
-// part of the relative path; without case. pats are lower-case.
-func secretMatch(pats []string, rel, base string) bool {
-	rel, base = strings.ToLower(rel), strings.ToLower(base)
-	for _, p := range pats {
-		if !strings.Contains(p, "/") {
-			if ok, _ := path.Match(p, base); ok {
-				return true
-			}
-			continue
-		}
+	rel = strings.ToLower(rel)
+	for _, p := range g.paths {
 		for r := rel; ; {
 			if ok, _ := path.Match(p, r); ok {
 				return true
