@@ -182,8 +182,12 @@ func cacheLayer(dir, layers string, boot []byte) error {
 			if err := os.RemoveAll(base); err != nil {
 				return err
 			}
-		} else if err := os.RemoveAll(filepath.Join(work, "work")); err != nil {
-			return err
+		} else if unix.Rmdir(mark) != nil || unix.Rmdir(filepath.Dir(mark)) != nil {
+			// (The mark and its parent are empty directories: two calls,
+			// unless something else was left there.)
+			if err := os.RemoveAll(filepath.Join(work, "work")); err != nil {
+				return err
+			}
 		}
 	}
 	for _, d := range []string{upper, work} {
