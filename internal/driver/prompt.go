@@ -67,7 +67,7 @@ type Environment struct {
 }
 
 // Plan implements Planner.
-func (p WorkspacePlanner) Plan(ctx context.Context, t Task) (agent.Planned, error) {
+func (p WorkspacePlanner) Plan(ctx context.Context, t Assignment) (agent.Planned, error) {
 	var b strings.Builder
 	b.WriteString(Profile(SelectProfile(p.Profile, p.Model), p.Patch))
 	// The workspace is untrusted: its instruction files are read as
@@ -109,7 +109,7 @@ func (p WorkspacePlanner) Plan(ctx context.Context, t Task) (agent.Planned, erro
 
 // environment renders the environment block: the workspace's facts
 // first, the date and the user's directory last.
-func (p WorkspacePlanner) environment(t Task) string {
+func (p WorkspacePlanner) environment(t Assignment) string {
 	e := p.Env
 	var b strings.Builder
 	b.WriteString("## Environment\n")

@@ -39,7 +39,7 @@ func TestPlannerEnvironment(t *testing.T) {
 	os.WriteFile(filepath.Join(root, "AGENTS.md"), []byte("Use tabs."), 0o644)
 	p := WorkspacePlanner{Root: root, Model: "gpt-4.1", Env: Environment{OS: "linux", Arch: "amd64", Shell: "/bin/sh", Date: "2026-11-25", Sandbox: "workspace-write", Approval: "ask"},
 		Recall: func(context.Context, string) []string { return []string{"memory"} }}
-	got, err := p.Plan(context.Background(), Task{Prompt: "x", Dir: "pkg/sub"})
+	got, err := p.Plan(context.Background(), Assignment{Prompt: "x", Dir: "pkg/sub"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -54,7 +54,7 @@ func TestPlannerEnvironment(t *testing.T) {
 		at += i + len(w)
 	}
 	p.Env.Network = true
-	got, _ = p.Plan(context.Background(), Task{Prompt: "y"})
+	got, _ = p.Plan(context.Background(), Assignment{Prompt: "y"})
 	if sys := got.Prefix[0].Content; !strings.Contains(sys, "network access is allowed") || !strings.Contains(sys, "The user is at the workspace root") {
 		t.Errorf("with network, at the root:\n%s", sys)
 	}
