@@ -65,3 +65,53 @@ func TestWriteFileRacingASymlinkSwapStaysInside(t *testing.T) {
 	}
 	t.Logf("%d of %d writes went through, %d swaps, none outside", wrote, rounds, swaps.Load())
 }
+
+// The same swap while read_file runs: no read ever returns the file
+// outside the workspace. Before os.Root, the read followed the link.
+func TestReadFileRacingASymlinkSwapStaysInside(t *testing.T) {
+	ws := newDisk(t, map[string]string{"sub/f.txt": "inside\n"})
+	outside := t.TempDir()
+	if err := os.WriteFile(filepath.Join(outside, "f.txt"), []byte("OUTSIDE-SECRET\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	sub := filepath.Join(ws.Root(), "sub")
+	link := filepath.Join(ws.Root(), "sub.link")
+	if err := os.Symlink(outside, link); err != nil {
+		t.Fatal(err)
+	}
+	rf := toolNamed(t, ws, Options{}, "read_file")
+	var stop atomic.Bool
+	var swaps atomic.Int64
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		for !stop.Load() {
+			if unix.Renameat2(unix.AT_FDCWD, sub, unix.AT_FDCWD, link, unix.RENAME_EXCHANGE) == nil {
+				swaps.Add(1)
+			}
+			runtime.Gosched()
+		}
+	}()
+	const rounds = 3000
+	read, leaked := 0, 0
+	for range rounds {
+		res, err := call(t, rf, map[string]string{"path": "sub/f.txt"})
+		if err != nil {
+			continue
+		}
+		read++
+		if strings.Contains(res.Output, "OUTSIDE-SECRET") {
+			leaked++
+		}
+	}
+	stop.Store(true)
+	wg.Wait()
+	if leaked > 0 {
+		t.Fatalf("%d of %d reads returned the file outside the workspace", leaked, read)
+	}
+	if read == 0 || swaps.Load() < rounds/10 {
+		t.Fatalf("the race was not exercised: %d reads, %d swaps", read, swaps.Load())
+	}
+	t.Logf("%d of %d reads went through, %d swaps, none outside", read, rounds, swaps.Load())
+}
