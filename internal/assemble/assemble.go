@@ -13,6 +13,7 @@ import (
 	"github.com/agentls/agentls/internal/llm/chat"
 	"github.com/agentls/agentls/internal/llm/responses"
 	"github.com/agentls/agentls/internal/mcp"
+	"github.com/agentls/agentls/internal/policy"
 	"github.com/agentls/agentls/internal/proc"
 	"github.com/agentls/agentls/internal/session"
 	"github.com/agentls/agentls/internal/tools"
@@ -195,6 +196,14 @@ func configured(cfg config.Config, root string) proc.Sandbox {
 		Network:       cfg.Sandbox.Network,
 		Workspace:     root,
 		WritableRoots: cfg.Sandbox.WritableRoots,
+		// The one list of protected names, the secret files and the
+		// user's credentials: the policy's lists, enforced by the sandbox.
+		Protect:     policy.ProtectedNames(),
+		SecretFiles: cfg.Tools.SecretFiles,
+		DenyRead:    append(policy.DefaultDenyRead(), cfg.Sandbox.DenyRead...),
+	}
+	if d, err := session.StateDir(); err == nil {
+		sb.DenyRead = append(sb.DenyRead, d)
 	}
 	if sb.Mode == "" {
 		sb.Mode = proc.ModeWorkspaceWrite

@@ -32,8 +32,7 @@ type Gate struct {
 	OnResults func(ctx context.Context, results []verify.Result)
 	// Sandbox confines the checks (from sandbox.*; NewGate sets it).
 	Sandbox proc.Sandbox
-	// Secrets are values no check's environment may hold (the API key
-	// under any name; NewGate sets it).
+	// Secrets are values no check's environment may hold (the API key).
 	Secrets []string
 	// Approve is asked before each check runs when the sandbox turns out
 	// to be unavailable here: a check is then a command like any other
@@ -87,6 +86,11 @@ func (g *Gate) Verify(ctx context.Context, changed []string) (agent.VerifyReport
 			return agent.VerifyReport{Passed: true, Skipped: true,
 				Summary: "nothing to check: no source files yet for " + strings.Join(verify.DetectAny(g.Root), "; ")}, nil
 		}
+		cmds = verify.ScopeGoChecks(g.Root, cmds, changed, overlay)
+		if len(cmds) == 0 {
+			return agent.VerifyReport{Passed: true, Skipped: true,
+				Summary: "nothing to check: the changed files are in no Go package"}, nil
+		}
 	}
 	sb, unconfined := g.Sandbox, false
 	if sb.Mode != proc.ModeOff {
@@ -107,7 +111,7 @@ func (g *Gate) Verify(ctx context.Context, changed []string) (agent.VerifyReport
 		}
 	}
 	results, err := verify.Run(ctx, verify.RunOptions{Root: g.Root, Commands: cmds, Overlay: overlay, Timeout: g.Timeout, OnStart: g.OnStart,
-		Sandbox: sb, Secrets: g.Secrets, Warn: g.Warn})
+		Sandbox: sb, Warn: g.Warn, Secrets: g.Secrets})
 	if err != nil {
 		return agent.VerifyReport{}, err
 	}

@@ -110,6 +110,9 @@ type Sandbox struct {
 	Network bool
 	// WritableRoots are more directories sandboxed commands may write.
 	WritableRoots []string
+	// DenyRead are more paths ("~/" is the home directory) that sandboxed
+	// commands read as empty, besides policy.DefaultDenyRead.
+	DenyRead []string
 }
 
 type Sessions struct {
@@ -266,6 +269,7 @@ var fields = []field{
 	{key: "sandbox.mode", set: oneOf([]string{"workspace-write", "read-only", "off"}, func(c *Config) *string { return &c.Sandbox.Mode })},
 	{key: "sandbox.network", set: boolean(func(c *Config) *bool { return &c.Sandbox.Network })},
 	{key: "sandbox.writableRoots", set: strs(func(c *Config) *[]string { return &c.Sandbox.WritableRoots })},
+	{key: "sandbox.denyRead", set: strs(func(c *Config) *[]string { return &c.Sandbox.DenyRead })},
 	{key: "sessions.maxConcurrent", set: intIn(1, 64, func(c *Config) *int { return &c.Sessions.MaxConcurrent })},
 	{key: "mcpServers", set: func(c *Config, raw json.RawMessage) error {
 		var m map[string]MCPServer

@@ -31,8 +31,8 @@ type RunOptions struct {
 	Timeout time.Duration
 	// Env is added to the environment the server was started with.
 	Env []string
-	// Secrets are values (the API key in use) no variable of a check's
-	// environment may hold, as for run_command (proc.CleanEnv).
+	// Secrets are values (the API key) that no variable of a check's
+	// environment may hold, whatever its name (proc.CleanEnv).
 	Secrets []string
 	// OnStart, if set, is called before each command starts.
 	OnStart func(cmd string)
@@ -164,8 +164,8 @@ func runInView(ctx context.Context, opts RunOptions, command string, timeout tim
 	}
 	sb := opts.Sandbox
 	sb.View, sb.ViewThrough = view, throughDirs(opts.Root, view)
-	pr, err := proc.Run(ctx, proc.Spec{Shell: command, Dir: opts.Root, Env: checkEnv(opts.Root, opts.Env), Secrets: opts.Secrets,
-		Timeout: timeout, OutputLimit: maxOutput, Sandbox: sb})
+	pr, err := proc.Run(ctx, proc.Spec{Shell: command, Dir: opts.Root, Env: checkEnv(opts.Root, opts.Env),
+		Secrets: opts.Secrets, Timeout: timeout, OutputLimit: maxOutput, Sandbox: sb})
 	if err != nil {
 		return Result{}, err
 	}
@@ -247,8 +247,8 @@ func (f *fallback) close() {
 
 func (f *fallback) run(ctx context.Context, command string, timeout time.Duration) Result {
 	ov := f.ov
-	pr, err := proc.Run(ctx, proc.Spec{Shell: command, Dir: ov.Dir(), Env: checkEnv(ov.Dir(), f.env), Secrets: f.secrets,
-		Timeout: timeout, OutputLimit: maxOutput, Sandbox: f.sb})
+	pr, err := proc.Run(ctx, proc.Spec{Shell: command, Dir: ov.Dir(), Env: checkEnv(ov.Dir(), f.env),
+		Secrets: f.secrets, Timeout: timeout, OutputLimit: maxOutput, Sandbox: f.sb})
 	if err != nil {
 		pr.Output += fmt.Sprintf("\nverify: cannot start %q: %v\n", command, err)
 	}
