@@ -9,6 +9,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"golang.org/x/sys/unix"
 )
@@ -114,4 +115,81 @@ func TestReadFileRacingASymlinkSwapStaysInside(t *testing.T) {
 		t.Fatalf("the race was not exercised: %d reads, %d swaps", read, swaps.Load())
 	}
 	t.Logf("%d of %d reads went through, %d swaps, none outside", read, rounds, swaps.Load())
+}
+
+// grep racing the same swap never returns a line of a file outside the
+// workspace: its reads resolve beneath the root without symlinks
+// (openat2). Before, it opened the walked path as a path.
+func TestGrepRacingASymlinkSwapStaysInside(t *testing.T) {
+	files := map[string]string{}
+	for i := range 20 {
+		files[fmt.Sprintf("sub/f%02d.txt", i)] = "inside MARK\n"
+	}
+	ws := newDisk(t, files)
+	outside := t.TempDir()
+	for i := range 20 {
+		if err := os.WriteFile(filepath.Join(outside, fmt.Sprintf("f%02d.txt", i)), []byte("OUTSIDE MARK\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	sub := filepath.Join(ws.Root(), "sub")
+	link := filepath.Join(ws.Root(), "sub.link")
+	if err := os.Symlink(outside, link); err != nil {
+		t.Fatal(err)
+	}
+	gr := toolNamed(t, ws, Options{}, "grep")
+	var stop atomic.Bool
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		for !stop.Load() {
+			_ = unix.Renameat2(unix.AT_FDCWD, sub, unix.AT_FDCWD, link, unix.RENAME_EXCHANGE)
+			runtime.Gosched()
+		}
+	}()
+	found, leaked := 0, 0
+	for range 400 {
+		res, err := call(t, gr, map[string]string{"pattern": "MARK"})
+		if err != nil {
+			continue
+		}
+		found += strings.Count(res.Output, "inside MARK")
+		if strings.Contains(res.Output, "OUTSIDE") {
+			leaked++
+		}
+	}
+	stop.Store(true)
+	wg.Wait()
+	if leaked > 0 {
+		t.Fatalf("%d of 400 searches returned lines from outside the workspace", leaked)
+	}
+	if found == 0 {
+		t.Fatal("the race was not exercised: nothing found inside")
+	}
+}
+
+// A named pipe as .git/info/exclude or as a parent's .gitignore does not
+// block list_files or grep (they were read with a plain open).
+func TestFIFOGitignoreBlocksNoWalk(t *testing.T) {
+	ws := newDisk(t, map[string]string{"a.txt": "MARK\n", ".git/info/keep": ""})
+	if err := unix.Mkfifo(filepath.Join(ws.Root(), ".git", "info", "exclude"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() {
+		_, err := call(t, toolNamed(t, ws, Options{}, "grep"), map[string]string{"pattern": "MARK"})
+		if err == nil {
+			_, err = call(t, toolNamed(t, ws, Options{}, "list_files"), map[string]string{})
+		}
+		done <- err
+	}()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("a FIFO .gitignore blocked the walk")
+	}
 }
