@@ -193,3 +193,43 @@ func TestFIFOGitignoreBlocksNoWalk(t *testing.T) {
 		t.Fatal("a FIFO .gitignore blocked the walk")
 	}
 }
+
+// The swap's link may also point inside the workspace, at a protected
+// directory (.git/hooks): the write lands where the policy looked, or
+// nowhere. With os.Root alone it followed the link into .git/hooks.
+func TestWriteFileRacingASwapIntoGitHooks(t *testing.T) {
+	ws := newDisk(t, map[string]string{"sub/pre-commit": "#!/bin/sh\n", ".git/hooks/README": "hooks\n"})
+	sub := filepath.Join(ws.Root(), "sub")
+	link := filepath.Join(ws.Root(), "sub.link")
+	if err := os.Symlink(".git/hooks", link); err != nil {
+		t.Fatal(err)
+	}
+	wf := toolNamed(t, ws, Options{}, "write_file")
+	var stop atomic.Bool
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		for !stop.Load() {
+			_ = unix.Renameat2(unix.AT_FDCWD, sub, unix.AT_FDCWD, link, unix.RENAME_EXCHANGE)
+			runtime.Gosched()
+		}
+	}()
+	wrote := 0
+	for i := range 3000 {
+		if _, err := call(t, wf, map[string]string{"path": "sub/pre-commit", "content": fmt.Sprintf("#!/bin/sh\necho %d\n", i)}); err == nil {
+			wrote++
+		}
+	}
+	stop.Store(true)
+	wg.Wait()
+	entries, _ := os.ReadDir(filepath.Join(ws.Root(), ".git", "hooks"))
+	for _, e := range entries {
+		if e.Name() != "README" {
+			t.Fatalf("a write landed in .git/hooks: %s (%d writes went through)", e.Name(), wrote)
+		}
+	}
+	if wrote == 0 {
+		t.Fatal("the race was not exercised: no write went through")
+	}
+}

@@ -33,3 +33,9 @@ func readInto(buf *[]byte, _ int, root, rel string) ([]byte, bool) {
 func openRootFD(string) int { return -1 }
 
 func closeRootFD(int) {}
+
+// dirBeneath opens dir below r (os.Root: the write stays in the workspace).
+func dirBeneath(r *os.Root, dir string) (*os.Root, error) { return r.OpenRoot(dir) }
+
+// oNoFollow: no such flag here; os.Root keeps the open in the workspace.
+const oNoFollow = 0
