@@ -120,3 +120,24 @@ func TestRunReleasesItsMCPServers(t *testing.T) {
 		t.Fatal("the task never released the manager: Close waits for a holder")
 	}
 }
+
+// A workspace endpoint held back for want of trust stops the task before
+// the session or the model: no fall back to another endpoint.
+func TestRunRefusesAHeldBackEndpoint(t *testing.T) {
+	tc, llm := lifecycle(t, fakellm.Turn{Text: "done."})
+	tc.Untrusted = []string{"tools.allow", "llm.baseURL"}
+	_, err := Run(context.Background(), tc)
+	if !errors.Is(err, ErrUntrusted) || !errors.Is(err, ErrWontRun) {
+		t.Fatalf("err = %v", err)
+	}
+	if n := len(llm.Requests()); n != 0 {
+		t.Fatalf("%d model requests", n)
+	}
+	if infos, _ := tc.Store.List(); len(infos) != 0 {
+		t.Fatalf("a session was recorded: %+v", infos)
+	}
+	tc.Untrusted = []string{"tools.allow"} // held back, but not needed to run
+	if _, err := Run(context.Background(), tc); err != nil {
+		t.Fatal(err)
+	}
+}

@@ -3,6 +3,7 @@ package lsp
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
 
@@ -52,6 +53,7 @@ func (s *Server) runAgent(ctx context.Context, t *task) {
 		},
 		Prompt:    t.prompt,
 		Editor:    t.editor,
+		Untrusted: s.heldBack(),
 		Store:     s.openStore(ctx, cfg, root),
 		Session:   t.session,
 		MustExist: t.mustExist,
@@ -79,7 +81,11 @@ func (s *Server) runAgent(ctx context.Context, t *task) {
 		}
 	}
 	if _, err := assemble.Run(ctx, tc); err != nil {
-		s.finishTask(ctx, t, prog, agent.Result{Status: agent.StatusError, Reason: "session", Error: err.Error()})
+		reason := "session"
+		if errors.Is(err, assemble.ErrUntrusted) {
+			reason = "untrusted"
+		}
+		s.finishTask(ctx, t, prog, agent.Result{Status: agent.StatusError, Reason: reason, Error: err.Error()})
 	}
 }
 
