@@ -1,6 +1,7 @@
 package main
 
 import (
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -27,9 +28,14 @@ func TestUntrustedEndpointFailsClosed(t *testing.T) {
 		}
 	}
 
-	// --base-url names the endpoint for the run: the file's is moot.
-	if r := e.run("run", "--no-verify", "--base-url", srv.URL(), "say hi"); r.code != 0 || len(srv.Requests()) != 1 {
+	// --base-url names the endpoint for the run, and --replay uses none:
+	// the file's is moot.
+	rec := filepath.Join(t.TempDir(), "rec.jsonl")
+	if r := e.run("run", "--no-verify", "--base-url", srv.URL(), "--record", rec, "say hi"); r.code != 0 || len(srv.Requests()) != 1 {
 		t.Errorf("with --base-url: exit %d, %d requests\n%s", r.code, len(srv.Requests()), r.stderr)
+	}
+	if r := e.run("run", "--no-verify", "--replay", rec, "say hi"); r.code != 0 {
+		t.Errorf("with --replay: exit %d\n%s", r.code, r.stderr)
 	}
 	// Trusted, the file's endpoint is the one used (here unreachable, so
 	// the run fails, but not for want of trust).

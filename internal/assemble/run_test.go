@@ -7,6 +7,7 @@ import (
 
 	"github.com/agentls/agentls/internal/agent"
 	"github.com/agentls/agentls/internal/config"
+	"github.com/agentls/agentls/internal/driver"
 	"github.com/agentls/agentls/internal/proc"
 	"github.com/agentls/agentls/internal/session"
 	"github.com/agentls/agentls/internal/testkit/fakellm"
@@ -139,5 +140,23 @@ func TestRunRefusesAHeldBackEndpoint(t *testing.T) {
 	tc.Untrusted = []string{"tools.allow"} // held back, but not needed to run
 	if _, err := Run(context.Background(), tc); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// A task run by an external agent (the bridge) uses no endpoint of
+// agentls's: a held-back llm.baseURL does not stop it.
+func TestRunHeldBackEndpointDoesNotStopABackend(t *testing.T) {
+	tc, llm := lifecycle(t)
+	tc.Untrusted = []string{"llm.baseURL"}
+	ran := false
+	tc.Hooks.Backend = func(context.Context, Spec, driver.Task) agent.Result {
+		ran = true
+		return agent.Result{Status: agent.StatusOK, Reason: "done"}
+	}
+	if _, err := Run(context.Background(), tc); err != nil || !ran {
+		t.Fatalf("err %v, ran %v", err, ran)
+	}
+	if n := len(llm.Requests()); n != 0 {
+		t.Fatalf("%d model requests", n)
 	}
 }

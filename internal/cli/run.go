@@ -101,8 +101,9 @@ func (c *cliRun) run(ctx context.Context) int {
 	root = disk.Root()
 
 	cfg, probs, untrusted := c.loadConfig(root)
-	if o.baseURL != "" {
-		// --base-url names the endpoint for this run: the file's is moot.
+	if o.baseURL != "" || o.replay != "" {
+		// --base-url names the endpoint for this run, and --replay uses
+		// none: the file's is moot.
 		untrusted = slices.DeleteFunc(untrusted, func(k string) bool { return k == "llm.baseURL" })
 	}
 	cfg = o.apply(cfg)
