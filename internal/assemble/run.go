@@ -84,7 +84,7 @@ func (h heldBack) Unwrap() error { return ErrUntrusted }
 // fall back to another one.
 func HeldBack(untrusted []string) error {
 	for _, k := range untrusted {
-		if k == "llm.baseURL" || k == "llm" || strings.HasPrefix(k, "llm.baseURL.") {
+		if k == "llm.baseURL" || strings.HasPrefix(k, "llm.baseURL.") {
 			return heldBack{key: "llm.baseURL"}
 		}
 	}
@@ -95,14 +95,13 @@ func HeldBack(untrusted []string) error {
 // panic; the front end's barrier reports the panic itself.
 var panicked = agent.Result{Status: agent.StatusError, Reason: "internal", Error: "agentls: internal error (the log has the details)"}
 
-// Run is the life of one task, the same for every front end: trust, the session
-// opened and (deferred) ended, whatever happens, a panic included; recall
-// and the verify gate wired; the MCP servers held until the end; the
-// driver (or Hooks.Backend) run; the front end's end. A workspace file
-// whose endpoint is held back stops the task before anything (HeldBack).
-// It returns the
-// result recorded, or an error wrapping ErrWontRun when the task did not
-// start.
+// Run is the life of one task, the same for every front end: trust (a
+// workspace file whose endpoint is held back stops the task first, see
+// HeldBack); the session opened and, deferred, ended however the task
+// ends, a panic included; recall and the verify gate wired; the MCP
+// servers held until the end; the driver (or Hooks.Backend) run; the
+// front end's Ended. It returns the result recorded, or an error wrapping
+// ErrWontRun when the task did not start.
 func Run(ctx context.Context, tc TaskConfig) (res agent.Result, err error) {
 	warn := func(msg string) {
 		if tc.Warn != nil {
