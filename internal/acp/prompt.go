@@ -65,6 +65,7 @@ func (a *Agent) Prompt(ctx context.Context, p sdk.PromptRequest) (_ sdk.PromptRe
 			MCP:       s.mcpServers(),
 			OnEvent:   out.event,
 			Warn:      func(msg string) { out.text("\n_agentls: " + msg + "_\n") },
+			Log:       a.log,
 
 			ConfirmWrite: func(ctx context.Context, rel, why string) (bool, error) {
 				return a.yesNo(ctx, s, out, "Change "+rel, map[string]any{"path": rel, "why": "it " + why})

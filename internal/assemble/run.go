@@ -50,7 +50,7 @@ type Hooks struct {
 	Began func(rec *session.Task)
 	// Backend runs the task instead of agentls's own driver (an external
 	// ACP agent, agent.backend.acp); spec has everything but the MCP tools.
-	Backend func(ctx context.Context, spec Spec, task driver.Task) agent.Result
+	Backend func(ctx context.Context, spec Spec, task driver.Assignment) agent.Result
 	// Ended runs with the driver's result: the front end shows the end
 	// (and may review the changes) and returns the result to record with
 	// the changes that landed. Without it the result is recorded as is,
@@ -142,7 +142,7 @@ func Run(ctx context.Context, tc TaskConfig) (res agent.Result, err error) {
 		}
 		spec.Verifier = g
 	}
-	task := driver.Task{Prompt: tc.Prompt, Editor: tc.Editor, History: rec.History()}
+	task := driver.Assignment{Prompt: tc.Prompt, Editor: tc.Editor, History: rec.History()}
 	if tc.Hooks.Backend != nil {
 		res = tc.Hooks.Backend(ctx, spec, task)
 	} else {

@@ -149,7 +149,7 @@ func TestRunHeldBackEndpointDoesNotStopABackend(t *testing.T) {
 	tc, llm := lifecycle(t)
 	tc.Untrusted = []string{"llm.baseURL"}
 	ran := false
-	tc.Hooks.Backend = func(context.Context, Spec, driver.Task) agent.Result {
+	tc.Hooks.Backend = func(context.Context, Spec, driver.Assignment) agent.Result {
 		ran = true
 		return agent.Result{Status: agent.StatusOK, Reason: "done"}
 	}

@@ -227,6 +227,7 @@ func (c *cliRun) run(ctx context.Context) int {
 			Approver:  assemble.Approver(cfg, nil, ask),
 			OnEvent:   onEvent,
 			Warn:      ren.warn,
+			Log:       log,
 
 			ConfirmWrite: confirmWrite,
 			AskNetwork:   askNetwork,

@@ -16,6 +16,7 @@ import (
 	"github.com/agentls/agentls/internal/assemble"
 	"github.com/agentls/agentls/internal/driver"
 	"github.com/agentls/agentls/internal/session"
+	"github.com/agentls/agentls/internal/textcut"
 )
 
 // runAgent is the body of an agentls.run task: the editor's part of
@@ -47,6 +48,7 @@ func (s *Server) runAgent(ctx context.Context, t *task) {
 			Approver:  s.approver(cfg),
 			OnEvent:   func(ev agent.Event) { s.safeEvent(ctx, t, prog, ev) },
 			Warn:      func(msg string) { s.warnOnce(ctx, "agentls: "+msg) },
+			Log:       s.log,
 
 			ConfirmWrite: s.confirmWrite,
 			AskNetwork:   s.askNetwork,
@@ -75,7 +77,7 @@ func (s *Server) runAgent(ctx context.Context, t *task) {
 	if b := cfg.Agent.Backend.ACP; b != nil {
 		// agent.backend.acp: an external ACP agent's loop instead of ours;
 		// agentls keeps the editor's side (edits, review, undo, the gate).
-		tc.Hooks.Backend = func(ctx context.Context, spec assemble.Spec, task driver.Task) agent.Result {
+		tc.Hooks.Backend = func(ctx context.Context, spec assemble.Spec, task driver.Assignment) agent.Result {
 			return acp.Bridge{Agent: *b, Root: root, Workspace: ws, Ask: s.ask(), Verifier: spec.Verifier, Session: spec.Session, Log: s.log,
 				OnEvent: spec.OnEvent}.Run(ctx, task)
 		}
@@ -272,7 +274,7 @@ func shorten(s string, n int) string {
 	if len(s) <= n {
 		return s
 	}
-	return agent.Cut(s, n) + "…"
+	return textcut.Head(s, n) + "…"
 }
 
 func plural(n int) string {
