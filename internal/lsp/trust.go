@@ -90,7 +90,9 @@ func (s *Server) settleTrust(ctx context.Context) {
 			continue
 		}
 		key := fmt.Sprintf("%x", sha256.Sum256(append([]byte(ws.Path+"\x00"), ws.Content...)))
-		if s.trustAsked[key] {
+		// A held-back endpoint stops every task (assemble.HeldBack), so
+		// it is asked about at each one; the rest once per content.
+		if s.trustAsked[key] && assemble.HeldBack(ws.Untrusted) == nil {
 			continue
 		}
 		if s.trustAsked == nil {
@@ -127,4 +129,18 @@ func (s *Server) settleTrust(ctx context.Context) {
 func (s *Server) canAsk() bool {
 	caps, _ := s.clientState()
 	return caps.showMessageReq
+}
+
+// heldBack lists the workspace settings still held back for want of trust
+// (.agentls.json's and the editor's workspace scope).
+func (s *Server) heldBack() []string {
+	s.trustMu.Lock()
+	defer s.trustMu.Unlock()
+	var keys []string
+	for _, ws := range []*assemble.WorkspaceSettings{s.untrusted, s.edUntrust} {
+		if ws != nil {
+			keys = append(keys, ws.Untrusted...)
+		}
+	}
+	return keys
 }
