@@ -38,6 +38,10 @@ type Machine struct {
 	verified bool
 	result   Result
 	partial  string
+
+	warned bool      // the model was told to wrap up
+	ending string    // "maxSteps" or "budget": the last, tool-less turn is under way
+	plan   *WorkPlan // the model's latest plan
 }
 
 // NewMachine returns an idle machine.

@@ -94,6 +94,7 @@ func Driver(ctx context.Context, s Spec) *driver.Driver {
 		AskNetwork:   s.AskNetwork,
 		ConfirmWrite: s.ConfirmWrite,
 	})
+	toolset = append(toolset, tools.UpdatePlan())
 	if s.MCP != nil {
 		more, errs := s.MCP.Tools(ctx, approver)
 		for _, err := range errs {
@@ -160,6 +161,8 @@ func DefaultLLM(cfg config.Config) agent.LLM {
 func Limits(cfg config.Config) agent.Limits {
 	lim := agent.DefaultLimits()
 	lim.MaxSteps = cfg.Agent.MaxSteps
+	lim.MaxCostUSD = cfg.Agent.MaxCostUSD
+	lim.PriceInput, lim.PriceOutput = Price(cfg)
 	lim.MaxRetries = cfg.Agent.MaxRetries
 	lim.ContextTokens = cfg.LLM.ContextTokens
 	lim.MaxToolOutput = cfg.Agent.MaxToolOutput
