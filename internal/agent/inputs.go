@@ -31,7 +31,7 @@ type Limits struct {
 // DefaultLimits are the documented defaults.
 func DefaultLimits() Limits {
 	return Limits{
-		MaxSteps:      100,
+		MaxSteps:      200,
 		MaxRetries:    3,
 		LLMAttempts:   3,
 		BackoffBase:   500 * time.Millisecond,

@@ -86,13 +86,18 @@ func Driver(ctx context.Context, s Spec) *driver.Driver {
 			g.Warn = s.Warn
 		}
 	}
+	askNetwork, confirmWrite := s.AskNetwork, s.ConfirmWrite
+	if cfg.Tools.Approval == config.ApprovalNever {
+		// tools.approval "never": nothing is asked; what would be, is refused.
+		askNetwork, confirmWrite = nil, nil
+	}
 	toolset := tools.Default(s.Workspace, tools.Options{
 		Policy:       tools.Policy{Root: s.Root, SecretFiles: cfg.Tools.SecretFiles},
 		Approver:     approver,
 		Sandbox:      configured(cfg, s.Root),
 		Secrets:      secrets(cfg),
-		AskNetwork:   s.AskNetwork,
-		ConfirmWrite: s.ConfirmWrite,
+		AskNetwork:   askNetwork,
+		ConfirmWrite: confirmWrite,
 	})
 	toolset = append(toolset, tools.UpdatePlan())
 	if s.MCP != nil {

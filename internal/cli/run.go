@@ -12,6 +12,7 @@ import (
 	"os"
 	"os/signal"
 	"strings"
+	"sync"
 	"syscall"
 
 	"go.uber.org/zap"
@@ -235,17 +236,30 @@ func (c *cliRun) run(ctx context.Context) int {
 		g.Overlay = func([]string) map[string][]byte { return ws.proposed() }
 		gate = g
 	}
-	// Under --review the task's end is what was accepted, known only after
-	// the questions: its end event waits for them.
-	onEvent := ren.event
+	// The task's end is known only after the run: under --review what was
+	// accepted, and whether a command was refused for want of an answer.
+	// Its end event waits for both.
 	var heldEnd *agent.Event
-	if review {
-		onEvent = func(ev agent.Event) {
-			if ev.Kind == agent.KindEnd {
-				heldEnd = &ev
-				return
-			}
-			ren.event(ev)
+	onEvent := func(ev agent.Event) {
+		if ev.Kind == agent.KindEnd {
+			heldEnd = &ev
+			return
+		}
+		ren.event(ev)
+	}
+	// Commands refused because nobody could be asked (no terminal, or
+	// tools.approval "never"): the run then cannot end "ok".
+	var refusedMu sync.Mutex
+	var refused []string
+	refuse := func(command, why string) {
+		refusedMu.Lock()
+		defer refusedMu.Unlock()
+		refused = append(refused, fmt.Sprintf("%s (%s)", command, why))
+	}
+	if askNetwork == nil && cfg.Tools.Approval != config.ApprovalNever {
+		askNetwork = func(_ context.Context, command string) (bool, error) {
+			refuse(command, "it needs the network, and leaving the sandbox needs the user's approval")
+			return false, nil
 		}
 	}
 	var recall func(context.Context, string) []string
@@ -257,7 +271,7 @@ func (c *cliRun) run(ctx context.Context) int {
 		Root:      root,
 		Workspace: ws,
 		LLM:       llm,
-		Approver:  assemble.Approver(cfg, nil, ask),
+		Approver:  assemble.ApproverReporting(cfg, nil, ask, refuse),
 		Verifier:  gate,
 		MCP:       mgr,
 		Session:   st,
@@ -319,10 +333,17 @@ func (c *cliRun) run(ctx context.Context) int {
 				res.Reason = "done"
 			}
 		}
-		if heldEnd != nil {
-			heldEnd.Result = &res
-			ren.event(*heldEnd)
-		}
+	}
+	refusedMu.Lock()
+	if n := len(refused); n > 0 && res.Status == agent.StatusOK {
+		res.Status, res.Reason = agent.StatusError, "approval"
+		res.Error = fmt.Sprintf("%d command%s needed the user's approval and nobody could be asked: %s. Run on a terminal to be asked, or allow what is safe with --allow or tools.allow",
+			n, plural(n), strings.Join(refused, "; "))
+	}
+	refusedMu.Unlock()
+	if heldEnd != nil {
+		heldEnd.Result = &res
+		ren.event(*heldEnd)
 	}
 
 	if err := st.End(res, ws.sessionChanges(written)); err != nil {

@@ -324,7 +324,7 @@ func Defaults() Config {
 			API:           "auto",
 		},
 		Agent: Agent{
-			MaxSteps:           100,
+			MaxSteps:           200,
 			MaxRetries:         3,
 			Memory:             true,
 			ToolTimeoutSeconds: 120,

@@ -333,7 +333,7 @@ func TestLoad(t *testing.T) {
 
 	// No file, no settings: defaults plus the environment, no problems.
 	c, probs = Load(t.TempDir(), nil)
-	if len(probs) != 0 || c.LLM.Model != "from-env" || c.Agent.MaxSteps != 100 || c.Tools.Approval != ApprovalSandboxed {
+	if len(probs) != 0 || c.LLM.Model != "from-env" || c.Agent.MaxSteps != 200 || c.Tools.Approval != ApprovalSandboxed {
 		t.Errorf("config %+v, problems %v", c, probs)
 	}
 
