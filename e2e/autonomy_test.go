@@ -184,7 +184,9 @@ func TestPlanReachesTheLSPClient(t *testing.T) {
 	}
 	var reports []string
 	for _, n := range s.Notes(protocol.MethodProgress) {
-		var p struct{ Value struct{ Kind, Message string } }
+		var p struct {
+			Value struct{ Kind, Message string }
+		}
 		if json.Unmarshal(n.Params, &p) == nil && p.Value.Kind == "report" {
 			reports = append(reports, p.Value.Message)
 		}
@@ -293,4 +295,101 @@ func containsAll(s string, parts ...string) bool {
 		}
 	}
 	return true
+}
+
+// goTestTurns run `go test ./...` mid-task; the model's next turn expects
+// its result, so a refusal fails the script.
+var goTestTurns = []turn{
+	{calls: [][2]any{{"run_command", map[string]any{"command": "go test ./..."}}}},
+	{text: "The test fails as expected.", expect: map[string]string{"lastToolContains": "--- FAIL: TestGreeting"}},
+}
+
+// With the defaults a mid-task `go test` runs in the sandbox without a
+// question. Before, every command was asked about.
+func TestSandboxedGoTestRunsUnasked(t *testing.T) {
+	s := start(t, setup{workspace: "demo", script: scriptOf(goTestTurns...)})
+	var asked []string
+	s.OnShowMessageRequest = func(p *protocol.ShowMessageRequestParams) *protocol.MessageActionItem {
+		asked = append(asked, p.Message)
+		return &p.Actions[0]
+	}
+	r := s.run(t, map[string]any{"task": "run the tests"})
+	if r.Status != "ok" {
+		t.Fatalf("%+v", r)
+	}
+	if len(asked) != 0 {
+		t.Errorf("asked %q; want go test to run unasked in the sandbox", asked)
+	}
+}
+
+// A command that wants the network runs in the sandbox without it, and
+// the user is asked before it runs again with network; a no keeps it off.
+// A command the parser cannot see through is still asked about.
+func TestLeavingTheSandboxIsAsked(t *testing.T) {
+	s := start(t, setup{workspace: "hello", script: scriptOf(
+		turn{calls: [][2]any{{"run_command", map[string]any{"command": "curl -sS --max-time 10 http://example.com/"}}}},
+		turn{calls: [][2]any{{"run_command", map[string]any{"command": `eval "touch made.txt"`}}}, expect: map[string]string{"lastToolContains": "had no network"}},
+		turn{text: "done", expect: map[string]string{"lastToolContains": "denied"}},
+	)})
+	var asked []string
+	s.OnShowMessageRequest = func(p *protocol.ShowMessageRequestParams) *protocol.MessageActionItem {
+		asked = append(asked, p.Message)
+		return &p.Actions[len(p.Actions)-1] // no
+	}
+	r := s.run(t, map[string]any{"task": "fetch"})
+	if r.Status != "ok" {
+		t.Fatalf("%+v", r)
+	}
+	if len(asked) != 2 || !strings.Contains(asked[0], "failed without network") || !strings.Contains(asked[1], "wants to run") || !strings.Contains(asked[1], "eval") {
+		t.Errorf("asked %q; want the network question, then the eval command", asked)
+	}
+	if out := toolOutputs(s); strings.Contains(out, "[run again with network") {
+		t.Errorf("the command ran again with network although the user said no:\n%s", out)
+	}
+	if fileExists(filepath.Join(s.Root, "made.txt")) {
+		t.Error("the refused command ran")
+	}
+}
+
+// Headless, the same `go test` runs unasked; before, it was refused for
+// want of a terminal.
+func TestHeadlessGoTestRunsUnasked(t *testing.T) {
+	out, code := headless(t, copyWorkspace(t, "demo"), scriptOf(goTestTurns...), "run the tests")
+	if code != 0 {
+		t.Fatalf("exit code %d\n%s", code, out)
+	}
+}
+
+// Headless, a command that needs a question nobody can answer is refused
+// and the run ends with reason approval and exit code 1; before, it ended
+// "ok" with exit code 0. Network is never given without a yes.
+func TestHeadlessRefusalEndsNonZero(t *testing.T) {
+	for _, c := range []struct{ name, command, why string }{
+		{"unparsable", `eval "touch made.txt"`, "eval"},
+		{"network", "curl -sS --max-time 10 http://example.com/", "needs the network"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			dir := copyWorkspace(t, "hello")
+			out, code := headless(t, dir, scriptOf(
+				turn{calls: [][2]any{{"run_command", map[string]any{"command": c.command}}}},
+				turn{text: "I could not run it."},
+			), "--json", "do it")
+			if code != 1 {
+				t.Errorf("exit code %d, want 1\n%s", code, out)
+			}
+			var end map[string]any
+			for _, l := range strings.Split(out, "\n") {
+				var ev map[string]any
+				if json.Unmarshal([]byte(l), &ev) == nil && ev["kind"] == "end" {
+					end, _ = ev["result"].(map[string]any)
+				}
+			}
+			if end == nil || end["reason"] != "approval" || !strings.Contains(fmt.Sprint(end["error"]), c.why) {
+				t.Errorf("end %v; want reason approval naming %q", end, c.why)
+			}
+			if fileExists(filepath.Join(dir, "made.txt")) || strings.Contains(out, "[run again with network") {
+				t.Errorf("the refused command ran:\n%s", out)
+			}
+		})
+	}
 }
