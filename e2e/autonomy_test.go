@@ -393,3 +393,38 @@ func TestHeadlessRefusalEndsNonZero(t *testing.T) {
 		})
 	}
 }
+
+// Where the sandbox is unavailable, tools.approval "sandboxed" admits
+// nothing: the plainest command is asked about.
+func TestWithoutSandboxSandboxedApprovalAsks(t *testing.T) {
+	s := start(t, setup{script: runCommandScript("true"), env: []string{"AGENTLS_TEST_NO_SANDBOX=1"}})
+	var asked []string
+	s.OnShowMessageRequest = func(p *protocol.ShowMessageRequestParams) *protocol.MessageActionItem {
+		asked = append(asked, p.Message)
+		return &protocol.MessageActionItem{Title: "Deny"}
+	}
+	s.run(t, map[string]any{"task": "run"})
+	if len(asked) != 1 || !strings.Contains(asked[0], "wants to run") {
+		t.Errorf("asked %q; want the command asked about", asked)
+	}
+}
+
+// tools.approval "never" asks nothing: a plain command runs in the
+// sandbox, one that would be asked about is refused, saying why.
+func TestApprovalNeverAsksNothing(t *testing.T) {
+	s := start(t, setup{workspace: "hello", settings: map[string]any{"tools": map[string]any{"approval": "never"}}, script: scriptOf(
+		turn{calls: [][2]any{{"run_command", map[string]any{"command": "cat hello.txt"}}}},
+		turn{calls: [][2]any{{"run_command", map[string]any{"command": `eval "touch made.txt"`}}}, expect: map[string]string{"lastToolContains": "hello world"}},
+		turn{text: "done", expect: map[string]string{"lastToolContains": `tools.approval is "never"`}},
+	)})
+	r := s.run(t, map[string]any{"task": "run"})
+	if r.Status != "ok" {
+		t.Fatalf("%+v", r)
+	}
+	if n := len(s.Notes(protocol.MethodWindowShowMessageRequest)); n != 0 {
+		t.Errorf("asked %d questions under tools.approval never", n)
+	}
+	if fileExists(filepath.Join(s.Root, "made.txt")) {
+		t.Error("the refused command ran")
+	}
+}
