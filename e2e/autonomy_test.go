@@ -428,3 +428,68 @@ func TestApprovalNeverAsksNothing(t *testing.T) {
 		t.Error("the refused command ran")
 	}
 }
+
+// A command mid-task sees the editor's unsaved text, as the checks do: a
+// buffer edited into a build error makes `go test` fail. Before, the
+// command ran on the saved files and passed.
+func TestCommandSeesUnsavedBuffers(t *testing.T) {
+	s := start(t, setup{files: map[string]string{
+		"go.mod":    "module m\n\ngo 1.21\n",
+		"m.go":      "package m\n\nfunc Two() int { return 2 }\n",
+		"m_test.go": "package m\n\nimport \"testing\"\n\nfunc TestTwo(t *testing.T) {\n\tif Two() != 2 {\n\t\tt.Fatal(Two())\n\t}\n}\n",
+	}, script: scriptOf(
+		turn{calls: [][2]any{{"run_command", map[string]any{"command": "go test ./..."}}}},
+		turn{text: "The build is broken.", expect: map[string]string{"lastToolContains": "FAIL"}},
+	)})
+	if err := s.Open(s.ctx, "m.go", "package m\n\nfunc Two() int { return \"two\" }\n"); err != nil {
+		t.Fatal(err)
+	}
+	r := s.run(t, map[string]any{"task": "test it"})
+	if r.Status != "ok" {
+		t.Fatalf("%+v\n%s", r, toolOutputs(s))
+	}
+	if !strings.Contains(toolOutputs(s), "m.go:3") {
+		t.Errorf("go test did not report the buffer's error:\n%s", toolOutputs(s))
+	}
+}
+
+// What a command writes lands where it belongs: a file the editor holds
+// is changed in the editor by an applyEdit, keeping what the user typed
+// (the disk stays as saved); other files are written and deleted on disk.
+// Before, the command rewrote the saved file, dropping the user's unsaved
+// line from what the editor would save next, and the buffer never knew.
+func TestCommandWritesReachTheEditor(t *testing.T) {
+	s := start(t, setup{workspace: "hello", files: map[string]string{"old.txt": "old\n"}, script: scriptOf(
+		turn{calls: [][2]any{{"run_command", map[string]any{"command": "sed -i 's/hello/goodbye/' hello.txt && echo made > new.txt && rm old.txt"}}}},
+		turn{text: "Done."},
+	)})
+	typed := "hello world\nsecond line\nthe user typed this\n"
+	if err := s.Open(s.ctx, "hello.txt", typed); err != nil {
+		t.Fatal(err)
+	}
+	r := s.run(t, map[string]any{"task": "rewrite"})
+	if r.Status != "ok" {
+		t.Fatalf("%+v", r)
+	}
+	if got, _ := s.Text("hello.txt"); got != "goodbye world\nsecond line\nthe user typed this\n" {
+		t.Errorf("buffer %q; want the command's change with the user's line kept", got)
+	}
+	if disk, _ := os.ReadFile(filepath.Join(s.Root, "hello.txt")); string(disk) != "hello world\nsecond line\n" {
+		t.Errorf("the open file's disk copy changed: %q", disk)
+	}
+	var edited bool
+	for _, e := range s.Edits() {
+		if b, _ := json.Marshal(e); strings.Contains(string(b), "hello.txt") {
+			edited = true
+		}
+	}
+	if !edited {
+		t.Error("no applyEdit for hello.txt")
+	}
+	if b, err := os.ReadFile(filepath.Join(s.Root, "new.txt")); err != nil || string(b) != "made\n" {
+		t.Errorf("new.txt on disk: %q, %v", b, err)
+	}
+	if fileExists(filepath.Join(s.Root, "old.txt")) {
+		t.Error("old.txt was not deleted")
+	}
+}

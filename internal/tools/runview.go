@@ -1,0 +1,284 @@
+package tools
+
+import (
+	"archive/tar"
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/agentls/agentls/internal/agent"
+	"github.com/agentls/agentls/internal/proc"
+)
+
+// Viewer is a workspace whose files the editor holds (the LSP front end):
+// run_command then runs in a view of the workspace (proc.Sandbox.View)
+// where those files are at their real paths with the editor's text, as
+// the checks see them, and what the command writes is carried out of the
+// view afterwards. Headless the disk is the truth: no Viewer.
+type Viewer interface {
+	// View returns the texts commands see instead of the disk, by
+	// workspace-relative slash path: every buffer the editor holds.
+	View(ctx context.Context) map[string][]byte
+	// Wrote hands back what a command wrote to a file of the view: seen
+	// is the text the command saw, next what it left. The workspace
+	// applies that change to the file as it is now (the buffer stays the
+	// truth), keeping what the user typed meanwhile; note says what could
+	// not be applied, for the model.
+	Wrote(ctx context.Context, rel string, seen, next []byte) (note string, err error)
+}
+
+// viewThrough are build-product directories a command's view shows as
+// they are on disk, writes included, as the checks' view does (verify's
+// linkDirs): installs and builds there land at once and stay incremental.
+var viewThrough = []string{"node_modules", "target", ".venv", "venv", ".tox"}
+
+// maxViewWrites bounds what is carried out of a view: a command that
+// writes more (a build into an unlisted directory) is told so.
+const maxViewWrites = 256 << 20
+
+// viewScript runs the command as sh -c would, between two listings of
+// the workspace, and packs what it wrote into the exchange directory
+// (outside the workspace, in the temporary directory the sandbox lets it
+// write): the view's own writes vanish with its mount namespace.
+const viewScript = `x="$AGENTLS_VIEW_EXCHANGE"
+list() { find . \( -path ./.git $AGENTLS_VIEW_PRUNE \) -prune -o \( -type f -o -type l \) -print0 2>/dev/null; }
+: > "$x/stamp"
+list > "$x/before"
+/bin/sh -c "$AGENTLS_VIEW_COMMAND"
+code=$?
+list > "$x/after"
+find . \( -path ./.git $AGENTLS_VIEW_PRUNE \) -prune -o \( -type f -o -type l \) -newer "$x/stamp" -print0 2>/dev/null > "$x/changed"
+tar --null -T "$x/changed" -cf "$x/changed.tar" 2>"$x/tar.err" || echo "$?" > "$x/tar.failed"
+exit $code
+`
+
+// runInView runs command in a view of the workspace holding the editor's
+// texts, then carries what it wrote out: files the editor holds through
+// the Viewer (an applyEdit; the buffer stays the truth), the others to
+// disk beneath the root, deletions too. It returns the output as
+// runShell does, with a line saying what was carried.
+func runInView(ctx context.Context, o Options, v Viewer, root, command string, timeout time.Duration, network bool, view map[string][]byte) (string, proc.Result, error) {
+	x, err := os.MkdirTemp("", "agentls-command-")
+	if err != nil {
+		return "", proc.Result{}, fmt.Errorf("run %q: %w", command, err)
+	}
+	defer os.RemoveAll(x)
+	var through []string
+	prune := ""
+	for _, d := range viewThrough {
+		if fi, err := os.Lstat(filepath.Join(root, d)); err != nil || !fi.IsDir() || holds(view, d) {
+			continue
+		}
+		through = append(through, d)
+		prune += " -o -path ./" + d
+	}
+	sb := o.Sandbox
+	sb.Workspace = root
+	sb.Network = sb.Network || network
+	sb.View, sb.ViewThrough = view, through
+	env := append(commandEnv(o.Env), "AGENTLS_VIEW_EXCHANGE="+x, "AGENTLS_VIEW_PRUNE="+prune, "AGENTLS_VIEW_COMMAND="+command)
+	res, err := proc.Run(ctx, proc.Spec{Shell: viewScript, Dir: root, Env: env, Secrets: o.Secrets,
+		Timeout: timeout, OutputLimit: o.MaxCommandOutput, Sandbox: sb})
+	if err != nil {
+		return "", res, err
+	}
+	out, err := describe(ctx, command, timeout, res)
+	if err != nil || res.TimedOut || res.Cancelled {
+		if !res.Cancelled && ctx.Err() == nil {
+			out += "[the command did not finish: what it wrote was discarded]\n"
+		}
+		return out, res, err
+	}
+	if o.Sandbox.Mode == proc.ModeReadOnly {
+		// The workspace is read-only: what the view took is not carried.
+		return out, res, nil
+	}
+	note, cerr := carry(ctx, v, root, x, view)
+	if cerr != nil {
+		note = "[what the command wrote could not be carried out of its view: " + cerr.Error() + "]\n"
+	}
+	return out + note, res, nil
+}
+
+// holds reports whether a view path lies in directory d.
+func holds(view map[string][]byte, d string) bool {
+	for rel := range view {
+		if strings.HasPrefix(path.Clean(rel), d+"/") {
+			return true
+		}
+	}
+	return false
+}
+
+// carry applies what the command wrote in its view: the exchange holds the
+// listings before and after and a tar of the files changed since the stamp.
+func carry(ctx context.Context, v Viewer, root, x string, view map[string][]byte) (string, error) {
+	if b, err := os.ReadFile(filepath.Join(x, "tar.failed")); err == nil {
+		msg, _ := os.ReadFile(filepath.Join(x, "tar.err"))
+		return "", fmt.Errorf("tar failed (%s): %s", strings.TrimSpace(string(b)), strings.TrimSpace(string(msg)))
+	}
+	before, err := listing(filepath.Join(x, "before"))
+	if err != nil {
+		return "", err
+	}
+	after, err := listing(filepath.Join(x, "after"))
+	if err != nil {
+		return "", err
+	}
+	r, err := os.OpenRoot(root)
+	if err != nil {
+		return "", err
+	}
+	defer r.Close()
+	var wrote, edited, deleted, notes []string
+	f, err := os.Open(filepath.Join(x, "changed.tar"))
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	tr := tar.NewReader(f)
+	total := int64(0)
+	for {
+		h, err := tr.Next()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return "", err
+		}
+		rel := path.Clean(strings.TrimPrefix(h.Name, "./"))
+		if !filepath.IsLocal(rel) || h.Typeflag != tar.TypeReg {
+			if h.Typeflag == tar.TypeSymlink {
+				notes = append(notes, rel+" (a symlink the command made is not carried)")
+			}
+			continue
+		}
+		if total += h.Size; total > maxViewWrites {
+			notes = append(notes, fmt.Sprintf("%s and later files (over %d MiB written)", rel, maxViewWrites>>20))
+			break
+		}
+		next, err := io.ReadAll(tr)
+		if err != nil {
+			return "", err
+		}
+		if seen, held := view[rel]; held {
+			if bytes.Equal(seen, next) {
+				continue
+			}
+			note, err := v.Wrote(ctx, rel, seen, next)
+			if err != nil {
+				notes = append(notes, fmt.Sprintf("%s (%v)", rel, err))
+				continue
+			}
+			if note != "" {
+				notes = append(notes, rel+" ("+note+")")
+			}
+			edited = append(edited, rel)
+			continue
+		}
+		if old, err := r.ReadFile(filepath.FromSlash(rel)); err == nil && bytes.Equal(old, next) {
+			continue
+		}
+		if err := writeBeneath(r, rel, next, fs.FileMode(h.Mode).Perm()); err != nil {
+			notes = append(notes, fmt.Sprintf("%s (%v)", rel, err))
+			continue
+		}
+		wrote = append(wrote, rel)
+	}
+	for rel := range before {
+		if after[rel] {
+			continue
+		}
+		if _, held := view[rel]; held {
+			notes = append(notes, rel+" (deleted by the command, but the editor holds it: not deleted)")
+			continue
+		}
+		if err := r.Remove(filepath.FromSlash(rel)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			notes = append(notes, fmt.Sprintf("%s (%v)", rel, err))
+			continue
+		}
+		deleted = append(deleted, rel)
+	}
+	var b strings.Builder
+	say := func(what string, rels []string) {
+		if len(rels) > 0 {
+			sort.Strings(rels)
+			fmt.Fprintf(&b, "[%s: %s]\n", what, strings.Join(rels, ", "))
+		}
+	}
+	say("the command ran on the editor's unsaved text; it wrote to disk", wrote)
+	say("it changed files open in the editor, which now show the change", edited)
+	say("it deleted", deleted)
+	say("not carried", notes)
+	return b.String(), nil
+}
+
+// listing reads a NUL-separated find listing as a set of clean relative
+// paths.
+func listing(p string) (map[string]bool, error) {
+	b, err := os.ReadFile(p)
+	if err != nil {
+		return nil, err
+	}
+	out := map[string]bool{}
+	for _, name := range strings.Split(string(b), "\x00") {
+		if name == "" {
+			continue
+		}
+		if rel := path.Clean(strings.TrimPrefix(name, "./")); filepath.IsLocal(rel) {
+			out[rel] = true
+		}
+	}
+	return out, nil
+}
+
+// writeBeneath writes a file beneath r (no symlink or .. leads out),
+// making its directories, atomically by rename.
+func writeBeneath(r *os.Root, rel string, data []byte, mode fs.FileMode) error {
+	name := filepath.FromSlash(rel)
+	if dir := filepath.Dir(name); dir != "." {
+		if err := r.MkdirAll(dir, 0o755); err != nil {
+			return err
+		}
+	}
+	if mode == 0 {
+		mode = 0o644
+	}
+	tmp := name + ".agentls-tmp"
+	if err := r.WriteFile(tmp, data, mode); err != nil {
+		return err
+	}
+	if err := r.Rename(tmp, name); err != nil {
+		_ = r.Remove(tmp)
+		return err
+	}
+	return nil
+}
+
+// viewOf is the view run_command runs in, or nil: the workspace holds no
+// files, or the sandbox that mounts views is off or unavailable (then the
+// command runs on the disk, as the checks' fallback does not apply to
+// commands that must write).
+func viewOf(ctx context.Context, ws agent.Workspace, o Options) (Viewer, map[string][]byte) {
+	v, ok := ws.(Viewer)
+	if !ok || o.Sandbox.Mode == proc.ModeOff {
+		return nil, nil
+	}
+	if ok, _ := proc.Available(); !ok {
+		return nil, nil
+	}
+	view := v.View(ctx)
+	if len(view) == 0 {
+		return nil, nil
+	}
+	return v, view
+}
