@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/agentls/agentls/internal/agent"
+	"github.com/agentls/agentls/internal/policy"
 	"github.com/agentls/agentls/internal/proc"
 )
 
@@ -53,7 +54,7 @@ const viewScript = `x="$AGENTLS_VIEW_EXCHANGE"
 list() { find . \( -path ./.git $AGENTLS_VIEW_PRUNE \) -prune -o \( -type f -o -type l \) -print0 2>/dev/null; }
 : > "$x/stamp"
 list > "$x/before"
-/bin/sh -c "$AGENTLS_VIEW_COMMAND"
+/bin/sh -c "$(cat "$x/command")"
 code=$?
 list > "$x/after"
 find . \( -path ./.git $AGENTLS_VIEW_PRUNE \) -prune -o \( -type f -o -type l \) -newer "$x/stamp" -print0 2>/dev/null > "$x/changed"
@@ -85,7 +86,12 @@ func runInView(ctx context.Context, o Options, v Viewer, root, command string, t
 	sb.Workspace = root
 	sb.Network = sb.Network || network
 	sb.View, sb.ViewThrough = view, through
-	env := append(commandEnv(o.Env), "AGENTLS_VIEW_EXCHANGE="+x, "AGENTLS_VIEW_PRUNE="+prune, "AGENTLS_VIEW_COMMAND="+command)
+	// The command goes in a file, not the environment: a variable holding
+	// a secret would be dropped (proc.CleanEnv), and with it the command.
+	if err := os.WriteFile(filepath.Join(x, "command"), []byte(command), 0o600); err != nil {
+		return "", proc.Result{}, fmt.Errorf("run %q: %w", command, err)
+	}
+	env := append(commandEnv(o.Env), "AGENTLS_VIEW_EXCHANGE="+x, "AGENTLS_VIEW_PRUNE="+prune)
 	res, err := proc.Run(ctx, proc.Spec{Shell: viewScript, Dir: root, Env: env, Secrets: o.Secrets,
 		Timeout: timeout, OutputLimit: o.MaxCommandOutput, Sandbox: sb})
 	if err != nil {
@@ -122,8 +128,11 @@ func holds(view map[string][]byte, d string) bool {
 // carry applies what the command wrote in its view: the exchange holds the
 // listings before and after and a tar of the files changed since the stamp.
 func carry(ctx context.Context, v Viewer, root, x string, view map[string][]byte) (string, error) {
-	if b, err := os.ReadFile(filepath.Join(x, "tar.failed")); err == nil {
-		msg, _ := os.ReadFile(filepath.Join(x, "tar.err"))
+	// The command could write the exchange directory too: what is read
+	// from it is checked like any other input (regular files of bounded
+	// size, paths confined and carriable).
+	if b, err := exchangeFile(filepath.Join(x, "tar.failed")); err == nil {
+		msg, _ := exchangeFile(filepath.Join(x, "tar.err"))
 		return "", fmt.Errorf("tar failed (%s): %s", strings.TrimSpace(string(b)), strings.TrimSpace(string(msg)))
 	}
 	before, err := listing(filepath.Join(x, "before"))
@@ -140,12 +149,11 @@ func carry(ctx context.Context, v Viewer, root, x string, view map[string][]byte
 	}
 	defer r.Close()
 	var wrote, edited, deleted, notes []string
-	f, err := os.Open(filepath.Join(x, "changed.tar"))
+	tb, err := exchangeFile(filepath.Join(x, "changed.tar"))
 	if err != nil {
 		return "", err
 	}
-	defer f.Close()
-	tr := tar.NewReader(f)
+	tr := tar.NewReader(bytes.NewReader(tb))
 	total := int64(0)
 	for {
 		h, err := tr.Next()
@@ -185,6 +193,10 @@ func carry(ctx context.Context, v Viewer, root, x string, view map[string][]byte
 			edited = append(edited, rel)
 			continue
 		}
+		if err := carriable(r, rel); err != nil {
+			notes = append(notes, fmt.Sprintf("%s (%v)", rel, err))
+			continue
+		}
 		if old, err := r.ReadFile(filepath.FromSlash(rel)); err == nil && bytes.Equal(old, next) {
 			continue
 		}
@@ -200,6 +212,10 @@ func carry(ctx context.Context, v Viewer, root, x string, view map[string][]byte
 		}
 		if _, held := view[rel]; held {
 			notes = append(notes, rel+" (deleted by the command, but the editor holds it: not deleted)")
+			continue
+		}
+		if err := carriable(r, rel); err != nil {
+			notes = append(notes, fmt.Sprintf("%s, deleted by the command (%v)", rel, err))
 			continue
 		}
 		if err := r.Remove(filepath.FromSlash(rel)); err != nil && !errors.Is(err, fs.ErrNotExist) {
@@ -225,7 +241,7 @@ func carry(ctx context.Context, v Viewer, root, x string, view map[string][]byte
 // listing reads a NUL-separated find listing as a set of clean relative
 // paths.
 func listing(p string) (map[string]bool, error) {
-	b, err := os.ReadFile(p)
+	b, err := exchangeFile(p)
 	if err != nil {
 		return nil, err
 	}
@@ -239,6 +255,52 @@ func listing(p string) (map[string]bool, error) {
 		}
 	}
 	return out, nil
+}
+
+// exchangeFile reads a file of the exchange directory: a regular file
+// (never a FIFO the command left there to hang the read) of bounded size.
+func exchangeFile(p string) ([]byte, error) {
+	fi, err := os.Lstat(p)
+	if err != nil {
+		return nil, err
+	}
+	if !fi.Mode().IsRegular() || fi.Size() > maxViewWrites+64<<20 {
+		return nil, fmt.Errorf("%s is not a regular file of at most %d MiB", filepath.Base(p), maxViewWrites>>20)
+	}
+	b, _, err := ReadRegularFile(p)
+	return b, err
+}
+
+// carriable refuses to carry out of the view what the command could not
+// have changed on disk either: .git, the files that configure agentls or
+// the editor (policy.Protected), and any path through a symlink or onto
+// one.
+func carriable(r *os.Root, rel string) error {
+	if rel == ".git" || strings.HasPrefix(rel, ".git/") {
+		return errors.New("inside .git, which stays read-only")
+	}
+	if p, why := policy.Protected(rel); p {
+		return errors.New(why + "; only the user changes it")
+	}
+	parts := strings.Split(rel, "/")
+	for i := 1; i <= len(parts); i++ {
+		fi, err := r.Lstat(filepath.FromSlash(strings.Join(parts[:i], "/")))
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		switch {
+		case fi.Mode()&fs.ModeSymlink != 0:
+			return errors.New("the path goes through a symlink")
+		case i < len(parts) && !fi.IsDir():
+			return errors.New("a file is in the way")
+		case i == len(parts) && !fi.Mode().IsRegular():
+			return errors.New("not a regular file")
+		}
+	}
+	return nil
 }
 
 // writeBeneath writes a file beneath r (no symlink or .. leads out),
