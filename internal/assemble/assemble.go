@@ -120,6 +120,9 @@ func Driver(ctx context.Context, s Spec) *driver.Driver {
 		TaskTimeout: time.Duration(cfg.Agent.TaskTimeoutSeconds) * time.Second,
 	}
 	d.Price.Input, d.Price.Output = Price(cfg)
+	if cfg.Agent.MaxCostUSD > 0 && d.Price.Input == 0 && d.Price.Output == 0 && s.Warn != nil {
+		s.Warn("agent.maxCostUSD is set, but no price is known for the model " + cfg.LLM.Model + ": set llm.prices, or the cost budget is never reached")
+	}
 	if s.Warn != nil {
 		d.OnAbandoned = func(_ agent.ToolCall, msg string) { s.Warn(msg) }
 	}

@@ -51,14 +51,14 @@ const maxViewWrites = 256 << 20
 // (outside the workspace, in the temporary directory the sandbox lets it
 // write): the view's own writes vanish with its mount namespace.
 const viewScript = `x="$AGENTLS_VIEW_EXCHANGE"
-list() { find . \( -path ./.git $AGENTLS_VIEW_PRUNE \) -prune -o \( -type f -o -type l \) -print0 2>/dev/null; }
 : > "$x/stamp"
-list > "$x/before"
-/bin/sh -c "$(cat "$x/command")"
+find . \( -path ./.git $AGENTLS_VIEW_PRUNE \) -prune -o \( -type f -o -type l \) -print0 > "$x/before" 2>/dev/null
+/bin/sh "$x/command"
 code=$?
-list > "$x/after"
-find . \( -path ./.git $AGENTLS_VIEW_PRUNE \) -prune -o \( -type f -o -type l \) -newer "$x/stamp" -print0 2>/dev/null > "$x/changed"
-tar --null -T "$x/changed" -cf "$x/changed.tar" 2>"$x/tar.err" || echo "$?" > "$x/tar.failed"
+find . \( -path ./.git $AGENTLS_VIEW_PRUNE \) -prune -o \( -type f -o -type l \) \( \( -newer "$x/stamp" -fprint0 "$x/changed" \) -o -true \) -print0 > "$x/after" 2>/dev/null
+if [ -s "$x/changed" ]; then
+  tar --null -T "$x/changed" -cf "$x/changed.tar" 2>"$x/tar.err" || echo "$?" > "$x/tar.failed"
+fi
 exit $code
 `
 
@@ -150,6 +150,9 @@ func carry(ctx context.Context, v Viewer, root, x string, view map[string][]byte
 	defer r.Close()
 	var wrote, edited, deleted, notes []string
 	tb, err := exchangeFile(filepath.Join(x, "changed.tar"))
+	if errors.Is(err, fs.ErrNotExist) {
+		tb, err = nil, nil // nothing changed: no archive
+	}
 	if err != nil {
 		return "", err
 	}

@@ -4,11 +4,15 @@ import (
 	"archive/tar"
 	"bytes"
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
+
+	"github.com/agentls/agentls/internal/agent"
+	"github.com/agentls/agentls/internal/proc"
 )
 
 type fakeViewer struct{ wrote map[string]string }
@@ -78,5 +82,44 @@ func TestCarryRefusesAForgedExchange(t *testing.T) {
 	}
 	if _, err := carry(context.Background(), v, root, x, nil); err == nil {
 		t.Error("a FIFO listing was read")
+	}
+}
+
+// heldDisk is a disk workspace whose one file the "editor" holds with
+// other text, so run_command runs in a view.
+type heldDisk struct {
+	*DiskWorkspace
+	rel, text string
+}
+
+func (h heldDisk) View(context.Context) map[string][]byte {
+	return map[string][]byte{h.rel: []byte(h.text)}
+}
+func (h heldDisk) Wrote(context.Context, string, []byte, []byte) (string, error) { return "", nil }
+
+// The cost of the view on a workspace of 2,000 files: `true` on the disk,
+// and in a view with one buffer (mount, two listings, the archive).
+func BenchmarkRunCommandView(b *testing.B) {
+	if ok, why := proc.Available(); !ok {
+		b.Skip(why)
+	}
+	files := map[string]string{}
+	for i := 0; i < 2000; i++ {
+		files[fmt.Sprintf("pkg%d/f%d.go", i%50, i)] = "package p\n"
+	}
+	files["a.txt"] = "saved\n"
+	disk := newDisk(b, files)
+	for _, c := range []struct {
+		name string
+		ws   agent.Workspace
+	}{{"disk", disk}, {"view", heldDisk{disk, "a.txt", "unsaved\n"}}} {
+		rc := toolNamed(b, c.ws, Options{Approver: allowAll}, "run_command")
+		b.Run(c.name, func(b *testing.B) {
+			for b.Loop() {
+				if _, err := call(b, rc, `{"command":"true"}`); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
 	}
 }
