@@ -15,6 +15,7 @@ import (
 	"go.lsp.dev/uri"
 	"go.uber.org/zap"
 
+	"github.com/agentls/agentls/internal/assemble"
 	"github.com/agentls/agentls/internal/edits"
 	"github.com/agentls/agentls/internal/tools"
 )
@@ -32,6 +33,11 @@ type editorWorkspace struct {
 }
 
 func (w *editorWorkspace) Root() string { return w.root }
+
+// beneath refuses rel when it resolves outside the root now (see
+// assemble.Beneath); every edit agentls sends or writes outside the tools
+// is checked so just before it goes.
+func (w *editorWorkspace) beneath(rel string) error { return assemble.Beneath(w.root, rel) }
 
 func (w *editorWorkspace) abs(rel string) string {
 	return filepath.Join(w.root, filepath.FromSlash(rel))
@@ -58,7 +64,7 @@ func (w *editorWorkspace) current(rel string) (text string, exists bool, doc doc
 }
 
 func (w *editorWorkspace) ReadFile(ctx context.Context, rel string) ([]byte, error) {
-	if p, ok := w.t.changes.proposal(rel); ok {
+	if p, ok := w.t.changes.Proposal(rel); ok {
 		return []byte(p), nil
 	}
 	text, exists, _, _, err := w.current(rel)
@@ -95,11 +101,11 @@ func (w *editorWorkspace) View(ctx context.Context) map[string][]byte {
 	for _, rel := range w.OpenFiles() {
 		add(rel)
 	}
-	for _, fc := range w.t.changes.applied() {
-		add(fc.rel)
+	for _, fc := range w.t.changes.Applied() {
+		add(fc.Rel)
 	}
-	for _, fc := range w.t.changes.pendingFiles() {
-		add(fc.rel)
+	for _, fc := range w.t.changes.Pending() {
+		add(fc.Rel)
 	}
 	return view
 }
@@ -138,7 +144,7 @@ func (w *editorWorkspace) Edit(ctx context.Context, rel string, transform func(o
 		if err != nil {
 			return err
 		}
-		return w.t.changes.propose(rel, cur, exists, transform)
+		return w.t.changes.Propose(rel, cur, exists, transform)
 	}
 	for attempt := 1; ; attempt++ {
 		if err := ctx.Err(); err != nil {
@@ -161,7 +167,7 @@ func (w *editorWorkspace) Edit(ctx context.Context, rel string, transform func(o
 			return err
 		}
 		if applied {
-			w.t.changes.recordApplied(rel, old, exists, next)
+			w.t.changes.RecordApplied(rel, old, exists, next)
 			return nil
 		}
 		if attempt == 2 {
