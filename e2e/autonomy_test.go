@@ -493,3 +493,17 @@ func TestCommandWritesReachTheEditor(t *testing.T) {
 		t.Error("old.txt was not deleted")
 	}
 }
+
+// Over ACP a task at its limit streams the model's summary and ends with
+// stopReason max_turn_requests.
+func TestACPLimitEndsWithASummary(t *testing.T) {
+	r := startACP(t, "hello", scriptOf(readTurn(1), turn{text: "Summary: read hello.txt.", expect: map[string]string{"lastUserContains": "must stop"}}),
+		false, map[string]any{"agent": map[string]any{"maxSteps": 1}})
+	id := r.newSession(t)
+	if res := r.prompt(t, id, "read"); res.StopReason != sdk.StopReasonMaxTurnRequests {
+		t.Fatalf("stop reason %q, want max_turn_requests", res.StopReason)
+	}
+	if _, _, text := toolCalls(r.client.snapshot()); !strings.Contains(text, "Summary: read hello.txt.") {
+		t.Errorf("the summary was not streamed: %q", text)
+	}
+}
