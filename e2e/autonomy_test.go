@@ -507,3 +507,43 @@ func TestACPLimitEndsWithASummary(t *testing.T) {
 		t.Errorf("the summary was not streamed: %q", text)
 	}
 }
+
+// The user types while a command runs: the command's change goes onto
+// the buffer as it is then. A line only the user changed keeps the user's
+// text and the command's change elsewhere lands; a line both changed keeps
+// the user's text, and the model is told.
+func TestCommandWriteMergesWithTyping(t *testing.T) {
+	dir := t.TempDir()
+	began, flag := filepath.Join(dir, "began"), filepath.Join(dir, "go-on")
+	cmd := "sed -i 's/hello/goodbye/; s/third/THIRD/' hello.txt; touch " + began + "; while [ ! -e " + flag + " ]; do sleep 0.05; done"
+	s := start(t, setup{workspace: "hello", script: scriptOf(
+		turn{calls: [][2]any{{"run_command", map[string]any{"command": cmd}}}},
+		turn{text: "Done.", expect: map[string]string{"lastToolContains": "the user edited line 1"}},
+	)})
+	if err := s.Open(s.ctx, "hello.txt", "hello world\nsecond line\nthird line\n"); err != nil {
+		t.Fatal(err)
+	}
+	id, err := s.Run(s.ctx, map[string]any{"task": "rewrite"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The command has run sed on the buffer's text in its view and waits.
+	if !s.WaitFor(testWait, func() bool { return fileExists(began) }) {
+		t.Fatal("the command never started")
+	}
+	// The user rewrites line 1 (which the command changes too) and line 2
+	// (which it does not).
+	if err := s.Type(s.ctx, "hello.txt", 0, len("hello world\nsecond line"), "hi there\nsecond line, edited"); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(flag, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r, err := s.Wait(s.ctx, id, testWait)
+	if err != nil || r.Status != "ok" {
+		t.Fatalf("%+v %v\n%s", r, err, toolOutputs(s))
+	}
+	if got, _ := s.Text("hello.txt"); got != "hi there\nsecond line, edited\nTHIRD line\n" {
+		t.Errorf("buffer %q; want the user's lines 1 and 2 and the command's line 3", got)
+	}
+}
