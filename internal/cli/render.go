@@ -146,8 +146,10 @@ func (r *textRenderer) drawLocked() {
 		return
 	}
 	step := ""
-	if r.step > 0 {
+	if r.step > 0 && r.step <= r.maxSteps {
 		step = fmt.Sprintf(" · step %d/%d", r.step, r.maxSteps)
+	} else if r.step > r.maxSteps {
+		step = " · summary (step limit reached)"
 	}
 	tok := ""
 	if r.tokens > 0 {
