@@ -9,6 +9,8 @@ import (
 	"fmt"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/agentls/agentls/internal/textcut"
 )
 
 // Plan step statuses.
@@ -62,7 +64,7 @@ func ParsePlan(raw []byte) (WorkPlan, error) {
 			return WorkPlan{}, fmt.Errorf("update_plan: step %d is not valid UTF-8", i+1)
 		}
 		if len(s.Step) > MaxPlanStepText {
-			s.Step = Cut(s.Step, MaxPlanStepText) + "…"
+			s.Step = textcut.Head(s.Step, MaxPlanStepText) + "…"
 		}
 		switch s.Status {
 		case StepPending, StepCompleted:
@@ -77,7 +79,7 @@ func ParsePlan(raw []byte) (WorkPlan, error) {
 	}
 	p.Explanation = strings.TrimSpace(p.Explanation)
 	if len(p.Explanation) > MaxPlanNote {
-		p.Explanation = Cut(p.Explanation, MaxPlanNote) + "…"
+		p.Explanation = textcut.Head(p.Explanation, MaxPlanNote) + "…"
 	}
 	return p, nil
 }

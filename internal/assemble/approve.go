@@ -99,10 +99,15 @@ func ApproverReporting(cfg config.Config, always *Allowed, ask Ask, refused func
 		return false, reason, nil
 	}
 	return tools.ApproverFunc(func(ctx context.Context, command string) (bool, string, error) {
-		toolCall := tools.IsToolCall(ctx)
-		d := rules.Check(command)
+		var d policy.Decision
+		call, toolCall := tools.ToolCallOf(ctx)
 		if toolCall {
-			d = toolCallDecision(cfg, command)
+			d = rules.CheckToolCall(command)
+			if d.Verdict != policy.Deny && call.ServerAllows {
+				return true, "", nil
+			}
+		} else {
+			d = rules.Check(command)
 		}
 		if d.Verdict == policy.Deny {
 			return false, d.Reason, nil
@@ -159,18 +164,4 @@ func ApproverReporting(cfg config.Config, always *Allowed, ask Ask, refused func
 			return unanswered(command, "the user gave no answer about running "+command+"; "+reason)
 		}
 	})
-}
-
-// toolCallDecision applies the rules to an MCP tool call's description as
-// words (prefix or glob): nothing runs in a shell, so there is nothing to
-// parse.
-func toolCallDecision(cfg config.Config, desc string) policy.Decision {
-	ctx := context.Background()
-	if ok, reason, _ := (tools.PolicyApprover{Allow: []string{"*"}, Deny: cfg.Tools.Deny}).Approve(ctx, desc); !ok {
-		return policy.Decision{Verdict: policy.Deny, Reason: reason}
-	}
-	if ok, reason, _ := (tools.PolicyApprover{Allow: cfg.Tools.Allow}).Approve(ctx, desc); !ok {
-		return policy.Decision{Verdict: policy.Ask, Reason: reason}
-	}
-	return policy.Decision{Verdict: policy.Allow}
 }

@@ -51,6 +51,8 @@ type Spec struct {
 	AskNetwork func(ctx context.Context, command string) (bool, error)
 	// Warn reports a problem a person should see; nil: dropped.
 	Warn func(msg string)
+	// Log is the front end's logger, for what the driver logs; nil: none.
+	Log *zap.Logger
 }
 
 // Driver builds the driver for one task.
@@ -127,12 +129,13 @@ func Driver(ctx context.Context, s Spec) *driver.Driver {
 	if cfg.Agent.MaxCostUSD > 0 && d.Price.Input == 0 && d.Price.Output == 0 && s.Warn != nil {
 		s.Warn("agent.maxCostUSD is set, but no price is known for the model " + cfg.LLM.Model + ": set llm.prices, or the cost budget is never reached")
 	}
+	d.Log = s.Log
 	if s.Warn != nil {
 		d.OnAbandoned = func(_ agent.ToolCall, msg string) { s.Warn(msg) }
 	}
 	onEvent := s.OnEvent
 	if s.Session != nil {
-		d.Hooks = append(d.Hooks, s.Session)
+		d.OnConversation = s.Session.Conversation
 		d.OnEvent = func(ev agent.Event) {
 			s.Session.Event(ev)
 			if onEvent != nil {
