@@ -74,9 +74,10 @@ func (a *Agent) Prompt(ctx context.Context, p sdk.PromptRequest) (_ sdk.PromptRe
 				return a.yesNo(ctx, s, out, "Run `"+command+"` again with network", map[string]any{"command": command, "why": "it failed without network in the sandbox"})
 			},
 		},
-		Prompt:  text,
-		Store:   s.store,
-		Session: s.id,
+		Prompt:    text,
+		Untrusted: assemble.ReadWorkspaceSettings(s.root, trustStore()).Untrusted,
+		Store:     s.store,
+		Session:   s.id,
 		Gate: func(g *assemble.Gate) {
 			g.Overlay = ws.overlay
 			g.OnStart = out.verifyStarted
@@ -86,7 +87,7 @@ func (a *Agent) Prompt(ctx context.Context, p sdk.PromptRequest) (_ sdk.PromptRe
 		},
 	})
 	if err != nil {
-		return sdk.PromptResponse{}, sdk.NewInvalidParams(map[string]any{"error": err.Error()})
+		return sdk.PromptResponse{}, &sdk.RequestError{Code: -32603, Message: "agentls: " + err.Error()}
 	}
 	a.log.Info("prompt ended", zap.String("session", s.id), zap.String("status", res.Status),
 		zap.String("reason", res.Reason), zap.Duration("took", time.Since(start)))
@@ -113,7 +114,7 @@ func stopReason(res agent.Result) (sdk.StopReason, error) {
 		return sdk.StopReasonCancelled, nil
 	case res.Reason == "done", res.Reason == "verifyFailed", res.Reason == "stuck", res.Reason == "timeout":
 		return sdk.StopReasonEndTurn, nil
-	case res.Reason == "maxSteps":
+	case res.Reason == "maxSteps", res.Reason == "budget":
 		return sdk.StopReasonMaxTurnRequests, nil
 	case res.Reason == "context":
 		return sdk.StopReasonMaxTokens, nil

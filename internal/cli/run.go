@@ -12,7 +12,9 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"slices"
 	"strings"
+	"sync"
 	"syscall"
 
 	"go.uber.org/zap"
@@ -100,7 +102,12 @@ func (c *cliRun) run(ctx context.Context) int {
 	}
 	root = disk.Root()
 
-	cfg, probs := c.loadConfig(root)
+	cfg, probs, untrusted := c.loadConfig(root)
+	if o.baseURL != "" || o.replay != "" {
+		// --base-url names the endpoint for this run, and --replay uses
+		// none: the file's is moot.
+		untrusted = slices.DeleteFunc(untrusted, func(k string) bool { return k == "llm.baseURL" })
+	}
 	cfg = o.apply(cfg)
 	review, err := o.reviewMode(cfg, isTerminal(c.stdin) && isTerminal(c.stderr))
 	if err != nil {
@@ -194,17 +201,30 @@ func (c *cliRun) run(ctx context.Context) int {
 	}
 	mcp := &assemble.SharedMCP{Log: log, Warn: ren.warn}
 	defer mcp.Close()
-	// Under --review the task's end is what was accepted, known only after
-	// the questions: its end event waits for them.
-	onEvent := ren.event
+	// The task's end is known only after the run: under --review what was
+	// accepted, and whether a command was refused for want of an answer.
+	// Its end event waits for both.
 	var heldEnd *agent.Event
-	if review {
-		onEvent = func(ev agent.Event) {
-			if ev.Kind == agent.KindEnd {
-				heldEnd = &ev
-				return
-			}
-			ren.event(ev)
+	onEvent := func(ev agent.Event) {
+		if ev.Kind == agent.KindEnd {
+			heldEnd = &ev
+			return
+		}
+		ren.event(ev)
+	}
+	// Commands refused because nobody could be asked (no terminal, or
+	// tools.approval "never"): the run then cannot end "ok".
+	var refusedMu sync.Mutex
+	var refused []string
+	refuse := func(command, why string) {
+		refusedMu.Lock()
+		defer refusedMu.Unlock()
+		refused = append(refused, fmt.Sprintf("%s (%s)", command, why))
+	}
+	if askNetwork == nil && cfg.Tools.Approval != config.ApprovalNever {
+		askNetwork = func(_ context.Context, command string) (bool, error) {
+			refuse(command, "it needs the network, and leaving the sandbox needs the user's approval")
+			return false, nil
 		}
 	}
 	model := cfg.LLM.Model
@@ -219,7 +239,7 @@ func (c *cliRun) run(ctx context.Context) int {
 			Root:      root,
 			Workspace: ws,
 			LLM:       llm,
-			Approver:  assemble.Approver(cfg, nil, ask),
+			Approver:  assemble.ApproverReporting(cfg, nil, ask, refuse),
 			OnEvent:   onEvent,
 			Warn:      ren.warn,
 			Log:       log,
@@ -229,6 +249,7 @@ func (c *cliRun) run(ctx context.Context) int {
 		},
 		Prompt:    o.task,
 		Dir:       cwdIn(root),
+		Untrusted: untrusted,
 		Store:     store,
 		Session:   o.session,
 		MustExist: true,
@@ -247,7 +268,10 @@ func (c *cliRun) run(ctx context.Context) int {
 			Ended: func(ctx context.Context, res agent.Result) (agent.Result, []session.Change) {
 				log.Info("task ended", zap.String("status", res.Status), zap.String("reason", res.Reason))
 				written := c.land(ctx, cfg, root, ws, review, text, ren, &res, st)
-				if review && heldEnd != nil {
+				refusedMu.Lock()
+				res = refusedEnd(res, refused)
+				refusedMu.Unlock()
+				if heldEnd != nil {
 					heldEnd.Result = &res
 					ren.event(*heldEnd)
 				}
@@ -255,7 +279,11 @@ func (c *cliRun) run(ctx context.Context) int {
 			},
 		},
 	})
-	if err != nil {
+	switch {
+	case errors.Is(err, assemble.ErrUntrusted):
+		ren.warn(err.Error())
+		return exitFailed
+	case err != nil:
 		return c.usage("%s", strings.TrimPrefix(err.Error(), assemble.ErrWontRun.Error()+": "))
 	}
 	code := exitCode(res)
@@ -317,6 +345,17 @@ func (c *cliRun) land(ctx context.Context, cfg config.Config, root string, ws *c
 	}
 	*res = reviewed(*res, written)
 	return written
+}
+
+// refusedEnd is the result of a run that had commands refused because
+// nobody could approve them: it cannot end "ok", and says which.
+func refusedEnd(res agent.Result, refused []string) agent.Result {
+	if n := len(refused); n > 0 && res.Status == agent.StatusOK {
+		res.Status, res.Reason = agent.StatusError, "approval"
+		res.Error = fmt.Sprintf("%d command%s needed the user's approval and nobody could be asked: %s. Run on a terminal to be asked, or allow what is safe with --allow or tools.allow",
+			n, plural(n), strings.Join(refused, "; "))
+	}
+	return res
 }
 
 // reviewed is a review's result: the files written are what changed, and
@@ -391,7 +430,7 @@ func exitCode(res agent.Result) int {
 // defaults. Settings in the workspace file that widen what agentls may run
 // apply only once the user trusts the file's content: with --trust, or
 // when asked on a terminal; otherwise they are held back with a warning.
-func (c *cliRun) loadConfig(root string) (config.Config, []config.Problem) {
+func (c *cliRun) loadConfig(root string) (config.Config, []config.Problem, []string) {
 	var store *policy.TrustStore
 	if dir, err := session.StateDir(); err == nil {
 		store = assemble.TrustStore(dir)
@@ -416,7 +455,7 @@ func (c *cliRun) loadConfig(root string) (config.Config, []config.Problem) {
 		probs = append(probs, config.Problem{Key: strings.Join(ws.Untrusted, ", "), Source: config.FileName,
 			Msg: "not applied: the file widens what agentls may run and is not trusted; run with --trust, or answer yes on a terminal"})
 	}
-	return cfg, probs
+	return cfg, probs, ws.Untrusted
 }
 
 // checkAccepted runs the checks again on what a review wrote when it is

@@ -3,6 +3,7 @@ package lsp
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
 
@@ -55,6 +56,7 @@ func (s *Server) runAgent(ctx context.Context, t *task) {
 		Prompt:    t.prompt,
 		Editor:    t.editor,
 		Dir:       t.dir,
+		Untrusted: s.heldBack(),
 		Store:     s.openStore(ctx, cfg, root),
 		Session:   t.session,
 		MustExist: t.mustExist,
@@ -82,7 +84,11 @@ func (s *Server) runAgent(ctx context.Context, t *task) {
 		}
 	}
 	if _, err := assemble.Run(ctx, tc); err != nil {
-		s.finishTask(ctx, t, prog, agent.Result{Status: agent.StatusError, Reason: "session", Error: err.Error()})
+		reason := "session"
+		if errors.Is(err, assemble.ErrUntrusted) {
+			reason = "untrusted"
+		}
+		s.finishTask(ctx, t, prog, agent.Result{Status: agent.StatusError, Reason: reason, Error: err.Error()})
 	}
 }
 
@@ -153,9 +159,22 @@ func (s *Server) onEvent(ctx context.Context, t *task, prog *progress, ev agent.
 		for _, l := range lines {
 			s.transcript(ctx, t, l)
 		}
-	case agent.KindRetry, agent.KindCompaction:
+	case agent.KindRetry, agent.KindCompaction, agent.KindBudget:
 		prog.report(ctx, ev.Text)
 		s.transcript(ctx, t, "· "+ev.Text)
+	case agent.KindPlan:
+		if ev.Plan == nil {
+			break
+		}
+		msg := fmt.Sprintf("plan %d/%d", ev.Plan.Done(), len(ev.Plan.Steps))
+		if cur := ev.Plan.Current(); cur != "" {
+			msg += ": " + cur
+		}
+		prog.report(ctx, shorten(msg, 120))
+		s.transcript(ctx, t, "plan:")
+		for _, l := range strings.Split(ev.Plan.Text(), "\n") {
+			s.transcript(ctx, t, "  "+l)
+		}
 	case agent.KindVerify:
 		mark := "✗"
 		switch {
@@ -224,6 +243,14 @@ func endMessage(res agent.Result) (protocol.MessageType, string) {
 		msg = "cancelled"
 	case agent.StatusError:
 		typ, msg = protocol.MessageTypeError, res.Error
+	}
+	if res.Reason == "maxSteps" || res.Reason == "budget" {
+		// A graceful end at the limit: what the model summarised matters
+		// more than the limit.
+		typ = protocol.MessageTypeWarning
+		if s := strings.TrimSpace(res.Summary); s != "" {
+			msg = res.Error + ": " + s
+		}
 	}
 	if res.Reason == "verifyFailed" {
 		typ = protocol.MessageTypeWarning
