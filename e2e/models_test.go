@@ -16,9 +16,9 @@ import (
 	"github.com/agentls/agentls/internal/testkit/lspclient"
 )
 
-// scriptOf builds an inline fakellm script: each turn is a list of tool
+// callsScript builds an inline fakellm script: each turn is a list of tool
 // calls (name, arguments as a Go value), then a final text answer.
-func scriptOf(t *testing.T, turns ...[]call) string {
+func callsScript(t *testing.T, turns ...[]call) string {
 	t.Helper()
 	var out []map[string]any
 	for i, calls := range turns {
@@ -66,7 +66,7 @@ func (s *session) toolResults() []string {
 // in that edit's result; several edits go in one call.
 func TestEditRepairsAndSyntaxErrors(t *testing.T) {
 	const src = "package a\n\nfunc A() int {\n\treturn 1\n}\n\nfunc B() int {\n\treturn 1\n}\n"
-	script := scriptOf(t,
+	script := callsScript(t,
 		[]call{{"edit_file", map[string]any{"path": "a.go", "old_string": "     3\tfunc A() int {\n     4\t\treturn 1\n", "new_string": "     3\tfunc A() int {\n     4\t\treturn 10\n"}}},
 		[]call{{"edit_file", map[string]any{"path": "a.go", "old_string": "func B() int {\n    return 1\n}", "new_string": "func B() int {\n    return 20\n}"}}},
 		[]call{{"edit_file", map[string]any{"path": "a.go", "edits": []any{
@@ -102,7 +102,7 @@ func TestEditRepairsAndSyntaxErrors(t *testing.T) {
 // DeleteFile and RenameFile, which it applies (closing and moving the
 // buffer); a protected file is not deleted unasked.
 func TestDeleteAndMoveThroughResourceOperations(t *testing.T) {
-	script := scriptOf(t,
+	script := callsScript(t,
 		[]call{{"delete_file", map[string]any{"path": "old.txt"}}, {"move_file", map[string]any{"from": "a.txt", "to": "sub/b.txt"}}},
 		[]call{{"delete_file", map[string]any{"path": ".agentls.json"}}},
 	)
@@ -155,7 +155,7 @@ func TestDeleteAndMoveThroughResourceOperations(t *testing.T) {
 // Headless, delete_file and move_file change the disk, confined to the
 // workspace: a move out of it is refused.
 func TestDeleteAndMoveHeadless(t *testing.T) {
-	script := scriptOf(t,
+	script := callsScript(t,
 		[]call{{"delete_file", map[string]any{"path": "old.txt"}}, {"move_file", map[string]any{"from": "a.txt", "to": "sub/b.txt"}}},
 		[]call{{"move_file", map[string]any{"from": "sub/b.txt", "to": "../escaped.txt"}}},
 	)
@@ -226,7 +226,7 @@ func checkPatched(t *testing.T, read func(rel string) (string, bool)) {
 // updates, moves and deletes through the editor: text edits, a CreateFile,
 // a RenameFile and a DeleteFile.
 func TestApplyPatchThroughEditor(t *testing.T) {
-	script := scriptOf(t, []call{{"apply_patch", map[string]any{"input": patchAll}}})
+	script := callsScript(t, []call{{"apply_patch", map[string]any{"input": patchAll}}})
 	caps := lspclient.VSCodeCaps()
 	caps.FileOps = true
 	s := start(t, setup{caps: &caps, files: patchFiles, script: script, env: []string{"AGENTLS_MODEL=gpt-5-codex"}})
@@ -238,7 +238,7 @@ func TestApplyPatchThroughEditor(t *testing.T) {
 	for _, tl := range s.LLM.Requests()[0].Body.Tools {
 		names = append(names, tl.Name)
 	}
-	if got := strings.Join(names, ","); got != "read_file,list_files,grep,apply_patch,run_command" {
+	if got := strings.Join(names, ","); got != "read_file,list_files,grep,apply_patch,run_command,update_plan" {
 		t.Errorf("tools offered to gpt-5-codex: %s", got)
 	}
 	kinds := map[string]int{}
@@ -267,7 +267,7 @@ func TestApplyPatchThroughEditor(t *testing.T) {
 // The same patch headless, with agent.editTool chosen by setting for a
 // model that would otherwise get edit_file.
 func TestApplyPatchHeadless(t *testing.T) {
-	script := scriptOf(t, []call{{"apply_patch", map[string]any{"input": patchAll}}})
+	script := callsScript(t, []call{{"apply_patch", map[string]any{"input": patchAll}}})
 	llm, base := startModel(t, script)
 	dir := copyWorkspace(t, "")
 	writeTree(t, dir, patchFiles)
@@ -291,7 +291,7 @@ func TestApplyPatchHeadless(t *testing.T) {
 // starts with the previous one's messages (what prompt caches need). A
 // nested AGENTS.md reaches the model with the first read in its subtree.
 func TestPromptEnvironmentAndStablePrefix(t *testing.T) {
-	script := scriptOf(t,
+	script := callsScript(t,
 		[]call{{"read_file", map[string]any{"path": "sub/x.txt"}}},
 		[]call{{"read_file", map[string]any{"path": "sub/y.txt"}}},
 	)
@@ -347,7 +347,7 @@ func TestPromptEnvironmentAndStablePrefix(t *testing.T) {
 // text (custom_tool_call), is applied, and goes back as a custom tool
 // call and its output on the next request.
 func TestApplyPatchFreeformOnResponses(t *testing.T) {
-	script := scriptOf(t, []call{{"apply_patch", map[string]any{"input": patchAll}}})
+	script := callsScript(t, []call{{"apply_patch", map[string]any{"input": patchAll}}})
 	caps := lspclient.VSCodeCaps()
 	caps.FileOps = true
 	s := start(t, setup{caps: &caps, files: patchFiles, script: script, env: []string{"AGENTLS_MODEL=gpt-5-codex"},
