@@ -25,6 +25,10 @@ type TaskConfig struct {
 	Session   string
 	MustExist bool
 	TaskID    string // "" lets the store number the task
+	// Checkpoints records each turn that changed files as a step of the
+	// session (session.Task.Track), for rewind; only for changes that land
+	// (not proposals held for review, not a dry run).
+	Checkpoints bool
 
 	// MCP is the front end's MCP servers; the task holds them until it
 	// ends. nil: no MCP tools.
@@ -92,6 +96,9 @@ func Run(ctx context.Context, tc TaskConfig) (res agent.Result, err error) {
 
 	spec := tc.Spec
 	spec.Session = rec
+	if tc.Checkpoints {
+		spec.Workspace = rec.Track(spec.Workspace)
+	}
 	if tc.Store != nil && tc.Store.Memory() != nil {
 		spec.Recall = tc.Store.Memory().Recall
 	}
