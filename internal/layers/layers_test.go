@@ -44,7 +44,7 @@ var allowed = map[string][]string{
 	"internal/acp": {"internal/agent", "internal/assemble", "internal/config", "internal/driver", "internal/logging",
 		"internal/mcp", "internal/policy", "internal/proc", "internal/session", "internal/tools"},
 	"internal/cli": {"internal/agent", "internal/assemble", "internal/config", "internal/driver", "internal/edits",
-		"internal/llm/record", "internal/logging", "internal/policy", "internal/session", "internal/tools"},
+		"internal/llm/record", "internal/logging", "internal/policy", "internal/review", "internal/session", "internal/tools"},
 	"internal/lsp": {"internal/acp", "internal/agent", "internal/assemble", "internal/config", "internal/driver",
 		"internal/edits", "internal/mcp", "internal/review", "internal/session", "internal/tools", "internal/verify"},
 	// Test doubles that speak the real protocols.
