@@ -44,6 +44,19 @@ func TestSessionsRewind(t *testing.T) {
 		}
 	}
 
+	showJSON := e.run("sessions", "show", "--json", id)
+	var shown struct {
+		Steps []struct {
+			Step  int      `json:"step"`
+			Files []string `json:"files"`
+		} `json:"steps"`
+		Rewound int `json:"rewound"`
+	}
+	if err := json.Unmarshal([]byte(showJSON.stdout), &shown); err != nil || len(shown.Steps) != 3 || shown.Rewound != -1 ||
+		strings.Join(shown.Steps[1].Files, ",") != "a.txt,b.txt" {
+		t.Errorf("sessions show --json: %v %+v", err, shown)
+	}
+
 	// Changes made after the task: a line added to a.txt, and b.txt's
 	// changed line changed again.
 	os.WriteFile(filepath.Join(e.ws, "a.txt"), []byte("ONE\ntwo\nTHREE\nmine\n"), 0o644)

@@ -87,6 +87,26 @@ func (c *checkpoints) rewind(r rewindRec) {
 	}
 }
 
+// StepInfo is a step as a list shows it.
+type StepInfo struct {
+	Step    int      `json:"step"`
+	Task    string   `json:"taskId"`
+	Summary string   `json:"summary"`
+	Files   []string `json:"files"`
+}
+
+func stepInfos(cps []Checkpoint) []StepInfo {
+	out := make([]StepInfo, 0, len(cps))
+	for _, cp := range cps {
+		in := StepInfo{Step: cp.Step, Task: cp.Task, Summary: cp.Summary, Files: make([]string, 0, len(cp.Files))}
+		for _, f := range cp.Files {
+			in.Files = append(in.Files, f.Path)
+		}
+		out = append(out, in)
+	}
+	return out
+}
+
 // Steps returns the session's checkpoints, oldest first.
 func (s *Session) Steps() []Checkpoint { return s.steps.list }
 

@@ -199,6 +199,8 @@ type Session struct {
 	// Rewound is the step the session was last rewound to, if it was
 	// (and no task ran since); -1: never.
 	Rewound int `json:"rewound"`
+	// StepList sums up the steps (Steps has them whole).
+	StepList []StepInfo `json:"steps"`
 
 	steps   checkpoints
 	startOf map[int][]agent.Message // the conversation as each task began
@@ -288,6 +290,7 @@ func (s *Store) Load(id string) (*Session, error) {
 	sort.SliceStable(sess.Tasks, func(i, j int) bool { return sess.Tasks[i].Seq < sess.Tasks[j].Seq })
 	sess.Messages = Repair(sess.Messages)
 	sess.Warnings = warns
+	sess.StepList = stepInfos(sess.steps.list)
 	if sess.Created.IsZero() && len(sess.Tasks) > 0 {
 		sess.Created = sess.Tasks[0].Started
 	}
