@@ -3,6 +3,11 @@ package e2e
 import (
 	"strings"
 	"testing"
+	"time"
+
+	"go.lsp.dev/protocol"
+
+	"github.com/agentls/agentls/internal/testkit/lspclient"
 )
 
 // Five turns that change files, a text answer, and the follow-up's answer.
@@ -105,7 +110,7 @@ func TestRewindToStepTwo(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res, err := s.Wait(s.ctx, id, 30e9); err != nil || res.Status != "ok" {
+	if res, err := s.Wait(s.ctx, id, 30*time.Second); err != nil || res.Status != "ok" {
 		t.Fatalf("follow-up: %+v, %v", res, err)
 	}
 	reqs = s.LLM.Requests()
@@ -140,4 +145,56 @@ func (s *session) Command2Continue(t *testing.T, sess string) (string, error) {
 	}
 	err := s.Command(s.ctx, "agentls.continue", map[string]any{"session": sess, "task": "go on"}, &run)
 	return run.TaskID, err
+}
+
+// A rewind is refused while a task of the session runs, and when the
+// editor refuses its edit nothing is rewound: the files stay and the
+// conversation is not cut.
+func TestRewindRefusedWhileRunningOrByTheEditor(t *testing.T) {
+	s := start(t, setup{files: map[string]string{"a.txt": "one\ntwo\n"}, script: `{"turns":[
+ {"toolCalls":[{"id":"c1","name":"edit_file","arguments":"{\"path\":\"a.txt\",\"old_string\":\"one\",\"new_string\":\"ONE\"}"}]},
+ {"toolCalls":[{"id":"c2","name":"edit_file","arguments":"{\"path\":\"a.txt\",\"old_string\":\"two\",\"new_string\":\"TWO\"}"}]},
+ {"text":"done."}]}`})
+	s.Configure(func(e *lspclient.Editor) {
+		e.HoldApplyEdit = func(*protocol.ApplyWorkspaceEditParams) bool { return true }
+	})
+	id, err := s.Run(s.ctx, map[string]any{"task": "two steps", "session": "s-rw"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !s.WaitFor(testWait, func() bool { return len(s.Edits()) == 1 }) {
+		t.Fatal("the first edit never reached the editor")
+	}
+	var rw rewound
+	if err := s.Command(s.ctx, "agentls.rewind", map[string]any{"session": "s-rw", "step": 0}, &rw); err != nil {
+		t.Fatal(err)
+	}
+	if rw.Applied || !strings.Contains(rw.Reason, "still running") {
+		t.Errorf("rewind of a running task's session: %+v", rw)
+	}
+	s.Configure(func(e *lspclient.Editor) { e.HoldApplyEdit = nil })
+	s.ReleaseHeld()
+	if r, err := s.Wait(s.ctx, id, 30*time.Second); err != nil || r.Status != "ok" {
+		t.Fatalf("task: %+v, %v", r, err)
+	}
+
+	s.Configure(func(e *lspclient.Editor) {
+		e.OnApplyEdit = func(*protocol.ApplyWorkspaceEditParams) (bool, string) { return false, "the user said no" }
+	})
+	if err := s.Command(s.ctx, "agentls.rewind", map[string]any{"taskId": id, "step": 1}, &rw); err != nil {
+		t.Fatal(err)
+	}
+	if rw.Applied || !strings.Contains(rw.Reason, "the user said no") || !strings.Contains(rw.Reason, "nothing was rewound") {
+		t.Errorf("rewind the editor refused: %+v", rw)
+	}
+	if got, _ := s.Text("a.txt"); got != "ONE\nTWO\n" {
+		t.Errorf("a.txt = %q after a refused rewind", got)
+	}
+	var cps checkpoints
+	if err := s.Command(s.ctx, "agentls.checkpoints", map[string]any{"session": "s-rw"}, &cps); err != nil || cps.Rewound != -1 || len(cps.Steps) != 2 {
+		t.Errorf("after a refused rewind: %+v, %v", cps, err)
+	}
+	if err := s.Command(s.ctx, "agentls.rewind", map[string]any{"session": "s-rw"}, nil); err == nil || !strings.Contains(err.Error(), "step") {
+		t.Errorf("a rewind without a step: %v", err)
+	}
 }
