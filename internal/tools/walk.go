@@ -13,8 +13,8 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 
-	"github.com/agentls/agentls/internal/cores"
 	"github.com/agentls/agentls/internal/policy"
 	"github.com/go-git/go-git/v5/plumbing/format/gitignore"
 )
@@ -112,8 +112,6 @@ func walkWorkers() int {
 // only the .gitignore files inside it applying. It reports whether that
 // happened.
 func (w *walker) walk(ctx context.Context, startRel string) (startIgnored bool, err error) {
-	// A walk reads and matches files on every core it may use.
-	defer cores.Borrow()()
 	var parts []string
 	if startRel != "." && startRel != "" {
 		parts = strings.Split(startRel, "/")
@@ -190,7 +188,9 @@ func (w *walker) walk(ctx context.Context, startRel string) (startIgnored bool, 
 
 func (w *walker) readDir(q *walkQueue, t walkTask, state any) {
 	dirAbs := filepath.Join(w.root, filepath.FromSlash(t.dirRel))
-	f, err := os.Open(dirAbs)
+	// O_NONBLOCK: a named pipe swapped in for the directory
+	// opens at once and fails the listing instead of blocking.
+	f, err := os.OpenFile(dirAbs, os.O_RDONLY|syscall.O_NONBLOCK, 0)
 	if err != nil {
 		return // unreadable directories are skipped, as git and ripgrep do
 	}
@@ -277,7 +277,9 @@ type ignoreRule struct {
 // readIgnoreFile parses one .gitignore (or info/exclude) whose directory is
 // domain. A missing file has no patterns.
 func readIgnoreFile(p string, domain []string) []ignoreRule {
-	data, err := os.ReadFile(p)
+	// Never a plain read: a named pipe named .gitignore would block the
+	// walk for good, and a huge file would be read whole.
+	data, _, err := ReadRegularFile(p)
 	if err != nil {
 		return nil
 	}
