@@ -659,6 +659,7 @@ Returns its buffer."
     (define-key m "a" #'agentls-accept)
     (define-key m "x" #'agentls-reject)
     (define-key m "u" #'agentls-undo)
+    (define-key m "w" #'agentls-rewind)
     (define-key m "l" #'agentls-show-stream)
     (define-key m "t" #'agentls-open-transcript)
     (define-key m "R" #'agentls-run-review)
@@ -673,6 +674,7 @@ Returns its buffer."
 (fset 'agentls-command-map agentls-command-map)
 
 (require 'agentls-review)
+(require 'agentls-rewind)
 
 (provide 'agentls)
 ;;; agentls.el ends here
