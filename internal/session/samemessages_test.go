@@ -1,6 +1,7 @@
 package session
 
 import (
+	"encoding/json"
 	"reflect"
 	"testing"
 
@@ -10,7 +11,7 @@ import (
 // sameMessages compares every field of a message: a field added to
 // agent.Message or agent.ToolCall must be added there too.
 func TestSameMessagesSeesEveryField(t *testing.T) {
-	if n := reflect.TypeFor[agent.Message]().NumField(); n != 5 {
+	if n := reflect.TypeFor[agent.Message]().NumField(); n != 6 {
 		t.Fatalf("agent.Message has %d fields; compare the new ones in sameMessages", n)
 	}
 	if n := reflect.TypeFor[agent.ToolCall]().NumField(); n != 3 {
@@ -27,6 +28,7 @@ func TestSameMessagesSeesEveryField(t *testing.T) {
 		func(m *agent.Message) { m.ToolCalls = []agent.ToolCall{{ID: "x", Name: "b", Arguments: "{}"}} },
 		func(m *agent.Message) { m.ToolCalls = []agent.ToolCall{{ID: "a", Name: "x", Arguments: "{}"}} },
 		func(m *agent.Message) { m.ToolCalls = []agent.ToolCall{{ID: "a", Name: "b", Arguments: "{ }"}} },
+		func(m *agent.Message) { m.Reasoning = []json.RawMessage{[]byte(`{"type":"reasoning"}`)} },
 	}
 	if !sameMessages([]agent.Message{base}, []agent.Message{base}) {
 		t.Fatal("a message differs from itself")

@@ -1,6 +1,7 @@
 package session
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -238,8 +239,13 @@ func sameMessages(a, b []agent.Message) bool {
 	for i := range a {
 		x, y := &a[i], &b[i]
 		if x.Role != y.Role || x.Content != y.Content || x.ToolCallID != y.ToolCallID || x.Name != y.Name ||
-			len(x.ToolCalls) != len(y.ToolCalls) {
+			len(x.ToolCalls) != len(y.ToolCalls) || len(x.Reasoning) != len(y.Reasoning) {
 			return false
+		}
+		for j := range x.Reasoning {
+			if !bytes.Equal(x.Reasoning[j], y.Reasoning[j]) {
+				return false
+			}
 		}
 		for j := range x.ToolCalls {
 			if x.ToolCalls[j] != y.ToolCalls[j] {
