@@ -293,10 +293,38 @@ func (t *Task) Track(ws agent.Workspace) agent.Workspace {
 	if t == nil || ws == nil {
 		return ws
 	}
-	if l, ok := ws.(interface{ OpenFiles() []string }); ok {
-		return &trackedLister{tracked{Workspace: ws, t: t}, l}
+	// The wrapper keeps the optional interfaces the tools look for: the
+	// editor's open buffers (tools.BufferLister) and deleting and moving
+	// files (tools.FileOps; a delete or move is not a checkpoint's text
+	// change, so it is passed through unrecorded).
+	l, lists := ws.(interface{ OpenFiles() []string })
+	ops, moves := ws.(fileOps)
+	switch base := (tracked{Workspace: ws, t: t}); {
+	case lists && moves:
+		return &trackedListerOps{trackedLister{base, l}, ops}
+	case lists:
+		return &trackedLister{base, l}
+	case moves:
+		return &trackedOps{base, ops}
+	default:
+		return &base
 	}
-	return &tracked{Workspace: ws, t: t}
+}
+
+// fileOps is tools.FileOps, which this package cannot import.
+type fileOps interface {
+	Delete(ctx context.Context, rel string) error
+	Move(ctx context.Context, from, to string) error
+}
+
+type trackedOps struct {
+	tracked
+	fileOps
+}
+
+type trackedListerOps struct {
+	trackedLister
+	fileOps
 }
 
 // trackedLister keeps the editor's list of open buffers (tools.BufferLister).
