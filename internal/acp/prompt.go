@@ -30,6 +30,10 @@ func (a *Agent) Prompt(ctx context.Context, p sdk.PromptRequest) (_ sdk.PromptRe
 	if strings.TrimSpace(text) == "" {
 		return sdk.PromptResponse{}, sdk.NewInvalidParams(map[string]any{"error": "the prompt has no text"})
 	}
+	if !a.begin() {
+		return sdk.PromptResponse{StopReason: sdk.StopReasonCancelled}, nil
+	}
+	defer a.running.Done()
 	// A new prompt in the same session cancelled the one before it (the
 	// connection does that); wait for it to end, so turns stay in order,
 	// unless this one is cancelled first.
@@ -39,7 +43,22 @@ func (a *Agent) Prompt(ctx context.Context, p sdk.PromptRequest) (_ sdk.PromptRe
 		return sdk.PromptResponse{StopReason: sdk.StopReasonCancelled}, nil
 	}
 	defer func() { <-s.turn }()
-	if ctx.Err() != nil {
+	// session/close and the connection's end cancel the prompt through
+	// s.cancel; session/cancel through ctx (the SDK's own).
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	s.mu.Lock()
+	closed := s.closed
+	if !closed {
+		s.cancel = cancel
+	}
+	s.mu.Unlock()
+	defer func() {
+		s.mu.Lock()
+		s.cancel = nil
+		s.mu.Unlock()
+	}()
+	if closed || ctx.Err() != nil {
 		return sdk.PromptResponse{StopReason: sdk.StopReasonCancelled}, nil
 	}
 
