@@ -249,4 +249,3 @@ func TestACPSigtermCancelsAndWaits(t *testing.T) {
 		t.Errorf("the task's stored status is %q, want cancelled", st)
 	}
 }
-
