@@ -40,7 +40,7 @@ func Serve(ctx context.Context, in io.Reader, out io.Writer, o Options) error {
 		o.Log = zap.NewNop()
 	}
 	w := newWire(out)
-	a := &Agent{opts: o, log: o.Log, sessions: map[string]*acpSession{}, wire: w, roots: map[string]bool{}}
+	a := &Agent{opts: o, log: o.Log, sessions: map[string]*acpSession{}, wire: w, roots: map[string]bool{}, modelLists: map[string][]string{}}
 	if wd, err := os.Getwd(); err == nil {
 		a.roots[wd] = true
 	}
@@ -74,6 +74,8 @@ type Agent struct {
 	// directory and every session's), where session/list without a cwd
 	// and session/delete look.
 	roots map[string]bool
+	// modelLists are the endpoints' model lists, by base URL.
+	modelLists map[string][]string
 	// closing: the connection is ending; no prompt starts any more.
 	closing bool
 	// running counts the prompts and other work the connection's end waits
@@ -111,6 +113,10 @@ type acpSession struct {
 	closed bool
 	// cancel ends the running prompt (nil: none runs).
 	cancel context.CancelFunc
+	// The config options: the model and reasoning effort chosen ("": the
+	// configured one) and the models offered.
+	model, effort string
+	modelList     []string
 }
 
 // setMCP replaces the session's MCP servers, closing the old ones; after
@@ -258,7 +264,7 @@ func (a *Agent) NewSession(_ context.Context, p sdk.NewSessionRequest) (_ sdk.Ne
 	if err != nil {
 		return sdk.NewSessionResponse{}, err
 	}
-	return sdk.NewSessionResponse{SessionId: sdk.SessionId(s.id), Modes: s.modes()}, nil
+	return sdk.NewSessionResponse{SessionId: sdk.SessionId(s.id), Modes: s.modes(), ConfigOptions: s.configOptions()}, nil
 }
 
 // openSession sets a session up in cwd; id "" is a new session.
@@ -278,6 +284,7 @@ func (a *Agent) openSession(cwd string, servers []sdk.McpServer, id string) (*ac
 	if cfg.Agent.Review {
 		s.mode = modeAsk
 	}
+	s.model, s.modelList = cfg.LLM.Model, a.models(cfg)
 	st, err := session.Open(root, session.Options{Memory: cfg.Agent.Memory, Redact: cfg.Redact,
 		Warn: func(msg string) { a.log.Warn(msg) }})
 	if err != nil {
@@ -369,9 +376,10 @@ func (a *Agent) SetSessionMode(ctx context.Context, p sdk.SetSessionModeRequest)
 	if p.ModeId != modeAsk && p.ModeId != modeApply {
 		return sdk.SetSessionModeResponse{}, sdk.NewInvalidParams(map[string]any{"error": fmt.Sprintf("unknown mode %q (ask, apply)", p.ModeId)})
 	}
-	s.mu.Lock()
-	s.mode = string(p.ModeId)
-	s.mu.Unlock()
+	if _, err := s.setOption(optMode, string(p.ModeId)); err != nil {
+		return sdk.SetSessionModeResponse{}, err
+	}
+	a.optionsChanged(s, false) // the review option's picker follows
 	return sdk.SetSessionModeResponse{}, nil
 }
 
@@ -404,12 +412,7 @@ func (a *Agent) ResumeSession(_ context.Context, p sdk.ResumeSessionRequest) (_ 
 	if err != nil {
 		return sdk.ResumeSessionResponse{}, err
 	}
-	return sdk.ResumeSessionResponse{Modes: s.modes()}, nil
-}
-
-// SetSessionConfigOption implements sdk.Agent: agentls has none.
-func (a *Agent) SetSessionConfigOption(context.Context, sdk.SetSessionConfigOptionRequest) (sdk.SetSessionConfigOptionResponse, error) {
-	return sdk.SetSessionConfigOptionResponse{}, sdk.NewInvalidParams(map[string]any{"error": "agentls has no session config options"})
+	return sdk.ResumeSessionResponse{Modes: s.modes(), ConfigOptions: s.configOptions()}, nil
 }
 
 func recoverLog(log *zap.Logger, what string) {

@@ -64,7 +64,7 @@ func (a *Agent) Prompt(ctx context.Context, p sdk.PromptRequest) (_ sdk.PromptRe
 
 	out0 := a.newStream(s)
 	a.settleTrust(ctx, s, out0)
-	cfg := s.cfg
+	cfg := s.taskConfig()
 	var rec *session.Task
 	if s.store != nil {
 		rec, err = s.store.Begin(session.Begin{Session: s.id, Create: true, Prompt: text, Model: cfg.LLM.Model})
@@ -184,7 +184,7 @@ func (a *Agent) LoadSession(ctx context.Context, p sdk.LoadSessionRequest) (_ sd
 		return sdk.LoadSessionResponse{}, err
 	}
 	a.replay(ctx, s, stored)
-	return sdk.LoadSessionResponse{Modes: s.modes()}, nil
+	return sdk.LoadSessionResponse{Modes: s.modes(), ConfigOptions: s.configOptions()}, nil
 }
 
 // loadStored opens a stored session of cwd's workspace.

@@ -38,7 +38,10 @@ type diffRec struct {
 }
 
 func (a *Agent) newStream(s *acpSession) *stream {
-	return &stream{a: a, s: s, redact: s.cfg.Redact, commands: map[string]string{}, diffs: map[string][]diffRec{}}
+	s.mu.Lock()
+	redact := s.cfg.Redact
+	s.mu.Unlock()
+	return &stream{a: a, s: s, redact: redact, commands: map[string]string{}, diffs: map[string][]diffRec{}}
 }
 
 // send delivers an update; it outlives a cancelled prompt, so the client
