@@ -117,6 +117,13 @@ type acpSession struct {
 	// configured one) and the models offered.
 	model, effort string
 	modelList     []string
+	// last is the workspace of the last prompt that changed files, for
+	// /verify and /undo.
+	last *clientWorkspace
+	// title names the session (its first prompt); cost is what its tasks
+	// on this connection cost so far, in USD.
+	title string
+	cost  float64
 }
 
 // setMCP replaces the session's MCP servers, closing the old ones; after

@@ -63,8 +63,28 @@ func (a *Agent) Prompt(ctx context.Context, p sdk.PromptRequest) (_ sdk.PromptRe
 	}
 
 	out0 := a.newStream(s)
+	userMsg := newUUID()
+	if p.MessageId != nil && *p.MessageId != "" {
+		userMsg = *p.MessageId
+	}
+	if name, args, ok := splitCommand(text); ok {
+		if a.runBuiltin(ctx, s, out0, name, args) {
+			if ctx.Err() != nil {
+				return sdk.PromptResponse{StopReason: sdk.StopReasonCancelled, UserMessageId: &userMsg}, nil
+			}
+			return sdk.PromptResponse{StopReason: sdk.StopReasonEndTurn, UserMessageId: &userMsg}, nil
+		}
+		for _, c := range loadProjectCommands(s.root) {
+			if c.name == name {
+				text = c.expand(args)
+				break
+			}
+		}
+	}
+	a.titled(s, out0, text)
 	a.settleTrust(ctx, s, out0)
 	cfg := s.taskConfig()
+	out0.priced(cfg, s)
 	var rec *session.Task
 	if s.store != nil {
 		rec, err = s.store.Begin(session.Begin{Session: s.id, Create: true, Prompt: text, Model: cfg.LLM.Model})
@@ -114,6 +134,12 @@ func (a *Agent) Prompt(ctx context.Context, p sdk.PromptRequest) (_ sdk.PromptRe
 	})
 	start := time.Now()
 	res := drv.Run(ctx, driver.Task{Prompt: text, History: rec.History()})
+	s.mu.Lock()
+	s.cost += res.Cost
+	if len(ws.changedFiles()) > 0 {
+		s.last = ws
+	}
+	s.mu.Unlock()
 	if err := rec.End(res, ws.changes()); err != nil {
 		a.log.Warn("saving the session failed", zap.String("session", s.id), zap.Error(err))
 	}
@@ -128,9 +154,32 @@ func (a *Agent) Prompt(ctx context.Context, p sdk.PromptRequest) (_ sdk.PromptRe
 		out.text(fmt.Sprintf("\n\nagentls stopped (%s): %s\n", res.Reason, cfg.Redact(res.Error)))
 	}
 	u := res.Usage
-	return sdk.PromptResponse{StopReason: stop, Usage: &sdk.Usage{
+	return sdk.PromptResponse{StopReason: stop, UserMessageId: &userMsg, Usage: &sdk.Usage{
 		InputTokens: u.InputTokens, OutputTokens: u.OutputTokens, TotalTokens: u.InputTokens + u.OutputTokens,
 	}}, nil
+}
+
+// titled names the session after its first prompt and tells the client
+// (session_info_update), with the time of this activity.
+func (a *Agent) titled(s *acpSession, out *stream, prompt string) {
+	s.mu.Lock()
+	if s.title == "" {
+		s.title = sessionTitle(strings.TrimSpace(prompt))
+	}
+	title := s.title
+	s.mu.Unlock()
+	now := time.Now().UTC().Format(time.RFC3339)
+	out.send(sdk.SessionUpdate{SessionInfoUpdate: &sdk.SessionSessionInfoUpdate{Title: &title, UpdatedAt: &now}})
+}
+
+// newUUID is a random (version 4) UUID, the form ACP wants message IDs in.
+func newUUID() string {
+	var b [16]byte
+	_, _ = rand.Read(b[:])
+	b[6] = b[6]&0x0f | 0x40
+	b[8] = b[8]&0x3f | 0x80
+	h := hex.EncodeToString(b[:])
+	return h[:8] + "-" + h[8:12] + "-" + h[12:16] + "-" + h[16:20] + "-" + h[20:]
 }
 
 // stopReason maps an agentls result to ACP's stop reasons (README, "Stop

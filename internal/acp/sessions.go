@@ -146,6 +146,32 @@ func (a *Agent) onWire(method string, id, params json.RawMessage) []byte {
 			return reply(id, nil, err)
 		}
 		return reply(id, withDeleteCapability(res), nil)
+	case sdk.AgentMethodSessionNew, sdk.AgentMethodSessionLoad, sdk.AgentMethodSessionResume:
+		// Once the client has the session (the answer is written), it
+		// hears of the session's commands and title.
+		var p struct {
+			SessionID string `json:"sessionId"`
+		}
+		_ = json.Unmarshal(params, &p)
+		a.wire.onAnswer(id, func(result json.RawMessage) {
+			var r struct {
+				SessionID string `json:"sessionId"`
+			}
+			_ = json.Unmarshal(result, &r)
+			sid := p.SessionID
+			if r.SessionID != "" {
+				sid = r.SessionID
+			}
+			if !a.begin() {
+				return
+			}
+			go func() {
+				defer a.running.Done()
+				defer recoverLog(a.log, "announcing a session")
+				a.announce(sid)
+			}()
+		})
+		return nil
 	case "session/delete":
 		var p struct {
 			SessionID string `json:"sessionId"`
@@ -210,4 +236,23 @@ func toWireError(err error) *sdk.RequestError {
 		return sdk.NewRequestCancelled(map[string]any{"error": err.Error()})
 	}
 	return sdk.NewInternalError(map[string]any{"error": err.Error()})
+}
+
+// announce tells the client a session's commands and, when it has one,
+// its title.
+func (a *Agent) announce(id string) {
+	a.mu.Lock()
+	s := a.sessions[id]
+	a.mu.Unlock()
+	if s == nil {
+		return
+	}
+	out := a.newStream(s)
+	out.send(sdk.SessionUpdate{AvailableCommandsUpdate: &sdk.SessionAvailableCommandsUpdate{AvailableCommands: availableCommands(s.root)}})
+	s.mu.Lock()
+	title := s.title
+	s.mu.Unlock()
+	if title != "" {
+		out.send(sdk.SessionUpdate{SessionInfoUpdate: &sdk.SessionSessionInfoUpdate{Title: &title}})
+	}
 }

@@ -12,6 +12,8 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/agentls/agentls/internal/agent"
+	"github.com/agentls/agentls/internal/assemble"
+	"github.com/agentls/agentls/internal/config"
 	"github.com/agentls/agentls/internal/session"
 )
 
@@ -27,6 +29,13 @@ type stream struct {
 	verifyN  int
 	verifyID string
 	diffs    map[string][]diffRec
+	// msgID is the agent message the text chunks belong to ("": the next
+	// chunk starts one); a tool call ends a message.
+	msgID string
+	// The task's prices ($ per million tokens, 0: unknown), the session's
+	// cost before this task, and the context window: for usage_update.
+	priceIn, priceOut, costBefore float64
+	window                        int
 }
 
 // diffRec is one edit the workspace made, waiting for its tool call's
@@ -53,7 +62,33 @@ func (o *stream) send(u sdk.SessionUpdate) {
 	}
 }
 
-func (o *stream) text(s string) { o.send(sdk.UpdateAgentMessageText(o.redact(s))) }
+func (o *stream) text(s string) {
+	o.mu.Lock()
+	if o.msgID == "" {
+		o.msgID = newUUID()
+	}
+	id := o.msgID
+	o.mu.Unlock()
+	o.send(sdk.SessionUpdate{AgentMessageChunk: &sdk.SessionUpdateAgentMessageChunk{Content: sdk.TextBlock(o.redact(s)), MessageId: &id}})
+}
+
+// endMessage makes the next text chunk start a new agent message.
+func (o *stream) endMessage() {
+	o.mu.Lock()
+	o.msgID = ""
+	o.mu.Unlock()
+}
+
+// priced sets what usage_update needs for one task of session s.
+func (o *stream) priced(cfg config.Config, s *acpSession) {
+	in, out := assemble.Price(cfg)
+	s.mu.Lock()
+	before := s.cost
+	s.mu.Unlock()
+	o.mu.Lock()
+	o.priceIn, o.priceOut, o.costBefore, o.window = in, out, before, assemble.Limits(cfg).ContextTokens
+	o.mu.Unlock()
+}
 
 // edited records an edit for the diff content of its tool call.
 func (o *stream) edited(rel, abs, old, next string, existed bool) {
@@ -122,8 +157,13 @@ func (o *stream) event(ev agent.Event) {
 		o.verified(ev.Verify)
 	case agent.KindUsage:
 		if ev.Usage != nil {
-			size := o.s.cfg.LLM.ContextTokens
-			u := sdk.SessionUsageUpdate{Used: ev.Usage.InputTokens + ev.Usage.OutputTokens, Size: size}
+			o.mu.Lock()
+			u := sdk.SessionUsageUpdate{Used: ev.Usage.InputTokens + ev.Usage.OutputTokens, Size: o.window}
+			if tu := ev.TaskUsage; tu != nil && (o.priceIn > 0 || o.priceOut > 0) {
+				cost := o.costBefore + (float64(tu.InputTokens)*o.priceIn+float64(tu.OutputTokens)*o.priceOut)/1e6
+				u.Cost = &sdk.Cost{Amount: cost, Currency: "USD"}
+			}
+			o.mu.Unlock()
 			o.send(sdk.SessionUpdate{UsageUpdate: &u})
 		}
 	case agent.KindRetry, agent.KindCompaction:
@@ -140,6 +180,7 @@ func (o *stream) toolCall(c *agent.ToolCall) {
 	if args.Path != "" {
 		opts = append(opts, sdk.WithStartLocations([]sdk.ToolCallLocation{{Path: o.abs(args.Path)}}))
 	}
+	o.endMessage()
 	if c.Name == "run_command" && args.Command != "" {
 		o.mu.Lock()
 		o.commands[args.Command] = c.ID
@@ -195,6 +236,7 @@ func (o *stream) plan(work, check sdk.PlanEntryStatus) {
 
 // verifyStarted opens a tool call for a check (the gate's OnStart).
 func (o *stream) verifyStarted(command string) {
+	o.endMessage()
 	o.mu.Lock()
 	id, open := o.verifyID, o.verifyID != ""
 	if !open {

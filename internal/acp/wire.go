@@ -21,9 +21,21 @@ type wire struct {
 	w       io.Writer
 	pending map[string]bool // ids of requests read and not yet answered
 	idle    chan struct{}   // closed when pending empties; nil while it is empty
+	// after are called with a request's result once its answer is
+	// written (under mu: they must not block or write).
+	after map[string]func(result json.RawMessage)
 }
 
-func newWire(w io.Writer) *wire { return &wire{w: w, pending: map[string]bool{}} }
+func newWire(w io.Writer) *wire {
+	return &wire{w: w, pending: map[string]bool{}, after: map[string]func(json.RawMessage){}}
+}
+
+// onAnswer calls fn with the result of request id once it is answered.
+func (l *wire) onAnswer(id json.RawMessage, fn func(result json.RawMessage)) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.after[string(id)] = fn
+}
 
 // Write writes one whole message (the connection and the screen share the
 // stream) and notes an answer to a pending request.
@@ -35,9 +47,16 @@ func (l *wire) Write(p []byte) (int, error) {
 		var m struct {
 			ID     json.RawMessage `json:"id"`
 			Method string          `json:"method"`
+			Result json.RawMessage `json:"result"`
 		}
 		if json.Unmarshal(p, &m) == nil && m.Method == "" && len(m.ID) > 0 && l.pending[string(m.ID)] {
 			delete(l.pending, string(m.ID))
+			if fn := l.after[string(m.ID)]; fn != nil {
+				delete(l.after, string(m.ID))
+				if err == nil && len(m.Result) > 0 {
+					fn(m.Result)
+				}
+			}
 			if len(l.pending) == 0 && l.idle != nil {
 				close(l.idle)
 				l.idle = nil
