@@ -124,6 +124,9 @@ type acpSession struct {
 	// on this connection cost so far, in USD.
 	title string
 	cost  float64
+	// extraDirs are the session's additionalDirectories: files in them may
+	// be attached by a link in a prompt (read-only; the tools stay in root).
+	extraDirs []string
 }
 
 // setMCP replaces the session's MCP servers, closing the old ones; after
@@ -250,6 +253,9 @@ func (a *Agent) Initialize(_ context.Context, p sdk.InitializeRequest) (sdk.Init
 			// session/delete is added on the wire (onWire).
 			SessionCapabilities: sdk.SessionCapabilities{
 				List: &sdk.SessionListCapabilities{}, Resume: &sdk.SessionResumeCapabilities{}, Close: &sdk.SessionCloseCapabilities{},
+				// Files in them can be attached by a link; the tools
+				// stay in cwd.
+				AdditionalDirectories: &sdk.SessionAdditionalDirectoriesCapabilities{},
 			},
 			PromptCapabilities: sdk.PromptCapabilities{EmbeddedContext: true},
 			McpCapabilities:    sdk.McpCapabilities{Http: true},
@@ -269,6 +275,9 @@ func (a *Agent) NewSession(_ context.Context, p sdk.NewSessionRequest) (_ sdk.Ne
 	defer barrier(a.log, "session/new", &err)
 	s, err := a.openSession(p.Cwd, p.McpServers, "")
 	if err != nil {
+		return sdk.NewSessionResponse{}, err
+	}
+	if err := s.setExtraDirs(p.AdditionalDirectories); err != nil {
 		return sdk.NewSessionResponse{}, err
 	}
 	return sdk.NewSessionResponse{SessionId: sdk.SessionId(s.id), Modes: s.modes(), ConfigOptions: s.configOptions()}, nil
@@ -419,6 +428,9 @@ func (a *Agent) ResumeSession(_ context.Context, p sdk.ResumeSessionRequest) (_ 
 	if err != nil {
 		return sdk.ResumeSessionResponse{}, err
 	}
+	if err := s.setExtraDirs(p.AdditionalDirectories); err != nil {
+		return sdk.ResumeSessionResponse{}, err
+	}
 	return sdk.ResumeSessionResponse{Modes: s.modes(), ConfigOptions: s.configOptions()}, nil
 }
 
@@ -467,4 +479,27 @@ func trustStore() *policy.TrustStore {
 		return nil
 	}
 	return assemble.TrustStore(dir)
+}
+
+// setExtraDirs takes a session's additionalDirectories: absolute paths of
+// directories, kept with their links resolved.
+func (s *acpSession) setExtraDirs(dirs []string) error {
+	var out []string
+	for _, d := range dirs {
+		if !filepath.IsAbs(d) {
+			return sdk.NewInvalidParams(map[string]any{"error": fmt.Sprintf("additionalDirectories: %q is not an absolute path", d)})
+		}
+		real, err := filepath.EvalSymlinks(d)
+		if err != nil {
+			return sdk.NewInvalidParams(map[string]any{"error": fmt.Sprintf("additionalDirectories: %v", err)})
+		}
+		if st, err := os.Stat(real); err != nil || !st.IsDir() {
+			return sdk.NewInvalidParams(map[string]any{"error": fmt.Sprintf("additionalDirectories: %s is not a directory", d)})
+		}
+		out = append(out, real)
+	}
+	s.mu.Lock()
+	s.extraDirs = out
+	s.mu.Unlock()
+	return nil
 }

@@ -26,7 +26,10 @@ func (a *Agent) Prompt(ctx context.Context, p sdk.PromptRequest) (_ sdk.PromptRe
 	if err != nil {
 		return sdk.PromptResponse{}, err
 	}
-	text := promptText(p.Prompt)
+	text, notes, err := s.promptText(p.Prompt)
+	if err != nil {
+		return sdk.PromptResponse{}, err
+	}
 	if strings.TrimSpace(text) == "" {
 		return sdk.PromptResponse{}, sdk.NewInvalidParams(map[string]any{"error": "the prompt has no text"})
 	}
@@ -63,6 +66,9 @@ func (a *Agent) Prompt(ctx context.Context, p sdk.PromptRequest) (_ sdk.PromptRe
 	}
 
 	out0 := a.newStream(s)
+	for _, n := range notes {
+		out0.text("_agentls: " + n + "_\n")
+	}
 	userMsg := newUUID()
 	if p.MessageId != nil && *p.MessageId != "" {
 		userMsg = *p.MessageId
@@ -202,30 +208,15 @@ func stopReason(res agent.Result) (sdk.StopReason, error) {
 		Data: map[string]any{"reason": res.Reason}}
 }
 
-// promptText renders the prompt's blocks as the task: text as is,
-// resources the client embedded as fenced text, links as their URI.
-func promptText(blocks []sdk.ContentBlock) string {
-	var b strings.Builder
-	for _, c := range blocks {
-		switch {
-		case c.Text != nil:
-			b.WriteString(c.Text.Text)
-		case c.ResourceLink != nil:
-			fmt.Fprintf(&b, " %s ", c.ResourceLink.Uri)
-		case c.Resource != nil && c.Resource.Resource.TextResourceContents != nil:
-			r := c.Resource.Resource.TextResourceContents
-			fmt.Fprintf(&b, "\n\n%s:\n```\n%s\n```\n", r.Uri, r.Text)
-		}
-	}
-	return b.String()
-}
-
 // LoadSession implements sdk.AgentLoader: it replays a stored agentls
 // session as session/update notifications, then answers.
 func (a *Agent) LoadSession(ctx context.Context, p sdk.LoadSessionRequest) (_ sdk.LoadSessionResponse, err error) {
 	defer barrier(a.log, "session/load", &err)
 	s, err := a.loadStored(p.Cwd, p.McpServers, string(p.SessionId))
 	if err != nil {
+		return sdk.LoadSessionResponse{}, err
+	}
+	if err := s.setExtraDirs(p.AdditionalDirectories); err != nil {
 		return sdk.LoadSessionResponse{}, err
 	}
 	stored, err := s.store.Load(s.id)
