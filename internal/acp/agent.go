@@ -312,6 +312,11 @@ func (a *Agent) openSession(cwd string, servers []sdk.McpServer, id string) (*ac
 	case id != "": // a stored session, loaded or resumed
 	case st != nil:
 		s.id = st.NewID()
+		// On file from the start, so that a client can resume it in
+		// another process before its first prompt.
+		if err := st.Create(s.id); err != nil {
+			a.log.Warn("the session is not on file until its first prompt", zap.Error(err))
+		}
 	default:
 		s.id = newID()
 	}
