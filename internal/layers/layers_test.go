@@ -37,14 +37,16 @@ var allowed = map[string][]string{
 	// The one assembly path.
 	"internal/assemble": {"internal/agent", "internal/config", "internal/driver", "internal/llm/chat", "internal/llm/responses",
 		"internal/mcp", "internal/policy", "internal/proc", "internal/session", "internal/tools", "internal/verify"},
-	// Front ends: the assembly path and the core, never each other — but
-	// for the bridge, the ACP client the LSP front end drives
-	// (internal/acp's bridge files).
+	// Front ends: the assembly path and the core, never each other.
 	"internal/acp": {"internal/agent", "internal/assemble", "internal/config", "internal/driver", "internal/logging",
 		"internal/mcp", "internal/policy", "internal/proc", "internal/session", "internal/tools"},
+	// The bridge's ACP client, the LSP front end's backend for an external
+	// agent: apart from the ACP agent, so that lsp does not link it.
+	"internal/acpclient": {"internal/agent", "internal/assemble", "internal/config", "internal/driver", "internal/policy",
+		"internal/proc", "internal/session", "internal/tools"},
 	"internal/cli": {"internal/agent", "internal/assemble", "internal/config", "internal/driver", "internal/edits",
 		"internal/llm/record", "internal/logging", "internal/policy", "internal/session", "internal/tools"},
-	"internal/lsp": {"internal/acp", "internal/agent", "internal/assemble", "internal/config", "internal/driver",
+	"internal/lsp": {"internal/acpclient", "internal/agent", "internal/assemble", "internal/config", "internal/driver",
 		"internal/edits", "internal/mcp", "internal/session", "internal/tools", "internal/verify"},
 	// Test doubles that speak the real protocols.
 	"internal/testkit/fakellm":   {},
