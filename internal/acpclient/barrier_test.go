@@ -50,4 +50,3 @@ func TestBridgeClientPanicsAreAnswered(t *testing.T) {
 	err = c.SessionUpdate(ctx, sdk.SessionNotification{SessionId: "s", Update: sdk.UpdateAgentMessageText("hi")})
 	check("session/update", err)
 }
-
