@@ -33,6 +33,12 @@ type Bridge struct {
 	Workspace agent.Workspace
 	// Ask puts session/request_permission to the user; nil: refused.
 	Ask assemble.Ask
+	// ConfirmWrite asks the user before the agent changes a protected file
+	// (policy.Protected); nil: such writes are refused.
+	ConfirmWrite func(ctx context.Context, rel, why string) (bool, error)
+	// SecretFiles are tools.secretFiles: the agent never reads or writes
+	// them [policy.DefaultSecretFiles].
+	SecretFiles []string
 	// Verifier runs after each turn that changed files; nil: none.
 	Verifier driver.Verifier
 	// FollowUps is how many times failed checks go back to the agent as a

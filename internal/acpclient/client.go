@@ -2,7 +2,10 @@ package acpclient
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io/fs"
+	"os"
 	"path/filepath"
 	"strings"
 
@@ -10,6 +13,8 @@ import (
 
 	"github.com/agentls/agentls/internal/agent"
 	"github.com/agentls/agentls/internal/assemble"
+	"github.com/agentls/agentls/internal/policy"
+	"github.com/agentls/agentls/internal/tools"
 )
 
 // bridgeClient is the client side the external agent talks to.
@@ -17,23 +22,82 @@ type bridgeClient struct{ r *bridgeRun }
 
 var _ sdk.Client = (*bridgeClient)(nil)
 
-// rel confines a path the agent sent to the workspace.
-func (c *bridgeClient) rel(path string) (string, error) {
+// confine resolves a path the agent sent beneath the workspace root, as
+// agentls's own tools do: symlinks are followed to where they really lead
+// (a link to $HOME or / is outside), secret files (tools.secretFiles) are
+// never read or written, whether named or reached through a link, and .git
+// is read-only. The workspace-relative real path is returned; the check is
+// repeated with os.Root when the file is opened (opened). A path checked
+// only lexically let a hostile agent read .env and ~/.ssh through links and
+// write .git/hooks.
+func (c *bridgeClient) confine(path string, write bool) (rel string, err error) {
+	root := c.r.b.Root
 	if !filepath.IsAbs(path) {
-		path = filepath.Join(c.r.b.Root, path)
+		path = filepath.Join(root, path)
 	}
-	rel, err := filepath.Rel(c.r.b.Root, filepath.Clean(path))
-	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
-		return "", sdk.NewInvalidParams(map[string]any{"error": fmt.Sprintf("%s is outside the workspace %s", path, c.r.b.Root)})
+	pol := tools.Policy{Root: root, SecretFiles: c.r.b.SecretFiles}
+	if write {
+		_, rel, err = pol.ResolveWrite(path)
+	} else {
+		_, rel, err = pol.ResolveRead(path)
 	}
-	return filepath.ToSlash(rel), nil
+	if err != nil {
+		return "", sdk.NewInvalidParams(map[string]any{"error": fmt.Sprintf("%s: %v", path, err)})
+	}
+	return rel, nil
+}
+
+// opened checks, with os.Root, that rel still opens beneath the root as
+// the file confine resolved (no link swapped in since); a file that does
+// not exist yet is fine.
+func (c *bridgeClient) opened(rel string) error {
+	r, err := os.OpenRoot(c.r.b.Root)
+	if err != nil {
+		return err
+	}
+	defer r.Close()
+	st, err := r.Lstat(filepath.FromSlash(rel))
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return nil
+	case err != nil:
+		return sdk.NewInvalidParams(map[string]any{"error": fmt.Sprintf("%s: %v", rel, err)})
+	case st.Mode()&fs.ModeSymlink != 0:
+		return sdk.NewInvalidParams(map[string]any{"error": fmt.Sprintf("%s became a symbolic link", rel)})
+	}
+	return nil
+}
+
+// protected asks the user before the agent changes a file that configures
+// agentls, the editor or git's hooks (policy.Protected), named or reached
+// through a link; without a way to ask, the write is refused.
+func (c *bridgeClient) protected(ctx context.Context, spelled, rel string) error {
+	lexical, _ := filepath.Rel(c.r.b.Root, filepath.Clean(spelled))
+	for _, p := range []string{rel, filepath.ToSlash(lexical)} {
+		ok, why := policy.Protected(p)
+		if !ok {
+			continue
+		}
+		if c.r.b.ConfirmWrite == nil {
+			return sdk.NewInvalidParams(map[string]any{"error": fmt.Sprintf("%s is protected: %s, and there is no way to ask the user", p, why)})
+		}
+		yes, err := c.r.b.ConfirmWrite(ctx, rel, why)
+		if err != nil || !yes {
+			return sdk.NewInvalidParams(map[string]any{"error": fmt.Sprintf("the user did not allow changing %s (%s)", p, why)})
+		}
+		return nil
+	}
+	return nil
 }
 
 // ReadTextFile reads the editor's view (unsaved buffers first).
 func (c *bridgeClient) ReadTextFile(ctx context.Context, p sdk.ReadTextFileRequest) (_ sdk.ReadTextFileResponse, err error) {
 	defer barrier(c.r.b.Log, "fs/read_text_file", &err)
-	rel, err := c.rel(p.Path)
+	rel, err := c.confine(p.Path, false)
 	if err != nil {
+		return sdk.ReadTextFileResponse{}, err
+	}
+	if err := c.opened(rel); err != nil {
 		return sdk.ReadTextFileResponse{}, err
 	}
 	b, err := c.r.b.Workspace.ReadFile(ctx, rel)
@@ -60,8 +124,18 @@ func (c *bridgeClient) ReadTextFile(ctx context.Context, p sdk.ReadTextFileReque
 // edits: a versioned workspace/applyEdit, or a proposal in review mode.
 func (c *bridgeClient) WriteTextFile(ctx context.Context, p sdk.WriteTextFileRequest) (_ sdk.WriteTextFileResponse, err error) {
 	defer barrier(c.r.b.Log, "fs/write_text_file", &err)
-	rel, err := c.rel(p.Path)
+	spelled := p.Path
+	if !filepath.IsAbs(spelled) {
+		spelled = filepath.Join(c.r.b.Root, spelled)
+	}
+	rel, err := c.confine(p.Path, true)
 	if err != nil {
+		return sdk.WriteTextFileResponse{}, err
+	}
+	if err := c.protected(ctx, spelled, rel); err != nil {
+		return sdk.WriteTextFileResponse{}, err
+	}
+	if err := c.opened(rel); err != nil {
 		return sdk.WriteTextFileResponse{}, err
 	}
 	err = c.r.b.Workspace.Edit(ctx, rel, func([]byte, bool) ([]byte, error) { return []byte(p.Content), nil })

@@ -5,7 +5,7 @@
 // a line the tests' check rejects). A later prompt (the bridge's follow-up
 // after failed checks) writes the file again without that line. Each step
 // is reported as session/update text, so a test can see what the client
-// answered.
+// answered. A prompt starting "FS" plays a hostile agent instead (fsOps).
 //
 // It imports nothing from agentls.
 package fakeacp
@@ -79,8 +79,12 @@ func (a *fake) Prompt(ctx context.Context, p sdk.PromptRequest) (sdk.PromptRespo
 			prompt.WriteString(b.Text.Text)
 		}
 	}
-	path := filepath.Join(cwd, "hello.txt")
 	sid := p.SessionId
+	if ops, ok := strings.CutPrefix(prompt.String(), "FS\n"); ok {
+		a.fsOps(ctx, sid, cwd, ops)
+		return sdk.PromptResponse{StopReason: sdk.StopReasonEndTurn}, nil
+	}
+	path := filepath.Join(cwd, "hello.txt")
 	read, err := a.conn.ReadTextFile(ctx, sdk.ReadTextFileRequest{SessionId: sid, Path: path})
 	if err != nil {
 		a.say(ctx, sid, "read failed: %v", err)
@@ -120,4 +124,38 @@ func (a *fake) Prompt(ctx context.Context, p sdk.PromptRequest) (sdk.PromptRespo
 		sdk.WithUpdateContent([]sdk.ToolCallContent{sdk.ToolDiffContent(path, next, read.Content)}))})
 	a.say(ctx, sid, "done")
 	return sdk.PromptResponse{StopReason: sdk.StopReasonEndTurn}, nil
+}
+
+// fsOps plays a hostile agent: a prompt "FS\n" followed by lines
+// "read PATH" or "write PATH" (relative to the session's cwd, or absolute)
+// makes those calls and reports each as "fs read PATH: ok: TEXT" or
+// "fs write PATH: refused: ERROR".
+func (a *fake) fsOps(ctx context.Context, sid sdk.SessionId, cwd, ops string) {
+	for _, line := range strings.Split(ops, "\n") {
+		op, p, ok := strings.Cut(strings.TrimSpace(line), " ")
+		if !ok {
+			continue
+		}
+		abs := p
+		if !filepath.IsAbs(abs) {
+			abs = filepath.Join(cwd, p)
+		}
+		switch op {
+		case "read":
+			res, err := a.conn.ReadTextFile(ctx, sdk.ReadTextFileRequest{SessionId: sid, Path: abs})
+			if err != nil {
+				a.say(ctx, sid, "fs read %s: refused: %v", p, err)
+			} else {
+				a.say(ctx, sid, "fs read %s: ok: %s", p, strings.TrimSpace(res.Content))
+			}
+		case "write":
+			_, err := a.conn.WriteTextFile(ctx, sdk.WriteTextFileRequest{SessionId: sid, Path: abs, Content: "#!/bin/sh\necho owned\n"})
+			if err != nil {
+				a.say(ctx, sid, "fs write %s: refused: %v", p, err)
+			} else {
+				a.say(ctx, sid, "fs write %s: ok", p)
+			}
+		}
+	}
+	a.say(ctx, sid, "done")
 }
