@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	sdk "github.com/coder/acp-go-sdk"
+	"go.uber.org/zap"
 
 	"github.com/agentls/agentls/internal/agent"
 	"github.com/agentls/agentls/internal/assemble"
@@ -192,8 +193,23 @@ func (c *bridgeClient) SessionUpdate(_ context.Context, p sdk.SessionNotificatio
 	step := r.steps
 	r.mu.Unlock()
 	u := p.Update
+	if r.replaying.Load() {
+		return nil // session/load's replay of turns already recorded
+	}
 	c.noteUpdateDiffs(u)
 	switch {
+	case u.AgentThoughtChunk != nil && u.AgentThoughtChunk.Content.Text != nil:
+		r.emit(agent.Event{Kind: KindThought, Step: step, Text: u.AgentThoughtChunk.Content.Text.Text})
+	case u.Plan != nil:
+		r.emit(agent.Event{Kind: KindThought, Step: step, Text: planText(u.Plan.Entries)})
+	case u.AvailableCommandsUpdate != nil:
+		var names []string
+		for _, c := range u.AvailableCommandsUpdate.AvailableCommands {
+			names = append(names, "/"+c.Name)
+		}
+		r.b.Log.Info("the ACP agent's commands", zap.Strings("commands", names))
+	case u.ConfigOptionUpdate != nil:
+		r.configOptions(u.ConfigOptionUpdate.ConfigOptions)
 	case u.AgentMessageChunk != nil && u.AgentMessageChunk.Content.Text != nil:
 		t := u.AgentMessageChunk.Content.Text.Text
 		r.mu.Lock()
@@ -255,4 +271,44 @@ func (c *bridgeClient) ReleaseTerminal(context.Context, sdk.ReleaseTerminalReque
 }
 func (c *bridgeClient) WaitForTerminalExit(context.Context, sdk.WaitForTerminalExitRequest) (sdk.WaitForTerminalExitResponse, error) {
 	return sdk.WaitForTerminalExitResponse{}, sdk.NewMethodNotFound("terminal/wait_for_exit")
+}
+
+// KindThought is the kind of the events that carry the external agent's
+// thinking and its plan (agent_thought_chunk, plan), which are not its
+// answer.
+const KindThought = "thought"
+
+// planText renders an ACP plan as a checklist.
+func planText(entries []sdk.PlanEntry) string {
+	var b strings.Builder
+	b.WriteString("Plan:\n")
+	for _, e := range entries {
+		mark := " "
+		switch e.Status {
+		case sdk.PlanEntryStatusCompleted:
+			mark = "x"
+		case sdk.PlanEntryStatusInProgress:
+			mark = "~"
+		}
+		fmt.Fprintf(&b, "- [%s] %s\n", mark, e.Content)
+	}
+	return b.String()
+}
+
+// configOptions logs the options the external agent offers (its model and
+// mode pickers), what agent.backend.acp.model and mode choose from.
+func (r *bridgeRun) configOptions(opts []sdk.SessionConfigOption) {
+	for _, o := range opts {
+		if o.Select == nil {
+			continue
+		}
+		var values []string
+		if o.Select.Options.Ungrouped != nil {
+			for _, v := range *o.Select.Options.Ungrouped {
+				values = append(values, string(v.Value))
+			}
+		}
+		r.b.Log.Info("the ACP agent's option", zap.String("id", string(o.Select.Id)),
+			zap.String("current", string(o.Select.CurrentValue)), zap.Strings("values", values))
+	}
 }

@@ -84,6 +84,10 @@ type ACPAgent struct {
 	Command string            `json:"command"`
 	Args    []string          `json:"args,omitempty"`
 	Env     map[string]string `json:"env,omitempty"`
+	// Model and Mode pick the external agent's model and mode (its config
+	// options of category model and mode, or its modes); "": its default.
+	Model string `json:"model,omitempty"`
+	Mode  string `json:"mode,omitempty"`
 }
 
 type Verify struct {

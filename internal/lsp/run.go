@@ -45,7 +45,7 @@ func (s *Server) runAgent(ctx context.Context, t *task) {
 		// agent.backend.acp: an external ACP agent's loop instead of ours;
 		// agentls keeps the editor's side (edits, review, undo, the gate).
 		res := acpclient.Bridge{Agent: *b, Root: root, Workspace: ws, Ask: s.ask(), Verifier: gate, Session: rec, Log: s.log,
-			ConfirmWrite: s.confirmWrite, SecretFiles: cfg.Tools.SecretFiles,
+			ConfirmWrite: s.confirmWrite, SecretFiles: cfg.Tools.SecretFiles, MCPServers: cfg.MCPServers,
 			OnEvent: func(ev agent.Event) { s.safeEvent(ctx, t, prog, ev) },
 		}.Run(ctx, driver.Task{Prompt: t.prompt, Editor: t.editor, History: rec.History()})
 		s.finishTask(ctx, t, prog, res)
