@@ -13,11 +13,12 @@ import (
 func taskText(s *session, taskID string) (text, thoughts string) {
 	var t, th strings.Builder
 	for _, ev := range s.Events(taskID) {
+		txt, _ := ev["text"].(string)
 		switch ev["kind"] {
 		case "text":
-			t.WriteString(ev["text"].(string))
+			t.WriteString(txt)
 		case "thought":
-			th.WriteString(ev["text"].(string))
+			th.WriteString(txt)
 		}
 	}
 	return t.String(), th.String()

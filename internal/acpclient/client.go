@@ -212,6 +212,9 @@ func (c *bridgeClient) SessionUpdate(_ context.Context, p sdk.SessionNotificatio
 		r.configOptions(u.ConfigOptionUpdate.ConfigOptions)
 	case u.AgentMessageChunk != nil && u.AgentMessageChunk.Content.Text != nil:
 		t := u.AgentMessageChunk.Content.Text.Text
+		if t == "" {
+			return nil // qwen-code ends a message with an empty chunk carrying its usage
+		}
 		r.mu.Lock()
 		r.text.WriteString(t)
 		r.mu.Unlock()
