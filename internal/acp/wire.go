@@ -43,7 +43,9 @@ func (l *wire) Write(p []byte) (int, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	n, err := l.w.Write(p)
-	if len(l.pending) > 0 {
+	// Notifications (the SDK writes their method right after "jsonrpc"),
+	// the bulk of the stream, are no answers: not decoded.
+	if len(l.pending) > 0 && !bytes.HasPrefix(p, notificationPrefix) {
 		var m struct {
 			ID     json.RawMessage `json:"id"`
 			Method string          `json:"method"`
@@ -65,6 +67,8 @@ func (l *wire) Write(p []byte) (int, error) {
 	}
 	return n, err
 }
+
+var notificationPrefix = []byte(`{"jsonrpc":"2.0","method"`)
 
 // request notes a request read from the client.
 func (l *wire) request(id json.RawMessage) {
