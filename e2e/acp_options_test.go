@@ -95,4 +95,18 @@ func TestACPConfigOptions(t *testing.T) {
 	if len(reqs) != 1 || reqs[0].Body.Model != "fake-b" {
 		t.Errorf("the model was asked as %q, want fake-b", reqs[0].Body.Model)
 	}
+	// Resumed by another agentls process, the session goes on with the
+	// model its last task used, and its title.
+	r2 := connectACP(t, r.ctx, r.root, r.llm, r.llm.URL(), r.state, `{"verify":{"enabled":false}}`, false)
+	res2, err := r2.ResumeSession(r.ctx, sdk.ResumeSessionRequest{SessionId: s.SessionId, Cwd: r.root, McpServers: []sdk.McpServer{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m := selectOption(res2.ConfigOptions, "model"); m == nil || m.CurrentValue != "fake-b" {
+		t.Errorf("after resume in a new process, model %+v, want fake-b", m)
+	}
+	u := r2.waitUpdate(t, "session_info_update", func(u sdk.SessionUpdate) bool { return u.SessionInfoUpdate != nil })
+	if u.SessionInfoUpdate.Title == nil || *u.SessionInfoUpdate.Title != "hi" {
+		t.Errorf("title after resume %+v", u.SessionInfoUpdate)
+	}
 }

@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -228,7 +229,8 @@ func (a *Agent) loadStored(cwd string, servers []sdk.McpServer, id string) (*acp
 	if s.store == nil {
 		return nil, sdk.NewInternalError(map[string]any{"error": "the session store cannot be opened"})
 	}
-	if _, err := s.store.Load(id); err != nil {
+	stored, err := s.store.Load(id)
+	if err != nil {
 		a.mu.Lock()
 		delete(a.sessions, id)
 		a.mu.Unlock()
@@ -236,6 +238,16 @@ func (a *Agent) loadStored(cwd string, servers []sdk.McpServer, id string) (*acp
 			return nil, sdk.NewInvalidParams(map[string]any{"error": fmt.Sprintf("no session %q in %s", id, s.root)})
 		}
 		return nil, sdk.NewInternalError(map[string]any{"error": err.Error()})
+	}
+	// The session goes on as it was: its title, and the model its last
+	// task used when the endpoint still serves it.
+	if n := len(stored.Tasks); n > 0 {
+		s.mu.Lock()
+		s.title = sessionTitle(strings.TrimSpace(stored.Tasks[0].Prompt))
+		if m := stored.Tasks[n-1].Model; m != "" && slices.Contains(s.modelList, m) {
+			s.model = m
+		}
+		s.mu.Unlock()
 	}
 	return s, nil
 }
