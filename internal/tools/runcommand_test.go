@@ -123,7 +123,9 @@ func TestRunCommandCancel(t *testing.T) {
 	ws := newDisk(t, nil)
 	rc := toolNamed(t, ws, Options{Approver: allowAll}, "run_command")
 	ctx, cancel := context.WithCancel(context.Background())
-	time.AfterFunc(200*time.Millisecond, cancel)
+	// (Long enough for a sandboxed start on a loaded machine: the command
+	// must have printed before it is cancelled.)
+	time.AfterFunc(1500*time.Millisecond, cancel)
 	start := time.Now()
 	res, err := rc.Run(ctx, []byte(`{"command":"echo started; sleep 30"}`))
 	if !errors.Is(err, context.Canceled) {
