@@ -204,9 +204,11 @@ func TestACPCloseCancelsAndWaits(t *testing.T) {
 	r := startACP(t, "hello", fmt.Sprintf(slowScript, strings.Repeat("slow words ", 200)), false, nil)
 	id := r.newSession(t)
 	done := startSlowPrompt(t, r, id)
+	sent := time.Now()
 	if _, err := r.CloseSession(r.ctx, sdk.CloseSessionRequest{SessionId: id}); err != nil {
 		t.Fatalf("session/close: %v", err)
 	}
+	t.Logf("session/close answered %v after it was sent, the running prompt ended", time.Since(sent))
 	if st := lastTaskStatus(t, r, id); st != "cancelled" {
 		t.Errorf("when session/close answered, the task's status was %q, want cancelled", st)
 	}
@@ -226,6 +228,7 @@ func TestACPSigtermCancelsAndWaits(t *testing.T) {
 	r := startACP(t, "hello", fmt.Sprintf(slowScript, strings.Repeat("slow words ", 200)), false, nil)
 	id := r.newSession(t)
 	done := startSlowPrompt(t, r, id)
+	sent := time.Now()
 	if err := r.cmd.Process.Signal(syscall.SIGTERM); err != nil {
 		t.Fatal(err)
 	}
@@ -242,6 +245,7 @@ func TestACPSigtermCancelsAndWaits(t *testing.T) {
 	case <-time.After(time.Minute):
 		t.Fatal("agentls acp did not exit after SIGTERM")
 	}
+	t.Logf("SIGTERM → the prompt answered and agentls exited in %v", time.Since(sent))
 	if code := r.cmd.ProcessState.ExitCode(); code != 0 {
 		t.Errorf("exit code %d", code)
 	}
