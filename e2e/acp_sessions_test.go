@@ -137,6 +137,12 @@ func TestACPSessionCapabilitiesListDelete(t *testing.T) {
 			t.Errorf("session/list without cwd: %s missing or with cwd %q; got %v", id, got[id], got)
 		}
 	}
+	for _, e := range list["sessions"].([]any) {
+		m := e.(map[string]any)
+		if m["sessionId"] == ids[1] && m["title"] != "task 1" {
+			t.Errorf("listed title %v, want the session's first prompt", m["title"])
+		}
+	}
 	if _, e := r.call("session/delete", map[string]any{"sessionId": ids[0]}); e != nil {
 		t.Fatalf("session/delete: %v", e)
 	}

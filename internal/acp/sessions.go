@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strconv"
+	"strings"
 
 	sdk "github.com/coder/acp-go-sdk"
 	"go.uber.org/zap"
@@ -62,8 +63,12 @@ func (a *Agent) ListSessions(_ context.Context, p sdk.ListSessionsRequest) (_ sd
 	sort.SliceStable(all, func(i, j int) bool { return all[i].in.Updated.After(all[j].in.Updated) })
 	for i := from; i < len(all) && i < from+listPage; i++ {
 		in := all[i].in
-		title, upd := sessionTitle(in.LastPrompt), in.Updated.UTC().Format("2006-01-02T15:04:05Z")
-		out.Sessions = append(out.Sessions, sdk.SessionInfo{SessionId: sdk.SessionId(in.ID), Cwd: all[i].root, Title: &title, UpdatedAt: &upd})
+		upd := in.Updated.UTC().Format("2006-01-02T15:04:05Z")
+		info := sdk.SessionInfo{SessionId: sdk.SessionId(in.ID), Cwd: all[i].root, UpdatedAt: &upd}
+		if title := sessionTitle(strings.TrimSpace(in.FirstPrompt)); title != "" {
+			info.Title = &title // as session_info_update named it
+		}
+		out.Sessions = append(out.Sessions, info)
 	}
 	if from+listPage < len(all) {
 		next := strconv.Itoa(from + listPage)
