@@ -14,8 +14,8 @@ import (
 
 	sdk "github.com/coder/acp-go-sdk"
 
-	"github.com/agentls/agentls/internal/agent"
 	"github.com/agentls/agentls/internal/assemble"
+	"github.com/agentls/agentls/internal/textcut"
 )
 
 // Slash commands: agentls's own, answered here without the model, and the
@@ -77,7 +77,7 @@ func loadProjectCommands(root string) []projectCommand {
 		desc, _, _ := strings.Cut(text, "\n")
 		desc = strings.TrimSpace(strings.TrimLeft(desc, "# "))
 		if len(desc) > 80 {
-			desc = agent.Cut(desc, 79) + "…"
+			desc = textcut.Head(desc, 79) + "…"
 		}
 		out = append(out, projectCommand{name: name, description: desc, body: text})
 	}

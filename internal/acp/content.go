@@ -11,7 +11,7 @@ import (
 
 	sdk "github.com/coder/acp-go-sdk"
 
-	"github.com/agentls/agentls/internal/agent"
+	"github.com/agentls/agentls/internal/textcut"
 	"github.com/agentls/agentls/internal/tools"
 )
 
@@ -134,7 +134,7 @@ func readRegular(root, rel string, max int) (string, error) {
 		return "", err
 	}
 	if len(b) > max {
-		return agent.Cut(string(b), max) + "\n[file truncated]", nil
+		return textcut.Head(string(b), max) + "\n[file truncated]", nil
 	}
 	return string(b), nil
 }

@@ -12,8 +12,8 @@ import (
 	sdk "github.com/coder/acp-go-sdk"
 	"go.uber.org/zap"
 
-	"github.com/agentls/agentls/internal/agent"
 	"github.com/agentls/agentls/internal/session"
+	"github.com/agentls/agentls/internal/textcut"
 )
 
 // listPage is how many sessions one session/list answer holds.
@@ -99,7 +99,7 @@ func sessionTitle(prompt string) string {
 		}
 	}
 	if len(line) > 80 {
-		return agent.Cut(line, 80) + "…"
+		return textcut.Head(line, 80) + "…"
 	}
 	return line
 }

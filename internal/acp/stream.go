@@ -15,6 +15,7 @@ import (
 	"github.com/agentls/agentls/internal/assemble"
 	"github.com/agentls/agentls/internal/config"
 	"github.com/agentls/agentls/internal/session"
+	"github.com/agentls/agentls/internal/textcut"
 )
 
 // stream turns one prompt's agent events into session/update
@@ -294,6 +295,6 @@ func abbreviate(s string, max int) string {
 	if len(s) <= max {
 		return s
 	}
-	cut := agent.Cut(s, max)
+	cut := textcut.Head(s, max)
 	return cut + fmt.Sprintf("\n… (%d more bytes)", len(s)-len(cut))
 }
