@@ -46,7 +46,8 @@ func agentText(ups []sdk.SessionUpdate) string {
 // /verify, /undo, /review and /model answer without the model.
 func TestACPCommandsTitleUsage(t *testing.T) {
 	r := startACP(t, "hello", `{"turns":[
-	 {"text":"Greeting Ada.","toolCalls":[{"id":"call_edit","name":"edit_file","arguments":"{\"path\":\"hello.txt\",\"old_string\":\"hello\",\"new_string\":\"goodbye\"}"}]},
+	 {"text":"Greeting Ada.","toolCalls":[{"id":"call_edit","name":"edit_file","arguments":"{\"path\":\"hello.txt\",\"old_string\":\"hello\",\"new_string\":\"goodbye\"}"},
+	  {"id":"call_new","name":"write_file","arguments":"{\"path\":\"new.txt\",\"content\":\"made by the task\\n\"}"}]},
 	 {"text":"Done."}]}`, false, map[string]any{
 		"verify": map[string]any{"enabled": false, "commands": []string{"grep -q goodbye hello.txt"}},
 		"llm":    map[string]any{"prices": map[string]any{"test-model": map[string]any{"input": 1.0, "output": 2.0}}},
@@ -79,6 +80,9 @@ func TestACPCommandsTitleUsage(t *testing.T) {
 	}
 	if b, _ := os.ReadFile(filepath.Join(r.root, "hello.txt")); !strings.HasPrefix(string(b), "goodbye") {
 		t.Fatalf("hello.txt after the task: %q", b)
+	}
+	if b, _ := os.ReadFile(filepath.Join(r.root, "new.txt")); string(b) != "made by the task\n" {
+		t.Fatalf("new.txt after the task: %q", b)
 	}
 	ups := r.client.snapshot()
 	var title string
@@ -120,6 +124,9 @@ func TestACPCommandsTitleUsage(t *testing.T) {
 	r.prompt(t, id, "/undo")
 	if b, _ := os.ReadFile(filepath.Join(r.root, "hello.txt")); !strings.HasPrefix(string(b), "hello world") {
 		t.Errorf("hello.txt after /undo: %q; agent said %q", b, agentText(r.client.snapshot()[n:]))
+	}
+	if _, err := os.Stat(filepath.Join(r.root, "new.txt")); err == nil {
+		t.Errorf("new.txt, created by the task, is still there after /undo; agent said %q", agentText(r.client.snapshot()[n:]))
 	}
 
 	n = len(r.client.snapshot())
