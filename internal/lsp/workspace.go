@@ -49,8 +49,11 @@ func (w *editorWorkspace) current(rel string) (text string, exists bool, doc doc
 	if t, ok := w.s.docs.shadow(abs); ok {
 		return t, true, document{}, false, nil
 	}
-	// Never a plain open: a named pipe would block until a writer comes.
-	b, _, err := tools.ReadRegularFile(abs)
+	// Never a plain open: a named pipe would block until a writer comes;
+	// and resolved beneath the root when read (os.Root), so a directory
+	// swapped for a symlink since the tools checked the path reads nothing
+	// outside the workspace.
+	b, err := w.disk.ReadFile(context.Background(), rel)
 	if errors.Is(err, os.ErrNotExist) {
 		return "", false, document{}, false, nil
 	}
