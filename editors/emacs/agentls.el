@@ -333,8 +333,15 @@ Returns a marker at the start of the inserted text."
        (when tl
          (agentls--update-task-line tl :usage (or (plist-get ev :taskUsage) (plist-get ev :usage))
                                     :last (plist-get ev :usage))))
-      ((or "retry" "compaction")
+      ((or "retry" "compaction" "budget")
        (agentls--line "· %s: %s" kind (or (plist-get ev :text) "")))
+      ("plan"
+       (let ((p (plist-get ev :plan)))
+         (agentls--line "· plan%s" (if (plist-get p :explanation) (concat ": " (plist-get p :explanation)) ""))
+         (dolist (s (append (plist-get p :plan) nil))
+           (agentls--line "    %s %s"
+                          (pcase (plist-get s :status) ("completed" "[x]") ("in_progress" "[>]") (_ "[ ]"))
+                          (agentls--first-line (or (plist-get s :step) "") 200)))))
       ("end"
        (let* ((r (plist-get ev :result))
               (files (append (plist-get r :filesChanged) nil)))
@@ -652,6 +659,7 @@ Returns its buffer."
     (define-key m "a" #'agentls-accept)
     (define-key m "x" #'agentls-reject)
     (define-key m "u" #'agentls-undo)
+    (define-key m "w" #'agentls-rewind)
     (define-key m "l" #'agentls-show-stream)
     (define-key m "t" #'agentls-open-transcript)
     (define-key m "R" #'agentls-run-review)
@@ -666,6 +674,7 @@ Returns its buffer."
 (fset 'agentls-command-map agentls-command-map)
 
 (require 'agentls-review)
+(require 'agentls-rewind)
 
 (provide 'agentls)
 ;;; agentls.el ends here
