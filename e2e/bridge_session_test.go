@@ -52,8 +52,19 @@ func TestBridgeSessionAuthModelMode(t *testing.T) {
 	if m[2] != "new" || m[3] != "fake-large" || m[4] != "code" || m[5] != "docs" {
 		t.Errorf("first task ran as %q; want a new session, model fake-large, mode code, MCP server docs", m[0])
 	}
-	if !strings.Contains(thoughts, "thinking about it") || !strings.Contains(thoughts, "- [x] read the file") {
+	if !strings.Contains(thoughts, "thinking about it") {
 		t.Errorf("thought events %q", thoughts)
+	}
+	var plan []any
+	for _, ev := range s.Events(r.TaskID) {
+		if ev["kind"] == "plan" {
+			p, _ := ev["plan"].(map[string]any)
+			plan, _ = p["plan"].([]any)
+		}
+	}
+	if len(plan) != 2 || plan[0].(map[string]any)["step"] != "read the file" || plan[0].(map[string]any)["status"] != "completed" ||
+		plan[1].(map[string]any)["status"] != "in_progress" {
+		t.Errorf("plan event %v, want the agent's two steps", plan)
 	}
 	if strings.Contains(text, "thinking about it") {
 		t.Errorf("the agent's thinking was sent as its answer")

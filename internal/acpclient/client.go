@@ -201,7 +201,7 @@ func (c *bridgeClient) SessionUpdate(_ context.Context, p sdk.SessionNotificatio
 	case u.AgentThoughtChunk != nil && u.AgentThoughtChunk.Content.Text != nil:
 		r.emit(agent.Event{Kind: KindThought, Step: step, Text: u.AgentThoughtChunk.Content.Text.Text})
 	case u.Plan != nil:
-		r.emit(agent.Event{Kind: KindThought, Step: step, Text: planText(u.Plan.Entries)})
+		r.emit(agent.Event{Kind: agent.KindPlan, Step: step, Plan: workPlan(u.Plan.Entries)})
 	case u.AvailableCommandsUpdate != nil:
 		var names []string
 		for _, c := range u.AvailableCommandsUpdate.AvailableCommands {
@@ -277,25 +277,24 @@ func (c *bridgeClient) WaitForTerminalExit(context.Context, sdk.WaitForTerminalE
 }
 
 // KindThought is the kind of the events that carry the external agent's
-// thinking and its plan (agent_thought_chunk, plan), which are not its
-// answer.
+// thinking (agent_thought_chunk), which is not its answer.
 const KindThought = "thought"
 
-// planText renders an ACP plan as a checklist.
-func planText(entries []sdk.PlanEntry) string {
-	var b strings.Builder
-	b.WriteString("Plan:\n")
+// workPlan is an ACP plan as agentls's own (the plan event update_plan
+// sends for agentls's loop); ACP's statuses are the same words.
+func workPlan(entries []sdk.PlanEntry) *agent.WorkPlan {
+	p := &agent.WorkPlan{Steps: []agent.PlanStep{}}
 	for _, e := range entries {
-		mark := " "
+		st := agent.StepPending
 		switch e.Status {
 		case sdk.PlanEntryStatusCompleted:
-			mark = "x"
+			st = agent.StepCompleted
 		case sdk.PlanEntryStatusInProgress:
-			mark = "~"
+			st = agent.StepInProgress
 		}
-		fmt.Fprintf(&b, "- [%s] %s\n", mark, e.Content)
+		p.Steps = append(p.Steps, agent.PlanStep{Step: e.Content, Status: st})
 	}
-	return b.String()
+	return p
 }
 
 // configOptions logs the options the external agent offers (its model and

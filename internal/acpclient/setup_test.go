@@ -28,13 +28,14 @@ func TestMCPServers(t *testing.T) {
 	}
 }
 
-func TestPlanText(t *testing.T) {
-	got := planText([]sdk.PlanEntry{
+func TestWorkPlan(t *testing.T) {
+	got := workPlan([]sdk.PlanEntry{
 		{Content: "read", Status: sdk.PlanEntryStatusCompleted},
 		{Content: "edit", Status: sdk.PlanEntryStatusInProgress},
 		{Content: "test", Status: sdk.PlanEntryStatusPending},
 	})
-	if want := "Plan:\n- [x] read\n- [~] edit\n- [ ] test\n"; got != want {
-		t.Errorf("got %q, want %q", got, want)
+	b, _ := json.Marshal(got)
+	if want := `{"plan":[{"step":"read","status":"completed"},{"step":"edit","status":"in_progress"},{"step":"test","status":"pending"}]}`; string(b) != want {
+		t.Errorf("got %s, want %s", b, want)
 	}
 }
