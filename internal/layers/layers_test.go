@@ -24,6 +24,7 @@ var allowed = map[string][]string{
 	"internal/policy":        {},
 	"internal/proc":          {},
 	"internal/cores":         {},
+	"internal/commands":      {}, // a project's own prompts
 	"internal/jsonscan":      {},
 	"internal/layers":        {},
 	"internal/llm/llmhttp":   {},
@@ -40,11 +41,11 @@ var allowed = map[string][]string{
 	// Front ends: the assembly path and the core, never each other — but
 	// for the bridge, the ACP client the LSP front end drives
 	// (internal/acp's bridge files).
-	"internal/acp": {"internal/agent", "internal/assemble", "internal/config", "internal/driver", "internal/logging",
+	"internal/acp": {"internal/agent", "internal/assemble", "internal/commands", "internal/config", "internal/driver", "internal/logging",
 		"internal/mcp", "internal/policy", "internal/proc", "internal/session", "internal/tools"},
-	"internal/cli": {"internal/agent", "internal/assemble", "internal/config", "internal/driver", "internal/edits",
+	"internal/cli": {"internal/agent", "internal/assemble", "internal/commands", "internal/config", "internal/driver", "internal/edits",
 		"internal/llm/record", "internal/logging", "internal/policy", "internal/session", "internal/tools"},
-	"internal/lsp": {"internal/acp", "internal/agent", "internal/assemble", "internal/config", "internal/driver",
+	"internal/lsp": {"internal/acp", "internal/agent", "internal/assemble", "internal/commands", "internal/config", "internal/driver",
 		"internal/edits", "internal/mcp", "internal/session", "internal/tools", "internal/verify"},
 	// Test doubles that speak the real protocols.
 	"internal/testkit/fakellm":   {},
