@@ -99,6 +99,9 @@ func (c *cliRun) run(ctx context.Context) int {
 		return c.usage("%v", err)
 	}
 	root = disk.Root()
+	if o.task, err = expandCommand(root, o.task, func(w string) { fmt.Fprintln(c.stderr, "agentls run: warning:", w) }); err != nil {
+		return c.usage("%v", err)
+	}
 
 	cfg, probs := c.loadConfig(root)
 	if o.model != "" {
