@@ -66,6 +66,7 @@ func init() {
 		cmd("agentls.info", "{model?}", (*Server).cmdInfo),
 		cmd("agentls.proposal", "{taskId, uri?}", (*Server).cmdProposal),
 		cmd("agentls.commands", "{}", (*Server).cmdCommands),
+		cmd("agentls.diff", "{taskId?}", (*Server).cmdDiff),
 	}
 }
 
