@@ -373,6 +373,20 @@ function M.render(ev)
       M.line('✓ checks passed: ' .. (v.summary or ''))
     else
       M.line('✗ checks failed: ' .. (v.summary or ''))
+      -- Why: the located problems, else the first lines of the checks'
+      -- output. Beside another language server the editor may hide
+      -- agentls's diagnostic as a duplicate, so the conversation says it.
+      local why = v.located or {}
+      if #why == 0 and type(v.feedback) == 'string' then
+        why = vim.split(vim.trim(v.feedback), '\n', { plain = true })
+      end
+      for i, l in ipairs(why) do
+        if i > 10 then
+          M.line(string.format('    … %d more', #why - 10))
+          break
+        end
+        M.line('    ' .. first_line(l, 300))
+      end
     end
   elseif kind == 'usage' then
     if t then

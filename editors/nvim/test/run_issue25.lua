@@ -1,0 +1,80 @@
+-- Issue 25's checks: the cursor lands in the chat input, a project command
+-- runs from the picker, :AgentDiff shows what an applied task changed, and
+-- the conversation says why the checks failed.
+local M = {}
+local T
+
+function M.init(helpers)
+  T = helpers
+end
+
+function M.run(a)
+  -- :AgentChat from a code window puts the cursor in the input, so the
+  -- follow-up is not typed into the source file.
+  vim.cmd('edit ' .. vim.fn.fnameescape(T.ws .. '/hello.txt'))
+  local code_win = vim.api.nvim_get_current_win()
+  vim.cmd('AgentChat')
+  local chat = require('agentls.chat')
+  T.check(':AgentChat puts the cursor in the chat input',
+    chat.input_winid() ~= nil and vim.api.nvim_get_current_win() == chat.input_winid() and vim.api.nvim_get_current_win() ~= code_win,
+    'current window shows ' .. vim.api.nvim_buf_get_name(0))
+  vim.api.nvim_set_current_win(code_win)
+
+  -- A project command, picked from :AgentCommand's list with its argument
+  -- asked for; the server expands it and the model gets its text.
+  vim.fn.mkdir(T.ws .. '/.agentls/commands', 'p')
+  local f = assert(io.open(T.ws .. '/.agentls/commands/shout.md', 'w'))
+  f:write('---\ndescription: Shout a word\nargument-hint: <word>\n---\nShout the word $ARGUMENTS in e.txt.\n')
+  f:close()
+  f = assert(io.open(T.ws .. '/e.txt', 'w'))
+  f:write('echo five\n')
+  f:close()
+  local shown, asked
+  local sel, inp = vim.ui.select, vim.ui.input
+  vim.ui.select = function(items, opts, cb)
+    for i, it in ipairs(items) do
+      local label = opts.format_item(it)
+      shown = label
+      if label == '/shout <word>  — Shout a word' then
+        return cb(it, i)
+      end
+    end
+    cb(nil, nil)
+  end
+  vim.ui.input = function(opts, cb)
+    asked = opts.prompt
+    cb('echo')
+  end
+  local before = #a.tasks()
+  vim.cmd('AgentCommand')
+  local t8 = T.new_task(before, 5000)
+  vim.ui.select, vim.ui.input = sel, inp
+  local r8 = t8 and T.wait_task(t8, 20000)
+  T.check(':AgentCommand picks a project command and asks its argument', shown == '/shout <word>  — Shout a word'
+    and asked == '/shout <word>: ', 'picker showed ' .. vim.inspect(shown) .. ', input asked ' .. vim.inspect(asked))
+  T.check('the project command runs with its text', r8 and r8.status == 'ok' and T.read_file(T.ws .. '/e.txt') == 'ECHO five\n',
+    'task ' .. vim.inspect(r8 and r8.status) .. ', e.txt ' .. vim.inspect(T.read_file(T.ws .. '/e.txt')))
+
+  -- :AgentDiff on an applied task: the server's diff in a diff buffer.
+  vim.cmd('AgentDiff')
+  local ok = vim.wait(5000, function()
+    return vim.bo.filetype == 'diff'
+  end, 20)
+  local lines = vim.api.nvim_buf_get_lines(0, 0, -1, false)
+  T.check(':AgentDiff shows what an applied task changed', ok and T.contains(lines, '+++ b/e.txt')
+    and T.contains(lines, '-echo five') and T.contains(lines, '+ECHO five'), vim.inspect(lines))
+  pcall(vim.cmd, 'tabclose')
+
+  -- A failed check says why in the conversation, not only "1 problem".
+  local stream = require('agentls.stream')
+  stream.render({ taskId = 'tv', kind = 'verify', verify = { passed = false, summary = 'go vet: 1 problem located',
+    commands = { 'go vet ./...' }, problems = 1, located = { 'e.go:3: undefined: ECHO' },
+    feedback = 'e.go:3:2: undefined: ECHO' } })
+  stream.render({ taskId = 'tw', kind = 'verify', verify = { passed = false, summary = 'make check failed (exit 2)',
+    commands = { 'make check' }, problems = 0, feedback = 'lint: trailing space in README\nexit status 2' } })
+  local sl = a.stream_lines()
+  T.check('the conversation shows why the checks failed', T.contains(sl, '    e.go:3: undefined: ECHO')
+    and T.contains(sl, '    lint: trailing space in README'), vim.inspect({ unpack(sl, math.max(1, #sl - 8)) }))
+end
+
+return M
