@@ -9,6 +9,7 @@
 (defvar test-no-main t)
 (load (expand-file-name "run.el" (file-name-directory (or load-file-name buffer-file-name))) nil t)
 (load (expand-file-name "conn-review.el" (file-name-directory (or load-file-name buffer-file-name))) nil t)
+(load (expand-file-name "conn-issue25.el" (file-name-directory (or load-file-name buffer-file-name))) nil t)
 (setq test-script "conn-script.json"
       test-name (format "emacs-%s/agentls-conn" emacs-version))
 
@@ -161,6 +162,7 @@
       (test-check "checks failing reads \"done, checks failing\"" (test-has "■ tx done, checks failing: go test fails")
                   (test-stream))
       (test-conn-review t1 t2 abuf)
+      (test-conn-issue25)
       (agentls-shutdown conn))))
 
 (run-at-time 90 nil (lambda ()
