@@ -72,6 +72,7 @@ type cliRun struct {
 	stdin          io.Reader
 	stdout, stderr io.Writer
 	stdinLines     *lines
+	early          []string // warnings found before the renderer exists (firsthour.go)
 }
 
 // in is the one reader of stdin that serves every question: trust,
@@ -99,7 +100,10 @@ func (c *cliRun) run(ctx context.Context) int {
 		return c.usage("%v", err)
 	}
 	root = disk.Root()
-	if o.task, err = expandCommand(root, o.task, func(w string) { fmt.Fprintln(c.stderr, "agentls run: warning:", w) }); err != nil {
+	if code, stop := c.checkWorkspace(root); stop {
+		return code
+	}
+	if o.task, err = expandCommand(root, o.task, func(w string) { c.early = append(c.early, w) }); err != nil {
 		return c.usage("%v", err)
 	}
 
@@ -147,6 +151,12 @@ func (c *cliRun) run(ctx context.Context) int {
 		}
 	}
 
+	if replay == nil {
+		if err := checkEndpoint(cfg); err != nil {
+			return c.usage("%v", err)
+		}
+	}
+
 	log := zap.NewNop()
 	if o.logFile != "" {
 		l, closeLog, err := logging.New(o.logFile, "debug", c.stderr)
@@ -168,6 +178,9 @@ func (c *cliRun) run(ctx context.Context) int {
 	defer ren.close()
 	for _, p := range probs {
 		ren.warn(fmt.Sprintf("setting %q from %s: %s", p.Key, p.Source, p.Msg))
+	}
+	for _, w := range c.early {
+		ren.warn(w)
 	}
 
 	var llm agent.LLM
@@ -342,6 +355,9 @@ func (c *cliRun) run(ctx context.Context) int {
 			ren.warn(fmt.Sprintf("replay: the run ended with %d recorded exchange%s unused: it diverged from the recording", n, plural(n)))
 			code = exitFailed
 		}
+	}
+	if endSetupFailure(st, res, ren.warn, ren.note) {
+		return code
 	}
 	if st != nil {
 		if p := st.TranscriptPath(); p != "" {
