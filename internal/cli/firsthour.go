@@ -63,7 +63,7 @@ func checkEndpoint(cfg config.Config) error {
 // directory, or /, the workspace it reads and edits: that happens when
 // `agentls run` starts outside any project. On a terminal it asks; without
 // one it refuses and says how to mean it (--workspace). A folder with no
-// project marker is only warned about: it may be a new project.
+// project marker is only said on the start line: it may be a new project.
 func (c *cliRun) checkWorkspace(root string) (code int, stop bool) {
 	if c.o.workspace != "" {
 		return 0, false // the user named it
@@ -72,10 +72,7 @@ func (c *cliRun) checkWorkspace(root string) (code int, stop bool) {
 	clean := filepath.Clean(root)
 	whole := clean == string(filepath.Separator) || (home != "" && clean == filepath.Clean(home))
 	if !whole {
-		if !hasMarker(root) {
-			c.early = append(c.early, fmt.Sprintf("no project marker (%s) in %s or above: the workspace is %s itself",
-				strings.Join(rootMarkers, ", "), root, root))
-		}
+		c.noProject = !hasMarker(root) // said on the start line
 		return 0, false
 	}
 	what := "your home directory " + clean

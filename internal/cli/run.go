@@ -73,6 +73,7 @@ type cliRun struct {
 	stdout, stderr io.Writer
 	stdinLines     *lines
 	early          []string // warnings found before the renderer exists (firsthour.go)
+	noProject      bool     // the workspace has no project marker (firsthour.go)
 }
 
 // in is the one reader of stdin that serves every question: trust,
@@ -290,7 +291,7 @@ func (c *cliRun) run(ctx context.Context) int {
 		model = replay.Model() // the model that answers is the recorded one
 	}
 	ren.start(startInfo{Session: st.Session(), TaskID: st.ID(), Workspace: root, Model: model,
-		Transcript: st.TranscriptPath(), DryRun: o.dryRun, Replay: replay != nil})
+		Transcript: st.TranscriptPath(), DryRun: o.dryRun, Replay: replay != nil, NoProject: c.noProject})
 	res := drv.Run(ctx, driver.Task{Prompt: o.task, History: st.History()})
 	log.Info("task ended", zap.String("status", res.Status), zap.String("reason", res.Reason))
 
