@@ -13,7 +13,7 @@
 ;;  - `agentls-history': the server's tasks, then transcript / continue /
 ;;    diff / accept / reject / undo (undo only for tasks that changed files);
 ;;  - `agentls-review-diff': a review task's proposals in `diff-mode', where
-;;    C-c C-a accepts the hunk at point and C-c C-r rejects it.
+;;    C-c C-a accepts the proposal at point and C-c C-r rejects it; g redraws.
 
 ;;; Code:
 

@@ -352,10 +352,13 @@ Returns a marker at the start of the inserted text."
          (when tl
            (agentls--update-task-line tl :usage (or (plist-get r :usage) (plist-get (cdr tl) :usage))
                                       :cost (plist-get r :cost)))
+         ;; "## Done" (a Markdown heading) reads "Done" in the summary line.
          (agentls--line "■ %s %s: %s" id (agentls-status-word r)
                         (agentls--first-line
-                         (if (eq (plist-get r :cancelled) t) "cancelled"
-                           (or (plist-get r :summary) (plist-get r :error) ""))
+                         (replace-regexp-in-string
+                          "\\`[ \t\n]*#+[ \t]*" ""
+                          (if (eq (plist-get r :cancelled) t) "cancelled"
+                            (or (plist-get r :summary) (plist-get r :error) "")))
                          300))
          (when files
            (agentls--line "  files: %s" (string-join files ", ")))

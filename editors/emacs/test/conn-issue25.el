@@ -52,6 +52,8 @@
     (agentls--on-event (list :taskId "tw" :kind "verify"
                              :verify (list :passed :json-false :summary "make check failed (exit 2)"
                                            :feedback "lint: trailing space in README\nexit status 2")))
+    (agentls--on-event (list :taskId "tz" :kind "end" :result (list :status "ok" :summary "## Done\nRenamed the helper.")))
+    (test-check "the summary line drops a Markdown heading's #" (test-has "■ tz ok: Done") (test-stream))
     (test-check "the conversation shows why the checks failed"
                 (and (test-has "    e.go:3: undefined: ECHO") (test-has "    lint: trailing space in README"))
                 (test-stream))

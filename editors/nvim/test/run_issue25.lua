@@ -65,6 +65,50 @@ function M.run(a)
     and T.contains(lines, '-echo five') and T.contains(lines, '+ECHO five'), vim.inspect(lines))
   pcall(vim.cmd, 'tabclose')
 
+  -- The review diff follows the proposals: a change rejected elsewhere
+  -- (here through the server command a code action runs) is gone from the
+  -- open proposal buffer.
+  local gpath = T.ws .. '/g.txt'
+  f = assert(io.open(gpath, 'w'))
+  f:write('one\ntwo\nthree\nfour\nfive\n')
+  f:close()
+  vim.cmd('edit ' .. vim.fn.fnameescape(gpath))
+  local gbuf = vim.api.nvim_get_current_buf()
+  before = #a.tasks()
+  vim.cmd('AgentRun! Propose both ends of g.txt')
+  local t9 = T.new_task(before, 5000)
+  local r9 = t9 and T.wait_task(t9, 20000)
+  local function gdiags()
+    local out = {}
+    for _, d in ipairs(vim.diagnostic.get(gbuf)) do
+      if d.source == 'agentls' then
+        table.insert(out, d)
+      end
+    end
+    table.sort(out, function(x, y)
+      return x.lnum < y.lnum
+    end)
+    return out
+  end
+  vim.wait(5000, function()
+    return #gdiags() == 2
+  end, 20)
+  local e, bufs = T.sync(require('agentls.review').open, t9)
+  local pb = bufs and bufs[1]
+  local function plines()
+    return pb and vim.api.nvim_buf_is_valid(pb) and table.concat(vim.api.nvim_buf_get_lines(pb, 0, -1, false), '|') or ''
+  end
+  local shown = plines()
+  local d1 = gdiags()[1]
+  local data = d1 and (d1.user_data and d1.user_data.lsp and d1.user_data.lsp.data) or {}
+  local re = T.sync(a.exec, 'agentls.reject', { taskId = t9, uri = vim.uri_from_bufnr(gbuf), hunk = data.hunk })
+  local fresh = vim.wait(5000, function()
+    return plines() == 'one|two|three|four|FIVE'
+  end, 20)
+  T.check('the review diff is redrawn after a per-change reject', r9 and not e and shown == 'ONE|two|three|four|FIVE' and not re and fresh,
+    string.format('task %s, open %s, shown %q, reject %s, now %q', tostring(r9 and r9.status), vim.inspect(e), shown, vim.inspect(re), plines()))
+  pcall(vim.cmd, 'tabclose')
+
   -- A failed check says why in the conversation, not only "1 problem".
   local stream = require('agentls.stream')
   stream.render({ taskId = 'tv', kind = 'verify', verify = { passed = false, summary = 'go vet: 1 problem located',
@@ -72,7 +116,9 @@ function M.run(a)
     feedback = 'e.go:3:2: undefined: ECHO' } })
   stream.render({ taskId = 'tw', kind = 'verify', verify = { passed = false, summary = 'make check failed (exit 2)',
     commands = { 'make check' }, problems = 0, feedback = 'lint: trailing space in README\nexit status 2' } })
+  stream.render({ taskId = 'tz', kind = 'end', result = { status = 'ok', summary = '## Done\nRenamed the helper.' } })
   local sl = a.stream_lines()
+  T.check('the summary line drops a Markdown heading\'s #', T.contains(sl, '■ tz ok: Done'), vim.inspect({ unpack(sl, math.max(1, #sl - 3)) }))
   T.check('the conversation shows why the checks failed', T.contains(sl, '    e.go:3: undefined: ECHO')
     and T.contains(sl, '    lint: trailing space in README'), vim.inspect({ unpack(sl, math.max(1, #sl - 8)) }))
 end

@@ -35,6 +35,60 @@ local function close_tab(win)
   end
 end
 
+-- set_text replaces a proposal buffer's lines with proposed.
+local function set_text(b, proposed)
+  local lines = vim.split(proposed, '\n', { plain = true })
+  if lines[#lines] == '' then
+    table.remove(lines)
+  end
+  vim.api.nvim_buf_set_option(b, 'modifiable', true)
+  vim.api.nvim_buf_set_lines(b, 0, -1, false, lines)
+  vim.api.nvim_buf_set_option(b, 'modifiable', false)
+end
+
+-- refresh reads the proposals of every open proposal buffer of uri again:
+-- the server publishes a file's review diagnostics anew after each accept,
+-- reject or edit, so a per-change accept elsewhere (a code action) leaves
+-- no stale diff behind. cb(bufs) gets the buffers refreshed.
+function M.refresh(uri, cb)
+  local todo = {}
+  for _, b in ipairs(vim.api.nvim_list_bufs()) do
+    local p = vim.api.nvim_buf_is_valid(b) and vim.b[b].agentls_proposal
+    if p and p.uri == uri then
+      table.insert(todo, { b = b, p = p })
+    end
+  end
+  local left = #todo
+  if left == 0 then
+    return cb and cb({})
+  end
+  local done = {}
+  for _, x in ipairs(todo) do
+    agentls().exec('agentls.proposal', { taskId = x.p.taskId, uri = uri }, function(err, res)
+      if not err and res and vim.api.nvim_buf_is_valid(x.b) then
+        set_text(x.b, res.proposed or '')
+        pcall(vim.cmd, 'diffupdate')
+        table.insert(done, x.b)
+      end
+      left = left - 1
+      if left == 0 and cb then
+        cb(done)
+      end
+    end)
+  end
+end
+
+local group = vim.api.nvim_create_augroup('agentls_review_refresh', { clear = true })
+vim.api.nvim_create_autocmd('DiagnosticChanged', {
+  group = group,
+  callback = function(a)
+    local ok, bt = pcall(vim.api.nvim_buf_get_option, a.buf, 'buftype')
+    if ok and bt == '' and vim.api.nvim_buf_get_name(a.buf) ~= '' then
+      M.refresh(vim.uri_from_bufnr(a.buf), M.on_refresh)
+    end
+  end,
+})
+
 -- show opens one file's proposal in a new tab, diffed against the file.
 local function show(task_id, uri, proposed)
   local path = vim.uri_to_fname(uri)
@@ -49,12 +103,7 @@ local function show(task_id, uri, proposed)
   vim.api.nvim_buf_set_option(b, 'buftype', 'nofile')
   vim.api.nvim_buf_set_option(b, 'bufhidden', 'wipe')
   vim.api.nvim_buf_set_option(b, 'swapfile', false)
-  local lines = vim.split(proposed, '\n', { plain = true })
-  if lines[#lines] == '' then
-    table.remove(lines)
-  end
-  vim.api.nvim_buf_set_lines(b, 0, -1, false, lines)
-  vim.api.nvim_buf_set_option(b, 'modifiable', false)
+  set_text(b, proposed)
   vim.api.nvim_buf_set_option(b, 'filetype', vim.api.nvim_buf_get_option(file_buf, 'filetype'))
   vim.b[b].agentls_proposal = { taskId = task_id, uri = uri }
   vim.cmd('diffthis')

@@ -407,6 +407,9 @@ function M.render(ev)
     if r.cancelled then
       msg = 'cancelled'
     end
+    -- The answer's first line is often a Markdown heading: "## Done"
+    -- reads "Done" in the one-line summary.
+    msg = (msg:gsub('^%s*#+%s*', ''))
     M.line(string.format('■ %s %s: %s', id, M.status_word(r), first_line(msg, 300)))
     local files = r.filesChanged or {}
     if #files > 0 then
