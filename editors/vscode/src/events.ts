@@ -20,6 +20,20 @@ export interface VerifyReport {
   feedback?: string;
   summary: string;
   problems?: number;
+  located?: string[];
+}
+
+/**
+ * Why the checks failed, for a person: the located problems
+ * ("file:line: message"), else the first lines of the checks' output; at
+ * most ten lines. Beside another language server, VS Code may show only one
+ * of two equal diagnostics, so the conversation says it too.
+ */
+export function verifyReasons(v: VerifyReport): string[] {
+  if (v.passed) return [];
+  let why = v.located && v.located.length > 0 ? v.located : (v.feedback ?? '').trim().split('\n').filter((l) => l.trim() !== '');
+  if (why.length > 10) why = [...why.slice(0, 10), `… ${why.length - 10} more`];
+  return why.map((l) => shorten(l, 300));
 }
 
 export interface Result {
