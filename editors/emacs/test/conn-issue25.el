@@ -45,6 +45,17 @@
                                  (string-search "+ECHO five" (buffer-string)))))
                   (if db (with-current-buffer db (buffer-string)) "no buffer")))
 
+    ;; 2b. The echo area gets one line of a long server message.
+    (setq test-messages nil)
+    (advice-add 'message :before #'test-record-message)
+    (unwind-protect
+        (agentls--handle-notification nil 'window/showMessage
+                                      (list :type 3 :message "agentls t9 ok: Done.\n\nA second paragraph\nand more."))
+      (advice-remove 'message #'test-record-message))
+    (test-check "a server message takes one line of the echo area"
+                (equal (car test-messages) "agentls: agentls t9 ok: Done. … (see *agentls*)")
+                (format "%S" test-messages))
+
     ;; 3. Why the checks failed, in the conversation.
     (agentls--on-event (list :taskId "tv" :kind "verify"
                              :verify (list :passed :json-false :summary "go vet: 1 problem located"

@@ -42,11 +42,17 @@
           agentls-initialization-options
           `(:llm (:baseURL ,url :model "test-model") :verify (:enabled :json-false)))
     (let* ((hello (find-file-noselect (expand-file-name "hello.txt" test-ws)))
-           (conn (with-current-buffer hello (agentls-connect)))
+           (conn (progn (setq test-messages nil)
+                        (advice-add 'message :before #'test-record-message)
+                        (unwind-protect (with-current-buffer hello (agentls-connect))
+                          (advice-remove 'message #'test-record-message))))
            t1 t2 t3 abuf bbuf)
       (test-check "agentls-connect starts its own connection" (and conn (jsonrpc-running-p conn)
                                                                   (buffer-local-value 'agentls-managed-mode hello))
                   (format "%S" conn))
+      (test-check "agentls-connect says it connected"
+                  (cl-some (lambda (m) (string-prefix-p "agentls: connected to " m)) test-messages)
+                  (format "%S" test-messages))
       (test-check "Eglot is left alone (no Eglot server, its programs unchanged)"
                   (and (null (with-current-buffer hello (ignore-errors (eglot-current-server))))
                        (equal servers-before eglot-server-programs)
