@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/agentls/agentls/internal/testkit/lspclient"
 )
 
 const fixIssueCommand = "---\ndescription: Fix an issue by number\nargument-hint: <issue>\n---\nFix issue $ARGUMENTS; keep the change small.\n"
@@ -23,7 +25,16 @@ func lastUserMessage(t *testing.T, reqs []string) string {
 // agentls.commands for the editors' pickers and, typed as "/name args",
 // reaches the model as its prompt with the arguments in place.
 func TestProjectCommandOverLSP(t *testing.T) {
-	s := start(t, setup{script: "hello.json", files: map[string]string{
+	for _, c := range []struct {
+		name string
+		caps lspclient.Caps
+	}{{"vscode", lspclient.VSCodeCaps()}, {"helix", lspclient.HelixCaps()}} {
+		t.Run(c.name, func(t *testing.T) { projectCommandOverLSP(t, c.caps) })
+	}
+}
+
+func projectCommandOverLSP(t *testing.T, caps lspclient.Caps) {
+	s := start(t, setup{script: "hello.json", caps: &caps, files: map[string]string{
 		".agentls/commands/fix-issue.md": fixIssueCommand,
 		".agentls/commands/bad name.md":  "ignored",
 	}})
