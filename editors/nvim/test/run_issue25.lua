@@ -109,6 +109,26 @@ function M.run(a)
     string.format('task %s, open %s, shown %q, reject %s, now %q', tostring(r9 and r9.status), vim.inspect(e), shown, vim.inspect(re), plines()))
   pcall(vim.cmd, 'tabclose')
 
+  -- A line added at the end of an open file: no stray blank line after
+  -- it, and one undo takes the task's change back.
+  local hpath = T.ws .. '/h.txt'
+  f = assert(io.open(hpath, 'w'))
+  f:write('alpha\n')
+  f:close()
+  vim.cmd('edit ' .. vim.fn.fnameescape(hpath))
+  local hbuf = vim.api.nvim_get_current_buf()
+  before = #a.tasks()
+  vim.cmd('AgentRun Append beta to h.txt')
+  local t10 = T.new_task(before, 5000)
+  local r10 = t10 and T.wait_task(t10, 20000)
+  local hl = vim.api.nvim_buf_get_lines(hbuf, 0, -1, false)
+  vim.api.nvim_set_current_buf(hbuf)
+  vim.cmd('silent! undo')
+  local hu = vim.api.nvim_buf_get_lines(hbuf, 0, -1, false)
+  T.check('an insert at the end of a file leaves no stray blank line, and undo takes it back',
+    r10 and r10.status == 'ok' and vim.deep_equal(hl, { 'alpha', 'beta' }) and vim.deep_equal(hu, { 'alpha' }),
+    string.format('task %s, after %s, after undo %s', tostring(r10 and r10.status), vim.inspect(hl), vim.inspect(hu)))
+
   -- A failed check says why in the conversation, not only "1 problem".
   local stream = require('agentls.stream')
   stream.render({ taskId = 'tv', kind = 'verify', verify = { passed = false, summary = 'go vet: 1 problem located',
