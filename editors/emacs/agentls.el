@@ -247,6 +247,10 @@ Returns a marker at the start of the inserted text."
 (defun agentls-status-word (r)
   "How result (or task) plist R reads: checks still failing is never \"ok\"."
   (cond ((eq (plist-get r :cancelled) t) "cancelled")
+        ;; agentls.status says when "ok" would mislead (undone, rejected,
+        ;; awaiting review).
+        ((and (stringp (plist-get r :outcome)) (not (string-empty-p (plist-get r :outcome))))
+         (plist-get r :outcome))
         ((equal (plist-get r :reason) "verifyFailed") "done, checks failing")
         (t (or (plist-get r :status) "ended"))))
 

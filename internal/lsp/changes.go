@@ -37,6 +37,9 @@ type fileChange struct {
 	// gen counts changes to the proposal, so a commit made after a client
 	// round trip can check that nothing moved meanwhile.
 	gen int
+	// undone: an undo took the applied changes back; rejected: the user
+	// rejected proposals (for the task's outcome).
+	undone, rejected bool
 }
 
 // pending reports whether the file has a proposal left to review.
@@ -210,6 +213,7 @@ func (c *changeLog) reject(rel, hunk string) int {
 		}
 	}
 	fc.proposed = edits.ApplyChanges(fc.reviewBase, keep)
+	fc.rejected = fc.rejected || n > 0
 	if len(keep) == 0 {
 		fc.proposing = false
 	}
@@ -223,8 +227,40 @@ func (c *changeLog) commitUndo(rel string) {
 	defer c.mu.Unlock()
 	if fc, ok := c.files[rel]; ok {
 		fc.applied = false
+		fc.undone = true
 		fc.gen++
 	}
+}
+
+// outcome is what became of a finished task's changes where its status
+// alone would mislead ("ok" for a task whose changes are gone):
+// "awaiting review" while proposals are left, "undone" once an undo took
+// every applied change back, "rejected" for a review task whose proposals
+// were all rejected; "" otherwise.
+func (c *changeLog) outcome(review bool) string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.forgotten {
+		return ""
+	}
+	var applied, pending, undone, rejected bool
+	for _, fc := range c.files {
+		applied = applied || fc.applied
+		pending = pending || fc.pending()
+		undone = undone || fc.undone
+		rejected = rejected || fc.rejected
+	}
+	switch {
+	case pending:
+		return "awaiting review"
+	case applied:
+		return ""
+	case undone:
+		return "undone"
+	case review && rejected:
+		return "rejected"
+	}
+	return ""
 }
 
 // forget drops every text the log holds (the task left the history's undo

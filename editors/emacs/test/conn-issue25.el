@@ -56,6 +56,15 @@
                 (equal (car test-messages) "agentls: agentls t9 ok: Done. … (see *agentls*)")
                 (format "%S" test-messages))
 
+    ;; 2c. Once undone, the task no longer reads "ok" in the history.
+    (agentls-command "agentls.undo" (list :taskId t8))
+    (let* ((tasks (append (plist-get (agentls-command "agentls.status") :tasks) nil))
+           (tk (cl-find t8 tasks :key (lambda (x) (plist-get x :taskId)) :test #'equal)))
+      (test-check "history reads \"undone\" for an undone task"
+                  (and tk (string-search "undone" (agentls--history-label tk))
+                       (not (string-search " ok" (agentls--history-label tk))))
+                  (format "%S" (and tk (agentls--history-label tk)))))
+
     ;; 3. Why the checks failed, in the conversation.
     (agentls--on-event (list :taskId "tv" :kind "verify"
                              :verify (list :passed :json-false :summary "go vet: 1 problem located"

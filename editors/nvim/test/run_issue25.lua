@@ -129,6 +129,20 @@ function M.run(a)
     r10 and r10.status == 'ok' and vim.deep_equal(hl, { 'alpha', 'beta' }) and vim.deep_equal(hu, { 'alpha' }),
     string.format('task %s, after %s, after undo %s', tostring(r10 and r10.status), vim.inspect(hl), vim.inspect(hu)))
 
+  -- Status words: the undone task and the review task whose proposals
+  -- were rejected no longer read "ok" in the history.
+  T.sync(a.exec, 'agentls.undo', { taskId = t8 })
+  T.sync(a.exec, 'agentls.reject', { taskId = t9 })
+  local _, st = T.sync(function(cb)
+    a.status(nil, cb)
+  end)
+  local labels = {}
+  for _, x in ipairs((st and st.tasks) or {}) do
+    labels[x.taskId] = require('agentls.pickers').label(x)
+  end
+  T.check('history reads "undone" and "rejected", not "ok"', (labels[t8] or ''):find(t8 .. '  undone', 1, true) ~= nil
+    and (labels[t9] or ''):find(t9 .. '  rejected', 1, true) ~= nil, vim.inspect({ labels[t8], labels[t9] }))
+
   -- A failed check says why in the conversation, not only "1 problem".
   local stream = require('agentls.stream')
   stream.render({ taskId = 'tv', kind = 'verify', verify = { passed = false, summary = 'go vet: 1 problem located',

@@ -47,6 +47,8 @@ export interface Result {
   summary?: string;
   error?: string;
   reason?: string;
+  /** agentls.status: what became of the changes ("awaiting review", "undone", "rejected"). */
+  outcome?: string;
 }
 
 export interface AgentEvent {
@@ -122,6 +124,9 @@ export function toolSize(c: ToolCall | undefined, output: string | undefined): s
 export function statusWord(r: Result | undefined): string {
   if (!r) return 'ended';
   if (r.cancelled) return 'cancelled';
+  // "ok" would mislead for a task whose changes are undone, rejected or
+  // still waiting for review; the server says which.
+  if (r.outcome) return r.outcome;
   if (r.reason === 'verifyFailed') return 'done, checks failing';
   if (r.status === 'ok' && r.verified) return 'ok, verified';
   return r.status;

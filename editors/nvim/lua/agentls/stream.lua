@@ -221,6 +221,10 @@ function M.status_word(r)
   r = r or {}
   if r.cancelled then
     return 'cancelled'
+  elseif type(r.outcome) == 'string' and r.outcome ~= '' then
+    -- agentls.status says when "ok" would mislead: undone, rejected,
+    -- awaiting review.
+    return r.outcome
   elseif r.reason == 'verifyFailed' or r.Reason == 'verifyFailed' then
     return 'done, checks failing'
   end
