@@ -9,6 +9,17 @@ function M.init(helpers)
 end
 
 function M.run(a)
+  -- :help agentls works right after the README's install (a clone on the
+  -- runtimepath): doc/tags ships, and matches doc/agentls.txt.
+  local plugin_doc = vim.fn.fnamemodify(T.here, ':h') .. '/doc'
+  local fresh = T.out .. '/tagcheck'
+  vim.fn.mkdir(fresh, 'p')
+  vim.fn.writefile(vim.fn.readfile(plugin_doc .. '/agentls.txt'), fresh .. '/agentls.txt')
+  vim.cmd('helptags ' .. vim.fn.fnameescape(fresh))
+  T.check('doc/tags ships and is up to date (no :helptags needed)', vim.fn.filereadable(plugin_doc .. '/tags') == 1
+    and vim.deep_equal(vim.fn.readfile(plugin_doc .. '/tags'), vim.fn.readfile(fresh .. '/tags')),
+    'run: nvim --headless -c "helptags editors/nvim/doc" -c q')
+
   -- :AgentChat from a code window puts the cursor in the input, so the
   -- follow-up is not typed into the source file.
   vim.cmd('edit ' .. vim.fn.fnameescape(T.ws .. '/hello.txt'))
@@ -99,6 +110,8 @@ function M.run(a)
     return pb and vim.api.nvim_buf_is_valid(pb) and table.concat(vim.api.nvim_buf_get_lines(pb, 0, -1, false), '|') or ''
   end
   local shown = plines()
+  T.check(':AgentDiff leaves the cursor in the proposal, where ga is agentls\'s', pb ~= nil and vim.api.nvim_get_current_buf() == pb,
+    'current buffer ' .. vim.api.nvim_buf_get_name(0))
   local d1 = gdiags()[1]
   local data = d1 and (d1.user_data and d1.user_data.lsp and d1.user_data.lsp.data) or {}
   local re = T.sync(a.exec, 'agentls.reject', { taskId = t9, uri = vim.uri_from_bufnr(gbuf), hunk = data.hunk })

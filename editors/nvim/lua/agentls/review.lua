@@ -93,7 +93,6 @@ vim.api.nvim_create_autocmd('DiagnosticChanged', {
 local function show(task_id, uri, proposed)
   local path = vim.uri_to_fname(uri)
   vim.cmd('tabnew ' .. vim.fn.fnameescape(path))
-  local left = vim.api.nvim_get_current_win()
   local file_buf = vim.api.nvim_get_current_buf()
   vim.cmd('diffthis')
   vim.cmd('rightbelow vnew')
@@ -123,7 +122,8 @@ local function show(task_id, uri, proposed)
   end
   vim.keymap.set('n', 'ga', act('agentls.accept'), { buffer = b, desc = 'agentls: accept this file' })
   vim.keymap.set('n', 'gr', act('agentls.reject'), { buffer = b, desc = 'agentls: reject this file' })
-  vim.api.nvim_set_current_win(left)
+  -- The cursor stays in the proposal, where `ga` and `gr` are agentls's
+  -- (in the file, `ga` is Vim's own).
   return b
 end
 
