@@ -350,10 +350,14 @@ Returns nil when VERSION does not match the buffer's."
     (_ (jsonrpc-error :code -32601 :message (format "agentls.el does not handle %s" method)))))
 
 (defun agentls--one-line (s)
-  "S's first line, with a note when more follows."
+  "S's first line, with a note when more follows; a review task's
+\"Changes … wait for your review (…)\" line is kept, it says what to do."
   (let* ((lines (split-string (string-trim (or s "")) "\n"))
-         (first (car lines)))
-    (if (cdr lines) (concat first " … (see *agentls*)") (or first ""))))
+         (first (car lines))
+         (review (cl-find-if (lambda (l) (string-match-p "wait for your review" l)) (cdr lines))))
+    (cond (review (concat first " " review))
+          ((cdr lines) (concat first " … (see *agentls*)"))
+          (t (or first "")))))
 
 (defun agentls--handle-notification (conn method params)
   (pcase method

@@ -82,8 +82,18 @@
     ;;    accepts the one at point, the buffer is redrawn, and the other
     ;;    is accepted next without an error.
     (setq fbuf (find-file-noselect fpath))
-    (with-current-buffer fbuf (setq t9 (agentls-run-review "Propose close changes in f.txt")))
-    (test-wait-end t9 20)
+    (setq test-messages nil)
+    (advice-add 'message :before #'test-record-message)
+    (unwind-protect
+        (progn (with-current-buffer fbuf (setq t9 (agentls-run-review "Propose close changes in f.txt")))
+               (test-wait-end t9 20)
+               (test-wait 5 (lambda () (cl-some (lambda (m) (string-search "wait for your review" m)) test-messages))))
+      (advice-remove 'message #'test-record-message))
+    (test-check "the review message names Emacs's commands, not the server's"
+                (cl-some (lambda (m) (and (string-search "wait for your review (M-x agentls-review-diff" m)
+                                          (not (string-search "agentls.accept" m))))
+                         test-messages)
+                (format "%S" test-messages))
     (test-wait 5 (lambda () (= 2 (length (agentls-diagnostics fbuf)))))
     (let ((rb (agentls-review-diff t9)) err)
       (with-current-buffer rb

@@ -89,6 +89,10 @@ function M.run(a)
   vim.cmd('AgentRun! Propose both ends of g.txt')
   local t9 = T.new_task(before, 5000)
   local r9 = t9 and T.wait_task(t9, 20000)
+  local said = vim.wait(5000, function()
+    return T.contains(T.messages, 'wait for your review (:AgentDiff to look, :AgentAccept / :AgentReject')
+  end, 20)
+  T.check('the review message names Neovim\'s commands, not the server\'s', said, vim.inspect({ unpack(T.messages, math.max(1, #T.messages - 3)) }))
   local function gdiags()
     local out = {}
     for _, d in ipairs(vim.diagnostic.get(gbuf)) do
