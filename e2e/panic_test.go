@@ -1,8 +1,11 @@
 package e2e
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
+	store "github.com/agentls/agentls/internal/session"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -88,5 +91,76 @@ func TestHistoryStaysBounded(t *testing.T) {
 	}
 	if after.Tasks > 100 {
 		t.Errorf("%d tasks listed; the history keeps 100", after.Tasks)
+	}
+}
+
+// A panic in any of the hooks leaves nothing locked behind it: after it,
+// accepting an earlier task's proposal and running another task both
+// complete (a panic while proposals were published used to leave the
+// review lock held, and every accept, reject and undo hung).
+func TestPanicLeavesReviewUsable(t *testing.T) {
+	for _, where := range []string{"onEvent", "finishTask", "publishReview", "announceEnd"} {
+		t.Run(where, func(t *testing.T) {
+			s := start(t, setup{files: map[string]string{"f.txt": fText},
+				env: []string{"AGENTLS_TEST_PANIC=" + where},
+				script: `{"turns":[
+ {"toolCalls":[{"id":"c1","name":"edit_file","arguments":"{\"path\":\"f.txt\",\"old_string\":\"alpha\",\"new_string\":\"ALPHA\"}"}]},
+ {"text":"proposed."},{"text":"done."},{"text":"done."},{"text":"done."}]}`})
+			if err := s.Open(s.ctx, "f.txt"); err != nil {
+				t.Fatal(err)
+			}
+			good := s.run(t, map[string]any{"task": "shout", "review": true})
+			if good.Status != "ok" {
+				t.Fatalf("the review task ended %+v", good)
+			}
+			bad := s.run(t, map[string]any{"task": "please panic:" + where, "review": true})
+			if where != "announceEnd" && (bad.Status != "error" || bad.Reason != "internal") {
+				t.Errorf("task ended %s/%s (%s), want error/internal", bad.Status, bad.Reason, bad.Error)
+			}
+			// A deadline so that a lock left held fails the test instead
+			// of hanging it.
+			ctx, cancel := context.WithTimeout(s.ctx, testWait)
+			defer cancel()
+			var acc struct {
+				Applied  bool `json:"applied"`
+				Accepted int  `json:"accepted"`
+			}
+			if err := s.Command(ctx, "agentls.accept", map[string]any{"taskId": good.TaskID}, &acc); err != nil {
+				t.Fatalf("accept after a panic in %s: %v", where, err)
+			}
+			if !acc.Applied || acc.Accepted != 1 {
+				t.Errorf("accept = %+v", acc)
+			}
+			if got, _ := s.Text("f.txt"); !strings.HasPrefix(got, "ALPHA\n") {
+				t.Errorf("f.txt after accept = %q", got)
+			}
+			if next := s.run(t, map[string]any{"task": "an ordinary task"}); next.Status != "ok" {
+				t.Errorf("after a panic in %s the next task ended %+v", where, next)
+			}
+		})
+	}
+}
+
+// A task that panicked still closes its session: the session file holds
+// its result, so the next look at the session finds it ended, not
+// interrupted (and its files and fsync goroutine were released).
+func TestPanickedTaskClosesItsSession(t *testing.T) {
+	state := filepath.Join(t.TempDir(), "state")
+	s := start(t, setup{env: []string{"AGENTLS_TEST_PANIC=finishTask", "XDG_STATE_HOME=" + state},
+		script: `{"turns":[{"text":"done."}]}`})
+	bad := s.run(t, map[string]any{"task": "please panic:finishTask"})
+	if bad.Status != "error" || bad.Reason != "internal" {
+		t.Fatalf("task ended %+v", bad)
+	}
+	st, err := store.Open(s.Root, store.Options{StateDir: filepath.Join(state, "agentls")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := st.Load(bad.Session)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got.Tasks) != 1 || got.Tasks[0].Status() != "error" {
+		t.Fatalf("session %s records %+v; want one task ended with status error", bad.Session, got.Tasks)
 	}
 }

@@ -14,7 +14,6 @@ import (
 
 	"github.com/agentls/agentls/internal/agent"
 	"github.com/agentls/agentls/internal/assemble"
-	"github.com/agentls/agentls/internal/driver"
 	"github.com/agentls/agentls/internal/session"
 )
 
@@ -46,57 +45,47 @@ func (a *Agent) Prompt(ctx context.Context, p sdk.PromptRequest) (_ sdk.PromptRe
 	out0 := a.newStream(s)
 	a.settleTrust(ctx, s, out0)
 	cfg := s.cfg
-	var rec *session.Task
-	if s.store != nil {
-		rec, err = s.store.Begin(session.Begin{Session: s.id, Create: true, Prompt: text, Model: cfg.LLM.Model})
-		if err != nil {
-			a.log.Warn("the task runs without a session", zap.Error(err))
-			rec = nil
-		}
-	}
 	out := out0
 	ws, err := a.newWorkspace(s, out)
 	if err != nil {
 		return sdk.PromptResponse{}, sdk.NewInternalError(map[string]any{"error": err.Error()})
 	}
-	var gate driver.Verifier
-	if g := assemble.NewGate(cfg, s.root); g != nil {
-		g.Overlay = ws.overlay
-		g.OnStart = out.verifyStarted
-		gate = g
-	}
 	newLLM := a.opts.NewLLM
 	if newLLM == nil {
 		newLLM = assemble.DefaultLLM
 	}
-	var recall func(context.Context, string) []string
-	if s.store != nil && cfg.Agent.Memory && s.store.Memory() != nil {
-		recall = s.store.Memory().Recall
-	}
-	drv := assemble.Driver(ctx, assemble.Spec{
-		Config:    cfg,
-		Root:      s.root,
-		Workspace: ws,
-		LLM:       newLLM(cfg),
-		Approver:  assemble.Approver(cfg, &s.allowed, a.askToRun(s, out)),
-		Verifier:  gate,
-		MCP:       s.mcpServers(),
-		Session:   rec,
-		Recall:    recall,
-		OnEvent:   out.event,
-		Warn:      func(msg string) { out.text("\n_agentls: " + msg + "_\n") },
+	start := time.Now()
+	res, err := assemble.Run(ctx, assemble.TaskConfig{
+		Spec: assemble.Spec{
+			Config:    cfg,
+			Root:      s.root,
+			Workspace: ws,
+			LLM:       newLLM(cfg),
+			Approver:  assemble.Approver(cfg, &s.allowed, a.askToRun(s, out)),
+			MCP:       s.mcpServers(),
+			OnEvent:   out.event,
+			Warn:      func(msg string) { out.text("\n_agentls: " + msg + "_\n") },
 
-		ConfirmWrite: func(ctx context.Context, rel, why string) (bool, error) {
-			return a.yesNo(ctx, s, out, "Change "+rel, map[string]any{"path": rel, "why": "it " + why})
+			ConfirmWrite: func(ctx context.Context, rel, why string) (bool, error) {
+				return a.yesNo(ctx, s, out, "Change "+rel, map[string]any{"path": rel, "why": "it " + why})
+			},
+			AskNetwork: func(ctx context.Context, command string) (bool, error) {
+				return a.yesNo(ctx, s, out, "Run `"+command+"` again with network", map[string]any{"command": command, "why": "it failed without network in the sandbox"})
+			},
 		},
-		AskNetwork: func(ctx context.Context, command string) (bool, error) {
-			return a.yesNo(ctx, s, out, "Run `"+command+"` again with network", map[string]any{"command": command, "why": "it failed without network in the sandbox"})
+		Prompt:  text,
+		Store:   s.store,
+		Session: s.id,
+		Gate: func(g *assemble.Gate) {
+			g.Overlay = ws.overlay
+			g.OnStart = out.verifyStarted
+		},
+		Hooks: assemble.Hooks{
+			Ended: func(_ context.Context, res agent.Result) (agent.Result, []session.Change) { return res, ws.changes() },
 		},
 	})
-	start := time.Now()
-	res := drv.Run(ctx, driver.Task{Prompt: text, History: rec.History()})
-	if err := rec.End(res, ws.changes()); err != nil {
-		a.log.Warn("saving the session failed", zap.String("session", s.id), zap.Error(err))
+	if err != nil {
+		return sdk.PromptResponse{}, sdk.NewInvalidParams(map[string]any{"error": err.Error()})
 	}
 	a.log.Info("prompt ended", zap.String("session", s.id), zap.String("status", res.Status),
 		zap.String("reason", res.Reason), zap.Duration("took", time.Since(start)))

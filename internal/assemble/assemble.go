@@ -13,6 +13,7 @@ import (
 	"github.com/agentls/agentls/internal/llm/chat"
 	"github.com/agentls/agentls/internal/llm/responses"
 	"github.com/agentls/agentls/internal/mcp"
+	"github.com/agentls/agentls/internal/policy"
 	"github.com/agentls/agentls/internal/proc"
 	"github.com/agentls/agentls/internal/session"
 	"github.com/agentls/agentls/internal/tools"
@@ -59,6 +60,7 @@ func Driver(ctx context.Context, s Spec) *driver.Driver {
 	if llm == nil {
 		llm = DefaultLLM(cfg)
 	}
+	llm = Scrubbed(llm, Scrubber(cfg))
 	lim := Limits(cfg)
 	lim.Verify = lim.Verify && s.Verifier != nil
 	// Whether the sandbox can be had here is probed (a process launch)
@@ -103,11 +105,13 @@ func Driver(ctx context.Context, s Spec) *driver.Driver {
 		}
 		toolset = append(toolset, more...)
 	}
+	planner := driver.WorkspacePlanner{Root: s.Root, Recall: s.Recall,
+		Secret: tools.Policy{Root: s.Root, SecretFiles: cfg.Tools.SecretFiles}.IsSecret}
 	d := &driver.Driver{
 		LLM:         llm,
 		Model:       cfg.LLM.Model,
 		Tools:       toolset,
-		Planner:     driver.WorkspacePlanner{Root: s.Root, Recall: s.Recall},
+		Planner:     planner,
 		Verifier:    s.Verifier,
 		Limits:      lim,
 		ToolTimeout: time.Duration(cfg.Agent.ToolTimeoutSeconds) * time.Second,
@@ -192,6 +196,14 @@ func configured(cfg config.Config, root string) proc.Sandbox {
 		Network:       cfg.Sandbox.Network,
 		Workspace:     root,
 		WritableRoots: cfg.Sandbox.WritableRoots,
+		// The one list of protected names, the secret files and the
+		// user's credentials: the policy's lists, enforced by the sandbox.
+		Protect:     policy.ProtectedNames(),
+		SecretFiles: cfg.Tools.SecretFiles,
+		DenyRead:    append(policy.DefaultDenyRead(), cfg.Sandbox.DenyRead...),
+	}
+	if d, err := session.StateDir(); err == nil {
+		sb.DenyRead = append(sb.DenyRead, d)
 	}
 	if sb.Mode == "" {
 		sb.Mode = proc.ModeWorkspaceWrite

@@ -32,6 +32,8 @@ type Gate struct {
 	OnResults func(ctx context.Context, results []verify.Result)
 	// Sandbox confines the checks (from sandbox.*; NewGate sets it).
 	Sandbox proc.Sandbox
+	// Secrets are values no check's environment may hold (the API key).
+	Secrets []string
 	// Approve is asked before each check runs when the sandbox turns out
 	// to be unavailable here: a check is then a command like any other
 	// (assemble.Driver sets it to the task's approver).
@@ -54,7 +56,7 @@ func NewGate(cfg config.Config, root string) *Gate {
 	timeout := time.Duration(cfg.Verify.TimeoutSeconds) * time.Second
 	sb := configured(cfg, root)
 	if len(cfg.Verify.Commands) > 0 {
-		return &Gate{Root: root, Commands: cfg.Verify.Commands, Timeout: timeout, Sandbox: sb}
+		return &Gate{Root: root, Commands: cfg.Verify.Commands, Timeout: timeout, Sandbox: sb, Secrets: secrets(cfg)}
 	}
 	// A gate exists when the project files call for checks, even if there
 	// is nothing for them to check yet: the task may add it. Which of them
@@ -64,7 +66,7 @@ func NewGate(cfg config.Config, root string) *Gate {
 	if len(all) == 0 {
 		return nil
 	}
-	return &Gate{Root: root, Commands: all, Timeout: timeout, Sandbox: sb, detected: true}
+	return &Gate{Root: root, Commands: all, Timeout: timeout, Sandbox: sb, Secrets: secrets(cfg), detected: true}
 }
 
 // Verify implements driver.Verifier.
@@ -83,6 +85,11 @@ func (g *Gate) Verify(ctx context.Context, changed []string) (agent.VerifyReport
 		if len(cmds) == 0 {
 			return agent.VerifyReport{Passed: true, Skipped: true,
 				Summary: "nothing to check: no source files yet for " + strings.Join(verify.DetectAny(g.Root), "; ")}, nil
+		}
+		cmds = verify.ScopeGoChecks(g.Root, cmds, changed, overlay)
+		if len(cmds) == 0 {
+			return agent.VerifyReport{Passed: true, Skipped: true,
+				Summary: "nothing to check: the changed files are in no Go package"}, nil
 		}
 	}
 	sb, unconfined := g.Sandbox, false
@@ -104,7 +111,7 @@ func (g *Gate) Verify(ctx context.Context, changed []string) (agent.VerifyReport
 		}
 	}
 	results, err := verify.Run(ctx, verify.RunOptions{Root: g.Root, Commands: cmds, Overlay: overlay, Timeout: g.Timeout, OnStart: g.OnStart,
-		Sandbox: sb, Warn: g.Warn})
+		Sandbox: sb, Warn: g.Warn, Secrets: g.Secrets})
 	if err != nil {
 		return agent.VerifyReport{}, err
 	}

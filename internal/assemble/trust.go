@@ -39,7 +39,7 @@ func TrustStore(stateDir string) *policy.TrustStore {
 // nothing.
 func ReadWorkspaceSettings(root string, store *policy.TrustStore) WorkspaceSettings {
 	w := WorkspaceSettings{Path: filepath.Join(root, config.FileName)}
-	data, err := os.ReadFile(w.Path)
+	data, err := config.ReadFile(w.Path)
 	if os.IsNotExist(err) {
 		w.Source = config.Source{Name: config.FileName}
 		return w

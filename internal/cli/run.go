@@ -19,7 +19,6 @@ import (
 	"github.com/agentls/agentls/internal/agent"
 	"github.com/agentls/agentls/internal/assemble"
 	"github.com/agentls/agentls/internal/config"
-	"github.com/agentls/agentls/internal/driver"
 	"github.com/agentls/agentls/internal/llm/record"
 	"github.com/agentls/agentls/internal/logging"
 	"github.com/agentls/agentls/internal/policy"
@@ -109,34 +108,10 @@ func (c *cliRun) run(ctx context.Context) int {
 	}
 
 	cfg, probs := c.loadConfig(root)
-	if o.model != "" {
-		cfg.LLM.Model = o.model
-	}
-	if o.baseURL != "" {
-		cfg.LLM.BaseURL = o.baseURL
-	}
-	if o.maxSteps > 0 {
-		cfg.Agent.MaxSteps = o.maxSteps
-	}
-	if o.noVerify {
-		cfg.Verify.Enabled = false
-	}
-	// --allow goes through the same policy as tools.allow: the approver
-	// reads it from the configuration.
-	cfg.Tools.Allow = append(append([]string(nil), cfg.Tools.Allow...), o.allow...)
-	review := cfg.Agent.Review
-	if o.reviewSet {
-		review = o.review
-	}
-	if review && o.dryRun {
-		review = false // agent.review from the configuration; --dry-run writes nothing anyway
-	}
-	if review && !(isTerminal(c.stdin) && isTerminal(c.stderr)) {
-		why := "--review"
-		if !o.reviewSet {
-			why = "agent.review is true in the configuration, and review"
-		}
-		return c.usage("%s asks about each file on a terminal, and stdin or stderr is not one; use --dry-run to see the changes without writing them, or --review=false", why)
+	cfg = o.apply(cfg)
+	review, err := o.reviewMode(cfg, isTerminal(c.stdin) && isTerminal(c.stderr))
+	if err != nil {
+		return c.usage("%v", err)
 	}
 
 	var replay *record.Replayer
@@ -203,23 +178,14 @@ func (c *cliRun) run(ctx context.Context) int {
 
 	// The session store: a failure there is reported and the task goes on
 	// in memory.
-	var st *session.Task
 	store, err := session.Open(root, session.Options{Memory: cfg.Agent.Memory, Redact: cfg.Redact, Warn: ren.warn})
 	if err != nil {
 		ren.warn(fmt.Sprintf("%v; the task runs without a session", err))
 		if o.session != "" {
 			ren.warn("session " + o.session + " could not be read: the task starts without its history")
 		}
-	} else {
-		st, err = store.Begin(session.Begin{Session: o.session, Prompt: o.task, Model: cfg.LLM.Model})
-		switch {
-		case errors.Is(err, session.ErrNotFound):
-			return c.usage("no session %q in this workspace (agentls sessions list shows them)", o.session)
-		case err != nil:
-			ren.warn(fmt.Sprintf("%v; the task runs without a session", err))
-		}
+		store = nil
 	}
-	log.Info("task", zap.String("workspace", root), zap.String("session", st.Session()), zap.String("model", cfg.LLM.Model), zap.Bool("dryRun", o.dryRun), zap.Bool("review", review))
 
 	ws := newCLIWorkspace(disk, o.dryRun || review)
 	in := c.in
@@ -242,16 +208,8 @@ func (c *cliRun) run(ctx context.Context) int {
 			return yesNo(ctx, fmt.Sprintf("This command failed without network (agentls runs commands in a sandbox):\n  %s\nRun it again with network?", command))
 		}
 	}
-	mgr := assemble.MCPManager(cfg, root, log, ren.warn)
-	if mgr != nil {
-		defer mgr.Close()
-	}
-	var gate driver.Verifier
-	if g := assemble.NewGate(cfg, root); g != nil {
-		g.OnStart = func(cmd string) { ren.note("· running " + cmd) }
-		g.Overlay = func([]string) map[string][]byte { return ws.proposed() }
-		gate = g
-	}
+	mcp := &assemble.SharedMCP{Log: log, Warn: ren.warn}
+	defer mcp.Close()
 	// Under --review the task's end is what was accepted, known only after
 	// the questions: its end event waits for them.
 	onEvent := ren.event
@@ -265,85 +223,54 @@ func (c *cliRun) run(ctx context.Context) int {
 			ren.event(ev)
 		}
 	}
-	var recall func(context.Context, string) []string
-	if store != nil && cfg.Agent.Memory {
-		recall = store.Memory().Recall
-	}
-	drv := assemble.Driver(ctx, assemble.Spec{
-		Config:    cfg,
-		Root:      root,
-		Workspace: ws,
-		LLM:       llm,
-		Approver:  assemble.Approver(cfg, nil, ask),
-		Verifier:  gate,
-		MCP:       mgr,
-		Session:   st,
-		Recall:    recall,
-		OnEvent:   onEvent,
-		Warn:      ren.warn,
-
-		ConfirmWrite: confirmWrite,
-		AskNetwork:   askNetwork,
-	})
-
 	model := cfg.LLM.Model
 	if replay != nil && replay.Model() != "" {
 		model = replay.Model() // the model that answers is the recorded one
 	}
-	ren.start(startInfo{Session: st.Session(), TaskID: st.ID(), Workspace: root, Model: model,
-		Transcript: st.TranscriptPath(), DryRun: o.dryRun, Replay: replay != nil, NoProject: c.noProject})
-	res := drv.Run(ctx, driver.Task{Prompt: o.task, History: st.History()})
-	log.Info("task ended", zap.String("status", res.Status), zap.String("reason", res.Reason))
 
-	// What reaches the disk: everything at once (already written), the
-	// files the user accepts (--review), or nothing (--dry-run).
-	changed := ws.changed()
-	written := changed
-	switch {
-	case o.dryRun:
-		written = nil
-		for _, rel := range changed {
-			fmt.Fprint(c.stdout, ws.diff(rel))
-		}
-	case review:
-		written = nil
-		if !res.Cancelled && len(changed) > 0 {
-			if text != nil {
-				text.pause()
-			}
-			accepted, err := reviewFiles(ctx, ws, changed, in(), c.stderr, cfg.Redact)
-			if err != nil {
-				res = agent.Result{Status: agent.StatusCancelled, Cancelled: true, Reason: "cancelled", Error: "cancelled during review",
-					Usage: res.Usage, Cost: res.Cost, Steps: res.Steps}
-				break
-			}
-			for _, rel := range accepted {
-				if err := ws.apply(context.WithoutCancel(ctx), rel); err != nil {
-					ren.warn(fmt.Sprintf("%s: %v", rel, err))
-					continue
+	var st *session.Task
+	res, err := assemble.Run(ctx, assemble.TaskConfig{
+		Spec: assemble.Spec{
+			Config:    cfg,
+			Root:      root,
+			Workspace: ws,
+			LLM:       llm,
+			Approver:  assemble.Approver(cfg, nil, ask),
+			OnEvent:   onEvent,
+			Warn:      ren.warn,
+
+			ConfirmWrite: confirmWrite,
+			AskNetwork:   askNetwork,
+		},
+		Prompt:    o.task,
+		Store:     store,
+		Session:   o.session,
+		MustExist: true,
+		MCP:       mcp,
+		Gate: func(g *assemble.Gate) {
+			g.OnStart = func(cmd string) { ren.note("· running " + cmd) }
+			g.Overlay = func([]string) map[string][]byte { return ws.proposed() }
+		},
+		Hooks: assemble.Hooks{
+			Began: func(rec *session.Task) {
+				st = rec
+				log.Info("task", zap.String("workspace", root), zap.String("session", st.Session()), zap.String("model", cfg.LLM.Model), zap.Bool("dryRun", o.dryRun), zap.Bool("review", review))
+				ren.start(startInfo{Session: st.Session(), TaskID: st.ID(), Workspace: root, Model: model,
+					Transcript: st.TranscriptPath(), DryRun: o.dryRun, Replay: replay != nil, NoProject: c.noProject})
+			},
+			Ended: func(ctx context.Context, res agent.Result) (agent.Result, []session.Change) {
+				log.Info("task ended", zap.String("status", res.Status), zap.String("reason", res.Reason))
+				written := c.land(ctx, cfg, root, ws, review, text, ren, &res, st)
+				if review && heldEnd != nil {
+					heldEnd.Result = &res
+					ren.event(*heldEnd)
 				}
-				written = append(written, rel)
-			}
-			ren.note(fmt.Sprintf("wrote %d of %d changed files", len(written), len(changed)))
-			res = c.checkAccepted(ctx, cfg, root, res, changed, written, st, ren)
-		}
-		res.FilesChanged = written
-		if len(written) == 0 && !res.Cancelled {
-			// Nothing landed: nothing was verified, and the proposal's
-			// failing checks are not the workspace's.
-			res.Verified = false
-			if res.Reason == "verifyFailed" {
-				res.Reason = "done"
-			}
-		}
-		if heldEnd != nil {
-			heldEnd.Result = &res
-			ren.event(*heldEnd)
-		}
-	}
-
-	if err := st.End(res, ws.sessionChanges(written)); err != nil {
-		log.Warn("session", zap.Error(err))
+				return res, ws.sessionChanges(written)
+			},
+		},
+	})
+	if err != nil {
+		return c.usage("%s", strings.TrimPrefix(err.Error(), assemble.ErrWontRun.Error()+": "))
 	}
 	code := exitCode(res)
 	if rec != nil {
@@ -367,6 +294,101 @@ func (c *cliRun) run(ctx context.Context) int {
 		ren.note(fmt.Sprintf("session %s (continue it with: agentls run --session %s \"…\")", st.Session(), st.Session()))
 	}
 	return code
+}
+
+// land decides what of the task's changes reaches the disk: everything
+// (already written), the files the user accepts (--review), or nothing
+// (--dry-run, whose diff goes to stdout). It returns the files written and
+// updates res to say what landed.
+func (c *cliRun) land(ctx context.Context, cfg config.Config, root string, ws *cliWorkspace, review bool, text *textRenderer, ren renderer, res *agent.Result, st *session.Task) []string {
+	changed := ws.changed()
+	switch {
+	case c.o.dryRun:
+		for _, rel := range changed {
+			fmt.Fprint(c.stdout, ws.diff(rel))
+		}
+		return nil
+	case !review:
+		return changed
+	}
+	var written []string
+	if !res.Cancelled && len(changed) > 0 {
+		if text != nil {
+			text.pause()
+		}
+		accepted, err := reviewFiles(ctx, ws, changed, c.in(), c.stderr, cfg.Redact)
+		if err != nil {
+			*res = agent.Result{Status: agent.StatusCancelled, Cancelled: true, Reason: "cancelled", Error: "cancelled during review",
+				Usage: res.Usage, Cost: res.Cost, Steps: res.Steps}
+			return nil
+		}
+		for _, rel := range accepted {
+			if err := ws.apply(context.WithoutCancel(ctx), rel); err != nil {
+				ren.warn(fmt.Sprintf("%s: %v", rel, err))
+				continue
+			}
+			written = append(written, rel)
+		}
+		ren.note(fmt.Sprintf("wrote %d of %d changed files", len(written), len(changed)))
+		*res = c.checkAccepted(ctx, cfg, root, *res, changed, written, st, ren)
+	}
+	*res = reviewed(*res, written)
+	return written
+}
+
+// reviewed is a review's result: the files written are what changed, and
+// when none was, nothing was verified and the proposal's failing checks
+// are not the workspace's.
+func reviewed(res agent.Result, written []string) agent.Result {
+	res.FilesChanged = written
+	if len(written) == 0 && !res.Cancelled {
+		res.Verified = false
+		if res.Reason == "verifyFailed" {
+			res.Reason = "done"
+		}
+	}
+	return res
+}
+
+// apply lays the flags over the configuration.
+func (o runOptions) apply(cfg config.Config) config.Config {
+	if o.model != "" {
+		cfg.LLM.Model = o.model
+	}
+	if o.baseURL != "" {
+		cfg.LLM.BaseURL = o.baseURL
+	}
+	if o.maxSteps > 0 {
+		cfg.Agent.MaxSteps = o.maxSteps
+	}
+	if o.noVerify {
+		cfg.Verify.Enabled = false
+	}
+	// --allow goes through the same policy as tools.allow: the approver
+	// reads it from the configuration.
+	cfg.Tools.Allow = append(append([]string(nil), cfg.Tools.Allow...), o.allow...)
+	return cfg
+}
+
+// reviewMode says whether the run asks about each file before writing it:
+// --review, else agent.review; never under --dry-run, which writes
+// nothing anyway. Review needs a terminal to ask on.
+func (o runOptions) reviewMode(cfg config.Config, terminal bool) (bool, error) {
+	review := cfg.Agent.Review
+	if o.reviewSet {
+		review = o.review
+	}
+	if review && o.dryRun {
+		review = false
+	}
+	if review && !terminal {
+		why := "--review"
+		if !o.reviewSet {
+			why = "agent.review is true in the configuration, and review"
+		}
+		return false, fmt.Errorf("%s asks about each file on a terminal, and stdin or stderr is not one; use --dry-run to see the changes without writing them, or --review=false", why)
+	}
+	return review, nil
 }
 
 // exitCode maps a result to the contract's exit status. A task that ended

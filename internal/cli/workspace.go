@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"sync"
 
+	"github.com/agentls/agentls/internal/assemble"
 	"github.com/agentls/agentls/internal/edits"
 	"github.com/agentls/agentls/internal/session"
 	"github.com/agentls/agentls/internal/tools"
@@ -182,6 +183,11 @@ func (w *cliWorkspace) sessionChanges(rels []string) []session.Change {
 // user, by another program) is not overwritten.
 func (w *cliWorkspace) apply(ctx context.Context, rel string) error {
 	fc := w.change(rel)
+	// A command the task ran may have swapped a directory for a symlink
+	// out of the workspace since the change was proposed: checked now.
+	if err := assemble.Beneath(w.disk.Root(), rel); err != nil {
+		return err
+	}
 	return w.disk.Edit(ctx, rel, func(old []byte, exists bool) ([]byte, error) {
 		if exists != fc.existed || !bytes.Equal(old, fc.before) {
 			return nil, errChangedOnDisk

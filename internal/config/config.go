@@ -15,11 +15,13 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"slices"
 	"sort"
 	"strings"
+	"syscall"
 
 	"github.com/agentls/agentls/internal/policy"
 )
@@ -108,6 +110,9 @@ type Sandbox struct {
 	Network bool
 	// WritableRoots are more directories sandboxed commands may write.
 	WritableRoots []string
+	// DenyRead are more paths ("~/" is the home directory) that sandboxed
+	// commands read as empty, besides policy.DefaultDenyRead.
+	DenyRead []string
 }
 
 type Sessions struct {
@@ -264,6 +269,7 @@ var fields = []field{
 	{key: "sandbox.mode", set: oneOf([]string{"workspace-write", "read-only", "off"}, func(c *Config) *string { return &c.Sandbox.Mode })},
 	{key: "sandbox.network", set: boolean(func(c *Config) *bool { return &c.Sandbox.Network })},
 	{key: "sandbox.writableRoots", set: strs(func(c *Config) *[]string { return &c.Sandbox.WritableRoots })},
+	{key: "sandbox.denyRead", set: strs(func(c *Config) *[]string { return &c.Sandbox.DenyRead })},
 	{key: "sessions.maxConcurrent", set: intIn(1, 64, func(c *Config) *int { return &c.Sessions.MaxConcurrent })},
 	{key: "mcpServers", set: func(c *Config, raw json.RawMessage) error {
 		var m map[string]MCPServer
@@ -374,10 +380,44 @@ func flatten(source, prefix string, obj map[string]json.RawMessage, out map[stri
 	return probs
 }
 
+// maxFileSize caps .agentls.json: settings are a few hundred bytes.
+const maxFileSize = 1 << 20
+
+// ReadFile reads a settings file the workspace holds (.agentls.json):
+// opened without blocking and read only if it is a regular file of at most
+// 1 MiB, so a named pipe, a device or a huge file in its place is a clear
+// error rather than a hang or an allocation of its size. A missing file is
+// an error that satisfies os.IsNotExist.
+func ReadFile(p string) ([]byte, error) {
+	f, err := os.OpenFile(p, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if !fi.Mode().IsRegular() {
+		return nil, fmt.Errorf("%s is not a regular file (%s); it is ignored", p, fi.Mode().Type())
+	}
+	if fi.Size() > maxFileSize {
+		return nil, fmt.Errorf("%s is %d bytes, more than settings can be (1 MiB); it is ignored", p, fi.Size())
+	}
+	data, err := io.ReadAll(io.LimitReader(f, maxFileSize+1))
+	if err != nil {
+		return nil, err
+	}
+	if len(data) > maxFileSize {
+		return nil, fmt.Errorf("%s grew past 1 MiB while read; it is ignored", p)
+	}
+	return data, nil
+}
+
 // FromFile reads .agentls.json in root; a missing file is an empty source.
 func FromFile(root string) (Source, []Problem) {
 	p := filepath.Join(root, FileName)
-	data, err := os.ReadFile(p)
+	data, err := ReadFile(p)
 	if os.IsNotExist(err) {
 		return Source{Name: FileName}, nil
 	}

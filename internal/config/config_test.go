@@ -73,6 +73,8 @@ var keyCases = []keyCase{
 		get: func(c Config) any { return c.Sandbox.Network }},
 	{key: "sandbox.writableRoots", editor: `["/srv/cache"]`, file: `[]`, wrongType: `"/srv/cache"`,
 		get: func(c Config) any { return c.Sandbox.WritableRoots }},
+	{key: "sandbox.denyRead", editor: `["~/.secrets"]`, file: `["/srv/keys"]`, wrongType: `"~/.secrets"`,
+		get: func(c Config) any { return c.Sandbox.DenyRead }},
 	{key: "sessions.maxConcurrent", editor: `2`, file: `8`, wrongType: `"2"`, outOfRange: `65`,
 		get: func(c Config) any { return c.Sessions.MaxConcurrent }},
 	{key: "mcpServers", editor: `{"fs":{"command":"mcp-fs","args":["--root","."]}}`, file: `{"web":{"url":"http://localhost:9000/mcp"}}`,

@@ -15,8 +15,10 @@ import (
 // A task may mention workspace files: "@path" attaches the file, and
 // "@path:10-40" (or "@path:12") lines of it. The files are read through an
 // os.Root opened on the workspace, so a mention cannot leave it (no "..",
-// no absolute path, no symlink out), and only regular ones (readConfined). A mention that names no readable file
-// is left as plain text: "@someone" in a prompt is not an error.
+// no absolute path, no symlink out), only regular ones, and never a secret
+// file, by the name given or by the file it turns out to be (readConfined).
+// A mention that names no readable file is left as plain text: "@someone"
+// in a prompt is not an error.
 
 // mentionRE matches a mention at the start or after white space or an
 // opening bracket; the path has no spaces and no trailing punctuation.
@@ -37,8 +39,10 @@ type Mention struct {
 }
 
 // Mentions resolves the mentions in prompt against root, in order, each
-// file range once.
-func Mentions(root, prompt string) []Mention {
+// file range once. secret says whether a workspace-relative,
+// '/'-separated path names a secret file (tools.secretFiles); nil: none
+// does.
+func Mentions(root, prompt string, secret func(rel string) bool) []Mention {
 	if root == "" || !strings.Contains(prompt, "@") {
 		return nil
 	}
@@ -62,7 +66,7 @@ func Mentions(root, prompt string) []Mention {
 		if !filepath.IsLocal(rel) {
 			continue
 		}
-		text, more, ok := readConfined(r, rel, maxMentionSize)
+		text, more, ok := readConfined(r, rel, maxMentionSize, secret)
 		if !ok {
 			continue
 		}
@@ -90,8 +94,13 @@ func Mentions(root, prompt string) []Mention {
 // readConfined reads a regular file inside r: at most limit bytes, and
 // whether it holds more. It opens without blocking, because opening a
 // named pipe waits for a writer that may never come, and reads nothing but
-// a regular file.
-func readConfined(r *os.Root, rel string, limit int) (text string, more, ok bool) {
+// a regular file. A file that secret names is not read, whether by the
+// name given or by where the opened file really lies (AGENTS.md as a
+// symlink to .env, a mention of a directory link into .git).
+func readConfined(r *os.Root, rel string, limit int, secret func(string) bool) (text string, more, ok bool) {
+	if secret != nil && secret(filepath.ToSlash(rel)) {
+		return "", false, false
+	}
 	f, err := r.OpenFile(rel, os.O_RDONLY|syscall.O_NONBLOCK, 0)
 	if err != nil {
 		return "", false, false
@@ -101,6 +110,12 @@ func readConfined(r *os.Root, rel string, limit int) (text string, more, ok bool
 	if err != nil || !st.Mode().IsRegular() {
 		return "", false, false
 	}
+	if secret != nil {
+		real, ok := openedRel(r.Name(), f, rel)
+		if !ok || secret(real) {
+			return "", false, false
+		}
+	}
 	b, err := io.ReadAll(io.LimitReader(f, int64(limit)+1))
 	if err != nil {
 		return "", false, false
@@ -109,6 +124,28 @@ func readConfined(r *os.Root, rel string, limit int) (text string, more, ok bool
 		return string(b[:limit]), true, true
 	}
 	return string(b), false, true
+}
+
+// openedRel is where the opened file f (opened as rel below root) lies,
+// relative to root and '/'-separated: read from the descriptor where the
+// system says (so a link swapped after the open changes nothing), else
+// by resolving the name's symlinks. ok is false when it lies outside.
+func openedRel(root string, f *os.File, rel string) (string, bool) {
+	realRoot, err := filepath.EvalSymlinks(root)
+	if err != nil {
+		return "", false
+	}
+	target, err := os.Readlink("/proc/self/fd/" + strconv.Itoa(int(f.Fd())))
+	if err != nil || !filepath.IsAbs(target) {
+		if target, err = filepath.EvalSymlinks(filepath.Join(root, rel)); err != nil {
+			return "", false
+		}
+	}
+	out, err := filepath.Rel(realRoot, target)
+	if err != nil || !filepath.IsLocal(out) {
+		return "", false
+	}
+	return filepath.ToSlash(out), true
 }
 
 // lineRange returns lines start..end (1-based, inclusive) of text.

@@ -25,7 +25,7 @@ func TestMentionsAttachFilesAndRanges(t *testing.T) {
 
 	prompt := "Fix @pkg/a.go:2-3 like @notes.md says; mail me@example.com; see @missing.go, @../" +
 		filepath.Base(outside) + "/secret.txt @link.txt and @" + filepath.Join(outside, "secret.txt")
-	ms := Mentions(root, prompt)
+	ms := Mentions(root, prompt, nil)
 	if len(ms) != 2 {
 		t.Fatalf("got %d mentions, want 2: %+v", len(ms), ms)
 	}
@@ -50,5 +50,36 @@ func TestMentionsAttachFilesAndRanges(t *testing.T) {
 	}
 	if strings.Contains(all.String(), "TOPSECRET") {
 		t.Errorf("a mention escaped the workspace:\n%s", all.String())
+	}
+}
+
+// A secret file stays out of the prompt by any name: its own, a symlink to
+// it, a path through a directory link, or as a context file.
+func TestMentionsAndContextFilesSkipSecrets(t *testing.T) {
+	root := t.TempDir()
+	must := func(err error) {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	must(os.MkdirAll(filepath.Join(root, "keys"), 0o755))
+	must(os.WriteFile(filepath.Join(root, "keys", "id"), []byte("SECRETKEY\n"), 0o644))
+	must(os.WriteFile(filepath.Join(root, "ok.md"), []byte("fine\n"), 0o644))
+	must(os.Symlink("keys/id", filepath.Join(root, "AGENTS.md")))
+	must(os.Symlink("keys", filepath.Join(root, "k")))
+	must(os.Symlink("keys/id", filepath.Join(root, "alias")))
+	secret := func(rel string) bool { return rel == "keys/id" }
+	p := WorkspacePlanner{Root: root, Secret: secret}
+	planned, err := p.Plan(context.Background(), Task{Prompt: "see @keys/id @k/id @alias @ok.md"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var all strings.Builder
+	for _, m := range planned.Prefix {
+		all.WriteString(m.Content)
+	}
+	if !strings.Contains(all.String(), "fine") || strings.Contains(all.String(), "SECRETKEY") {
+		t.Errorf("prefix:\n%s", all.String())
 	}
 }

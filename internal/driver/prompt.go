@@ -36,6 +36,10 @@ type WorkspacePlanner struct {
 	// Recall returns summaries of earlier tasks worth knowing, newest
 	// first; nil for none.
 	Recall func(ctx context.Context, task string) []string
+	// Secret says whether a workspace-relative, '/'-separated path names a
+	// secret file (tools.secretFiles): such a file is never put in the
+	// prompt, as a context file or a mention. nil: no file is secret.
+	Secret func(rel string) bool
 }
 
 // Plan implements Planner.
@@ -44,10 +48,11 @@ func (p WorkspacePlanner) Plan(ctx context.Context, t Task) (agent.Planned, erro
 	b.WriteString(SystemPrompt)
 	// The workspace is untrusted: its instruction files are read as
 	// mentions are, confined to it (a symlink to ~/.ssh stays out of the
-	// prompt) and regular (a named pipe would hang the task for good).
+	// prompt), regular (a named pipe would hang the task for good) and
+	// not secret (AGENTS.md -> .env).
 	if r, err := os.OpenRoot(p.Root); err == nil {
 		for _, name := range ContextFiles {
-			text, more, ok := readConfined(r, filepath.FromSlash(name), maxContextFile)
+			text, more, ok := readConfined(r, filepath.FromSlash(name), maxContextFile, p.Secret)
 			if !ok {
 				continue
 			}
@@ -70,7 +75,7 @@ func (p WorkspacePlanner) Plan(ctx context.Context, t Task) (agent.Planned, erro
 	if t.Editor != "" {
 		prefix = append(prefix, agent.Message{Role: agent.RoleUser, Content: "Editor context:\n" + t.Editor})
 	}
-	if m := MentionsMessage(Mentions(p.Root, t.Prompt)); m != "" {
+	if m := MentionsMessage(Mentions(p.Root, t.Prompt, p.Secret)); m != "" {
 		prefix = append(prefix, agent.Message{Role: agent.RoleUser, Content: m})
 	}
 	return agent.Planned{Prefix: prefix, History: t.History}, nil

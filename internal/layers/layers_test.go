@@ -32,6 +32,7 @@ var allowed = map[string][]string{
 	"internal/llm/responses": {"internal/agent", "internal/llm/llmhttp"},
 	"internal/llm/record":    {"internal/agent"},
 	"internal/session":       {"internal/agent", "internal/edits"},
+	"internal/review":        {"internal/agent", "internal/edits"}, // pure: plans, no I/O
 	"internal/verify":        {"internal/proc"},
 	"internal/tools":         {"internal/agent", "internal/cores", "internal/jsonscan", "internal/policy", "internal/proc"},
 	"internal/mcp":           {"internal/agent", "internal/config", "internal/proc", "internal/tools"},
@@ -46,7 +47,7 @@ var allowed = map[string][]string{
 	"internal/cli": {"internal/agent", "internal/assemble", "internal/commands", "internal/config", "internal/driver", "internal/edits",
 		"internal/llm/record", "internal/logging", "internal/policy", "internal/session", "internal/tools"},
 	"internal/lsp": {"internal/acp", "internal/agent", "internal/assemble", "internal/commands", "internal/config", "internal/driver",
-		"internal/edits", "internal/mcp", "internal/session", "internal/tools", "internal/verify"},
+		"internal/edits", "internal/mcp", "internal/review", "internal/session", "internal/tools", "internal/verify"},
 	// Test doubles that speak the real protocols.
 	"internal/testkit/fakellm":   {},
 	"internal/testkit/fakeacp":   {},

@@ -10,18 +10,8 @@ import (
 	"go.lsp.dev/uri"
 
 	"github.com/agentls/agentls/internal/edits"
+	"github.com/agentls/agentls/internal/review"
 )
-
-// accepted is one file's part of an accept, planned against the text the
-// user has and the proposal at generation gen.
-type accepted struct {
-	rel      string
-	gen      int
-	cur      string
-	existed  bool
-	next     string
-	accepted []edits.Change // against the review base
-}
 
 func (s *Server) cmdAccept(ctx context.Context, a reviewArgs) (any, error) {
 	t, a, err := s.reviewTask("agentls.accept", a)
@@ -43,27 +33,34 @@ func (s *Server) accept(ctx context.Context, t *task, only, hunk string) (any, e
 	if err != nil {
 		return nil, err
 	}
-	s.review.mu.Lock()
-	if err := s.review.claim(t, "agentls.accept"); err != nil {
-		s.review.mu.Unlock()
+	if err := s.review.claimLocked(t, "agentls.accept"); err != nil {
 		return nil, err
 	}
-	plan, we, err := s.planAccept(t, ws, only, hunk, caps, enc)
-	s.review.mu.Unlock()
-	defer func() {
-		s.review.mu.Lock()
+	defer s.review.locked(func() {
 		s.review.release(t)
 		s.publishReview(ctx)
-		s.review.mu.Unlock()
-	}()
+	})
+	var (
+		plan []review.Accept
+		we   protocol.WorkspaceEdit
+	)
+	s.review.locked(func() { plan, we, err = s.planAccept(t, ws, only, hunk, caps, enc) })
 	if err != nil {
 		return nil, err
 	}
 
+	// The paths are checked now, when the edit goes out: a command the
+	// task ran may have swapped a directory for a symlink out of the
+	// workspace since the change was proposed.
+	for _, p := range plan {
+		if err := ws.beneath(p.Rel); err != nil {
+			return nil, jsonrpc2.Errorf(jsonrpc2.InvalidRequest, "agentls.accept: %v; nothing was applied", err)
+		}
+	}
 	if !caps.applyEdit {
 		for _, p := range plan {
-			next := p.next
-			if err := ws.disk.Edit(ctx, p.rel, func([]byte, bool) ([]byte, error) { return []byte(next), nil }); err != nil {
+			next := p.Next
+			if err := ws.disk.Edit(ctx, p.Rel, func([]byte, bool) ([]byte, error) { return []byte(next), nil }); err != nil {
 				return nil, err
 			}
 		}
@@ -81,14 +78,14 @@ func (s *Server) accept(ctx context.Context, t *task, only, hunk string) (any, e
 	n := 0
 	var moved []string
 	for _, p := range plan {
-		if !t.changes.commitAccept(p.rel, p.gen, p.accepted, p.cur, p.existed, p.next) {
-			moved = append(moved, p.rel)
+		if !t.changes.CommitAccept(p.Rel, p.Gen, p.Accepted, p.Cur, p.Existed, p.Next) {
+			moved = append(moved, p.Rel)
 			continue
 		}
-		n += len(p.accepted)
+		n += len(p.Accepted)
 		t.mu.Lock()
-		if !contains(t.result.FilesChanged, p.rel) {
-			t.result.FilesChanged = append(t.result.FilesChanged, p.rel)
+		if !contains(t.result.FilesChanged, p.Rel) {
+			t.result.FilesChanged = append(t.result.FilesChanged, p.Rel)
 		}
 		t.mu.Unlock()
 	}
@@ -98,34 +95,26 @@ func (s *Server) accept(ctx context.Context, t *task, only, hunk string) (any, e
 	return map[string]any{"applied": true, "accepted": n}, nil
 }
 
-// planAccept computes the workspace edit of an accept; review.mu is held.
-func (s *Server) planAccept(t *task, ws *editorWorkspace, only, hunk string, caps clientCaps, enc edits.Encoding) ([]accepted, protocol.WorkspaceEdit, error) {
-	var plan []accepted
+// planAccept plans the accept (review.PlanAccept) over the editor's text
+// and makes it a workspace edit; review.mu is held.
+func (s *Server) planAccept(t *task, ws *editorWorkspace, only, hunk string, caps clientCaps, enc edits.Encoding) ([]review.Accept, protocol.WorkspaceEdit, error) {
+	var plan []review.Accept
 	var we protocol.WorkspaceEdit
 	annotation := protocol.ChangeAnnotationIdentifier("agentls.review")
 	for _, fc := range s.reviewFiles(t, only) {
-		cur, exists, doc, open, err := ws.current(fc.rel)
+		cur, exists, doc, open, err := ws.current(fc.Rel)
 		if err != nil {
 			return nil, we, err
 		}
-		p := accepted{rel: fc.rel, gen: fc.gen, cur: cur, existed: exists}
-		var curChanges []edits.Change
-		for _, h := range hunksOf(fc, cur) {
-			if hunk != "" && h.id != hunk {
-				continue
-			}
-			if h.conflict {
-				return nil, we, jsonrpc2.Errorf(jsonrpc2.InvalidParams, "agentls.accept: you edited %s where the change was proposed; reject it or edit by hand", fc.rel)
-			}
-			p.accepted = append(p.accepted, h.change)
-			curChanges = append(curChanges, h.cur)
+		p, ok, err := review.PlanAccept(fc, cur, exists, hunk)
+		if err != nil {
+			return nil, we, jsonrpc2.Errorf(jsonrpc2.InvalidParams, "agentls.accept: %v", err)
 		}
-		if len(curChanges) == 0 {
+		if !ok {
 			continue
 		}
-		p.next = edits.ApplyChanges(cur, curChanges)
-		u := s.fileURI(fc.rel)
-		tes := edits.TextEdits(cur, curChanges, enc)
+		u := s.fileURI(fc.Rel)
+		tes := edits.TextEdits(cur, p.CurChanges, enc)
 		els := make([]protocol.TextDocumentEditElement, len(tes))
 		for i := range tes {
 			if caps.changeAnnotations {

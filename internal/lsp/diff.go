@@ -22,7 +22,7 @@ type diffResult struct {
 func (s *Server) cmdDiff(ctx context.Context, a taskIDArgs) (any, error) {
 	if a.TaskID == "" {
 		for _, t := range s.tasks.all() {
-			if t.changes.hasApplied() {
+			if t.changes.HasApplied() {
 				a.TaskID = t.id
 			}
 		}
@@ -35,16 +35,14 @@ func (s *Server) cmdDiff(ctx context.Context, a taskIDArgs) (any, error) {
 		return diffResult{TaskID: a.TaskID, Files: []string{}, Reason: fmt.Sprintf("no task %q (agentls.status lists the tasks)", a.TaskID)}, nil
 	}
 	res := diffResult{TaskID: t.id, Files: []string{}}
-	t.changes.mu.Lock()
-	forgotten := t.changes.forgotten
-	t.changes.mu.Unlock()
-	for _, fc := range t.changes.applied() {
-		pa, pb := "a/"+fc.rel, "b/"+fc.rel
-		if !fc.existed {
+	forgotten := t.changes.Forgotten()
+	for _, fc := range t.changes.Applied() {
+		pa, pb := "a/"+fc.Rel, "b/"+fc.Rel
+		if !fc.Existed {
 			pa = "/dev/null"
 		}
-		res.Diff += edits.Unified(pa, pb, fc.base, fc.after, -1)
-		res.Files = append(res.Files, fc.rel)
+		res.Diff += edits.Unified(pa, pb, fc.Base, fc.After, -1)
+		res.Files = append(res.Files, fc.Rel)
 	}
 	switch {
 	case res.Diff != "":

@@ -6,10 +6,11 @@
 //
 // One file per LSP area, as in gopls: lifecycle.go, config.go,
 // text_sync.go, commands.go, progress.go, diagnostics.go, code_action.go;
-// then tasks.go (the task manager and its bounded history), run.go (a
-// task's body and its events), workspace.go (the agent's view of files),
-// changes.go (what a task changed or proposes), review.go, accept.go,
-// undo.go, and guard.go (panic barriers and the test-only hooks).
+// then tasks.go (the task manager and its bounded history), run.go (the
+// editor's part of assemble.Run: progress, events), workspace.go (the
+// agent's view of files), review.go, accept.go, undo.go (the round trips
+// of the plans internal/review makes), and guard.go (panic barriers and
+// the test-only hooks).
 //
 // The state is split by concern, each part with its own lock (documents,
 // configuration, tasks, diagnostics, review, MCP), and no lock is held

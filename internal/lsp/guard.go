@@ -41,7 +41,7 @@ func (s *Server) catch(what string, f func()) (err error) {
 
 // testHooks are switched on by AGENTLS_TEST_PANIC, which exists for the
 // end-to-end tests only (never set it in use): a comma-separated list of
-// places that panic once each time they run — onEvent, finishTask,
+// places that panic (once per task whose prompt names the place) — onEvent, finishTask,
 // publishReview, announceEnd — and "debug", which adds the command
 // agentls.debug.heap. Read once at start.
 type testHooks struct {
@@ -68,8 +68,22 @@ func readTestHooks(getenv func(string) string) testHooks {
 
 // maybePanic panics at a place the test hooks name, when the task's prompt
 // asks for it ("panic:<place>"), so a test chooses which task fails.
+// It panics once per task and place, so later work that meets the task
+// (re-publishing its proposals) shows what the panic left behind.
 func (s *Server) maybePanic(where string, t *task) {
-	if s.hooks.panicAt[where] && t != nil && strings.Contains(t.prompt, "panic:"+where) {
+	if !s.hooks.panicAt[where] || t == nil || !strings.Contains(t.prompt, "panic:"+where) {
+		return
+	}
+	t.mu.Lock()
+	fired := t.panicked[where]
+	if !fired {
+		if t.panicked == nil {
+			t.panicked = map[string]bool{}
+		}
+		t.panicked[where] = true
+	}
+	t.mu.Unlock()
+	if !fired {
 		panic("test hook: panic in " + where)
 	}
 }

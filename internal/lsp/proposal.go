@@ -6,7 +6,7 @@ import (
 
 	"go.lsp.dev/jsonrpc2"
 
-	"github.com/agentls/agentls/internal/edits"
+	"github.com/agentls/agentls/internal/review"
 )
 
 // agentls.proposal returns a review task's proposal for one file as the
@@ -45,12 +45,20 @@ func (s *Server) cmdProposal(ctx context.Context, a proposalArgs) (any, error) {
 	if !t.review {
 		return nil, jsonrpc2.Errorf(jsonrpc2.InvalidParams, "agentls.proposal: task %s did not run in review mode", t.id)
 	}
-	s.review.mu.Lock()
-	defer s.review.mu.Unlock()
+	var (
+		res any
+		err error
+	)
+	s.review.locked(func() { res, err = s.proposal(t, a) })
+	return res, err
+}
+
+// proposal answers agentls.proposal; review.mu is held.
+func (s *Server) proposal(t *task, a proposalArgs) (any, error) {
 	if a.URI == "" {
 		out := proposalList{TaskID: t.id, URIs: []string{}}
 		for _, fc := range s.reviewFiles(t, "") {
-			out.URIs = append(out.URIs, s.fileURI(fc.rel))
+			out.URIs = append(out.URIs, s.fileURI(fc.Rel))
 		}
 		sort.Strings(out.URIs)
 		return out, nil
@@ -64,22 +72,11 @@ func (s *Server) cmdProposal(ctx context.Context, a proposalArgs) (any, error) {
 		return nil, err
 	}
 	fc := files[0]
-	cur, _, _, _, err := ws.current(fc.rel)
+	cur, _, _, _, err := ws.current(fc.Rel)
 	if err != nil {
 		return nil, err
 	}
 	res := proposalResult{TaskID: t.id, URI: a.URI}
-	var cs []edits.Change
-	for _, h := range hunksOf(fc, cur) {
-		if h.conflict {
-			res.Conflict++
-			continue
-		}
-		c := h.cur
-		c.NewText = h.change.NewText
-		cs = append(cs, c)
-		res.Hunks++
-	}
-	res.Proposed = edits.ApplyChanges(cur, cs)
+	res.Proposed, res.Hunks, res.Conflict = review.Proposed(fc, cur)
 	return res, nil
 }

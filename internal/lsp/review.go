@@ -16,11 +16,14 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/agentls/agentls/internal/edits"
+	"github.com/agentls/agentls/internal/review"
 	"github.com/agentls/agentls/internal/session"
 )
 
-// Review mode holds a task's changes as proposals. Each file's proposal
-// is a pair (reviewBase, proposed); its hunks are edits.Diff of the two.
+// Review mode holds a task's changes as proposals (internal/review plans
+// what accept, reject and undo do; this file and accept.go, undo.go carry
+// the plans to the editor). Each file's proposal is a pair (ReviewBase,
+// Proposed); its hunks are edits.Diff of the two.
 // Accepting a hunk applies it to the editor's text and moves reviewBase;
 // rejecting one takes it out of proposed. The user sees hunks as
 // Information diagnostics with code actions, which every editor shows
@@ -56,6 +59,20 @@ func (r *reviewState) claim(t *task, name string) error {
 // release ends a claim; r.mu must be held.
 func (r *reviewState) release(t *task) { delete(r.busy, t.id) }
 
+// claimLocked is claim under r.mu.
+func (r *reviewState) claimLocked(t *task, name string) (err error) {
+	r.locked(func() { err = r.claim(t, name) })
+	return err
+}
+
+// locked runs f holding r.mu. Every use of r.mu goes through here, so a
+// panic in f (recovered further up) cannot leave it locked.
+func (r *reviewState) locked(f func()) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	f()
+}
+
 // touched re-publishes the proposals after the user edited or closed a
 // document that has some, so they follow the text. It runs on the read
 // loop, so the work goes to one goroutine and bursts of typing coalesce.
@@ -76,79 +93,17 @@ func (r *reviewState) touched(s *Server, ctx context.Context, u string) {
 		r.pubMu.Lock()
 		r.scheduled = false
 		r.pubMu.Unlock()
-		r.mu.Lock()
-		defer r.mu.Unlock()
-		s.publishReview(context.WithoutCancel(ctx))
+		r.locked(func() { s.publishReview(context.WithoutCancel(ctx)) })
 	})
-}
-
-// hunk is one proposed change of a file, placed in the current text.
-type hunk struct {
-	id       string // "start-end" in reviewBase: stable until the base moves
-	change   edits.Change
-	cur      edits.Change // the same change against the current text
-	conflict bool         // the user edited this region since
-}
-
-// hunks returns the file's proposed hunks mapped onto current. A hunk
-// whose region the user edited since is marked as a conflict.
-func hunksOf(fc fileChange, current string) []hunk {
-	cs := edits.Diff(fc.reviewBase, fc.proposed)
-	user := edits.Diff(fc.reviewBase, current)
-	hs := make([]hunk, 0, len(cs))
-	for _, c := range cs {
-		h := hunk{id: hunkID(c), change: c, cur: c}
-		shift := 0
-		for _, u := range user {
-			switch {
-			// A user change that ends where a replacement begins (typing
-			// above it, even a pure insertion) is before it.
-			case u.End < c.Start || (u.End == c.Start && c.Start < c.End):
-				shift += len(u.NewText) - (u.End - u.Start)
-			case u.Start > c.End || (u.Start == c.End && c.Start < c.End):
-			default:
-				h.conflict = true
-			}
-		}
-		h.cur.Start, h.cur.End = c.Start+shift, c.End+shift
-		if h.cur.End > len(current) || h.cur.Start < 0 {
-			h.conflict = true
-		}
-		hs = append(hs, h)
-	}
-	return hs
-}
-
-// hunkID names a change of the review base.
-func hunkID(c edits.Change) string { return fmt.Sprintf("%d-%d", c.Start, c.End) }
-
-// describe says in a line what a hunk does.
-func describe(c edits.Change, base string) string {
-	old := base[c.Start:c.End]
-	first := func(s string) string {
-		s = strings.TrimSpace(s)
-		if i := strings.IndexByte(s, '\n'); i >= 0 {
-			s = s[:i] + " …"
-		}
-		return shorten(s, 80)
-	}
-	switch {
-	case c.NewText == "":
-		return fmt.Sprintf("delete %q", first(old))
-	case old == "":
-		return fmt.Sprintf("insert %q", first(c.NewText))
-	default:
-		return fmt.Sprintf("replace %q with %q", first(old), first(c.NewText))
-	}
 }
 
 // reviewFiles returns copies of the task's files with open proposals,
 // optionally only the one at uri.
-func (s *Server) reviewFiles(t *task, only string) []fileChange {
-	var out []fileChange
-	for _, fc := range t.changes.pendingFiles() {
-		if only != "" && only != s.fileURI(fc.rel) {
-			if d, ok := s.docs.getURI(only); !ok || d.path != filepath.Join(s.rootDir(), filepath.FromSlash(fc.rel)) {
+func (s *Server) reviewFiles(t *task, only string) []review.File {
+	var out []review.File
+	for _, fc := range t.changes.Pending() {
+		if only != "" && only != s.fileURI(fc.Rel) {
+			if d, ok := s.docs.getURI(only); !ok || d.path != filepath.Join(s.rootDir(), filepath.FromSlash(fc.Rel)) {
 				continue
 			}
 		}
@@ -208,13 +163,13 @@ func (s *Server) reviewByURI(only string) map[string][]protocol.Diagnostic {
 		}
 		s.maybePanic("publishReview", t)
 		for _, fc := range s.reviewFiles(t, only) {
-			cur, _, _, _, err := ws.current(fc.rel)
+			cur, _, _, _, err := ws.current(fc.Rel)
 			if err != nil {
 				continue
 			}
-			u := s.fileURI(fc.rel)
+			u := s.fileURI(fc.Rel)
 			m := edits.NewMapper(cur)
-			for _, h := range hunksOf(fc, cur) {
+			for _, h := range review.Hunks(fc, cur) {
 				byURI[u] = append(byURI[u], reviewDiagnostic(t, fc, h, m, len(cur), enc))
 			}
 		}
@@ -224,14 +179,14 @@ func (s *Server) reviewByURI(only string) map[string][]protocol.Diagnostic {
 
 // reviewDiagnostic is one proposed change as an Information diagnostic; its
 // data names the task and the hunk for the code actions.
-func reviewDiagnostic(t *task, fc fileChange, h hunk, m *edits.Mapper, size int, enc edits.Encoding) protocol.Diagnostic {
-	msg := "agentls proposes: " + describe(h.change, fc.reviewBase)
-	if h.conflict {
+func reviewDiagnostic(t *task, fc review.File, h review.Hunk, m *edits.Mapper, size int, enc edits.Encoding) protocol.Diagnostic {
+	msg := "agentls proposes: " + review.Describe(h.Change, fc.ReviewBase)
+	if h.Conflict {
 		msg += " (you edited this region since; accepting is refused)"
 	}
-	data, _ := json.Marshal(map[string]string{"taskId": t.id, "hunk": h.id})
+	data, _ := json.Marshal(map[string]string{"taskId": t.id, "hunk": h.ID})
 	return protocol.Diagnostic{
-		Range:    m.OffsetsToRange(h.cur.Start, max(h.cur.End, min(h.cur.Start+1, size)), enc),
+		Range:    m.OffsetsToRange(h.Cur.Start, max(h.Cur.End, min(h.Cur.Start+1, size)), enc),
 		Severity: protocol.DiagnosticSeverityInformation,
 		Source:   protocol.NewOptional(diagSource),
 		Code:     protocol.String(reviewCode),
@@ -247,9 +202,7 @@ const showTimeout = 2 * time.Second
 // endReview runs when a review-mode task ends: proposals become visible
 // and the whole task's diff is written and shown.
 func (s *Server) endReview(ctx context.Context, t *task) {
-	s.review.mu.Lock()
-	s.publishReview(ctx)
-	s.review.mu.Unlock()
+	s.review.locked(func() { s.publishReview(ctx) })
 	files := s.reviewFiles(t, "")
 	if len(files) == 0 {
 		return
@@ -257,11 +210,11 @@ func (s *Server) endReview(ctx context.Context, t *task) {
 	var b strings.Builder
 	fmt.Fprintf(&b, "# agentls task %s proposes these changes (%s)\n# accept or reject them with code actions or agentls.accept / agentls.reject\n", t.id, shorten(t.prompt, 100))
 	for _, fc := range files {
-		a := "a/" + fc.rel
-		if !fc.reviewExisted {
+		a := "a/" + fc.Rel
+		if !fc.ReviewExisted {
 			a = "/dev/null"
 		}
-		b.WriteString(edits.Unified(a, "b/"+fc.rel, fc.reviewBase, fc.proposed, 3))
+		b.WriteString(edits.Unified(a, "b/"+fc.Rel, fc.ReviewBase, fc.Proposed, 3))
 	}
 	dir := filepath.Join(s.stateDir(), "reviews")
 	path := filepath.Join(dir, t.id+"-"+t.session+".diff")
@@ -310,7 +263,7 @@ type reviewArgs struct {
 func (s *Server) reviewTask(name string, a reviewArgs) (*task, reviewArgs, error) {
 	if a.TaskID == "" {
 		for _, t := range s.tasks.all() {
-			if t.review && len(t.changes.pendingFiles()) > 0 {
+			if t.review && len(t.changes.Pending()) > 0 {
 				a.TaskID = t.id
 			}
 		}
@@ -336,17 +289,20 @@ func (s *Server) cmdReject(ctx context.Context, a reviewArgs) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	s.review.mu.Lock()
-	defer s.review.mu.Unlock()
-	if err := s.review.claim(t, "agentls.reject"); err != nil {
+	n := 0
+	s.review.locked(func() {
+		if err = s.review.claim(t, "agentls.reject"); err != nil {
+			return
+		}
+		s.review.release(t)
+		for _, fc := range s.reviewFiles(t, a.URI) {
+			n += t.changes.Reject(fc.Rel, a.Hunk)
+		}
+		s.publishReview(ctx)
+	})
+	if err != nil {
 		return nil, err
 	}
-	s.review.release(t)
-	n := 0
-	for _, fc := range s.reviewFiles(t, a.URI) {
-		n += t.changes.reject(fc.rel, a.Hunk)
-	}
-	s.publishReview(ctx)
 	if n == 0 {
 		return nil, jsonrpc2.Errorf(jsonrpc2.InvalidParams, "agentls.reject: nothing to reject for %s", describeTarget(a))
 	}

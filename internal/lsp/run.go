@@ -17,7 +17,9 @@ import (
 	"github.com/agentls/agentls/internal/session"
 )
 
-// runAgent is the body of an agentls.run task.
+// runAgent is the body of an agentls.run task: the editor's part of
+// assemble.Run (how it asks, through the editor, and how it shows, as
+// progress, events and review).
 func (s *Server) runAgent(ctx context.Context, t *task) {
 	s.settleTrust(ctx)
 	cfg := s.config()
@@ -31,45 +33,54 @@ func (s *Server) runAgent(ctx context.Context, t *task) {
 		s.finishTask(ctx, t, prog, agent.Result{Status: agent.StatusError, Reason: "workspace", Error: err.Error()})
 		return
 	}
-	st := s.openStore(ctx, cfg, root)
-	rec := s.beginSession(ctx, st, cfg, t)
 	newLLM := s.opts.NewLLM
 	if newLLM == nil {
 		newLLM = assemble.DefaultLLM
 	}
-	var gate driver.Verifier
-	if g := s.gate(ctx, cfg, root, t, prog); g != nil {
-		gate = g
+	tc := assemble.TaskConfig{
+		Spec: assemble.Spec{
+			Config:    cfg,
+			Root:      root,
+			Workspace: ws,
+			LLM:       newLLM(cfg),
+			Approver:  s.approver(cfg),
+			OnEvent:   func(ev agent.Event) { s.safeEvent(ctx, t, prog, ev) },
+			Warn:      func(msg string) { s.warnOnce(ctx, "agentls: "+msg) },
+
+			ConfirmWrite: s.confirmWrite,
+			AskNetwork:   s.askNetwork,
+		},
+		Prompt:    t.prompt,
+		Editor:    t.editor,
+		Store:     s.openStore(ctx, cfg, root),
+		Session:   t.session,
+		MustExist: t.mustExist,
+		TaskID:    t.id,
+		MCP:       &s.mcp,
+		Gate:      func(g *assemble.Gate) { s.wireGate(ctx, g, root, t, prog) },
+		Hooks: assemble.Hooks{
+			Began: func(rec *session.Task) {
+				t.mu.Lock()
+				t.transcript = rec.TranscriptPath()
+				t.mu.Unlock()
+			},
+			Ended: func(ctx context.Context, res agent.Result) (agent.Result, []session.Change) {
+				s.finishTask(ctx, t, prog, res)
+				return res, sessionChanges(&t.changes)
+			},
+		},
 	}
 	if b := cfg.Agent.Backend.ACP; b != nil {
 		// agent.backend.acp: an external ACP agent's loop instead of ours;
 		// agentls keeps the editor's side (edits, review, undo, the gate).
-		res := acp.Bridge{Agent: *b, Root: root, Workspace: ws, Ask: s.ask(), Verifier: gate, Session: rec, Log: s.log,
-			OnEvent: func(ev agent.Event) { s.safeEvent(ctx, t, prog, ev) },
-		}.Run(ctx, driver.Task{Prompt: t.prompt, Editor: t.editor, History: rec.History()})
-		s.finishTask(ctx, t, prog, res)
-		s.endSession(rec, t, res)
-		return
+		tc.Hooks.Backend = func(ctx context.Context, spec assemble.Spec, task driver.Task) agent.Result {
+			return acp.Bridge{Agent: *b, Root: root, Workspace: ws, Ask: s.ask(), Verifier: spec.Verifier, Session: spec.Session, Log: s.log,
+				OnEvent: spec.OnEvent}.Run(ctx, task)
+		}
 	}
-	drv := assemble.Driver(ctx, assemble.Spec{
-		Config:    cfg,
-		Root:      root,
-		Workspace: ws,
-		LLM:       newLLM(cfg),
-		Approver:  s.approver(cfg),
-		Verifier:  gate,
-		MCP:       s.mcpManager(cfg, root),
-		Session:   rec,
-		Recall:    recall(st),
-		OnEvent:   func(ev agent.Event) { s.safeEvent(ctx, t, prog, ev) },
-		Warn:      func(msg string) { s.warnOnce(ctx, "agentls: "+msg) },
-
-		ConfirmWrite: s.confirmWrite,
-		AskNetwork:   s.askNetwork,
-	})
-	res := drv.Run(ctx, driver.Task{Prompt: t.prompt, Editor: t.editor, History: rec.History()})
-	s.finishTask(ctx, t, prog, res)
-	s.endSession(rec, t, res)
+	if _, err := assemble.Run(ctx, tc); err != nil {
+		s.finishTask(ctx, t, prog, agent.Result{Status: agent.StatusError, Reason: "session", Error: err.Error()})
+	}
 }
 
 // eventParams is an agentls/event notification.
@@ -189,7 +200,7 @@ func (s *Server) finishTask(ctx context.Context, t *task, prog *progress, res ag
 	t.end(res)
 	if t.review {
 		s.endReview(ctx, t)
-		if n := len(t.changes.pendingFiles()); n > 0 {
+		if n := len(t.changes.Pending()); n > 0 {
 			res.Summary += fmt.Sprintf("\n\nChanges to %d file%s wait for your review (%s).", n, plural(n), reviewHint(s.clientName()))
 			t.mu.Lock()
 			t.result.Summary = res.Summary

@@ -50,7 +50,7 @@ type Server struct {
 	diags  *diagnostics
 	conf   *configState
 	review reviewState
-	mcp    mcpState
+	mcp    assemble.SharedMCP // the MCP servers of mcpServers, shared by the tasks
 
 	allowed assemble.Allowed // commands the user allowed always, this session
 
@@ -109,7 +109,7 @@ func Serve(ctx context.Context, rwc io.ReadWriteCloser, opts Options) int {
 	}
 	s.tasks.cancelAll()
 	s.tasks.waitAll()
-	s.closeMCP()
+	s.mcp.Close()
 	_ = rwc.Close()
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -140,6 +140,8 @@ func newServer(opts Options) *Server {
 		hooks:  readTestHooks(opts.Getenv),
 	}
 	s.tasks = newTaskManager(s)
+	s.mcp.Log = s.log
+	s.mcp.Warn = func(msg string) { s.warnOnce(context.Background(), "agentls: "+msg) }
 	return s
 }
 

@@ -7,10 +7,9 @@ import (
 
 	"go.lsp.dev/jsonrpc2"
 	"go.lsp.dev/uri"
-	"go.uber.org/zap"
 
-	"github.com/agentls/agentls/internal/agent"
 	"github.com/agentls/agentls/internal/config"
+	"github.com/agentls/agentls/internal/review"
 	"github.com/agentls/agentls/internal/session"
 )
 
@@ -34,40 +33,13 @@ func (s *Server) openStore(ctx context.Context, cfg config.Config, root string) 
 	return st
 }
 
-// beginSession records the task in its session and returns the earlier
-// conversation to continue from. A nil *session.Task is valid and saves
-// nothing.
-func (s *Server) beginSession(ctx context.Context, st *session.Store, cfg config.Config, t *task) *session.Task {
-	if st == nil {
-		return nil
+// sessionChanges are the applied changes as the session file keeps them.
+func sessionChanges(l *review.Log) []session.Change {
+	var out []session.Change
+	for _, fc := range l.Applied() {
+		out = append(out, session.NewChange(fc.Rel, []byte(fc.Base), fc.Existed, []byte(fc.After)))
 	}
-	rec, err := st.Begin(session.Begin{Session: t.session, Create: !t.mustExist, TaskID: t.id, Prompt: t.prompt, Model: cfg.LLM.Model})
-	if err != nil {
-		s.warnOnce(ctx, fmt.Sprintf("agentls: session %s is not saved (%v); the task runs in memory", t.session, err))
-		return nil
-	}
-	t.mu.Lock()
-	t.transcript = rec.TranscriptPath()
-	t.mu.Unlock()
-	return rec
-}
-
-// endSession writes the task's result and changes.
-func (s *Server) endSession(rec *session.Task, t *task, res agent.Result) {
-	if rec == nil {
-		return
-	}
-	if err := rec.End(res, t.changes.sessionChanges()); err != nil {
-		s.log.Warn("saving the session failed", zap.String("session", t.session), zap.Error(err))
-	}
-}
-
-// recall offers the model summaries of earlier tasks (agent.memory).
-func recall(st *session.Store) func(context.Context, string) []string {
-	if st == nil || st.Memory() == nil {
-		return nil
-	}
-	return st.Memory().Recall
+	return out
 }
 
 // cmdContinue runs a task in an existing session, with its history.

@@ -12,6 +12,8 @@ import (
 	"go.lsp.dev/uri"
 
 	"github.com/agentls/agentls/internal/agent"
+	"github.com/agentls/agentls/internal/review"
+	"github.com/agentls/agentls/internal/session"
 )
 
 // task is one agent task run by the server.
@@ -37,10 +39,11 @@ type task struct {
 	reviewDoc  string // review mode: the task's diff, as a file URI
 	transcript string // the Markdown transcript's path
 	mustExist  bool   // agentls.continue: the session must exist
-	changes    changeLog
+	changes    review.Log
 	line       strings.Builder // transcript line being streamed
 	prog       *progress       // set when the task's progress began
 	internal   error           // a recovered panic: the task ends "internal"
+	panicked   map[string]bool // test hooks that fired (guard.go)
 }
 
 func (t *task) setToken(tok string) {
@@ -84,7 +87,7 @@ func (t *task) snapshot(root string) taskJSON {
 	undoable := t.undoable()
 	outcome := ""
 	if t.ended() {
-		outcome = t.changes.outcome(t.review)
+		outcome = t.changes.Outcome(t.review)
 	}
 	t.mu.Lock()
 	defer t.mu.Unlock()
@@ -213,7 +216,7 @@ func (m *taskManager) start(t *task, run func(ctx context.Context, t *task)) {
 	m.seq++
 	t.id = fmt.Sprintf("t%d", m.seq)
 	if t.session == "" {
-		t.session = fmt.Sprintf("s%d-%d", time.Now().Unix()%100000, m.seq)
+		t.session = session.NewID(t.created)
 	}
 	if m.slots == nil {
 		m.slots = make(chan struct{}, max(1, cfg.Sessions.MaxConcurrent))
@@ -354,7 +357,7 @@ func (m *taskManager) trim() {
 	}
 	m.mu.Unlock()
 	for _, t := range forget {
-		t.changes.forget()
+		t.changes.Forget()
 		t.mu.Lock()
 		t.line.Reset()
 		t.mu.Unlock()

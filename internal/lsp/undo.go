@@ -11,7 +11,9 @@ import (
 	"go.lsp.dev/protocol"
 	"go.lsp.dev/uri"
 
+	"github.com/agentls/agentls/internal/assemble"
 	"github.com/agentls/agentls/internal/edits"
+	"github.com/agentls/agentls/internal/review"
 )
 
 // conflictJSON is one region undo left alone.
@@ -35,7 +37,7 @@ func refused(format string, args ...any) undoResult {
 
 // undoable reports whether agentls.undo can revert the task now.
 func (t *task) undoable() bool {
-	return t.ended() && t.changes.hasApplied()
+	return t.ended() && t.changes.HasApplied()
 }
 
 // undone is one file's part of an undo.
@@ -75,68 +77,28 @@ func (s *Server) cmdUndo(ctx context.Context, a taskIDArgs) (any, error) {
 		return nil, err
 	}
 
-	s.review.mu.Lock()
-	if err := s.review.claim(t, "agentls.undo"); err != nil {
-		s.review.mu.Unlock()
+	if err := s.review.claimLocked(t, "agentls.undo"); err != nil {
 		return refused("%s", strings.TrimPrefix(err.Error(), "agentls.undo: ")), nil
 	}
-	defer func() {
-		s.review.mu.Lock()
-		s.review.release(t)
-		s.review.mu.Unlock()
-	}()
-	files := t.changes.applied()
-	if len(files) == 0 {
-		s.review.mu.Unlock()
-		if t.changes.isForgotten() {
-			return refused("task %s is too old to undo (only the newest %d tasks keep what undo needs)", t.id, undoKeep), nil
-		}
-		return refused("task %s changed no files (or was undone already)", t.id), nil
+	defer s.review.locked(func() { s.review.release(t) })
+	var (
+		p   undoPlan
+		why string
+	)
+	s.review.locked(func() { p, why, err = s.planUndo(t, ws, caps, enc) })
+	switch {
+	case err != nil:
+		return nil, err
+	case why != "":
+		return refused("%s", why), nil
 	}
-	var we protocol.WorkspaceEdit
-	conflicts := []conflictJSON{}
-	var done []undone
-	var toDelete []string
-	for _, fc := range files {
-		cur, exists, doc, open, err := ws.current(fc.rel)
-		if err != nil {
-			s.review.mu.Unlock()
-			return nil, err
+	we, conflicts, done, toDelete := p.edit, p.conflicts, p.done, p.toDelete
+	// Checked when the edit goes out, as for accept.
+	for _, d := range done {
+		if err := ws.beneath(d.rel); err != nil {
+			return refused("%v; nothing was undone", err), nil
 		}
-		u := s.fileURI(fc.rel)
-		if !fc.existed {
-			switch {
-			case !exists:
-			case cur != fc.after:
-				conflicts = append(conflicts, conflictJSON{URI: u, Line: 1, Reason: "the task created this file and it changed since; kept"})
-			case caps.applyEdit && caps.deleteFiles:
-				we.DocumentChanges = append(we.DocumentChanges, &protocol.DeleteFile{Kind: "delete", URI: uri.URI(u)})
-				done = append(done, undone{rel: fc.rel})
-			case !caps.applyEdit:
-				toDelete = append(toDelete, fc.rel)
-				done = append(done, undone{rel: fc.rel})
-			default:
-				conflicts = append(conflicts, conflictJSON{URI: u, Line: 1, Reason: "the task created this file; this editor cannot delete files through LSP, delete it by hand"})
-			}
-			continue
-		}
-		cs, cfs := edits.RevertChanges(fc.base, fc.after, cur)
-		for _, c := range cfs {
-			conflicts = append(conflicts, conflictJSON{URI: u, Line: c.Line, Reason: c.Reason})
-		}
-		if len(cs) == 0 {
-			continue
-		}
-		var version *int32
-		if open {
-			v := doc.version
-			version = &v
-		}
-		we.DocumentChanges = append(we.DocumentChanges, versionedEdit(u, version, edits.TextEdits(cur, cs, enc), clientCaps{documentChanges: true}).DocumentChanges...)
-		done = append(done, undone{rel: fc.rel, existed: true, next: edits.ApplyChanges(cur, cs)})
 	}
-	s.review.mu.Unlock()
-
 	res := undoResult{Applied: true, Conflicts: conflicts}
 	if len(we.DocumentChanges) > 0 {
 		if caps.applyEdit {
@@ -163,13 +125,13 @@ func (s *Server) cmdUndo(ctx context.Context, a taskIDArgs) (any, error) {
 		}
 	}
 	for _, rel := range toDelete {
-		if err := os.Remove(ws.abs(rel)); err != nil && !os.IsNotExist(err) {
+		if err := assemble.RemoveBeneath(ws.root, rel); err != nil && !os.IsNotExist(err) {
 			return nil, err
 		}
 	}
 	if res.Applied {
 		for _, d := range done {
-			t.changes.commitUndo(d.rel)
+			t.changes.CommitUndo(d.rel)
 		}
 	}
 	sort.Slice(conflicts, func(i, j int) bool {
@@ -183,4 +145,55 @@ func (s *Server) cmdUndo(ctx context.Context, a taskIDArgs) (any, error) {
 		s.showMessage(ctx, protocol.MessageTypeWarning, "agentls: undid task %s except where you edited since: %s", t.id, strings.Join(where, ", "))
 	}
 	return res, nil
+}
+
+// undoPlan is what an undo will do, planned against the current text.
+type undoPlan struct {
+	edit      protocol.WorkspaceEdit
+	conflicts []conflictJSON
+	done      []undone
+	toDelete  []string // files the task created, deleted from disk (no applyEdit)
+}
+
+// planUndo plans reverting the task's applied changes; review.mu is held.
+// why is set when there is nothing to undo.
+func (s *Server) planUndo(t *task, ws *editorWorkspace, caps clientCaps, enc edits.Encoding) (p undoPlan, why string, err error) {
+	files := t.changes.Applied()
+	if len(files) == 0 {
+		if t.changes.Forgotten() {
+			return p, fmt.Sprintf("task %s is too old to undo (only the newest %d tasks keep what undo needs)", t.id, undoKeep), nil
+		}
+		return p, fmt.Sprintf("task %s changed no files (or was undone already)", t.id), nil
+	}
+	p.conflicts = []conflictJSON{}
+	for _, fc := range files {
+		cur, exists, doc, open, err := ws.current(fc.Rel)
+		if err != nil {
+			return p, "", err
+		}
+		u := s.fileURI(fc.Rel)
+		plan := review.PlanUndo(fc, cur, exists)
+		for _, c := range plan.Conflicts {
+			p.conflicts = append(p.conflicts, conflictJSON{URI: u, Line: c.Line, Reason: c.Reason})
+		}
+		switch {
+		case plan.Delete && caps.applyEdit && caps.deleteFiles:
+			p.edit.DocumentChanges = append(p.edit.DocumentChanges, &protocol.DeleteFile{Kind: "delete", URI: uri.URI(u)})
+			p.done = append(p.done, undone{rel: fc.Rel})
+		case plan.Delete && !caps.applyEdit:
+			p.toDelete = append(p.toDelete, fc.Rel)
+			p.done = append(p.done, undone{rel: fc.Rel})
+		case plan.Delete:
+			p.conflicts = append(p.conflicts, conflictJSON{URI: u, Line: 1, Reason: "the task created this file; this editor cannot delete files through LSP, delete it by hand"})
+		case len(plan.Changes) > 0:
+			var version *int32
+			if open {
+				v := doc.version
+				version = &v
+			}
+			p.edit.DocumentChanges = append(p.edit.DocumentChanges, versionedEdit(u, version, edits.TextEdits(cur, plan.Changes, enc), clientCaps{documentChanges: true}).DocumentChanges...)
+			p.done = append(p.done, undone{rel: fc.Rel, existed: true, next: plan.Next})
+		}
+	}
+	return p, "", nil
 }

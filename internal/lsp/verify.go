@@ -26,9 +26,15 @@ import (
 // only: the lines they name are the proposal's, not the editor's.
 func (s *Server) gate(ctx context.Context, cfg config.Config, root string, t *task, prog *progress) *assemble.Gate {
 	g := assemble.NewGate(cfg, root)
-	if g == nil {
-		return nil
+	if g != nil {
+		s.wireGate(ctx, g, root, t, prog)
 	}
+	return g
+}
+
+// wireGate has the gate report to the editor: progress, the overlay of
+// unsaved and proposed text, and its problems as diagnostics.
+func (s *Server) wireGate(ctx context.Context, g *assemble.Gate, root string, t *task, prog *progress) {
 	review := t != nil && t.review
 	g.OnStart = func(cmd string) { prog.report(ctx, "verifying: "+cmd) }
 	g.Overlay = func(changed []string) map[string][]byte {
@@ -36,7 +42,7 @@ func (s *Server) gate(ctx context.Context, cfg config.Config, root string, t *ta
 		for _, rel := range changed {
 			abs := root + "/" + rel
 			if review {
-				if p, ok := t.changes.proposal(rel); ok {
+				if p, ok := t.changes.Proposal(rel); ok {
 					overlay[rel] = []byte(p)
 				}
 				continue
@@ -61,7 +67,6 @@ func (s *Server) gate(ctx context.Context, cfg config.Config, root string, t *ta
 			s.setVerifyDiagnostics(ctx, s.toProtocol(diags))
 		}
 	}
-	return g
 }
 
 // runVerifyOnly is the body of an agentls.verify task: the checks alone,

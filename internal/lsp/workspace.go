@@ -12,6 +12,7 @@ import (
 	"go.lsp.dev/uri"
 	"go.uber.org/zap"
 
+	"github.com/agentls/agentls/internal/assemble"
 	"github.com/agentls/agentls/internal/edits"
 	"github.com/agentls/agentls/internal/tools"
 )
@@ -29,6 +30,11 @@ type editorWorkspace struct {
 }
 
 func (w *editorWorkspace) Root() string { return w.root }
+
+// beneath refuses rel when it resolves outside the root now (see
+// assemble.Beneath); every edit agentls sends or writes outside the tools
+// is checked so just before it goes.
+func (w *editorWorkspace) beneath(rel string) error { return assemble.Beneath(w.root, rel) }
 
 func (w *editorWorkspace) abs(rel string) string {
 	return filepath.Join(w.root, filepath.FromSlash(rel))
@@ -55,7 +61,7 @@ func (w *editorWorkspace) current(rel string) (text string, exists bool, doc doc
 }
 
 func (w *editorWorkspace) ReadFile(ctx context.Context, rel string) ([]byte, error) {
-	if p, ok := w.t.changes.proposal(rel); ok {
+	if p, ok := w.t.changes.Proposal(rel); ok {
 		return []byte(p), nil
 	}
 	text, exists, _, _, err := w.current(rel)
@@ -88,7 +94,7 @@ func (w *editorWorkspace) Edit(ctx context.Context, rel string, transform func(o
 		if err != nil {
 			return err
 		}
-		return w.t.changes.propose(rel, cur, exists, transform)
+		return w.t.changes.Propose(rel, cur, exists, transform)
 	}
 	for attempt := 1; ; attempt++ {
 		if err := ctx.Err(); err != nil {
@@ -111,7 +117,7 @@ func (w *editorWorkspace) Edit(ctx context.Context, rel string, transform func(o
 			return err
 		}
 		if applied {
-			w.t.changes.recordApplied(rel, old, exists, next)
+			w.t.changes.RecordApplied(rel, old, exists, next)
 			return nil
 		}
 		if attempt == 2 {

@@ -2,6 +2,7 @@ package policy
 
 import (
 	"path"
+	"slices"
 	"strings"
 )
 
@@ -73,6 +74,42 @@ func Protected(rel string) (bool, string) {
 		}
 	}
 	return false, ""
+}
+
+// ProtectedNames is the one list of protected names, as the sandbox
+// enforces it and the README states it: every name of protectedDirs with a
+// trailing "/" (a directory), every name of protectedFiles, and the glob
+// "*.code-workspace". The 8.3 short name git~1 is left out (it exists only
+// on Windows file systems). Sorted.
+func ProtectedNames() []string {
+	var out []string
+	for n := range protectedDirs {
+		if n != "git~1" {
+			out = append(out, n+"/")
+		}
+	}
+	for n := range protectedFiles {
+		out = append(out, n)
+	}
+	slices.Sort(out)
+	return append(out, "*.code-workspace")
+}
+
+// DefaultDenyRead are the user's files outside the workspace that
+// sandboxed processes read as empty (the sandbox.denyRead setting extends
+// the list): credentials, keys and tokens, keyrings and shell histories.
+// "~/" is the user's home directory. agentls's own state directory is
+// added by the caller, which knows where it is.
+func DefaultDenyRead() []string {
+	return []string{
+		"~/.ssh", "~/.aws", "~/.gnupg", "~/.config/gh", "~/.config/hub", "~/.netrc", "~/.git-credentials",
+		"~/.docker/config.json", "~/.kube", "~/.azure", "~/.config/gcloud", "~/.npmrc", "~/.pypirc", "~/.pgpass",
+		"~/.cargo/credentials", "~/.cargo/credentials.toml", "~/.gem/credentials", "~/.password-store",
+		"~/.local/share/keyrings", "~/.gnome2/keyrings", "~/.bash_history", "~/.zsh_history", "~/.zhistory",
+		"~/.histfile", "~/.sh_history", "~/.local/share/fish/fish_history", "~/.python_history",
+		"~/.node_repl_history", "~/.psql_history", "~/.mysql_history", "~/.sqlite_history", "~/.lesshst",
+		"~/.config/agentls", "~/.local/state/agentls",
+	}
 }
 
 // foldName lowercases a file name and drops what file systems ignore when

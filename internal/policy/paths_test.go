@@ -1,6 +1,10 @@
 package policy
 
-import "testing"
+import (
+	"os"
+	"strings"
+	"testing"
+)
 
 func TestProtected(t *testing.T) {
 	yes := []string{
@@ -49,6 +53,39 @@ func TestDefaultSecretFiles(t *testing.T) {
 	for i, p := range []string{".env", ".env.*", "*.pem", "*.key", "id_*"} {
 		if pats[i] != p {
 			t.Errorf("default %d = %q, want %q", i, pats[i], p)
+		}
+	}
+}
+
+// The sandbox enforces ProtectedNames; Protected must agree with it on
+// every name, so that the policy and the sandbox protect the same files.
+func TestProtectedNamesAreProtected(t *testing.T) {
+	names := ProtectedNames()
+	if len(names) < 24 {
+		t.Fatalf("only %d protected names: %v", len(names), names)
+	}
+	for _, n := range names {
+		rel := strings.TrimSuffix(strings.ReplaceAll(n, "*", "x"), "/")
+		if ok, _ := Protected(rel); !ok {
+			t.Errorf("%q is in ProtectedNames but Protected(%q) is false", n, rel)
+		}
+		if ok, _ := Protected("sub/" + rel + "/file"); strings.HasSuffix(n, "/") && !ok {
+			t.Errorf("a file below %q at depth is not protected", n)
+		}
+	}
+}
+
+// The README's Security model names every protected name and every path
+// of DefaultDenyRead, so the documented boundary is the enforced one.
+func TestREADMENamesTheLists(t *testing.T) {
+	b, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	readme := string(b)
+	for _, n := range append(ProtectedNames(), DefaultDenyRead()...) {
+		if !strings.Contains(readme, "`"+n+"`") {
+			t.Errorf("README does not name `%s`", n)
 		}
 	}
 }

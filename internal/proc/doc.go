@@ -17,22 +17,40 @@
 //
 // The running binary re-executes itself (/proc/self/exe) as a launcher,
 // cloned into new user, PID and mount namespaces (and a network namespace
-// with only a loopback interface unless Sandbox.Network). The launcher
-// makes its mounts private, mounts a fresh /proc (so no process outside
-// the sandbox, agentls or the editor, is visible, nor its environ), binds
-// every existing protected path read-only over itself, drops all
-// capabilities from its bounding set, applies Landlock (read and execute
-// everywhere; write only to the workspace, the system temp directory, the
-// ecosystem caches, Sandbox.WritableRoots and a few devices; no mount
-// changes) and then executes the command, which becomes the namespace's
-// first process. The launcher is recognised in this package's init (so
-// that the binary's other packages need not initialize first); Init, called
-// first thing in main and in TestMain, makes the dependency explicit.
-// Available's probe fails if a binary never reaches either.
+// with only a loopback interface unless Sandbox.Network). This is the one
+// way a sandboxed process starts, for Run and Command alike. The launcher
+// joins the command's cgroup (pids.max) and sets RLIMIT_NPROC, makes its
+// mounts private, mounts a fresh /proc (so no process outside the sandbox,
+// agentls or the editor, is visible, nor its environ), and then:
 //
-// The set-up is a plan of raw system calls computed beforehand
-// (setup_linux.go), so that the same list can run in a child forked from
-// the zygote, where nothing else is safe between fork and exec.
+//   - shows each ecosystem cache (GOCACHE, GOMODCACHE, ~/.cache, the npm
+//     cache, $CARGO_HOME/{registry,git}) through an overlayfs whose upper
+//     directory is agentls's own, per workspace (Sandbox.CacheLayer): the
+//     command can write its caches, the user's are never written;
+//   - walks the workspace (breadth first; see Limits) and binds every
+//     entry named in Sandbox.Protect read-only over itself, at any depth,
+//     and mounts an empty read-only file or directory over every entry
+//     matching Sandbox.SecretFiles; a protected name missing at the top of
+//     the workspace gets an empty placeholder on disk for the command's
+//     life (made by the parent, bound read-only like the rest, removed
+//     when the command ends if still empty), so it cannot be created;
+//   - masks every path of Sandbox.DenyRead (the user's credentials) and
+//     the cache layers the same way;
+//   - drops all capabilities from its bounding set, applies Landlock (read
+//     and execute everywhere; write only to the workspace, the system temp
+//     directory, the caches' layers, Sandbox.WritableRoots and a few
+//     devices; no mount changes), marks every descriptor above stderr
+//     close-on-exec, and executes the command, which becomes the
+//     namespace's first process.
+//
+// Every mount that depends on what the workspace holds is made on
+// descriptors (open_tree and move_mount on openat2 RESOLVE_BENEATH |
+// RESOLVE_NO_SYMLINKS descriptors), never on a path a sibling process can
+// swap for a symlink between the check and the mount. The launcher is
+// recognised in this package's init (so that the binary's other packages
+// need not initialize first); Init, called first thing in main and in
+// TestMain, makes the dependency explicit. Available's probe fails if a
+// binary never reaches either.
 //
 // # The view
 //
@@ -47,12 +65,12 @@
 //
 // # Limits
 //
-//   - Only paths that exist can be bound read-only: a protected file that
-//     does not exist yet (.agentls.json, .nvim.lua, …) can be created by a
-//     sandboxed command. What covers that is the workspace-trust approval:
-//     a new or changed .agentls.json widens nothing until the user
-//     approves its content. Only the protected paths at the top of the
-//     workspace are bound; nested repositories' .git are not.
+//   - The walk for protected and secret names skips node_modules, .venv,
+//     venv, .tox and __pycache__, looks only one level into a protected
+//     directory, and stops after 50,000 entries. A protected name created
+//     below the top of the workspace while the command runs (a new
+//     sub/.vscode) is not protected; at the top, only exact names get a
+//     placeholder (not *.code-workspace).
 //   - Landlock ABI 3 (Linux 6.2) is the minimum: older kernels cannot deny
 //     truncate(2), so Available reports false there and callers ask the
 //     user instead. Other systems have no sandbox (Available is false).
@@ -60,16 +78,14 @@
 //     not blocked on kernels before Landlock ABI 9; abstract sockets and
 //     signals outside the sandbox are (ABI 6).
 //   - A cache directory that does not exist when a command starts is not
-//     writable for it.
-//   - Cost: Run goes through a zygote (zygote_linux.go), started once per
-//     process on the first sandboxed Run and killed with it, which forks
-//     each command into fresh namespaces: no Go binary starts per command.
-//     What that costs per command is BenchmarkSandboxOverhead's to say
-//     (README, Measured); the re-executed launcher cost several times
-//     more. Command (an *exec.Cmd the caller starts:
-//     MCP servers) still uses the launcher, as does Run when the zygote
-//     cannot start. The zygote's mount namespace is a copy taken when it
-//     starts: file systems mounted later on the host are not seen.
+//     writable for it. A workspace has 8 cache-layer slots; a ninth
+//     command running at once sees the caches read-only.
+//   - The process limit is a cgroup's pids.max where agentls may create a
+//     cgroup (cgroup v1's pids hierarchy, or a v2 cgroup whose children
+//     have the pids controller); elsewhere RLIMIT_NPROC, which the kernel
+//     does not apply to root.
+//   - Cost: each command starts the agentls binary once more as the
+//     launcher (BenchmarkSandboxOverhead; README, Measured).
 //   - Network detection (Result.NetworkBlocked) is a heuristic over the
 //     output's error messages.
 //

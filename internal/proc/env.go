@@ -33,10 +33,18 @@ func IsSecretEnv(name string) bool {
 // CleanEnv returns env (os.Environ() when nil) without the variables
 // IsSecretEnv names, without any variable whose value contains one of the
 // non-empty secrets (a key read from a config file and exported under
-// another name), and with later duplicates winning. It never modifies env.
+// another name) or the value of a variable IsSecretEnv names (LLM_KEY set
+// to $OPENAI_API_KEY), and with later duplicates winning. It never
+// modifies env.
 func CleanEnv(env []string, secrets []string) []string {
 	if env == nil {
 		env = os.Environ()
+	}
+	for _, kv := range env {
+		// Values this short would match too much; no key is.
+		if name, val, ok := strings.Cut(kv, "="); ok && IsSecretEnv(name) && len(val) >= 8 {
+			secrets = append(secrets[:len(secrets):len(secrets)], val)
+		}
 	}
 	out := make([]string, 0, len(env))
 	index := map[string]int{}

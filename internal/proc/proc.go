@@ -7,11 +7,8 @@ import (
 	"io"
 	"os"
 	"os/exec"
-	"regexp"
-	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
 )
 
@@ -93,11 +90,15 @@ func Command(ctx context.Context, s Spec) (*exec.Cmd, error) {
 	}
 	env := CleanEnv(s.Env, s.Secrets)
 	var cmd *exec.Cmd
+	var cleanup func()
 	if sb.Mode == ModeOff {
 		cmd = exec.CommandContext(ctx, argv[0], argv[1:]...)
 		ownSession(cmd)
-	} else if cmd, err = sandboxed(ctx, argv, env, sb, s.Dir); err != nil {
+	} else if cmd, cleanup, err = sandboxed(ctx, argv, env, sb, s.Dir); err != nil {
 		return nil, err
+	}
+	if cleanup != nil {
+		releases.Store(cmd, cleanup)
 	}
 	cmd.Dir = s.Dir
 	cmd.Env = env
@@ -136,21 +137,11 @@ func Run(ctx context.Context, s Spec) (Result, error) {
 	if err != nil {
 		return Result{ExitCode: -1}, err
 	}
-	if sb.Mode != ModeOff {
-		if r, ok, err := viaZygote(runCtx, s, sb, out); ok {
-			if err != nil {
-				return r, err
-			}
-			return finish(ctx, runCtx, r, out, start, sb)
-		}
-	}
 	cmd, err := Command(runCtx, s)
 	if err != nil {
 		return Result{ExitCode: -1}, err
 	}
-	for _, f := range cmd.ExtraFiles {
-		defer f.Close()
-	}
+	defer release(cmd)
 	// Our own pipe rather than an io.Writer: with a writer, Wait also waits
 	// for every background child that inherited the pipe.
 	pr, pw, err := os.Pipe()
@@ -176,6 +167,16 @@ func Run(ctx context.Context, s Spec) (Result, error) {
 	return finish(ctx, runCtx, Result{ExitCode: cmd.ProcessState.ExitCode()}, out, start, sb)
 }
 
+// releases holds what each sandboxed command holds until it ends (its
+// cgroup, its placeholders): KillTree or the end of Run releases it.
+var releases sync.Map // *exec.Cmd → func()
+
+func release(cmd *exec.Cmd) {
+	if f, ok := releases.LoadAndDelete(cmd); ok {
+		f.(func())()
+	}
+}
+
 // waitCopied waits for the output to be read to its end, or a second
 // when a process outside the tree holds the pipe.
 func waitCopied(copied chan struct{}, pr *os.File) {
@@ -187,20 +188,13 @@ func waitCopied(copied chan struct{}, pr *os.File) {
 	}
 }
 
-// errnoText turns the numbers the zygote's child prints into words.
-var errnoText = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`errno (\d+)`) })
-
 func finish(ctx, runCtx context.Context, r Result, out *Capper, start time.Time, sb Sandbox) (Result, error) {
 	r.Output, r.Duration = out.String(), time.Since(start)
 	r.Cancelled = ctx.Err() != nil
 	r.TimedOut = !r.Cancelled && errors.Is(runCtx.Err(), context.DeadlineExceeded) && r.ExitCode < 0
 	if sb.Mode != ModeOff {
 		if r.ExitCode == launchFailed && strings.HasPrefix(r.Output, launchPrefix) {
-			msg := errnoText().ReplaceAllStringFunc(strings.TrimSpace(r.Output), func(m string) string {
-				n, _ := strconv.Atoi(m[len("errno "):])
-				return syscall.Errno(n).Error()
-			})
-			return r, fmt.Errorf("proc: %s", msg)
+			return r, fmt.Errorf("proc: %s", strings.TrimSpace(r.Output))
 		}
 		r.NetworkBlocked = !sb.Network && r.ExitCode != 0 && NetworkFailure(r.Output)
 	}

@@ -20,6 +20,9 @@ func TestMain(m *testing.M) {
 	if addr := os.Getenv("PROC_TEST_DIAL"); addr != "" {
 		helperDial(addr)
 	}
+	if marker := os.Getenv("PROC_TEST_WALK"); marker != "" {
+		helperWalk(marker)
+	}
 	os.Exit(m.Run())
 }
 

@@ -1,11 +1,14 @@
 package proc
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
+	"sort"
 	"strings"
 	"sync"
 )
@@ -17,10 +20,10 @@ const (
 	ModeOff            = "off"
 )
 
-// DefaultProtect are the workspace-relative paths that stay read-only in a
-// writable workspace: the repository (hooks and a config that can hold
-// credentials), and the files that configure agentls or an editor.
-var DefaultProtect = []string{".git", ".agentls.json", ".vscode", ".helix", ".nvim.lua", ".exrc", ".dir-locals.el"}
+// DefaultMaxProcs bounds the processes a sandboxed command may have at
+// once when Sandbox.MaxProcs is zero: enough for a parallel build, too few
+// for a fork bomb to starve the machine.
+const DefaultMaxProcs = 1024
 
 // ErrUnavailable is wrapped by the errors of Run and Command when a
 // sandbox was asked for and cannot be set up on this machine; the caller
@@ -41,10 +44,31 @@ type Sandbox struct {
 	// WritableRoots are further directories it may write
 	// (ModeWorkspaceWrite only). Those that do not exist are skipped.
 	WritableRoots []string
-	// Protect are workspace-relative paths kept read-only even though the
-	// workspace is writable; nil means DefaultProtect. Paths that do not
-	// exist are skipped (see the package comment).
+	// Protect are the names of files and directories (a trailing "/"
+	// marks a directory) that stay read-only at any depth of a writable
+	// workspace: each entry is a path.Match glob on one path element,
+	// compared without case. Those that exist when the command starts are
+	// bound read-only; those that do not, at the top of the workspace,
+	// get a read-only empty placeholder for the command's life, so it
+	// cannot create them either. The caller passes policy.ProtectedNames():
+	// this package holds no list of its own.
 	Protect []string
+	// SecretFiles are the tools.secretFiles globs: workspace files that
+	// match (those found when the command starts, at any depth) read as
+	// empty inside the sandbox.
+	SecretFiles []string
+	// DenyRead are paths outside the workspace ("~/" is the home
+	// directory) that read as empty (a file) or as an empty directory
+	// inside the sandbox: the user's credentials and histories
+	// (policy.DefaultDenyRead and sandbox.denyRead).
+	DenyRead []string
+	// CacheLayer is the directory under which the writable layers of the
+	// copy-on-write caches live; empty means
+	// $XDG_STATE_HOME/agentls/sandbox/<hash of the workspace>.
+	CacheLayer string
+	// MaxProcs bounds the processes the command may have at once; zero
+	// means DefaultMaxProcs.
+	MaxProcs int
 	// View, when not nil, shows the process a view of the workspace
 	// instead of the workspace: an overlay mounted on the workspace's own
 	// path, whose files are the disk's except those View names
@@ -90,13 +114,16 @@ func (sb Sandbox) normalize(dir string) (Sandbox, error) {
 	if sb.Workspace, err = filepath.EvalSymlinks(ws); err != nil {
 		return sb, fmt.Errorf("proc: sandbox workspace: %w", err)
 	}
-	if sb.Protect == nil {
-		sb.Protect = DefaultProtect
-	}
 	for _, p := range sb.Protect {
-		if !filepath.IsLocal(p) {
-			return sb, fmt.Errorf("proc: protected path %q is not inside the workspace", p)
+		if n := strings.TrimSuffix(p, "/"); n == "" || strings.Contains(n, "/") {
+			return sb, fmt.Errorf("proc: protected name %q is not one path element", p)
 		}
+	}
+	if sb.MaxProcs <= 0 {
+		sb.MaxProcs = DefaultMaxProcs
+	}
+	if sb.CacheLayer == "" {
+		sb.CacheLayer = defaultCacheLayer(sb.Workspace)
 	}
 	return sb, nil
 }
@@ -110,7 +137,7 @@ func (sb Sandbox) writable(env []string) []string {
 		dirs = append(dirs, sb.WritableRoots...)
 	}
 	dirs = append(dirs, os.TempDir())
-	dirs = append(dirs, cacheDirs(env)...)
+	dirs = append(dirs, caches(env)...)
 	var out []string
 	seen := map[string]bool{}
 	for _, d := range dirs {
@@ -165,19 +192,69 @@ func cacheDirs(env []string) []string {
 	return dirs
 }
 
-// protected lists the existing protected paths, absolute.
-func (sb Sandbox) protected() []string {
-	if sb.Mode != ModeWorkspaceWrite {
-		return nil
-	}
+// caches are the existing cache directories a sandboxed process sees
+// through a copy-on-write layer, outermost first: one inside another
+// (GOCACHE in ~/.cache) is covered by the outer one's layer.
+func caches(env []string) []string {
 	var out []string
-	for _, p := range sb.Protect {
-		abs := filepath.Join(sb.Workspace, p)
-		if _, err := os.Lstat(abs); err == nil {
-			out = append(out, abs)
+	for _, d := range cacheDirs(env) {
+		if d == "" || !filepath.IsAbs(d) {
+			continue
+		}
+		d = filepath.Clean(d)
+		if r, err := filepath.EvalSymlinks(d); err == nil {
+			d = r
+		}
+		if fi, err := os.Stat(d); err != nil || !fi.IsDir() {
+			continue
+		}
+		out = append(out, d)
+	}
+	sort.Slice(out, func(i, j int) bool { return len(out[i]) < len(out[j]) })
+	var kept []string
+	for _, d := range out {
+		inside := false
+		for _, k := range kept {
+			if d == k || strings.HasPrefix(d, k+"/") {
+				inside = true
+			}
+		}
+		if !inside {
+			kept = append(kept, d)
 		}
 	}
-	return out
+	return kept
+}
+
+// defaultCacheLayer is where a workspace's cache layers live: agentls's
+// state directory, which no sandboxed process can read or write (it is
+// masked), and which is never inside a cache it layers.
+func defaultCacheLayer(ws string) string {
+	state := os.Getenv("XDG_STATE_HOME")
+	if !filepath.IsAbs(state) {
+		home, err := os.UserHomeDir()
+		if err != nil {
+			return ""
+		}
+		state = filepath.Join(home, ".local", "state")
+	}
+	sum := sha256.Sum256([]byte(ws))
+	return filepath.Join(state, "agentls", "sandbox", hex.EncodeToString(sum[:8]))
+}
+
+// expandHome turns "~/x" into an absolute path; other relative paths are
+// dropped.
+func expandHome(p, home string) string {
+	if rest, ok := strings.CutPrefix(p, "~/"); ok {
+		if home == "" {
+			return ""
+		}
+		return filepath.Join(home, rest)
+	}
+	if !filepath.IsAbs(p) {
+		return ""
+	}
+	return filepath.Clean(p)
 }
 
 // netFailure matches the messages of common tools (curl, git, Go, npm,
@@ -208,7 +285,6 @@ func NetworkFailure(output string) bool {
 // The launcher: Init recognises it by its first argument and runs it.
 const (
 	launcherArg  = "__agentls_sandbox_launcher__"
-	zygoteArg    = "__agentls_sandbox_zygote__"
 	launchPrefix = "agentls sandbox: "
 	launchFailed = 126
 	probeOK      = "agentls-sandbox-ok"
@@ -223,19 +299,27 @@ type launchConfig struct {
 	ViewThrough []string `json:"viewThrough,omitempty"`
 	Network     bool     `json:"network"`
 	Writable    []string `json:"writable"`
-	Protect     []string `json:"protect"`
-	Probe       bool     `json:"probe,omitempty"`
+	// Protect and Secrets are name globs the launcher looks for in the
+	// workspace (ReadOnly: the whole workspace is read-only already).
+	Protect  []string `json:"protect,omitempty"`
+	Secrets  []string `json:"secrets,omitempty"`
+	DenyRead []string `json:"denyRead,omitempty"`
+	// Caches are layered copy-on-write; CacheLayer holds the layers.
+	Caches     []string `json:"caches,omitempty"`
+	CacheLayer string   `json:"cacheLayer,omitempty"`
+	MaxProcs   int      `json:"maxProcs,omitempty"`
+	// Descriptors the launcher inherits: the view's texts and the
+	// cgroup.procs file to join (0: none).
+	ViewFD   int  `json:"viewFD,omitempty"`
+	LayerFD  int  `json:"layerFD,omitempty"`
+	CgroupFD int  `json:"cgroupFD,omitempty"`
+	Probe    bool `json:"probe,omitempty"`
 }
 
 // Init runs the sandbox launcher and never returns when this process was
 // started as one; otherwise it returns at once. Call it first thing in
 // main (and in TestMain of tests that run sandboxed commands).
 func Init() {
-	if len(os.Args) == 2 && os.Args[1] == zygoteArg {
-		err := zygoteMain()
-		fmt.Fprintf(os.Stderr, "%s%v\n", launchPrefix, err)
-		os.Exit(launchFailed)
-	}
 	if len(os.Args) < 3 || os.Args[1] != launcherArg {
 		return
 	}

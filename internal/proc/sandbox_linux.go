@@ -68,29 +68,67 @@ func probe() (bool, string) {
 	return true, ""
 }
 
-// sandboxed is the command that runs argv through the launcher.
-func sandboxed(ctx context.Context, argv, env []string, sb Sandbox, dir string) (*exec.Cmd, error) {
+// sandboxed is the command that runs argv through the launcher, and what
+// to release once it has ended (its cgroup, its placeholders).
+func sandboxed(ctx context.Context, argv, env []string, sb Sandbox, dir string) (*exec.Cmd, func(), error) {
 	if ok, why := Available(); !ok {
-		return nil, fmt.Errorf("proc: %w: %s", ErrUnavailable, why)
+		return nil, nil, fmt.Errorf("proc: %w: %s", ErrUnavailable, why)
 	}
 	cfg, err := configFor(argv, env, sb, dir)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
+	}
+	var extra []*os.File
+	release := func() {
+		for _, f := range extra {
+			f.Close()
+		}
+	}
+	if sb.View != nil {
+		// The view's texts go through a memory file, not argv's size limits.
+		f, err := viewFile(sb.View)
+		if err != nil {
+			return nil, nil, err
+		}
+		extra = append(extra, f)
+		cfg.ViewFD = 2 + len(extra)
+	}
+	if len(cfg.Caches) > 0 {
+		// Without a layer of its own, a cache is not writable at all.
+		var lock *os.File
+		if cfg.CacheLayer, lock = layerSlot(sb.CacheLayer); lock == nil {
+			cfg.Caches = nil
+		} else {
+			extra = append(extra, lock) // held until the command ends
+			cfg.LayerFD = 2 + len(extra)
+		}
+	}
+	cg, procs := newCgroup(cfg.MaxProcs)
+	if procs != nil {
+		extra = append(extra, procs)
+		cfg.CgroupFD = 2 + len(extra)
+	}
+	var unplace func()
+	if sb.Mode == ModeWorkspaceWrite && sb.View == nil {
+		unplace = placeholders(sb.Workspace, sb.Protect)
+	}
+	cleanup := func() {
+		release()
+		if unplace != nil {
+			unplace()
+		}
+		cg.remove()
 	}
 	cmd, err := launcher(ctx, cfg, sb.Network)
-	if err != nil || !cfg.View {
-		return cmd, err
-	}
-	// The view's texts go through a memory file, not argv's size limits.
-	f, err := viewFile(sb.View)
 	if err != nil {
-		return nil, err
+		cleanup()
+		return nil, nil, err
 	}
-	cmd.ExtraFiles = []*os.File{f} // descriptor 3 in the launcher
-	return cmd, nil
+	cmd.ExtraFiles = extra
+	return cmd, cleanup, nil
 }
 
-// configFor is what the launcher or the zygote is told.
+// configFor is what the launcher is told.
 func configFor(argv, env []string, sb Sandbox, dir string) (launchConfig, error) {
 	if dir == "" {
 		dir, _ = os.Getwd()
@@ -100,7 +138,21 @@ func configFor(argv, env []string, sb Sandbox, dir string) (launchConfig, error)
 		return launchConfig{}, fmt.Errorf("proc: %w", err)
 	}
 	cfg := launchConfig{Argv: argv, Dir: dir, Workspace: sb.Workspace, Network: sb.Network,
-		Writable: sb.writable(env), Protect: sb.protected()}
+		Writable: sb.writable(env), MaxProcs: sb.MaxProcs, Caches: caches(env)}
+	if sb.Mode == ModeWorkspaceWrite {
+		cfg.Protect = sb.Protect
+	}
+	cfg.Secrets = sb.SecretFiles
+	home := lookupEnv(env, "HOME")
+	if home == "" {
+		home, _ = os.UserHomeDir()
+	}
+	for _, p := range sb.DenyRead {
+		if abs := expandHome(p, home); abs != "" {
+			cfg.DenyRead = append(cfg.DenyRead, abs)
+		}
+	}
+
 	if sb.View != nil {
 		cfg.View, cfg.ViewThrough = true, sb.ViewThrough
 	}
@@ -171,9 +223,12 @@ func launch(arg string) error {
 	if err := json.Unmarshal([]byte(arg), &cfg); err != nil || len(cfg.Argv) == 0 {
 		return fmt.Errorf("bad launcher argument: %v", err)
 	}
+	if err := limitProcs(cfg); err != nil {
+		return err
+	}
 	var view map[string][]byte
-	if cfg.View {
-		f := os.NewFile(3, "view")
+	if cfg.ViewFD > 0 {
+		f := os.NewFile(uintptr(cfg.ViewFD), "view")
 		err := json.NewDecoder(f).Decode(&view)
 		f.Close()
 		if err != nil {
@@ -184,7 +239,10 @@ func launch(arg string) error {
 	if err != nil {
 		return err
 	}
-	p, err := buildPlan(setup{cfg: cfg, view: view})
+	// Mounts in order: the view on the workspace, the caches' layers, the
+	// protected names and the masks (both found on what the command will
+	// see), then the last plan: network, capabilities, Landlock.
+	p, err := buildMounts(cfg, view)
 	if err != nil {
 		return err
 	}
@@ -193,9 +251,24 @@ func launch(arg string) error {
 		return fmt.Errorf("%s: %w", p.ops[i].what, syscall.Errno(errno))
 	}
 	runtime.KeepAlive(p)
+	if err := mountBoundary(cfg); err != nil {
+		return err
+	}
+	if p, err = buildConfine(cfg); err != nil {
+		return err
+	}
+	if i, errno := runOps(p.ops, &slots); i >= 0 {
+		return fmt.Errorf("%s: %w", p.ops[i].what, syscall.Errno(errno))
+	}
+	runtime.KeepAlive(p)
 	if cfg.Probe {
 		fmt.Println(probeOK)
 		os.Exit(0)
+	}
+	// No descriptor but the standard three reaches the command: agentls
+	// may have inherited some from whoever started it.
+	if err := unix.CloseRange(3, ^uint(0), unix.CLOSE_RANGE_CLOEXEC); err != nil {
+		return fmt.Errorf("close descriptors: %w", err)
 	}
 	if err := unix.Exec(path, cfg.Argv, os.Environ()); err != nil {
 		return fmt.Errorf("exec %s: %w", cfg.Argv[0], err)

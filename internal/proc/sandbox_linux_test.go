@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agentls/agentls/internal/policy"
 	"github.com/agentls/agentls/internal/proc"
 	"golang.org/x/sys/unix"
 )
@@ -23,6 +24,12 @@ func needSandbox(t *testing.T) {
 	if ok, why := proc.Available(); !ok {
 		t.Skipf("sandbox unavailable here: %s", why)
 	}
+}
+
+// confined is the sandbox agentls configures (assemble): the policy's
+// lists of protected names, secret files and masked paths.
+func confined() proc.Sandbox {
+	return proc.Sandbox{Protect: policy.ProtectedNames(), SecretFiles: policy.DefaultSecretFiles(), DenyRead: policy.DefaultDenyRead()}
 }
 
 // outsideDir is a directory neither in the workspace nor in os.TempDir
@@ -118,7 +125,7 @@ func TestSandboxProtectsGitAndConfig(t *testing.T) {
 			}
 			ws = setup(t)
 			before = snapshot(ws)
-			r := run(t, proc.Spec{Shell: a.cmd, Dir: ws, Sandbox: proc.Sandbox{}})
+			r := run(t, proc.Spec{Shell: a.cmd, Dir: ws, Sandbox: confined()})
 			if after := snapshot(ws); r.ExitCode == 0 || after != before {
 				t.Errorf("sandboxed attack succeeded: %+v\nbefore:\n%s\nafter:\n%s", r, before, after)
 			}

@@ -16,15 +16,9 @@ func Available() (ok bool, why string) {
 	return false, fmt.Sprintf("no sandbox on %s", runtime.GOOS)
 }
 
-func sandboxed(ctx context.Context, argv, env []string, sb Sandbox, dir string) (*exec.Cmd, error) {
+func sandboxed(ctx context.Context, argv, env []string, sb Sandbox, dir string) (*exec.Cmd, func(), error) {
 	_, why := Available()
-	return nil, fmt.Errorf("proc: %w: %s", ErrUnavailable, why)
+	return nil, nil, fmt.Errorf("proc: %w: %s", ErrUnavailable, why)
 }
 
 func launch(string) error { return errors.New("no sandbox launcher on " + runtime.GOOS) }
-
-func viaZygote(runCtx context.Context, s Spec, sb Sandbox, out *Capper) (Result, bool, error) {
-	return Result{}, false, nil
-}
-
-func zygoteMain() error { return errors.New("no sandbox zygote on " + runtime.GOOS) }

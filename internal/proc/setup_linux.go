@@ -14,12 +14,11 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// The sandbox's set-up inside its namespaces is a plan: a list of system
-// calls computed beforehand in ordinary Go (paths, flags, Landlock rules,
-// the view's files), run by runOps, which makes raw system calls only.
-// That lets the zygote run it in a child forked from a multi-threaded Go
-// process, where nothing but raw system calls is safe between fork and
-// exec, and lets the re-executed launcher run the very same list.
+// Part of the sandbox's set-up inside its namespaces is a plan: a list of
+// system calls computed beforehand in ordinary Go (paths, flags, Landlock
+// rules, the view's files), run by runOps, which makes raw system calls
+// only. The mounts that depend on what the workspace holds (mounts_linux.go)
+// run between the two plans, as ordinary Go.
 
 // op is one system call. An argument whose slot is set is replaced by a
 // descriptor an earlier op opened; keep stores the result in a slot; poke
@@ -103,11 +102,7 @@ func (p *plan) onSlot(nr uintptr, what string, s int8, args ...uintptr) *op {
 }
 
 // runOps runs the plan's calls in order and returns the index of the one
-// that failed and its errno, or -1. It must stay nosplit and call nothing
-// but raw system calls: in the zygote it runs between fork and exec.
-//
-//go:nosplit
-//go:norace
+// that failed and its errno, or -1.
 func runOps(ops []op, slots *[nslots]uintptr) (int, uintptr) {
 	for i := 0; i < len(ops); i++ {
 		o := &ops[i]
@@ -131,39 +126,23 @@ func runOps(ops []op, slots *[nslots]uintptr) (int, uintptr) {
 	return -1, 0
 }
 
-// setup is what buildPlan needs besides the launch configuration.
-type setup struct {
-	cfg  launchConfig
-	view map[string][]byte
-	// zygote: the child also sets its standard descriptors and leaves
-	// its parent's session; the launcher inherits both from exec.Cmd.
-	stdio []int
-}
-
-// buildPlan turns a launch configuration into the calls that confine a
-// process already in its new namespaces, up to (not including) exec.
-func buildPlan(s setup) (*plan, error) {
+// buildMounts: private mounts, a fresh /proc and the view.
+func buildMounts(cfg launchConfig, view map[string][]byte) (*plan, error) {
 	p := &plan{}
-	cfg := s.cfg
-	for i, fd := range s.stdio {
-		p.add("set up standard descriptors", unix.SYS_DUP3, uintptr(fd), uintptr(i), 0)
-	}
-	if s.stdio != nil {
-		p.add("setsid", unix.SYS_SETSID)
-		p.add("parent death signal", unix.SYS_PRCTL, unix.PR_SET_PDEATHSIG, uintptr(unix.SIGKILL))
-	}
 	p.mount("make mounts private", "", "/", "", unix.MS_REC|unix.MS_PRIVATE, "")
 	p.mount("mount /proc", "proc", "/proc", "proc", unix.MS_NOSUID|unix.MS_NODEV|unix.MS_NOEXEC, "")
 	if cfg.View {
-		if err := p.view(cfg, s.view); err != nil {
+		if err := p.view(cfg, view); err != nil {
 			return nil, err
 		}
 	}
-	for _, path := range cfg.Protect {
-		if err := p.bindReadOnly(path, cfg.View); err != nil {
-			return nil, err
-		}
-	}
+	return p, nil
+}
+
+// buildConfine: the loopback, the working directory, no capabilities,
+// Landlock.
+func buildConfine(cfg launchConfig) (*plan, error) {
+	p := &plan{}
 	if !cfg.Network {
 		ifr, err := unix.NewIfreq("lo")
 		if err != nil {
@@ -247,16 +226,6 @@ func (p *plan) view(cfg launchConfig, files map[string][]byte) error {
 		",upperdir=/proc/self/fd/" + strconv.Itoa(fdUpper) + "/u" +
 		",workdir=/proc/self/fd/" + strconv.Itoa(fdUpper) + "/w"
 	p.mount("mount the view (overlayfs)", "agentls-view", ws, "overlay", unix.MS_NOSUID|unix.MS_NODEV, opts)
-	for _, d := range cfg.ViewThrough {
-		if !filepath.IsLocal(d) {
-			continue
-		}
-		if fi, err := os.Lstat(filepath.Join(ws, d)); err != nil || !fi.IsDir() {
-			continue
-		}
-		p.mount("bind "+d+" through the view", "/proc/self/fd/"+strconv.Itoa(fdLower)+"/"+d, filepath.Join(ws, d), "", unix.MS_BIND|unix.MS_REC, "")
-	}
-	p.add("close", unix.SYS_CLOSE, fdLower)
 	p.add("close", unix.SYS_CLOSE, fdUpper)
 	return nil
 }
@@ -265,34 +234,6 @@ func (p *plan) mkdir(path string, mode os.FileMode) {
 	p.add("mkdir "+path, unix.SYS_MKDIRAT, atFDCWD, p.cstr(path), uintptr(mode.Perm()))
 	// mkdir's mode passes through the umask; the directory's must not.
 	p.add("chmod "+path, unix.SYS_FCHMODAT, atFDCWD, p.cstr(path), uintptr(mode.Perm()), 0)
-}
-
-// bindReadOnly mounts path read-only over itself. A bind mount in a user
-// namespace keeps the flags the host locked on the original mount
-// (nosuid, nodev, …), so the remount repeats them; in the view, the
-// overlay's own flags.
-func (p *plan) bindReadOnly(path string, inView bool) error {
-	flags := uintptr(unix.MS_BIND | unix.MS_REMOUNT | unix.MS_RDONLY)
-	if inView {
-		flags |= unix.MS_NOSUID | unix.MS_NODEV
-	} else {
-		var st unix.Statfs_t
-		if err := unix.Statfs(path, &st); err != nil {
-			return err
-		}
-		for _, m := range []struct{ st, ms uintptr }{
-			{unix.ST_NOSUID, unix.MS_NOSUID}, {unix.ST_NODEV, unix.MS_NODEV},
-			{unix.ST_NOEXEC, unix.MS_NOEXEC}, {unix.ST_NOATIME, unix.MS_NOATIME},
-			{unix.ST_NODIRATIME, unix.MS_NODIRATIME}, {unix.ST_RELATIME, unix.MS_RELATIME},
-		} {
-			if uintptr(st.Flags)&m.st != 0 {
-				flags |= m.ms
-			}
-		}
-	}
-	p.mount("protect "+path, path, path, "", unix.MS_BIND|unix.MS_REC, "")
-	p.mount("protect "+path+" (read-only)", "", path, "", flags, "")
-	return nil
 }
 
 // dropCapabilities empties every capability set, so the command has no

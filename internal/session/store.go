@@ -141,15 +141,21 @@ func ValidID(id string) bool {
 	return true
 }
 
-// NewID returns a fresh session ID: the time, for sorting by eye, and a
-// random suffix.
-func (s *Store) NewID() string {
-	// The random part tells apart sessions begun in the same second; it
-	// need not be secret, and math/rand's generator, seeded by the runtime,
-	// spares a start-up the set-up of crypto/rand's.
-	n := rand.Uint32()
-	b := [3]byte{byte(n), byte(n >> 8), byte(n >> 16)}
-	return s.opts.Now().Format("20060102-150405") + "-" + hex.EncodeToString(b[:])
+// NewID returns a fresh session ID (see the package function NewID).
+func (s *Store) NewID() string { return NewID(s.opts.Now()) }
+
+// NewID returns a fresh session ID: the time, for sorting by eye, and 48
+// random bits. Front ends that name a session before its store is open
+// (the language server queues tasks by session) use it too, so that two
+// processes on one workspace never hand out the same ID: a shared ID would
+// continue another editor's conversation.
+func NewID(now time.Time) string {
+	// The random part need not be secret; math/rand's generator is
+	// seeded per process by the runtime, which is what tells two
+	// processes apart, and spares a start-up crypto/rand's set-up.
+	n := rand.Uint64()
+	b := [6]byte{byte(n), byte(n >> 8), byte(n >> 16), byte(n >> 24), byte(n >> 32), byte(n >> 40)}
+	return now.Format("20060102-150405") + "-" + hex.EncodeToString(b[:])
 }
 
 // record is one line of a session file. Type says which fields are set.

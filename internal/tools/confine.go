@@ -82,20 +82,27 @@ func (p Policy) ResolveRead(userPath string) (abs, rel string, err error) {
 // internals are read-only, checked on both the spelled and the real path so
 // a symlink cannot route a write into .git.
 func (p Policy) ResolveWrite(userPath string) (abs, rel string, err error) {
-	abs, rel, lexical, err := resolve(p.Root, userPath)
+	abs, rel, _, err = p.resolveWrite(userPath)
+	return abs, rel, err
+}
+
+// resolveWrite is ResolveWrite that also returns the path as spelled
+// (lexical), for the checks that must hold on both names.
+func (p Policy) resolveWrite(userPath string) (abs, rel, lexical string, err error) {
+	abs, rel, lexical, err = resolve(p.Root, userPath)
 	if err != nil {
-		return "", "", err
+		return "", "", "", err
 	}
 	if inGitDir(rel) || inGitDir(lexical) {
-		return "", "", fmt.Errorf("path %s is inside .git, which is read-only: %w", userPath, ErrReadOnly)
+		return "", "", "", fmt.Errorf("path %s is inside .git, which is read-only: %w", userPath, ErrReadOnly)
 	}
 	if p.IsSecret(rel) || p.IsSecret(lexical) {
-		return "", "", fmt.Errorf("path %s is a secret file (tools.secretFiles): %w", userPath, ErrSecret)
+		return "", "", "", fmt.Errorf("path %s is a secret file (tools.secretFiles): %w", userPath, ErrSecret)
 	}
 	if rel == "." {
-		return "", "", fmt.Errorf("path %s is the workspace root, not a file: %w", userPath, ErrBadPath)
+		return "", "", "", fmt.Errorf("path %s is the workspace root, not a file: %w", userPath, ErrBadPath)
 	}
-	return abs, rel, nil
+	return abs, rel, lexical, nil
 }
 
 // inGitDir reports whether a '/'-separated relative path has a .git

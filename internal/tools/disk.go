@@ -3,18 +3,25 @@ package tools
 import (
 	"bytes"
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io/fs"
 	"os"
+	"path"
 	"path/filepath"
 	"sync"
+	"syscall"
 )
 
 // DiskWorkspace is an agent.Workspace on the plain file system, for the
 // headless CLI and tests. Edits replace files atomically (a temporary file in
 // the same directory, then rename), so a reader or a crash never sees half a
-// file.
+// file. Every read and write goes through an os.Root opened on the
+// workspace at that moment: the path is resolved beneath the root when it
+// is used, so a directory swapped for a symlink to somewhere else after the
+// tools checked the path cannot carry the write out of the workspace.
 type DiskWorkspace struct {
 	root string
 	// mu serialises edits made through this workspace, so two edits of one
@@ -41,14 +48,24 @@ func NewDiskWorkspace(root string) (*DiskWorkspace, error) {
 // Root returns the absolute workspace directory.
 func (w *DiskWorkspace) Root() string { return w.root }
 
-func (w *DiskWorkspace) path(rel string) (string, error) {
+// local checks rel is a workspace-relative path and returns it in the
+// system's form.
+func local(rel string) (string, error) {
 	p := filepath.FromSlash(rel)
 	// The tools confine paths with Policy first; this catches callers that
-	// did not, without repeating the symlink work.
-	if !filepath.IsLocal(p) && p != "." {
+	// did not. os.Root does the rest at the moment of use.
+	if !filepath.IsLocal(p) || p == "." {
 		return "", fmt.Errorf("path %s is %w", rel, ErrOutside)
 	}
-	return filepath.Join(w.root, p), nil
+	return p, nil
+}
+
+func (w *DiskWorkspace) open() (*os.Root, error) {
+	r, err := os.OpenRoot(w.root)
+	if err != nil {
+		return nil, fmt.Errorf("workspace %s: %w", w.root, err)
+	}
+	return r, nil
 }
 
 // ReadFile reads rel from disk.
@@ -56,11 +73,21 @@ func (w *DiskWorkspace) ReadFile(ctx context.Context, rel string) ([]byte, error
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	p, err := w.path(rel)
+	p, err := local(rel)
 	if err != nil {
 		return nil, err
 	}
-	data, _, err := ReadRegularFile(p)
+	r, err := w.open()
+	if err != nil {
+		return nil, err
+	}
+	defer r.Close()
+	f, err := r.OpenFile(p, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	data, _, err := readRegular(f, rel)
 	return data, err
 }
 
@@ -68,18 +95,27 @@ func (w *DiskWorkspace) ReadFile(ctx context.Context, rel string) ([]byte, error
 // edit (another program writing it in a loop).
 const maxEditAttempts = 5
 
+// maxLinkFollow bounds how many symlinks Edit follows to reach the file.
+const maxLinkFollow = 8
+
 // Edit runs transform on the file's current text and replaces the file with
 // the result. If the file changed on disk while transform ran, it starts over
 // on the new text, as the Workspace contract asks. A result equal to the
 // current text writes nothing.
 func (w *DiskWorkspace) Edit(ctx context.Context, rel string, transform func(old []byte, exists bool) ([]byte, error)) error {
-	p, err := w.path(rel)
+	p, err := local(rel)
 	if err != nil {
 		return err
 	}
-	// Write through a symlink to its target instead of replacing the link.
-	if real, err := filepath.EvalSymlinks(p); err == nil {
-		p = real
+	r, err := w.open()
+	if err != nil {
+		return err
+	}
+	defer r.Close()
+	// Write through a symlink to its target instead of replacing the link,
+	// as long as the target is in the workspace.
+	if p, err = followInRoot(r, p); err != nil {
+		return fmt.Errorf("edit %s: %w", rel, err)
 	}
 	w.mu.Lock()
 	defer w.mu.Unlock()
@@ -87,7 +123,7 @@ func (w *DiskWorkspace) Edit(ctx context.Context, rel string, transform func(old
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		old, exists, mode, err := readCurrent(p)
+		old, exists, mode, err := readCurrent(r, p)
 		if err != nil {
 			return err
 		}
@@ -98,46 +134,99 @@ func (w *DiskWorkspace) Edit(ctx context.Context, rel string, transform func(old
 		if exists && bytes.Equal(old, text) {
 			return nil
 		}
-		now, nowExists, _, err := readCurrent(p)
+		now, nowExists, _, err := readCurrent(r, p)
 		if err != nil {
 			return err
 		}
 		if nowExists != exists || !bytes.Equal(now, old) {
 			continue
 		}
-		return writeAtomic(p, text, mode)
+		return writeAtomic(r, p, text, mode)
 	}
 	return fmt.Errorf("edit %s: the file kept changing while it was being edited", rel)
 }
 
-func readCurrent(p string) (data []byte, exists bool, mode fs.FileMode, err error) {
-	data, fi, err := ReadRegularFile(p)
+// followInRoot follows p while it is a symlink whose target lies in the
+// workspace, and returns the path it reaches. A link out of the workspace
+// is an error: replacing it would be as wrong as writing through it.
+func followInRoot(r *os.Root, p string) (string, error) {
+	for range maxLinkFollow {
+		fi, err := r.Lstat(p)
+		if err != nil || fi.Mode()&fs.ModeSymlink == 0 {
+			return p, nil
+		}
+		target, err := r.Readlink(p)
+		if err != nil {
+			return "", err
+		}
+		if filepath.IsAbs(target) {
+			real, err := filepath.EvalSymlinks(r.Name())
+			if err != nil {
+				return "", err
+			}
+			t, ok := within(real, filepath.Clean(target))
+			if !ok {
+				if t, ok = within(filepath.Clean(r.Name()), filepath.Clean(target)); !ok {
+					return "", fmt.Errorf("%s is a symlink out of the workspace: %w", p, ErrOutside)
+				}
+			}
+			target = t
+		} else {
+			target = filepath.Join(filepath.Dir(p), target)
+		}
+		if !filepath.IsLocal(target) {
+			return "", fmt.Errorf("%s is a symlink out of the workspace: %w", p, ErrOutside)
+		}
+		p = target
+	}
+	return "", fmt.Errorf("too many levels of symbolic links: %w", ErrBadPath)
+}
+
+func readCurrent(r *os.Root, p string) (data []byte, exists bool, mode fs.FileMode, err error) {
+	f, err := r.OpenFile(p, os.O_RDONLY|syscall.O_NONBLOCK, 0)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, false, 0o644, nil
 	}
 	if err != nil {
 		return nil, false, 0, err
 	}
+	defer f.Close()
+	data, fi, err := readRegular(f, filepath.ToSlash(p))
+	if err != nil {
+		return nil, false, 0, err
+	}
 	return data, true, fi.Mode().Perm(), nil
 }
 
-// writeAtomic replaces p with data: the rename is atomic on POSIX file
-// systems, and the sync before it makes sure the new name never points at
-// an empty file after a crash.
-func writeAtomic(p string, data []byte, mode fs.FileMode) (err error) {
+// writeAtomic replaces p below r with data: the rename is atomic on POSIX
+// file systems, and the sync before it makes sure the new name never
+// points at an empty file after a crash. Every step resolves its path
+// beneath r.
+func writeAtomic(r *os.Root, p string, data []byte, mode fs.FileMode) (err error) {
 	dir := filepath.Dir(p)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return err
+	if dir != "." {
+		if err := r.MkdirAll(dir, 0o755); err != nil {
+			return err
+		}
 	}
-	f, err := os.CreateTemp(dir, "."+filepath.Base(p)+".agentls-*")
+	var f *os.File
+	var tmp string
+	for range 10 {
+		var rnd [6]byte
+		_, _ = rand.Read(rnd[:])
+		tmp = filepath.Join(dir, "."+path.Base(filepath.ToSlash(p))+".agentls-"+hex.EncodeToString(rnd[:]))
+		f, err = r.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+		if !errors.Is(err, fs.ErrExist) {
+			break
+		}
+	}
 	if err != nil {
 		return err
 	}
-	tmp := f.Name()
 	defer func() {
 		if err != nil {
 			f.Close()
-			os.Remove(tmp)
+			r.Remove(tmp)
 		}
 	}()
 	if _, err = f.Write(data); err != nil {
@@ -152,5 +241,5 @@ func writeAtomic(p string, data []byte, mode fs.FileMode) (err error) {
 	if err = f.Close(); err != nil {
 		return err
 	}
-	return os.Rename(tmp, p)
+	return r.Rename(tmp, p)
 }

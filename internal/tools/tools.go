@@ -115,21 +115,30 @@ func (t *tool) Run(ctx context.Context, args json.RawMessage) (agent.ToolResult,
 }
 
 // writable confines path for writing (Policy.ResolveWrite) and, for a file
-// that configures agentls or the editor, asks the user first.
+// that configures agentls or the editor, asks the user first: by the name
+// the model gave and by the real file it names (.vscode as a symlink to
+// another directory, or a directory link into .vscode).
 func writable(ctx context.Context, o Options, path string) (abs, rel string, err error) {
-	if abs, rel, err = o.Policy.ResolveWrite(path); err != nil {
+	abs, rel, lexical, err := o.Policy.resolveWrite(path)
+	if err != nil {
 		return "", "", err
 	}
-	if err := confirmWrite(ctx, o, rel); err != nil {
+	if err := confirmWrite(ctx, o, rel, lexical); err != nil {
 		return "", "", err
 	}
 	return abs, rel, nil
 }
 
 // confirmWrite refuses a write to a protected file unless the user
-// approves it explicitly.
-func confirmWrite(ctx context.Context, o Options, rel string) error {
+// approves it explicitly. rel is the real path; lexical, if it differs,
+// the path as given.
+func confirmWrite(ctx context.Context, o Options, rel, lexical string) error {
 	protected, why := writeProtected(rel)
+	if !protected && lexical != "" && lexical != rel {
+		if protected, why = writeProtected(lexical); protected {
+			rel = lexical + " (" + rel + ")"
+		}
+	}
 	if !protected {
 		return nil
 	}

@@ -113,7 +113,7 @@ func isFile(root, name string) bool {
 const npmPlaceholder = `echo "Error: no test specified" && exit 1`
 
 func npmHasTest(root string) bool {
-	b, err := os.ReadFile(filepath.Join(root, "package.json"))
+	b, err := readManifest(filepath.Join(root, "package.json"))
 	if err != nil {
 		return false
 	}
@@ -136,7 +136,7 @@ var makeRuleRE = lazyRegexp(`^([A-Za-z0-9_.\-/ ]+?)\s*::?(?:[^=:]|$)`)
 func makeTargets(root string) map[string]bool {
 	targets := map[string]bool{}
 	for _, name := range []string{"GNUmakefile", "makefile", "Makefile"} {
-		f, err := os.Open(filepath.Join(root, name))
+		f, _, err := openRegular(filepath.Join(root, name))
 		if err != nil {
 			continue
 		}

@@ -2,7 +2,6 @@ package verify
 
 import (
 	"io/fs"
-	"os"
 	"path/filepath"
 	"strings"
 )
@@ -202,7 +201,7 @@ func (s *scan) goPkgDir(pkg string) (string, bool) {
 	}
 	if s.goMod == nil {
 		mod := ""
-		if b, err := os.ReadFile(filepath.Join(s.dir, "go.mod")); err == nil {
+		if b, err := readManifest(filepath.Join(s.dir, "go.mod")); err == nil {
 			if m := goModuleRE.FindSubmatch(b); m != nil {
 				mod = string(m[1])
 			}

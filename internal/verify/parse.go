@@ -329,12 +329,12 @@ func (s *scan) fileLine(rel string, n int) (string, bool) {
 const maxSourceBytes = 8 << 20
 
 func readLines(path string) []string {
-	f, err := os.Open(path)
+	f, fi, err := openRegular(path)
 	if err != nil {
 		return nil
 	}
 	defer f.Close()
-	if fi, err := f.Stat(); err != nil || fi.Size() > maxSourceBytes {
+	if fi.Size() > maxSourceBytes {
 		return nil
 	}
 	var lines []string

@@ -31,6 +31,9 @@ type RunOptions struct {
 	Timeout time.Duration
 	// Env is added to the environment the server was started with.
 	Env []string
+	// Secrets are values (the API key) that no variable of a check's
+	// environment may hold, whatever its name (proc.CleanEnv).
+	Secrets []string
 	// OnStart, if set, is called before each command starts.
 	OnStart func(cmd string)
 	// Sandbox confines the checks (its View is verify's to set); the zero
@@ -162,7 +165,7 @@ func runInView(ctx context.Context, opts RunOptions, command string, timeout tim
 	sb := opts.Sandbox
 	sb.View, sb.ViewThrough = view, throughDirs(opts.Root, view)
 	pr, err := proc.Run(ctx, proc.Spec{Shell: command, Dir: opts.Root, Env: checkEnv(opts.Root, opts.Env),
-		Timeout: timeout, OutputLimit: maxOutput, Sandbox: sb})
+		Secrets: opts.Secrets, Timeout: timeout, OutputLimit: maxOutput, Sandbox: sb})
 	if err != nil {
 		return Result{}, err
 	}
@@ -198,6 +201,7 @@ func throughDirs(root string, view map[string][]byte) []string {
 type fallback struct {
 	ov      *Overlay
 	env     []string
+	secrets []string
 	sb      proc.Sandbox
 	cleanup func()
 }
@@ -208,7 +212,7 @@ func newFallback(opts RunOptions, cmds []string, sandboxed bool) (*fallback, err
 	if err != nil {
 		return nil, err
 	}
-	f := &fallback{cleanup: cleanup, sb: proc.Sandbox{Mode: proc.ModeOff}}
+	f := &fallback{cleanup: cleanup, sb: proc.Sandbox{Mode: proc.ModeOff}, secrets: opts.Secrets}
 	if sandboxed {
 		f.sb = opts.Sandbox
 		f.sb.View, f.sb.ViewThrough = nil, nil
@@ -244,7 +248,7 @@ func (f *fallback) close() {
 func (f *fallback) run(ctx context.Context, command string, timeout time.Duration) Result {
 	ov := f.ov
 	pr, err := proc.Run(ctx, proc.Spec{Shell: command, Dir: ov.Dir(), Env: checkEnv(ov.Dir(), f.env),
-		Timeout: timeout, OutputLimit: maxOutput, Sandbox: f.sb})
+		Secrets: f.secrets, Timeout: timeout, OutputLimit: maxOutput, Sandbox: f.sb})
 	if err != nil {
 		pr.Output += fmt.Sprintf("\nverify: cannot start %q: %v\n", command, err)
 	}

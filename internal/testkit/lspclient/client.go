@@ -83,7 +83,8 @@ type Editor struct {
 	OnShowMessageRequest func(p *protocol.ShowMessageRequestParams) *protocol.MessageActionItem
 	// HoldApplyEdit, when it returns true for an edit, leaves that
 	// workspace/applyEdit unanswered until the editor closes, like a user
-	// who never closes VS Code's refactor preview.
+	// who never closes VS Code's refactor preview, or until ReleaseHeld
+	// lets the held edits apply.
 	HoldApplyEdit func(p *protocol.ApplyWorkspaceEditParams) bool
 	// OneChangePerEdit sends one didChange per text edit of an applied
 	// edit, each a version further, as Neovim 0.10 does.
@@ -98,6 +99,9 @@ type Editor struct {
 
 	closeOnce sync.Once
 	closed    chan struct{}
+
+	unholdOnce sync.Once
+	unhold     chan struct{} // closed by ReleaseHeld
 
 	mu      sync.Mutex
 	docs    map[string]*buffer // by URI
@@ -460,6 +464,19 @@ func (e *Editor) Configure(f func(e *Editor)) {
 	f(e)
 }
 
+// ReleaseHeld lets every applyEdit held by HoldApplyEdit, and every later
+// one, apply as if it had not been held.
+func (e *Editor) ReleaseHeld() { e.unholdOnce.Do(func() { close(e.unholdCh()) }) }
+
+func (e *Editor) unholdCh() chan struct{} {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.unhold == nil {
+		e.unhold = make(chan struct{})
+	}
+	return e.unhold
+}
+
 // release answers every held applyEdit.
 func (e *Editor) release() { e.closeOnce.Do(func() { close(e.closed) }) }
 
@@ -552,8 +569,11 @@ func (e *Editor) ApplyEdit(ctx context.Context, p *protocol.ApplyWorkspaceEditPa
 	if hold != nil && hold(p) {
 		// Off the read loop, so everything else goes on meanwhile.
 		jsonrpc2.Async(ctx)
-		<-e.closed
-		return nil, jsonrpc2.NewError(jsonrpc2.InternalError, "editor closed")
+		select {
+		case <-e.closed:
+			return nil, jsonrpc2.NewError(jsonrpc2.InternalError, "editor closed")
+		case <-e.unholdCh():
+		}
 	}
 	if e.OnApplyEdit != nil {
 		if ok, reason := e.OnApplyEdit(p); !ok {

@@ -1,13 +1,13 @@
-package lsp
+package review
 
 import (
 	"fmt"
 	"testing"
 )
 
-// hunksOf places the proposal's hunks in the text as the user has it now,
+// Hunks places the proposal's hunks in the text as the user has it now,
 // and marks those whose region the user edited.
-func TestHunksOf(t *testing.T) {
+func TestHunks(t *testing.T) {
 	base := "alpha\nline 2\nomega\n"
 	proposed := "ALPHA\nline 2\nOMEGA\n"
 	cases := []struct {
@@ -24,21 +24,21 @@ func TestHunksOf(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			hs := hunksOf(fileChange{reviewBase: base, proposed: proposed, proposing: true}, c.current)
+			hs := Hunks(File{ReviewBase: base, Proposed: proposed, Proposing: true}, c.current)
 			var got []string
 			for _, h := range hs {
-				if h.conflict {
+				if h.Conflict {
 					got = append(got, "!")
 				} else {
-					got = append(got, fmt.Sprintf("%d-%d", h.cur.Start, h.cur.End))
+					got = append(got, fmt.Sprintf("%d-%d", h.Cur.Start, h.Cur.End))
 				}
 			}
 			if fmt.Sprint(got) != fmt.Sprint(c.want) {
 				t.Errorf("got %v, want %v", got, c.want)
 			}
 			for _, h := range hs {
-				if !h.conflict && c.current[h.cur.Start:h.cur.End] != base[h.change.Start:h.change.End] {
-					t.Errorf("hunk %s placed on %q", h.id, c.current[h.cur.Start:h.cur.End])
+				if !h.Conflict && c.current[h.Cur.Start:h.Cur.End] != base[h.Change.Start:h.Change.End] {
+					t.Errorf("hunk %s placed on %q", h.ID, c.current[h.Cur.Start:h.Cur.End])
 				}
 			}
 		})

@@ -1,0 +1,138 @@
+package assemble
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/agentls/agentls/internal/agent"
+	"github.com/agentls/agentls/internal/driver"
+	"github.com/agentls/agentls/internal/session"
+)
+
+// TaskConfig is one task as a front end asks for it: the driver's parts
+// (Spec), where it is recorded, and the hooks through which the front end
+// asks and shows. Run fills Spec's Session, Recall, MCP and Verifier.
+type TaskConfig struct {
+	Spec
+	Prompt string
+	Editor string // the editor's context for the prompt ("" from a terminal)
+
+	// Store records the task in a session; nil: the task runs in memory.
+	Store *session.Store
+	// Session is the session to continue, or to create under that ID
+	// unless MustExist; "": a new session.
+	Session   string
+	MustExist bool
+	TaskID    string // "" lets the store number the task
+
+	// MCP is the front end's MCP servers; the task holds them until it
+	// ends. nil: no MCP tools.
+	MCP *SharedMCP
+	// Gate, when set, is called with the task's verify gate (if the
+	// workspace has checks) to wire how it shows and what it checks.
+	Gate func(*Gate)
+
+	Hooks Hooks
+}
+
+// Hooks are a front end's part of a task's life, each optional.
+type Hooks struct {
+	// Began runs once the session is open; rec is nil when the task runs
+	// in memory.
+	Began func(rec *session.Task)
+	// Backend runs the task instead of agentls's own driver (an external
+	// ACP agent, agent.backend.acp); spec has everything but the MCP tools.
+	Backend func(ctx context.Context, spec Spec, task driver.Task) agent.Result
+	// Ended runs with the driver's result: the front end shows the end
+	// (and may review the changes) and returns the result to record with
+	// the changes that landed. Without it the result is recorded as is,
+	// without changes.
+	Ended func(ctx context.Context, res agent.Result) (agent.Result, []session.Change)
+}
+
+// ErrWontRun wraps what stops a task before it starts (an unknown session,
+// settings held back that the task cannot do without); the message is for
+// the user.
+var ErrWontRun = errors.New("the task cannot run")
+
+// panicked is what a session records for a task whose life was cut by a
+// panic; the front end's barrier reports the panic itself.
+var panicked = agent.Result{Status: agent.StatusError, Reason: "internal", Error: "agentls: internal error (the log has the details)"}
+
+// Run is the life of one task, the same for every front end: the session
+// opened and (deferred) ended, whatever happens, a panic included; recall
+// and the verify gate wired; the MCP servers held until the end; the
+// driver (or Hooks.Backend) run; the front end's end. It returns the
+// result recorded, or an error wrapping ErrWontRun when the task did not
+// start.
+func Run(ctx context.Context, tc TaskConfig) (res agent.Result, err error) {
+	warn := func(msg string) {
+		if tc.Warn != nil {
+			tc.Warn(msg)
+		}
+	}
+	rec, err := begin(tc, warn)
+	if err != nil {
+		return agent.Result{}, err
+	}
+	var changes []session.Change
+	finished := false
+	defer func() {
+		if !finished {
+			res = panicked
+		}
+		if err := rec.End(res, changes); err != nil {
+			warn(fmt.Sprintf("saving the session failed: %v", err))
+		}
+	}()
+	if tc.Hooks.Began != nil {
+		tc.Hooks.Began(rec)
+	}
+
+	spec := tc.Spec
+	spec.Session = rec
+	if tc.Store != nil && tc.Store.Memory() != nil {
+		spec.Recall = tc.Store.Memory().Recall
+	}
+	if g := NewGate(spec.Config, spec.Root); g != nil {
+		if tc.Gate != nil {
+			tc.Gate(g)
+		}
+		spec.Verifier = g
+	}
+	task := driver.Task{Prompt: tc.Prompt, Editor: tc.Editor, History: rec.History()}
+	if tc.Hooks.Backend != nil {
+		res = tc.Hooks.Backend(ctx, spec, task)
+	} else {
+		if tc.MCP != nil {
+			m, release := tc.MCP.Acquire(spec.Config, spec.Root)
+			defer release()
+			spec.MCP = m
+		}
+		res = Driver(ctx, spec).Run(ctx, task)
+	}
+	if tc.Hooks.Ended != nil {
+		res, changes = tc.Hooks.Ended(ctx, res)
+	}
+	finished = true
+	return res, nil
+}
+
+// begin opens the task's session. A session that cannot be written is
+// reported and the task goes on in memory (persistence never fails a
+// task); an unknown session that must exist stops it.
+func begin(tc TaskConfig, warn func(string)) (*session.Task, error) {
+	if tc.Store == nil {
+		return nil, nil
+	}
+	rec, err := tc.Store.Begin(session.Begin{Session: tc.Session, Create: !tc.MustExist, TaskID: tc.TaskID, Prompt: tc.Prompt, Model: tc.Config.LLM.Model})
+	switch {
+	case errors.Is(err, session.ErrNotFound):
+		return nil, fmt.Errorf("%w: no session %q in this workspace (agentls sessions lists them)", ErrWontRun, tc.Session)
+	case err != nil:
+		warn(fmt.Sprintf("%v; the task runs in memory, without a session", err))
+		return nil, nil
+	}
+	return rec, nil
+}

@@ -1,0 +1,412 @@
+package proc
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"os"
+	"path"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"golang.org/x/sys/unix"
+)
+
+// The mounts that depend on what the workspace and the home directory hold
+// run in the launcher as ordinary Go, after the view and before Landlock.
+// Every one of them names its source and target by a descriptor opened
+// without following a symlink (openat2 RESOLVE_BENEATH|RESOLVE_NO_SYMLINKS
+// beneath the workspace) and mounts through open_tree and move_mount on
+// those descriptors: a name the command's siblings can rename is looked up
+// once, and what was checked is what gets mounted.
+
+// walkLimit bounds the entries the launcher looks at for protected and
+// secret names, so a huge tree cannot stall every command.
+const walkLimit = 50000
+
+// skipDirs are not searched for protected or secret names: dependencies
+// and build products, large and not the user's own files.
+var skipDirs = map[string]bool{"node_modules": true, ".venv": true, "venv": true, ".tox": true, "__pycache__": true}
+
+const (
+	beneath   = unix.RESOLVE_BENEATH | unix.RESOLVE_NO_SYMLINKS | unix.RESOLVE_NO_MAGICLINKS
+	cloneTree = unix.OPEN_TREE_CLONE | unix.OPEN_TREE_CLOEXEC | unix.AT_RECURSIVE | unix.AT_EMPTY_PATH
+	moveByFD  = unix.MOVE_MOUNT_F_EMPTY_PATH | unix.MOVE_MOUNT_T_EMPTY_PATH
+)
+
+// openBeneath opens name below dirfd without following any symlink; with
+// O_NOFOLLOW in flags a final symlink is opened itself (O_PATH).
+func openBeneath(dirfd int, name string, flags uint64) (int, error) {
+	return unix.Openat2(dirfd, name, &unix.OpenHow{Flags: flags | unix.O_CLOEXEC, Resolve: beneath})
+}
+
+// mountBoundary: the view's build directories, the caches' layers, the
+// protected names, the masks.
+func mountBoundary(cfg launchConfig) error {
+	if cfg.View {
+		if err := viewThrough(cfg); err != nil {
+			return err
+		}
+	}
+	for _, c := range cfg.Caches {
+		if err := cacheLayer(c, cfg.CacheLayer); err != nil {
+			return fmt.Errorf("cache %s: %w", c, err)
+		}
+	}
+	var m masker
+	defer m.close()
+	if len(cfg.Protect) > 0 || len(cfg.Secrets) > 0 {
+		if err := walkWorkspace(cfg, &m); err != nil {
+			return err
+		}
+	}
+	deny := cfg.DenyRead
+	if cfg.CacheLayer != "" {
+		deny = append(deny, cfg.CacheLayer)
+	}
+	for _, p := range deny {
+		fd, err := unix.Open(p, unix.O_PATH|unix.O_CLOEXEC, 0)
+		if err != nil {
+			continue // nothing there to read
+		}
+		err = m.mask(fd)
+		unix.Close(fd)
+		if err != nil {
+			return fmt.Errorf("mask %s: %w", p, err)
+		}
+	}
+	return nil
+}
+
+// viewThrough binds the real build directories over the view, each found
+// beneath the real workspace (held open as fdLower) and beneath the view
+// without a symlink on the way; one that is not a plain directory at
+// either end stays in the view.
+func viewThrough(cfg launchConfig) error {
+	defer unix.Close(fdLower)
+	ws, err := unix.Open(cfg.Workspace, unix.O_PATH|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return fmt.Errorf("open the view: %w", err)
+	}
+	defer unix.Close(ws)
+	for _, d := range cfg.ViewThrough {
+		if !filepath.IsLocal(d) {
+			continue
+		}
+		src, err := openBeneath(fdLower, d, unix.O_PATH|unix.O_DIRECTORY)
+		if err != nil {
+			continue
+		}
+		dst, err := openBeneath(ws, d, unix.O_PATH|unix.O_DIRECTORY)
+		if err != nil {
+			unix.Close(src)
+			continue
+		}
+		err = bindFD(src, dst, false)
+		unix.Close(src)
+		unix.Close(dst)
+		if err != nil {
+			return fmt.Errorf("bind %s through the view: %w", d, err)
+		}
+	}
+	return nil
+}
+
+// bindFD mounts a copy of src's tree on dst, read-only when ro.
+func bindFD(src, dst int, ro bool) error {
+	t, err := unix.OpenTree(src, "", cloneTree)
+	if err != nil {
+		return err
+	}
+	defer unix.Close(t)
+	if ro {
+		if err := unix.MountSetattr(t, "", unix.AT_EMPTY_PATH|unix.AT_RECURSIVE, &unix.MountAttr{Attr_set: unix.MOUNT_ATTR_RDONLY}); err != nil {
+			return err
+		}
+	}
+	return unix.MoveMount(t, "", dst, "", moveByFD)
+}
+
+// layerSlots bounds the commands of one workspace that have cache layers
+// at once (each its own: overlayfs must not share an upper directory
+// between mounts); a command beyond them sees the caches read-only.
+const layerSlots = 8
+
+// layerSlot picks a free slot of the workspace's layers (dir/N), locked
+// (flock) for the command's life through the returned file; nil when
+// there is none. The launcher unlocks nothing: the lock dies with the
+// file, which the parent closes when the command ends.
+func layerSlot(dir string) (string, *os.File) {
+	if dir == "" {
+		return "", nil
+	}
+	for n := range layerSlots {
+		slot := filepath.Join(dir, strconv.Itoa(n))
+		if err := os.MkdirAll(slot, 0o700); err != nil {
+			return "", nil
+		}
+		f, err := os.OpenFile(filepath.Join(slot, "lock"), os.O_RDONLY|os.O_CREATE, 0o600)
+		if err != nil {
+			return "", nil
+		}
+		if unix.Flock(int(f.Fd()), unix.LOCK_EX|unix.LOCK_NB) == nil {
+			return slot, f
+		}
+		f.Close()
+	}
+	return "", nil
+}
+
+// cacheLayer mounts an overlay on the cache dir: the real cache below, and
+// above it a directory of agentls's own (per workspace, slot and cache),
+// where every write lands. The user's cache is never written.
+//
+// The layer is mounted volatile: nothing is synced to disk when it is
+// unmounted (a sync per command cost tens of milliseconds). Overlayfs
+// then leaves a mark in the work directory; a mark from this boot means a
+// clean unmount and is removed, one from an earlier boot (the machine
+// may have crashed with the layer half written) throws the layer away.
+func cacheLayer(dir, layers string) error {
+	sum := sha256.Sum256([]byte(dir))
+	base := filepath.Join(layers, hex.EncodeToString(sum[:6]))
+	upper, work := filepath.Join(base, "u"), filepath.Join(base, "w")
+	boot, _ := os.ReadFile("/proc/sys/kernel/random/boot_id")
+	bootFile := filepath.Join(base, "boot")
+	mark := filepath.Join(work, "work", "incompat", "volatile")
+	if _, err := os.Lstat(mark); err == nil {
+		if b, _ := os.ReadFile(bootFile); len(boot) == 0 || string(b) != string(boot) {
+			if err := os.RemoveAll(base); err != nil {
+				return err
+			}
+		} else if err := os.RemoveAll(filepath.Join(work, "work")); err != nil {
+			return err
+		}
+	}
+	for _, d := range []string{upper, work} {
+		if err := os.MkdirAll(d, 0o700); err != nil {
+			return err
+		}
+	}
+	if err := os.WriteFile(bootFile, boot, 0o600); err != nil {
+		return err
+	}
+	lower, err := unix.Open(dir, unix.O_PATH|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return err
+	}
+	defer unix.Close(lower)
+	l := "/proc/self/fd/" + strconv.Itoa(lower)
+	opts := "lowerdir=" + l + ",upperdir=" + upper + ",workdir=" + work + ",volatile"
+	if err := unix.Mount("agentls-cache", l, "overlay", unix.MS_NOSUID|unix.MS_NODEV, opts); err != nil {
+		return fmt.Errorf("mount the layer (overlayfs): %w", err)
+	}
+	return nil
+}
+
+// walkWorkspace finds the protected and secret names in what the command
+// will see of the workspace, breadth first (the top first), and mounts
+// over each where it was found.
+func walkWorkspace(cfg launchConfig, m *masker) error {
+	root, err := unix.Open(cfg.Workspace, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return fmt.Errorf("open the workspace: %w", err)
+	}
+	type dir struct {
+		fd  int
+		rel string
+		// in a protected directory: only its entries are looked at.
+		inProtected bool
+	}
+	queue := []dir{{fd: root}}
+	defer func() {
+		for _, d := range queue {
+			unix.Close(d.fd)
+		}
+	}()
+	secrets := lowered(cfg.Secrets)
+	seen := 0
+	for len(queue) > 0 {
+		d := queue[0]
+		queue = queue[1:]
+		f := os.NewFile(uintptr(d.fd), d.rel)
+		entries, _ := f.ReadDir(-1)
+		for _, e := range entries {
+			if seen++; seen > walkLimit {
+				break
+			}
+			name := e.Name()
+			rel := path.Join(d.rel, name)
+			if !d.inProtected && nameMatches(cfg.Protect, name) {
+				if err := protect(d.fd, name); err != nil {
+					f.Close()
+					return fmt.Errorf("protect %s: %w", rel, err)
+				}
+				if e.IsDir() {
+					if sub, err := openBeneath(d.fd, name, unix.O_RDONLY|unix.O_DIRECTORY); err == nil {
+						queue = append(queue, dir{fd: sub, rel: rel, inProtected: true})
+					}
+				}
+				continue
+			}
+			if secretMatch(secrets, rel, name) {
+				fd, err := openBeneath(d.fd, name, unix.O_PATH|unix.O_NOFOLLOW)
+				if err != nil {
+					continue // gone: nothing to read
+				}
+				err = m.mask(fd)
+				unix.Close(fd)
+				if err != nil {
+					f.Close()
+					return fmt.Errorf("mask %s: %w", rel, err)
+				}
+				continue
+			}
+			if e.IsDir() && !d.inProtected && !skipDirs[name] {
+				if sub, err := openBeneath(d.fd, name, unix.O_RDONLY|unix.O_DIRECTORY); err == nil {
+					queue = append(queue, dir{fd: sub, rel: rel})
+				}
+			}
+		}
+		f.Close()
+		if seen > walkLimit {
+			break
+		}
+	}
+	return nil
+}
+
+// protect binds name (below dirfd) read-only over itself: a file, a
+// directory with all it holds, or a symlink (which then cannot be
+// replaced).
+func protect(dirfd int, name string) error {
+	fd, err := openBeneath(dirfd, name, unix.O_PATH|unix.O_NOFOLLOW)
+	if err != nil {
+		if errors.Is(err, unix.ENOENT) {
+			return nil
+		}
+		return err
+	}
+	defer unix.Close(fd)
+	return bindFD(fd, fd, true)
+}
+
+// nameMatches reports whether name matches one of the globs (a trailing
+// "/" ignored), without case.
+func nameMatches(globs []string, name string) bool {
+	n := strings.ToLower(name)
+	for _, g := range globs {
+		if ok, _ := path.Match(strings.ToLower(strings.TrimSuffix(g, "/")), n); ok {
+			return true
+		}
+	}
+	return false
+}
+
+func lowered(s []string) []string {
+	out := make([]string, len(s))
+	for i, v := range s {
+		out[i] = strings.ToLower(v)
+	}
+	return out
+}
+
+// secretMatch is tools.secretFiles' rule (policy.Secrets.Match): a glob
+// without "/" is tried on the base name, one with "/" on every trailing
+// part of the relative path; without case. pats are lower-case.
+func secretMatch(pats []string, rel, base string) bool {
+	rel, base = strings.ToLower(rel), strings.ToLower(base)
+	for _, p := range pats {
+		if !strings.Contains(p, "/") {
+			if ok, _ := path.Match(p, base); ok {
+				return true
+			}
+			continue
+		}
+		for r := rel; ; {
+			if ok, _ := path.Match(p, r); ok {
+				return true
+			}
+			i := strings.IndexByte(r, '/')
+			if i < 0 {
+				break
+			}
+			r = r[i+1:]
+		}
+	}
+	return false
+}
+
+// masker mounts an empty read-only file or directory over what it masks,
+// cloned from a small tmpfs of its own that is never attached anywhere.
+type masker struct{ fs int }
+
+func (m *masker) close() {
+	if m.fs > 0 {
+		unix.Close(m.fs)
+	}
+}
+
+func (m *masker) init() error {
+	if m.fs > 0 {
+		return nil
+	}
+	ctx, err := unix.Fsopen("tmpfs", unix.FSOPEN_CLOEXEC)
+	if err != nil {
+		return fmt.Errorf("fsopen: %w", err)
+	}
+	defer unix.Close(ctx)
+	if err := unix.FsconfigSetString(ctx, "mode", "0555"); err != nil {
+		return err
+	}
+	if err := unix.FsconfigSetString(ctx, "size", "64k"); err != nil {
+		return err
+	}
+	if err := unix.FsconfigCreate(ctx); err != nil {
+		return err
+	}
+	mnt, err := unix.Fsmount(ctx, unix.FSMOUNT_CLOEXEC, unix.MOUNT_ATTR_NOSUID|unix.MOUNT_ATTR_NODEV|unix.MOUNT_ATTR_NOEXEC)
+	if err != nil {
+		return fmt.Errorf("fsmount: %w", err)
+	}
+	fd, err := unix.Openat(mnt, "f", unix.O_CREAT|unix.O_EXCL|unix.O_WRONLY|unix.O_CLOEXEC, 0o444)
+	if err == nil {
+		unix.Close(fd)
+		err = unix.Mkdirat(mnt, "d", 0o555)
+	}
+	if err == nil {
+		err = unix.Fchmodat(mnt, "d", 0o555, 0)
+	}
+	if err == nil {
+		err = unix.MountSetattr(mnt, "", unix.AT_EMPTY_PATH|unix.AT_RECURSIVE, &unix.MountAttr{Attr_set: unix.MOUNT_ATTR_RDONLY})
+	}
+	if err != nil {
+		unix.Close(mnt)
+		return err
+	}
+	m.fs = mnt
+	return nil
+}
+
+// mask mounts the empty directory over a directory, the empty file over
+// anything else (a symlink included: the mount sits on the link).
+func (m *masker) mask(target int) error {
+	if err := m.init(); err != nil {
+		return err
+	}
+	var st unix.Stat_t
+	if err := unix.Fstatat(target, "", &st, unix.AT_EMPTY_PATH|unix.AT_SYMLINK_NOFOLLOW); err != nil {
+		return err
+	}
+	src := "f"
+	if st.Mode&unix.S_IFMT == unix.S_IFDIR {
+		src = "d"
+	}
+	t, err := unix.OpenTree(m.fs, src, unix.OPEN_TREE_CLONE|unix.OPEN_TREE_CLOEXEC)
+	if err != nil {
+		return err
+	}
+	defer unix.Close(t)
+	return unix.MoveMount(t, "", target, "", moveByFD)
+}
