@@ -72,6 +72,9 @@ class Agentls {
     pickModel: () => void this.pickModel(),
   });
   readonly proposals = new ProposalProvider((c, a) => this.exec(c, a));
+  // agentls.diff texts by document URI, served read-only (TASK_DIFF_SCHEME).
+  readonly taskDiffs = new Map<string, string>();
+  readonly taskDiffsChanged = new vscode.EventEmitter<vscode.Uri>();
   /** Everything appended to the output channel, for the test probe. */
   private transcript = '';
   private readonly keys: string[];
@@ -496,7 +499,13 @@ class Agentls {
       void vscode.window.showInformationMessage(`agentls: ${res.reason ?? 'nothing to show'}`);
       return;
     }
-    const doc = await vscode.workspace.openTextDocument({ language: 'diff', content: res.diff });
+    // A read-only virtual document (agentls-diff:/t3.diff): nothing to
+    // save when it is closed.
+    const uri = vscode.Uri.from({ scheme: TASK_DIFF_SCHEME, path: `/${res.taskId}.diff` });
+    this.taskDiffs.set(uri.toString(), res.diff);
+    this.taskDiffsChanged.fire(uri);
+    const doc = await vscode.workspace.openTextDocument(uri);
+    await vscode.languages.setTextDocumentLanguage(doc, 'diff');
     await vscode.window.showTextDocument(doc, { preview: true });
   }
 
@@ -613,6 +622,9 @@ function openDocs(): Record<string, string> {
   return docs;
 }
 
+/** The scheme of "agentls: Show Task Changes" documents. */
+const TASK_DIFF_SCHEME = 'agentls-diff';
+
 let agentls: Agentls | undefined;
 
 export async function activate(ctx: vscode.ExtensionContext): Promise<void> {
@@ -633,6 +645,12 @@ export async function activate(ctx: vscode.ExtensionContext): Promise<void> {
   reg('agentls.acceptFile', (uri?: vscode.Uri) => a.reviewFile('agentls.accept', uri));
   reg('agentls.rejectFile', (uri?: vscode.Uri) => a.reviewFile('agentls.reject', uri));
   ctx.subscriptions.push(vscode.workspace.registerTextDocumentContentProvider(PROPOSAL_SCHEME, a.proposals));
+  ctx.subscriptions.push(
+    vscode.workspace.registerTextDocumentContentProvider(TASK_DIFF_SCHEME, {
+      onDidChange: a.taskDiffsChanged.event,
+      provideTextDocumentContent: (u) => a.taskDiffs.get(u.toString()) ?? '',
+    }),
+  );
   reg('agentls.cancelTask', (arg?: TaskArgs) => a.cancelTask(arg));
   reg('agentls.acceptTask', (arg?: TaskArgs) => a.review('agentls.accept', arg));
   reg('agentls.rejectTask', (arg?: TaskArgs) => a.review('agentls.reject', arg));
