@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"go.lsp.dev/protocol"
 
@@ -111,5 +112,34 @@ func TestEmptySettingsKeepInitializationOptions(t *testing.T) {
 	}
 	if m := s.LLM.Requests()[0].Body.Model; m != "from-init-options" {
 		t.Errorf("model %q: initializationOptions lost", m)
+	}
+}
+
+// Every cap on what the model is shown cuts whole characters: the project
+// file (AGENTS.md, 32 KiB), a mentioned file (64 KiB) and the selection
+// (16 KiB) all stop inside an "é" here, one byte after an ASCII "x".
+func TestContextCutsWholeCharacters(t *testing.T) {
+	long := func(n int) string { return "x" + strings.Repeat("é", n) + "\n" }
+	s := start(t, setup{workspace: "hello", script: "hello.json",
+		files: map[string]string{"AGENTS.md": long(20000), "big.txt": long(40000)}})
+	if err := s.Open(s.ctx, "sel.txt", long(10000)+"end\n"); err != nil {
+		t.Fatal(err)
+	}
+	r := s.run(t, map[string]any{"task": "explain @big.txt", "uri": s.URI("sel.txt"),
+		"range": map[string]any{"start": map[string]int{"line": 0, "character": 0}, "end": map[string]int{"line": 1, "character": 0}}})
+	if r.Status != "ok" {
+		t.Fatal(r.Error)
+	}
+	var all strings.Builder
+	for _, m := range s.LLM.Requests()[0].Body.Messages {
+		all.WriteString(m.Content)
+	}
+	for _, want := range []string{"[selection truncated]", "big.txt", "xéééé"} {
+		if !strings.Contains(all.String(), want) {
+			t.Errorf("the request lacks %q", want)
+		}
+	}
+	if i := strings.IndexRune(all.String(), utf8.RuneError); i >= 0 {
+		t.Errorf("half a character reached the model (U+FFFD at %d): …%q…", i, all.String()[max(i-20, 0):min(i+20, all.Len())])
 	}
 }

@@ -57,7 +57,13 @@ func TestHelixWorkflow(t *testing.T) {
 	}
 	// cancel the newest task without naming it.
 	s.helixCall(t, "agentls.run", map[string]any{"task": "slow"}, &run)
-	time.Sleep(300 * time.Millisecond)
+	st = lspclient.TaskResult{}
+	for deadline := time.Now().Add(10 * time.Second); st.Status != "running"; time.Sleep(20 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("the slow task never ran: %+v", st)
+		}
+		s.helixCall(t, "agentls.status", map[string]any{"taskId": run.TaskID}, &st)
+	}
 	var c struct{ Cancelled bool }
 	s.helixCall(t, "agentls.cancel", map[string]any{}, &c)
 	if !c.Cancelled {

@@ -88,3 +88,32 @@ func TestMCPSettingChangeKeepsARunningTasksTools(t *testing.T) {
 		t.Fatalf("task A ended %+v; its MCP tool failed after the setting changed", a)
 	}
 }
+
+// A tools.deny rule refuses an MCP tool that its server's allow list names:
+// the list spares the question, it does not lift a deny rule.
+func TestMCPDenyBeatsServerAllow(t *testing.T) {
+	bin := filepath.Join(t.TempDir(), "mcpserver")
+	if out, err := exec.Command("go", "build", "-o", bin, "./testdata/mcpserver").CombinedOutput(); err != nil {
+		t.Fatalf("build: %v\n%s", err, out)
+	}
+	s := start(t, setup{settings: map[string]any{
+		"mcpServers": map[string]any{"loud": map[string]any{"command": bin, "allow": []string{"*"}}},
+		"tools":      map[string]any{"deny": []string{"mcp loud.shout"}},
+	}, script: `{"turns":[
+		{"toolCalls":[{"id":"c1","name":"mcp__loud__shout","arguments":"{\"text\":\"hello mcp\"}"}]},
+		{"expect":{"lastToolContains":"tools.deny rule \"mcp loud.shout\""},"text":"refused"}]}`})
+	r := s.run(t, map[string]any{"task": "shout"})
+	if r.Status != "ok" {
+		t.Fatalf("%+v", r)
+	}
+	for _, req := range s.LLM.Requests() {
+		for _, m := range req.Body.Messages {
+			if strings.Contains(m.Content, "HELLO MCP") {
+				t.Fatalf("the denied tool ran: %q", m.Content)
+			}
+		}
+	}
+	if asked := len(s.Notes("window/showMessageRequest")); asked != 0 {
+		t.Errorf("asked %d times about a denied tool", asked)
+	}
+}

@@ -44,7 +44,7 @@ type Bridge struct {
 }
 
 // Run runs the task and returns its result; it never panics out.
-func (b Bridge) Run(ctx context.Context, task driver.Task) (res agent.Result) {
+func (b Bridge) Run(ctx context.Context, task driver.Assignment) (res agent.Result) {
 	if b.Log == nil {
 		b.Log = zap.NewNop()
 	}
@@ -96,7 +96,7 @@ func (r *bridgeRun) files() []string {
 	return out
 }
 
-func (r *bridgeRun) run(ctx context.Context, task driver.Task) agent.Result {
+func (r *bridgeRun) run(ctx context.Context, task driver.Assignment) agent.Result {
 	fail := func(reason, msg string) agent.Result {
 		return agent.Result{Status: agent.StatusError, Reason: reason, Error: msg}
 	}

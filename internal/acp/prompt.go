@@ -65,6 +65,7 @@ func (a *Agent) Prompt(ctx context.Context, p sdk.PromptRequest) (_ sdk.PromptRe
 			MCP:       s.mcpServers(),
 			OnEvent:   out.event,
 			Warn:      func(msg string) { out.text("\n_agentls: " + msg + "_\n") },
+			Log:       a.log,
 
 			ConfirmWrite: func(ctx context.Context, rel, why string) (bool, error) {
 				return a.yesNo(ctx, s, out, "Change "+rel, map[string]any{"path": rel, "why": "it " + why})
@@ -73,9 +74,10 @@ func (a *Agent) Prompt(ctx context.Context, p sdk.PromptRequest) (_ sdk.PromptRe
 				return a.yesNo(ctx, s, out, "Run `"+command+"` again with network", map[string]any{"command": command, "why": "it failed without network in the sandbox"})
 			},
 		},
-		Prompt:  text,
-		Store:   s.store,
-		Session: s.id,
+		Prompt:    text,
+		Untrusted: assemble.ReadWorkspaceSettings(s.root, trustStore()).Untrusted,
+		Store:     s.store,
+		Session:   s.id,
 		Gate: func(g *assemble.Gate) {
 			g.Overlay = ws.overlay
 			g.OnStart = out.verifyStarted
@@ -85,7 +87,7 @@ func (a *Agent) Prompt(ctx context.Context, p sdk.PromptRequest) (_ sdk.PromptRe
 		},
 	})
 	if err != nil {
-		return sdk.PromptResponse{}, sdk.NewInvalidParams(map[string]any{"error": err.Error()})
+		return sdk.PromptResponse{}, &sdk.RequestError{Code: -32603, Message: "agentls: " + err.Error()}
 	}
 	a.log.Info("prompt ended", zap.String("session", s.id), zap.String("status", res.Status),
 		zap.String("reason", res.Reason), zap.Duration("took", time.Since(start)))

@@ -13,6 +13,7 @@ import (
 
 	"github.com/agentls/agentls/internal/agent"
 	"github.com/agentls/agentls/internal/session"
+	"github.com/agentls/agentls/internal/textcut"
 )
 
 // stream turns one prompt's agent events into session/update
@@ -249,6 +250,6 @@ func abbreviate(s string, max int) string {
 	if len(s) <= max {
 		return s
 	}
-	cut := agent.Cut(s, max)
+	cut := textcut.Head(s, max)
 	return cut + fmt.Sprintf("\n… (%d more bytes)", len(s)-len(cut))
 }

@@ -38,6 +38,7 @@ type Machine struct {
 	verified bool
 	result   Result
 	partial  string
+	ignored  int // inputs a state did not expect (Ignored)
 }
 
 // NewMachine returns an idle machine.
@@ -49,9 +50,26 @@ func (m *Machine) State() State { return m.state }
 // History returns the conversation so far (shared; do not modify).
 func (m *Machine) History() []Message { return m.history }
 
+// Ignored is how many inputs Step ignored: a state answers every input it
+// expects with at least one action, so an input that yields none was not
+// for it (a stray result, a late delta, a stale timer). Raft logs such
+// messages; the driver logs these, so that a replay that diverges from its
+// recording shows where it starts.
+func (m *Machine) Ignored() int { return m.ignored }
+
 // Step feeds one input and returns what the driver must do. An input the
-// current state does not expect is ignored (no actions).
+// current state does not expect is ignored (no actions) and counted.
 func (m *Machine) Step(in Input) []Action {
+	ignored := m.ignored
+	acts := m.step(in)
+	m.ignored = ignored // a Start resets the machine, not the count
+	if len(acts) == 0 {
+		m.ignored++
+	}
+	return acts
+}
+
+func (m *Machine) step(in Input) []Action {
 	switch in := in.(type) {
 	case Start:
 		if m.state != Idle {

@@ -814,3 +814,32 @@ func TestDigest(t *testing.T) {
 		t.Errorf("Digest:\n%s\nwant:\n%s", got, want)
 	}
 }
+
+// Inputs a state does not expect produce no action and are counted, so the
+// driver can report where a run and its recording part.
+func TestMachineCountsIgnoredInputs(t *testing.T) {
+	m := NewMachine()
+	steps := []struct {
+		in      Input
+		ignored int
+	}{
+		{ToolDone{ID: "x"}, 1}, // idle: nothing runs
+		{Start{Task: "t", Limits: DefaultLimits(), Seed: 1}, 1},
+		{TimerFired{ID: 3}, 2}, // planning waits for Planned
+		{Planned{Prefix: sysPrefix}, 2},
+		{ToolDone{ID: "y"}, 3}, // executing: no tool runs
+		{TimerFired{ID: 9}, 4}, // no such timer
+		{TextDelta{Text: "hi"}, 4},
+		{Cancel{}, 4},
+		{Cancel{}, 5}, // idle again
+	}
+	for i, s := range steps {
+		acts := m.Step(s.in)
+		if got := m.Ignored(); got != s.ignored {
+			t.Fatalf("step %d (%T): ignored %d, want %d", i, s.in, got, s.ignored)
+		}
+		if ignoredNow := i > 0 && steps[i-1].ignored != s.ignored || i == 0 && s.ignored == 1; ignoredNow != (len(acts) == 0) {
+			t.Fatalf("step %d (%T): %d actions, counted as ignored: %v", i, s.in, len(acts), ignoredNow)
+		}
+	}
+}

@@ -6,20 +6,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
-	"unicode/utf8"
-)
 
-// Cut is s cut to at most n bytes at a character boundary: half a
-// character is invalid UTF-8, which editors and terminals show as U+FFFD.
-func Cut(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	for n > 0 && !utf8.RuneStart(s[n]) {
-		n--
-	}
-	return s[:n]
-}
+	"github.com/agentls/agentls/internal/textcut"
+)
 
 func firstLine(s string, max int) string {
 	s = strings.TrimSpace(s)
@@ -27,7 +16,7 @@ func firstLine(s string, max int) string {
 		s = s[:i] + " …"
 	}
 	if len(s) > max {
-		s = Cut(s, max) + "…"
+		s = textcut.Head(s, max) + "…"
 	}
 	return s
 }
@@ -48,14 +37,8 @@ func CapOutput(s string, limit int) string {
 	// Cut on rune boundaries so the model never gets half a character.
 	// This only cuts more, so the marker can grow by a digit at most while
 	// the text shrinks by at least a byte.
-	head := keep * 6 / 10
-	for head > 0 && !utf8.RuneStart(s[head]) {
-		head--
-	}
-	tail := len(s) - (keep - keep*6/10)
-	for tail < len(s) && !utf8.RuneStart(s[tail]) {
-		tail++
-	}
+	head := textcut.Floor(s, keep*6/10)
+	tail := textcut.Ceil(s, len(s)-(keep-keep*6/10))
 	return s[:head] + fmt.Sprintf("\n[... %d bytes cut ...]\n", tail-head) + s[tail:]
 }
 

@@ -69,9 +69,14 @@ func Approver(cfg config.Config, always *Allowed, ask Ask) tools.Approver {
 	})
 	rules := policy.Rules{Allow: cfg.Tools.Allow, Deny: cfg.Tools.Deny}
 	return tools.ApproverFunc(func(ctx context.Context, command string) (bool, string, error) {
-		d := rules.Check(command)
-		if tools.IsToolCall(ctx) {
-			d = toolCallDecision(cfg, command)
+		var d policy.Decision
+		if call, ok := tools.ToolCallOf(ctx); ok {
+			d = rules.CheckToolCall(command)
+			if d.Verdict != policy.Deny && call.ServerAllows {
+				return true, "", nil
+			}
+		} else {
+			d = rules.Check(command)
 		}
 		if d.Verdict == policy.Deny {
 			return false, d.Reason, nil
@@ -106,18 +111,4 @@ func Approver(cfg config.Config, always *Allowed, ask Ask) tools.Approver {
 			return false, "the user gave no answer about running " + command + "; " + reason, nil
 		}
 	})
-}
-
-// toolCallDecision applies the rules to an MCP tool call's description as
-// words (prefix or glob): nothing runs in a shell, so there is nothing to
-// parse.
-func toolCallDecision(cfg config.Config, desc string) policy.Decision {
-	ctx := context.Background()
-	if ok, reason, _ := (tools.PolicyApprover{Allow: []string{"*"}, Deny: cfg.Tools.Deny}).Approve(ctx, desc); !ok {
-		return policy.Decision{Verdict: policy.Deny, Reason: reason}
-	}
-	if ok, reason, _ := (tools.PolicyApprover{Allow: cfg.Tools.Allow}).Approve(ctx, desc); !ok {
-		return policy.Decision{Verdict: policy.Ask, Reason: reason}
-	}
-	return policy.Decision{Verdict: policy.Allow}
 }

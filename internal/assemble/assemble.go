@@ -51,6 +51,8 @@ type Spec struct {
 	AskNetwork func(ctx context.Context, command string) (bool, error)
 	// Warn reports a problem a person should see; nil: dropped.
 	Warn func(msg string)
+	// Log is the front end's logger, for what the driver logs; nil: none.
+	Log *zap.Logger
 }
 
 // Driver builds the driver for one task.
@@ -118,12 +120,13 @@ func Driver(ctx context.Context, s Spec) *driver.Driver {
 		TaskTimeout: time.Duration(cfg.Agent.TaskTimeoutSeconds) * time.Second,
 	}
 	d.Price.Input, d.Price.Output = Price(cfg)
+	d.Log = s.Log
 	if s.Warn != nil {
 		d.OnAbandoned = func(_ agent.ToolCall, msg string) { s.Warn(msg) }
 	}
 	onEvent := s.OnEvent
 	if s.Session != nil {
-		d.Hooks = append(d.Hooks, s.Session)
+		d.OnConversation = s.Session.Conversation
 		d.OnEvent = func(ev agent.Event) {
 			s.Session.Event(ev)
 			if onEvent != nil {

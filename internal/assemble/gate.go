@@ -10,6 +10,7 @@ import (
 	"github.com/agentls/agentls/internal/agent"
 	"github.com/agentls/agentls/internal/config"
 	"github.com/agentls/agentls/internal/proc"
+	"github.com/agentls/agentls/internal/textcut"
 	"github.com/agentls/agentls/internal/verify"
 )
 
@@ -164,11 +165,7 @@ func located(root string, d verify.Diagnostic) string {
 	}
 	msg := strings.Join(strings.Fields(d.Message), " ")
 	if len(msg) > 200 {
-		cut := 200
-		for cut > 0 && msg[cut]&0xC0 == 0x80 {
-			cut--
-		}
-		msg = msg[:cut] + "…"
+		msg = textcut.Head(msg, 200) + "…"
 	}
 	return fmt.Sprintf("%s:%d: %s", p, d.Line, msg)
 }

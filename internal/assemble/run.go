@@ -4,8 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/agentls/agentls/internal/agent"
+	"github.com/agentls/agentls/internal/config"
 	"github.com/agentls/agentls/internal/driver"
 	"github.com/agentls/agentls/internal/session"
 )
@@ -26,6 +28,11 @@ type TaskConfig struct {
 	MustExist bool
 	TaskID    string // "" lets the store number the task
 
+	// Untrusted lists the workspace settings held back because the user
+	// has not trusted the file that sets them (WorkspaceSettings). The
+	// task does not run without the endpoint it names (see HeldBack).
+	Untrusted []string
+
 	// MCP is the front end's MCP servers; the task holds them until it
 	// ends. nil: no MCP tools.
 	MCP *SharedMCP
@@ -43,7 +50,7 @@ type Hooks struct {
 	Began func(rec *session.Task)
 	// Backend runs the task instead of agentls's own driver (an external
 	// ACP agent, agent.backend.acp); spec has everything but the MCP tools.
-	Backend func(ctx context.Context, spec Spec, task driver.Task) agent.Result
+	Backend func(ctx context.Context, spec Spec, task driver.Assignment) agent.Result
 	// Ended runs with the driver's result: the front end shows the end
 	// (and may review the changes) and returns the result to record with
 	// the changes that landed. Without it the result is recorded as is,
@@ -56,20 +63,54 @@ type Hooks struct {
 // the user.
 var ErrWontRun = errors.New("the task cannot run")
 
+// ErrUntrusted is a task stopped because the workspace file names its
+// model endpoint (llm.baseURL) and is not trusted: running it against the
+// endpoint the user's own settings or the default name would send the
+// workspace to a provider the project did not ask for, silently.
+var ErrUntrusted = fmt.Errorf("%w: the workspace's endpoint is held back", ErrWontRun)
+
+// heldBack is ErrUntrusted with what to do about it.
+type heldBack struct{ key string }
+
+func (h heldBack) Error() string {
+	return fmt.Sprintf("the workspace's %s sets %s, which applies only once you trust the file (the model can write it); agentls does not send the work to another endpoint instead. "+
+		"Trust it with `agentls trust` in the workspace, by answering \"Trust this file\" when the editor asks, or with `agentls run --trust`", config.FileName, h.key)
+}
+
+func (h heldBack) Unwrap() error { return ErrUntrusted }
+
+// HeldBack returns ErrUntrusted (with the message for the user) when the
+// settings held back include the model endpoint: fail closed rather than
+// fall back to another one.
+func HeldBack(untrusted []string) error {
+	for _, k := range untrusted {
+		if k == "llm.baseURL" || strings.HasPrefix(k, "llm.baseURL.") {
+			return heldBack{key: "llm.baseURL"}
+		}
+	}
+	return nil
+}
+
 // panicked is what a session records for a task whose life was cut by a
 // panic; the front end's barrier reports the panic itself.
 var panicked = agent.Result{Status: agent.StatusError, Reason: "internal", Error: "agentls: internal error (the log has the details)"}
 
-// Run is the life of one task, the same for every front end: the session
-// opened and (deferred) ended, whatever happens, a panic included; recall
-// and the verify gate wired; the MCP servers held until the end; the
-// driver (or Hooks.Backend) run; the front end's end. It returns the
-// result recorded, or an error wrapping ErrWontRun when the task did not
-// start.
+// Run is the life of one task, the same for every front end: trust (a
+// workspace file whose endpoint is held back stops the task first, see
+// HeldBack); the session opened and, deferred, ended however the task
+// ends, a panic included; recall and the verify gate wired; the MCP
+// servers held until the end; the driver (or Hooks.Backend) run; the
+// front end's Ended. It returns the result recorded, or an error wrapping
+// ErrWontRun when the task did not start.
 func Run(ctx context.Context, tc TaskConfig) (res agent.Result, err error) {
 	warn := func(msg string) {
 		if tc.Warn != nil {
 			tc.Warn(msg)
+		}
+	}
+	if tc.Hooks.Backend == nil { // an external agent uses no endpoint of ours
+		if err := HeldBack(tc.Untrusted); err != nil {
+			return agent.Result{}, err
 		}
 	}
 	rec, err := begin(tc, warn)
@@ -101,7 +142,7 @@ func Run(ctx context.Context, tc TaskConfig) (res agent.Result, err error) {
 		}
 		spec.Verifier = g
 	}
-	task := driver.Task{Prompt: tc.Prompt, Editor: tc.Editor, History: rec.History()}
+	task := driver.Assignment{Prompt: tc.Prompt, Editor: tc.Editor, History: rec.History()}
 	if tc.Hooks.Backend != nil {
 		res = tc.Hooks.Backend(ctx, spec, task)
 	} else {

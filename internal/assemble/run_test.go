@@ -7,6 +7,7 @@ import (
 
 	"github.com/agentls/agentls/internal/agent"
 	"github.com/agentls/agentls/internal/config"
+	"github.com/agentls/agentls/internal/driver"
 	"github.com/agentls/agentls/internal/proc"
 	"github.com/agentls/agentls/internal/session"
 	"github.com/agentls/agentls/internal/testkit/fakellm"
@@ -118,5 +119,44 @@ func TestRunReleasesItsMCPServers(t *testing.T) {
 	release()
 	if !closed(m) {
 		t.Fatal("the task never released the manager: Close waits for a holder")
+	}
+}
+
+// A workspace endpoint held back for want of trust stops the task before
+// the session or the model: no fall back to another endpoint.
+func TestRunRefusesAHeldBackEndpoint(t *testing.T) {
+	tc, llm := lifecycle(t, fakellm.Turn{Text: "done."})
+	tc.Untrusted = []string{"tools.allow", "llm.baseURL"}
+	_, err := Run(context.Background(), tc)
+	if !errors.Is(err, ErrUntrusted) || !errors.Is(err, ErrWontRun) {
+		t.Fatalf("err = %v", err)
+	}
+	if n := len(llm.Requests()); n != 0 {
+		t.Fatalf("%d model requests", n)
+	}
+	if infos, _ := tc.Store.List(); len(infos) != 0 {
+		t.Fatalf("a session was recorded: %+v", infos)
+	}
+	tc.Untrusted = []string{"tools.allow"} // held back, but not needed to run
+	if _, err := Run(context.Background(), tc); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// A task run by an external agent (the bridge) uses no endpoint of
+// agentls's: a held-back llm.baseURL does not stop it.
+func TestRunHeldBackEndpointDoesNotStopABackend(t *testing.T) {
+	tc, llm := lifecycle(t)
+	tc.Untrusted = []string{"llm.baseURL"}
+	ran := false
+	tc.Hooks.Backend = func(context.Context, Spec, driver.Assignment) agent.Result {
+		ran = true
+		return agent.Result{Status: agent.StatusOK, Reason: "done"}
+	}
+	if _, err := Run(context.Background(), tc); err != nil || !ran {
+		t.Fatalf("err %v, ran %v", err, ran)
+	}
+	if n := len(llm.Requests()); n != 0 {
+		t.Fatalf("%d model requests", n)
 	}
 }

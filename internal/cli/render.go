@@ -10,6 +10,7 @@ import (
 
 	"github.com/agentls/agentls/internal/agent"
 	"github.com/agentls/agentls/internal/session"
+	"github.com/agentls/agentls/internal/textcut"
 )
 
 // renderer shows a headless task on stderr. Every method may be called
@@ -353,7 +354,7 @@ func firstLine(s string, max int) string {
 		s, more = s[:i], true
 	}
 	if len(s) > max {
-		s, more = agent.Cut(s, max), true
+		s, more = textcut.Head(s, max), true
 	}
 	if more {
 		s += " …"

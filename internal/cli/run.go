@@ -11,6 +11,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"slices"
 	"strings"
 	"syscall"
 
@@ -107,7 +108,12 @@ func (c *cliRun) run(ctx context.Context) int {
 		return c.usage("%v", err)
 	}
 
-	cfg, probs := c.loadConfig(root)
+	cfg, probs, untrusted := c.loadConfig(root)
+	if o.baseURL != "" || o.replay != "" {
+		// --base-url names the endpoint for this run, and --replay uses
+		// none: the file's is moot.
+		untrusted = slices.DeleteFunc(untrusted, func(k string) bool { return k == "llm.baseURL" })
+	}
 	cfg = o.apply(cfg)
 	review, err := o.reviewMode(cfg, isTerminal(c.stdin) && isTerminal(c.stderr))
 	if err != nil {
@@ -238,11 +244,13 @@ func (c *cliRun) run(ctx context.Context) int {
 			Approver:  assemble.Approver(cfg, nil, ask),
 			OnEvent:   onEvent,
 			Warn:      ren.warn,
+			Log:       log,
 
 			ConfirmWrite: confirmWrite,
 			AskNetwork:   askNetwork,
 		},
 		Prompt:    o.task,
+		Untrusted: untrusted,
 		Store:     store,
 		Session:   o.session,
 		MustExist: true,
@@ -269,7 +277,11 @@ func (c *cliRun) run(ctx context.Context) int {
 			},
 		},
 	})
-	if err != nil {
+	switch {
+	case errors.Is(err, assemble.ErrUntrusted):
+		ren.warn(err.Error())
+		return exitFailed
+	case err != nil:
 		return c.usage("%s", strings.TrimPrefix(err.Error(), assemble.ErrWontRun.Error()+": "))
 	}
 	code := exitCode(res)
@@ -408,7 +420,7 @@ func exitCode(res agent.Result) int {
 // defaults. Settings in the workspace file that widen what agentls may run
 // apply only once the user trusts the file's content: with --trust, or
 // when asked on a terminal; otherwise they are held back with a warning.
-func (c *cliRun) loadConfig(root string) (config.Config, []config.Problem) {
+func (c *cliRun) loadConfig(root string) (config.Config, []config.Problem, []string) {
 	var store *policy.TrustStore
 	if dir, err := session.StateDir(); err == nil {
 		store = assemble.TrustStore(dir)
@@ -433,7 +445,7 @@ func (c *cliRun) loadConfig(root string) (config.Config, []config.Problem) {
 		probs = append(probs, config.Problem{Key: strings.Join(ws.Untrusted, ", "), Source: config.FileName,
 			Msg: "not applied: the file widens what agentls may run and is not trusted; run with --trust, or answer yes on a terminal"})
 	}
-	return cfg, probs
+	return cfg, probs, ws.Untrusted
 }
 
 // checkAccepted runs the checks again on what a review wrote when it is

@@ -12,6 +12,7 @@ import (
 
 	"github.com/agentls/agentls/internal/config"
 	"github.com/agentls/agentls/internal/session"
+	"github.com/agentls/agentls/internal/textcut"
 )
 
 const sessionsUsage = `usage:
@@ -162,8 +163,5 @@ func oneLine(s string, max int) string {
 	if len(s) <= max {
 		return s
 	}
-	for max > 0 && s[max]&0xC0 == 0x80 {
-		max--
-	}
-	return s[:max] + "…"
+	return textcut.Head(s, max) + "…"
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/agentls/agentls/internal/assemble"
 	"github.com/agentls/agentls/internal/edits"
+	"github.com/agentls/agentls/internal/review"
 	"github.com/agentls/agentls/internal/session"
 	"github.com/agentls/agentls/internal/tools"
 )
@@ -16,36 +17,27 @@ import (
 // cliWorkspace is the workspace of `agentls run`. It writes through to
 // disk (atomically, by tools.DiskWorkspace) or, in overlay mode (--dry-run,
 // --review), keeps the writes in memory where later reads see them. Either
-// way it notes each file's text before the task's first edit and after its
-// last, for the diff, the review and the session.
+// way its change log (the one internal/review keeps for the language
+// server too) notes each file's text before the task's first edit and
+// after its last, for the diff, the review and the session.
 type cliWorkspace struct {
 	disk    *tools.DiskWorkspace
 	overlay bool
 
-	mu    sync.Mutex // guards files and order; held across overlay edits
-	files map[string]*fileChange
-	order []string
-}
-
-type fileChange struct {
-	before  []byte
-	existed bool
-	after   []byte
+	mu  sync.Mutex // held across overlay edits, so a transform sees the last one
+	log review.Log
 }
 
 func newCLIWorkspace(disk *tools.DiskWorkspace, overlay bool) *cliWorkspace {
-	return &cliWorkspace{disk: disk, overlay: overlay, files: map[string]*fileChange{}}
+	return &cliWorkspace{disk: disk, overlay: overlay}
 }
 
 func (w *cliWorkspace) Root() string { return w.disk.Root() }
 
 func (w *cliWorkspace) ReadFile(ctx context.Context, rel string) ([]byte, error) {
 	if w.overlay {
-		w.mu.Lock()
-		fc, ok := w.files[rel]
-		w.mu.Unlock()
-		if ok {
-			return bytes.Clone(fc.after), nil
+		if fc, ok := w.log.File(rel); ok {
+			return []byte(fc.After), nil
 		}
 	}
 	return w.disk.ReadFile(ctx, rel)
@@ -57,9 +49,11 @@ func (w *cliWorkspace) OpenFiles() []string {
 	if !w.overlay {
 		return nil
 	}
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	return append([]string(nil), w.order...)
+	var out []string
+	for _, fc := range w.log.Applied() {
+		out = append(out, fc.Rel)
+	}
+	return out
 }
 
 // Edit applies transform. An edit that has started finishes even when the
@@ -74,8 +68,8 @@ func (w *cliWorkspace) Edit(ctx context.Context, rel string, transform func(old 
 		defer w.mu.Unlock()
 		var old []byte
 		exists := true
-		if fc, ok := w.files[rel]; ok {
-			old = fc.after
+		if fc, ok := w.log.File(rel); ok {
+			old = []byte(fc.After)
 		} else {
 			b, err := w.disk.ReadFile(ctx, rel)
 			switch {
@@ -93,7 +87,7 @@ func (w *cliWorkspace) Edit(ctx context.Context, rel string, transform func(old 
 		if exists && bytes.Equal(old, text) {
 			return nil
 		}
-		w.noteLocked(rel, old, exists, text)
+		w.log.RecordApplied(rel, string(old), exists, string(text))
 		return nil
 	}
 	var (
@@ -108,41 +102,23 @@ func (w *cliWorkspace) Edit(ctx context.Context, rel string, transform func(old 
 	if err != nil || (exists && bytes.Equal(old, text)) {
 		return err
 	}
-	w.mu.Lock()
-	w.noteLocked(rel, old, exists, text)
-	w.mu.Unlock()
+	w.log.RecordApplied(rel, string(old), exists, string(text))
 	return nil
-}
-
-func (w *cliWorkspace) noteLocked(rel string, old []byte, existed bool, text []byte) {
-	fc, ok := w.files[rel]
-	if !ok {
-		fc = &fileChange{before: bytes.Clone(old), existed: existed}
-		w.files[rel] = fc
-		w.order = append(w.order, rel)
-	}
-	fc.after = bytes.Clone(text)
 }
 
 // changed lists the files whose text differs from before the task, in
 // order of first change.
 func (w *cliWorkspace) changed() []string {
-	w.mu.Lock()
-	defer w.mu.Unlock()
 	var out []string
-	for _, rel := range w.order {
-		fc := w.files[rel]
-		if !fc.existed || !bytes.Equal(fc.before, fc.after) {
-			out = append(out, rel)
-		}
+	for _, fc := range w.log.Changed() {
+		out = append(out, fc.Rel)
 	}
 	return out
 }
 
-func (w *cliWorkspace) change(rel string) fileChange {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	return *w.files[rel]
+func (w *cliWorkspace) change(rel string) review.File {
+	fc, _ := w.log.File(rel)
+	return fc
 }
 
 // proposed maps the changed files to their new text, for checks that must
@@ -152,8 +128,8 @@ func (w *cliWorkspace) proposed() map[string][]byte {
 		return nil
 	}
 	out := map[string][]byte{}
-	for _, rel := range w.changed() {
-		out[rel] = w.change(rel).after
+	for _, fc := range w.log.Changed() {
+		out[fc.Rel] = []byte(fc.After)
 	}
 	return out
 }
@@ -162,10 +138,10 @@ func (w *cliWorkspace) proposed() map[string][]byte {
 func (w *cliWorkspace) diff(rel string) string {
 	fc := w.change(rel)
 	a := "a/" + rel
-	if !fc.existed {
+	if !fc.Existed {
 		a = "/dev/null"
 	}
-	return edits.Unified(a, "b/"+rel, string(fc.before), string(fc.after), -1)
+	return edits.Unified(a, "b/"+rel, fc.Base, fc.After, -1)
 }
 
 // sessionChanges describes the given files for the session.
@@ -173,7 +149,7 @@ func (w *cliWorkspace) sessionChanges(rels []string) []session.Change {
 	out := make([]session.Change, 0, len(rels))
 	for _, rel := range rels {
 		fc := w.change(rel)
-		out = append(out, session.NewChange(rel, fc.before, fc.existed, fc.after))
+		out = append(out, session.NewChange(rel, []byte(fc.Base), fc.Existed, []byte(fc.After)))
 	}
 	return out
 }
@@ -189,10 +165,10 @@ func (w *cliWorkspace) apply(ctx context.Context, rel string) error {
 		return err
 	}
 	return w.disk.Edit(ctx, rel, func(old []byte, exists bool) ([]byte, error) {
-		if exists != fc.existed || !bytes.Equal(old, fc.before) {
+		if exists != fc.Existed || string(old) != fc.Base {
 			return nil, errChangedOnDisk
 		}
-		return fc.after, nil
+		return []byte(fc.After), nil
 	})
 }
 

@@ -8,7 +8,7 @@
 // typed it. It grants nothing — no tool, no approval, no setting — and
 // the files are read beneath the workspace root, so a symbolic link cannot
 // make a file outside it a command. This package imports nothing of
-// agentls's own.
+// agentls's own but textcut.
 package commands
 
 import (
@@ -22,6 +22,8 @@ import (
 	"sort"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/agentls/agentls/internal/textcut"
 )
 
 // Dir is where a project keeps its commands, relative to the workspace root.
@@ -158,7 +160,7 @@ func Parse(name, text string) Command {
 		first, _, _ := strings.Cut(c.Body, "\n")
 		c.Description = strings.TrimSpace(strings.TrimLeft(first, "# "))
 		if len(c.Description) > 80 {
-			c.Description = cut(c.Description, 79) + "…"
+			c.Description = textcut.Head(c.Description, 79) + "…"
 		}
 	}
 	return c
@@ -169,17 +171,6 @@ func unquote(v string) string {
 		return v[1 : len(v)-1]
 	}
 	return v
-}
-
-// cut returns at most n bytes of s without splitting a character.
-func cut(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	for n > 0 && !utf8.RuneStart(s[n]) {
-		n--
-	}
-	return s[:n]
 }
 
 // Expand makes the prompt for this command run with args (the text after

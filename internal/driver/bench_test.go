@@ -75,7 +75,7 @@ func BenchmarkTurnOverhead(b *testing.B) {
 	runs := 0
 	for b.Loop() {
 		llm.reset()
-		res := d.Run(context.Background(), Task{Prompt: "read everything", Seed: 1})
+		res := d.Run(context.Background(), Assignment{Prompt: "read everything", Seed: 1})
 		if res.Status != agent.StatusOK || res.Steps != turns+1 {
 			b.Fatalf("result %+v", res)
 		}
@@ -98,7 +98,7 @@ func BenchmarkCompaction(b *testing.B) {
 	runs := 0
 	for b.Loop() {
 		llm.reset()
-		res := d.Run(context.Background(), Task{Prompt: "read everything", Seed: 1})
+		res := d.Run(context.Background(), Assignment{Prompt: "read everything", Seed: 1})
 		if res.Status != agent.StatusOK || res.Steps != turns+1 {
 			b.Fatalf("result %+v", res)
 		}

@@ -9,11 +9,16 @@ import (
 	"sync"
 	"time"
 
+	"go.uber.org/zap"
+
 	"github.com/agentls/agentls/internal/agent"
+	"github.com/agentls/agentls/internal/textcut"
 )
 
-// Task is one request to the agent.
-type Task struct {
+// Assignment is what one Run is asked to do: the user's prompt and what
+// comes with it. (A running task is lsp's task; its record in a session,
+// session.Task.)
+type Assignment struct {
 	Prompt string
 	// Editor is what the editor passed along: the current file and
 	// selection, already rendered as text for the model ("" if none).
@@ -32,39 +37,8 @@ type Verifier interface {
 // Planner gathers what the model is told before the task: the system
 // prompt and project context. Recalled memory joins here too.
 type Planner interface {
-	Plan(ctx context.Context, t Task) (agent.Planned, error)
+	Plan(ctx context.Context, t Assignment) (agent.Planned, error)
 }
-
-// Hooks. A Driver calls each hook that implements one of these.
-type (
-	// BeforeToolHook may deny a call (return an error, reported to the
-	// model) or rewrite its arguments in place.
-	BeforeToolHook interface {
-		BeforeTool(ctx context.Context, call *agent.ToolCall) error
-	}
-	// AfterToolHook sees each finished call.
-	AfterToolHook interface {
-		AfterTool(ctx context.Context, call agent.ToolCall, res agent.ToolResult, err error)
-	}
-	// AfterToolsHook runs once all tools of a turn finished, when any of
-	// them changed files.
-	AfterToolsHook interface {
-		AfterTools(ctx context.Context, changed []string)
-	}
-	// TaskEndHook runs when a task reaches Reporting (not on cancel).
-	TaskEndHook interface {
-		TaskEnd(ctx context.Context, r agent.Result)
-	}
-	// ConversationHook sees the conversation after the planner's prefix
-	// (earlier session turns, the task, the turns so far) before every
-	// model call and once more when the task finishes, however it ends, so
-	// a session store can persist each turn and continue it later. It runs
-	// on the driver's loop and must not block for long; msgs belongs to
-	// the machine and must be copied to be kept.
-	ConversationHook interface {
-		Conversation(ctx context.Context, msgs []agent.Message)
-	}
-)
 
 // DefaultToolGrace is Driver.ToolGrace's default.
 const DefaultToolGrace = 2 * time.Second
@@ -83,7 +57,6 @@ type Driver struct {
 	Tools       []agent.Tool
 	Planner     Planner  // nil: a bare system prompt
 	Verifier    Verifier // nil: no verify gate
-	Hooks       []any
 	Limits      agent.Limits
 	ToolTimeout time.Duration // per call; 0: 120 s
 	TaskTimeout time.Duration // whole task; 0: none
@@ -101,12 +74,23 @@ type Driver struct {
 	// OnEvent receives every event of every task, in order per task. It is
 	// called from the driver's loop, so it must not block for long.
 	OnEvent func(agent.Event)
+	// OnConversation sees the conversation after the planner's prefix
+	// (earlier session turns, the task, the turns so far) before every
+	// model call and once more when the task finishes, however it ends, so
+	// a session store can persist each turn and continue it later. It runs
+	// on the driver's loop and must not block for long; msgs belongs to
+	// the machine and must be copied to be kept. A panic in it is
+	// recovered. nil: none.
+	OnConversation func(ctx context.Context, msgs []agent.Message)
+	// Log is told of each input the machine ignored, with the state it was
+	// in [none]: where a replay leaves its recording, it shows first.
+	Log *zap.Logger
 }
 
 // Run performs one task and returns when it ended. Cancelling ctx cancels
 // the task (Result.Cancelled); in-flight model streams, tools and checks are
 // stopped and waited for before Run returns.
-func (d *Driver) Run(ctx context.Context, t Task) agent.Result {
+func (d *Driver) Run(ctx context.Context, t Assignment) agent.Result {
 	run := &run{d: d, inputs: make(chan agent.Input, 256), tools: map[string]agent.Tool{}}
 	for _, tl := range d.Tools {
 		run.tools[tl.Spec().Name] = tl
@@ -138,7 +122,6 @@ func (d *Driver) Run(ctx context.Context, t Task) agent.Result {
 	defer func() {
 		stop()
 		run.wg.Wait()
-		run.workers.close()
 	}()
 
 	m := agent.NewMachine()
@@ -156,13 +139,13 @@ func (d *Driver) Run(ctx context.Context, t Task) agent.Result {
 			if p, ok := in.(agent.Planned); ok && m.State() == agent.Planning {
 				run.prefix, run.planned = len(p.Prefix), true
 			}
-			acts = m.Step(in)
+			acts = run.step(in)
 		case <-done:
 			done = nil // step once; the machine is Idle afterwards
 			if errors.Is(taskCtx.Err(), context.DeadlineExceeded) && ctx.Err() == nil {
-				acts = m.Step(agent.Fail{Reason: "timeout", Err: fmt.Sprintf("task timed out after %s", d.TaskTimeout)})
+				acts = run.step(agent.Fail{Reason: "timeout", Err: fmt.Sprintf("task timed out after %s", d.TaskTimeout)})
 			} else {
-				acts = m.Step(agent.Cancel{})
+				acts = run.step(agent.Cancel{})
 			}
 		}
 	}
@@ -172,30 +155,35 @@ func (d *Driver) Run(ctx context.Context, t Task) agent.Result {
 type run struct {
 	d      *Driver
 	ctx    context.Context
-	task   Task
+	task   Assignment
 	inputs chan agent.Input
-	wg     sync.WaitGroup
-	// workers runs the run's goroutines (workers.go); wg counts those the
-	// run waits for.
-	workers workers
-	tools   map[string]agent.Tool
-	specs   []agent.ToolSpec
+	wg     sync.WaitGroup // the run's goroutines, but for abandoned tools
+	tools  map[string]agent.Tool
+	specs  []agent.ToolSpec
 
 	m       *agent.Machine // read on the loop only
-	prefix  int            // the planner's prefix length, for ConversationHook
+	prefix  int            // the planner's prefix length, for OnConversation
 	planned bool
 }
 
-// conversation hands the history less the prefix to ConversationHooks.
+// step feeds in to the machine and logs it when the machine ignored it.
+func (r *run) step(in agent.Input) []agent.Action {
+	state, before := r.m.State(), r.m.Ignored()
+	acts := r.m.Step(in)
+	if r.m.Ignored() != before && r.d.Log != nil {
+		r.d.Log.Info("the agent machine ignored an input", zap.String("input", fmt.Sprintf("%T", in)), zap.String("state", string(state)))
+	}
+	return acts
+}
+
+// conversation hands the history less the prefix to OnConversation.
 // Before planning ended there is no conversation to report.
 func (r *run) conversation(history []agent.Message) {
 	if !r.planned || len(history) < r.prefix {
 		return
 	}
-	for _, h := range r.d.Hooks {
-		if h, ok := h.(ConversationHook); ok {
-			safeHook(func() { h.Conversation(r.ctx, history[r.prefix:]) })
-		}
+	if h := r.d.OnConversation; h != nil {
+		safeHook(func() { h(r.ctx, history[r.prefix:]) })
 	}
 }
 
@@ -209,9 +197,7 @@ func (r *run) send(in agent.Input) {
 
 // goDo runs f in a goroutine the run owns, recovering panics into err.
 func (r *run) goDo(f func() agent.Input) {
-	r.wg.Add(1)
-	r.workers.do(func() {
-		defer r.wg.Done()
+	r.wg.Go(func() {
 		var in agent.Input
 		func() {
 			defer func() {
@@ -301,14 +287,7 @@ func (r *run) do(a agent.Action) (agent.Result, bool) {
 			return agent.Compacted{Summary: sum, Usage: u, Err: err}
 		})
 	case agent.Report:
-		r.goDo(func() agent.Input {
-			for _, h := range d.Hooks {
-				if h, ok := h.(TaskEndHook); ok {
-					safeHook(func() { h.TaskEnd(r.ctx, a.Result) })
-				}
-			}
-			return agent.Reported{}
-		})
+		r.goDo(func() agent.Input { return agent.Reported{} })
 	}
 	return agent.Result{}, false
 }
@@ -349,7 +328,7 @@ func truncate(s string, n int) string {
 	if len(s) <= n {
 		return s
 	}
-	return agent.Cut(s, n) + "…"
+	return textcut.Head(s, n) + "…"
 }
 
 // safeHook runs an observer hook; a panic in it is a bug in the hook, not

@@ -16,6 +16,9 @@ import (
 	"testing"
 	"time"
 
+	"go.uber.org/zap"
+	"go.uber.org/zap/zaptest/observer"
+
 	"github.com/agentls/agentls/internal/agent"
 )
 
@@ -146,7 +149,7 @@ func toolMessages(req agent.Request) []string {
 }
 
 // runAsync runs a task in a goroutine; the result arrives on the channel.
-func runAsync(ctx context.Context, d *Driver, task Task) <-chan agent.Result {
+func runAsync(ctx context.Context, d *Driver, task Assignment) <-chan agent.Result {
 	ch := make(chan agent.Result, 1)
 	go func() { ch <- d.Run(ctx, task) }()
 	return ch
@@ -197,7 +200,7 @@ func TestDriverPlainTask(t *testing.T) {
 		OnEvent: ev.on,
 	}
 	d.Price.Input, d.Price.Output = 2, 8
-	res := d.Run(context.Background(), Task{Prompt: "rename", Seed: 1})
+	res := d.Run(context.Background(), Assignment{Prompt: "rename", Seed: 1})
 
 	if res.Status != agent.StatusOK || res.Reason != "done" || !res.Verified || res.Summary != "Renamed it." {
 		t.Errorf("result %+v", res)
@@ -289,7 +292,7 @@ func TestDriverReadOnlyParallel(t *testing.T) {
 			results <- e.Call.ID
 		}
 	}}
-	done := runAsync(context.Background(), d, Task{Prompt: "read all", Seed: 1})
+	done := runAsync(context.Background(), d, Assignment{Prompt: "read all", Seed: 1})
 
 	for range 3 {
 		wait(t, started, "the three reads to start together")
@@ -355,7 +358,7 @@ func TestDriverMutatingSerial(t *testing.T) {
 		say("done"),
 	}}
 	d := &Driver{LLM: llm, Tools: []agent.Tool{edit, read}, Limits: agent.DefaultLimits()}
-	res := d.Run(context.Background(), Task{Prompt: "edit", Seed: 1})
+	res := d.Run(context.Background(), Assignment{Prompt: "edit", Seed: 1})
 	if overlap.Load() {
 		t.Error("a mutating call overlapped another call")
 	}
@@ -382,7 +385,7 @@ func TestDriverToolErrors(t *testing.T) {
 		say("gave up on those"),
 	}}
 	d := &Driver{LLM: llm, Tools: []agent.Tool{readTool, panicky, slow}, Limits: agent.DefaultLimits(), ToolTimeout: 50 * time.Millisecond}
-	res := d.Run(context.Background(), Task{Prompt: "try", Seed: 1})
+	res := d.Run(context.Background(), Assignment{Prompt: "try", Seed: 1})
 	if res.Status != agent.StatusOK || res.Summary != "gave up on those" {
 		t.Fatalf("result %+v", res)
 	}
@@ -448,7 +451,7 @@ func TestDriverCancel(t *testing.T) {
 				}}
 			ctx, cancel := context.WithCancel(context.Background())
 			defer cancel()
-			done := runAsync(ctx, d, Task{Prompt: "t", Seed: 1})
+			done := runAsync(ctx, d, Assignment{Prompt: "t", Seed: 1})
 			wait(t, busy, "the task to get busy")
 			cancel()
 			res := wait(t, done, "Run after cancel")
@@ -471,107 +474,11 @@ func TestDriverTaskTimeout(t *testing.T) {
 		return agent.Response{}, ctx.Err()
 	}}}
 	d := &Driver{LLM: llm, Limits: agent.DefaultLimits(), TaskTimeout: 50 * time.Millisecond}
-	res := d.Run(context.Background(), Task{Prompt: "t", Seed: 1})
+	res := d.Run(context.Background(), Assignment{Prompt: "t", Seed: 1})
 	if res.Reason != "timeout" || res.Status != agent.StatusError || res.Cancelled || !strings.Contains(res.Error, "timed out after 50ms") {
 		t.Errorf("result %+v", res)
 	}
 	checkNoLeak(t, before)
-}
-
-// hooks implements every hook and records the calls.
-type hooks struct {
-	mu         sync.Mutex
-	after      []string
-	afterTools [][]string
-	end        []agent.Result
-}
-
-func (h *hooks) BeforeTool(ctx context.Context, c *agent.ToolCall) error {
-	switch pathArg(json.RawMessage(c.Arguments)) {
-	case "secret.txt":
-		return errors.New("denied by policy")
-	case "a.go":
-		c.Arguments = `{"path":"b.go"}`
-	}
-	return nil
-}
-
-func (h *hooks) AfterTool(ctx context.Context, c agent.ToolCall, res agent.ToolResult, err error) {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	h.after = append(h.after, fmt.Sprintf("%s %s err=%v", c.ID, pathArg(json.RawMessage(c.Arguments)), err))
-}
-
-func (h *hooks) AfterTools(ctx context.Context, changed []string) {
-	// Slow, so that a driver which lets the next turn start before this
-	// returns is caught.
-	for range 100 {
-		runtime.Gosched()
-	}
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	h.afterTools = append(h.afterTools, changed)
-}
-
-func (h *hooks) TaskEnd(ctx context.Context, r agent.Result) {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	h.end = append(h.end, r)
-}
-
-func (h *hooks) afterToolsCalls() int {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	return len(h.afterTools)
-}
-
-func TestDriverHooks(t *testing.T) {
-	h := &hooks{}
-	var seenByTurn3 int
-	llm := &scriptLLM{turns: []turn{
-		calls(`c1 read {"path":"a.go"}`),
-		calls(`c2 edit {"path":"secret.txt"}`, `c3 edit {"path":"c.go"}`),
-		func(ctx context.Context, req agent.Request, onText func(string)) (agent.Response, error) {
-			// AfterTools has run before the model sees the results.
-			seenByTurn3 = h.afterToolsCalls()
-			return agent.Response{Content: "done"}, nil
-		},
-	}}
-	d := &Driver{LLM: llm, Tools: []agent.Tool{readTool, editTool}, Hooks: []any{h}, Limits: agent.DefaultLimits()}
-	res := d.Run(context.Background(), Task{Prompt: "t", Seed: 1})
-
-	reqs := llm.requests()
-	if got := toolMessages(reqs[1]); !slices.Equal(got, []string{"c1: contents of b.go"}) {
-		t.Errorf("rewritten call gave %q", got)
-	}
-	if got := toolMessages(reqs[2]); !slices.Equal(got, []string{"c1: contents of b.go", "c2: error: denied by policy", "c3: edited c.go"}) {
-		t.Errorf("tool results %q", got)
-	}
-	wantAfter := []string{"c1 b.go err=<nil>", "c2 secret.txt err=denied by policy", "c3 c.go err=<nil>"}
-	if !slices.Equal(h.after, wantAfter) {
-		t.Errorf("AfterTool calls %q, want %q", h.after, wantAfter)
-	}
-	if len(h.afterTools) != 1 || !slices.Equal(h.afterTools[0], []string{"c.go"}) || seenByTurn3 != 1 {
-		t.Errorf("AfterTools calls %v (seen by turn 3: %d), want one with [c.go] before turn 3", h.afterTools, seenByTurn3)
-	}
-	if len(h.end) != 1 || h.end[0].Status != agent.StatusOK || !slices.Equal(h.end[0].FilesChanged, []string{"c.go"}) {
-		t.Errorf("TaskEnd calls %+v", h.end)
-	}
-	if !slices.Equal(res.FilesChanged, []string{"c.go"}) {
-		t.Errorf("files changed %v", res.FilesChanged)
-	}
-
-	// TaskEnd does not run on cancel.
-	h2 := &hooks{}
-	ctx, cancel := context.WithCancel(context.Background())
-	d = &Driver{LLM: &scriptLLM{turns: []turn{func(ctx context.Context, req agent.Request, onText func(string)) (agent.Response, error) {
-		cancel()
-		<-ctx.Done()
-		return agent.Response{}, ctx.Err()
-	}}}, Hooks: []any{h2}, Limits: agent.DefaultLimits()}
-	if res := d.Run(ctx, Task{Prompt: "t", Seed: 1}); !res.Cancelled || len(h2.end) != 0 {
-		t.Errorf("cancelled task: %+v, TaskEnd calls %d", res, len(h2.end))
-	}
 }
 
 // Verify failures reach the model as a user message; an error running
@@ -594,7 +501,7 @@ func TestDriverVerifyRetry(t *testing.T) {
 		say("retried"),
 	}}
 	d := &Driver{LLM: llm, Tools: []agent.Tool{editTool}, Verifier: v, Limits: agent.DefaultLimits()}
-	res := d.Run(context.Background(), Task{Prompt: "t", Seed: 1})
+	res := d.Run(context.Background(), Assignment{Prompt: "t", Seed: 1})
 	if !res.Verified || res.Summary != "retried" || n != 3 {
 		t.Fatalf("result %+v after %d verify runs", res, n)
 	}
@@ -620,7 +527,7 @@ func TestDriverLLMRetry(t *testing.T) {
 	l := agent.DefaultLimits()
 	l.BackoffBase = time.Millisecond
 	d := &Driver{LLM: llm, Limits: l, OnEvent: ev.on}
-	res := d.Run(context.Background(), Task{Prompt: "t", Seed: 1})
+	res := d.Run(context.Background(), Assignment{Prompt: "t", Seed: 1})
 	if res.Status != agent.StatusOK || len(llm.requests()) != 2 {
 		t.Fatalf("result %+v after %d requests", res, len(llm.requests()))
 	}
@@ -649,7 +556,7 @@ func TestDriverCompaction(t *testing.T) {
 	l := agent.DefaultLimits()
 	l.ContextTokens = 4000
 	d := &Driver{LLM: llm, Tools: []agent.Tool{big}, Limits: l}
-	res := d.Run(context.Background(), Task{Prompt: "read the logs", Seed: 1})
+	res := d.Run(context.Background(), Assignment{Prompt: "read the logs", Seed: 1})
 	if res.Status != agent.StatusOK {
 		t.Fatalf("result %+v", res)
 	}
@@ -683,7 +590,7 @@ func TestWorkspacePlanner(t *testing.T) {
 		return []string{"renamed Foo (task: " + task + ")"}
 	}}
 	hist := []agent.Message{{Role: agent.RoleUser, Content: "earlier"}}
-	got, err := p.Plan(context.Background(), Task{Prompt: "fix", Editor: "a.go:3", History: hist})
+	got, err := p.Plan(context.Background(), Assignment{Prompt: "fix", Editor: "a.go:3", History: hist})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -701,26 +608,33 @@ func TestWorkspacePlanner(t *testing.T) {
 	}
 
 	// Nothing to add: the bare system prompt, no editor message.
-	got, _ = WorkspacePlanner{Root: t.TempDir()}.Plan(context.Background(), Task{Prompt: "x"})
+	got, _ = WorkspacePlanner{Root: t.TempDir()}.Plan(context.Background(), Assignment{Prompt: "x"})
 	if len(got.Prefix) != 1 || got.Prefix[0].Content != SystemPrompt {
 		t.Errorf("planned %+v", got)
 	}
 }
 
-type panicHooks struct{}
-
-func (panicHooks) AfterTool(context.Context, agent.ToolCall, agent.ToolResult, error) {
-	panic("after tool")
-}
-func (panicHooks) AfterTools(context.Context, []string)  { panic("after tools") }
-func (panicHooks) TaskEnd(context.Context, agent.Result) { panic("task end") }
-
-// A hook that panics is a bug in the hook; the task still ends normally.
-func TestDriverHookPanicsAreContained(t *testing.T) {
+// A conversation hook that panics is a bug in the hook; the task still
+// ends normally.
+func TestDriverHookPanicIsContained(t *testing.T) {
 	llm := &scriptLLM{turns: []turn{calls(`c1 edit {"path":"a.go"}`), say("done")}}
-	d := &Driver{LLM: llm, Model: "m", Tools: []agent.Tool{editTool}, Limits: agent.DefaultLimits(), Hooks: []any{panicHooks{}}}
-	res := d.Run(context.Background(), Task{Prompt: "x", Seed: 1})
-	if res.Status != agent.StatusOK || len(res.FilesChanged) != 1 {
-		t.Fatalf("result %+v", res)
+	calls := 0
+	d := &Driver{LLM: llm, Model: "m", Tools: []agent.Tool{editTool}, Limits: agent.DefaultLimits(),
+		OnConversation: func(context.Context, []agent.Message) { calls++; panic("conversation") }}
+	res := d.Run(context.Background(), Assignment{Prompt: "x", Seed: 1})
+	if res.Status != agent.StatusOK || len(res.FilesChanged) != 1 || calls < 2 {
+		t.Fatalf("result %+v after %d hook calls", res, calls)
+	}
+}
+
+// The driver logs each input the machine ignored, with its state.
+func TestDriverLogsIgnoredInputs(t *testing.T) {
+	core, logs := observer.New(zap.InfoLevel)
+	r := &run{d: &Driver{Log: zap.New(core)}, m: agent.NewMachine()}
+	r.step(agent.ToolDone{ID: "late"})
+	r.step(agent.Start{Task: "t", Limits: agent.DefaultLimits(), Seed: 1})
+	got := logs.All()
+	if len(got) != 1 || got[0].ContextMap()["input"] != "agent.ToolDone" || got[0].ContextMap()["state"] != string(agent.Idle) {
+		t.Fatalf("logged %+v", got)
 	}
 }

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"sync"
 	"syscall"
+
+	"github.com/agentls/agentls/internal/textcut"
 )
 
 // A task may mention workspace files: "@path" attaches the file, and
@@ -121,7 +123,7 @@ func readConfined(r *os.Root, rel string, limit int, secret func(string) bool) (
 		return "", false, false
 	}
 	if len(b) > limit {
-		return string(b[:limit]), true, true
+		return string(textcut.Head(b, limit)), true, true
 	}
 	return string(b), false, true
 }

@@ -37,7 +37,7 @@ func TestMentionsAttachFilesAndRanges(t *testing.T) {
 	}
 
 	p := WorkspacePlanner{Root: root}
-	planned, err := p.Plan(context.Background(), Task{Prompt: prompt})
+	planned, err := p.Plan(context.Background(), Assignment{Prompt: prompt})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -71,7 +71,7 @@ func TestMentionsAndContextFilesSkipSecrets(t *testing.T) {
 	must(os.Symlink("keys/id", filepath.Join(root, "alias")))
 	secret := func(rel string) bool { return rel == "keys/id" }
 	p := WorkspacePlanner{Root: root, Secret: secret}
-	planned, err := p.Plan(context.Background(), Task{Prompt: "see @keys/id @k/id @alias @ok.md"})
+	planned, err := p.Plan(context.Background(), Assignment{Prompt: "see @keys/id @k/id @alias @ok.md"})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -43,7 +43,7 @@ type WorkspacePlanner struct {
 }
 
 // Plan implements Planner.
-func (p WorkspacePlanner) Plan(ctx context.Context, t Task) (agent.Planned, error) {
+func (p WorkspacePlanner) Plan(ctx context.Context, t Assignment) (agent.Planned, error) {
 	var b strings.Builder
 	b.WriteString(SystemPrompt)
 	// The workspace is untrusted: its instruction files are read as

@@ -42,7 +42,7 @@ func TestPlannerReadsOnlyConfinedRegularFiles(t *testing.T) {
 	}
 	done := make(chan planned, 1)
 	go func() {
-		p, err := WorkspacePlanner{Root: root}.Plan(context.Background(), Task{Prompt: "read @pipe.md"})
+		p, err := WorkspacePlanner{Root: root}.Plan(context.Background(), Assignment{Prompt: "read @pipe.md"})
 		var b strings.Builder
 		for _, m := range p.Prefix {
 			b.WriteString(m.Content)

@@ -38,7 +38,7 @@ func TestDriverCancelEndsTaskWithStuckTool(t *testing.T) {
 		}}
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	done := runAsync(ctx, d, Task{Prompt: "t", Seed: 1})
+	done := runAsync(ctx, d, Assignment{Prompt: "t", Seed: 1})
 	wait(t, started, "the tool to start")
 	cancel()
 	res := wait(t, done, "Run after cancel with a stuck tool")
@@ -58,7 +58,7 @@ func TestDriverTaskTimeoutEndsTaskWithStuckTool(t *testing.T) {
 	defer close(release)
 	d := &Driver{LLM: &scriptLLM{turns: []turn{calls(`c1 stuck {"path":"fifo"}`)}}, Tools: []agent.Tool{stuckTool(release, started)},
 		Limits: agent.DefaultLimits(), ToolGrace: 50 * time.Millisecond, TaskTimeout: 100 * time.Millisecond}
-	res := wait(t, runAsync(context.Background(), d, Task{Prompt: "t", Seed: 1}), "Run with a stuck tool and a task timeout")
+	res := wait(t, runAsync(context.Background(), d, Assignment{Prompt: "t", Seed: 1}), "Run with a stuck tool and a task timeout")
 	if res.Reason != "timeout" {
 		t.Errorf("result %+v", res)
 	}
@@ -72,7 +72,7 @@ func TestDriverToolTimeoutAbandonsStuckTool(t *testing.T) {
 	llm := &scriptLLM{turns: []turn{calls(`c1 stuck {"path":"fifo"}`), say("gave up")}}
 	d := &Driver{LLM: llm, Tools: []agent.Tool{stuckTool(release, started)},
 		Limits: agent.DefaultLimits(), ToolGrace: 50 * time.Millisecond, ToolTimeout: 50 * time.Millisecond}
-	res := wait(t, runAsync(context.Background(), d, Task{Prompt: "t", Seed: 1}), "Run with a stuck tool and a tool timeout")
+	res := wait(t, runAsync(context.Background(), d, Assignment{Prompt: "t", Seed: 1}), "Run with a stuck tool and a tool timeout")
 	if res.Status != agent.StatusOK || res.Summary != "gave up" {
 		t.Fatalf("result %+v", res)
 	}

@@ -22,18 +22,14 @@ func (r *run) runTools(calls []agent.ToolCall) {
 	if len(calls) == 0 {
 		return
 	}
-	r.wg.Add(1)
-	r.workers.do(func() {
-		defer r.wg.Done()
-		// Tools and hooks recover their own panics (runTool, safeHook); a
-		// panic in this bookkeeping ends the task, never the process.
+	r.wg.Go(func() {
+		// Tools recover their own panics (runTool); a panic in this
+		// bookkeeping ends the task, never the process.
 		defer func() {
 			if p := recover(); p != nil {
 				r.send(agent.Fail{Reason: "internal", Err: fmt.Sprintf("internal error running tools: %v", p)})
 			}
 		}()
-		var changed []string
-		var last agent.ToolDone
 		for i := 0; i < len(calls); {
 			j := i + 1
 			if r.readOnly(calls[i]) {
@@ -50,9 +46,7 @@ func (r *run) runTools(calls []agent.ToolCall) {
 			} else {
 				var wg sync.WaitGroup
 				for k, c := range calls[i:j] {
-					wg.Add(1)
-					r.workers.do(func() {
-						defer wg.Done()
+					wg.Go(func() {
 						res, err := r.runTool(c)
 						batch[k] = agent.ToolDone{ID: c.ID, Result: res, Err: err}
 					})
@@ -62,26 +56,11 @@ func (r *run) runTools(calls []agent.ToolCall) {
 			if r.ctx.Err() != nil {
 				return
 			}
-			for k, done := range batch {
-				changed = append(changed, done.Result.Changed...)
-				if i+k == len(calls)-1 {
-					last = done
-				} else {
-					r.send(done)
-				}
+			for _, done := range batch {
+				r.send(done)
 			}
 			i = j
 		}
-		// The machine moves on when the last result arrives, so that one
-		// waits for AfterTools: the next model call sees what the hooks did.
-		if len(changed) > 0 {
-			for _, h := range r.d.Hooks {
-				if h, ok := h.(AfterToolsHook); ok {
-					safeHook(func() { h.AfterTools(r.ctx, changed) })
-				}
-			}
-		}
-		r.send(last)
 	})
 }
 
@@ -97,11 +76,6 @@ func (r *run) runTool(c agent.ToolCall) (res agent.ToolResult, err error) {
 		if p := recover(); p != nil {
 			err = fmt.Errorf("tool %s crashed: %v", c.Name, p)
 		}
-		for _, h := range r.d.Hooks {
-			if h, ok := h.(AfterToolHook); ok {
-				safeHook(func() { h.AfterTool(r.ctx, c, res, err) })
-			}
-		}
 	}()
 	t, ok := r.tools[c.Name]
 	if !ok {
@@ -112,18 +86,6 @@ func (r *run) runTool(c agent.ToolCall) (res agent.ToolResult, err error) {
 		sort.Strings(names)
 		return agent.ToolResult{}, fmt.Errorf("unknown tool %q; the tools are: %s", c.Name, strings.Join(names, ", "))
 	}
-	// Hooks see only arguments that parse.
-	if _, err := toolArgs(t, c.Arguments); err != nil {
-		return agent.ToolResult{}, err
-	}
-	for _, h := range r.d.Hooks {
-		if h, ok := h.(BeforeToolHook); ok {
-			if err := h.BeforeTool(r.ctx, &c); err != nil {
-				return agent.ToolResult{}, err
-			}
-		}
-	}
-	// A hook may have rewritten the arguments: run what it left.
 	args, err := toolArgs(t, c.Arguments)
 	if err != nil {
 		return agent.ToolResult{}, err
@@ -174,7 +136,7 @@ func (r *run) runBounded(ctx context.Context, t agent.Tool, c agent.ToolCall, ar
 		err error
 	}
 	ch := make(chan outcome, 1) // buffered: an abandoned tool never blocks on it
-	r.workers.do(func() {
+	go func() {
 		var o outcome
 		defer func() {
 			if p := recover(); p != nil {
@@ -183,7 +145,7 @@ func (r *run) runBounded(ctx context.Context, t agent.Tool, c agent.ToolCall, ar
 			ch <- o
 		}()
 		o.res, o.err = t.Run(ctx, args)
-	})
+	}()
 	select {
 	case o := <-ch:
 		return o.res, o.err, false

@@ -15,41 +15,40 @@ const module = "github.com/agentls/agentls/"
 // package must take its place in the layering on purpose.
 var allowed = map[string][]string{
 	// The core: pure vocabulary and machine, then the driver.
-	"internal/agent":  {},
-	"internal/driver": {"internal/agent"},
+	"internal/agent":  {"internal/textcut"},
+	"internal/driver": {"internal/agent", "internal/textcut"},
 	// Leaves.
 	"internal/config":        {"internal/policy"}, // the default secret files
 	"internal/edits":         {},
 	"internal/logging":       {},
 	"internal/policy":        {},
-	"internal/proc":          {},
-	"internal/cores":         {},
-	"internal/commands":      {}, // a project's own prompts
-	"internal/jsonscan":      {},
+	"internal/textcut":       {},
+	"internal/proc":          {"internal/textcut"},
+	"internal/commands":      {"internal/textcut"}, // a project's own prompts
 	"internal/layers":        {},
-	"internal/llm/llmhttp":   {},
-	"internal/llm/chat":      {"internal/agent", "internal/jsonscan", "internal/llm/llmhttp"},
+	"internal/llm/llmhttp":   {"internal/textcut"},
+	"internal/llm/chat":      {"internal/agent", "internal/llm/llmhttp"},
 	"internal/llm/responses": {"internal/agent", "internal/llm/llmhttp"},
-	"internal/llm/record":    {"internal/agent"},
-	"internal/session":       {"internal/agent", "internal/edits"},
-	"internal/review":        {"internal/agent", "internal/edits"}, // pure: plans, no I/O
-	"internal/verify":        {"internal/proc"},
-	"internal/tools":         {"internal/agent", "internal/cores", "internal/jsonscan", "internal/policy", "internal/proc"},
+	"internal/llm/record":    {"internal/agent", "internal/textcut"},
+	"internal/session":       {"internal/agent", "internal/edits", "internal/textcut"},
+	"internal/review":        {"internal/edits", "internal/textcut"}, // pure: plans, no I/O
+	"internal/verify":        {"internal/proc", "internal/textcut"},
+	"internal/tools":         {"internal/agent", "internal/policy", "internal/proc", "internal/textcut"},
 	"internal/mcp":           {"internal/agent", "internal/config", "internal/proc", "internal/tools"},
 	// The one assembly path.
 	"internal/assemble": {"internal/agent", "internal/config", "internal/driver", "internal/llm/chat", "internal/llm/responses",
-		"internal/mcp", "internal/policy", "internal/proc", "internal/session", "internal/tools", "internal/verify"},
+		"internal/mcp", "internal/policy", "internal/proc", "internal/session", "internal/tools", "internal/verify", "internal/textcut"},
 	// Front ends: the assembly path and the core, never each other — but
 	// for the bridge, the ACP client the LSP front end drives
 	// (internal/acp's bridge files).
 	"internal/acp": {"internal/agent", "internal/assemble", "internal/commands", "internal/config", "internal/driver", "internal/logging",
-		"internal/mcp", "internal/policy", "internal/proc", "internal/session", "internal/tools"},
-	"internal/cli": {"internal/agent", "internal/assemble", "internal/commands", "internal/config", "internal/driver", "internal/edits",
-		"internal/llm/record", "internal/logging", "internal/policy", "internal/session", "internal/tools"},
+		"internal/mcp", "internal/policy", "internal/proc", "internal/session", "internal/textcut", "internal/tools"},
+	"internal/cli": {"internal/agent", "internal/assemble", "internal/commands", "internal/config", "internal/driver", "internal/edits", "internal/review",
+		"internal/llm/record", "internal/logging", "internal/policy", "internal/session", "internal/tools", "internal/textcut"},
 	"internal/lsp": {"internal/acp", "internal/agent", "internal/assemble", "internal/commands", "internal/config", "internal/driver",
-		"internal/edits", "internal/mcp", "internal/review", "internal/session", "internal/tools", "internal/verify"},
+		"internal/edits", "internal/mcp", "internal/review", "internal/session", "internal/tools", "internal/verify", "internal/textcut"},
 	// Test doubles that speak the real protocols.
-	"internal/testkit/fakellm":   {},
+	"internal/testkit/fakellm":   {"internal/textcut"},
 	"internal/testkit/fakeacp":   {},
 	"internal/testkit/llmfaults": {"internal/agent", "internal/testkit/fakellm"},
 	"internal/testkit/lspclient": {"internal/edits", "internal/lsp"}, // the server's codec

@@ -14,6 +14,7 @@ import (
 	"go.lsp.dev/protocol"
 
 	"github.com/agentls/agentls/internal/edits"
+	"github.com/agentls/agentls/internal/textcut"
 	"github.com/agentls/agentls/internal/tools"
 )
 
@@ -218,7 +219,7 @@ func (s *Server) editorContext(u string, r *protocol.Range) (string, error) {
 	}
 	sel := text[start:end]
 	if len(sel) > 16<<10 {
-		sel = sel[:16<<10] + "\n[selection truncated]"
+		sel = textcut.Head(sel, 16<<10) + "\n[selection truncated]"
 	}
 	return fmt.Sprintf("The user's current file is %s; selected lines %d–%d:\n```\n%s\n```", rel, r.Start.Line+1, r.End.Line+1, sel), nil
 }

@@ -3,6 +3,7 @@ package lsp
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
 
@@ -15,6 +16,7 @@ import (
 	"github.com/agentls/agentls/internal/assemble"
 	"github.com/agentls/agentls/internal/driver"
 	"github.com/agentls/agentls/internal/session"
+	"github.com/agentls/agentls/internal/textcut"
 )
 
 // runAgent is the body of an agentls.run task: the editor's part of
@@ -46,12 +48,14 @@ func (s *Server) runAgent(ctx context.Context, t *task) {
 			Approver:  s.approver(cfg),
 			OnEvent:   func(ev agent.Event) { s.safeEvent(ctx, t, prog, ev) },
 			Warn:      func(msg string) { s.warnOnce(ctx, "agentls: "+msg) },
+			Log:       s.log,
 
 			ConfirmWrite: s.confirmWrite,
 			AskNetwork:   s.askNetwork,
 		},
 		Prompt:    t.prompt,
 		Editor:    t.editor,
+		Untrusted: s.heldBack(),
 		Store:     s.openStore(ctx, cfg, root),
 		Session:   t.session,
 		MustExist: t.mustExist,
@@ -73,13 +77,17 @@ func (s *Server) runAgent(ctx context.Context, t *task) {
 	if b := cfg.Agent.Backend.ACP; b != nil {
 		// agent.backend.acp: an external ACP agent's loop instead of ours;
 		// agentls keeps the editor's side (edits, review, undo, the gate).
-		tc.Hooks.Backend = func(ctx context.Context, spec assemble.Spec, task driver.Task) agent.Result {
+		tc.Hooks.Backend = func(ctx context.Context, spec assemble.Spec, task driver.Assignment) agent.Result {
 			return acp.Bridge{Agent: *b, Root: root, Workspace: ws, Ask: s.ask(), Verifier: spec.Verifier, Session: spec.Session, Log: s.log,
 				OnEvent: spec.OnEvent}.Run(ctx, task)
 		}
 	}
 	if _, err := assemble.Run(ctx, tc); err != nil {
-		s.finishTask(ctx, t, prog, agent.Result{Status: agent.StatusError, Reason: "session", Error: err.Error()})
+		reason := "session"
+		if errors.Is(err, assemble.ErrUntrusted) {
+			reason = "untrusted"
+		}
+		s.finishTask(ctx, t, prog, agent.Result{Status: agent.StatusError, Reason: reason, Error: err.Error()})
 	}
 }
 
@@ -266,7 +274,7 @@ func shorten(s string, n int) string {
 	if len(s) <= n {
 		return s
 	}
-	return agent.Cut(s, n) + "…"
+	return textcut.Head(s, n) + "…"
 }
 
 func plural(n int) string {

@@ -44,7 +44,9 @@ func (s *Server) settleTrust(ctx context.Context) {
 	var key string
 	if ws != nil {
 		key = fmt.Sprintf("%x", sha256.Sum256(ws.Content))
-		if s.trustAsked[key] {
+		// A held-back endpoint stops every task (assemble.HeldBack), so
+		// it is asked about at each one; the rest once per content.
+		if s.trustAsked[key] && assemble.HeldBack(ws.Untrusted) == nil {
 			ws = nil
 		} else {
 			if s.trustAsked == nil {
@@ -75,4 +77,14 @@ func (s *Server) settleTrust(ctx context.Context) {
 func (s *Server) canAsk() bool {
 	caps, _ := s.clientState()
 	return caps.showMessageReq
+}
+
+// heldBack lists the workspace settings still held back for want of trust.
+func (s *Server) heldBack() []string {
+	s.trustMu.Lock()
+	defer s.trustMu.Unlock()
+	if s.untrusted == nil {
+		return nil
+	}
+	return s.untrusted.Untrusted
 }

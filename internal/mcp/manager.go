@@ -78,9 +78,11 @@ func NewManager(servers map[string]config.MCPServer, opts Options) *Manager {
 // stderr; the first start of a server is not retried by later calls unless
 // it failed because ctx ended.
 //
-// approver is asked before each call of a tool that the server's allow list
-// does not name, with "mcp <server>.<tool> <arguments JSON>" [nil: every such
-// call is refused]. It is bound to the tools returned, not to the manager,
+// approver is asked before each call, with "mcp <server>.<tool> <arguments
+// JSON>" and a context marked by tools.WithToolCall that says whether the
+// server's allow list names the tool (then the approver applies tools.deny
+// and asks nobody) [nil: the calls the allow list names run, others are
+// refused]. It is bound to the tools returned, not to the manager,
 // so each task's calls follow the policy in force when the task started (a
 // manager outlives many tasks and setting changes).
 func (m *Manager) Tools(ctx context.Context, approver tools.Approver) ([]agent.Tool, []error) {
@@ -145,8 +147,11 @@ func (m *Manager) connectContext(ctx context.Context) (context.Context, context.
 	return context.WithTimeout(ctx, m.opts.ConnectTimeout)
 }
 
-func approve(ctx context.Context, approver tools.Approver, desc string) error {
+func approve(ctx context.Context, approver tools.Approver, desc string, call tools.ToolCall) error {
 	if approver == nil {
+		if call.ServerAllows {
+			return nil
+		}
 		return fmt.Errorf("%s refused: no approver is configured; allow the tool in the server's \"allow\" list of mcpServers", desc)
 	}
 	ok, reason, err := approver.Approve(ctx, desc)

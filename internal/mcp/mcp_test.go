@@ -21,6 +21,7 @@ import (
 
 	"github.com/agentls/agentls/internal/agent"
 	"github.com/agentls/agentls/internal/config"
+	"github.com/agentls/agentls/internal/policy"
 	"github.com/agentls/agentls/internal/proc"
 	"github.com/agentls/agentls/internal/tools"
 )
@@ -226,17 +227,21 @@ func TestApproval(t *testing.T) {
 	tests := []struct {
 		name     string
 		allow    []string
-		approver string // "yes", "no", "" (nil Approver)
-		asked    bool
-		created  bool
-		wantErr  string
+		approver string // "yes", "no", "rules" (tools.deny of the tool), "" (nil Approver)
+		// serverAllows is what the approver was told about the server's
+		// allow list; the approver is asked about every call.
+		serverAllows bool
+		created      bool
+		wantErr      string
 	}{
-		{name: "denied", approver: "no", asked: true, wantErr: "refused: not today"},
-		{name: "approved", approver: "yes", asked: true, created: true},
+		{name: "denied", approver: "no", wantErr: "refused: not today"},
+		{name: "approved", approver: "yes", created: true},
 		{name: "no approver", approver: "", wantErr: "no approver is configured"},
-		{name: "allowed by name", allow: []string{"add", "touch"}, approver: "no", created: true},
-		{name: "allowed by star", allow: []string{"*"}, approver: "no", created: true},
-		{name: "other tool allowed", allow: []string{"add"}, approver: "no", asked: true, wantErr: "refused"},
+		{name: "no approver, allowed", allow: []string{"touch"}, approver: "", created: true},
+		{name: "allowed by name", allow: []string{"add", "touch"}, approver: "no", serverAllows: true, created: true},
+		{name: "allowed by star", allow: []string{"*"}, approver: "no", serverAllows: true, created: true},
+		{name: "other tool allowed", allow: []string{"add"}, approver: "no", wantErr: "refused"},
+		{name: "allowed but denied", allow: []string{"touch"}, approver: "rules", serverAllows: true, wantErr: `tools.deny rule "mcp s.touch"`},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -245,11 +250,16 @@ func TestApproval(t *testing.T) {
 			var asked []string
 			var approver tools.Approver
 			if tc.approver != "" {
-				approver = tools.ApproverFunc(func(_ context.Context, cmd string) (bool, string, error) {
+				rules := tools.RulesApprover(policy.Rules{Deny: []string{"mcp s.touch"}})
+				approver = tools.ApproverFunc(func(ctx context.Context, cmd string) (bool, string, error) {
+					call, ok := tools.ToolCallOf(ctx)
 					mu.Lock()
-					defer mu.Unlock()
-					asked = append(asked, cmd)
-					return tc.approver == "yes", "not today", nil
+					asked = append(asked, fmt.Sprintf("%s %v %v", cmd, ok, call.ServerAllows))
+					mu.Unlock()
+					if tc.approver == "rules" {
+						return rules.Approve(ctx, cmd)
+					}
+					return call.ServerAllows || tc.approver == "yes", "not today", nil
 				})
 			}
 			m := newManager(t, map[string]config.MCPServer{"s": stdioServer(t, "serve", nil, tc.allow...)},
@@ -267,9 +277,9 @@ func TestApproval(t *testing.T) {
 			if created := statErr == nil; created != tc.created {
 				t.Errorf("file created %v, want %v", created, tc.created)
 			}
-			wantAsked := []string(nil)
-			if tc.asked {
-				wantAsked = []string{`mcp s.touch {"path":"made"}`}
+			var wantAsked []string
+			if tc.approver != "" {
+				wantAsked = []string{fmt.Sprintf(`mcp s.touch {"path":"made"} true %v`, tc.serverAllows)}
 			}
 			if strings.Join(asked, "|") != strings.Join(wantAsked, "|") {
 				t.Errorf("approver asked %q, want %q", asked, wantAsked)

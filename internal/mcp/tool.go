@@ -95,11 +95,12 @@ func (t *mcpTool) Run(ctx context.Context, raw json.RawMessage) (agent.ToolResul
 	}
 	var compact bytes.Buffer
 	_ = json.Compact(&compact, raw)
-	if !t.allowed() {
-		desc := fmt.Sprintf("mcp %s.%s %s", t.srv.name, t.tool, compact.String())
-		if err := approve(tools.AsToolCall(ctx), t.approver, desc); err != nil {
-			return agent.ToolResult{}, err
-		}
+	// Every call is approved, those the server's allow list names too: its
+	// list spares the question, not a tools.deny rule.
+	desc := fmt.Sprintf("mcp %s.%s %s", t.srv.name, t.tool, compact.String())
+	call := tools.ToolCall{ServerAllows: t.allowed()}
+	if err := approve(tools.WithToolCall(ctx, call), t.approver, desc, call); err != nil {
+		return agent.ToolResult{}, err
 	}
 	res, err := t.srv.call(ctx, t.tool, json.RawMessage(compact.Bytes()))
 	if err != nil {

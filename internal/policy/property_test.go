@@ -1,6 +1,7 @@
 package policy
 
 import (
+	"fmt"
 	"math/rand/v2"
 	"sort"
 	"strings"
@@ -189,10 +190,21 @@ func TestPropertyDeniedNeverAllowed(t *testing.T) {
 	}
 }
 
-// TestGeneratorSample prints a few generated commands, to read.
-func TestGeneratorSample(t *testing.T) {
+// Example_generatedDisguises shows what the property test's generator
+// makes, and what the policy answers: every command runs a denied program
+// and none is allowed.
+func Example_generatedDisguises() {
+	r := Rules{Allow: []string{"*"}, Deny: []string{"rm", "git push", "curl"}}
 	g := gen{rand.New(rand.NewPCG(1, 1))}
-	for range 8 {
-		t.Logf("%q", g.command())
+	for range 6 {
+		cmd := g.command()
+		fmt.Printf("%-4s %q\n", r.Check(cmd).Verdict, cmd)
 	}
+	// Output:
+	// deny "nohup dash -c  \"echo \\\"\\$( \\$'rm'   )\\\"\" || echo hi"
+	// deny "cat f && tee >( curl \\\n -o f u) </dev/null; cat f"
+	// ask  "trap 'cat <( stdbuf -oL   coproc  curl http://x)' EXIT && make check"
+	// deny "echo hi\nif true; then g\"i\"t  --no-pager   p\"us\"h   origin main; fi"
+	// deny "echo \"$( sudo -u bob   busybox rm x)\" && echo hi"
+	// deny "cat f\ncat <( nice -10 \\\n cat <( $'git'\t-c a.b=c \\\n push))"
 }

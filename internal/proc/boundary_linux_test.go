@@ -1,6 +1,8 @@
 package proc_test
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -315,5 +317,26 @@ func TestSandboxCacheLayersArePerWorkspace(t *testing.T) {
 	}
 	if r := run(t, proc.Spec{Shell: "cat " + gomod + "/p", Env: env, Dir: two, Sandbox: confined()}); r.ExitCode == 0 {
 		t.Errorf("another workspace sees the first one's layer: %+v", r)
+	}
+}
+
+// A cache whose layer cannot be made or mounted stays read-only; it
+// never becomes writable as it is.
+func TestSandboxCacheWithoutALayerIsReadOnly(t *testing.T) {
+	needSandbox(t)
+	gomod := filepath.Join(outsideDir(t), "mod")
+	write(t, filepath.Join(gomod, "keep"), "k\n", 0o644)
+	env := append(os.Environ(), "GOMODCACHE="+gomod)
+	real, _ := filepath.EvalSymlinks(gomod)
+	sum := sha256.Sum256([]byte(real))
+	broken := t.TempDir() // its upper directory is a file: the mount fails
+	write(t, filepath.Join(broken, "0", hex.EncodeToString(sum[:6]), "u"), "", 0o644)
+	for _, layer := range []string{"/proc/agentls-no-layer", broken} {
+		sb := confined()
+		sb.CacheLayer = layer
+		r := run(t, proc.Spec{Shell: "echo pwned > " + filepath.Join(gomod, "keep"), Env: env, Dir: t.TempDir(), Sandbox: sb})
+		if b, _ := os.ReadFile(filepath.Join(gomod, "keep")); string(b) != "k\n" || r.ExitCode == 0 {
+			t.Errorf("layer %s: wrote the real cache: %q %+v", layer, b, r)
+		}
 	}
 }

@@ -5,6 +5,8 @@ import (
 	"strings"
 	"sync"
 	"unicode/utf8"
+
+	"github.com/agentls/agentls/internal/textcut"
 )
 
 // Capper is an io.Writer that keeps the first and the last half of limit
@@ -71,9 +73,7 @@ func (c *Capper) String() string {
 		}
 		head = head[:len(head)-1]
 	}
-	for len(tail) > 0 && !utf8.RuneStart(tail[0]) {
-		tail = tail[1:]
-	}
+	tail = tail[textcut.Ceil(tail, 0):]
 	cut := c.total - int64(len(head)+len(tail))
 	return strings.ToValidUTF8(fmt.Sprintf("%s\n[... %d bytes cut ...]\n%s", head, cut, tail), "\uFFFD")
 }

@@ -66,11 +66,15 @@
 // # Limits
 //
 //   - The walk for protected and secret names skips node_modules, .venv,
-//     venv, .tox and __pycache__, looks only one level into a protected
-//     directory, and stops after 50,000 entries. A protected name created
+//     venv, .tox, __pycache__, target, .next, .gradle and .terraform, looks
+//     only one level into a protected directory, and stops after 50,000
+//     entries. Each file it masks is a mount, made at set-up and undone
+//     at exit: a workspace with thousands of *.pem costs milliseconds per
+//     command. A protected name created
 //     below the top of the workspace while the command runs (a new
 //     sub/.vscode) is not protected; at the top, only exact names get a
-//     placeholder (not *.code-workspace).
+//     placeholder (not *.code-workspace, nor .git: an empty .git breaks
+//     go build's version stamping in a workspace that is no repository).
 //   - Landlock ABI 3 (Linux 6.2) is the minimum: older kernels cannot deny
 //     truncate(2), so Available reports false there and callers ask the
 //     user instead. Other systems have no sandbox (Available is false).

@@ -10,8 +10,6 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
-	"syscall"
-	"time"
 
 	"golang.org/x/sys/unix"
 )
@@ -62,49 +60,76 @@ var pidsBase = sync.OnceValue(func() string {
 		_, err = os.Stat(filepath.Join(dir, "pids.max"))
 		os.Remove(dir)
 		if err == nil {
+			removeStale(base)
 			return base
 		}
 	}
 	return ""
 })
 
-// newCgroup makes a cgroup with pids.max = max and returns it with its
-// cgroup.procs open for writing (the launcher joins it by writing 0), or
-// "" and nil when there is none to make.
+// cgroups are the cgroups of commands that have ended, to be used again:
+// removing a cgroup right after its last process has gone fails for a
+// while (EBUSY), and waiting for it cost every command milliseconds.
+// They are named after agentls's pid; those of agentls processes that
+// are gone are removed when the first cgroup is made.
+var cgroups struct {
+	sync.Mutex
+	free []cgroupDir
+}
+
+// newCgroup returns a cgroup with pids.max = max and its cgroup.procs
+// open for writing (the launcher joins it by writing 0), or "" and nil
+// when there is none to make.
 func newCgroup(max int) (cgroupDir, *os.File) {
 	base := pidsBase()
 	if base == "" {
 		return "", nil
 	}
-	dir := filepath.Join(base, fmt.Sprintf("agentls-%d-%d", os.Getpid(), cgroupSeq.Add(1)))
-	if err := os.Mkdir(dir, 0o755); err != nil {
+	cgroups.Lock()
+	var cg cgroupDir
+	if n := len(cgroups.free); n > 0 {
+		cg, cgroups.free = cgroups.free[n-1], cgroups.free[:n-1]
+	}
+	cgroups.Unlock()
+	if cg == "" {
+		dir := filepath.Join(base, fmt.Sprintf("agentls-%d-%d", os.Getpid(), cgroupSeq.Add(1)))
+		if err := os.Mkdir(dir, 0o755); err != nil {
+			return "", nil
+		}
+		cg = cgroupDir(dir)
+	}
+	if err := os.WriteFile(filepath.Join(string(cg), "pids.max"), []byte(strconv.Itoa(max)), 0); err != nil {
+		_ = os.Remove(string(cg))
 		return "", nil
 	}
-	cg := cgroupDir(dir)
-	if err := os.WriteFile(filepath.Join(dir, "pids.max"), []byte(strconv.Itoa(max)), 0); err != nil {
-		cg.remove()
-		return "", nil
-	}
-	f, err := os.OpenFile(filepath.Join(dir, "cgroup.procs"), os.O_WRONLY, 0)
+	f, err := os.OpenFile(filepath.Join(string(cg), "cgroup.procs"), os.O_WRONLY, 0)
 	if err != nil {
-		cg.remove()
+		_ = os.Remove(string(cg))
 		return "", nil
 	}
 	return cg, f
 }
 
-// remove deletes the cgroup once its last process is gone (a killed tree
-// takes a moment to leave it).
+// remove gives the cgroup back for the next command.
 func (c cgroupDir) remove() {
 	if c == "" {
 		return
 	}
-	for range 100 {
-		err := os.Remove(string(c))
-		if err == nil || !errors.Is(err, syscall.EBUSY) {
-			return
+	cgroups.Lock()
+	defer cgroups.Unlock()
+	cgroups.free = append(cgroups.free, c)
+}
+
+// removeStale removes the empty cgroups of agentls processes that are gone.
+func removeStale(base string) {
+	dirs, _ := filepath.Glob(filepath.Join(base, "agentls-*-*"))
+	for _, d := range dirs {
+		pid, _, _ := strings.Cut(strings.TrimPrefix(filepath.Base(d), "agentls-"), "-")
+		if n, err := strconv.Atoi(pid); err == nil && n != os.Getpid() {
+			if _, err := os.Stat("/proc/" + pid); errors.Is(err, os.ErrNotExist) {
+				_ = os.Remove(d)
+			}
 		}
-		time.Sleep(5 * time.Millisecond)
 	}
 }
 
@@ -157,7 +182,9 @@ func placeholders(ws string, names []string) func() {
 	var held []string
 	for _, n := range names {
 		name := strings.TrimSuffix(n, "/")
-		if strings.ContainsAny(name, `*?[\`) {
+		// No .git: an empty one makes go build's version stamping fail
+		// in a workspace that is not a repository.
+		if strings.ContainsAny(name, `*?[\`) || name == ".git" {
 			continue
 		}
 		p := filepath.Join(ws, name)
@@ -168,10 +195,10 @@ func placeholders(ws string, names []string) func() {
 		}
 		var err error
 		if strings.HasSuffix(n, "/") {
-			err = os.Mkdir(p, 0o555)
+			err = os.Mkdir(p, 0o755)
 		} else {
 			var f *os.File
-			if f, err = os.OpenFile(p, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o444); err == nil {
+			if f, err = os.OpenFile(p, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o644); err == nil {
 				f.Close()
 			}
 		}

@@ -28,7 +28,8 @@ const walkLimit = 50000
 
 // skipDirs are not searched for protected or secret names: dependencies
 // and build products, large and not the user's own files.
-var skipDirs = map[string]bool{"node_modules": true, ".venv": true, "venv": true, ".tox": true, "__pycache__": true}
+var skipDirs = map[string]bool{"node_modules": true, ".venv": true, "venv": true, ".tox": true, "__pycache__": true,
+	"target": true, ".next": true, ".gradle": true, ".terraform": true}
 
 const (
 	beneath   = unix.RESOLVE_BENEATH | unix.RESOLVE_NO_SYMLINKS | unix.RESOLVE_NO_MAGICLINKS
@@ -43,23 +44,25 @@ func openBeneath(dirfd int, name string, flags uint64) (int, error) {
 }
 
 // mountBoundary: the view's build directories, the caches' layers, the
-// protected names, the masks.
-func mountBoundary(cfg launchConfig) error {
+// protected names, the masks. It returns the caches it layered, which the
+// command may write; one it could not layer stays read-only.
+func mountBoundary(cfg launchConfig) (layered []string, err error) {
 	if cfg.View {
 		if err := viewThrough(cfg); err != nil {
-			return err
+			return nil, err
 		}
 	}
+	boot, _ := os.ReadFile("/proc/sys/kernel/random/boot_id")
 	for _, c := range cfg.Caches {
-		if err := cacheLayer(c, cfg.CacheLayer); err != nil {
-			return fmt.Errorf("cache %s: %w", c, err)
+		if cacheLayer(c, cfg.CacheLayer, boot) == nil {
+			layered = append(layered, c)
 		}
 	}
 	var m masker
 	defer m.close()
 	if len(cfg.Protect) > 0 || len(cfg.Secrets) > 0 {
 		if err := walkWorkspace(cfg, &m); err != nil {
-			return err
+			return nil, err
 		}
 	}
 	deny := cfg.DenyRead
@@ -74,10 +77,10 @@ func mountBoundary(cfg launchConfig) error {
 		err = m.mask(fd)
 		unix.Close(fd)
 		if err != nil {
-			return fmt.Errorf("mask %s: %w", p, err)
+			return nil, fmt.Errorf("mask %s: %w", p, err)
 		}
 	}
-	return nil
+	return layered, nil
 }
 
 // viewThrough binds the real build directories over the view, each found
@@ -168,11 +171,10 @@ func layerSlot(dir string) (string, *os.File) {
 // then leaves a mark in the work directory; a mark from this boot means a
 // clean unmount and is removed, one from an earlier boot (the machine
 // may have crashed with the layer half written) throws the layer away.
-func cacheLayer(dir, layers string) error {
+func cacheLayer(dir, layers string, boot []byte) error {
 	sum := sha256.Sum256([]byte(dir))
 	base := filepath.Join(layers, hex.EncodeToString(sum[:6]))
 	upper, work := filepath.Join(base, "u"), filepath.Join(base, "w")
-	boot, _ := os.ReadFile("/proc/sys/kernel/random/boot_id")
 	bootFile := filepath.Join(base, "boot")
 	mark := filepath.Join(work, "work", "incompat", "volatile")
 	if _, err := os.Lstat(mark); err == nil {
@@ -180,8 +182,12 @@ func cacheLayer(dir, layers string) error {
 			if err := os.RemoveAll(base); err != nil {
 				return err
 			}
-		} else if err := os.RemoveAll(filepath.Join(work, "work")); err != nil {
-			return err
+		} else if unix.Rmdir(mark) != nil || unix.Rmdir(filepath.Dir(mark)) != nil {
+			// (The mark and its parent are empty directories: two calls,
+			// unless something else was left there.)
+			if err := os.RemoveAll(filepath.Join(work, "work")); err != nil {
+				return err
+			}
 		}
 	}
 	for _, d := range []string{upper, work} {
@@ -189,8 +195,10 @@ func cacheLayer(dir, layers string) error {
 			return err
 		}
 	}
-	if err := os.WriteFile(bootFile, boot, 0o600); err != nil {
-		return err
+	if b, _ := os.ReadFile(bootFile); string(b) != string(boot) {
+		if err := os.WriteFile(bootFile, boot, 0o600); err != nil {
+			return err
+		}
 	}
 	lower, err := unix.Open(dir, unix.O_PATH|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
 	if err != nil {
@@ -225,7 +233,7 @@ func walkWorkspace(cfg launchConfig, m *masker) error {
 			unix.Close(d.fd)
 		}
 	}()
-	secrets := lowered(cfg.Secrets)
+	protected, secrets := compileGlobs(cfg.Protect), compileGlobs(cfg.Secrets)
 	seen := 0
 	for len(queue) > 0 {
 		d := queue[0]
@@ -237,8 +245,12 @@ func walkWorkspace(cfg launchConfig, m *masker) error {
 				break
 			}
 			name := e.Name()
-			rel := path.Join(d.rel, name)
-			if !d.inProtected && nameMatches(cfg.Protect, name) {
+			lower := strings.ToLower(name)
+			rel := name
+			if d.rel != "" {
+				rel = d.rel + "/" + name
+			}
+			if !d.inProtected && protected.name(lower) {
 				if err := protect(d.fd, name); err != nil {
 					f.Close()
 					return fmt.Errorf("protect %s: %w", rel, err)
@@ -250,7 +262,7 @@ func walkWorkspace(cfg launchConfig, m *masker) error {
 				}
 				continue
 			}
-			if secretMatch(secrets, rel, name) {
+			if secrets.name(lower) || secrets.path(rel) {
 				fd, err := openBeneath(d.fd, name, unix.O_PATH|unix.O_NOFOLLOW)
 				if err != nil {
 					continue // gone: nothing to read
@@ -292,38 +304,53 @@ func protect(dirfd int, name string) error {
 	return bindFD(fd, fd, true)
 }
 
-// nameMatches reports whether name matches one of the globs (a trailing
-// "/" ignored), without case.
-func nameMatches(globs []string, name string) bool {
-	n := strings.ToLower(name)
-	for _, g := range globs {
-		if ok, _ := path.Match(strings.ToLower(strings.TrimSuffix(g, "/")), n); ok {
+// globs are path.Match patterns compiled for a walk that tests every
+// entry: exact names are a map lookup. Everything is compared lower-case.
+type globs struct {
+	exact map[string]bool
+	base  []string // globs on the name
+	paths []string // patterns with "/": tried on every trailing part of the path
+}
+
+// compileGlobs: a trailing "/" (a directory, in Sandbox.Protect) is
+// ignored; a pattern with "/" inside is tools.secretFiles' path form.
+func compileGlobs(pats []string) globs {
+	g := globs{exact: map[string]bool{}}
+	for _, p := range pats {
+		p = strings.ToLower(strings.TrimSuffix(p, "/"))
+		switch {
+		case strings.Contains(p, "/"):
+			g.paths = append(g.paths, p)
+		case strings.ContainsAny(p, `*?[\`):
+			g.base = append(g.base, p)
+		case p != "":
+			g.exact[p] = true
+		}
+	}
+	return g
+}
+
+// name reports whether the lower-case name matches a pattern without "/".
+func (g globs) name(lower string) bool {
+	if g.exact[lower] {
+		return true
+	}
+	for _, p := range g.base {
+		if ok, _ := path.Match(p, lower); ok {
 			return true
 		}
 	}
 	return false
 }
 
-func lowered(s []string) []string {
-	out := make([]string, len(s))
-	for i, v := range s {
-		out[i] = strings.ToLower(v)
+// path reports whether the relative path (or a trailing part of it)
+// matches a pattern with "/", as policy.Secrets.Match does.
+func (g globs) path(rel string) bool {
+	if len(g.paths) == 0 || !strings.Contains(rel, "/") {
+		return false
 	}
-	return out
-}
-
-// secretMatch is tools.secretFiles' rule (policy.Secrets.Match): a glob
-// without "/" is tried on the base name, one with "/" on every trailing
-// part of the relative path; without case. pats are lower-case.
-func secretMatch(pats []string, rel, base string) bool {
-	rel, base = strings.ToLower(rel), strings.ToLower(base)
-	for _, p := range pats {
-		if !strings.Contains(p, "/") {
-			if ok, _ := path.Match(p, base); ok {
-				return true
-			}
-			continue
-		}
+	rel = strings.ToLower(rel)
+	for _, p := range g.paths {
 		for r := rel; ; {
 			if ok, _ := path.Match(p, r); ok {
 				return true

@@ -76,7 +76,17 @@ func (s Spec) argv() ([]string, error) {
 // must call KillTree once it is done with it. ctx may be nil.
 //
 // With a sandbox that cannot be used here, the error wraps ErrUnavailable.
+//
+// A command from Command may run for long (an MCP server), so missing
+// protected names get no placeholder (see Sandbox.Protect): it could
+// create them.
 func Command(ctx context.Context, s Spec) (*exec.Cmd, error) {
+	return command(ctx, s, false)
+}
+
+// command is Command; placeholders says whether missing protected names
+// get their placeholders for the command's life.
+func command(ctx context.Context, s Spec, placeholders bool) (*exec.Cmd, error) {
 	if ctx == nil {
 		ctx = context.Background()
 	}
@@ -94,7 +104,7 @@ func Command(ctx context.Context, s Spec) (*exec.Cmd, error) {
 	if sb.Mode == ModeOff {
 		cmd = exec.CommandContext(ctx, argv[0], argv[1:]...)
 		ownSession(cmd)
-	} else if cmd, cleanup, err = sandboxed(ctx, argv, env, sb, s.Dir); err != nil {
+	} else if cmd, cleanup, err = sandboxed(ctx, argv, env, sb, s.Dir, placeholders); err != nil {
 		return nil, err
 	}
 	if cleanup != nil {
@@ -137,7 +147,7 @@ func Run(ctx context.Context, s Spec) (Result, error) {
 	if err != nil {
 		return Result{ExitCode: -1}, err
 	}
-	cmd, err := Command(runCtx, s)
+	cmd, err := command(runCtx, s, true)
 	if err != nil {
 		return Result{ExitCode: -1}, err
 	}

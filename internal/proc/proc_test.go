@@ -23,7 +23,18 @@ func TestMain(m *testing.M) {
 	if marker := os.Getenv("PROC_TEST_WALK"); marker != "" {
 		helperWalk(marker)
 	}
-	os.Exit(m.Run())
+	// The workspaces' cache layers go to a state directory of the tests'
+	// own, not the user's.
+	state, err := os.MkdirTemp("", "proc-test-state-")
+	if err != nil {
+		fmt.Println(err)
+		os.Exit(1)
+	}
+	os.Setenv("XDG_STATE_HOME", state)
+	code := m.Run()
+	_ = filepath.Walk(state, func(p string, _ os.FileInfo, _ error) error { _ = os.Chmod(p, 0o700); return nil })
+	os.RemoveAll(state)
+	os.Exit(code)
 }
 
 // helperDial connects to addr (TCP, or a Unix socket when it starts

@@ -128,16 +128,16 @@ func (sb Sandbox) normalize(dir string) (Sandbox, error) {
 	return sb, nil
 }
 
-// writable lists the existing directories the process may write, given
-// the environment it gets (for HOME and the cache variables).
-func (sb Sandbox) writable(env []string) []string {
+// writable lists the existing directories the process may write, but for
+// the caches, which it may write only through their layers (the launcher
+// adds those it could layer).
+func (sb Sandbox) writable() []string {
 	var dirs []string
 	if sb.Mode == ModeWorkspaceWrite {
 		dirs = append(dirs, sb.Workspace)
 		dirs = append(dirs, sb.WritableRoots...)
 	}
 	dirs = append(dirs, os.TempDir())
-	dirs = append(dirs, caches(env)...)
 	var out []string
 	seen := map[string]bool{}
 	for _, d := range dirs {

@@ -69,8 +69,9 @@ func probe() (bool, string) {
 }
 
 // sandboxed is the command that runs argv through the launcher, and what
-// to release once it has ended (its cgroup, its placeholders).
-func sandboxed(ctx context.Context, argv, env []string, sb Sandbox, dir string) (*exec.Cmd, func(), error) {
+// to release once it has ended (its cgroup, its placeholders: only for a
+// transient command, one Run waits for).
+func sandboxed(ctx context.Context, argv, env []string, sb Sandbox, dir string, transient bool) (*exec.Cmd, func(), error) {
 	if ok, why := Available(); !ok {
 		return nil, nil, fmt.Errorf("proc: %w: %s", ErrUnavailable, why)
 	}
@@ -109,7 +110,7 @@ func sandboxed(ctx context.Context, argv, env []string, sb Sandbox, dir string) 
 		cfg.CgroupFD = 2 + len(extra)
 	}
 	var unplace func()
-	if sb.Mode == ModeWorkspaceWrite && sb.View == nil {
+	if transient && sb.Mode == ModeWorkspaceWrite && sb.View == nil {
 		unplace = placeholders(sb.Workspace, sb.Protect)
 	}
 	cleanup := func() {
@@ -138,7 +139,7 @@ func configFor(argv, env []string, sb Sandbox, dir string) (launchConfig, error)
 		return launchConfig{}, fmt.Errorf("proc: %w", err)
 	}
 	cfg := launchConfig{Argv: argv, Dir: dir, Workspace: sb.Workspace, Network: sb.Network,
-		Writable: sb.writable(env), MaxProcs: sb.MaxProcs, Caches: caches(env)}
+		Writable: sb.writable(), MaxProcs: sb.MaxProcs, Caches: caches(env)}
 	if sb.Mode == ModeWorkspaceWrite {
 		cfg.Protect = sb.Protect
 	}
@@ -251,9 +252,11 @@ func launch(arg string) error {
 		return fmt.Errorf("%s: %w", p.ops[i].what, syscall.Errno(errno))
 	}
 	runtime.KeepAlive(p)
-	if err := mountBoundary(cfg); err != nil {
+	layered, err := mountBoundary(cfg)
+	if err != nil {
 		return err
 	}
+	cfg.Writable = append(cfg.Writable, layered...)
 	if p, err = buildConfine(cfg); err != nil {
 		return err
 	}

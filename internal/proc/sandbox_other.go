@@ -16,7 +16,7 @@ func Available() (ok bool, why string) {
 	return false, fmt.Sprintf("no sandbox on %s", runtime.GOOS)
 }
 
-func sandboxed(ctx context.Context, argv, env []string, sb Sandbox, dir string) (*exec.Cmd, func(), error) {
+func sandboxed(ctx context.Context, argv, env []string, sb Sandbox, dir string, transient bool) (*exec.Cmd, func(), error) {
 	_, why := Available()
 	return nil, nil, fmt.Errorf("proc: %w: %s", ErrUnavailable, why)
 }

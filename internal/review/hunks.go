@@ -4,8 +4,8 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/agentls/agentls/internal/agent"
 	"github.com/agentls/agentls/internal/edits"
+	"github.com/agentls/agentls/internal/textcut"
 )
 
 // Hunk is one proposed change of a file, placed in the current text.
@@ -58,7 +58,7 @@ func Describe(c edits.Change, base string) string {
 			s = s[:i] + " …"
 		}
 		if len(s) > 80 {
-			s = agent.Cut(s, 80) + "…"
+			s = textcut.Head(s, 80) + "…"
 		}
 		return s
 	}

@@ -134,6 +134,29 @@ func (c *Log) Applied() []File {
 	return out
 }
 
+// File returns a copy of what the log holds for rel.
+func (c *Log) File(rel string) (File, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	fc, ok := c.files[rel]
+	if !ok {
+		return File{}, false
+	}
+	return *fc, true
+}
+
+// Changed returns copies of the files whose applied text differs from
+// what the task found (a file it created counts), in order.
+func (c *Log) Changed() []File {
+	var out []File
+	for _, fc := range c.Applied() {
+		if !fc.Existed || fc.Base != fc.After {
+			out = append(out, fc)
+		}
+	}
+	return out
+}
+
 // Pending returns copies of the files with proposals left, in order.
 func (c *Log) Pending() []File {
 	c.mu.Lock()

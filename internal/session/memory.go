@@ -14,6 +14,7 @@ import (
 	"unicode"
 
 	"github.com/agentls/agentls/internal/agent"
+	"github.com/agentls/agentls/internal/textcut"
 )
 
 // Recall's defaults.
@@ -267,9 +268,5 @@ func oneLine(s string, max int) string {
 	if len(s) <= max {
 		return s
 	}
-	cut := max
-	for cut > 0 && (s[cut]&0xC0) == 0x80 {
-		cut--
-	}
-	return s[:cut] + "…"
+	return textcut.Head(s, max) + "…"
 }

@@ -58,13 +58,13 @@ func runTask(t *testing.T, s *Store, sessionID, prompt string, turns ...fakellm.
 		t.Fatal(err)
 	}
 	d := &driver.Driver{
-		LLM:     chat.NewOpenAI(chat.OpenAIConfig{BaseURL: url, Model: "fake-model"}),
-		Model:   "fake-model",
-		Hooks:   []any{task},
-		OnEvent: task.Event,
-		Planner: driver.WorkspacePlanner{Root: s.Root(), Recall: s.Memory().Recall},
+		LLM:            chat.NewOpenAI(chat.OpenAIConfig{BaseURL: url, Model: "fake-model"}),
+		Model:          "fake-model",
+		OnConversation: task.Conversation,
+		OnEvent:        task.Event,
+		Planner:        driver.WorkspacePlanner{Root: s.Root(), Recall: s.Memory().Recall},
 	}
-	res := d.Run(context.Background(), driver.Task{Prompt: prompt, History: task.History()})
+	res := d.Run(context.Background(), driver.Assignment{Prompt: prompt, History: task.History()})
 	if err := task.End(res, nil); err != nil {
 		t.Fatal(err)
 	}

@@ -188,7 +188,7 @@ type Session struct {
 	Updated   time.Time    `json:"updated"`
 	Tasks     []TaskRecord `json:"tasks"`
 	// Messages is the conversation as the last task left it, ready to be
-	// driver.Task.History: every tool call has a result.
+	// driver.Assignment.History: every tool call has a result.
 	Messages []agent.Message `json:"messages"`
 	// Warnings describe lines that were skipped (a torn last line after a
 	// crash).

@@ -26,7 +26,7 @@ type Begin struct {
 }
 
 // Task records one running task: its conversation (as a
-// driver.ConversationHook), its transcript (feed Event from the driver's
+// driver.Driver.OnConversation), its transcript (feed Event from the driver's
 // OnEvent) and its end. A nil *Task does nothing, so a caller whose store
 // failed can use one without checks.
 //
@@ -162,7 +162,7 @@ func (t *Task) Seq() int {
 }
 
 // History is the session's conversation before this task, for
-// driver.Task.History.
+// driver.Assignment.History.
 func (t *Task) History() []agent.Message {
 	if t == nil {
 		return nil
@@ -188,7 +188,7 @@ func (t *Task) Err() error {
 	return t.err
 }
 
-// Conversation implements driver.ConversationHook: it appends the messages
+// Conversation is a driver.Driver.OnConversation: it appends the messages
 // that are new since the last call and syncs the file. When the driver
 // compacted the history, the whole conversation is written again as one
 // reset record.

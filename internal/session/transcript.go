@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/agentls/agentls/internal/agent"
+	"github.com/agentls/agentls/internal/textcut"
 )
 
 // Transcript is a task's Markdown account, written as the events arrive
@@ -300,7 +301,7 @@ func abbreviate(s string, lines, max int) string {
 	}
 	out := strings.Join(ls, sep)
 	if len(out) > max {
-		out = agent.Cut(out, max)
+		out = textcut.Head(out, max)
 		more = true
 	}
 	if more {

@@ -10,6 +10,7 @@ import (
 	"sync"
 
 	"github.com/agentls/agentls/internal/agent"
+	"github.com/agentls/agentls/internal/textcut"
 )
 
 const defaultReadLimit = 2000
@@ -93,10 +94,7 @@ func showLines(rel, text string, offset, limit, maxBytes int) string {
 			if i == offset {
 				// A single line longer than the cap (minified code): show its
 				// head rather than nothing.
-				cut := maxBytes
-				for cut > 0 && !isRuneStart(line[cut]) {
-					cut--
-				}
+				cut := textcut.Floor(line, maxBytes)
 				sb.WriteString(line[:cut])
 				fmt.Fprintf(&sb, "\n[line %d is %d bytes; cut at %d]\n", i, len(lines[i-1]), cut)
 				shown = i
@@ -111,5 +109,3 @@ func showLines(rel, text string, offset, limit, maxBytes int) string {
 	}
 	return sb.String()
 }
-
-func isRuneStart(b byte) bool { return b&0xC0 != 0x80 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"unicode/utf8"
 )
 
 func TestReadFile(t *testing.T) {
@@ -18,6 +19,7 @@ func TestReadFile(t *testing.T) {
 		"empty.txt":   "",
 		"long.txt":    long.String(),
 		"huge.txt":    strings.Repeat("x", 300<<10) + "\nsecond\n",
+		"hugeé.txt":   strings.Repeat("é", 150<<10) + "\n", // the cap falls inside an é
 		"bin.dat":     "abc\x00def",
 		"latin1.txt":  "caf\xe9\n",
 		".env":        "KEY=1",
@@ -43,6 +45,7 @@ func TestReadFile(t *testing.T) {
 		{args: `{"path":"long.txt","offset":3000}`, want: []string{"has 2500 lines; offset 3000 is past the end"}},
 		{args: `{"path":"huge.txt"}`, want: []string{"[line 1 is 307200 bytes; cut at", "showing 1–1"}, notWant: []string{"second"}},
 		{args: `{"path":"uni/ü.txt"}`, want: []string{"ünï"}},
+		{args: `{"path":"hugeé.txt"}`, want: []string{"[line 1 is 307200 bytes; cut at 262143]"}},
 		{args: `{"path":"bin.dat"}`, err: "bin.dat is a binary file"},
 		{args: `{"path":"latin1.txt"}`, err: "binary"},
 		{args: `{"path":".env"}`, err: "secret"},
@@ -73,6 +76,9 @@ func TestReadFile(t *testing.T) {
 			continue
 		}
 		wantContains(t, tt.args, res.Output, tt.want...)
+		if !utf8.ValidString(res.Output) {
+			t.Errorf("%s: output cuts a character", tt.args)
+		}
 		for _, nw := range tt.notWant {
 			if strings.Contains(res.Output, nw) {
 				t.Errorf("%s: output contains %q", tt.args, nw)

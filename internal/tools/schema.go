@@ -11,7 +11,7 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/agentls/agentls/internal/jsonscan"
+	"github.com/agentls/agentls/internal/textcut"
 	"github.com/google/jsonschema-go/jsonschema"
 )
 
@@ -50,7 +50,6 @@ type prop struct {
 	Name, Type, Description string
 	Minimum, Maximum        *float64
 	required                bool
-	index                   []int // the field of the struct
 }
 
 // declare reads T's declaration and renders its schema. adjust, if not
@@ -90,7 +89,7 @@ func properties(t reflect.Type) ([]prop, error) {
 		if name == "" {
 			name = f.Name
 		}
-		p := prop{Name: name, Description: f.Tag.Get("jsonschema"), required: !strings.Contains(","+opts+",", ",omitempty,"), index: f.Index}
+		p := prop{Name: name, Description: f.Tag.Get("jsonschema"), required: !strings.Contains(","+opts+",", ",omitempty,")}
 		switch f.Type.Kind() {
 		case reflect.String:
 			p.Type = "string"
@@ -206,9 +205,6 @@ func (a *args[T]) schema() json.RawMessage { return a.text }
 // written for the model: they name the field at fault and repeat the
 // schema so that the next call can be right.
 func (a *args[T]) parse(tool string, raw json.RawMessage) (T, error) {
-	if v, ok := a.fast(raw); ok {
-		return v, nil
-	}
 	var v T
 	fields, err := a.check(raw)
 	if err == nil {
@@ -218,75 +214,6 @@ func (a *args[T]) parse(tool string, raw json.RawMessage) (T, error) {
 		return v, fmt.Errorf("invalid arguments for %s: %v; expected arguments matching this JSON schema: %s", tool, err, a.text)
 	}
 	return v, nil
-}
-
-// fast decodes raw without the library when it is plainly valid: an
-// object of declared fields only, each once and of its declared type
-// (integers written plainly and within their bounds), no nulls, every
-// required field there. Anything else returns false and goes through
-// check, which validates with jsonschema-go and words the errors; a call
-// the fast path takes is one check would take with the same result
-// (TestFastParseAgreesWithLibrary, FuzzFastParse). check cost about as
-// much as the rest of a read_file call.
-func (a *args[T]) fast(raw []byte) (T, bool) {
-	var v T
-	if len(a.props) > 64 {
-		return v, false
-	}
-	rv := reflect.ValueOf(&v).Elem()
-	s := jsonscan.New(raw)
-	var seen uint64
-	ok := s.Object(func(k []byte) bool {
-		i := a.propIndex(k)
-		if i < 0 || seen&(1<<i) != 0 {
-			return false
-		}
-		seen |= 1 << i
-		p := &a.props[i]
-		f := rv.FieldByIndex(p.index)
-		switch p.Type {
-		case "string":
-			str, ok := s.Str()
-			f.SetString(str)
-			return ok
-		case "boolean":
-			switch {
-			case s.Literal("true"):
-				f.SetBool(true)
-			case s.Literal("false"):
-				f.SetBool(false)
-			default:
-				return false
-			}
-			return true
-		case "integer":
-			n, ok := s.Int()
-			if !ok || (p.Minimum != nil && float64(n) < *p.Minimum) || (p.Maximum != nil && float64(n) > *p.Maximum) || f.OverflowInt(int64(n)) {
-				return false
-			}
-			f.SetInt(int64(n))
-			return true
-		}
-		return false
-	})
-	if !ok || !s.End() {
-		return v, false
-	}
-	for i, p := range a.props {
-		if p.required && seen&(1<<i) == 0 {
-			return v, false
-		}
-	}
-	return v, true
-}
-
-func (a *args[T]) propIndex(k []byte) int {
-	for i := range a.props {
-		if a.props[i].Name == string(k) {
-			return i
-		}
-	}
-	return -1
 }
 
 // check validates raw and returns the object to decode: explicit nulls
@@ -384,7 +311,7 @@ func snippet(b []byte) string {
 	const max = 60
 	s := string(b)
 	if len(s) > max {
-		s = s[:max] + "…"
+		s = textcut.Head(s, max) + "…"
 	}
 	return s
 }

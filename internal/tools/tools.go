@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/agentls/agentls/internal/agent"
+	"github.com/agentls/agentls/internal/policy"
 	"github.com/agentls/agentls/internal/proc"
 )
 
@@ -14,8 +15,9 @@ import (
 type Options struct {
 	// Policy confines every path. An empty Root means the workspace root.
 	Policy Policy
-	// Approver decides whether run_command may run a command [PolicyApprover{}:
-	// everything denied, with a message saying how to allow it].
+	// Approver decides whether run_command may run a command
+	// [RulesApprover(policy.Rules{}): everything refused, with a message
+	// saying how to allow it].
 	Approver Approver
 	// MaxReadOutput caps read_file's output in bytes [256 KiB].
 	MaxReadOutput int
@@ -54,7 +56,7 @@ func (o Options) withDefaults(ws agent.Workspace) Options {
 		o.Policy.Root = ws.Root()
 	}
 	if o.Approver == nil {
-		o.Approver = PolicyApprover{}
+		o.Approver = RulesApprover(policy.Rules{})
 	}
 	def := func(v *int, d int) {
 		if *v <= 0 {

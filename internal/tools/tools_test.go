@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/agentls/agentls/internal/agent"
 )
@@ -265,4 +266,24 @@ func TestSchemaTextMatchesLibrary(t *testing.T) {
 
 func libText[T any](a *args[T]) func() ([]byte, error) {
 	return func() ([]byte, error) { a.lib(); return json.Marshal(a.root) }
+}
+
+// The argument shown back in an error is cut on a character boundary:
+// snippet's cap falls inside an "é" here.
+func TestArgumentErrorKeepsWholeCharacters(t *testing.T) {
+	ws := newDisk(t, map[string]string{"a.txt": "a\n"})
+	var rf agent.Tool
+	for _, tl := range Default(ws, Options{Approver: allowAll}) {
+		if tl.Spec().Name == "read_file" {
+			rf = tl
+		}
+	}
+	arg := `["x` + strings.Repeat("é", 40) + `"]`
+	_, err := rf.Run(context.Background(), json.RawMessage(`{"path":`+arg+`}`))
+	if err == nil {
+		t.Fatal("no error")
+	}
+	if !utf8.ValidString(err.Error()) || !strings.Contains(err.Error(), `got ["xéé`) {
+		t.Errorf("error cut a character: %q", err.Error())
+	}
 }

@@ -14,7 +14,6 @@ import (
 	"sync"
 	"sync/atomic"
 
-	"github.com/agentls/agentls/internal/cores"
 	"github.com/agentls/agentls/internal/policy"
 	"github.com/go-git/go-git/v5/plumbing/format/gitignore"
 )
@@ -112,8 +111,6 @@ func walkWorkers() int {
 // only the .gitignore files inside it applying. It reports whether that
 // happened.
 func (w *walker) walk(ctx context.Context, startRel string) (startIgnored bool, err error) {
-	// A walk reads and matches files on every core it may use.
-	defer cores.Borrow()()
 	var parts []string
 	if startRel != "." && startRel != "" {
 		parts = strings.Split(startRel, "/")

@@ -5,7 +5,8 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
-	"unicode/utf8"
+
+	"github.com/agentls/agentls/internal/textcut"
 )
 
 // DefaultFeedbackBytes caps Feedback when maxBytes is not positive.
@@ -46,7 +47,7 @@ func Feedback(results []Result, maxBytes int) string {
 			writeTail(&b, r.Output, room)
 		}
 	}
-	return truncateUTF8(b.String(), maxBytes)
+	return textcut.Head(b.String(), maxBytes)
 }
 
 func failureHeader(r Result) string {
@@ -95,7 +96,7 @@ func diagnosticLine(d Diagnostic, root string) string {
 	msg = strings.ReplaceAll(strings.TrimSpace(msg), "\n", "\n    ")
 	line := loc + ": " + msg
 	if len(line) > maxFeedbackEntry {
-		line = truncateUTF8(line, maxFeedbackEntry) + " …"
+		line = textcut.Head(line, maxFeedbackEntry) + " …"
 	}
 	return line + "\n"
 }
@@ -114,10 +115,7 @@ func writeTail(b *strings.Builder, output string, room int) {
 		if k := strings.IndexByte(out[cut:], '\n'); k >= 0 && k < room/2 {
 			cut += k + 1
 		}
-		for cut < len(out) && !utf8.RuneStart(out[cut]) {
-			cut++
-		}
-		out = out[cut:]
+		out = out[textcut.Ceil(out, cut):]
 	}
 	b.WriteString(header)
 	b.WriteString(out)

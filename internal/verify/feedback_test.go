@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 )
 
 func TestFeedback(t *testing.T) {
@@ -50,12 +51,16 @@ func TestFeedbackCaps(t *testing.T) {
 		diags = append(diags, Diagnostic{Path: "/w/pkg/big.go", Line: i, Col: 2, Severity: Error, Message: "undefined: something rather long to fill the budget quickly"})
 	}
 	diags = append([]Diagnostic{{Path: "/w/a.go", Line: 1, Severity: Warning, Message: "unused", Code: "U1000"}}, diags...)
-	output := strings.Repeat("noise line\n", 5000) + "FAIL the last line\n"
+	// Two-byte characters put every cap inside one sooner or later.
+	output := strings.Repeat("noise líne\n", 5000) + "FAIL the last line\n"
 	r := Result{Command: "go vet ./...", ExitCode: 1, Output: output, Diagnostics: diags, Root: root}
 	for _, max := range []int{1000, 4000, 8192} {
 		got := Feedback([]Result{r}, max)
 		if len(got) > max {
 			t.Errorf("max %d: %d bytes", max, len(got))
+		}
+		if !utf8.ValidString(got) {
+			t.Errorf("max %d: a character was cut", max)
 		}
 		lines := strings.Split(got, "\n")
 		// Errors come before the warning, which was first in the output.

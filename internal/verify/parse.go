@@ -11,7 +11,8 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
-	"unicode/utf8"
+
+	"github.com/agentls/agentls/internal/textcut"
 )
 
 // colUnit is how a tool counts columns. Diagnostic.Col is always a byte
@@ -231,7 +232,7 @@ func (s *scan) add(d rawDiag) {
 	}
 	d.msg = strings.TrimSpace(d.msg)
 	if len(d.msg) > maxMessage {
-		d.msg = truncateUTF8(d.msg, maxMessage) + "…"
+		d.msg = textcut.Head(d.msg, maxMessage) + "…"
 	}
 	s.diags = append(s.diags, d)
 }
@@ -297,7 +298,7 @@ func (s *scan) finish() ([]Diagnostic, []string) {
 		}
 		t := strings.TrimSpace(l)
 		if len(t) > maxLineBytes {
-			t = truncateUTF8(t, maxLineBytes) + "…"
+			t = textcut.Head(t, maxLineBytes) + "…"
 		}
 		if seenLine[t] {
 			continue
@@ -344,16 +345,6 @@ func readLines(path string) []string {
 		lines = append(lines, string(bytes.TrimSuffix(sc.Bytes(), []byte("\r"))))
 	}
 	return lines
-}
-
-func truncateUTF8(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	for n > 0 && n < len(s) && !utf8.RuneStart(s[n]) {
-		n--
-	}
-	return s[:n]
 }
 
 // makeDirRE matches GNU make's notes on recursive invocations, whose

@@ -2,12 +2,9 @@ package chat
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
-	"net/http/httptrace"
 	"strconv"
 	"sync"
-	"sync/atomic"
 
 	openai "github.com/sashabaranov/go-openai"
 
@@ -57,20 +54,6 @@ type bodyCache struct {
 	// bytes, where a map lookup hashes the whole content every turn.
 	last  []msgEntry
 	spare []msgEntry // the slice before last, reused for the next request
-	// free is a body the transport is done with (see sendTracker), for the
-	// next request to build its body in: a body is the size of the whole
-	// conversation, and a new one each turn was a quarter of the bytes a
-	// 100-turn task allocated.
-	free []byte
-}
-
-// release hands back a body the transport has finished writing.
-func (c *bodyCache) release(b []byte) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if cap(b) > cap(c.free) {
-		c.free = b[:0]
-	}
 }
 
 func keyOf(m *agent.Message) msgKey {
@@ -221,11 +204,7 @@ func (c *bodyCache) requestBody(head openai.ChatCompletionRequest, req agent.Req
 	if err != nil {
 		return nil, err
 	}
-	b := c.free[:0]
-	c.free = nil
-	if cap(b) < size+len(model) {
-		b = make([]byte, 0, size+len(model)+size/4) // room to grow a few turns
-	}
+	b := make([]byte, 0, size+len(model))
 	b = append(b, `{"model":`...)
 	b = append(b, model...)
 	b = append(b, `,"messages":[`...)
@@ -253,23 +232,6 @@ func (c *bodyCache) requestBody(head openai.ChatCompletionRequest, req agent.Req
 	}
 	return append(b, '}'), nil
 }
-
-// sendTracker says when the transport is done with a request's body. It
-// may still be writing it after the response came (a server that answers
-// before reading all of it) or write it again (a retry on a fresh
-// connection); every write is bracketed by GotConn and WroteRequest, and
-// Request.write has stopped reading the body when WroteRequest is called.
-type sendTracker struct{ started, wrote atomic.Int32 }
-
-func (t *sendTracker) trace(ctx context.Context) context.Context {
-	return httptrace.WithClientTrace(ctx, &httptrace.ClientTrace{
-		GotConn:      func(httptrace.GotConnInfo) { t.started.Add(1) },
-		WroteRequest: func(httptrace.WroteRequestInfo) { t.wrote.Add(1) },
-	})
-}
-
-// done says that no write of the body is under way.
-func (t *sendTracker) done() bool { return t.started.Load() == t.wrote.Load() }
 
 // encodeRequest returns the request's head (no messages, no tools) for
 // validation and the body that is sent.

@@ -1,20 +1,11 @@
 package chat
 
 import (
-	"bufio"
-	"context"
 	"encoding/json"
-	"fmt"
-	"io"
-	"net"
 	"reflect"
-	"strconv"
-	"strings"
 	"testing"
-	"time"
 
 	"github.com/agentls/agentls/internal/agent"
-	"github.com/agentls/agentls/internal/testkit/fakellm"
 )
 
 // The body built from cached messages is the document go-openai would have
@@ -97,75 +88,5 @@ func TestRequestValidatedWithTools(t *testing.T) {
 	}
 	if (want == nil) != (got == nil) || (got != nil && got.Error() != want.Error()) {
 		t.Errorf("validation %v, go-openai's %v", got, want)
-	}
-}
-
-// The body's buffer is used again for the next request once the transport
-// has written it, and not before: a server that answers before reading a
-// large body leaves the transport writing it after Stream returned, and
-// the next request must not build its body in those bytes (go test -race
-// reports it if it does).
-func TestBodyBufferReusedOnlyAfterWrite(t *testing.T) {
-	llm, _ := oaiServe(t, OpenAIConfig{}, fakellm.Turn{Text: "one"}, fakellm.Turn{Text: "two"})
-	req := agent.Request{Messages: []agent.Message{{Role: agent.RoleUser, Content: "hello"}}}
-	if _, err := llm.Stream(context.Background(), req, nil); err != nil {
-		t.Fatal(err)
-	}
-	llm.body.mu.Lock()
-	free := cap(llm.body.free)
-	llm.body.mu.Unlock()
-	if free == 0 {
-		t.Fatal("the body of a written request was not kept for the next")
-	}
-	if _, err := llm.Stream(context.Background(), req, nil); err != nil {
-		t.Fatal(err)
-	}
-
-	// A server that answers at once and reads the body only after a while:
-	// the transport is still writing it when Stream has returned.
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			go func() {
-				defer c.Close()
-				br := bufio.NewReader(c)
-				length := 0
-				for {
-					line, err := br.ReadString('\n')
-					if err != nil {
-						return
-					}
-					if line == "\r\n" {
-						break
-					}
-					if v, ok := strings.CutPrefix(strings.ToLower(line), "content-length:"); ok {
-						length, _ = strconv.Atoi(strings.TrimSpace(v))
-					}
-				}
-				events := "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"early\"},\"finish_reason\":\"stop\"}]}\n\ndata: [DONE]\n\n"
-				fmt.Fprintf(c, "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nContent-Length: %d\r\n\r\n%s", len(events), events)
-				time.Sleep(300 * time.Millisecond)
-				_, _ = io.CopyN(io.Discard, br, int64(length))
-			}()
-		}
-	}()
-	early := NewOpenAI(OpenAIConfig{BaseURL: "http://" + ln.Addr().String(), Model: "m"})
-	// The next request is the last one plus a short message: its body is
-	// built at once, the big message's bytes copied from the cache.
-	big := agent.Request{Messages: []agent.Message{{Role: agent.RoleUser, Content: strings.Repeat("x", 32<<20)}}}
-	for i := range 3 {
-		resp, err := early.Stream(context.Background(), big, nil)
-		if err != nil || resp.Content != "early" {
-			t.Fatalf("round %d: %q %v", i, resp.Content, err)
-		}
-		big.Messages = append(big.Messages, agent.Message{Role: agent.RoleUser, Content: fmt.Sprint("next ", i)})
 	}
 }

@@ -2,6 +2,7 @@ package chat
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -89,27 +90,21 @@ func (o *OpenAI) Stream(ctx context.Context, req agent.Request, onText func(delt
 	}
 
 	acc := newStreamAccumulator()
-	var sent sendTracker
-	defer func() {
-		if sent.done() {
-			o.body.release(body)
-		}
-	}()
-	resp, err := o.post(sent.trace(ctx), body)
+	resp, err := o.post(ctx, body)
 	if err != nil {
 		return agent.Response{}, o.classify(parent, ctx, call, err, false)
 	}
 	defer resp.Body.Close()
 	events := newSSEReader(resp.Body)
 	defer events.release()
-	var ch chunk
 	for {
+		var ch chunk
 		data, err := events.next()
 		if errors.Is(err, io.EOF) && context.Cause(ctx) == nil {
 			break
 		}
 		if err == nil {
-			err = decodeChunk(data, &ch)
+			err = json.Unmarshal(data, &ch)
 		}
 		if err != nil {
 			return acc.response(req), o.classify(parent, ctx, call, err, acc.partial)

@@ -15,6 +15,8 @@ import (
 	"time"
 
 	openai "github.com/sashabaranov/go-openai"
+
+	"github.com/agentls/agentls/internal/textcut"
 )
 
 // Endpoint names the server a backend talks to, for messages.
@@ -113,7 +115,7 @@ func serverMessage(err error) string {
 	if errors.As(err, &reqErr) {
 		body := strings.TrimSpace(string(reqErr.Body))
 		if len(body) > 300 {
-			body = body[:300] + "…"
+			body = textcut.Head(body, 300) + "…"
 		}
 		return body
 	}

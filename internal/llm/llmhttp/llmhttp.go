@@ -4,7 +4,7 @@
 // and the classification of failures into messages a person can act on,
 // with the API key scrubbed.
 //
-// It imports no agentls package (internal/layers); callers turn a Failure
+// It imports no agentls package but textcut (internal/layers); callers turn a Failure
 // into their own error type.
 package llmhttp
 

@@ -2,8 +2,12 @@ package llmhttp
 
 import (
 	"net/http"
+	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
+
+	openai "github.com/sashabaranov/go-openai"
 )
 
 func TestParseRetryAfter(t *testing.T) {
@@ -50,5 +54,15 @@ func TestDefaultIdleTimeout(t *testing.T) {
 		if got := DefaultIdleTimeout(tt.url); got != tt.want {
 			t.Errorf("DefaultIdleTimeout(%q) = %v, want %v", tt.url, got, tt.want)
 		}
+	}
+}
+
+// A long error body from the server is cut on a character boundary: the
+// cap falls inside an "é" after the leading "x".
+func TestServerMessageKeepsWholeCharacters(t *testing.T) {
+	body := "x" + strings.Repeat("é", 400)
+	got := serverMessage(&openai.RequestError{HTTPStatusCode: 500, Body: []byte(body)})
+	if !utf8.ValidString(got) || !strings.HasPrefix(got, "xéé") || !strings.HasSuffix(got, "…") {
+		t.Errorf("message cut a character: %q", got)
 	}
 }

@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/agentls/agentls/internal/agent"
+	"github.com/agentls/agentls/internal/textcut"
 )
 
 // A recording is JSON lines: a header, then for each model exchange a
@@ -436,13 +437,7 @@ func commonPrefix(a, b string) int {
 
 // snippet quotes s around byte at: a little before, more after.
 func snippet(s string, at int) string {
-	from, to := max(0, at-30), min(len(s), at+70)
-	for from > 0 && from < len(s) && s[from]&0xC0 == 0x80 {
-		from--
-	}
-	for to < len(s) && s[to]&0xC0 == 0x80 {
-		to++
-	}
+	from, to := textcut.Floor(s, at-30), textcut.Ceil(s, at+70)
 	q := fmt.Sprintf("%q", s[from:to])
 	if from > 0 {
 		q = "…" + q

@@ -65,7 +65,7 @@ func recRun(t *testing.T, llm agent.LLM, tool agent.Tool, prompt string) ([]agen
 		}}
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
-	res := d.Run(ctx, driver.Task{Prompt: prompt, Seed: 7})
+	res := d.Run(ctx, driver.Assignment{Prompt: prompt, Seed: 7})
 	mu.Lock()
 	defer mu.Unlock()
 	return evs, res

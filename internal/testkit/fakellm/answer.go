@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"time"
 	"unicode/utf8"
+
+	"github.com/agentls/agentls/internal/textcut"
 )
 
 // answer is one turn rendered for one request.
@@ -191,10 +193,7 @@ func (a answer) whole() any {
 func splitUTF8(s string, size int) []string {
 	var out []string
 	for len(s) > 0 {
-		n := min(size, len(s))
-		for n < len(s) && n > 0 && !utf8.RuneStart(s[n]) {
-			n--
-		}
+		n := textcut.Floor(s, size)
 		if n == 0 {
 			_, n = utf8.DecodeRuneInString(s)
 		}

@@ -8,6 +8,8 @@ import (
 	"maps"
 	"slices"
 	"strings"
+
+	"github.com/agentls/agentls/internal/textcut"
 )
 
 // RecordedRequest is one chat completion request as the server received it.
@@ -245,5 +247,5 @@ func clip(s string, n int) string {
 	if len(s) <= n {
 		return s
 	}
-	return s[:n] + "…"
+	return textcut.Head(s, n) + "…"
 }
