@@ -30,7 +30,7 @@ func TestACPNodeClient(t *testing.T) {
 		{"disk", readEditScript, ""},
 		{"deny", `{"turns":[
 		 {"toolCalls":[{"id":"call_cmd","name":"run_command","arguments":"{\"command\":\"touch pwned\"}"}]},
-		 {"expect":{"lastToolContains":"denied"},"text":"Not allowed."}]}`, ""},
+		 {"expect":{"lastToolContains":"denied"},"text":"Not allowed."}]}`, `{"tools":{"approval":"always-ask"}}`},
 		{"cancel", `{"turns":[{"text":"` + strings.Repeat("slow words ", 200) + `","chunkSize":4,"chunkDelayMs":20}]}`, ""},
 		{"load", readEditScript, ""},
 		{"malformed", `{"turns":[]}`, ""},

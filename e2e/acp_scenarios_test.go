@@ -101,7 +101,7 @@ func TestACPTaskOnDisk(t *testing.T) {
 func TestACPPermissionDenied(t *testing.T) {
 	r := startACP(t, "hello", `{"turns":[
 	 {"toolCalls":[{"id":"call_cmd","name":"run_command","arguments":"{\"command\":\"touch pwned\"}"}]},
-	 {"expect":{"lastToolContains":"denied"},"text":"Not allowed, stopping."}]}`, false, nil)
+	 {"expect":{"lastToolContains":"denied"},"text":"Not allowed, stopping."}]}`, false, alwaysAsk())
 	r.client.answer = "reject"
 	id := r.newSession(t)
 	if res := r.prompt(t, id, "make a file"); res.StopReason != sdk.StopReasonEndTurn {
@@ -244,7 +244,7 @@ func TestACPMalformed(t *testing.T) {
 func TestACPWorkspaceSettingsNeedTrust(t *testing.T) {
 	r := startACP(t, "hello", `{"turns":[
 	 {"toolCalls":[{"id":"call_cmd","name":"run_command","arguments":"{\"command\":\"touch pwned\"}"}]},
-	 {"text":"done"}]}`, false, nil)
+	 {"text":"done"}]}`, false, alwaysAsk())
 	if err := os.WriteFile(filepath.Join(r.root, ".agentls.json"), []byte(`{"tools": {"allow": ["*"]}}`), 0o644); err != nil {
 		t.Fatal(err)
 	}

@@ -14,9 +14,15 @@ const echoTwice = `{"turns":[
  {"toolCalls":[{"id":"c2","name":"run_command","arguments":"{\"command\":\"echo first > out.txt && cat out.txt\"}"}]},
  {"text":"ran"}]}`
 
+// alwaysAsk is tools.approval "always-ask", today's strict policy: every
+// command tools.allow does not cover is asked about, sandbox or not.
+func alwaysAsk() map[string]any {
+	return map[string]any{"tools": map[string]any{"approval": "always-ask"}}
+}
+
 // The user is asked before a command runs; "Always allow" is remembered.
 func TestRunCommandAsksUser(t *testing.T) {
-	s := start(t, setup{script: echoTwice})
+	s := start(t, setup{script: echoTwice, settings: alwaysAsk()})
 	var asked []string
 	s.OnShowMessageRequest = func(p *protocol.ShowMessageRequestParams) *protocol.MessageActionItem {
 		asked = append(asked, p.Message)
@@ -46,7 +52,7 @@ func TestRunCommandAsksUser(t *testing.T) {
 func TestRunCommandDenied(t *testing.T) {
 	s := start(t, setup{script: `{"turns":[
  {"toolCalls":[{"id":"c1","name":"run_command","arguments":"{\"command\":\"touch made.txt\"}"}]},
- {"expect":{"lastToolContains":"denied"},"text":"ok"}]}`})
+ {"expect":{"lastToolContains":"denied"},"text":"ok"}]}`, settings: alwaysAsk()})
 	s.OnShowMessageRequest = func(p *protocol.ShowMessageRequestParams) *protocol.MessageActionItem {
 		return &protocol.MessageActionItem{Title: "Deny"}
 	}
@@ -65,7 +71,7 @@ func TestRunCommandPolicyWithoutShowMessageRequest(t *testing.T) {
  {"toolCalls":[{"id":"c1","name":"run_command","arguments":"{\"command\":\"touch made.txt\"}"}]},
  {"expect":{"lastToolContains":"tools.allow"},"toolCalls":[{"id":"c2","name":"run_command","arguments":"{\"command\":\"echo allowed\"}"}]},
  {"expect":{"lastToolContains":"allowed"},"text":"ok"}]}`,
-		settings: map[string]any{"tools": map[string]any{"allow": []string{"echo"}}}})
+		settings: map[string]any{"tools": map[string]any{"allow": []string{"echo"}, "approval": "always-ask"}}})
 	if r := s.run(t, map[string]any{"task": "x"}); r.Status != "ok" {
 		t.Fatal(r.Error)
 	}

@@ -12,6 +12,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"go.lsp.dev/protocol"
 )
 
 // allRequests is every request the model was sent, as JSON.
@@ -219,5 +221,40 @@ func TestInvalidRequestKeepsServing(t *testing.T) {
 	write(`{"jsonrpc":"2.0","id":3,"method":"workspace/executeCommand","params":{"command":"agentls.wait","arguments":[{"taskId":"` + started.Result.TaskID + `"}]}}`)
 	if b := await("agentls.wait", `"id":3,`); !strings.Contains(b, `"ok"`) {
 		t.Errorf("the task did not end well: %s", b)
+	}
+}
+
+// The editor's workspace-scope settings (VS Code sends them apart, under
+// workspaceSettings) are a workspace file like .agentls.json: what widens
+// power applies only once the user trusts them. Not trusted, tools.allow
+// ["*"] from there admits nothing and the command is asked about;
+// trusted, it applies. Before, the server took them as the user's own.
+func TestEditorWorkspaceSettingsNeedTrust(t *testing.T) {
+	for _, trust := range []bool{false, true} {
+		t.Run(map[bool]string{false: "untrusted", true: "trusted"}[trust], func(t *testing.T) {
+			var trustAsked, commandAsked int
+			s := start(t, setup{script: runCommandScript("touch made.txt"), settings: map[string]any{
+				"workspaceSettings": map[string]any{"tools": map[string]any{"allow": []string{"*"}}, "agent": map[string]any{"maxSteps": 7}},
+			}})
+			s.OnShowMessageRequest = func(p *protocol.ShowMessageRequestParams) *protocol.MessageActionItem {
+				switch {
+				case strings.Contains(p.Message, "Trust it?"):
+					trustAsked++
+					if trust {
+						return &protocol.MessageActionItem{Title: "Trust this file"}
+					}
+					return &protocol.MessageActionItem{Title: "Not now"}
+				case strings.Contains(p.Message, "wants to run"):
+					commandAsked++
+					return &protocol.MessageActionItem{Title: "Deny"}
+				}
+				return nil
+			}
+			s.run(t, map[string]any{"task": "touch"})
+			made := fileExists(filepath.Join(s.Root, "made.txt"))
+			if trustAsked != 1 || (commandAsked == 0) == !trust || made != trust {
+				t.Fatalf("asked to trust %d, to run %d, file made %v (trusting %v)", trustAsked, commandAsked, made, trust)
+			}
+		})
 	}
 }

@@ -216,7 +216,7 @@ func TestProgressAndEvents(t *testing.T) {
 		t.Fatalf("progress kinds %v", kinds)
 	}
 	joined := strings.Join(messages, "|")
-	for _, want := range []string{"read_file hello.txt", "edit_file hello.txt", "calling model (step 2 of 25)"} {
+	for _, want := range []string{"read_file hello.txt", "edit_file hello.txt", "calling model (step 2 of 200)"} {
 		if !strings.Contains(joined, want) {
 			t.Errorf("progress %q lacks %q", joined, want)
 		}

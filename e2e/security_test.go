@@ -84,8 +84,8 @@ func TestWorkspaceSettingsNeedTrust(t *testing.T) {
 	}
 
 	// Not trusted: the allow rule does not apply, so the command is asked
-	// about (and denied).
-	s := start(t, setup{script: runCommandScript("touch made.txt"), files: map[string]string{".agentls.json": wide}})
+	// about (and denied) under tools.approval "always-ask".
+	s := start(t, setup{script: runCommandScript("touch made.txt"), files: map[string]string{".agentls.json": wide}, settings: alwaysAsk()})
 	s.OnShowMessageRequest = answer(false)
 	s.run(t, map[string]any{"task": "touch"})
 	if trustAsked != 1 || commandAsked != 1 || fileExists(filepath.Join(s.Root, "made.txt")) {
@@ -95,7 +95,7 @@ func TestWorkspaceSettingsNeedTrust(t *testing.T) {
 	// Trusted: the rule applies and the command runs unasked.
 	trustAsked, commandAsked = 0, 0
 	state := filepath.Join(t.TempDir(), "state")
-	s = start(t, setup{script: runCommandScript("touch made.txt"), files: map[string]string{".agentls.json": wide}, env: []string{"XDG_STATE_HOME=" + state}})
+	s = start(t, setup{script: runCommandScript("touch made.txt"), files: map[string]string{".agentls.json": wide}, env: []string{"XDG_STATE_HOME=" + state}, settings: alwaysAsk()})
 	s.OnShowMessageRequest = answer(true)
 	s.run(t, map[string]any{"task": "touch"})
 	if trustAsked != 1 || commandAsked != 0 || !fileExists(filepath.Join(s.Root, "made.txt")) {

@@ -348,8 +348,15 @@ Returns a marker at the start of the inserted text."
        (when tl
          (agentls--update-task-line tl :usage (or (plist-get ev :taskUsage) (plist-get ev :usage))
                                     :last (plist-get ev :usage))))
-      ((or "retry" "compaction")
+      ((or "retry" "compaction" "budget")
        (agentls--line "· %s: %s" kind (or (plist-get ev :text) "")))
+      ("plan"
+       (let ((p (plist-get ev :plan)))
+         (agentls--line "· plan%s" (if (plist-get p :explanation) (concat ": " (plist-get p :explanation)) ""))
+         (dolist (s (append (plist-get p :plan) nil))
+           (agentls--line "    %s %s"
+                          (pcase (plist-get s :status) ("completed" "[x]") ("in_progress" "[>]") (_ "[ ]"))
+                          (agentls--first-line (or (plist-get s :step) "") 200)))))
       ("end"
        (let* ((r (plist-get ev :result))
               (files (append (plist-get r :filesChanged) nil)))

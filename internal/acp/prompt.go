@@ -114,7 +114,7 @@ func stopReason(res agent.Result) (sdk.StopReason, error) {
 		return sdk.StopReasonCancelled, nil
 	case res.Reason == "done", res.Reason == "verifyFailed", res.Reason == "stuck", res.Reason == "timeout":
 		return sdk.StopReasonEndTurn, nil
-	case res.Reason == "maxSteps":
+	case res.Reason == "maxSteps", res.Reason == "budget":
 		return sdk.StopReasonMaxTurnRequests, nil
 	case res.Reason == "context":
 		return sdk.StopReasonMaxTokens, nil

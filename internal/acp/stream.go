@@ -27,6 +27,7 @@ type stream struct {
 	commands map[string]string // run_command's command → its tool call, for permission requests
 	verifyN  int
 	verifyID string
+	hasPlan  bool // the model sent a plan (update_plan)
 	diffs    map[string][]diffRec
 }
 
@@ -124,8 +125,10 @@ func (o *stream) event(ev agent.Event) {
 			u := sdk.SessionUsageUpdate{Used: ev.Usage.InputTokens + ev.Usage.OutputTokens, Size: size}
 			o.send(sdk.SessionUpdate{UsageUpdate: &u})
 		}
-	case agent.KindRetry, agent.KindCompaction:
+	case agent.KindRetry, agent.KindCompaction, agent.KindBudget:
 		o.send(sdk.UpdateAgentThoughtText(o.redact(ev.Text)))
+	case agent.KindPlan:
+		o.modelPlan(ev.Plan)
 	}
 }
 
@@ -171,8 +174,38 @@ func (o *stream) toolResult(ev agent.Event) {
 	o.send(sdk.UpdateToolCall(sdk.ToolCallId(ev.Call.ID), sdk.WithUpdateStatus(status), sdk.WithUpdateContent(content)))
 }
 
-// state shows the machine's progress as a plan: the task, then the checks.
+// modelPlan sends the model's plan (update_plan) as the session's plan;
+// from then on it replaces the machine's own two-line plan.
+func (o *stream) modelPlan(p *agent.WorkPlan) {
+	if p == nil {
+		return
+	}
+	o.mu.Lock()
+	o.hasPlan = true
+	o.mu.Unlock()
+	entries := make([]sdk.PlanEntry, 0, len(p.Steps))
+	for _, st := range p.Steps {
+		status := sdk.PlanEntryStatusPending
+		switch st.Status {
+		case agent.StepInProgress:
+			status = sdk.PlanEntryStatusInProgress
+		case agent.StepCompleted:
+			status = sdk.PlanEntryStatusCompleted
+		}
+		entries = append(entries, sdk.PlanEntry{Content: o.redact(st.Step), Priority: sdk.PlanEntryPriorityMedium, Status: status})
+	}
+	o.send(sdk.UpdatePlan(entries...))
+}
+
+// state shows the machine's progress as a plan: the task, then the checks,
+// until the model sends a plan of its own.
 func (o *stream) state(ev agent.Event) {
+	o.mu.Lock()
+	own := o.hasPlan
+	o.mu.Unlock()
+	if own {
+		return
+	}
 	switch ev.To {
 	case agent.Executing:
 		o.plan(sdk.PlanEntryStatusInProgress, sdk.PlanEntryStatusPending)

@@ -23,6 +23,11 @@ const (
 	KindCompaction = "compaction"
 	KindRetry      = "retry"
 	KindEnd        = "end"
+	// KindPlan carries the model's plan (update_plan) whenever it changes.
+	KindPlan = "plan"
+	// KindBudget says the task is near or at its budget (agent.maxSteps,
+	// agent.maxCostUSD); Text says which, for a person.
+	KindBudget = "budget"
 )
 
 // Event is what subscribers (the LSP server, the CLI, tests) see of a task.
@@ -44,6 +49,8 @@ type Event struct {
 
 	Usage     *Usage `json:"usage,omitempty"`     // usage: this call
 	TaskUsage *Usage `json:"taskUsage,omitempty"` // usage: the task so far
+
+	Plan *WorkPlan `json:"plan,omitempty"` // plan
 
 	Result *Result `json:"result,omitempty"` // end
 }
@@ -89,7 +96,7 @@ type Result struct {
 	Steps        int      `json:"steps"`
 	Summary      string   `json:"summary,omitempty"`
 	Error        string   `json:"error,omitempty"`
-	// Reason is a machine-readable end reason: "done", "maxSteps", "stuck",
-	// "llm", "verifyFailed", "cancelled", "timeout".
+	// Reason is a machine-readable end reason: "done", "maxSteps",
+	// "budget", "stuck", "llm", "verifyFailed", "cancelled", "timeout".
 	Reason string `json:"reason"`
 }

@@ -113,6 +113,16 @@ func (m *Machine) modelDone(r Response) []Action {
 	m.usage = m.usage.Add(r.Usage)
 	u, tu := r.Usage, m.usage
 	acts := []Action{Emit{Event{Kind: KindUsage, Step: m.steps, Usage: &u, TaskUsage: &tu}}}
+	if m.ending != "" {
+		// The last turn had no tools to call; a call it makes anyway is
+		// dropped, so the conversation stays well formed.
+		m.history = append(m.history, Message{Role: RoleAssistant, Content: r.Content})
+		if len(m.changed) > 0 && m.limits.Verify {
+			acts = append(acts, m.transition(Verifying)...)
+			return append(acts, RunVerify{Changed: append([]string(nil), m.changed...)})
+		}
+		return append(acts, m.report(m.endResult(r.Content))...)
+	}
 	// The calls are copied: IDs are filled in below, and the response
 	// belongs to the caller (a replayed or scripted one is used again).
 	calls := slices.Clone(r.ToolCalls)

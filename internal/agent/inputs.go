@@ -21,12 +21,17 @@ type Limits struct {
 	ContextTokens int           // the model's context window
 	ToolsTokens   int           // the tool schema block, counted against the window
 	MaxToolOutput int           // bytes per tool result
+	// MaxCostUSD ends the task gracefully once the model calls cost this
+	// much at PriceInput and PriceOutput (USD per million tokens); 0: no
+	// cost budget. Without a price it is never reached.
+	MaxCostUSD              float64
+	PriceInput, PriceOutput float64
 }
 
 // DefaultLimits are the documented defaults.
 func DefaultLimits() Limits {
 	return Limits{
-		MaxSteps:      25,
+		MaxSteps:      200,
 		MaxRetries:    3,
 		LLMAttempts:   3,
 		BackoffBase:   500 * time.Millisecond,
@@ -130,6 +135,9 @@ type Plan struct{ Task string }
 type CallModel struct {
 	Messages []Message
 	Attempt  int // 1-based
+	// NoTools: the call offers the model no tools (the last turn of a
+	// task at its budget, which asks for a summary).
+	NoTools bool
 }
 
 // RunTools asks for tool calls; answer one ToolDone per call. Read-only

@@ -39,6 +39,10 @@ type Machine struct {
 	result   Result
 	partial  string
 	ignored  int // inputs a state did not expect (Ignored)
+
+	warned bool      // the model was told to wrap up
+	ending string    // "maxSteps" or "budget": the last, tool-less turn is under way
+	plan   *WorkPlan // the model's latest plan
 }
 
 // NewMachine returns an idle machine.

@@ -489,6 +489,10 @@ func (s *sim) answer(where string, a Action) {
 			t.Errorf("%s: attempt %d after %d", where, a.Attempt, s.attempt)
 		}
 		s.attempt = a.Attempt
+		// Past the step limit only the summary turn, without tools.
+		if s.steps >= s.limits.MaxSteps && !a.NoTools {
+			t.Errorf("%s: a model call with tools after %d turns of at most %d", where, s.steps, s.limits.MaxSteps)
+		}
 		if a.Messages[0].Content != "system prompt" {
 			t.Errorf("%s: the system prompt is not first: %q", where, a.Messages[0].Content)
 		}
@@ -618,8 +622,8 @@ func (s *sim) event(where string, e Event) {
 		clear(s.callIDs)
 		clear(s.resultIDs)
 		s.steps++
-		if s.steps > s.limits.MaxSteps {
-			t.Errorf("%s: model turn %d of at most %d", where, s.steps, s.limits.MaxSteps)
+		if s.steps > s.limits.MaxSteps+1 {
+			t.Errorf("%s: model turn %d of at most %d and the summary turn", where, s.steps, s.limits.MaxSteps)
 		}
 	case KindToolCall:
 		if s.callIDs[e.Call.ID] {
@@ -646,7 +650,7 @@ func (s *sim) checkEnd() {
 	if s.m.State() != Idle {
 		t.Errorf("seed %d: finished in %s", s.seed, s.m.State())
 	}
-	if res.Steps > s.limits.MaxSteps || res.Steps != s.steps {
+	if res.Steps > s.limits.MaxSteps+1 || res.Steps != s.steps {
 		t.Errorf("seed %d: result steps %d, turns seen %d, max %d", s.seed, res.Steps, s.steps, s.limits.MaxSteps)
 	}
 	for _, p := range res.FilesChanged {

@@ -86,5 +86,5 @@ func (m *Machine) callModel() []Action {
 // clipped: a receiver that appends to it must not write into the machine's
 // backing array, which the next turn appends to.
 func (m *Machine) modelCall() CallModel {
-	return CallModel{Messages: slices.Clip(m.history), Attempt: m.attempt}
+	return CallModel{Messages: slices.Clip(m.history), Attempt: m.attempt, NoTools: m.ending != ""}
 }

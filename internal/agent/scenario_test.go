@@ -224,6 +224,18 @@ func (h *harness) num(args map[string]string, k string, def int) int {
 	return n
 }
 
+func (h *harness) float(args map[string]string, k string, def float64) float64 {
+	v, ok := args[k]
+	if !ok {
+		return def
+	}
+	f, err := strconv.ParseFloat(v, 64)
+	if err != nil {
+		h.fatalf("%s=%q: %v", k, v, err)
+	}
+	return f
+}
+
 func (h *harness) dur(args map[string]string, k string, def time.Duration) time.Duration {
 	v, ok := args[k]
 	if !ok {
@@ -260,6 +272,9 @@ func (h *harness) run(line string, body []string) []string {
 		l.ContextTokens = h.num(args, "context", l.ContextTokens)
 		l.ToolsTokens = h.num(args, "toolsTokens", 0)
 		l.MaxToolOutput = h.num(args, "maxOutput", l.MaxToolOutput)
+		l.MaxCostUSD = h.float(args, "maxCost", 0)
+		l.PriceInput = h.float(args, "priceIn", 0)
+		l.PriceOutput = h.float(args, "priceOut", 0)
 		in = Start{Task: args["task"], Limits: l, Seed: uint64(h.num(args, "seed", 1))}
 	case "planned":
 		var p Planned
@@ -321,6 +336,13 @@ func (h *harness) run(line string, body []string) []string {
 		}
 		if c := args["changed"]; c != "" {
 			d.Result.Changed = strings.Split(c, ",")
+		}
+		if p, ok := args["plan"]; ok {
+			wp, err := ParsePlan([]byte(p))
+			if err != nil {
+				h.fatalf("plan: %v", err)
+			}
+			d.Result.Plan = &wp
 		}
 		in = d
 	case "verify":
@@ -412,7 +434,11 @@ func renderAction(a Action) string {
 	case Plan:
 		return "plan " + strconv.Quote(a.Task)
 	case CallModel:
-		return fmt.Sprintf("callModel attempt=%d tokens=%d msgs=[%s]", a.Attempt, estimate(a.Messages), roles(a.Messages))
+		tools := ""
+		if a.NoTools {
+			tools = " noTools"
+		}
+		return fmt.Sprintf("callModel attempt=%d tokens=%d msgs=[%s]%s", a.Attempt, estimate(a.Messages), roles(a.Messages), tools)
 	case RunTools:
 		var b strings.Builder
 		b.WriteString("runTools")
@@ -454,6 +480,10 @@ func renderEvent(e Event) string {
 		return fmt.Sprintf("verify step=%d passed=%t %q", e.Step, e.Verify.Passed, e.Verify.Summary)
 	case KindCompaction, KindRetry:
 		return fmt.Sprintf("%s step=%d %q", e.Kind, e.Step, e.Text)
+	case KindBudget:
+		return fmt.Sprintf("budget step=%d %q", e.Step, e.Text)
+	case KindPlan:
+		return fmt.Sprintf("plan step=%d %q", e.Step, e.Plan.Text())
 	case KindEnd:
 		return "end " + renderResult(*e.Result)
 	}

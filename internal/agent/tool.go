@@ -23,6 +23,9 @@ type ToolResult struct {
 	// Changed lists the workspace-relative paths whose change was actually
 	// applied by this call.
 	Changed []string `json:"changed,omitempty"`
+	// Plan is the plan an update_plan call set (see ParsePlan); the
+	// machine keeps it and emits it as a plan event.
+	Plan *WorkPlan `json:"plan,omitempty"`
 }
 
 // Workspace is the agent's view of the user's files. Reads see the editor's

@@ -3,10 +3,6 @@ package agent
 // Tools: the turn's calls run; their results go back to the model in call
 // order, with loop guards against a model repeating itself.
 
-import (
-	"fmt"
-)
-
 func (m *Machine) stepTools(in Input) []Action {
 	d, ok := in.(ToolDone)
 	if !ok {
@@ -41,6 +37,10 @@ func (m *Machine) stepTools(in Input) []Action {
 	}
 	c := *call
 	acts := []Action{Emit{Event{Kind: KindToolResult, Step: m.steps, Call: &c, Output: out, IsErr: m.failed[d.ID]}}}
+	if d.Err == nil && d.Result.Plan != nil {
+		m.plan = d.Result.Plan.Clone()
+		acts = append(acts, Emit{Event{Kind: KindPlan, Step: m.steps, Plan: m.plan.Clone()}})
+	}
 	if len(m.results) < len(m.pending) {
 		return acts
 	}
@@ -53,10 +53,10 @@ func (m *Machine) toolsDone() []Action {
 		m.history = append(m.history, Message{Role: RoleTool, ToolCallID: c.ID, Name: c.Name, Content: m.results[c.ID]})
 	}
 	m.pending, m.results, m.failed = nil, nil, nil
-	if m.steps >= m.limits.MaxSteps {
-		return m.report(Result{Status: StatusError, Reason: "maxSteps",
-			Error: fmt.Sprintf("stopped after %d model turns (agent.maxSteps)", m.steps)})
+	if why := m.spent(); why != "" {
+		return m.wrapUp(why)
 	}
 	acts := m.transition(Executing)
+	acts = append(acts, m.warnNearBudget()...)
 	return append(acts, m.callModel()...)
 }

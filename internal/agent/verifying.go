@@ -14,6 +14,22 @@ func (m *Machine) stepVerifying(in Input) []Action {
 	}
 	rep := d.Report
 	acts := []Action{Emit{Event{Kind: KindVerify, Step: m.steps, Verify: &rep}}}
+	if m.ending != "" {
+		// The budget is spent: the checks' outcome is reported, not
+		// handed back to the model.
+		summary := m.lastText()
+		switch {
+		case rep.Skipped:
+		case rep.Passed:
+			m.verified = true
+		default:
+			if summary != "" {
+				summary += "\n\n"
+			}
+			summary += "Checks still failing: " + rep.Summary
+		}
+		return append(acts, m.report(m.endResult(summary))...)
+	}
 	if rep.Skipped {
 		return append(acts, m.report(Result{Status: StatusOK, Reason: "done", Summary: m.lastText()})...)
 	}

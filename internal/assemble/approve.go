@@ -52,25 +52,56 @@ func (a *Allowed) add(command string) {
 // Approver is the command policy every front end shares, on a real shell
 // parser (internal/policy): tools.deny refuses without asking, whatever
 // wrapper, path, quoting or nesting hides the program; a command the user
-// allowed always, or that tools.allow covers, runs; anything else is asked
-// about when the front end can ask, and refused with the policy's advice
-// when it cannot. Where the sandbox is unavailable (and sandbox.mode is
-// not off by the user's choice) allow rules admit nothing: every command
-// is asked about.
+// allowed always, or that tools.allow covers, runs.
+//
+// What is left depends on tools.approval. "sandboxed" (the default) runs
+// inside the sandbox, without asking, every command the policy can reduce
+// to plain programs (the tools.allow rule "*" would admit it), and asks
+// about the rest: a command the parser cannot see through, a program
+// option that runs another program, an MCP tool call (MCP servers may
+// run outside the sandbox). "always-ask" asks about everything tools.allow
+// does not cover. "never" asks about nothing: what would be asked is
+// refused. A question goes to the user when the front end can ask, else
+// the command is refused with the policy's advice.
+//
+// Where the sandbox is unavailable (and sandbox.mode is not off by the
+// user's choice) allow rules admit nothing and every command is asked
+// about; with sandbox.mode off nothing runs sandboxed, so "sandboxed"
+// admits only what tools.allow covers.
 func Approver(cfg config.Config, always *Allowed, ask Ask) tools.Approver {
+	return ApproverReporting(cfg, always, ask, nil)
+}
+
+// ApproverReporting is Approver that tells refused about each command
+// refused for want of an answer: nobody could be asked, the question went
+// unanswered, or tools.approval is "never". A deny rule or the user's no
+// is a decision, not reported. refused may be nil.
+func ApproverReporting(cfg config.Config, always *Allowed, ask Ask, refused func(command, reason string)) tools.Approver {
 	if always == nil {
 		always = &Allowed{}
 	}
 	// Whether the sandbox is there is asked on the first command, not
 	// before: the probe launches a process.
-	unconfined := sync.OnceValues(func() (bool, string) {
+	probe := sync.OnceValues(func() (bool, string) {
 		_, confined, why := Sandbox(cfg, "")
-		return !confined && cfg.Sandbox.Mode != proc.ModeOff, why
+		return confined, why
 	})
+	mode := cfg.Tools.Approval
+	if mode == "" {
+		mode = config.ApprovalSandboxed
+	}
 	rules := policy.Rules{Allow: cfg.Tools.Allow, Deny: cfg.Tools.Deny}
+	inSandbox := policy.Rules{Allow: append(append([]string(nil), cfg.Tools.Allow...), "*"), Deny: cfg.Tools.Deny}
+	unanswered := func(command, reason string) (bool, string, error) {
+		if refused != nil {
+			refused(command, reason)
+		}
+		return false, reason, nil
+	}
 	return tools.ApproverFunc(func(ctx context.Context, command string) (bool, string, error) {
 		var d policy.Decision
-		if call, ok := tools.ToolCallOf(ctx); ok {
+		call, toolCall := tools.ToolCallOf(ctx)
+		if toolCall {
 			d = rules.CheckToolCall(command)
 			if d.Verdict != policy.Deny && call.ServerAllows {
 				return true, "", nil
@@ -85,15 +116,37 @@ func Approver(cfg config.Config, always *Allowed, ask Ask) tools.Approver {
 			return true, "", nil
 		}
 		reason := d.Reason
-		if d.Verdict == policy.Allow {
-			strict, why := unconfined()
-			if !strict {
+		switch {
+		case d.Verdict == policy.Allow:
+			confined, why := probe()
+			if confined || cfg.Sandbox.Mode == proc.ModeOff {
 				return true, "", nil
 			}
 			reason = "the sandbox is unavailable here (" + why + "), so every command is asked about"
+		case mode != config.ApprovalAlwaysAsk && !toolCall:
+			// Inside the sandbox a plain command cannot reach the network,
+			// write outside the workspace or change a protected file: it
+			// runs without a question.
+			sd := inSandbox.Check(command)
+			if sd.Verdict == policy.Allow {
+				confined, why := probe()
+				if confined {
+					return true, "", nil
+				}
+				if cfg.Sandbox.Mode == proc.ModeOff {
+					reason = "sandbox.mode is off, so only commands tools.allow covers run without a question"
+				} else {
+					reason = "the sandbox is unavailable here (" + why + "), so every command is asked about"
+				}
+			} else if sd.Reason != "" {
+				reason = sd.Reason
+			}
+		}
+		if mode == config.ApprovalNever {
+			return unanswered(command, reason+" (tools.approval is \"never\": agentls asks nothing and refuses what it would ask about)")
 		}
 		if ask == nil {
-			return false, reason, nil
+			return unanswered(command, reason)
 		}
 		answer, err := ask(ctx, command, reason)
 		if err != nil {
@@ -108,7 +161,7 @@ func Approver(cfg config.Config, always *Allowed, ask Ask) tools.Approver {
 		case Deny:
 			return false, "the user denied running " + command, nil
 		default:
-			return false, "the user gave no answer about running " + command + "; " + reason, nil
+			return unanswered(command, "the user gave no answer about running "+command+"; "+reason)
 		}
 	})
 }

@@ -90,14 +90,20 @@ func Driver(ctx context.Context, s Spec) *driver.Driver {
 			g.Warn = s.Warn
 		}
 	}
+	askNetwork, confirmWrite := s.AskNetwork, s.ConfirmWrite
+	if cfg.Tools.Approval == config.ApprovalNever {
+		// tools.approval "never": nothing is asked; what would be, is refused.
+		askNetwork, confirmWrite = nil, nil
+	}
 	toolset := tools.Default(s.Workspace, tools.Options{
 		Policy:       tools.Policy{Root: s.Root, SecretFiles: cfg.Tools.SecretFiles},
 		Approver:     approver,
 		Sandbox:      configured(cfg, s.Root),
 		Secrets:      secrets(cfg),
-		AskNetwork:   s.AskNetwork,
-		ConfirmWrite: s.ConfirmWrite,
+		AskNetwork:   askNetwork,
+		ConfirmWrite: confirmWrite,
 	})
+	toolset = append(toolset, tools.UpdatePlan())
 	if s.MCP != nil {
 		more, errs := s.MCP.Tools(ctx, approver)
 		for _, err := range errs {
@@ -120,6 +126,9 @@ func Driver(ctx context.Context, s Spec) *driver.Driver {
 		TaskTimeout: time.Duration(cfg.Agent.TaskTimeoutSeconds) * time.Second,
 	}
 	d.Price.Input, d.Price.Output = Price(cfg)
+	if cfg.Agent.MaxCostUSD > 0 && d.Price.Input == 0 && d.Price.Output == 0 && s.Warn != nil {
+		s.Warn("agent.maxCostUSD is set, but no price is known for the model " + cfg.LLM.Model + ": set llm.prices, or the cost budget is never reached")
+	}
 	d.Log = s.Log
 	if s.Warn != nil {
 		d.OnAbandoned = func(_ agent.ToolCall, msg string) { s.Warn(msg) }
@@ -167,6 +176,8 @@ func DefaultLLM(cfg config.Config) agent.LLM {
 func Limits(cfg config.Config) agent.Limits {
 	lim := agent.DefaultLimits()
 	lim.MaxSteps = cfg.Agent.MaxSteps
+	lim.MaxCostUSD = cfg.Agent.MaxCostUSD
+	lim.PriceInput, lim.PriceOutput = Price(cfg)
 	lim.MaxRetries = cfg.Agent.MaxRetries
 	lim.ContextTokens = cfg.LLM.ContextTokens
 	lim.MaxToolOutput = cfg.Agent.MaxToolOutput

@@ -49,8 +49,23 @@ func ReadWorkspaceSettings(root string, store *policy.TrustStore) WorkspaceSetti
 		w.Problems = []config.Problem{{Key: "(all)", Source: config.FileName, Msg: err.Error()}}
 		return w
 	}
-	w.Content = data
-	w.Source, w.Problems = config.FromJSON(config.FileName, data)
+	return HoldBack(config.FileName, w.Path, data, store)
+}
+
+// EditorWorkspaceFile names the editor's workspace-scope settings (VS
+// Code's .vscode/settings.json and folder settings) in the trust store and
+// in the question: like .agentls.json, they are files in the workspace the
+// model can write.
+func EditorWorkspaceFile(root string) string {
+	return filepath.Join(root, ".vscode", "settings.json")
+}
+
+// HoldBack makes settings a source named name, with the keys that widen
+// power held back unless store trusts this content of the file at path.
+// .agentls.json and the editor's workspace-scope settings go through it.
+func HoldBack(name, path string, data []byte, store *policy.TrustStore) WorkspaceSettings {
+	w := WorkspaceSettings{Path: path, Content: data}
+	w.Source, w.Problems = config.FromJSON(name, data)
 	var obj map[string]any
 	if json.Unmarshal(data, &obj) != nil {
 		return w

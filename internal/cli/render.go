@@ -106,6 +106,7 @@ type textRenderer struct {
 	status    string
 	step      int
 	maxSteps  int
+	plan      string // the model's plan in brief: "2/5 current step"
 	tokens    int
 	began     time.Time
 	frame     int
@@ -149,14 +150,20 @@ func (r *textRenderer) drawLocked() {
 		return
 	}
 	step := ""
-	if r.step > 0 {
+	if r.step > 0 && r.step <= r.maxSteps {
 		step = fmt.Sprintf(" · step %d/%d", r.step, r.maxSteps)
+	} else if r.step > r.maxSteps {
+		step = " · summary (step limit reached)"
 	}
 	tok := ""
 	if r.tokens > 0 {
 		tok = fmt.Sprintf(" · %s tokens", compact(r.tokens))
 	}
-	line := fmt.Sprintf("%s %s%s%s · %s", spinner[r.frame%len(spinner)], r.status, step, tok, time.Since(r.began).Round(time.Second))
+	plan := ""
+	if r.plan != "" {
+		plan = " · plan " + r.plan
+	}
+	line := fmt.Sprintf("%s %s%s%s%s · %s", spinner[r.frame%len(spinner)], r.status, step, plan, tok, time.Since(r.began).Round(time.Second))
 	fmt.Fprint(r.w, "\r\x1b[K"+line)
 	r.shown = true
 }
@@ -263,15 +270,29 @@ func (r *textRenderer) event(ev agent.Event) {
 				r.lineLocked(fmt.Sprintf("    … and %d more", n))
 			}
 		}
-	case agent.KindRetry, agent.KindCompaction:
+	case agent.KindRetry, agent.KindCompaction, agent.KindBudget:
 		r.lineLocked("· " + ev.Text)
+	case agent.KindPlan:
+		if ev.Plan != nil {
+			r.lineLocked(fmt.Sprintf("· plan (%d of %d done):", ev.Plan.Done(), len(ev.Plan.Steps)))
+			for _, st := range ev.Plan.Steps {
+				r.lineLocked("    " + agent.StepMark(st.Status) + " " + firstLine(st.Step, 100))
+			}
+			r.plan = fmt.Sprintf("%d/%d", ev.Plan.Done(), len(ev.Plan.Steps))
+			if cur := ev.Plan.Current(); cur != "" {
+				r.plan += " " + firstLine(cur, 40)
+			}
+		}
 	case agent.KindUsage:
 		if ev.TaskUsage != nil {
 			r.tokens = ev.TaskUsage.InputTokens + ev.TaskUsage.OutputTokens
 		}
 	case agent.KindEnd:
 		if ev.Result != nil {
-			if ev.Result.Status == agent.StatusError {
+			switch {
+			case ev.Result.Reason == "maxSteps" || ev.Result.Reason == "budget":
+				r.lineLocked("stopped: " + ev.Result.Error)
+			case ev.Result.Status == agent.StatusError:
 				r.lineLocked("error: " + ev.Result.Error)
 			}
 			r.lineLocked("── " + session.ResultLine(*ev.Result))

@@ -13,6 +13,7 @@ import (
 	"os/signal"
 	"slices"
 	"strings"
+	"sync"
 	"syscall"
 
 	"go.uber.org/zap"
@@ -216,17 +217,30 @@ func (c *cliRun) run(ctx context.Context) int {
 	}
 	mcp := &assemble.SharedMCP{Log: log, Warn: ren.warn}
 	defer mcp.Close()
-	// Under --review the task's end is what was accepted, known only after
-	// the questions: its end event waits for them.
-	onEvent := ren.event
+	// The task's end is known only after the run: under --review what was
+	// accepted, and whether a command was refused for want of an answer.
+	// Its end event waits for both.
 	var heldEnd *agent.Event
-	if review {
-		onEvent = func(ev agent.Event) {
-			if ev.Kind == agent.KindEnd {
-				heldEnd = &ev
-				return
-			}
-			ren.event(ev)
+	onEvent := func(ev agent.Event) {
+		if ev.Kind == agent.KindEnd {
+			heldEnd = &ev
+			return
+		}
+		ren.event(ev)
+	}
+	// Commands refused because nobody could be asked (no terminal, or
+	// tools.approval "never"): the run then cannot end "ok".
+	var refusedMu sync.Mutex
+	var refused []string
+	refuse := func(command, why string) {
+		refusedMu.Lock()
+		defer refusedMu.Unlock()
+		refused = append(refused, fmt.Sprintf("%s (%s)", command, why))
+	}
+	if askNetwork == nil && cfg.Tools.Approval != config.ApprovalNever {
+		askNetwork = func(_ context.Context, command string) (bool, error) {
+			refuse(command, "it needs the network, and leaving the sandbox needs the user's approval")
+			return false, nil
 		}
 	}
 	model := cfg.LLM.Model
@@ -241,7 +255,7 @@ func (c *cliRun) run(ctx context.Context) int {
 			Root:      root,
 			Workspace: ws,
 			LLM:       llm,
-			Approver:  assemble.Approver(cfg, nil, ask),
+			Approver:  assemble.ApproverReporting(cfg, nil, ask, refuse),
 			OnEvent:   onEvent,
 			Warn:      ren.warn,
 			Log:       log,
@@ -269,7 +283,10 @@ func (c *cliRun) run(ctx context.Context) int {
 			Ended: func(ctx context.Context, res agent.Result) (agent.Result, []session.Change) {
 				log.Info("task ended", zap.String("status", res.Status), zap.String("reason", res.Reason))
 				written := c.land(ctx, cfg, root, ws, review, text, ren, &res, st)
-				if review && heldEnd != nil {
+				refusedMu.Lock()
+				res = refusedEnd(res, refused)
+				refusedMu.Unlock()
+				if heldEnd != nil {
 					heldEnd.Result = &res
 					ren.event(*heldEnd)
 				}
@@ -346,6 +363,17 @@ func (c *cliRun) land(ctx context.Context, cfg config.Config, root string, ws *c
 	}
 	*res = reviewed(*res, written)
 	return written
+}
+
+// refusedEnd is the result of a run that had commands refused because
+// nobody could approve them: it cannot end "ok", and says which.
+func refusedEnd(res agent.Result, refused []string) agent.Result {
+	if n := len(refused); n > 0 && res.Status == agent.StatusOK {
+		res.Status, res.Reason = agent.StatusError, "approval"
+		res.Error = fmt.Sprintf("%d command%s needed the user's approval and nobody could be asked: %s. Run on a terminal to be asked, or allow what is safe with --allow or tools.allow",
+			n, plural(n), strings.Join(refused, "; "))
+	}
+	return res
 }
 
 // reviewed is a review's result: the files written are what changed, and

@@ -52,8 +52,10 @@ current directory; --workspace overrides),
 streams what it does to stderr, and writes its edits to disk.
 
 Exit status: 0 done and verified, or done with nothing to verify (no file
-changed, verification disabled, or no checks found); 1 failed, or the checks
-still fail; 2 bad usage; 130 cancelled (Ctrl-C).
+changed, verification disabled, or no checks found); 1 failed, the checks
+still fail, the task stopped at its limit (agent.maxSteps, agent.maxCostUSD),
+or a command was refused because nobody could approve it; 2 bad usage;
+130 cancelled (Ctrl-C).
 
 Flags:
 `

@@ -63,7 +63,10 @@ type Price struct {
 }
 
 type Agent struct {
-	MaxSteps           int
+	MaxSteps int
+	// MaxCostUSD ends a task gracefully once its model calls cost this
+	// much (at llm.prices or the built-in prices); 0: no cost budget.
+	MaxCostUSD         float64
 	MaxRetries         int
 	Review             bool
 	Memory             bool
@@ -95,6 +98,13 @@ type Verify struct {
 }
 
 type Tools struct {
+	// Approval is tools.approval: ApprovalSandboxed (the default) runs
+	// inside the sandbox, without a question, every command the policy can
+	// reduce to plain programs that no deny rule matches, and asks only to
+	// leave the sandbox; ApprovalAlwaysAsk asks about every command
+	// tools.allow does not cover; ApprovalNever refuses whatever would be
+	// asked about.
+	Approval    string
 	Allow       []string
 	Deny        []string
 	SecretFiles []string
@@ -130,6 +140,13 @@ type MCPServer struct {
 	// told when it starts); nil or true: sandboxed like run_command.
 	Sandbox *bool `json:"sandbox,omitempty"`
 }
+
+// tools.approval values.
+const (
+	ApprovalSandboxed = "sandboxed"
+	ApprovalAlwaysAsk = "always-ask"
+	ApprovalNever     = "never"
+)
 
 // DefaultModel is used when no source names a model.
 const DefaultModel = "gpt-4.1-mini"
@@ -243,6 +260,14 @@ var fields = []field{
 		return nil
 	}},
 	{key: "agent.maxSteps", set: intIn(1, 100_000, func(c *Config) *int { return &c.Agent.MaxSteps })},
+	{key: "agent.maxCostUSD", set: func(c *Config, raw json.RawMessage) error {
+		var f float64
+		if err := strict(raw, &f); err != nil || f < 0 || f > 1e6 {
+			return fmt.Errorf("want a number of US dollars, 0 (no cost budget) to 1000000")
+		}
+		c.Agent.MaxCostUSD = f
+		return nil
+	}},
 	{key: "agent.maxRetries", set: intIn(0, 100, func(c *Config) *int { return &c.Agent.MaxRetries })},
 	{key: "agent.review", set: boolean(func(c *Config) *bool { return &c.Agent.Review })},
 	{key: "agent.memory", set: boolean(func(c *Config) *bool { return &c.Agent.Memory })},
@@ -263,6 +288,7 @@ var fields = []field{
 	{key: "verify.commands", set: strs(func(c *Config) *[]string { return &c.Verify.Commands })},
 	{key: "verify.enabled", set: boolean(func(c *Config) *bool { return &c.Verify.Enabled })},
 	{key: "verify.timeoutSeconds", set: intIn(1, 24*3600, func(c *Config) *int { return &c.Verify.TimeoutSeconds })},
+	{key: "tools.approval", set: oneOf([]string{ApprovalSandboxed, ApprovalAlwaysAsk, ApprovalNever}, func(c *Config) *string { return &c.Tools.Approval })},
 	{key: "tools.allow", set: strs(func(c *Config) *[]string { return &c.Tools.Allow })},
 	{key: "tools.deny", set: strs(func(c *Config) *[]string { return &c.Tools.Deny })},
 	{key: "tools.secretFiles", set: strs(func(c *Config) *[]string { return &c.Tools.SecretFiles })},
@@ -304,14 +330,14 @@ func Defaults() Config {
 			API:           "auto",
 		},
 		Agent: Agent{
-			MaxSteps:           25,
+			MaxSteps:           200,
 			MaxRetries:         3,
 			Memory:             true,
 			ToolTimeoutSeconds: 120,
 			MaxToolOutput:      64 << 10,
 		},
 		Verify:   Verify{Enabled: true, TimeoutSeconds: 600},
-		Tools:    Tools{SecretFiles: policy.DefaultSecretFiles()},
+		Tools:    Tools{Approval: ApprovalSandboxed, SecretFiles: policy.DefaultSecretFiles()},
 		Sessions: Sessions{MaxConcurrent: 4},
 		Sandbox:  Sandbox{Mode: "workspace-write"},
 	}

@@ -41,6 +41,8 @@ var keyCases = []keyCase{
 		get: func(c Config) any { return c.LLM.Prices }},
 	{key: "agent.maxSteps", editor: `10`, file: `20`, wrongType: `12.5`, outOfRange: `0`,
 		get: func(c Config) any { return c.Agent.MaxSteps }},
+	{key: "agent.maxCostUSD", editor: `2.5`, file: `10`, wrongType: `"$5"`, outOfRange: `-1`,
+		get: func(c Config) any { return c.Agent.MaxCostUSD }},
 	{key: "agent.maxRetries", editor: `0`, file: `5`, wrongType: `"5"`, outOfRange: `-1`,
 		get: func(c Config) any { return c.Agent.MaxRetries }},
 	{key: "agent.review", editor: `false`, file: `true`, wrongType: `"yes"`,
@@ -61,6 +63,8 @@ var keyCases = []keyCase{
 		get: func(c Config) any { return c.Verify.Enabled }},
 	{key: "verify.timeoutSeconds", editor: `60`, file: `120`, wrongType: `false`, outOfRange: `86401`,
 		get: func(c Config) any { return c.Verify.TimeoutSeconds }},
+	{key: "tools.approval", editor: `"always-ask"`, file: `"never"`, wrongType: `true`, outOfRange: `"sometimes"`,
+		get: func(c Config) any { return c.Tools.Approval }},
 	{key: "tools.allow", editor: `["read_file"]`, file: `["grep"]`, wrongType: `[1,2]`,
 		get: func(c Config) any { return c.Tools.Allow }},
 	{key: "tools.deny", editor: `["run_command"]`, file: `["write_file"]`, wrongType: `{"x":1}`,
@@ -331,7 +335,7 @@ func TestLoad(t *testing.T) {
 
 	// No file, no settings: defaults plus the environment, no problems.
 	c, probs = Load(t.TempDir(), nil)
-	if len(probs) != 0 || c.LLM.Model != "from-env" || c.Agent.MaxSteps != 25 {
+	if len(probs) != 0 || c.LLM.Model != "from-env" || c.Agent.MaxSteps != 200 || c.Tools.Approval != ApprovalSandboxed {
 		t.Errorf("config %+v, problems %v", c, probs)
 	}
 

@@ -104,6 +104,10 @@ func (d *Driver) Run(ctx context.Context, t Assignment) agent.Result {
 	if d.Verifier == nil {
 		lim.Verify = false
 	}
+	if lim.PriceInput == 0 && lim.PriceOutput == 0 {
+		// The cost budget counts at the prices the result's cost uses.
+		lim.PriceInput, lim.PriceOutput = d.Price.Input, d.Price.Output
+	}
 	specJSON, _ := json.Marshal(run.specs)
 	lim.ToolsTokens = len(specJSON) / 4
 	seed := t.Seed
@@ -245,6 +249,9 @@ func (r *run) do(a agent.Action) (agent.Result, bool) {
 	case agent.CallModel:
 		r.conversation(a.Messages)
 		req := agent.Request{Model: d.Model, Messages: a.Messages, Tools: r.specs}
+		if a.NoTools {
+			req.Tools = nil // the summary turn at the end of the budget
+		}
 		r.goDo(func() agent.Input {
 			resp, err := d.LLM.Stream(r.ctx, req, func(delta string) { r.send(agent.TextDelta{Text: delta}) })
 			if err != nil {

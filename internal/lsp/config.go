@@ -46,6 +46,39 @@ func agentlsSettings(raw protocol.LSPAny) []byte {
 	return raw
 }
 
+// workspaceScopeKey holds, inside the agentls settings an editor sends,
+// the values set in the workspace's own scope (VS Code's workspace and
+// folder settings, which live in files the model can write). They rank
+// above the user's editor settings, as in the editor, but what widens
+// power applies only once the user trusts them, like .agentls.json.
+const workspaceScopeKey = "workspaceSettings"
+
+// splitWorkspaceScope takes the workspace-scope settings out of an
+// agentls settings object: the user's settings without them, them, and
+// whether the object held the key at all.
+func splitWorkspaceScope(raw []byte) (user, ws []byte, sent bool) {
+	if len(raw) == 0 {
+		return raw, nil, false
+	}
+	var top map[string]json.RawMessage
+	if json.Unmarshal(raw, &top) != nil {
+		return raw, nil, false
+	}
+	v, ok := top[workspaceScopeKey]
+	if !ok {
+		return raw, nil, false
+	}
+	delete(top, workspaceScopeKey)
+	user, err := json.Marshal(top)
+	if err != nil {
+		return raw, nil, false
+	}
+	if string(v) == "null" || string(v) == "{}" {
+		v = nil
+	}
+	return user, v, true
+}
+
 // configure re-resolves the configuration and reports each new problem
 // once, naming its key. Settings from workspace/didChangeConfiguration win
 // over initializationOptions key by key, so a client that sends an empty
@@ -59,10 +92,17 @@ func (s *Server) configure(ctx context.Context, settings []byte) {
 	rawChanged, rawInit := c.settings, c.initOpts
 	c.mu.Unlock()
 
+	rawChanged, wsChanged, sent := splitWorkspaceScope(rawChanged)
+	rawInit, wsInit, _ := splitWorkspaceScope(rawInit)
+	if !sent {
+		wsChanged = wsInit // no didChangeConfiguration yet, or one without them
+	}
 	changed, p1 := config.FromJSON("editor settings", rawChanged)
 	initial, p0 := config.FromJSON("editor settings", rawInit)
+	edWS, pw := s.editorWorkspaceSettings(s.rootDir(), wsChanged)
 	file, p2 := s.workspaceSettings(s.rootDir())
-	cfg, p3 := config.Resolve(changed, initial, file, config.FromEnv(s.opts.Getenv))
+	cfg, p3 := config.Resolve(edWS, changed, initial, file, config.FromEnv(s.opts.Getenv))
+	p2 = append(pw, p2...)
 
 	c.mu.Lock()
 	c.cfg = cfg

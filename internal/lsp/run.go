@@ -158,9 +158,22 @@ func (s *Server) onEvent(ctx context.Context, t *task, prog *progress, ev agent.
 		for _, l := range lines {
 			s.transcript(ctx, t, l)
 		}
-	case agent.KindRetry, agent.KindCompaction:
+	case agent.KindRetry, agent.KindCompaction, agent.KindBudget:
 		prog.report(ctx, ev.Text)
 		s.transcript(ctx, t, "· "+ev.Text)
+	case agent.KindPlan:
+		if ev.Plan == nil {
+			break
+		}
+		msg := fmt.Sprintf("plan %d/%d", ev.Plan.Done(), len(ev.Plan.Steps))
+		if cur := ev.Plan.Current(); cur != "" {
+			msg += ": " + cur
+		}
+		prog.report(ctx, shorten(msg, 120))
+		s.transcript(ctx, t, "plan:")
+		for _, l := range strings.Split(ev.Plan.Text(), "\n") {
+			s.transcript(ctx, t, "  "+l)
+		}
 	case agent.KindVerify:
 		mark := "✗"
 		switch {
@@ -229,6 +242,14 @@ func endMessage(res agent.Result) (protocol.MessageType, string) {
 		msg = "cancelled"
 	case agent.StatusError:
 		typ, msg = protocol.MessageTypeError, res.Error
+	}
+	if res.Reason == "maxSteps" || res.Reason == "budget" {
+		// A graceful end at the limit: what the model summarised matters
+		// more than the limit.
+		typ = protocol.MessageTypeWarning
+		if s := strings.TrimSpace(res.Summary); s != "" {
+			msg = res.Error + ": " + s
+		}
 	}
 	if res.Reason == "verifyFailed" {
 		typ = protocol.MessageTypeWarning

@@ -66,6 +66,7 @@ type Server struct {
 
 	trustMu    sync.Mutex
 	untrusted  *assemble.WorkspaceSettings // .agentls.json held back until trusted
+	edUntrust  *assemble.WorkspaceSettings // the editor's workspace-scope settings, the same
 	trustAsked map[string]bool             // contents already asked about
 
 	exited chan struct{}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"fmt"
+	"strings"
 
 	"go.lsp.dev/protocol"
 	"go.uber.org/zap"
@@ -35,43 +36,94 @@ func (s *Server) workspaceSettings(root string) (config.Source, []config.Problem
 	return ws.Source, probs
 }
 
+// editorWorkspaceSettings is the editor's workspace-scope settings (sent
+// apart from the user's, under workspaceSettings) as a source, with what
+// widens power held back until the user trusts this content, as for
+// .agentls.json.
+func (s *Server) editorWorkspaceSettings(root string, data []byte) (config.Source, []config.Problem) {
+	const name = "editor workspace settings"
+	if len(data) == 0 {
+		s.trustMu.Lock()
+		s.edUntrust = nil
+		s.trustMu.Unlock()
+		return config.Source{Name: name}, nil
+	}
+	store := assemble.TrustStore(s.stateDir())
+	ws := assemble.HoldBack(name, assemble.EditorWorkspaceFile(root), data, store)
+	var dropped []config.Problem
+	for k := range ws.Source.Values {
+		switch {
+		case k == "agent.backend" || strings.HasPrefix(k, "agent.backend."):
+			// A command to start: the user's own settings only, as for
+			// .agentls.json.
+			delete(ws.Source.Values, k)
+			dropped = append(dropped, config.Problem{Key: k, Source: name, Msg: "read from your user settings only, never from the workspace's"})
+		case k == "tools.deny" && !store.Trusted(ws.Path, data):
+			// These settings rank above the user's: a workspace value
+			// would replace the user's deny rules.
+			delete(ws.Source.Values, k)
+			ws.Untrusted = append(ws.Untrusted, k)
+		}
+	}
+	ws.Problems = append(ws.Problems, dropped...)
+	s.trustMu.Lock()
+	defer s.trustMu.Unlock()
+	if len(ws.Untrusted) == 0 {
+		s.edUntrust = nil
+		return ws.Source, ws.Problems
+	}
+	s.edUntrust = &ws
+	probs := append(ws.Problems, config.Problem{Key: fmt.Sprint(ws.Untrusted), Source: name,
+		Msg: "not applied until you trust these workspace settings: they widen what agentls may run (you are asked when the next task starts)"})
+	return ws.Source, probs
+}
+
 // settleTrust asks, before a task, whether the held-back workspace
-// settings may apply, once per content; a yes re-resolves the
-// configuration. No lock is held while the client answers.
+// settings (.agentls.json, the editor's workspace scope) may apply, once
+// per content; a yes re-resolves the configuration. No lock is held while
+// the client answers.
 func (s *Server) settleTrust(ctx context.Context) {
 	s.trustMu.Lock()
-	ws := s.untrusted
-	var key string
-	if ws != nil {
-		key = fmt.Sprintf("%x", sha256.Sum256(ws.Content))
+	var ask []*assemble.WorkspaceSettings
+	for _, ws := range []*assemble.WorkspaceSettings{s.untrusted, s.edUntrust} {
+		if ws == nil {
+			continue
+		}
+		key := fmt.Sprintf("%x", sha256.Sum256(append([]byte(ws.Path+"\x00"), ws.Content...)))
 		// A held-back endpoint stops every task (assemble.HeldBack), so
 		// it is asked about at each one; the rest once per content.
 		if s.trustAsked[key] && assemble.HeldBack(ws.Untrusted) == nil {
-			ws = nil
-		} else {
-			if s.trustAsked == nil {
-				s.trustAsked = map[string]bool{}
-			}
-			s.trustAsked[key] = true
+			continue
 		}
+		if s.trustAsked == nil {
+			s.trustAsked = map[string]bool{}
+		}
+		s.trustAsked[key] = true
+		ask = append(ask, ws)
 	}
 	s.trustMu.Unlock()
-	if ws == nil || !s.canAsk() {
+	if len(ask) == 0 || !s.canAsk() {
 		return
 	}
-	res, err := s.client.ShowMessageRequest(ctx, &protocol.ShowMessageRequestParams{
-		Type:    protocol.MessageTypeWarning,
-		Message: ws.Question(),
-		Actions: []protocol.MessageActionItem{{Title: trustFile}, {Title: notNow}},
-	})
-	if err != nil || res == nil || res.Title != trustFile {
-		return
+	trusted := false
+	for _, ws := range ask {
+		res, err := s.client.ShowMessageRequest(ctx, &protocol.ShowMessageRequestParams{
+			Type:    protocol.MessageTypeWarning,
+			Message: ws.Question(),
+			Actions: []protocol.MessageActionItem{{Title: trustFile}, {Title: notNow}},
+		})
+		if err != nil || res == nil || res.Title != trustFile {
+			continue
+		}
+		if err := ws.Trust(assemble.TrustStore(s.stateDir())); err != nil {
+			s.log.Warn("trust", zap.Error(err))
+			continue
+		}
+		trusted = true
 	}
-	if err := ws.Trust(assemble.TrustStore(s.stateDir())); err != nil {
-		s.log.Warn("trust", zap.Error(err))
-		return
+	if trusted {
+		s.configure(ctx, nil)
 	}
-	s.configure(ctx, nil)
 }
 
 func (s *Server) canAsk() bool {
@@ -79,12 +131,16 @@ func (s *Server) canAsk() bool {
 	return caps.showMessageReq
 }
 
-// heldBack lists the workspace settings still held back for want of trust.
+// heldBack lists the workspace settings still held back for want of trust
+// (.agentls.json's and the editor's workspace scope).
 func (s *Server) heldBack() []string {
 	s.trustMu.Lock()
 	defer s.trustMu.Unlock()
-	if s.untrusted == nil {
-		return nil
+	var keys []string
+	for _, ws := range []*assemble.WorkspaceSettings{s.untrusted, s.edUntrust} {
+		if ws != nil {
+			keys = append(keys, ws.Untrusted...)
+		}
 	}
-	return s.untrusted.Untrusted
+	return keys
 }

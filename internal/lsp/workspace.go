@@ -1,11 +1,14 @@
 package lsp
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
+	"strings"
 	"time"
 
 	"go.lsp.dev/protocol"
@@ -49,8 +52,11 @@ func (w *editorWorkspace) current(rel string) (text string, exists bool, doc doc
 	if t, ok := w.s.docs.shadow(abs); ok {
 		return t, true, document{}, false, nil
 	}
-	// Never a plain open: a named pipe would block until a writer comes.
-	b, _, err := tools.ReadRegularFile(abs)
+	// Never a plain open: a named pipe would block until a writer comes;
+	// and resolved beneath the root when read (os.Root), so a directory
+	// swapped for a symlink since the tools checked the path reads nothing
+	// outside the workspace.
+	b, err := w.disk.ReadFile(context.Background(), rel)
 	if errors.Is(err, os.ErrNotExist) {
 		return "", false, document{}, false, nil
 	}
@@ -83,6 +89,53 @@ func (w *editorWorkspace) OpenFiles() []string {
 		}
 	}
 	return rels
+}
+
+// View is what run_command sees instead of the disk (tools.Viewer): every
+// buffer the editor holds, the texts sent to files it had closed, and in
+// review mode the task's proposals.
+func (w *editorWorkspace) View(ctx context.Context) map[string][]byte {
+	view := map[string][]byte{}
+	add := func(rel string) {
+		if b, err := w.ReadFile(ctx, rel); err == nil {
+			view[rel] = b
+		}
+	}
+	for _, rel := range w.OpenFiles() {
+		add(rel)
+	}
+	for _, fc := range w.t.changes.Applied() {
+		add(fc.Rel)
+	}
+	for _, fc := range w.t.changes.Pending() {
+		add(fc.Rel)
+	}
+	return view
+}
+
+// Wrote applies what a command wrote to a file the editor holds
+// (tools.Viewer): the change from the text it saw to the text it left goes
+// onto the buffer as it is now, through Edit (an applyEdit). Lines the
+// user changed meanwhile that the command changed too keep the user's
+// text, and the note says so.
+func (w *editorWorkspace) Wrote(ctx context.Context, rel string, seen, next []byte) (string, error) {
+	var note string
+	err := w.Edit(ctx, rel, func(cur []byte, exists bool) ([]byte, error) {
+		note = ""
+		if !exists || bytes.Equal(cur, seen) {
+			return next, nil
+		}
+		merged, conflicts := edits.Revert(string(next), string(seen), string(cur))
+		if len(conflicts) > 0 {
+			lines := make([]string, len(conflicts))
+			for i, c := range conflicts {
+				lines[i] = strconv.Itoa(c.Line)
+			}
+			note = "the user edited line " + strings.Join(lines, ", ") + " while the command ran; the command's change there was not applied, the user's text stays"
+		}
+		return []byte(merged), nil
+	})
+	return note, err
 }
 
 // Edit implements agent.Workspace. The transform runs on the text as it is
@@ -247,3 +300,5 @@ func (s *Server) newWorkspace(t *task) (*editorWorkspace, error) {
 	}
 	return &editorWorkspace{s: s, root: root, t: t, disk: disk}, nil
 }
+
+var _ tools.Viewer = (*editorWorkspace)(nil)

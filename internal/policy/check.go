@@ -222,9 +222,27 @@ func mayDeny(r rule, l layer) string {
 			if b := path.Base(tok); b == first || isGlob(first) && WildMatch(first, b) {
 				return fmt.Sprintf("the argument %q of %s names %s, which the tools.deny rule %q refuses, and %s may run it", w.s, name, b, rule, name)
 			}
+			if b, ok := attachedNames(tok, name, first); ok {
+				return fmt.Sprintf("the argument %q of %s holds %s as an option's value, which the tools.deny rule %q refuses, and %s may run it", w.s, name, b, rule, name)
+			}
 		}
 	}
 	return ""
+}
+
+// attachedNames looks for the denied program first inside a short
+// option's attached value (git grep -Orm, rebase -xrm, a cluster -iOrm),
+// for the programs whose options run another one (runsOther).
+func attachedNames(tok, program, first string) (string, bool) {
+	if _, ok := runsOther[program]; !ok || len(tok) < 3 || tok[0] != '-' || tok[1] == '-' {
+		return "", false
+	}
+	for k := 2; k < len(tok); k++ {
+		if b := path.Base(tok[k:]); b == first || isGlob(first) && WildMatch(first, b) {
+			return b, true
+		}
+	}
+	return "", false
 }
 
 // dataOnly are programs that never run their arguments as programs, so a
@@ -320,7 +338,7 @@ func names(r rule, toks []string) bool {
 	for _, t := range toks {
 		found := false
 		for _, w := range rw {
-			if w == t || strings.HasPrefix(w, t+"=") || strings.HasPrefix(w, t) && strings.HasSuffix(t, "=") {
+			if w == t || strings.HasPrefix(w, t+"=") || strings.HasPrefix(w, t) && strings.HasSuffix(t, "=") || isShort(t) && inCluster(w, t[1]) {
 				found = true
 				break
 			}

@@ -301,3 +301,71 @@ func BenchmarkCheck(b *testing.B) {
 		r.Check(cmds[i%len(cmds)])
 	}
 }
+
+// Options that run another program are found however they are spelled:
+// attached to their value (-O'rm …', -xcmd, -ufoo), inside a cluster of
+// short options (-iOrm, -ix cmd), after other options of the subcommand
+// (submodule --quiet foreach). No allow rule that does not name them admits
+// them, "*" included, and a deny rule sees the program in the value. Each
+// of the attached and clustered spellings was admitted before.
+func TestAttachedShortOptionsRunOtherPrograms(t *testing.T) {
+	rules := []Rules{
+		{Allow: []string{"*"}},
+		{Allow: []string{"git grep", "git rebase", "git difftool", "git clone", "git submodule", "git bisect",
+			"git fetch", "git archive", "git log", "git send-email", "make", "ssh", "rsync", "tar", "fd"}},
+	}
+	cmds := []string{
+		`git grep -O'rm -rf x' foo`, `git grep -Orm foo`, `git grep -iOrm foo`, `git grep -O rm foo`,
+		`git grep --open-files-in-pager=rm foo`,
+		`git rebase -x 'make' main`, `git rebase -xmake main`, `git rebase -ixmake main`, `git rebase --exec=make main`,
+		`git rebase --exec make main`,
+		`git difftool -x rm`, `git difftool -xrm`, `git difftool -yxrm`, `git difftool -t vimdiff`, `git difftool -tvimdiff`,
+		`git difftool --extcmd=rm`, `git difftool --tool=x`,
+		`git clone -u rm url`, `git clone -urm url`, `git clone --upload-pack=rm url`, `git clone -c core.x=y url`,
+		`git submodule foreach rm`, `git submodule --quiet foreach rm`, `git bisect run make`,
+		`git -c core.pager=rm log`, `git fetch --upload-pack=rm origin`, `git archive --remote=x --exec=rm HEAD`,
+		`git send-email --sendmail-cmd=rm x.patch`, `git instaweb`,
+		`make -E'x: ; rm'`, `make -sE'x:'`, `ssh -oProxyCommand=rm h`, `rsync -avze 'sh -c x' a b`,
+		`tar -xIzstd -f a.tar`, `fd -Hx rm`,
+	}
+	for _, r := range rules {
+		for _, c := range cmds {
+			if d := r.Check(c); d.Verdict != Ask {
+				t.Errorf("%q under %v: %v (%s), want ask", c, r.Allow, d.Verdict, d.Reason)
+			}
+		}
+	}
+	// A rule that names the option admits it as the rule spells it: the
+	// separate option for a rule "git grep -O", the attached one for the
+	// rule an "Always allow" answer adds.
+	named := Rules{Allow: []string{"git grep -O", "git rebase -xmake"}}
+	runCases(t, named, []checkCase{
+		{`git grep -O less foo`, Allow, ""},
+		{`git grep -Oless foo`, Ask, ""},
+		{`git rebase -xmake main`, Allow, ""},
+		{`git rebase -xrm main`, Ask, ""},
+	})
+	for _, c := range []string{`git grep -Oless foo`, `git rebase -ixmake main`} {
+		d := Rules{}.Check(c)
+		if d.Rule == "" || (Rules{Allow: []string{d.Rule}}).Check(c).Verdict != Allow {
+			t.Errorf("%q: the suggested rule %q does not admit it", c, d.Rule)
+		}
+	}
+	// Still plain: options that merely share a letter with another
+	// program's flag, and operands after --.
+	plain := Rules{Allow: []string{"git grep", "git log", "tar", "ssh", "git rebase"}}
+	runCases(t, plain, []checkCase{
+		{`git grep -n foo`, Allow, ""},
+		{`git grep -e foo -- -Orm`, Allow, ""},
+		{`tar -xzf a.tar.gz`, Allow, ""},
+		{`ssh -v host`, Allow, ""},
+		{`git rebase -i main`, Allow, ""},
+	})
+	// A deny rule sees the program in an attached value.
+	deny := Rules{Allow: []string{"*", "git grep -O", "git rebase -x", "git difftool -x"}, Deny: []string{"rm"}}
+	for _, c := range []string{`git grep -O'rm -rf x' foo`, `git grep -Orm foo`, `git rebase -xrm main`, `git difftool -xrm`, `git grep -iOrm foo`} {
+		if d := deny.Check(c); d.Verdict == Allow {
+			t.Errorf("%q with rm denied: %v (%s)", c, d.Verdict, d.Reason)
+		}
+	}
+}

@@ -21,7 +21,11 @@ import (
 //     rebase -x/--exec; difftool/mergetool -x/--extcmd/-t/--tool;
 //     clone/fetch/pull/ls-remote/push/archive --upload-pack/--receive-pack/
 //     --exec, clone -u/-c/--config/--template, init --template,
-//     grep -O/--open-files-in-pager.
+//     grep -O/--open-files-in-pager, send-email --sendmail-cmd/
+//     --smtp-server/--to-cmd/--cc-cmd/--header-cmd, instaweb.
+//     One-letter options count attached to their value and inside a
+//     cluster of short options (-O'rm …', -xcmd, -ix cmd), for every
+//     program of this list.
 //   - make: --eval/-E and NAME=value arguments other than V and VERBOSE
 //     (a recipe may run $(CC); CC=rm runs rm).
 //   - npm, pnpm, yarn, bun: every subcommand but the read-only ones (ls,
@@ -53,19 +57,36 @@ var runsOther = map[string]func(args []string) []string{
 	"vim":   vimFlags, "nvim": vimFlags, "vi": vimFlags,
 }
 
-// flagsIn finds options by name, spelled alone or with =value.
+// flagsIn finds options by name, spelled alone or with =value. A
+// one-letter option ("-x") is also found with its value attached ("-xcmd",
+// "-O'rm -rf .'") and inside a cluster of short options ("-ix cmd",
+// "-iOrm"), which is how getopt and git's option parser read them: a
+// letter of the cluster may be the start of another option's value, so
+// this errs toward finding the option, and a question.
 func flagsIn(names ...string) func([]string) []string {
 	return func(args []string) []string {
 		var out []string
 		for _, a := range args {
+			if a == "--" {
+				break // what follows is operands
+			}
 			for _, n := range names {
-				if a == n || strings.HasPrefix(a, n+"=") {
+				if a == n || strings.HasPrefix(a, n+"=") || isShort(n) && inCluster(a, n[1]) {
 					out = append(out, n)
 				}
 			}
 		}
 		return out
 	}
+}
+
+// isShort reports whether n is a one-letter option such as -x.
+func isShort(n string) bool { return len(n) == 2 && n[0] == '-' && n[1] != '-' }
+
+// inCluster reports whether the argument a is a cluster of short options
+// ("-abc", one dash) that holds the letter c.
+func inCluster(a string, c byte) bool {
+	return len(a) > 2 && a[0] == '-' && a[1] != '-' && strings.IndexByte(a[1:], c) >= 0
 }
 
 func always(tok string) func([]string) []string {
@@ -155,8 +176,8 @@ func gitFlags(args []string) []string {
 		return out
 	}
 	sub, rest := args[i], args[i+1:]
-	first := ""
-	if len(rest) > 0 {
+	first, _ := subcommand(rest, nil) // git submodule --quiet foreach
+	if sub == "config" && len(rest) > 0 {
 		first = rest[0]
 	}
 	switch sub {
@@ -193,6 +214,10 @@ func gitFlags(args []string) []string {
 		out = append(out, flagsIn("--template")(rest)...)
 	case "grep":
 		out = append(out, flagsIn("-O", "--open-files-in-pager")(rest)...)
+	case "send-email":
+		out = append(out, flagsIn("--sendmail-cmd", "--smtp-server", "--to-cmd", "--cc-cmd", "--header-cmd")(rest)...)
+	case "instaweb":
+		out = append(out, sub)
 	}
 	return out
 }

@@ -191,7 +191,19 @@ func (t *Transcript) Event(ev agent.Event) {
 		if fb := strings.TrimSpace(ev.Verify.Feedback); fb != "" {
 			t.write("\n```text\n" + strings.ReplaceAll(abbreviate(fb, 40, 4000), "```", "'''") + "\n```\n")
 		}
-	case agent.KindRetry, agent.KindCompaction:
+	case agent.KindPlan:
+		if ev.Plan == nil {
+			return
+		}
+		t.para()
+		t.write(fmt.Sprintf("### Plan (%d of %d done)\n\n", ev.Plan.Done(), len(ev.Plan.Steps)))
+		if ev.Plan.Explanation != "" {
+			t.write(oneLine(ev.Plan.Explanation, 500) + "\n\n")
+		}
+		for _, st := range ev.Plan.Steps {
+			t.write("- " + agent.StepMark(st.Status) + " " + oneLine(st.Step, 300) + "\n")
+		}
+	case agent.KindRetry, agent.KindCompaction, agent.KindBudget:
 		t.para()
 		t.write(fmt.Sprintf("> %s: %s\n", ev.Kind, oneLine(ev.Text, 500)))
 	case agent.KindEnd:
@@ -242,6 +254,12 @@ func ResultLine(r agent.Result) string {
 		status = "done, checks failing"
 	case r.Status == agent.StatusOK && r.Verified:
 		status = "ok, verified"
+	case r.Reason == "maxSteps" || r.Reason == "budget":
+		// A graceful end at the task's limit: summarised and checked.
+		status = "stopped at the limit (" + r.Reason + ")"
+		if r.Verified {
+			status += ", verified"
+		}
 	case r.Status == agent.StatusError && r.Reason != "":
 		status = "error (" + r.Reason + ")"
 	}

@@ -9,7 +9,6 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
-	"path"
 	"path/filepath"
 	"sync"
 	"syscall"
@@ -82,7 +81,16 @@ func (w *DiskWorkspace) ReadFile(ctx context.Context, rel string) ([]byte, error
 		return nil, err
 	}
 	defer r.Close()
-	f, err := r.OpenFile(p, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	// The tools give real paths: the file is opened in its directory,
+	// reached with no symlink on the way, and is no symlink itself, so a
+	// swap since the check cannot turn the read to another file (.env,
+	// .git/config) in the workspace or out of it.
+	d, err := dirBeneath(r, filepath.Dir(p))
+	if err != nil {
+		return nil, err
+	}
+	defer d.Close()
+	f, err := d.OpenFile(filepath.Base(p), os.O_RDONLY|syscall.O_NONBLOCK|oNoFollow, 0)
 	if err != nil {
 		return nil, err
 	}
@@ -202,19 +210,27 @@ func readCurrent(r *os.Root, p string) (data []byte, exists bool, mode fs.FileMo
 // file systems, and the sync before it makes sure the new name never
 // points at an empty file after a crash. Every step resolves its path
 // beneath r.
-func writeAtomic(r *os.Root, p string, data []byte, mode fs.FileMode) (err error) {
+func writeAtomic(root *os.Root, p string, data []byte, mode fs.FileMode) (err error) {
 	dir := filepath.Dir(p)
 	if dir != "." {
-		if err := r.MkdirAll(dir, 0o755); err != nil {
+		if err := root.MkdirAll(dir, 0o755); err != nil {
 			return err
 		}
 	}
+	// The file's directory, reached with no symlink on the way; from here
+	// on only single names are resolved in it.
+	r, err := dirBeneath(root, dir)
+	if err != nil {
+		return err
+	}
+	defer r.Close()
+	base := filepath.Base(p)
 	var f *os.File
 	var tmp string
 	for range 10 {
 		var rnd [6]byte
 		_, _ = rand.Read(rnd[:])
-		tmp = filepath.Join(dir, "."+path.Base(filepath.ToSlash(p))+".agentls-"+hex.EncodeToString(rnd[:]))
+		tmp = "." + base + ".agentls-" + hex.EncodeToString(rnd[:])
 		f, err = r.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
 		if !errors.Is(err, fs.ErrExist) {
 			break
@@ -241,5 +257,5 @@ func writeAtomic(r *os.Root, p string, data []byte, mode fs.FileMode) (err error
 	if err = f.Close(); err != nil {
 		return err
 	}
-	return r.Rename(tmp, p)
+	return r.Rename(tmp, base)
 }

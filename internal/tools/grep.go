@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
-	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
@@ -269,6 +268,8 @@ func grep(ctx context.Context, ws agent.Workspace, pol Policy, m *matcher, dir s
 	}
 
 	root := rootOf(abs, rel)
+	rootFD := openRootFD(root)
+	defer closeRootFD(rootFD)
 	w := &walker{
 		root:     root,
 		policy:   pol,
@@ -283,7 +284,7 @@ func grep(ctx context.Context, ws agent.Workspace, pol Policy, m *matcher, dir s
 				return
 			}
 			buf := state.(*[]byte)
-			b, ok := readInto(buf, filepath.Join(root, e.rel))
+			b, ok := readInto(buf, rootFD, root, e.rel)
 			if !ok {
 				return
 			}

@@ -5,11 +5,12 @@ package tools
 import (
 	"io"
 	"os"
+	"path/filepath"
 )
 
 // readInto reads a file into the worker's reusable buffer.
-func readInto(buf *[]byte, p string) ([]byte, bool) {
-	f, err := os.Open(p)
+func readInto(buf *[]byte, _ int, root, rel string) ([]byte, bool) {
+	f, err := os.Open(filepath.Join(root, filepath.FromSlash(rel)))
 	if err != nil {
 		return nil, false
 	}
@@ -28,3 +29,13 @@ func readInto(buf *[]byte, p string) ([]byte, bool) {
 	}
 	return (*buf)[:n], true
 }
+
+func openRootFD(string) int { return -1 }
+
+func closeRootFD(int) {}
+
+// dirBeneath opens dir below r (os.Root: the write stays in the workspace).
+func dirBeneath(r *os.Root, dir string) (*os.Root, error) { return r.OpenRoot(dir) }
+
+// oNoFollow: no such flag here; os.Root keeps the open in the workspace.
+const oNoFollow = 0

@@ -9,9 +9,10 @@ import "syscall"
 // register every file with the network poller, and on a search of a
 // hundred thousand small files the system calls are most of the cost.
 // O_NONBLOCK keeps a FIFO that replaced a file since the walk from
-// blocking the open.
-func readInto(buf *[]byte, p string) ([]byte, bool) {
-	fd, err := syscall.Open(p, syscall.O_RDONLY|syscall.O_CLOEXEC|syscall.O_NONBLOCK, 0)
+// blocking the open, and the open resolves rel beneath the walk's root
+// (openBeneath).
+func readInto(buf *[]byte, rootFD int, root, rel string) ([]byte, bool) {
+	fd, err := openBeneath(rootFD, root, rel)
 	if err != nil {
 		return nil, false
 	}

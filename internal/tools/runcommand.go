@@ -58,7 +58,7 @@ func newRunCommand(ws agent.Workspace, o Options) agent.Tool {
 		if a.TimeoutSeconds > 0 {
 			timeout = time.Duration(a.TimeoutSeconds) * time.Second
 		}
-		out, res, err := runShell(ctx, o, ws.Root(), a.Command, timeout, false)
+		out, res, err := runCommandIn(ctx, ws, o, a.Command, timeout, false)
 		if err == nil && res.NetworkBlocked && !o.Sandbox.Network && o.AskNetwork != nil {
 			// The command failed for want of network: ask whether it may
 			// run again with it.
@@ -67,7 +67,7 @@ func newRunCommand(ws agent.Workspace, o Options) agent.Tool {
 				return agent.ToolResult{Output: out}, fmt.Errorf("asking for network: %w", askErr)
 			}
 			if again {
-				out, _, err = runShell(ctx, o, ws.Root(), a.Command, timeout, true)
+				out, _, err = runCommandIn(ctx, ws, o, a.Command, timeout, true)
 				out = "[run again with network, as the user allowed]\n" + out
 			}
 		}
@@ -107,6 +107,13 @@ func runShell(ctx context.Context, o Options, root, command string, timeout time
 	if err != nil {
 		return "", res, fmt.Errorf("run %q: %w", command, err)
 	}
+	out, err := describe(ctx, command, timeout, res)
+	return out, res, err
+}
+
+// describe is a finished command's output followed by how it ended. The
+// error is non-nil only when ctx was cancelled.
+func describe(ctx context.Context, command string, timeout time.Duration, res proc.Result) (string, error) {
 	var b strings.Builder
 	body := res.Output
 	if body == "" {
@@ -119,7 +126,7 @@ func runShell(ctx context.Context, o Options, root, command string, timeout time
 	switch {
 	case res.Cancelled || ctx.Err() != nil:
 		fmt.Fprintf(&b, "[cancelled after %s; process tree killed]\n", elapsed)
-		return b.String(), res, fmt.Errorf("run_command %q: %w", command, context.Cause(ctx))
+		return b.String(), fmt.Errorf("run_command %q: %w", command, context.Cause(ctx))
 	case res.TimedOut:
 		fmt.Fprintf(&b, "[timed out after %s; process tree killed]\n", timeout)
 	case res.ExitCode >= 0:
@@ -131,7 +138,24 @@ func runShell(ctx context.Context, o Options, root, command string, timeout time
 		b.WriteString("[the command had no network: agentls runs commands in a sandbox without network access. " +
 			"If it needs the network, the user can allow it once with network when asked, or set sandbox.network: true]\n")
 	}
-	return b.String(), res, nil
+	return b.String(), nil
+}
+
+// runCommandIn runs command in a view of the workspace holding the
+// editor's texts when there is one (runInView), else on the disk.
+func runCommandIn(ctx context.Context, ws agent.Workspace, o Options, command string, timeout time.Duration, network bool) (string, proc.Result, error) {
+	v, view := viewOf(ctx, ws, o)
+	if v == nil {
+		return runShell(ctx, o, ws.Root(), command, timeout, network)
+	}
+	out, res, err := runInView(ctx, o, v, ws.Root(), command, timeout, network, view)
+	if err != nil && ctx.Err() == nil && (errors.Is(err, proc.ErrUnavailable) || out == "") {
+		// The view could not be mounted (a buffer behind a symlink, say):
+		// the command runs on the saved files, and the model is told.
+		out, res, err = runShell(ctx, o, ws.Root(), command, timeout, network)
+		out = "[ran on the saved files: the editor's unsaved text could not be shown to the command]\n" + out
+	}
+	return out, res, err
 }
 
 // commandEnv is the environment for a command: base (or the server's own)

@@ -13,6 +13,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 
 	"github.com/agentls/agentls/internal/policy"
 	"github.com/go-git/go-git/v5/plumbing/format/gitignore"
@@ -187,7 +188,9 @@ func (w *walker) walk(ctx context.Context, startRel string) (startIgnored bool, 
 
 func (w *walker) readDir(q *walkQueue, t walkTask, state any) {
 	dirAbs := filepath.Join(w.root, filepath.FromSlash(t.dirRel))
-	f, err := os.Open(dirAbs)
+	// O_NONBLOCK: a named pipe swapped in for the directory
+	// opens at once and fails the listing instead of blocking.
+	f, err := os.OpenFile(dirAbs, os.O_RDONLY|syscall.O_NONBLOCK, 0)
 	if err != nil {
 		return // unreadable directories are skipped, as git and ripgrep do
 	}
@@ -274,7 +277,9 @@ type ignoreRule struct {
 // readIgnoreFile parses one .gitignore (or info/exclude) whose directory is
 // domain. A missing file has no patterns.
 func readIgnoreFile(p string, domain []string) []ignoreRule {
-	data, err := os.ReadFile(p)
+	// Never a plain read: a named pipe named .gitignore would block the
+	// walk for good, and a huge file would be read whole.
+	data, _, err := ReadRegularFile(p)
 	if err != nil {
 		return nil
 	}

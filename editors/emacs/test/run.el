@@ -158,6 +158,8 @@
                   "missing tool call lines")
       (test-check "stream shows streamed text"
                   (test-has "I replaced \"hello\" with \"goodbye\" in hello.txt.") "final text missing")
+      (test-check "stream shows the plan"
+                  (and (test-has "[>] Read hello.txt") (test-has "[ ] Say goodbye")) "plan lines missing")
       (test-check "tokens fold into the task line"
                   (and (test-has "▶ Replace hello with goodbye  · 1167 in / 69 out tokens · context 0% of 128k")
                        (not (test-has "· tokens")))

@@ -303,6 +303,7 @@ function M.body()
   check('stream shows the tool calls', contains(lines, '→ read_file hello.txt') and contains(lines, '→ edit_file hello.txt'),
     'missing tool call lines')
   check('stream shows streamed text', contains(lines, 'I replaced "hello" with "goodbye" in hello.txt.'), 'final text missing')
+  check('stream shows the plan', contains(lines, '[>] Read hello.txt') and contains(lines, '[ ] Say goodbye'), 'plan lines missing')
   check('tokens fold into the task line', contains(lines, '▶ Replace hello with goodbye  · 1167 in / 69 out tokens · context 0% of 128k')
     and not contains(lines, '· tokens'), 'task line: ' .. vim.inspect(lines[1]))
   check('tool line states the edit size', contains(lines, '→ edit_file hello.txt · ok (1 line → 1 line)')

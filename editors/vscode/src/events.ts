@@ -65,6 +65,8 @@ export interface AgentEvent {
   verify?: VerifyReport;
   usage?: Usage;
   taskUsage?: Usage;
+  /** kind plan: the model's plan (update_plan). */
+  plan?: { plan: { step: string; status: string }[]; explanation?: string };
   result?: Result;
 }
 
@@ -219,7 +221,14 @@ export class StreamRenderer {
         return '';
       case 'retry':
       case 'compaction':
+      case 'budget':
         return this.line(`[${id}] · ${ev.text ?? ev.kind}`);
+      case 'plan': {
+        const mark = (s: string) => (s === 'completed' ? '[x]' : s === 'in_progress' ? '[>]' : '[ ]');
+        let s = `[${id}] · plan${ev.plan?.explanation ? `: ${ev.plan.explanation}` : ''}`;
+        for (const st of ev.plan?.plan ?? []) s += `\n[${id}]     ${mark(st.status)} ${shorten(st.step, 200)}`;
+        return this.line(s);
+      }
       case 'end':
         return this.line(`[${id}] ■ ${endSummary(ev.result)}`);
       default:

@@ -107,7 +107,9 @@ class Agentls {
     const folder = vscode.workspace.workspaceFolders?.[0]?.uri.fsPath;
     const found = resolveServerPath(
       {
-        setting: cfg.get<string>('server.path'),
+        // The user's own value only: a workspace must never choose the
+        // program the extension starts (the setting is machine scope too).
+        setting: cfg.inspect<string>('server.path')?.globalValue,
         extensionPath: this.ctx.extensionPath,
         workspaceFolder: folder,
         env: process.env,
@@ -130,7 +132,7 @@ class Agentls {
     const env: Record<string, string | undefined> = { ...process.env };
     const secret = await this.ctx.secrets.get(SECRET_KEY);
     if (secret) env.AGENTLS_API_KEY = secret;
-    const args = cfg.get<string[]>('server.args') ?? [];
+    const args = cfg.inspect<string[]>('server.args')?.globalValue ?? [];
     const serverOptions: ServerOptions = {
       command: found.path,
       args: ['serve', ...args],

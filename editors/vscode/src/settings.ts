@@ -26,25 +26,44 @@ export function serverKeys(properties: Record<string, unknown>): string[] {
 }
 
 /**
- * The settings the user actually set, nested by their dotted keys. Defaults
- * are left out on purpose: the server ranks editor settings above
- * .agentls.json and the environment, so sending a default would silently
- * override AGENTLS_BASE_URL or a workspace file. The most specific scope wins
- * (folder, then workspace, then user); null counts as unset.
+ * The key under which workspace-scope values travel to the server. VS Code's
+ * workspace and folder settings live in files of the workspace
+ * (.vscode/settings.json, *.code-workspace), which the model can write: the
+ * server applies them above the user's settings, as VS Code does, but what
+ * widens power (tools.allow, sandbox.*, verify.commands, mcpServers,
+ * llm.baseURL, tools.deny, …) only once the user trusts them, like
+ * .agentls.json. agent.backend it never takes from there.
+ */
+export const WORKSPACE_SCOPE = 'workspaceSettings';
+
+/**
+ * The settings the user actually set, nested by their dotted keys: the
+ * user's own (global) values at the top, and the values set in the workspace
+ * or a folder, the most specific first, under WORKSPACE_SCOPE. Defaults are
+ * left out on purpose: the server ranks editor settings above .agentls.json
+ * and the environment, so sending a default would silently override
+ * AGENTLS_BASE_URL or a workspace file. null counts as unset.
  */
 export function explicitSettings(
   keys: readonly string[],
   inspect: (key: string) => Inspected | undefined,
 ): Record<string, unknown> {
   const out: Record<string, unknown> = {};
+  const scoped: Record<string, unknown> = {};
   for (const key of keys) {
     const i = inspect(key);
     if (!i) continue;
-    const v = [i.workspaceFolderValue, i.workspaceValue, i.globalValue].find((x) => x !== undefined && x !== null);
-    if (v === undefined) continue;
-    setPath(out, key.split('.'), v);
+    const path = key.split('.');
+    if (set(i.globalValue)) setPath(out, path, i.globalValue);
+    const w = [i.workspaceFolderValue, i.workspaceValue].find(set);
+    if (w !== undefined) setPath(scoped, path, w);
   }
+  if (Object.keys(scoped).length > 0) out[WORKSPACE_SCOPE] = scoped;
   return out;
+}
+
+function set(v: unknown): boolean {
+  return v !== undefined && v !== null;
 }
 
 function setPath(obj: Record<string, unknown>, path: string[], v: unknown): void {

@@ -398,8 +398,14 @@ function M.render(ev)
       t.last = ev.usage or t.last
       refresh_task(t)
     end
-  elseif kind == 'retry' or kind == 'compaction' then
+  elseif kind == 'retry' or kind == 'compaction' or kind == 'budget' then
     M.line(string.format('· %s: %s', kind, ev.text or ''))
+  elseif kind == 'plan' then
+    local marks = { completed = '[x]', in_progress = '[>]' }
+    M.line('· plan' .. ((ev.plan or {}).explanation and (': ' .. ev.plan.explanation) or ''))
+    for _, s in ipairs((ev.plan or {}).plan or {}) do
+      M.line('    ' .. (marks[s.status] or '[ ]') .. ' ' .. first_line(s.step, 200))
+    end
   elseif kind == 'end' then
     local r = ev.result or {}
     if t then

@@ -163,8 +163,29 @@ async function openWindow(browser, port, dir) {
   return { page, folder, ready };
 }
 
+// Settings that widen power or start programs are the user's to set: the
+// extension reads server.* from the user's settings only, and the server
+// applies workspace values of tools.*, sandbox.*, verify.commands,
+// mcpServers and llm.baseURL only once trusted. So a case's endpoint and
+// log file go into the user's settings, and the rest into the workspace's.
+const USER_BASE = {
+  'workbench.startupEditor': 'none',
+  'workbench.tips.enabled': false,
+  'workbench.enableExperiments': false,
+  'security.workspace.trust.enabled': false,
+  'telemetry.telemetryLevel': 'off',
+  'extensions.autoCheckUpdates': false,
+  'extensions.autoUpdate': false,
+  'update.mode': 'none',
+  'window.restoreWindows': 'none',
+  'chat.disableAIFeatures': true,
+  'workbench.secondarySideBar.defaultVisibility': 'hidden',
+};
+
+const USER_ONLY = ['agentls.server.', 'agentls.llm.baseURL', 'agentls.verify.commands', 'agentls.tools.', 'agentls.sandbox.', 'agentls.mcpServers'];
+
 function workspaceSettings(llm, extra = {}) {
-  return {
+  const all = {
     'agentls.server.args': ['--log-file', path.join(ARTIFACTS, `agentls-${llm.name}.log`), '--log-level', 'debug'],
     'agentls.llm.baseURL': llm.url,
     'agentls.llm.model': 'test-model',
@@ -172,6 +193,13 @@ function workspaceSettings(llm, extra = {}) {
     'files.autoSave': 'off',
     ...extra,
   };
+  const user = {};
+  const ws = {};
+  for (const [k, v] of Object.entries(all)) {
+    (USER_ONLY.some((p) => k.startsWith(p)) ? user : ws)[k] = v;
+  }
+  writeFiles(path.join(WORK, 'user-data'), { 'User/settings.json': { ...USER_BASE, ...user } });
+  return ws;
 }
 
 function endOf(folder, taskId) {
@@ -355,7 +383,7 @@ def('review mode: settings change, proposal, native diff editor, Accept applies 
   // Switch review on through the settings file: the extension must send
   // workspace/didChangeConfiguration with it.
   writeFiles(dir, { '.vscode/settings.json': workspaceSettings(llm, { 'agentls.agent.review': true }) });
-  await waitProbe(folder, 'didChangeConfiguration with agent.review', (r) => r.kind === 'config' && r.settings?.agent?.review === true, 15000);
+  await waitProbe(folder, 'didChangeConfiguration with agent.review', (r) => r.kind === 'config' && (r.settings?.workspaceSettings ?? r.settings)?.agent?.review === true, 15000);
   await openFromExplorer(page, 'hello.txt');
   await runTaskFromPalette(page, 'review this');
   const end = await waitProbe(folder, 'the task to end', endOf(folder), 30000);
@@ -572,19 +600,7 @@ async function startCodeServer() {
   const port = await freePort();
   const userData = path.join(WORK, 'user-data');
   writeFiles(userData, {
-    'User/settings.json': {
-      'workbench.startupEditor': 'none',
-      'workbench.tips.enabled': false,
-      'workbench.enableExperiments': false,
-      'security.workspace.trust.enabled': false,
-      'telemetry.telemetryLevel': 'off',
-      'extensions.autoCheckUpdates': false,
-      'extensions.autoUpdate': false,
-      'update.mode': 'none',
-      'window.restoreWindows': 'none',
-      'chat.disableAIFeatures': true,
-      'workbench.secondarySideBar.defaultVisibility': 'hidden',
-    },
+    'User/settings.json': USER_BASE,
   });
   const log = fs.openSync(path.join(ARTIFACTS, 'code-server.log'), 'w');
   const p = spawn(

@@ -24,6 +24,17 @@ test('StreamRenderer', async (t) => {
       want: '[t1] Let me look.\n[t1] → read_file a.go\n',
     },
     {
+      name: 'the model\'s plan is a line per step, marked by status',
+      events: [
+        {
+          taskId: 't1',
+          kind: 'plan',
+          plan: { explanation: 'found it', plan: [{ step: 'Read', status: 'completed' }, { step: 'Fix', status: 'in_progress' }, { step: 'Test', status: 'pending' }] },
+        },
+      ],
+      want: '[t1] · plan: found it\n[t1]     [x] Read\n[t1]     [>] Fix\n[t1]     [ ] Test\n',
+    },
+    {
       name: 'newlines inside text keep the task prefix; a trailing newline closes the line',
       events: [
         { taskId: 't1', kind: 'text', text: 'one\ntw' },

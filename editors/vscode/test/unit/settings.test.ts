@@ -47,17 +47,29 @@ test('explicitSettings', async (t) => {
       want: { llm: { model: 'm', baseURL: 'http://x/v1' }, agent: { maxSteps: 3 } },
     },
     {
-      name: 'folder beats workspace beats user',
+      name: 'workspace and folder values travel apart from the user\'s; folder beats workspace',
       values: {
         'llm.model': { globalValue: 'g', workspaceValue: 'w', workspaceFolderValue: 'f' },
         'agent.review': { globalValue: true, workspaceValue: false },
       },
-      want: { llm: { model: 'f' }, agent: { review: false } },
+      want: { llm: { model: 'g' }, agent: { review: true }, workspaceSettings: { llm: { model: 'f' }, agent: { review: false } } },
+    },
+    {
+      name: 'a workspace file widening power is never sent as the user\'s own',
+      values: {
+        'tools.allow': { workspaceValue: ['*'] },
+        'sandbox.mode': { workspaceFolderValue: 'off' },
+        'llm.baseURL': { globalValue: 'http://mine/v1', workspaceValue: 'http://theirs/v1' },
+      },
+      want: {
+        llm: { baseURL: 'http://mine/v1' },
+        workspaceSettings: { tools: { allow: ['*'] }, sandbox: { mode: 'off' }, llm: { baseURL: 'http://theirs/v1' } },
+      },
     },
     {
       name: 'false, 0 and empty lists are set values; null is not',
       values: { 'verify.enabled': { globalValue: false }, 'agent.taskTimeoutSeconds': { workspaceValue: 0 }, 'tools.allow': { globalValue: [] }, 'llm.model': { globalValue: null } },
-      want: { verify: { enabled: false }, agent: { taskTimeoutSeconds: 0 }, tools: { allow: [] } },
+      want: { verify: { enabled: false }, tools: { allow: [] }, workspaceSettings: { agent: { taskTimeoutSeconds: 0 } } },
     },
     {
       name: 'object settings stay whole',
@@ -75,6 +87,19 @@ test('explicitSettings', async (t) => {
       assert.deepEqual(explicitSettings(keys, (k) => c.values[k]), c.want);
     });
   }
+});
+
+test('settings that widen power or start programs are machine scope or restricted under workspace trust', () => {
+  for (const k of ['agentls.server.path', 'agentls.server.args', 'agentls.agent.backend']) {
+    assert.equal((props[k] as { scope?: string }).scope, 'machine', `${k} is not machine scope`);
+  }
+  const restricted: string[] = pkg.capabilities?.untrustedWorkspaces?.restrictedConfigurations ?? [];
+  assert.equal(pkg.capabilities?.untrustedWorkspaces?.supported, 'limited');
+  const widening = serverKeys(props).filter((k) =>
+    k.startsWith('tools.') || k.startsWith('sandbox.') || ['verify.commands', 'mcpServers', 'llm.baseURL'].includes(k));
+  assert.ok(widening.length >= 8, `found only ${widening}`);
+  for (const k of widening) assert.ok(restricted.includes('agentls.' + k), `agentls.${k} is not restricted in untrusted workspaces`);
+  for (const k of restricted) assert.ok(k in props, `restricted ${k} is not a contributed setting`);
 });
 
 test('plainTextKeyScopes names where a key sits, never what it is', () => {

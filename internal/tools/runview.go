@@ -1,0 +1,349 @@
+package tools
+
+import (
+	"archive/tar"
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/agentls/agentls/internal/agent"
+	"github.com/agentls/agentls/internal/policy"
+	"github.com/agentls/agentls/internal/proc"
+)
+
+// Viewer is a workspace whose files the editor holds (the LSP front end):
+// run_command then runs in a view of the workspace (proc.Sandbox.View)
+// where those files are at their real paths with the editor's text, as
+// the checks see them, and what the command writes is carried out of the
+// view afterwards. Headless the disk is the truth: no Viewer.
+type Viewer interface {
+	// View returns the texts commands see instead of the disk, by
+	// workspace-relative slash path: every buffer the editor holds.
+	View(ctx context.Context) map[string][]byte
+	// Wrote hands back what a command wrote to a file of the view: seen
+	// is the text the command saw, next what it left. The workspace
+	// applies that change to the file as it is now (the buffer stays the
+	// truth), keeping what the user typed meanwhile; note says what could
+	// not be applied, for the model.
+	Wrote(ctx context.Context, rel string, seen, next []byte) (note string, err error)
+}
+
+// viewThrough are build-product directories a command's view shows as
+// they are on disk, writes included, as the checks' view does (verify's
+// linkDirs): installs and builds there land at once and stay incremental.
+var viewThrough = []string{"node_modules", "target", ".venv", "venv", ".tox"}
+
+// maxViewWrites bounds what is carried out of a view: a command that
+// writes more (a build into an unlisted directory) is told so.
+const maxViewWrites = 256 << 20
+
+// viewScript runs the command as sh -c would, between two listings of
+// the workspace, and packs what it wrote into the exchange directory
+// (outside the workspace, in the temporary directory the sandbox lets it
+// write): the view's own writes vanish with its mount namespace.
+const viewScript = `x="$AGENTLS_VIEW_EXCHANGE"
+: > "$x/stamp"
+find . \( -path ./.git $AGENTLS_VIEW_PRUNE \) -prune -o \( -type f -o -type l \) -print0 > "$x/before" 2>/dev/null
+/bin/sh "$x/command"
+code=$?
+find . \( -path ./.git $AGENTLS_VIEW_PRUNE \) -prune -o \( -type f -o -type l \) \( \( -newer "$x/stamp" -fprint0 "$x/changed" \) -o -true \) -print0 > "$x/after" 2>/dev/null
+if [ -s "$x/changed" ]; then
+  tar --null -T "$x/changed" -cf "$x/changed.tar" 2>"$x/tar.err" || echo "$?" > "$x/tar.failed"
+fi
+exit $code
+`
+
+// runInView runs command in a view of the workspace holding the editor's
+// texts, then carries what it wrote out: files the editor holds through
+// the Viewer (an applyEdit; the buffer stays the truth), the others to
+// disk beneath the root, deletions too. It returns the output as
+// runShell does, with a line saying what was carried.
+func runInView(ctx context.Context, o Options, v Viewer, root, command string, timeout time.Duration, network bool, view map[string][]byte) (string, proc.Result, error) {
+	x, err := os.MkdirTemp("", "agentls-command-")
+	if err != nil {
+		return "", proc.Result{}, fmt.Errorf("run %q: %w", command, err)
+	}
+	defer os.RemoveAll(x)
+	var through []string
+	prune := ""
+	for _, d := range viewThrough {
+		if fi, err := os.Lstat(filepath.Join(root, d)); err != nil || !fi.IsDir() || holds(view, d) {
+			continue
+		}
+		through = append(through, d)
+		prune += " -o -path ./" + d
+	}
+	sb := o.Sandbox
+	sb.Workspace = root
+	sb.Network = sb.Network || network
+	sb.View, sb.ViewThrough = view, through
+	// The command goes in a file, not the environment: a variable holding
+	// a secret would be dropped (proc.CleanEnv), and with it the command.
+	if err := os.WriteFile(filepath.Join(x, "command"), []byte(command), 0o600); err != nil {
+		return "", proc.Result{}, fmt.Errorf("run %q: %w", command, err)
+	}
+	env := append(commandEnv(o.Env), "AGENTLS_VIEW_EXCHANGE="+x, "AGENTLS_VIEW_PRUNE="+prune)
+	res, err := proc.Run(ctx, proc.Spec{Shell: viewScript, Dir: root, Env: env, Secrets: o.Secrets,
+		Timeout: timeout, OutputLimit: o.MaxCommandOutput, Sandbox: sb})
+	if err != nil {
+		return "", res, err
+	}
+	out, err := describe(ctx, command, timeout, res)
+	if err != nil || res.TimedOut || res.Cancelled {
+		if !res.Cancelled && ctx.Err() == nil {
+			out += "[the command did not finish: what it wrote was discarded]\n"
+		}
+		return out, res, err
+	}
+	if o.Sandbox.Mode == proc.ModeReadOnly {
+		// The workspace is read-only: what the view took is not carried.
+		return out, res, nil
+	}
+	note, cerr := carry(ctx, v, root, x, view)
+	if cerr != nil {
+		note = "[what the command wrote could not be carried out of its view: " + cerr.Error() + "]\n"
+	}
+	return out + note, res, nil
+}
+
+// holds reports whether a view path lies in directory d.
+func holds(view map[string][]byte, d string) bool {
+	for rel := range view {
+		if strings.HasPrefix(path.Clean(rel), d+"/") {
+			return true
+		}
+	}
+	return false
+}
+
+// carry applies what the command wrote in its view: the exchange holds the
+// listings before and after and a tar of the files changed since the stamp.
+func carry(ctx context.Context, v Viewer, root, x string, view map[string][]byte) (string, error) {
+	// The command could write the exchange directory too: what is read
+	// from it is checked like any other input (regular files of bounded
+	// size, paths confined and carriable).
+	if b, err := exchangeFile(filepath.Join(x, "tar.failed")); err == nil {
+		msg, _ := exchangeFile(filepath.Join(x, "tar.err"))
+		return "", fmt.Errorf("tar failed (%s): %s", strings.TrimSpace(string(b)), strings.TrimSpace(string(msg)))
+	}
+	before, err := listing(filepath.Join(x, "before"))
+	if err != nil {
+		return "", err
+	}
+	after, err := listing(filepath.Join(x, "after"))
+	if err != nil {
+		return "", err
+	}
+	r, err := os.OpenRoot(root)
+	if err != nil {
+		return "", err
+	}
+	defer r.Close()
+	var wrote, edited, deleted, notes []string
+	tb, err := exchangeFile(filepath.Join(x, "changed.tar"))
+	if errors.Is(err, fs.ErrNotExist) {
+		tb, err = nil, nil // nothing changed: no archive
+	}
+	if err != nil {
+		return "", err
+	}
+	tr := tar.NewReader(bytes.NewReader(tb))
+	total := int64(0)
+	for {
+		h, err := tr.Next()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return "", err
+		}
+		rel := path.Clean(strings.TrimPrefix(h.Name, "./"))
+		if !filepath.IsLocal(rel) || h.Typeflag != tar.TypeReg {
+			if h.Typeflag == tar.TypeSymlink {
+				notes = append(notes, rel+" (a symlink the command made is not carried)")
+			}
+			continue
+		}
+		if total += h.Size; total > maxViewWrites {
+			notes = append(notes, fmt.Sprintf("%s and later files (over %d MiB written)", rel, maxViewWrites>>20))
+			break
+		}
+		next, err := io.ReadAll(tr)
+		if err != nil {
+			return "", err
+		}
+		if seen, held := view[rel]; held {
+			if bytes.Equal(seen, next) {
+				continue
+			}
+			note, err := v.Wrote(ctx, rel, seen, next)
+			if err != nil {
+				notes = append(notes, fmt.Sprintf("%s (%v)", rel, err))
+				continue
+			}
+			if note != "" {
+				notes = append(notes, rel+" ("+note+")")
+			}
+			edited = append(edited, rel)
+			continue
+		}
+		if err := carriable(r, rel); err != nil {
+			notes = append(notes, fmt.Sprintf("%s (%v)", rel, err))
+			continue
+		}
+		if old, err := r.ReadFile(filepath.FromSlash(rel)); err == nil && bytes.Equal(old, next) {
+			continue
+		}
+		if err := writeBeneath(r, rel, next, fs.FileMode(h.Mode).Perm()); err != nil {
+			notes = append(notes, fmt.Sprintf("%s (%v)", rel, err))
+			continue
+		}
+		wrote = append(wrote, rel)
+	}
+	for rel := range before {
+		if after[rel] {
+			continue
+		}
+		if _, held := view[rel]; held {
+			notes = append(notes, rel+" (deleted by the command, but the editor holds it: not deleted)")
+			continue
+		}
+		if err := carriable(r, rel); err != nil {
+			notes = append(notes, fmt.Sprintf("%s, deleted by the command (%v)", rel, err))
+			continue
+		}
+		if err := r.Remove(filepath.FromSlash(rel)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			notes = append(notes, fmt.Sprintf("%s (%v)", rel, err))
+			continue
+		}
+		deleted = append(deleted, rel)
+	}
+	var b strings.Builder
+	say := func(what string, rels []string) {
+		if len(rels) > 0 {
+			sort.Strings(rels)
+			fmt.Fprintf(&b, "[%s: %s]\n", what, strings.Join(rels, ", "))
+		}
+	}
+	say("the command ran on the editor's unsaved text; it wrote to disk", wrote)
+	say("it changed files open in the editor, which now show the change", edited)
+	say("it deleted", deleted)
+	say("not carried", notes)
+	return b.String(), nil
+}
+
+// listing reads a NUL-separated find listing as a set of clean relative
+// paths.
+func listing(p string) (map[string]bool, error) {
+	b, err := exchangeFile(p)
+	if err != nil {
+		return nil, err
+	}
+	out := map[string]bool{}
+	for _, name := range strings.Split(string(b), "\x00") {
+		if name == "" {
+			continue
+		}
+		if rel := path.Clean(strings.TrimPrefix(name, "./")); filepath.IsLocal(rel) {
+			out[rel] = true
+		}
+	}
+	return out, nil
+}
+
+// exchangeFile reads a file of the exchange directory: a regular file
+// (never a FIFO the command left there to hang the read) of bounded size.
+func exchangeFile(p string) ([]byte, error) {
+	fi, err := os.Lstat(p)
+	if err != nil {
+		return nil, err
+	}
+	if !fi.Mode().IsRegular() || fi.Size() > maxViewWrites+64<<20 {
+		return nil, fmt.Errorf("%s is not a regular file of at most %d MiB", filepath.Base(p), maxViewWrites>>20)
+	}
+	b, _, err := ReadRegularFile(p)
+	return b, err
+}
+
+// carriable refuses to carry out of the view what the command could not
+// have changed on disk either: .git, the files that configure agentls or
+// the editor (policy.Protected), and any path through a symlink or onto
+// one.
+func carriable(r *os.Root, rel string) error {
+	if rel == ".git" || strings.HasPrefix(rel, ".git/") {
+		return errors.New("inside .git, which stays read-only")
+	}
+	if p, why := policy.Protected(rel); p {
+		return errors.New(why + "; only the user changes it")
+	}
+	parts := strings.Split(rel, "/")
+	for i := 1; i <= len(parts); i++ {
+		fi, err := r.Lstat(filepath.FromSlash(strings.Join(parts[:i], "/")))
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		switch {
+		case fi.Mode()&fs.ModeSymlink != 0:
+			return errors.New("the path goes through a symlink")
+		case i < len(parts) && !fi.IsDir():
+			return errors.New("a file is in the way")
+		case i == len(parts) && !fi.Mode().IsRegular():
+			return errors.New("not a regular file")
+		}
+	}
+	return nil
+}
+
+// writeBeneath writes a file beneath r (no symlink or .. leads out),
+// making its directories, atomically by rename.
+func writeBeneath(r *os.Root, rel string, data []byte, mode fs.FileMode) error {
+	name := filepath.FromSlash(rel)
+	if dir := filepath.Dir(name); dir != "." {
+		if err := r.MkdirAll(dir, 0o755); err != nil {
+			return err
+		}
+	}
+	if mode == 0 {
+		mode = 0o644
+	}
+	tmp := name + ".agentls-tmp"
+	if err := r.WriteFile(tmp, data, mode); err != nil {
+		return err
+	}
+	if err := r.Rename(tmp, name); err != nil {
+		_ = r.Remove(tmp)
+		return err
+	}
+	return nil
+}
+
+// viewOf is the view run_command runs in, or nil: the workspace holds no
+// files, or the sandbox that mounts views is off or unavailable (then the
+// command runs on the disk, as the checks' fallback does not apply to
+// commands that must write).
+func viewOf(ctx context.Context, ws agent.Workspace, o Options) (Viewer, map[string][]byte) {
+	v, ok := ws.(Viewer)
+	if !ok || o.Sandbox.Mode == proc.ModeOff {
+		return nil, nil
+	}
+	if ok, _ := proc.Available(); !ok {
+		return nil, nil
+	}
+	view := v.View(ctx)
+	if len(view) == 0 {
+		return nil, nil
+	}
+	return v, view
+}

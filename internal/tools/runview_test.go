@@ -1,0 +1,125 @@
+package tools
+
+import (
+	"archive/tar"
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+
+	"github.com/agentls/agentls/internal/agent"
+	"github.com/agentls/agentls/internal/proc"
+)
+
+type fakeViewer struct{ wrote map[string]string }
+
+func (v *fakeViewer) View(context.Context) map[string][]byte { return nil }
+func (v *fakeViewer) Wrote(_ context.Context, rel string, _, next []byte) (string, error) {
+	v.wrote[rel] = string(next)
+	return "", nil
+}
+
+// The exchange directory lies where the command may write, so carry takes
+// nothing from it on trust: a forged archive cannot write into .git, a
+// protected file, through a symlink or out of the workspace, and a FIFO
+// left in place of a listing cannot hang it.
+func TestCarryRefusesAForgedExchange(t *testing.T) {
+	root, x := t.TempDir(), t.TempDir()
+	for _, d := range []string{".git/hooks", "src"} {
+		if err := os.MkdirAll(filepath.Join(root, d), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.Symlink(filepath.Join(root, ".git"), filepath.Join(root, "link")); err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(root, "keep.txt"), []byte("keep\n"), 0o644)
+	var buf bytes.Buffer
+	tw := tar.NewWriter(&buf)
+	for _, name := range []string{"./.git/hooks/pre-commit", "./.agentls.json", "./.vscode/settings.json", "./link/hooks/post-checkout", "../escape.txt", "./src/ok.go", "./held.txt"} {
+		body := "#!/bin/sh\necho pwned\n"
+		tw.WriteHeader(&tar.Header{Name: name, Mode: 0o755, Size: int64(len(body)), Typeflag: tar.TypeReg})
+		tw.Write([]byte(body))
+	}
+	tw.Close()
+	os.WriteFile(filepath.Join(x, "changed.tar"), buf.Bytes(), 0o644)
+	os.WriteFile(filepath.Join(x, "before"), []byte("./keep.txt\x00./.git/config\x00./link\x00"), 0o644)
+	os.WriteFile(filepath.Join(x, "after"), []byte(""), 0o644)
+	v := &fakeViewer{wrote: map[string]string{}}
+	note, err := carry(context.Background(), v, root, x, map[string][]byte{"held.txt": []byte("old\n")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []string{".git/hooks/pre-commit", ".agentls.json", ".vscode/settings.json", ".git/hooks/post-checkout", "../escape.txt"} {
+		if _, err := os.Lstat(filepath.Join(root, p)); err == nil {
+			t.Errorf("%s was written", p)
+		}
+	}
+	if b, err := os.ReadFile(filepath.Join(root, "src/ok.go")); err != nil || !strings.Contains(string(b), "pwned") {
+		t.Errorf("an ordinary file was not carried: %v", err)
+	}
+	if v.wrote["held.txt"] == "" {
+		t.Error("the held file did not go to the Viewer")
+	}
+	if _, err := os.Lstat(filepath.Join(root, "link")); err != nil {
+		t.Error("the symlink was deleted")
+	}
+	if _, err := os.Stat(filepath.Join(root, "keep.txt")); err == nil {
+		t.Error("keep.txt, listed before and not after, was not deleted")
+	}
+	if !strings.Contains(note, "not carried") {
+		t.Errorf("note %q says nothing of what was refused", note)
+	}
+
+	// A FIFO in place of a listing is an error, not a hang.
+	os.Remove(filepath.Join(x, "before"))
+	if err := syscall.Mkfifo(filepath.Join(x, "before"), 0o644); err != nil {
+		t.Skip("no FIFOs here")
+	}
+	if _, err := carry(context.Background(), v, root, x, nil); err == nil {
+		t.Error("a FIFO listing was read")
+	}
+}
+
+// heldDisk is a disk workspace whose one file the "editor" holds with
+// other text, so run_command runs in a view.
+type heldDisk struct {
+	*DiskWorkspace
+	rel, text string
+}
+
+func (h heldDisk) View(context.Context) map[string][]byte {
+	return map[string][]byte{h.rel: []byte(h.text)}
+}
+func (h heldDisk) Wrote(context.Context, string, []byte, []byte) (string, error) { return "", nil }
+
+// The cost of the view on a workspace of 2,000 files: `true` on the disk,
+// and in a view with one buffer (mount, two listings, the archive).
+func BenchmarkRunCommandView(b *testing.B) {
+	if ok, why := proc.Available(); !ok {
+		b.Skip(why)
+	}
+	files := map[string]string{}
+	for i := 0; i < 2000; i++ {
+		files[fmt.Sprintf("pkg%d/f%d.go", i%50, i)] = "package p\n"
+	}
+	files["a.txt"] = "saved\n"
+	disk := newDisk(b, files)
+	for _, c := range []struct {
+		name string
+		ws   agent.Workspace
+	}{{"disk", disk}, {"view", heldDisk{disk, "a.txt", "unsaved\n"}}} {
+		rc := toolNamed(b, c.ws, Options{Approver: allowAll}, "run_command")
+		b.Run(c.name, func(b *testing.B) {
+			for b.Loop() {
+				if _, err := call(b, rc, `{"command":"true"}`); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
