@@ -727,6 +727,7 @@ task's proposals are in `agentls-review-diff'.  Returns the buffer."
     (define-key m "a" #'agentls-accept)
     (define-key m "x" #'agentls-reject)
     (define-key m "u" #'agentls-undo)
+    (define-key m "w" #'agentls-rewind)
     (define-key m "l" #'agentls-show-stream)
     (define-key m "t" #'agentls-open-transcript)
     (define-key m "R" #'agentls-run-review)
@@ -741,6 +742,7 @@ task's proposals are in `agentls-review-diff'.  Returns the buffer."
 (fset 'agentls-command-map agentls-command-map)
 
 (require 'agentls-review)
+(require 'agentls-rewind)
 
 (provide 'agentls)
 ;;; agentls.el ends here

@@ -27,6 +27,10 @@ type TaskConfig struct {
 	Session   string
 	MustExist bool
 	TaskID    string // "" lets the store number the task
+	// Checkpoints records each turn that changed files as a step of the
+	// session (session.Task.Track), for rewind; only for changes that land
+	// (not proposals held for review, not a dry run).
+	Checkpoints bool
 
 	// Untrusted lists the workspace settings held back because the user
 	// has not trusted the file that sets them (WorkspaceSettings). The
@@ -133,6 +137,9 @@ func Run(ctx context.Context, tc TaskConfig) (res agent.Result, err error) {
 
 	spec := tc.Spec
 	spec.Session = rec
+	if tc.Checkpoints {
+		spec.Workspace = rec.Track(spec.Workspace)
+	}
 	if tc.Store != nil && tc.Store.Memory() != nil {
 		spec.Recall = tc.Store.Memory().Recall
 	}

@@ -268,7 +268,9 @@ func (c *cliRun) run(ctx context.Context) int {
 		Store:     store,
 		Session:   o.session,
 		MustExist: true,
-		MCP:       mcp,
+		// Steps for `agentls sessions rewind`: changes written to disk.
+		Checkpoints: !o.dryRun && !review,
+		MCP:         mcp,
 		Gate: func(g *assemble.Gate) {
 			g.OnStart = func(cmd string) { ren.note("· running " + cmd) }
 			g.Overlay = func([]string) map[string][]byte { return ws.proposed() }

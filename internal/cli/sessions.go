@@ -19,7 +19,10 @@ const sessionsUsage = `usage:
   agentls sessions [list] [--workspace DIR] [--json]
         the workspace's sessions, most recent first
   agentls sessions show [--workspace DIR] [--json] [--diff] ID
-        a session's tasks, results, changed files and transcripts
+        a session's tasks, results, changed files, transcripts and steps
+  agentls sessions rewind [--workspace DIR] [--json] ID STEP
+        put the files the session changed back as they were at STEP (three-way:
+        later changes of yours stay) and cut its conversation there
 
 Flags:
 `
@@ -68,6 +71,8 @@ func Sessions(args []string, stdout, stderr io.Writer) int {
 		return listSessions(store, *asJSON, stdout, stderr)
 	case sub == "show" && len(pos) == 1:
 		return showSession(store, pos[0], *asJSON, *withDiff, stdout, stderr)
+	case sub == "rewind" && len(pos) == 2:
+		return rewindSession(store, pos[0], pos[1], *asJSON, stdout, stderr)
 	}
 	fs.Usage()
 	return exitUsage
@@ -146,6 +151,7 @@ func showSession(store *session.Store, id string, asJSON, withDiff bool, stdout,
 			fmt.Fprintf(stdout, "  transcript: %s\n", t.Transcript)
 		}
 	}
+	showSteps(sess, stdout)
 	return exitOK
 }
 

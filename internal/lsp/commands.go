@@ -61,6 +61,8 @@ func init() {
 		cmd("agentls.accept", "{taskId?, uri?, hunk?}", (*Server).cmdAccept),
 		cmd("agentls.reject", "{taskId?, uri?, hunk?}", (*Server).cmdReject),
 		cmd("agentls.undo", "{taskId?}", (*Server).cmdUndo),
+		cmd("agentls.checkpoints", "{taskId or session}", (*Server).cmdCheckpoints),
+		cmd("agentls.rewind", "{taskId or session, step}", (*Server).cmdRewind),
 		cmd("agentls.verify", "{}", (*Server).cmdVerify).echoed(echoStarted),
 		cmd("agentls.continue", "{session, task, uri? or path?, range?, review?, model?}", (*Server).cmdContinue).echoed(echoStarted),
 		cmd("agentls.models", "{}", (*Server).cmdModels),

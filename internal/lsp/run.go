@@ -60,8 +60,10 @@ func (s *Server) runAgent(ctx context.Context, t *task) {
 		Session:   t.session,
 		MustExist: t.mustExist,
 		TaskID:    t.id,
-		MCP:       &s.mcp,
-		Gate:      func(g *assemble.Gate) { s.wireGate(ctx, g, root, t, prog) },
+		// Steps for agentls.rewind: changes the editor applied.
+		Checkpoints: !t.review,
+		MCP:         &s.mcp,
+		Gate:        func(g *assemble.Gate) { s.wireGate(ctx, g, root, t, prog) },
 		Hooks: assemble.Hooks{
 			Began: func(rec *session.Task) {
 				t.mu.Lock()

@@ -178,6 +178,9 @@ type record struct {
 	Messages []agent.Message `json:"messages,omitempty"` // reset
 	Change   *Change         `json:"change,omitempty"`   // change
 	Result   *agent.Result   `json:"result,omitempty"`   // result
+
+	Checkpoint *Checkpoint `json:"checkpoint,omitempty"` // checkpoint
+	Rewind     *rewindRec  `json:"rewind,omitempty"`     // rewind (with Messages)
 }
 
 // Session is a session file read back.
@@ -193,6 +196,14 @@ type Session struct {
 	// Warnings describe lines that were skipped (a torn last line after a
 	// crash).
 	Warnings []string `json:"warnings,omitempty"`
+	// Rewound is the step the session was last rewound to, if it was
+	// (and no task ran since); -1: never.
+	Rewound int `json:"rewound"`
+	// StepList sums up the steps (Steps has them whole).
+	StepList []StepInfo `json:"steps"`
+
+	steps   checkpoints
+	startOf map[int][]agent.Message // the conversation as each task began
 }
 
 // TaskRecord is one task of a session.
@@ -221,7 +232,7 @@ func (s *Store) Load(id string) (*Session, error) {
 	if !ValidID(id) {
 		return nil, fmt.Errorf("session %q: %w", id, ErrNotFound)
 	}
-	sess := &Session{ID: id}
+	sess := &Session{ID: id, Rewound: -1, startOf: map[int][]agent.Message{}}
 	byseq := map[int]int{} // seq → index in Tasks
 	task := func(seq int) *TaskRecord {
 		i, ok := byseq[seq]
@@ -242,12 +253,24 @@ func (s *Store) Load(id string) (*Session, error) {
 		case "task":
 			t := task(r.Seq)
 			t.ID, t.Prompt, t.Model, t.Started, t.Transcript = r.TaskID, r.Prompt, r.Model, r.Time, r.Transcript
+			sess.startOf[r.Seq] = Repair(sess.Messages)
+			sess.Rewound = -1
 		case "message":
 			if r.Message != nil {
 				sess.Messages = append(sess.Messages, *r.Message)
 			}
 		case "reset":
 			sess.Messages = append([]agent.Message(nil), r.Messages...)
+		case "checkpoint":
+			if r.Checkpoint != nil {
+				sess.steps.add(*r.Checkpoint, sess.Messages)
+			}
+		case "rewind":
+			if r.Rewind != nil {
+				sess.Messages = append([]agent.Message(nil), r.Messages...)
+				sess.steps.rewind(*r.Rewind)
+				sess.Rewound = r.Rewind.Step
+			}
 		case "change":
 			if r.Change != nil {
 				t := task(r.Seq)
@@ -267,6 +290,7 @@ func (s *Store) Load(id string) (*Session, error) {
 	sort.SliceStable(sess.Tasks, func(i, j int) bool { return sess.Tasks[i].Seq < sess.Tasks[j].Seq })
 	sess.Messages = Repair(sess.Messages)
 	sess.Warnings = warns
+	sess.StepList = stepInfos(sess.steps.list)
 	if sess.Created.IsZero() && len(sess.Tasks) > 0 {
 		sess.Created = sess.Tasks[0].Started
 	}

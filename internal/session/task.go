@@ -50,6 +50,7 @@ type Task struct {
 	curOwned bool
 	err      error
 	end      bool
+	track    tracker // file changes for the next checkpoint
 }
 
 // Change is one file a task changed.
@@ -100,6 +101,13 @@ func (s *Store) Begin(b Begin) (*Task, error) {
 			t.seq = max(t.seq, tr.Seq+1)
 		}
 		t.history = prev.Messages
+		t.track.touched = map[string]bool{}
+		for _, cp := range prev.steps.list {
+			t.track.step = max(t.track.step, cp.Step)
+		}
+		for path := range prev.steps.first {
+			t.track.touched[path] = true
+		}
 	}
 	t.cur = t.history
 	t.id = b.TaskID
@@ -210,6 +218,7 @@ func (t *Task) Conversation(_ context.Context, msgs []agent.Message) {
 	} else {
 		recs = append(recs, record{Type: "reset", Time: t.store.opts.Now(), Seq: t.seq, Messages: msgs})
 	}
+	recs = append(recs, t.checkpoint(msgs)...)
 	if len(recs) == 0 {
 		return
 	}
@@ -287,7 +296,7 @@ func (t *Task) End(res agent.Result, changes []Change) error {
 	}
 	t.end = true
 	now := t.store.opts.Now()
-	var recs []any
+	recs := t.checkpoint(t.cur)
 	for i := range changes {
 		recs = append(recs, record{Type: "change", Seq: t.seq, Change: &changes[i]})
 	}

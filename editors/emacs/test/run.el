@@ -219,6 +219,20 @@
                       (test-wait 8 (lambda () (equal (test-line1 hello) "hello world")))
                       (format "hello.txt line 1 is %S" (test-line1 hello)))))
 
+      ;; 4b. agentls-rewind asks which step of task 1's session (step 0,
+      ;;     then its one turn that changed files) and rewinds to it.
+      (let (offered res)
+        (cl-letf (((symbol-function 'completing-read)
+                   (lambda (_p coll &rest _)
+                     (setq offered (mapcar #'car coll))
+                     (car (last offered)))))
+          (setq res (with-current-buffer hello (agentls-rewind t1))))
+        (test-check "agentls-rewind offers the steps with their summaries and rewinds"
+                    (and (eq (plist-get res :applied) t) (eql (plist-get res :step) 1)
+                         (= (length offered) 2) (string-prefix-p "0 " (car offered))
+                         (string-search "Now the edit." (cadr offered)) (string-search "hello.txt" (cadr offered)))
+                    (format "offered %S, answer %S" offered res)))
+
       ;; 5. The transcript of task 1 opens.
       (let ((tb (with-current-buffer hello (agentls-open-transcript t1))))
         (test-check "agentls-open-transcript opens it"

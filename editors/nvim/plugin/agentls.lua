@@ -26,6 +26,8 @@ cmd('AgentAccept', 'accept', { nargs = '*', complete = 'file',
 cmd('AgentReject', 'reject', { nargs = '*', complete = 'file',
   desc = 'agentls: reject a review task: [taskId] [% | file] (default: every file)' })
 cmd('AgentUndo', 'undo', { nargs = '?', desc = 'agentls: undo what a task applied (default: the newest)' })
+cmd('AgentRewind', 'rewind', { nargs = '*',
+  desc = "agentls: rewind a task's session to a step: [taskId] [step] (default: the newest task, a picker)" })
 cmd('AgentTranscript', 'transcript', { nargs = '?', desc = 'agentls: open a task transcript (default: the newest task)' })
 cmd('AgentStream', 'stream', { nargs = 0, desc = 'agentls: show or hide the event stream' })
 cmd('AgentRunReview', 'runreview', { nargs = '*', range = true,

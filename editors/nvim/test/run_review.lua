@@ -199,6 +199,32 @@ function M.run(a)
     question and question:find('Trust it?', 1, true) and question:find('tools.allow', 1, true)
       and r7 and r7.status == 'ok' and store:find(T.ws .. '/.agentls.json', 1, true) and true or false,
     'question ' .. vim.inspect(question) .. ', task ' .. vim.inspect(r7 and r7.status) .. ', trust.json ' .. vim.inspect(store))
+
+  -- 5. :AgentRewind t1 picks from the steps of t1's session (step 0, then
+  --    its one turn that changed files) and rewinds to the chosen one.
+  local labels, rkind
+  local sel3 = vim.ui.select
+  vim.ui.select = function(items, opts, cb)
+    rkind, labels = opts.kind, {}
+    for _, it in ipairs(items) do
+      table.insert(labels, opts.format_item(it))
+    end
+    cb(items[#items], #items)
+  end
+  local nmsg = #T.messages
+  vim.cmd('AgentRewind ' .. T.ids.t1)
+  local rewound = vim.wait(8000, function()
+    for i = nmsg + 1, #T.messages do
+      if T.messages[i]:find('rewound session', 1, true) then
+        return true
+      end
+    end
+    return false
+  end, 20)
+  vim.ui.select = sel3
+  T.check(':AgentRewind offers the steps with their summaries and rewinds', rewound and rkind == 'agentls.rewind'
+    and labels and #labels == 2 and labels[2]:find('Now the edit.', 1, true) and labels[2]:find('hello.txt', 1, true) and true or false,
+    'picker ' .. vim.inspect(labels) .. ', messages ' .. vim.inspect({ unpack(T.messages, nmsg + 1) }))
 end
 
 return M

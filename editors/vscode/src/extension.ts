@@ -18,6 +18,7 @@ import {
   TransportKind,
 } from 'vscode-languageclient/node';
 
+import { rewindTask, RewindArgs } from './rewind';
 import { AgentEvent, ModelInfo, StreamRenderer, TaskTracker, endSummary, statusWord, usageLine } from './events';
 import { ConversationPanel } from './panel';
 import { Probe } from './probe';
@@ -392,6 +393,11 @@ class Agentls {
     }
   }
 
+  async rewindTask(arg?: RewindArgs): Promise<void> {
+    const host = { exec: (c: string, x: object) => this.exec(c, x), probeWrite: (k: string, d: Record<string, unknown>) => this.probe.write(k, d) };
+    await rewindTask(host, arg?.taskId || arg?.session ? arg?.taskId : this.pickTask(), arg);
+  }
+
   async showTranscript(arg?: TaskArgs): Promise<void> {
     const taskId = this.pickTask(arg);
     if (!taskId) return;
@@ -657,6 +663,7 @@ export async function activate(ctx: vscode.ExtensionContext): Promise<void> {
   reg('agentls.acceptTask', (arg?: TaskArgs) => a.review('agentls.accept', arg));
   reg('agentls.rejectTask', (arg?: TaskArgs) => a.review('agentls.reject', arg));
   reg('agentls.undoTask', (arg?: TaskArgs) => a.undoTask(arg));
+  reg('agentls.rewindTask', (arg?: RewindArgs) => a.rewindTask(arg));
   reg('agentls.showTranscript', (arg?: TaskArgs) => a.showTranscript(arg));
   reg('agentls.setApiKey', () => a.setApiKey());
   reg('agentls.restartServer', () => a.restart());

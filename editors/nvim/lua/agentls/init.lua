@@ -659,6 +659,8 @@ function M.command(name, o)
     M[name]({ taskId = id, uri = uri })
   elseif name == 'undo' then
     M.undo({ taskId = o.args ~= '' and o.args or nil })
+  elseif name == 'rewind' then
+    require('agentls.rewind').command(o)
   elseif name == 'transcript' then
     M.open_transcript(o.args)
   elseif name == 'stream' then

@@ -1,0 +1,243 @@
+package lsp
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"sort"
+	"strings"
+
+	"go.lsp.dev/jsonrpc2"
+	"go.lsp.dev/protocol"
+	"go.lsp.dev/uri"
+
+	"github.com/agentls/agentls/internal/assemble"
+	"github.com/agentls/agentls/internal/edits"
+	"github.com/agentls/agentls/internal/review"
+	"github.com/agentls/agentls/internal/session"
+)
+
+// rewindArgs names a session by one of its tasks or by its ID, and a step.
+type rewindArgs struct {
+	TaskID  string `json:"taskId,omitempty"`
+	Session string `json:"session,omitempty"`
+	Step    *int   `json:"step,omitempty"`
+}
+
+type stepJSON struct {
+	Step    int      `json:"step"`
+	TaskID  string   `json:"taskId"`
+	Prompt  string   `json:"prompt"`
+	Summary string   `json:"summary"`
+	Files   []string `json:"files"`
+}
+
+type checkpointsResult struct {
+	Session string     `json:"session"`
+	Steps   []stepJSON `json:"steps"`
+	// Rewound is the step the session was last rewound to; -1: never.
+	Rewound int `json:"rewound"`
+}
+
+type rewindResult struct {
+	Applied   bool           `json:"applied"`
+	Session   string         `json:"session,omitempty"`
+	Step      int            `json:"step"`
+	Files     []string       `json:"files"`
+	Conflicts []conflictJSON `json:"conflicts"`
+	Reason    string         `json:"reason,omitempty"`
+}
+
+func rewindRefused(format string, args ...any) rewindResult {
+	return rewindResult{Files: []string{}, Conflicts: []conflictJSON{}, Reason: fmt.Sprintf(format, args...)}
+}
+
+// rewindSession resolves the session a rewind command names and loads it.
+func (s *Server) rewindSession(ctx context.Context, name string, a rewindArgs) (*session.Store, *session.Session, error) {
+	id := a.Session
+	if a.TaskID != "" {
+		t, ok := s.tasks.get(a.TaskID)
+		if !ok {
+			return nil, nil, jsonrpc2.Errorf(jsonrpc2.InvalidParams, "%s: no task %q (agentls.status lists the tasks; name the session instead)", name, a.TaskID)
+		}
+		id = t.session
+	}
+	if id == "" {
+		return nil, nil, jsonrpc2.Errorf(jsonrpc2.InvalidParams, "%s: needs {taskId} or {session}", name)
+	}
+	if !session.ValidID(id) {
+		return nil, nil, jsonrpc2.Errorf(jsonrpc2.InvalidParams, "%s: %q is not a session id", name, id)
+	}
+	st := s.openStore(ctx, s.config(), s.rootDir())
+	if st == nil {
+		return nil, nil, jsonrpc2.Errorf(jsonrpc2.InternalError, "%s: sessions are not saved here, so there are no steps", name)
+	}
+	sess, err := st.Load(id)
+	if errors.Is(err, session.ErrNotFound) {
+		return nil, nil, jsonrpc2.Errorf(jsonrpc2.InvalidParams, "%s: no session %q in this workspace (agentls sessions lists them)", name, id)
+	}
+	if err != nil {
+		return nil, nil, err
+	}
+	return st, sess, nil
+}
+
+// cmdCheckpoints lists a session's steps, for a picker.
+func (s *Server) cmdCheckpoints(ctx context.Context, a rewindArgs) (any, error) {
+	_, sess, err := s.rewindSession(ctx, "agentls.checkpoints", a)
+	if err != nil {
+		return nil, err
+	}
+	return checkpointsJSON(sess), nil
+}
+
+func checkpointsJSON(sess *session.Session) checkpointsResult {
+	prompts := map[int]string{}
+	for _, t := range sess.Tasks {
+		prompts[t.Seq] = t.Prompt
+	}
+	res := checkpointsResult{Session: sess.ID, Steps: []stepJSON{}, Rewound: sess.Rewound}
+	for _, cp := range sess.Steps() {
+		sj := stepJSON{Step: cp.Step, TaskID: cp.Task, Prompt: prompts[cp.Seq], Summary: cp.Summary, Files: []string{}}
+		for _, f := range cp.Files {
+			sj.Files = append(sj.Files, f.Path)
+		}
+		res.Steps = append(res.Steps, sj)
+	}
+	return res
+}
+
+// cmdRewind puts the files a session's tasks changed back as they were at
+// a step, as one workspace/applyEdit computed three-way against the
+// current text (what the user typed since stays, regions both changed are
+// left alone and reported), and cuts the session's conversation there, so
+// that agentls.continue goes on from that step.
+func (s *Server) cmdRewind(ctx context.Context, a rewindArgs) (any, error) {
+	if a.Step == nil {
+		return nil, jsonrpc2.NewError(jsonrpc2.InvalidParams, "agentls.rewind: needs {taskId or session, step}")
+	}
+	st, sess, err := s.rewindSession(ctx, "agentls.rewind", a)
+	if err != nil {
+		return nil, err
+	}
+	// The session's tasks this server ran: none may be running, and the
+	// newest is claimed against a concurrent accept or undo.
+	var newest *task
+	for _, t := range s.tasks.all() {
+		if t.session != sess.ID {
+			continue
+		}
+		if !t.ended() {
+			return rewindRefused("task %s of session %s is still running; cancel it first", t.id, sess.ID), nil
+		}
+		newest = t
+	}
+	plan, err := sess.PlanRewind(*a.Step)
+	if err != nil {
+		return rewindRefused("%v", err), nil
+	}
+	if newest == nil {
+		newest = &task{id: "rewind", session: sess.ID, done: make(chan struct{})}
+	}
+	ws, err := s.newWorkspace(newest)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.review.claimLocked(newest, "agentls.rewind"); err != nil {
+		return rewindRefused("%s", strings.TrimPrefix(err.Error(), "agentls.rewind: ")), nil
+	}
+	defer s.review.locked(func() { s.review.release(newest) })
+
+	caps, enc := s.clientState()
+	res := rewindResult{Applied: true, Session: sess.ID, Step: plan.Step, Files: []string{}, Conflicts: []conflictJSON{}}
+	var (
+		we       protocol.WorkspaceEdit
+		done     []undone
+		toDelete []string
+		curs     = map[string]string{}
+	)
+	for _, f := range plan.Files {
+		if err := ws.beneath(f.Path); err != nil {
+			return rewindRefused("%v; nothing was rewound", err), nil
+		}
+		cur, exists, doc, open, err := ws.current(f.Path)
+		if err != nil {
+			return nil, err
+		}
+		curs[f.Path] = cur
+		u := s.fileURI(f.Path)
+		p := review.PlanRewind(f.Path, f.From.Exists, f.From.Text, f.To.Exists, f.To.Text, cur, exists)
+		for _, c := range p.Conflicts {
+			res.Conflicts = append(res.Conflicts, conflictJSON{URI: u, Line: c.Line, Reason: c.Reason})
+		}
+		switch {
+		case p.Delete && caps.applyEdit && caps.deleteFiles:
+			we.DocumentChanges = append(we.DocumentChanges, &protocol.DeleteFile{Kind: "delete", URI: uri.URI(u)})
+			done = append(done, undone{rel: f.Path})
+		case p.Delete && !caps.applyEdit:
+			toDelete = append(toDelete, f.Path)
+			done = append(done, undone{rel: f.Path})
+		case p.Delete:
+			res.Conflicts = append(res.Conflicts, conflictJSON{URI: u, Line: 1, Reason: "the file did not exist at this step; this editor cannot delete files through LSP, delete it by hand"})
+		case len(p.Changes) > 0:
+			var version *int32
+			if open {
+				v := doc.version
+				version = &v
+			}
+			we.DocumentChanges = append(we.DocumentChanges, versionedEdit(u, version, edits.TextEdits(cur, p.Changes, enc), clientCaps{documentChanges: true}).DocumentChanges...)
+			done = append(done, undone{rel: f.Path, existed: true, next: p.Next})
+		}
+	}
+	if len(we.DocumentChanges) > 0 {
+		if caps.applyEdit {
+			label := fmt.Sprintf("agentls: rewind to step %d", plan.Step)
+			r, err := s.client.ApplyEdit(ctx, &protocol.ApplyWorkspaceEditParams{Label: &label, Edit: we})
+			switch {
+			case err != nil:
+				return rewindRefused("the editor could not apply the rewind: %s; nothing was rewound", clientError(err)), nil
+			case !r.Applied:
+				why := "the editor did not apply the rewind"
+				if r.FailureReason != nil {
+					why += ": " + *r.FailureReason
+				}
+				return rewindRefused("%s; nothing was rewound", why), nil
+			}
+		} else {
+			for _, d := range done {
+				if d.existed {
+					next := d.next
+					if err := ws.disk.Edit(ctx, d.rel, func([]byte, bool) ([]byte, error) { return []byte(next), nil }); err != nil {
+						return nil, err
+					}
+				}
+			}
+		}
+	}
+	for _, rel := range toDelete {
+		if err := assemble.RemoveBeneath(ws.root, rel); err != nil && !os.IsNotExist(err) {
+			return nil, err
+		}
+	}
+	// Undo of the newest task goes on reverting its changes only: what
+	// the rewind did counts as its change.
+	for _, d := range done {
+		res.Files = append(res.Files, d.rel)
+		if d.existed {
+			newest.changes.RecordApplied(d.rel, curs[d.rel], true, d.next)
+		} else {
+			newest.changes.CommitUndo(d.rel)
+		}
+	}
+	if err := st.Rewound(plan); err != nil {
+		return nil, err
+	}
+	sort.Slice(res.Conflicts, func(i, j int) bool {
+		return res.Conflicts[i].URI < res.Conflicts[j].URI || res.Conflicts[i].URI == res.Conflicts[j].URI && res.Conflicts[i].Line < res.Conflicts[j].Line
+	})
+	if len(res.Conflicts) > 0 {
+		s.showMessage(ctx, protocol.MessageTypeWarning, "agentls: rewound session %s to step %d except where you edited since (%d places)", sess.ID, plan.Step, len(res.Conflicts))
+	}
+	return res, nil
+}
