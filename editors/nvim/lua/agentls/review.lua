@@ -82,10 +82,13 @@ local group = vim.api.nvim_create_augroup('agentls_review_refresh', { clear = tr
 vim.api.nvim_create_autocmd('DiagnosticChanged', {
   group = group,
   callback = function(a)
-    local ok, bt = pcall(vim.api.nvim_buf_get_option, a.buf, 'buftype')
-    if ok and bt == '' and vim.api.nvim_buf_get_name(a.buf) ~= '' then
-      M.refresh(vim.uri_from_bufnr(a.buf), M.on_refresh)
-    end
+    -- Never an error in the user's face from a refresh: a buffer may be
+    -- going away while its diagnostics change.
+    pcall(function()
+      if vim.api.nvim_buf_get_option(a.buf, 'buftype') == '' and vim.api.nvim_buf_get_name(a.buf) ~= '' then
+        M.refresh(vim.uri_from_bufnr(a.buf), M.on_refresh)
+      end
+    end)
   end,
 })
 
