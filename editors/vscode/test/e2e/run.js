@@ -220,7 +220,9 @@ def('run a task: selection sent, edit lands, progress, stream, status bar, scree
   });
   const { page, folder, ready } = await openWindow(browser, port, dir);
   assert(ready.settings?.llm?.baseURL === llm.url, `initializationOptions lack llm.baseURL: ${JSON.stringify(ready.settings)}`);
-  assert(ready.settings?.verify?.enabled === false, 'initializationOptions lack verify.enabled=false');
+  // Workspace-scoped settings travel apart (workspaceSettings), so the
+  // server can hold back what a workspace may not widen.
+  assert((ready.settings?.workspaceSettings ?? ready.settings)?.verify?.enabled === false, `initializationOptions lack verify.enabled=false: ${JSON.stringify(ready.settings)}`);
   assert(ready.source === 'bundled', `server should come from the bundled bin/: got ${ready.source} (${ready.serverPath})`);
 
   await openFromExplorer(page, 'hello.txt');
