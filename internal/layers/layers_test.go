@@ -24,6 +24,7 @@ var allowed = map[string][]string{
 	"internal/policy":        {},
 	"internal/textcut":       {},
 	"internal/proc":          {"internal/textcut"},
+	"internal/commands":      {"internal/textcut"}, // a project's own prompts
 	"internal/layers":        {},
 	"internal/llm/llmhttp":   {"internal/textcut"},
 	"internal/llm/chat":      {"internal/agent", "internal/llm/llmhttp"},
@@ -38,15 +39,15 @@ var allowed = map[string][]string{
 	"internal/assemble": {"internal/agent", "internal/config", "internal/driver", "internal/llm/chat", "internal/llm/responses",
 		"internal/mcp", "internal/policy", "internal/proc", "internal/session", "internal/tools", "internal/verify", "internal/textcut"},
 	// Front ends: the assembly path and the core, never each other.
-	"internal/acp": {"internal/agent", "internal/assemble", "internal/config", "internal/driver", "internal/logging",
+	"internal/acp": {"internal/agent", "internal/assemble", "internal/commands", "internal/config", "internal/driver", "internal/logging",
 		"internal/mcp", "internal/policy", "internal/proc", "internal/session", "internal/textcut", "internal/tools"},
 	// The bridge's ACP client, the LSP front end's backend for an external
 	// agent: apart from the ACP agent, so that lsp does not link it.
 	"internal/acpclient": {"internal/agent", "internal/assemble", "internal/config", "internal/driver", "internal/policy",
 		"internal/proc", "internal/session", "internal/textcut", "internal/tools"},
-	"internal/cli": {"internal/agent", "internal/assemble", "internal/config", "internal/driver", "internal/edits", "internal/review",
+	"internal/cli": {"internal/agent", "internal/assemble", "internal/commands", "internal/config", "internal/driver", "internal/edits", "internal/review",
 		"internal/llm/record", "internal/logging", "internal/policy", "internal/session", "internal/tools", "internal/textcut"},
-	"internal/lsp": {"internal/acpclient", "internal/agent", "internal/assemble", "internal/config", "internal/driver",
+	"internal/lsp": {"internal/acpclient", "internal/agent", "internal/assemble", "internal/commands", "internal/config", "internal/driver",
 		"internal/edits", "internal/mcp", "internal/review", "internal/session", "internal/tools", "internal/verify", "internal/textcut"},
 	// Test doubles that speak the real protocols.
 	"internal/testkit/fakellm":   {"internal/textcut"},

@@ -225,7 +225,7 @@ func (s *Server) finishTask(ctx context.Context, t *task, prog *progress, res ag
 	if t.review {
 		s.endReview(ctx, t)
 		if n := len(t.changes.Pending()); n > 0 {
-			res.Summary += fmt.Sprintf("\n\nChanges to %d file%s wait for your review (code actions, or agentls.accept / agentls.reject).", n, plural(n))
+			res.Summary += fmt.Sprintf("\n\nChanges to %d file%s wait for your review (%s).", n, plural(n), reviewHint(s.clientName()))
 			t.mu.Lock()
 			t.result.Summary = res.Summary
 			t.mu.Unlock()
