@@ -4,18 +4,15 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
-	"path"
-	"sort"
 	"strings"
-	"unicode/utf8"
 
 	sdk "github.com/coder/acp-go-sdk"
+	"go.uber.org/zap"
 
 	"github.com/agentls/agentls/internal/assemble"
-	"github.com/agentls/agentls/internal/textcut"
+	"github.com/agentls/agentls/internal/commands"
 )
 
 // Slash commands: agentls's own, answered here without the model, and the
@@ -26,98 +23,12 @@ import (
 var builtinCommands = []sdk.AvailableCommand{
 	{Name: "verify", Description: "Run the project's checks on the files this session changed"},
 	{Name: "undo", Description: "Undo the last task's edits (files changed since are left alone)"},
-	{Name: "review", Description: "Review mode: on asks before every edit, off applies them", Input: hint("on | off")},
-	{Name: "model", Description: "Show the models the endpoint serves, or pick one", Input: hint("model name")},
+	{Name: "review", Description: "Review mode: on asks before every edit, off applies them", Input: inputHint("on | off")},
+	{Name: "model", Description: "Show the models the endpoint serves, or pick one", Input: inputHint("model name")},
 }
 
-func hint(h string) *sdk.AvailableCommandInput {
+func inputHint(h string) *sdk.AvailableCommandInput {
 	return &sdk.AvailableCommandInput{Unstructured: &sdk.UnstructuredCommandInput{Hint: h}}
-}
-
-// projectCommand is one of the project's prompts.
-type projectCommand struct{ name, description, body string }
-
-// projectCommandsDir is where a project keeps its prompts.
-const projectCommandsDir = ".agentls/commands"
-
-// maxCommandFile bounds one command file.
-const maxCommandFile = 64 << 10
-
-// loadProjectCommands reads .agentls/commands/*.md beneath root: a link
-// out of the workspace, a file that is not regular, too large or not
-// UTF-8 is left out. (A small reader of its own: the shared loader of
-// project commands, internal/commands, is not on this branch yet; when it
-// is, this should call it.)
-func loadProjectCommands(root string) []projectCommand {
-	r, err := os.OpenRoot(root)
-	if err != nil {
-		return nil
-	}
-	defer r.Close()
-	d, err := r.Open(projectCommandsDir)
-	if err != nil {
-		return nil
-	}
-	ents, err := d.ReadDir(-1)
-	d.Close()
-	if err != nil {
-		return nil
-	}
-	var out []projectCommand
-	for _, e := range ents {
-		name, ok := strings.CutSuffix(e.Name(), ".md")
-		if !ok || !validCommandName(name) || isBuiltin(name) || len(out) == 200 {
-			continue
-		}
-		body, err := readBeneath(r, path.Join(projectCommandsDir, e.Name()), maxCommandFile)
-		if err != nil || !utf8.Valid(body) {
-			continue
-		}
-		text := strings.TrimSpace(stripFrontMatter(string(body)))
-		desc, _, _ := strings.Cut(text, "\n")
-		desc = strings.TrimSpace(strings.TrimLeft(desc, "# "))
-		if len(desc) > 80 {
-			desc = textcut.Head(desc, 79) + "…"
-		}
-		out = append(out, projectCommand{name: name, description: desc, body: text})
-	}
-	sort.Slice(out, func(i, j int) bool { return out[i].name < out[j].name })
-	return out
-}
-
-// readBeneath reads a regular file beneath r, at most max bytes.
-func readBeneath(r *os.Root, rel string, max int64) ([]byte, error) {
-	f, err := r.Open(rel)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
-		return nil, err
-	}
-	if !st.Mode().IsRegular() {
-		return nil, fmt.Errorf("%s is not a regular file", rel)
-	}
-	if st.Size() > max {
-		return nil, fmt.Errorf("%s is larger than %d KiB", rel, max>>10)
-	}
-	b, err := io.ReadAll(io.LimitReader(f, max+1))
-	if err == nil && int64(len(b)) > max {
-		err = fmt.Errorf("%s is larger than %d KiB", rel, max>>10)
-	}
-	return b, err
-}
-
-func stripFrontMatter(text string) string {
-	rest, ok := strings.CutPrefix(strings.ReplaceAll(text, "\r\n", "\n"), "---\n")
-	if !ok {
-		return text
-	}
-	if _, body, ok := strings.Cut(rest, "\n---\n"); ok {
-		return body
-	}
-	return text
 }
 
 func validCommandName(n string) bool {
@@ -143,12 +54,34 @@ func isBuiltin(name string) bool {
 }
 
 // availableCommands are the session's commands: agentls's and the
-// project's.
-func availableCommands(root string) []sdk.AvailableCommand {
+// project's (internal/commands: .agentls/commands/*.md, read beneath the
+// root; a file it cannot use is left out and logged).
+func (a *Agent) availableCommands(root string) []sdk.AvailableCommand {
 	out := append([]sdk.AvailableCommand(nil), builtinCommands...)
-	for _, c := range loadProjectCommands(root) {
-		out = append(out, sdk.AvailableCommand{Name: c.name, Description: c.description + " (" + projectCommandsDir + "/" + c.name + ".md)",
-			Input: hint("arguments")})
+	for _, c := range a.projectCommands(root) {
+		ac := sdk.AvailableCommand{Name: c.Name, Description: c.Description + " (" + c.Path + ")"}
+		h := c.ArgumentHint
+		if h == "" {
+			h = "arguments"
+		}
+		ac.Input = inputHint(h)
+		out = append(out, ac)
+	}
+	return out
+}
+
+// projectCommands are the project's prompts, without those named like
+// agentls's own commands (which win).
+func (a *Agent) projectCommands(root string) []commands.Command {
+	cmds, err := commands.Load(root)
+	if err != nil {
+		a.log.Warn("project commands", zap.Error(err))
+	}
+	var out []commands.Command
+	for _, c := range cmds {
+		if !isBuiltin(c.Name) {
+			out = append(out, c)
+		}
 	}
 	return out
 }
@@ -169,18 +102,6 @@ func splitCommand(text string) (name, args string, ok bool) {
 		return "", "", false
 	}
 	return name, strings.TrimSpace(args), true
-}
-
-// expand is a project command's prompt run with args: $ARGUMENTS in its
-// text is replaced, else non-empty args are appended.
-func (c projectCommand) expand(args string) string {
-	if strings.Contains(c.body, "$ARGUMENTS") {
-		return strings.ReplaceAll(c.body, "$ARGUMENTS", args)
-	}
-	if args == "" {
-		return c.body
-	}
-	return c.body + "\n\n" + args
 }
 
 // runBuiltin runs one of agentls's own commands; handled is false for any

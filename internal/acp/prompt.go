@@ -15,6 +15,7 @@ import (
 
 	"github.com/agentls/agentls/internal/agent"
 	"github.com/agentls/agentls/internal/assemble"
+	"github.com/agentls/agentls/internal/commands"
 	"github.com/agentls/agentls/internal/session"
 )
 
@@ -80,11 +81,8 @@ func (a *Agent) Prompt(ctx context.Context, p sdk.PromptRequest) (_ sdk.PromptRe
 			}
 			return sdk.PromptResponse{StopReason: sdk.StopReasonEndTurn, UserMessageId: &userMsg}, nil
 		}
-		for _, c := range loadProjectCommands(s.root) {
-			if c.name == name {
-				text = c.expand(args)
-				break
-			}
+		if c, ok := commands.Find(a.projectCommands(s.root), name); ok {
+			text = c.Expand(args)
 		}
 	}
 	a.titled(s, out0, text)

@@ -253,7 +253,7 @@ func (a *Agent) announce(id string) {
 		return
 	}
 	out := a.newStream(s)
-	out.send(sdk.SessionUpdate{AvailableCommandsUpdate: &sdk.SessionAvailableCommandsUpdate{AvailableCommands: availableCommands(s.root)}})
+	out.send(sdk.SessionUpdate{AvailableCommandsUpdate: &sdk.SessionAvailableCommandsUpdate{AvailableCommands: a.availableCommands(s.root)}})
 	s.mu.Lock()
 	title := s.title
 	s.mu.Unlock()
