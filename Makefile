@@ -10,7 +10,7 @@ LDFLAGS := -s -w -X main.version=$(VERSION)
 # serve what cgo served. (Tests keep cgo: -race needs it.)
 NOCGO   := CGO_ENABLED=0
 
-.PHONY: vsix all build install demo demo-record test unit e2e race vet fmt bench eval eval-scripted editors-test clean
+.PHONY: vsix all build install demo demo-cli demo-record test unit e2e race vet fmt bench eval eval-scripted editors-test clean
 
 all: build
 
@@ -30,7 +30,18 @@ demo:
 	@$(GO) build -o bin/demo ./cmd/demo
 	@bin/demo -agentls $(BIN)
 
+# The same conversation headless, with no key: `agentls run --replay` of a
+# recording made by `agentls run` (the editor demo's recording carries the
+# editor's context, which a terminal run has not), on a copy of the demo
+# workspace.
+demo-cli: build
+	@d=$$(mktemp -d) && cp -r testdata/workspaces/demo/. $$d && cd $$d && \
+		$(CURDIR)/$(BIN) run --replay $(CURDIR)/testdata/recordings/demo-cli.jsonl "Make greet_test.go pass" && \
+		echo "▸ the edited copy is in $$d"
+
 # Record the demo conversation anew from testdata/conversations/demo.json.
+# (testdata/recordings/demo-cli.jsonl: `agentls run --record` on a copy of
+# the demo workspace, against `bin/fakellm -script` of the same file.)
 demo-record: build
 	$(GO) run ./cmd/demo -agentls $(BIN) -record testdata/recordings/demo.jsonl
 

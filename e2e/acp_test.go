@@ -106,6 +106,8 @@ type acpRun struct {
 	llm    *fakellm.Server
 	ctx    context.Context
 	state  string
+	cmd    *exec.Cmd
+	exited chan struct{} // closed when agentls acp has exited (cmd.ProcessState is set)
 }
 
 func startACP(t *testing.T, workspace, script string, fs bool, settings map[string]any) *acpRun {
@@ -134,13 +136,27 @@ func connectACP(t *testing.T, ctx context.Context, root string, llm *fakellm.Ser
 	var stderr strings.Builder
 	cmd.Stderr = &lockedBuilder{b: &stderr}
 	in, _ := cmd.StdinPipe()
-	out, _ := cmd.StdoutPipe()
+	// A pipe of our own, not StdoutPipe: Wait, which runs as soon as the
+	// process exits (to tell when it did), would close StdoutPipe's read end
+	// and lose the last answers still in it.
+	out, pw, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd.Stdout = pw
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
+	pw.Close()
+	t.Cleanup(func() { out.Close() })
+	exited := make(chan struct{})
+	go func() {
+		defer close(exited)
+		_ = cmd.Wait()
+	}()
 	t.Cleanup(func() {
 		in.Close()
-		_ = cmd.Wait()
+		<-exited
 		if t.Failed() {
 			t.Logf("agentls acp stderr:\n%s", stderr.String())
 		}
@@ -155,7 +171,7 @@ func connectACP(t *testing.T, ctx context.Context, root string, llm *fakellm.Ser
 	if !init.AgentCapabilities.LoadSession || init.ProtocolVersion != sdk.ProtocolVersionNumber {
 		t.Fatalf("initialize: %+v", init)
 	}
-	return &acpRun{ClientSideConnection: conn, client: c, root: root, llm: llm, ctx: ctx, state: state}
+	return &acpRun{ClientSideConnection: conn, client: c, root: root, llm: llm, ctx: ctx, state: state, cmd: cmd, exited: exited}
 }
 
 type lockedBuilder struct {

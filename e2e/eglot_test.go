@@ -79,3 +79,25 @@ func disagreements(s *session) int {
 	}
 	return n
 }
+
+// Neovim 0.10 sends one didChange per text edit of an applied edit: the
+// first carries only the first hunk. The edited text is what the last one
+// leaves, and no disagreement is reported (issue 25, item 7).
+func TestOneDidChangePerEditIsNoDisagreement(t *testing.T) {
+	s := start(t, setup{files: map[string]string{"f.txt": "one\ntwo\nthree\nfour\nfive\n"}, script: `{"turns": [
+ {"toolCalls": [{"id": "w1", "name": "write_file", "arguments": "{\"path\": \"f.txt\", \"content\": \"ONE\\ntwo\\nthree\\nfour\\nFIVE\\n\"}"}]},
+ {"text": "Capitalised the ends."}]}`})
+	s.Configure(func(e *lspclient.Editor) { e.OneChangePerEdit = true })
+	if err := s.Open(s.ctx, "f.txt"); err != nil {
+		t.Fatal(err)
+	}
+	if r := s.run(t, map[string]any{"task": "capitalise the ends"}); r.Status != "ok" {
+		t.Fatalf("%+v", r)
+	}
+	if got, _ := s.Text("f.txt"); got != "ONE\ntwo\nthree\nfour\nFIVE\n" {
+		t.Errorf("buffer %q", got)
+	}
+	if n := disagreements(s); n != 0 {
+		t.Errorf("%d disagreement warnings, want none", n)
+	}
+}

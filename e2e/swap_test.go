@@ -68,13 +68,14 @@ func TestAcceptAndUndoDoNotFollowASwappedDirectory(t *testing.T) {
 					Applied bool   `json:"applied"`
 					Reason  string `json:"reason"`
 				}
-				if err := s.Command(s.ctx, "agentls.undo", map[string]any{"taskId": r.TaskID}, &res); err != nil {
-					t.Fatal(err)
-				}
-				if res.Applied {
+				// Refused either way: an answer "not applied" (the check
+				// before the plan) or an error (the disk write itself, which
+				// resolves the path again beneath the root).
+				err := s.Command(s.ctx, "agentls.undo", map[string]any{"taskId": r.TaskID}, &res)
+				if err == nil && res.Applied {
 					t.Errorf("undo through the swapped directory answered applied")
 				}
-				t.Logf("undo: %s", res.Reason)
+				t.Logf("undo: %s %v", res.Reason, err)
 			} else {
 				err := s.Command(s.ctx, "agentls.accept", map[string]any{"taskId": r.TaskID}, nil)
 				if err == nil {

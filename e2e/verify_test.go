@@ -171,6 +171,31 @@ func TestVerifyCommandAndQuickFix(t *testing.T) {
 	if len(titles) < 2 || !strings.HasPrefix(titles[0], "Fix with agentls") || !strings.Contains(strings.Join(titles, "|"), "Fix all agentls problems") {
 		t.Errorf("code actions %q", titles)
 	}
+	// "Fix with agentls" anywhere on the problem's line: at column 0 and
+	// past the end of the diagnostic's columns, as gopls offers its fixes.
+	line := d[0].Range.Start.Line
+	for _, ch := range []uint32{0, d[0].Range.End.Character + 1} {
+		if line == d[0].Range.End.Line && ch >= d[0].Range.Start.Character && ch <= d[0].Range.End.Character {
+			continue
+		}
+		at := protocol.Position{Line: line, Character: ch}
+		acts, err := s.Server.CodeAction(s.ctx, &protocol.CodeActionParams{
+			TextDocument: protocol.TextDocumentIdentifier{URI: uri.URI(s.URI("greet_test.go"))},
+			Range:        protocol.Range{Start: at, End: at},
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		found := false
+		for _, a := range acts {
+			if ca, ok := a.(*protocol.CodeAction); ok && strings.HasPrefix(ca.Title, "Fix with agentls") {
+				found = true
+			}
+		}
+		if !found {
+			t.Errorf("no \"Fix with agentls\" at %d:%d, outside the diagnostic's columns %v", line, ch, d[0].Range)
+		}
+	}
 }
 
 // Cancelling a task during a long verify command kills its whole process

@@ -12,7 +12,7 @@ import (
 // item 13): the progress line, redrawn about 8 times a second, used to
 // erase it with "\r\x1b[K".
 func TestApprovalPromptIsNotErased(t *testing.T) {
-	e := newEnv(t, nil)
+	e := newEnv(t, alwaysAsk)
 	srv := fakeModel(t, `{"turns": [
 		{"toolCalls": [{"id": "a", "name": "run_command", "arguments": "{\"command\":\"echo asked > ran.txt\"}"}]},
 		{"text": "Done."}

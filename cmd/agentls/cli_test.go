@@ -69,6 +69,12 @@ func newEnv(t *testing.T, files map[string]string) *env {
 	return e
 }
 
+// alwaysAsk is a workspace whose .agentls.json asks about every command
+// (tools.approval "always-ask"; narrowing, so it applies untrusted): the
+// tests of the question itself. Under the default, "sandboxed", a plain
+// command runs in the sandbox unasked.
+var alwaysAsk = map[string]string{".agentls.json": `{"tools": {"approval": "always-ask"}}`}
+
 // copyHello copies testdata/workspaces/hello into a temporary directory.
 func copyHello(t *testing.T) string {
 	t.Helper()
@@ -410,7 +416,7 @@ func TestExitCodes(t *testing.T) {
 			"hello.json", []string{"--trust"}, 0, "── ok · no files changed · 1 step"},
 		{"model error", nil, `{"turns": [{"error": {"status": 401, "message": "Incorrect API key provided"}}]}`,
 			nil, 1, "error: model error (HTTP 401): API key rejected"},
-		{"max steps", nil, editThenSay, []string{"--max-steps", "1"}, 1, "stopped after 1 model turns"},
+		{"max steps", nil, editThenSay, []string{"--max-steps", "1"}, 1, "stopped at the step limit: 1 model turns"},
 		{"no task", nil, "", nil, 2, "no task given"},
 		{"unknown flag", nil, "", []string{"--frobnicate", "x"}, 2, "flag provided but not defined: -frobnicate"},
 		{"record and replay", nil, "", []string{"--record", "a", "--replay", "b", "x"}, 2, "--record and --replay exclude each other"},

@@ -49,7 +49,7 @@ func TestReviewOnATerminal(t *testing.T) {
 // On a terminal, a command the policy does not allow is asked about;
 // "always" covers the same command again; without a terminal it is refused.
 func TestRunCommandAsksOnATerminal(t *testing.T) {
-	e := newEnv(t, nil)
+	e := newEnv(t, alwaysAsk)
 	script := `{"turns": [
 		{"toolCalls": [{"id": "a", "name": "run_command", "arguments": "{\"command\":\"echo asked > ran.txt\"}"}]},
 		{"toolCalls": [{"id": "b", "name": "run_command", "arguments": "{\"command\":\"echo asked > ran.txt\"}"}]},
@@ -70,12 +70,13 @@ func TestRunCommandAsksOnATerminal(t *testing.T) {
 		t.Errorf("ran.txt = %q", files["ran.txt"])
 	}
 
-	// No terminal: the policy alone, and its refusal says how to allow.
-	e2 := newEnv(t, nil)
+	// No terminal: the policy alone, and its refusal says how to allow;
+	// the run cannot end "ok" with a command nobody could approve.
+	e2 := newEnv(t, alwaysAsk)
 	srv2 := fakeModel(t, `{"turns": [
 		{"toolCalls": [{"id": "a", "name": "run_command", "arguments": "{\"command\":\"touch x\"}"}]},
 		{"expect": {"lastToolContains": "tools.allow"}, "text": "Denied."}]}`)
-	if r := e2.run("run", "--no-verify", "--base-url", srv2.URL(), "run it"); r.code != 0 {
+	if r := e2.run("run", "--no-verify", "--base-url", srv2.URL(), "run it"); r.code != 1 || !strings.Contains(r.stderr, "needed the user's approval") {
 		t.Fatalf("exit %d: %s", r.code, r.stderr)
 	}
 	if _, ok := snapshot(t, e2.ws)["x"]; ok {

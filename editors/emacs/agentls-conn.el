@@ -160,10 +160,15 @@ servers are not touched."
                                :initializationOptions (or agentls-initialization-options (make-hash-table))))
         (jsonrpc-notify conn :initialized (make-hash-table))
         ;; Buffers already visiting files of this root.
-        (dolist (b (buffer-list))
-          (with-current-buffer b
-            (when (and buffer-file-name (string-prefix-p root (expand-file-name buffer-file-name)))
-              (agentls-managed-mode 1))))
+        (let ((n 0))
+          (dolist (b (buffer-list))
+            (with-current-buffer b
+              (when (and buffer-file-name (string-prefix-p root (expand-file-name buffer-file-name)))
+                (setq n (1+ n))
+                (agentls-managed-mode 1))))
+          ;; A sign that it worked: the connection started nothing visible.
+          (message "agentls: connected to %s (%d buffer%s; C-c a r runs a task)"
+                   (abbreviate-file-name root) n (if (= n 1) "" "s")))
         conn))))
 
 (defun agentls-shutdown (&optional conn)
@@ -344,12 +349,23 @@ Returns nil when VERSION does not match the buffer's."
     ('window/showMessageRequest (agentls--ask params))
     (_ (jsonrpc-error :code -32601 :message (format "agentls.el does not handle %s" method)))))
 
+(defun agentls--one-line (s)
+  "S's first line, with a note when more follows; a review task's
+\"Changes … wait for your review (…)\" line is kept, it says what to do."
+  (let* ((lines (split-string (string-trim (or s "")) "\n"))
+         (first (car lines))
+         (review (cl-find-if (lambda (l) (string-match-p "wait for your review" l)) (cdr lines))))
+    (cond (review (concat first " " review))
+          ((cdr lines) (concat first " … (see *agentls*)"))
+          (t (or first "")))))
+
 (defun agentls--handle-notification (conn method params)
   (pcase method
     ('textDocument/publishDiagnostics (agentls--publish conn params))
     ('agentls/event (agentls--on-event params))
     ('$/progress (agentls--on-progress params))
-    ('window/showMessage (message "agentls: %s" (plist-get params :message)))
+    ;; The echo area gets one line: a task's whole answer is in *agentls*.
+    ('window/showMessage (message "agentls: %s" (agentls--one-line (plist-get params :message))))
     (_ nil)))
 
 ;;; The server's questions

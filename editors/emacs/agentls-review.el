@@ -13,7 +13,7 @@
 ;;  - `agentls-history': the server's tasks, then transcript / continue /
 ;;    diff / accept / reject / undo (undo only for tasks that changed files);
 ;;  - `agentls-review-diff': a review task's proposals in `diff-mode', where
-;;    C-c C-a accepts the hunk at point and C-c C-r rejects it.
+;;    C-c C-a accepts the proposal at point and C-c C-r rejects it; g redraws.
 
 ;;; Code:
 
@@ -135,13 +135,17 @@ TASK-ID and ACTION pick without asking."
   (let ((m (make-sparse-keymap)))
     (define-key m (kbd "C-c C-a") #'agentls-review-accept-hunk)
     (define-key m (kbd "C-c C-r") #'agentls-review-reject-hunk)
-    (define-key m (kbd "C-c C-g") #'agentls-review-refresh)
+    (define-key m (kbd "C-c C-l") #'agentls-review-refresh)
+    (define-key m "g" #'agentls-review-refresh)
     m))
 
 (define-minor-mode agentls-review-mode
-  "A review task's proposals in `diff-mode': C-c C-a accepts the hunk at
-point, C-c C-r rejects it, C-c C-g redraws from the server."
-  :lighter " agentls-review" :keymap agentls-review-mode-map)
+  "A review task's proposals in `diff-mode': C-c C-a accepts the proposal at
+point, C-c C-r rejects it, g (`revert-buffer') or C-c C-l redraws from the
+server."
+  :lighter " agentls-review" :keymap agentls-review-mode-map
+  (when agentls-review-mode
+    (setq-local revert-buffer-function (lambda (&rest _) (agentls-review-refresh)))))
 
 (defun agentls--unified (rel old new)
   "A unified diff of OLD and NEW texts of REL, made by diff(1)."
@@ -177,7 +181,7 @@ Returns the buffer."
     (with-current-buffer buf
       (let ((inhibit-read-only t))
         (erase-buffer)
-        (insert (format "# agentls task %s: C-c C-a accepts the hunk at point, C-c C-r rejects it\n" id))
+        (insert (format "# agentls task %s: C-c C-a accepts the change at point, C-c C-r rejects it, g redraws\n" id))
         (dolist (u uris)
           (let* ((path (agentls--uri-to-path u))
                  (p (agentls-command "agentls.proposal" (list :taskId id :uri u))))
@@ -188,6 +192,7 @@ Returns the buffer."
       (setq default-directory root)
       (setq agentls--review-task id)
       (agentls-review-mode 1)
+      (setq buffer-read-only t)
       (goto-char (point-min))
       (ignore-errors (diff-hunk-next)))
     (display-buffer buf)
@@ -209,31 +214,54 @@ Returns the buffer."
       (re-search-backward "^\\+\\+\\+ b/\\(.*\\)$")
       (cons (match-string-no-properties 1) (cons start count)))))
 
-(defun agentls--hunk-diagnostics (task-id)
-  "The task's proposal diagnostics inside the hunk at point, and its file URI."
+;; A hunk of the diff may hold several proposals (two changes a few lines
+;; apart share their context): the keys act on the one at point, as the
+;; server numbers them, never on the diff's hunk as a whole.
+(defun agentls--old-line-at-point ()
+  "The old file's 0-based line that the diff line at point belongs to."
+  (save-excursion
+    (let ((here (line-beginning-position)) (n 0) start)
+      (diff-beginning-of-hunk t)
+      (unless (looking-at "^@@ -\\([0-9]+\\)")
+        (user-error "agentls: not on a hunk"))
+      (setq start (1- (max 1 (string-to-number (match-string 1)))))
+      (forward-line 1)
+      (while (< (point) here)
+        (unless (eq (char-after) ?+) (setq n (1+ n)))
+        (forward-line 1))
+      (+ start n))))
+
+(defun agentls--proposal-at-point (task-id)
+  "(URI . DIAGNOSTIC): the task's proposal nearest to point, in the hunk's file."
   (let* ((h (agentls--hunk-at-point))
          (path (expand-file-name (car h) default-directory))
          (uri (agentls--path-to-uri path))
+         (line (agentls--old-line-at-point))
          (first (1- (cadr h)))
          (last (+ first (max 1 (cddr h))))
          (conn (agentls-connection-for path))
-         (diags (gethash uri (agentls-connection-diagnostics conn))))
-    (cons uri
-          (cl-remove-if-not
-           (lambda (d)
-             (let ((data (plist-get d :data))
-                   (line (plist-get (plist-get (plist-get d :range) :start) :line)))
-               (and (equal (plist-get data :taskId) task-id)
-                    (<= first line) (< line last))))
-           diags))))
+         (best nil) (best-d nil))
+    (dolist (d (gethash uri (agentls-connection-diagnostics conn)))
+      (let* ((r (plist-get d :range))
+             (s (plist-get (plist-get r :start) :line))
+             (e (max s (plist-get (plist-get r :end) :line)))
+             (dist (cond ((< line s) (- s line)) ((> line e) (- line e)) (t 0))))
+        (when (and (equal (plist-get (plist-get d :data) :taskId) task-id)
+                   (<= first s) (<= s last)
+                   (or (null best-d) (< dist best-d)))
+          (setq best d best-d dist))))
+    (cons uri best)))
 
 (defun agentls--review-hunk (command)
   (let* ((id agentls--review-task)
-         (found (agentls--hunk-diagnostics id)))
-    (unless (cdr found) (user-error "agentls: no proposal of %s in this hunk" id))
-    (dolist (d (cdr found))
-      (agentls-command command (list :taskId id :uri (car found)
-                                     :hunk (plist-get (plist-get d :data) :hunk))))
+         (found (agentls--proposal-at-point id)))
+    (unless (cdr found) (user-error "agentls: no proposal of %s here" id))
+    (condition-case err
+        (agentls-command command (list :taskId id :uri (car found)
+                                       :hunk (plist-get (plist-get (cdr found) :data) :hunk)))
+      (jsonrpc-error
+       (agentls-review-refresh)
+       (user-error "agentls: %s" (or (alist-get 'jsonrpc-error-message (cdr err)) (format "%S" err)))))
     (agentls-review-refresh)))
 
 (defun agentls-review-accept-hunk ()

@@ -247,6 +247,10 @@ Returns a marker at the start of the inserted text."
 (defun agentls-status-word (r)
   "How result (or task) plist R reads: checks still failing is never \"ok\"."
   (cond ((eq (plist-get r :cancelled) t) "cancelled")
+        ;; agentls.status says when "ok" would mislead (undone, rejected,
+        ;; awaiting review).
+        ((and (stringp (plist-get r :outcome)) (not (string-empty-p (plist-get r :outcome))))
+         (plist-get r :outcome))
         ((equal (plist-get r :reason) "verifyFailed") "done, checks failing")
         (t (or (plist-get r :status) "ended"))))
 
@@ -328,7 +332,18 @@ Returns a marker at the start of the inserted text."
          (agentls--line "%s checks %s: %s"
                         (if (eq (plist-get v :passed) t) "✓" "✗")
                         (if (eq (plist-get v :passed) t) "passed" "failed")
-                        (or (plist-get v :summary) ""))))
+                        (or (plist-get v :summary) ""))
+         ;; Why: the located problems, else the checks' first lines.
+         ;; Beside another server, Flymake may hide agentls's diagnostic
+         ;; as a repeat, so the conversation says it.
+         (unless (eq (plist-get v :passed) t)
+           (let* ((located (append (plist-get v :located) nil))
+                  (why (or located
+                           (and (stringp (plist-get v :feedback))
+                                (split-string (string-trim (plist-get v :feedback)) "\n" t)))))
+             (cl-loop for l in why for i from 1
+                      if (> i 10) do (agentls--line "    … %d more" (- (length why) 10)) and return nil
+                      else do (agentls--line "    %s" (agentls--first-line l 300)))))))
       ("usage"
        (when tl
          (agentls--update-task-line tl :usage (or (plist-get ev :taskUsage) (plist-get ev :usage))
@@ -348,10 +363,13 @@ Returns a marker at the start of the inserted text."
          (when tl
            (agentls--update-task-line tl :usage (or (plist-get r :usage) (plist-get (cdr tl) :usage))
                                       :cost (plist-get r :cost)))
+         ;; "## Done" (a Markdown heading) reads "Done" in the summary line.
          (agentls--line "■ %s %s: %s" id (agentls-status-word r)
                         (agentls--first-line
-                         (if (eq (plist-get r :cancelled) t) "cancelled"
-                           (or (plist-get r :summary) (plist-get r :error) ""))
+                         (replace-regexp-in-string
+                          "\\`[ \t\n]*#+[ \t]*" ""
+                          (if (eq (plist-get r :cancelled) t) "cancelled"
+                            (or (plist-get r :summary) (plist-get r :error) "")))
                          300))
          (when files
            (agentls--line "  files: %s" (string-join files ", ")))
@@ -651,8 +669,58 @@ Returns its buffer."
   (interactive)
   (display-buffer (agentls-stream-buffer)))
 
+;;;###autoload
+(defun agentls-run-command (name &optional args)
+  "Run the project command NAME (.agentls/commands/NAME.md) with ARGS.
+Interactively, pick it from the server's list (agentls.commands, each
+shown with its argument hint and description) and type its arguments.
+It runs as the task \"/NAME ARGS\"; the server expands it.  Returns the
+task id."
+  (interactive
+   (let* ((res (agentls-command "agentls.commands"))
+          (cmds (append (plist-get res :commands) nil))
+          (table (mapcar (lambda (c) (cons (plist-get c :name) c)) cmds)))
+     (when (and (stringp (plist-get res :error)) (not (string-empty-p (plist-get res :error))))
+       (message "agentls: %s" (plist-get res :error)))
+     (unless cmds (user-error "agentls: this project has no commands (Markdown files in .agentls/commands/)"))
+     (let* ((completion-extra-properties
+             (list :annotation-function
+                   (lambda (n)
+                     (let ((c (cdr (assoc n table))))
+                       (concat (when (plist-get c :argumentHint) (concat " " (plist-get c :argumentHint)))
+                               (when (plist-get c :description) (concat "  — " (plist-get c :description))))))))
+            (name (completing-read "agentls command: /" table nil t))
+            (c (cdr (assoc name table))))
+       (list name (read-string (format "/%s %s: " name (or (plist-get c :argumentHint) "")))))))
+  (agentls-run (string-trim (concat "/" name " " (or args "")))))
+
+;;;###autoload
+(defun agentls-task-diff (&optional task-id)
+  "Show what TASK-ID applied (default: the newest task that changed files)
+as the server's unified diff (agentls.diff) in `diff-mode'.  A review
+task's proposals are in `agentls-review-diff'.  Returns the buffer."
+  (interactive)
+  (let* ((res (agentls-command "agentls.diff" (and task-id (list :taskId task-id))))
+         (diff (or (plist-get res :diff) "")))
+    (when (string-empty-p diff)
+      (user-error "agentls: %s" (or (plist-get res :reason) "nothing to show")))
+    (let ((buf (get-buffer-create (format "*agentls diff %s*" (plist-get res :taskId))))
+          (root (ignore-errors (agentls-connection-root (agentls-connection-for)))))
+      (with-current-buffer buf
+        (let ((inhibit-read-only t))
+          (erase-buffer)
+          (insert diff))
+        (diff-mode)
+        (when root (setq default-directory root))
+        (setq buffer-read-only t)
+        (goto-char (point-min)))
+      (display-buffer buf)
+      buf)))
+
 (defvar agentls-command-map
   (let ((m (make-sparse-keymap)))
+    (define-key m "/" #'agentls-run-command)
+    (define-key m "D" #'agentls-task-diff)
     (define-key m "r" #'agentls-run)
     (define-key m "c" #'agentls-cancel)
     (define-key m "s" #'agentls-status)

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
+	"time"
 
 	sdk "github.com/coder/acp-go-sdk"
 	"go.uber.org/zap"
@@ -38,16 +39,23 @@ func Serve(ctx context.Context, in io.Reader, out io.Writer, o Options) error {
 	if o.Log == nil {
 		o.Log = zap.NewNop()
 	}
-	w := &lockedWriter{w: out}
-	a := &Agent{opts: o, log: o.Log, sessions: map[string]*acpSession{}}
-	conn := sdk.NewAgentSideConnection(a, w, screenMalformed(in, w, o.Log))
+	w := newWire(out)
+	a := &Agent{opts: o, log: o.Log, sessions: map[string]*acpSession{}, wire: w, roots: map[string]bool{}, modelLists: map[string][]string{}}
+	if wd, err := os.Getwd(); err == nil {
+		a.roots[wd] = true
+	}
+	conn := sdk.NewAgentSideConnection(a, w, screen(in, w, o.Log, w, a.onWire))
 	conn.SetLogger(slog.New(slog.NewTextHandler(zap.NewStdLog(o.Log).Writer(), nil)))
 	a.conn = conn
 	select {
 	case <-conn.Done():
 	case <-ctx.Done():
 	}
-	a.close()
+	// A signal, or the client gone: the running prompts are cancelled and
+	// waited for, so each answers "cancelled" while the output is still
+	// open and saves its session, as lsp.Serve does for its tasks.
+	a.shutdown()
+	w.drain(5 * time.Second)
 	return nil
 }
 
@@ -56,11 +64,23 @@ type Agent struct {
 	opts Options
 	log  *zap.Logger
 	conn *sdk.AgentSideConnection
+	wire *wire
 
 	mu       sync.Mutex
 	fsRead   bool // the client offers fs/read_text_file
 	fsWrite  bool // and fs/write_text_file
 	sessions map[string]*acpSession
+	// roots are the workspaces this connection has seen (its working
+	// directory and every session's), where session/list without a cwd
+	// and session/delete look.
+	roots map[string]bool
+	// modelLists are the endpoints' model lists, by base URL.
+	modelLists map[string][]string
+	// closing: the connection is ending; no prompt starts any more.
+	closing bool
+	// running counts the prompts and other work the connection's end waits
+	// for (a prompt adds itself under mu, unless closing).
+	running sync.WaitGroup
 }
 
 // acpSession is one ACP session: a workspace, its configuration and an
@@ -88,8 +108,25 @@ type acpSession struct {
 	mu   sync.Mutex
 	mode string // modeAsk or modeApply
 	// closed: session/close (or the connection's end) closed the MCP
-	// servers; a trust answer arriving later must not start new ones.
+	// servers; a trust answer arriving later must not start new ones, and
+	// no prompt runs in the session any more.
 	closed bool
+	// cancel ends the running prompt (nil: none runs).
+	cancel context.CancelFunc
+	// The config options: the model and reasoning effort chosen ("": the
+	// configured one) and the models offered.
+	model, effort string
+	modelList     []string
+	// last is the workspace of the last prompt that changed files, for
+	// /verify and /undo.
+	last *clientWorkspace
+	// title names the session (its first prompt); cost is what its tasks
+	// on this connection cost so far, in USD.
+	title string
+	cost  float64
+	// extraDirs are the session's additionalDirectories: files in them may
+	// be attached by a link in a prompt (read-only; the tools stay in root).
+	extraDirs []string
 }
 
 // setMCP replaces the session's MCP servers, closing the old ones; after
@@ -136,12 +173,66 @@ const (
 var _ sdk.Agent = (*Agent)(nil)
 var _ sdk.AgentLoader = (*Agent)(nil)
 
-func (a *Agent) close() {
+// shutdown ends the connection's work: every running prompt is cancelled
+// and waited for, then the sessions' MCP servers close.
+func (a *Agent) shutdown() {
 	a.mu.Lock()
-	defer a.mu.Unlock()
+	a.closing = true
+	sessions := make([]*acpSession, 0, len(a.sessions))
 	for _, s := range a.sessions {
+		sessions = append(sessions, s)
+	}
+	a.mu.Unlock()
+	for _, s := range sessions {
+		s.mu.Lock()
+		s.closed = true // a prompt waiting for its turn answers "cancelled"
+		s.mu.Unlock()
+		s.cancelRunning()
+	}
+	a.running.Wait()
+	for _, s := range sessions {
 		s.closeMCP()
 	}
+}
+
+// begin counts a piece of work the connection's end must wait for; false:
+// the connection is ending and the work must not start.
+func (a *Agent) begin() bool {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.closing {
+		return false
+	}
+	a.running.Add(1)
+	return true
+}
+
+// cancelRunning cancels the session's running prompt, if any.
+func (s *acpSession) cancelRunning() {
+	s.mu.Lock()
+	cancel := s.cancel
+	s.mu.Unlock()
+	if cancel != nil {
+		cancel()
+	}
+}
+
+// close ends the session: no prompt starts in it any more, the running one
+// is cancelled and waited for (its turn slot comes free when it has
+// answered), and its MCP servers close.
+func (s *acpSession) close(ctx context.Context) error {
+	s.mu.Lock()
+	s.closed = true
+	s.mu.Unlock()
+	s.cancelRunning()
+	select {
+	case s.turn <- struct{}{}:
+		<-s.turn
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+	s.closeMCP()
+	return nil
 }
 
 // Initialize implements sdk.Agent.
@@ -157,7 +248,15 @@ func (a *Agent) Initialize(_ context.Context, p sdk.InitializeRequest) (sdk.Init
 		ProtocolVersion: sdk.ProtocolVersionNumber,
 		AgentInfo:       &sdk.Implementation{Name: "agentls", Version: v},
 		AgentCapabilities: sdk.AgentCapabilities{
-			LoadSession:        true,
+			LoadSession: true,
+			// Advertised, or a conforming client never calls them;
+			// session/delete is added on the wire (onWire).
+			SessionCapabilities: sdk.SessionCapabilities{
+				List: &sdk.SessionListCapabilities{}, Resume: &sdk.SessionResumeCapabilities{}, Close: &sdk.SessionCloseCapabilities{},
+				// Files in them can be attached by a link; the tools
+				// stay in cwd.
+				AdditionalDirectories: &sdk.SessionAdditionalDirectoriesCapabilities{},
+			},
 			PromptCapabilities: sdk.PromptCapabilities{EmbeddedContext: true},
 			McpCapabilities:    sdk.McpCapabilities{Http: true},
 		},
@@ -178,7 +277,10 @@ func (a *Agent) NewSession(_ context.Context, p sdk.NewSessionRequest) (_ sdk.Ne
 	if err != nil {
 		return sdk.NewSessionResponse{}, err
 	}
-	return sdk.NewSessionResponse{SessionId: sdk.SessionId(s.id), Modes: s.modes()}, nil
+	if err := s.setExtraDirs(p.AdditionalDirectories); err != nil {
+		return sdk.NewSessionResponse{}, err
+	}
+	return sdk.NewSessionResponse{SessionId: sdk.SessionId(s.id), Modes: s.modes(), ConfigOptions: s.configOptions()}, nil
 }
 
 // openSession sets a session up in cwd; id "" is a new session.
@@ -198,6 +300,7 @@ func (a *Agent) openSession(cwd string, servers []sdk.McpServer, id string) (*ac
 	if cfg.Agent.Review {
 		s.mode = modeAsk
 	}
+	s.model, s.modelList = cfg.LLM.Model, a.models(cfg)
 	st, err := session.Open(root, session.Options{Memory: cfg.Agent.Memory, Redact: cfg.Redact,
 		Warn: func(msg string) { a.log.Warn(msg) }})
 	if err != nil {
@@ -209,18 +312,29 @@ func (a *Agent) openSession(cwd string, servers []sdk.McpServer, id string) (*ac
 	case id != "": // a stored session, loaded or resumed
 	case st != nil:
 		s.id = st.NewID()
+		// On file from the start, so that a client can resume it in
+		// another process before its first prompt.
+		if err := st.Create(s.id); err != nil {
+			a.log.Warn("the session is not on file until its first prompt", zap.Error(err))
+		}
 	default:
 		s.id = newID()
 	}
 	s.mcp = assemble.MCPManager(cfg, root, a.log, func(msg string) { a.log.Warn(msg) })
 	a.mu.Lock()
-	if old := a.sessions[s.id]; old != nil {
+	old := a.sessions[s.id]
+	a.sessions[s.id] = s
+	a.roots[root] = true
+	if old != nil && !a.closing {
+		// Loaded again: the old session's prompt ends and its MCP servers
+		// close, on a goroutine the connection's end waits for.
+		a.running.Add(1)
 		go func() {
-			defer recoverLog(a.log, "closing MCP servers")
-			old.closeMCP()
+			defer a.running.Done()
+			defer recoverLog(a.log, "closing a replaced session")
+			_ = old.close(context.Background())
 		}()
 	}
-	a.sessions[s.id] = s
 	a.mu.Unlock()
 	return s, nil
 }
@@ -283,9 +397,10 @@ func (a *Agent) SetSessionMode(ctx context.Context, p sdk.SetSessionModeRequest)
 	if p.ModeId != modeAsk && p.ModeId != modeApply {
 		return sdk.SetSessionModeResponse{}, sdk.NewInvalidParams(map[string]any{"error": fmt.Sprintf("unknown mode %q (ask, apply)", p.ModeId)})
 	}
-	s.mu.Lock()
-	s.mode = string(p.ModeId)
-	s.mu.Unlock()
+	if _, err := s.setOption(optMode, string(p.ModeId)); err != nil {
+		return sdk.SetSessionModeResponse{}, err
+	}
+	a.optionsChanged(s, false) // the review option's picker follows
 	return sdk.SetSessionModeResponse{}, nil
 }
 
@@ -294,43 +409,21 @@ func (a *Agent) SetSessionMode(ctx context.Context, p sdk.SetSessionModeRequest)
 // "cancelled".
 func (a *Agent) Cancel(context.Context, sdk.CancelNotification) error { return nil }
 
-// CloseSession implements sdk.Agent.
-func (a *Agent) CloseSession(_ context.Context, p sdk.CloseSessionRequest) (_ sdk.CloseSessionResponse, err error) {
+// CloseSession implements sdk.Agent: the session's running prompt is
+// cancelled and has answered before the close does (ACP v1: "session/close
+// cancels any ongoing work").
+func (a *Agent) CloseSession(ctx context.Context, p sdk.CloseSessionRequest) (_ sdk.CloseSessionResponse, err error) {
 	defer barrier(a.log, "session/close", &err)
 	a.mu.Lock()
 	s := a.sessions[string(p.SessionId)]
 	delete(a.sessions, string(p.SessionId))
 	a.mu.Unlock()
 	if s != nil {
-		s.closeMCP()
+		if err := s.close(ctx); err != nil {
+			return sdk.CloseSessionResponse{}, err
+		}
 	}
 	return sdk.CloseSessionResponse{}, nil
-}
-
-// ListSessions implements sdk.Agent: the stored sessions of cwd's workspace.
-func (a *Agent) ListSessions(_ context.Context, p sdk.ListSessionsRequest) (_ sdk.ListSessionsResponse, err error) {
-	defer barrier(a.log, "session/list", &err)
-	out := sdk.ListSessionsResponse{Sessions: []sdk.SessionInfo{}}
-	cwd := ""
-	if p.Cwd != nil {
-		cwd = *p.Cwd
-	}
-	if !filepath.IsAbs(cwd) {
-		return out, nil
-	}
-	st, err := session.Open(cwd, session.Options{})
-	if err != nil {
-		return out, nil
-	}
-	infos, err := st.List()
-	if err != nil {
-		return out, nil
-	}
-	for _, in := range infos {
-		title, upd := in.LastPrompt, in.Updated.UTC().Format("2006-01-02T15:04:05Z")
-		out.Sessions = append(out.Sessions, sdk.SessionInfo{SessionId: sdk.SessionId(in.ID), Cwd: cwd, Title: &title, UpdatedAt: &upd})
-	}
-	return out, nil
 }
 
 // ResumeSession implements sdk.Agent: like session/load, without the replay.
@@ -340,12 +433,10 @@ func (a *Agent) ResumeSession(_ context.Context, p sdk.ResumeSessionRequest) (_ 
 	if err != nil {
 		return sdk.ResumeSessionResponse{}, err
 	}
-	return sdk.ResumeSessionResponse{Modes: s.modes()}, nil
-}
-
-// SetSessionConfigOption implements sdk.Agent: agentls has none.
-func (a *Agent) SetSessionConfigOption(context.Context, sdk.SetSessionConfigOptionRequest) (sdk.SetSessionConfigOptionResponse, error) {
-	return sdk.SetSessionConfigOptionResponse{}, sdk.NewInvalidParams(map[string]any{"error": "agentls has no session config options"})
+	if err := s.setExtraDirs(p.AdditionalDirectories); err != nil {
+		return sdk.ResumeSessionResponse{}, err
+	}
+	return sdk.ResumeSessionResponse{Modes: s.modes(), ConfigOptions: s.configOptions()}, nil
 }
 
 func recoverLog(log *zap.Logger, what string) {
@@ -393,4 +484,27 @@ func trustStore() *policy.TrustStore {
 		return nil
 	}
 	return assemble.TrustStore(dir)
+}
+
+// setExtraDirs takes a session's additionalDirectories: absolute paths of
+// directories, kept with their links resolved.
+func (s *acpSession) setExtraDirs(dirs []string) error {
+	var out []string
+	for _, d := range dirs {
+		if !filepath.IsAbs(d) {
+			return sdk.NewInvalidParams(map[string]any{"error": fmt.Sprintf("additionalDirectories: %q is not an absolute path", d)})
+		}
+		real, err := filepath.EvalSymlinks(d)
+		if err != nil {
+			return sdk.NewInvalidParams(map[string]any{"error": fmt.Sprintf("additionalDirectories: %v", err)})
+		}
+		if st, err := os.Stat(real); err != nil || !st.IsDir() {
+			return sdk.NewInvalidParams(map[string]any{"error": fmt.Sprintf("additionalDirectories: %s is not a directory", d)})
+		}
+		out = append(out, real)
+	}
+	s.mu.Lock()
+	s.extraDirs = out
+	s.mu.Unlock()
+	return nil
 }

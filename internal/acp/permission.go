@@ -113,6 +113,11 @@ func (a *Agent) settleTrust(ctx context.Context, s *acpSession, out *stream) {
 	}
 	cfg := a.loadConfig(s)
 	cfg.MCPServers = mergeMCP(cfg.MCPServers, s.clientServers)
+	s.mu.Lock()
+	if s.model == s.cfg.LLM.Model { // not picked: the trusted settings' model
+		s.model = cfg.LLM.Model
+	}
 	s.cfg = cfg
+	s.mu.Unlock()
 	s.setMCP(assemble.MCPManager(cfg, s.root, a.log, func(msg string) { a.log.Warn(msg) }))
 }

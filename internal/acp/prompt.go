@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -14,6 +15,7 @@ import (
 
 	"github.com/agentls/agentls/internal/agent"
 	"github.com/agentls/agentls/internal/assemble"
+	"github.com/agentls/agentls/internal/commands"
 	"github.com/agentls/agentls/internal/session"
 )
 
@@ -25,10 +27,17 @@ func (a *Agent) Prompt(ctx context.Context, p sdk.PromptRequest) (_ sdk.PromptRe
 	if err != nil {
 		return sdk.PromptResponse{}, err
 	}
-	text := promptText(p.Prompt)
+	text, notes, err := s.promptText(p.Prompt)
+	if err != nil {
+		return sdk.PromptResponse{}, err
+	}
 	if strings.TrimSpace(text) == "" {
 		return sdk.PromptResponse{}, sdk.NewInvalidParams(map[string]any{"error": "the prompt has no text"})
 	}
+	if !a.begin() {
+		return sdk.PromptResponse{StopReason: sdk.StopReasonCancelled}, nil
+	}
+	defer a.running.Done()
 	// A new prompt in the same session cancelled the one before it (the
 	// connection does that); wait for it to end, so turns stay in order,
 	// unless this one is cancelled first.
@@ -38,13 +47,48 @@ func (a *Agent) Prompt(ctx context.Context, p sdk.PromptRequest) (_ sdk.PromptRe
 		return sdk.PromptResponse{StopReason: sdk.StopReasonCancelled}, nil
 	}
 	defer func() { <-s.turn }()
-	if ctx.Err() != nil {
+	// session/close and the connection's end cancel the prompt through
+	// s.cancel; session/cancel through ctx (the SDK's own).
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	s.mu.Lock()
+	closed := s.closed
+	if !closed {
+		s.cancel = cancel
+	}
+	s.mu.Unlock()
+	defer func() {
+		s.mu.Lock()
+		s.cancel = nil
+		s.mu.Unlock()
+	}()
+	if closed || ctx.Err() != nil {
 		return sdk.PromptResponse{StopReason: sdk.StopReasonCancelled}, nil
 	}
 
 	out0 := a.newStream(s)
+	for _, n := range notes {
+		out0.text("_agentls: " + n + "_\n")
+	}
+	userMsg := newUUID()
+	if p.MessageId != nil && *p.MessageId != "" {
+		userMsg = *p.MessageId
+	}
+	if name, args, ok := splitCommand(text); ok {
+		if a.runBuiltin(ctx, s, out0, name, args) {
+			if ctx.Err() != nil {
+				return sdk.PromptResponse{StopReason: sdk.StopReasonCancelled, UserMessageId: &userMsg}, nil
+			}
+			return sdk.PromptResponse{StopReason: sdk.StopReasonEndTurn, UserMessageId: &userMsg}, nil
+		}
+		if c, ok := commands.Find(a.projectCommands(s.root), name); ok {
+			text = c.Expand(args)
+		}
+	}
+	a.titled(s, out0, text)
 	a.settleTrust(ctx, s, out0)
-	cfg := s.cfg
+	cfg := s.taskConfig()
+	out0.priced(cfg, s)
 	out := out0
 	ws, err := a.newWorkspace(s, out)
 	if err != nil {
@@ -89,6 +133,12 @@ func (a *Agent) Prompt(ctx context.Context, p sdk.PromptRequest) (_ sdk.PromptRe
 	if err != nil {
 		return sdk.PromptResponse{}, &sdk.RequestError{Code: -32603, Message: "agentls: " + err.Error()}
 	}
+	s.mu.Lock()
+	s.cost += res.Cost
+	if len(ws.changedFiles()) > 0 {
+		s.last = ws
+	}
+	s.mu.Unlock()
 	a.log.Info("prompt ended", zap.String("session", s.id), zap.String("status", res.Status),
 		zap.String("reason", res.Reason), zap.Duration("took", time.Since(start)))
 	stop, err := stopReason(res)
@@ -100,9 +150,32 @@ func (a *Agent) Prompt(ctx context.Context, p sdk.PromptRequest) (_ sdk.PromptRe
 		out.text(fmt.Sprintf("\n\nagentls stopped (%s): %s\n", res.Reason, cfg.Redact(res.Error)))
 	}
 	u := res.Usage
-	return sdk.PromptResponse{StopReason: stop, Usage: &sdk.Usage{
+	return sdk.PromptResponse{StopReason: stop, UserMessageId: &userMsg, Usage: &sdk.Usage{
 		InputTokens: u.InputTokens, OutputTokens: u.OutputTokens, TotalTokens: u.InputTokens + u.OutputTokens,
 	}}, nil
+}
+
+// titled names the session after its first prompt and tells the client
+// (session_info_update), with the time of this activity.
+func (a *Agent) titled(s *acpSession, out *stream, prompt string) {
+	s.mu.Lock()
+	if s.title == "" {
+		s.title = sessionTitle(strings.TrimSpace(prompt))
+	}
+	title := s.title
+	s.mu.Unlock()
+	now := time.Now().UTC().Format(time.RFC3339)
+	out.send(sdk.SessionUpdate{SessionInfoUpdate: &sdk.SessionSessionInfoUpdate{Title: &title, UpdatedAt: &now}})
+}
+
+// newUUID is a random (version 4) UUID, the form ACP wants message IDs in.
+func newUUID() string {
+	var b [16]byte
+	_, _ = rand.Read(b[:])
+	b[6] = b[6]&0x0f | 0x40
+	b[8] = b[8]&0x3f | 0x80
+	h := hex.EncodeToString(b[:])
+	return h[:8] + "-" + h[8:12] + "-" + h[12:16] + "-" + h[16:20] + "-" + h[20:]
 }
 
 // stopReason maps an agentls result to ACP's stop reasons (README, "Stop
@@ -125,24 +198,6 @@ func stopReason(res agent.Result) (sdk.StopReason, error) {
 		Data: map[string]any{"reason": res.Reason}}
 }
 
-// promptText renders the prompt's blocks as the task: text as is,
-// resources the client embedded as fenced text, links as their URI.
-func promptText(blocks []sdk.ContentBlock) string {
-	var b strings.Builder
-	for _, c := range blocks {
-		switch {
-		case c.Text != nil:
-			b.WriteString(c.Text.Text)
-		case c.ResourceLink != nil:
-			fmt.Fprintf(&b, " %s ", c.ResourceLink.Uri)
-		case c.Resource != nil && c.Resource.Resource.TextResourceContents != nil:
-			r := c.Resource.Resource.TextResourceContents
-			fmt.Fprintf(&b, "\n\n%s:\n```\n%s\n```\n", r.Uri, r.Text)
-		}
-	}
-	return b.String()
-}
-
 // LoadSession implements sdk.AgentLoader: it replays a stored agentls
 // session as session/update notifications, then answers.
 func (a *Agent) LoadSession(ctx context.Context, p sdk.LoadSessionRequest) (_ sdk.LoadSessionResponse, err error) {
@@ -151,12 +206,15 @@ func (a *Agent) LoadSession(ctx context.Context, p sdk.LoadSessionRequest) (_ sd
 	if err != nil {
 		return sdk.LoadSessionResponse{}, err
 	}
+	if err := s.setExtraDirs(p.AdditionalDirectories); err != nil {
+		return sdk.LoadSessionResponse{}, err
+	}
 	stored, err := s.store.Load(s.id)
 	if err != nil {
 		return sdk.LoadSessionResponse{}, err
 	}
 	a.replay(ctx, s, stored)
-	return sdk.LoadSessionResponse{Modes: s.modes()}, nil
+	return sdk.LoadSessionResponse{Modes: s.modes(), ConfigOptions: s.configOptions()}, nil
 }
 
 // loadStored opens a stored session of cwd's workspace.
@@ -171,7 +229,8 @@ func (a *Agent) loadStored(cwd string, servers []sdk.McpServer, id string) (*acp
 	if s.store == nil {
 		return nil, sdk.NewInternalError(map[string]any{"error": "the session store cannot be opened"})
 	}
-	if _, err := s.store.Load(id); err != nil {
+	stored, err := s.store.Load(id)
+	if err != nil {
 		a.mu.Lock()
 		delete(a.sessions, id)
 		a.mu.Unlock()
@@ -179,6 +238,16 @@ func (a *Agent) loadStored(cwd string, servers []sdk.McpServer, id string) (*acp
 			return nil, sdk.NewInvalidParams(map[string]any{"error": fmt.Sprintf("no session %q in %s", id, s.root)})
 		}
 		return nil, sdk.NewInternalError(map[string]any{"error": err.Error()})
+	}
+	// The session goes on as it was: its title, and the model its last
+	// task used when the endpoint still serves it.
+	if n := len(stored.Tasks); n > 0 {
+		s.mu.Lock()
+		s.title = sessionTitle(strings.TrimSpace(stored.Tasks[0].Prompt))
+		if m := stored.Tasks[n-1].Model; m != "" && slices.Contains(s.modelList, m) {
+			s.model = m
+		}
+		s.mu.Unlock()
 	}
 	return s, nil
 }

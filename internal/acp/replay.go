@@ -23,12 +23,15 @@ func (a *Agent) replay(ctx context.Context, s *acpSession, stored *session.Sessi
 		switch m.Role {
 		case agent.RoleUser:
 			if m.Content != "" {
-				out.send(sdk.UpdateUserMessageText(out.redact(m.Content)))
+				id := newUUID()
+				out.send(sdk.SessionUpdate{UserMessageChunk: &sdk.SessionUpdateUserMessageChunk{Content: sdk.TextBlock(out.redact(m.Content)), MessageId: &id}})
 			}
+			out.endMessage()
 		case agent.RoleAssistant:
 			if strings.TrimSpace(m.Content) != "" {
 				out.text(m.Content)
 			}
+			out.endMessage()
 			for i := range m.ToolCalls {
 				c := m.ToolCalls[i]
 				calls[c.ID] = &c

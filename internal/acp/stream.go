@@ -12,6 +12,8 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/agentls/agentls/internal/agent"
+	"github.com/agentls/agentls/internal/assemble"
+	"github.com/agentls/agentls/internal/config"
 	"github.com/agentls/agentls/internal/session"
 	"github.com/agentls/agentls/internal/textcut"
 )
@@ -29,6 +31,13 @@ type stream struct {
 	verifyID string
 	hasPlan  bool // the model sent a plan (update_plan)
 	diffs    map[string][]diffRec
+	// msgID is the agent message the text chunks belong to ("": the next
+	// chunk starts one); a tool call ends a message.
+	msgID string
+	// The task's prices ($ per million tokens, 0: unknown), the session's
+	// cost before this task, and the context window: for usage_update.
+	priceIn, priceOut, costBefore float64
+	window                        int
 }
 
 // diffRec is one edit the workspace made, waiting for its tool call's
@@ -40,7 +49,10 @@ type diffRec struct {
 }
 
 func (a *Agent) newStream(s *acpSession) *stream {
-	return &stream{a: a, s: s, redact: s.cfg.Redact, commands: map[string]string{}, diffs: map[string][]diffRec{}}
+	s.mu.Lock()
+	redact := s.cfg.Redact
+	s.mu.Unlock()
+	return &stream{a: a, s: s, redact: redact, commands: map[string]string{}, diffs: map[string][]diffRec{}}
 }
 
 // send delivers an update; it outlives a cancelled prompt, so the client
@@ -52,7 +64,33 @@ func (o *stream) send(u sdk.SessionUpdate) {
 	}
 }
 
-func (o *stream) text(s string) { o.send(sdk.UpdateAgentMessageText(o.redact(s))) }
+func (o *stream) text(s string) {
+	o.mu.Lock()
+	if o.msgID == "" {
+		o.msgID = newUUID()
+	}
+	id := o.msgID
+	o.mu.Unlock()
+	o.send(sdk.SessionUpdate{AgentMessageChunk: &sdk.SessionUpdateAgentMessageChunk{Content: sdk.TextBlock(o.redact(s)), MessageId: &id}})
+}
+
+// endMessage makes the next text chunk start a new agent message.
+func (o *stream) endMessage() {
+	o.mu.Lock()
+	o.msgID = ""
+	o.mu.Unlock()
+}
+
+// priced sets what usage_update needs for one task of session s.
+func (o *stream) priced(cfg config.Config, s *acpSession) {
+	in, out := assemble.Price(cfg)
+	s.mu.Lock()
+	before := s.cost
+	s.mu.Unlock()
+	o.mu.Lock()
+	o.priceIn, o.priceOut, o.costBefore, o.window = in, out, before, assemble.Limits(cfg).ContextTokens
+	o.mu.Unlock()
+}
 
 // edited records an edit for the diff content of its tool call.
 func (o *stream) edited(rel, abs, old, next string, existed bool) {
@@ -121,8 +159,13 @@ func (o *stream) event(ev agent.Event) {
 		o.verified(ev.Verify)
 	case agent.KindUsage:
 		if ev.Usage != nil {
-			size := o.s.cfg.LLM.ContextTokens
-			u := sdk.SessionUsageUpdate{Used: ev.Usage.InputTokens + ev.Usage.OutputTokens, Size: size}
+			o.mu.Lock()
+			u := sdk.SessionUsageUpdate{Used: ev.Usage.InputTokens + ev.Usage.OutputTokens, Size: o.window}
+			if tu := ev.TaskUsage; tu != nil && (o.priceIn > 0 || o.priceOut > 0) {
+				cost := o.costBefore + (float64(tu.InputTokens)*o.priceIn+float64(tu.OutputTokens)*o.priceOut)/1e6
+				u.Cost = &sdk.Cost{Amount: cost, Currency: "USD"}
+			}
+			o.mu.Unlock()
 			o.send(sdk.SessionUpdate{UsageUpdate: &u})
 		}
 	case agent.KindRetry, agent.KindCompaction, agent.KindBudget:
@@ -141,6 +184,7 @@ func (o *stream) toolCall(c *agent.ToolCall) {
 	if args.Path != "" {
 		opts = append(opts, sdk.WithStartLocations([]sdk.ToolCallLocation{{Path: o.abs(args.Path)}}))
 	}
+	o.endMessage()
 	if c.Name == "run_command" && args.Command != "" {
 		o.mu.Lock()
 		o.commands[args.Command] = c.ID
@@ -226,6 +270,7 @@ func (o *stream) plan(work, check sdk.PlanEntryStatus) {
 
 // verifyStarted opens a tool call for a check (the gate's OnStart).
 func (o *stream) verifyStarted(command string) {
+	o.endMessage()
 	o.mu.Lock()
 	id, open := o.verifyID, o.verifyID != ""
 	if !open {

@@ -6,31 +6,114 @@ import (
 	"encoding/json"
 	"io"
 	"sync"
+	"time"
 
 	"go.uber.org/zap"
 )
 
-// lockedWriter serializes whole messages from the connection and from
-// screenMalformed on the one output stream.
-type lockedWriter struct {
-	mu sync.Mutex
-	w  io.Writer
+// wire is agentls's side of the connection below the SDK: it screens the
+// client's lines (malformed ones are answered here), answers the methods
+// the SDK does not know (onWire), and keeps count of the requests not yet
+// answered, so that the connection's end can wait for the last answers to
+// be written before the process exits.
+type wire struct {
+	mu      sync.Mutex
+	w       io.Writer
+	pending map[string]bool // ids of requests read and not yet answered
+	idle    chan struct{}   // closed when pending empties; nil while it is empty
+	// after are called with a request's result once its answer is
+	// written (under mu: they must not block or write).
+	after map[string]func(result json.RawMessage)
 }
 
-func (l *lockedWriter) Write(p []byte) (int, error) {
+func newWire(w io.Writer) *wire {
+	return &wire{w: w, pending: map[string]bool{}, after: map[string]func(json.RawMessage){}}
+}
+
+// onAnswer calls fn with the result of request id once it is answered.
+func (l *wire) onAnswer(id json.RawMessage, fn func(result json.RawMessage)) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	return l.w.Write(p)
+	l.after[string(id)] = fn
+}
+
+// Write writes one whole message (the connection and the screen share the
+// stream) and notes an answer to a pending request.
+func (l *wire) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	n, err := l.w.Write(p)
+	// Notifications (the SDK writes their method right after "jsonrpc"),
+	// the bulk of the stream, are no answers: not decoded.
+	if len(l.pending) > 0 && !bytes.HasPrefix(p, notificationPrefix) {
+		var m struct {
+			ID     json.RawMessage `json:"id"`
+			Method string          `json:"method"`
+			Result json.RawMessage `json:"result"`
+		}
+		if json.Unmarshal(p, &m) == nil && m.Method == "" && len(m.ID) > 0 && l.pending[string(m.ID)] {
+			delete(l.pending, string(m.ID))
+			if fn := l.after[string(m.ID)]; fn != nil {
+				delete(l.after, string(m.ID))
+				if err == nil && len(m.Result) > 0 {
+					fn(m.Result)
+				}
+			}
+			if len(l.pending) == 0 && l.idle != nil {
+				close(l.idle)
+				l.idle = nil
+			}
+		}
+	}
+	return n, err
+}
+
+var notificationPrefix = []byte(`{"jsonrpc":"2.0","method"`)
+
+// request notes a request read from the client.
+func (l *wire) request(id json.RawMessage) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.pending[string(id)] = true
+}
+
+// drain waits until every request read has been answered, or for max.
+func (l *wire) drain(max time.Duration) {
+	l.mu.Lock()
+	if len(l.pending) == 0 {
+		l.mu.Unlock()
+		return
+	}
+	if l.idle == nil {
+		l.idle = make(chan struct{})
+	}
+	idle := l.idle
+	l.mu.Unlock()
+	t := time.NewTimer(max)
+	defer t.Stop()
+	select {
+	case <-idle:
+	case <-t.C:
+	}
 }
 
 // maxLine bounds one message (the SDK's own limit).
 const maxLine = 10 << 20
 
+// onWire answers a request the SDK cannot: it returns the reply line, or
+// nil to pass the message on to the SDK.
+type onWire func(method string, id, params json.RawMessage) []byte
+
 // screenMalformed passes the well-formed lines of in on and answers the
 // others itself: the SDK drops a line that is not JSON without a word, and
 // JSON-RPC wants a parse error (-32700) or an invalid request (-32600), with
-// a null id. The connection keeps serving either way.
+// a null id. The connection keeps serving either way. Requests handle
+// answers (nil: none) are answered here too.
 func screenMalformed(in io.Reader, out io.Writer, log *zap.Logger) io.Reader {
+	return screen(in, out, log, nil, nil)
+}
+
+func screen(in io.Reader, out io.Writer, log *zap.Logger, track *wire, handle onWire) io.Reader {
 	pr, pw := io.Pipe()
 	go func() {
 		defer recoverLog(log, "reading the client's messages")
@@ -49,6 +132,24 @@ func screenMalformed(in io.Reader, out io.Writer, log *zap.Logger) io.Reader {
 				_, _ = out.Write(msg)
 				continue
 			}
+			var m struct {
+				ID     json.RawMessage `json:"id"`
+				Method string          `json:"method"`
+				Params json.RawMessage `json:"params"`
+			}
+			_ = json.Unmarshal(line, &m)
+			isRequest := m.Method != "" && len(m.ID) > 0 && string(m.ID) != "null"
+			if isRequest && handle != nil {
+				if reply := handle(m.Method, m.ID, m.Params); reply != nil {
+					if len(reply) > 0 { // empty: answered later by the handler
+						_, _ = out.Write(reply)
+					}
+					continue
+				}
+			}
+			if isRequest && track != nil {
+				track.request(m.ID)
+			}
 			if _, err := pw.Write(append(line, '\n')); err != nil {
 				return
 			}
@@ -56,6 +157,22 @@ func screenMalformed(in io.Reader, out io.Writer, log *zap.Logger) io.Reader {
 		pw.CloseWithError(sc.Err())
 	}()
 	return pr
+}
+
+// reply is a JSON-RPC response line: result, or err when it is set.
+func reply(id json.RawMessage, result any, err error) []byte {
+	m := map[string]any{"jsonrpc": "2.0", "id": id}
+	if err != nil {
+		m["error"] = toWireError(err)
+	} else {
+		m["result"] = result
+	}
+	b, e := json.Marshal(m)
+	if e != nil {
+		b, _ = json.Marshal(map[string]any{"jsonrpc": "2.0", "id": id,
+			"error": map[string]any{"code": -32603, "message": "Internal error", "data": map[string]any{"error": e.Error()}}})
+	}
+	return append(b, '\n')
 }
 
 // malformed returns the error reply for a line that is not a JSON-RPC

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io/fs"
 	"path/filepath"
+	"slices"
 	"sync"
 
 	sdk "github.com/coder/acp-go-sdk"
@@ -93,6 +94,12 @@ func (w *clientWorkspace) current(ctx context.Context, rel string) ([]byte, bool
 
 // Edit implements agent.Workspace.
 func (w *clientWorkspace) Edit(ctx context.Context, rel string, transform func(old []byte, exists bool) ([]byte, error)) error {
+	return w.edit(ctx, rel, transform, true)
+}
+
+// edit writes rel through the client or to the disk; task: an edit of the
+// task, asked about in "ask" mode and recorded (undo's is neither).
+func (w *clientWorkspace) edit(ctx context.Context, rel string, transform func(old []byte, exists bool) ([]byte, error), task bool) error {
 	if !w.write {
 		var old, next []byte
 		var existed bool
@@ -101,13 +108,15 @@ func (w *clientWorkspace) Edit(ctx context.Context, rel string, transform func(o
 			if err != nil {
 				return nil, err
 			}
-			if err := w.confirm(ctx, rel, o, exists, nb); err != nil {
-				return nil, err
+			if task {
+				if err := w.confirm(ctx, rel, o, exists, nb); err != nil {
+					return nil, err
+				}
 			}
 			old, existed, next = o, exists, nb
 			return nb, nil
 		})
-		if err == nil {
+		if err == nil && task {
 			w.record(rel, old, existed, next)
 		}
 		return err
@@ -120,14 +129,32 @@ func (w *clientWorkspace) Edit(ctx context.Context, rel string, transform func(o
 	if err != nil {
 		return err
 	}
-	if err := w.confirm(ctx, rel, old, existed, next); err != nil {
-		return err
+	if task {
+		if err := w.confirm(ctx, rel, old, existed, next); err != nil {
+			return err
+		}
 	}
 	if _, err := w.a.conn.WriteTextFile(ctx, sdk.WriteTextFileRequest{SessionId: sdk.SessionId(w.s.id), Path: w.abs(rel), Content: string(next)}); err != nil {
 		return fmt.Errorf("the editor did not write %s: %v", rel, err)
 	}
-	w.record(rel, old, existed, next)
+	if task {
+		w.record(rel, old, existed, next)
+	}
 	return nil
+}
+
+// changedFiles are the files the task changed, in order.
+func (w *clientWorkspace) changedFiles() []string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return append([]string(nil), w.order...)
+}
+
+// undoOrder is changedFiles, last first.
+func (w *clientWorkspace) undoOrder() []string {
+	out := w.changedFiles()
+	slices.Reverse(out)
+	return out
 }
 
 // confirm asks the user about an edit in "ask" mode, showing its diff.

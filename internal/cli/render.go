@@ -32,6 +32,9 @@ type startInfo struct {
 	Transcript string `json:"transcript,omitempty"`
 	DryRun     bool   `json:"dryRun,omitempty"`
 	Replay     bool   `json:"replay,omitempty"`
+	// NoProject: no project marker in the workspace or above it, so the
+	// current directory is the workspace (firsthour.go).
+	NoProject bool `json:"noProject,omitempty"`
 }
 
 // jsonRenderer writes one JSON object per line: a "start" line, the
@@ -206,7 +209,11 @@ func (r *textRenderer) start(info startInfo) {
 	if info.Replay {
 		what += " (replaying a recording)"
 	}
-	r.lineLocked(fmt.Sprintf("%s · %s · model %s · session %s", what, info.Workspace, info.Model, orNone(info.Session)))
+	ws := info.Workspace
+	if info.NoProject {
+		ws += " (no project marker here or above: this folder is the workspace)"
+	}
+	r.lineLocked(fmt.Sprintf("%s · %s · model %s · session %s", what, ws, info.Model, orNone(info.Session)))
 }
 
 func orNone(s string) string {

@@ -74,6 +74,8 @@ type cliRun struct {
 	stdin          io.Reader
 	stdout, stderr io.Writer
 	stdinLines     *lines
+	early          []string // warnings found before the renderer exists (firsthour.go)
+	noProject      bool     // the workspace has no project marker (firsthour.go)
 }
 
 // in is the one reader of stdin that serves every question: trust,
@@ -101,6 +103,12 @@ func (c *cliRun) run(ctx context.Context) int {
 		return c.usage("%v", err)
 	}
 	root = disk.Root()
+	if code, stop := c.checkWorkspace(root); stop {
+		return code
+	}
+	if o.task, err = expandCommand(root, o.task, func(w string) { c.early = append(c.early, w) }); err != nil {
+		return c.usage("%v", err)
+	}
 
 	cfg, probs, untrusted := c.loadConfig(root)
 	if o.baseURL != "" || o.replay != "" {
@@ -127,6 +135,12 @@ func (c *cliRun) run(ctx context.Context) int {
 		}
 	}
 
+	if replay == nil {
+		if err := checkEndpoint(cfg); err != nil {
+			return c.usage("%v", err)
+		}
+	}
+
 	log := zap.NewNop()
 	if o.logFile != "" {
 		l, closeLog, err := logging.New(o.logFile, "debug", c.stderr)
@@ -148,6 +162,9 @@ func (c *cliRun) run(ctx context.Context) int {
 	defer ren.close()
 	for _, p := range probs {
 		ren.warn(fmt.Sprintf("setting %q from %s: %s", p.Key, p.Source, p.Msg))
+	}
+	for _, w := range c.early {
+		ren.warn(w)
 	}
 
 	var llm agent.LLM
@@ -265,7 +282,7 @@ func (c *cliRun) run(ctx context.Context) int {
 				st = rec
 				log.Info("task", zap.String("workspace", root), zap.String("session", st.Session()), zap.String("model", cfg.LLM.Model), zap.Bool("dryRun", o.dryRun), zap.Bool("review", review))
 				ren.start(startInfo{Session: st.Session(), TaskID: st.ID(), Workspace: root, Model: model,
-					Transcript: st.TranscriptPath(), DryRun: o.dryRun, Replay: replay != nil})
+					Transcript: st.TranscriptPath(), DryRun: o.dryRun, Replay: replay != nil, NoProject: c.noProject})
 			},
 			Ended: func(ctx context.Context, res agent.Result) (agent.Result, []session.Change) {
 				log.Info("task ended", zap.String("status", res.Status), zap.String("reason", res.Reason))
@@ -299,6 +316,11 @@ func (c *cliRun) run(ctx context.Context) int {
 			ren.warn(fmt.Sprintf("replay: the run ended with %d recorded exchange%s unused: it diverged from the recording", n, plural(n)))
 			code = exitFailed
 		}
+	}
+	// (A replay that diverged never reached a model either, but what to
+	// check then is the recording, which the warning above names.)
+	if replay == nil && endSetupFailure(st, res, ren.warn, ren.note) {
+		return code
 	}
 	if st != nil {
 		if p := st.TranscriptPath(); p != "" {

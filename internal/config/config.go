@@ -96,6 +96,10 @@ type ACPAgent struct {
 	Command string            `json:"command"`
 	Args    []string          `json:"args,omitempty"`
 	Env     map[string]string `json:"env,omitempty"`
+	// Model and Mode pick the external agent's model and mode (its config
+	// options of category model and mode, or its modes); "": its default.
+	Model string `json:"model,omitempty"`
+	Mode  string `json:"mode,omitempty"`
 }
 
 type Verify struct {
@@ -373,12 +377,12 @@ func FromJSON(name string, data []byte) (Source, []Problem) {
 	}
 	var top map[string]json.RawMessage
 	if err := json.Unmarshal(data, &top); err != nil {
-		return src, []Problem{{Key: "(all)", Source: name, Msg: "not a JSON object: " + err.Error()}}
+		return src, []Problem{{Key: "(all)", Source: name, Msg: syntaxProblem(data, err)}}
 	}
 	probs := flatten(name, "", top, src.Values)
 	for k := range src.Values {
 		if !known[k] {
-			probs = append(probs, Problem{Key: k, Source: name, Msg: "unknown setting (known: " + strings.Join(Keys(), ", ") + ")"})
+			probs = append(probs, Problem{Key: k, Source: name, Msg: unknownMsg(data, k)})
 			delete(src.Values, k)
 		}
 	}

@@ -276,7 +276,7 @@ func TestUnknownKeys(t *testing.T) {
 	var keys []string
 	for _, p := range probs {
 		keys = append(keys, p.Key)
-		if p.Source != FileName || !strings.Contains(p.Msg, "unknown setting") || !strings.Contains(p.Msg, "agent.maxSteps") {
+		if p.Source != FileName || !strings.Contains(p.Msg, "unknown setting") {
 			t.Errorf("problem %+v", p)
 		}
 	}
@@ -392,5 +392,39 @@ func TestBackendNotFromFile(t *testing.T) {
 	}
 	if _, probs := Resolve(mustJSON(t, "editor settings", []byte(`{"agent.backend":{"acp":{"args":["x"]}}}`))); len(probs) != 1 {
 		t.Fatalf("a backend without a command: problems %v, want one", probs)
+	}
+}
+
+// A typo'd key names the key meant, and where the typo is; a key like no
+// other lists them all. A file that is not JSON says at which line and
+// column it goes wrong.
+func TestUnknownKeySuggestsAndLocates(t *testing.T) {
+	data := []byte("{\n  \"agent\": {\n    \"maxStep\": 3\n  },\n  \"llm.modle\": \"x\",\n  \"MaxSteps\": 4,\n  \"zzz\": 1\n}\n")
+	_, probs := FromJSON(FileName, data)
+	got := map[string]string{}
+	for _, p := range probs {
+		got[p.Key] = p.Msg
+	}
+	want := map[string]string{
+		"agent.maxStep": `line 3, column 5: unknown setting; did you mean "agent.maxSteps"?`,
+		"llm.modle":     `line 5, column 3: unknown setting; did you mean "llm.model"?`,
+		"MaxSteps":      `line 6, column 3: unknown setting; did you mean "agent.maxSteps"?`,
+	}
+	for k, w := range want {
+		if got[k] != w {
+			t.Errorf("%s: %q, want %q", k, got[k], w)
+		}
+	}
+	if m := got["zzz"]; !strings.HasPrefix(m, "line 7, column 3: unknown setting (known: ") || !strings.Contains(m, "agent.maxSteps") {
+		t.Errorf("zzz: %q", m)
+	}
+	for bad, where := range map[string]string{
+		"{\n  \"llm\": {\"model\": \"x\",}\n}": "line 2, column 24: not valid JSON",
+		"\n\n  [1, 2]":                         "line 3, column 3: the file holds a JSON array",
+	} {
+		_, probs := FromJSON(FileName, []byte(bad))
+		if len(probs) != 1 || !strings.HasPrefix(probs[0].Msg, where) {
+			t.Errorf("%q: %v, want %q…", bad, probs, where)
+		}
 	}
 }

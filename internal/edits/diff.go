@@ -344,7 +344,7 @@ func ApplyChanges(old string, cs []Change) string {
 // TextEdits converts changes against old into LSP text edits. The result
 // is never nil, so it encodes as [] rather than null.
 func TextEdits(old string, cs []Change, enc Encoding) []protocol.TextEdit {
-	cs = crlfSafe(old, cs)
+	cs = eofSafe(old, crlfSafe(old, cs))
 	out := make([]protocol.TextEdit, len(cs))
 	if len(cs) == 0 {
 		return out
@@ -353,6 +353,36 @@ func TextEdits(old string, cs []Change, enc Encoding) []protocol.TextEdit {
 	for i, c := range cs {
 		out[i] = protocol.TextEdit{Range: m.OffsetsToRange(c.Start, c.End, enc), NewText: c.NewText}
 	}
+	return out
+}
+
+// eofSafe moves changes that reach the position after old's final newline
+// (the line past the last, where Neovim adds an empty line to make the
+// position valid: a stray blank line undo does not remove) to the end of
+// the last line. An insertion there of "X\n" becomes "\nX" before the
+// final newline; a replacement through the end keeps that newline and
+// drops its own. The result is the same text in every editor.
+func eofSafe(old string, cs []Change) []Change {
+	n := len(old)
+	// (A CRLF file's last line ends in "\r\n": no position lies between
+	// the two, so such a file is left as it is.)
+	if n == 0 || old[n-1] != '\n' || len(cs) == 0 || (n > 1 && old[n-2] == '\r') {
+		return cs
+	}
+	last := cs[len(cs)-1]
+	if last.End != n || !strings.HasSuffix(last.NewText, "\n") {
+		return cs
+	}
+	out := append([]Change(nil), cs...)
+	c := &out[len(out)-1]
+	if c.Start == n {
+		if len(out) > 1 && out[len(out)-2].End > n-1 {
+			return cs // an earlier change reaches the final newline
+		}
+		c.Start, c.End, c.NewText = n-1, n-1, "\n"+strings.TrimSuffix(c.NewText, "\n")
+		return out
+	}
+	c.End, c.NewText = n-1, strings.TrimSuffix(c.NewText, "\n")
 	return out
 }
 

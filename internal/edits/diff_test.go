@@ -278,3 +278,30 @@ func FuzzCompute(f *testing.F) {
 		}
 	})
 }
+
+// A change after the final newline is sent at the end of the last line:
+// a position on the line past the last makes Neovim add an empty line
+// (issue 25, item 7). The text the edits make is unchanged.
+func TestTextEditsStayOffTheLinePastTheEnd(t *testing.T) {
+	for _, tc := range []struct{ old, new string }{
+		{"alpha\n", "alpha\nbeta\n"},
+		{"alpha\nbeta\n", "alpha\nBETA\ngamma\n"},
+		{"a\nb\nc\n", "a\nc\nd\ne\n"},
+		{"x\n", "y\n"},
+		{"a\r\nb\r\n", "a\r\nb\r\nc\r\n"},
+	} {
+		for _, enc := range []Encoding{UTF8, UTF16, UTF32} {
+			old, new := tc.old, tc.new
+			tes := Compute(old, new, enc)
+			lines := uint32(strings.Count(old, "\n"))
+			for _, e := range tes {
+				if !strings.HasSuffix(old, "\r\n") && (e.Range.Start.Line >= lines || e.Range.End.Line >= lines) {
+					t.Errorf("%q → %q: edit %+v reaches line %d, past the last line", old, new, e, lines)
+				}
+			}
+			if got, err := ApplyTextEdits(old, tes, enc); err != nil || got != new {
+				t.Errorf("%q → %q (%v): %q, %v", old, new, enc, got, err)
+			}
+		}
+	}
+}

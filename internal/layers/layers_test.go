@@ -24,6 +24,7 @@ var allowed = map[string][]string{
 	"internal/policy":        {},
 	"internal/textcut":       {},
 	"internal/proc":          {"internal/textcut"},
+	"internal/commands":      {"internal/textcut"}, // a project's own prompts
 	"internal/layers":        {},
 	"internal/llm/llmhttp":   {"internal/textcut"},
 	"internal/llm/chat":      {"internal/agent", "internal/llm/llmhttp"},
@@ -37,14 +38,16 @@ var allowed = map[string][]string{
 	// The one assembly path.
 	"internal/assemble": {"internal/agent", "internal/config", "internal/driver", "internal/llm/chat", "internal/llm/responses",
 		"internal/mcp", "internal/policy", "internal/proc", "internal/session", "internal/tools", "internal/verify", "internal/textcut"},
-	// Front ends: the assembly path and the core, never each other — but
-	// for the bridge, the ACP client the LSP front end drives
-	// (internal/acp's bridge files).
-	"internal/acp": {"internal/agent", "internal/assemble", "internal/config", "internal/driver", "internal/logging",
+	// Front ends: the assembly path and the core, never each other.
+	"internal/acp": {"internal/agent", "internal/assemble", "internal/commands", "internal/config", "internal/driver", "internal/logging",
 		"internal/mcp", "internal/policy", "internal/proc", "internal/session", "internal/textcut", "internal/tools"},
-	"internal/cli": {"internal/agent", "internal/assemble", "internal/config", "internal/driver", "internal/edits", "internal/review",
+	// The bridge's ACP client, the LSP front end's backend for an external
+	// agent: apart from the ACP agent, so that lsp does not link it.
+	"internal/acpclient": {"internal/agent", "internal/assemble", "internal/config", "internal/driver", "internal/policy",
+		"internal/proc", "internal/session", "internal/textcut", "internal/tools"},
+	"internal/cli": {"internal/agent", "internal/assemble", "internal/commands", "internal/config", "internal/driver", "internal/edits", "internal/review",
 		"internal/llm/record", "internal/logging", "internal/policy", "internal/session", "internal/tools", "internal/textcut"},
-	"internal/lsp": {"internal/acp", "internal/agent", "internal/assemble", "internal/config", "internal/driver",
+	"internal/lsp": {"internal/acpclient", "internal/agent", "internal/assemble", "internal/commands", "internal/config", "internal/driver",
 		"internal/edits", "internal/mcp", "internal/review", "internal/session", "internal/tools", "internal/verify", "internal/textcut"},
 	// The evaluation harness: runs the agentls binary on tasks, through a
 	// recording proxy, against the endpoint or the scripted model.

@@ -54,7 +54,10 @@ func (s *Server) codeAction(ctx context.Context, p *protocol.CodeActionParams) (
 		}
 	}
 	for _, d := range verifyDiags {
-		if !overlaps(d.Range, p.Range) {
+		// Anywhere on the problem's lines, as other servers' quick fixes
+		// ("Add import") are offered: a cursor left of the error's columns
+		// is still on it.
+		if !linesMeet(d.Range, p.Range) {
 			continue
 		}
 		msg := diagMessage(d)
@@ -111,6 +114,11 @@ func keysOf[V any](m map[string]V) map[string]bool {
 // so a cursor at either end of a diagnostic finds it).
 func overlaps(a, b protocol.Range) bool {
 	return !lessPos(a.End, b.Start) && !lessPos(b.End, a.Start)
+}
+
+// linesMeet reports whether two ranges share a line.
+func linesMeet(a, b protocol.Range) bool {
+	return a.Start.Line <= b.End.Line && b.Start.Line <= a.End.Line
 }
 
 func lessPos(a, b protocol.Position) bool {

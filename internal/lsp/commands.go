@@ -70,6 +70,8 @@ func init() {
 		cmd("agentls.models", "{}", (*Server).cmdModels),
 		cmd("agentls.info", "{model?}", (*Server).cmdInfo),
 		cmd("agentls.proposal", "{taskId, uri?}", (*Server).cmdProposal),
+		cmd("agentls.commands", "{}", (*Server).cmdCommands),
+		cmd("agentls.diff", "{taskId?}", (*Server).cmdDiff),
 	}
 }
 
@@ -174,6 +176,7 @@ func (s *Server) startRun(name string, a runArgs, mustExist bool) (any, error) {
 	if a.Review != nil {
 		review = *a.Review
 	}
+	a.Task = expandProjectCommand(s.rootDir(), a.Task)
 	t := &task{prompt: a.Task, session: a.Session, review: review, editor: editor, mustExist: mustExist, model: a.Model, dir: s.uriDir(a.URI)}
 	s.tasks.start(t, s.runAgent)
 	return runResult{TaskID: t.id, Session: t.session}, nil

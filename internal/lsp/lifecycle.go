@@ -70,6 +70,7 @@ func (s *Server) initialize(ctx context.Context, p *protocol.InitializeParams) (
 	s.mu.Lock()
 	// Helix shows neither command results nor their errors, only its log.
 	s.mirror = strings.Contains(strings.ToLower(p.ClientInfo.Name), "helix")
+	s.clientInfoName = p.ClientInfo.Name
 	s.root = root
 	s.enc = enc
 	s.caps = c

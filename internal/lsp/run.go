@@ -11,7 +11,7 @@ import (
 	"go.lsp.dev/protocol"
 	"go.uber.org/zap"
 
-	"github.com/agentls/agentls/internal/acp"
+	"github.com/agentls/agentls/internal/acpclient"
 	"github.com/agentls/agentls/internal/agent"
 	"github.com/agentls/agentls/internal/assemble"
 	"github.com/agentls/agentls/internal/driver"
@@ -81,7 +81,8 @@ func (s *Server) runAgent(ctx context.Context, t *task) {
 		// agent.backend.acp: an external ACP agent's loop instead of ours;
 		// agentls keeps the editor's side (edits, review, undo, the gate).
 		tc.Hooks.Backend = func(ctx context.Context, spec assemble.Spec, task driver.Assignment) agent.Result {
-			return acp.Bridge{Agent: *b, Root: root, Workspace: ws, Ask: s.ask(), Verifier: spec.Verifier, Session: spec.Session, Log: s.log,
+			return acpclient.Bridge{Agent: *b, Root: root, Workspace: ws, Ask: s.ask(), Verifier: spec.Verifier, Session: spec.Session, Log: s.log,
+				ConfirmWrite: s.confirmWrite, SecretFiles: cfg.Tools.SecretFiles, MCPServers: cfg.MCPServers,
 				OnEvent: spec.OnEvent}.Run(ctx, task)
 		}
 	}
@@ -225,7 +226,7 @@ func (s *Server) finishTask(ctx context.Context, t *task, prog *progress, res ag
 	if t.review {
 		s.endReview(ctx, t)
 		if n := len(t.changes.Pending()); n > 0 {
-			res.Summary += fmt.Sprintf("\n\nChanges to %d file%s wait for your review (code actions, or agentls.accept / agentls.reject).", n, plural(n))
+			res.Summary += fmt.Sprintf("\n\nChanges to %d file%s wait for your review (%s).", n, plural(n), reviewHint(s.clientName()))
 			t.mu.Lock()
 			t.result.Summary = res.Summary
 			t.mu.Unlock()

@@ -54,14 +54,15 @@ type Server struct {
 
 	allowed assemble.Allowed // commands the user allowed always, this session
 
-	mu          sync.Mutex
-	initialized bool
-	shutdown    bool
-	root        string
-	enc         edits.Encoding
-	caps        clientCaps
-	mirror      bool // echo command results and errors as messages (Helix drops them)
-	saidDisk    bool // told the user we write to disk ourselves
+	mu             sync.Mutex
+	initialized    bool
+	shutdown       bool
+	root           string
+	enc            edits.Encoding
+	caps           clientCaps
+	mirror         bool   // echo command results and errors as messages (Helix drops them)
+	clientInfoName string // clientInfo.name, for hints in the editor's words (hints.go)
+	saidDisk       bool   // told the user we write to disk ourselves
 
 	trustMu    sync.Mutex
 	untrusted  *assemble.WorkspaceSettings // .agentls.json held back until trusted

@@ -79,10 +79,17 @@ type taskJSON struct {
 	// Undoable: agentls.undo can revert the task now (it ended, applied
 	// changes that are not undone, and is still in the undo window).
 	Undoable bool `json:"undoable"`
+	// Outcome: what became of a finished task's changes when its status
+	// alone would mislead: "awaiting review", "undone", "rejected".
+	Outcome string `json:"outcome,omitempty"`
 }
 
 func (t *task) snapshot(root string) taskJSON {
 	undoable := t.undoable()
+	outcome := ""
+	if t.ended() {
+		outcome = t.changes.Outcome(t.review)
+	}
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	r := t.result
@@ -90,7 +97,7 @@ func (t *task) snapshot(root string) taskJSON {
 		TaskID: t.id, Session: t.session, Task: t.prompt, Status: t.status, State: string(t.state),
 		Verified: r.Verified, Cancelled: r.Cancelled, Usage: r.Usage, Cost: r.Cost, Steps: r.Steps,
 		Reason: r.Reason, Summary: r.Summary, Error: r.Error, Review: t.review, FilesChanged: []string{},
-		ReviewDoc: t.reviewDoc, Transcript: transcriptURI(t.transcript), Undoable: undoable,
+		ReviewDoc: t.reviewDoc, Transcript: transcriptURI(t.transcript), Undoable: undoable, Outcome: outcome,
 	}
 	for _, rel := range r.FilesChanged {
 		j.FilesChanged = append(j.FilesChanged, string(uri.File(filepath.Join(root, filepath.FromSlash(rel)))))

@@ -33,7 +33,7 @@ type document struct {
 	text    string
 
 	// expect is the text an applyEdit in flight should produce from
-	// version expect.from; the first didChange past it is compared with it.
+	// version expect.from; the didChanges past it are compared with it.
 	expect *expectation
 	// assumed: the client answered an applyEdit "applied" but sent no
 	// didChange for it (Eglot can do this). text and version are then what
@@ -46,8 +46,10 @@ type document struct {
 type expectation struct {
 	from     int32
 	next     string
-	seen     bool // a didChange past from arrived
-	mismatch bool // and its text was not next
+	steps    int32 // didChanges the edit may take: one per text edit
+	seen     bool  // a didChange past from arrived
+	mismatch bool  // and the latest of the edit's didChanges is not next
+	done     bool  // a didChange left next
 }
 
 func newOverlay() *overlay {
@@ -113,8 +115,13 @@ func (o *overlay) change(u string, version int32, changes []protocol.TextDocumen
 		// Keep what we have: a wrong overlay is worse than a stale one.
 		return false, fmt.Errorf("didChange %s v%d: %w", u, version, err)
 	}
-	if e := d.expect; e != nil && !e.seen && version > e.from {
+	// Each of the edit's didChanges updates the comparison: an editor may
+	// send one per text edit (Neovim 0.10), and only the last leaves the
+	// edited text. Past them, or once the text matched, changes are the
+	// user's typing, not the edit.
+	if e := d.expect; e != nil && !e.done && version > e.from && version <= e.from+e.steps {
 		e.seen, e.mismatch = true, text != e.next
+		e.done = !e.mismatch // later didChanges are the user's
 	}
 	d.text = text
 	d.version = version
@@ -141,11 +148,11 @@ func applyChanges(text string, changes []protocol.TextDocumentContentChangeEvent
 
 // expectEdit registers the text an edit about to be sent to the open
 // document at path should produce from version from.
-func (o *overlay) expectEdit(path string, from int32, next string) {
+func (o *overlay) expectEdit(path string, from int32, next string, textEdits int) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	if u, ok := o.byPath[filepath.Clean(path)]; ok {
-		o.docs[u].expect = &expectation{from: from, next: next}
+		o.docs[u].expect = &expectation{from: from, next: next, steps: int32(max(textEdits, 1))}
 	}
 }
 
@@ -259,6 +266,34 @@ func (o *overlay) openPaths() []string {
 		ps = append(ps, p)
 	}
 	return ps
+}
+
+// waitEdited waits until the document at path has moved past version and
+// holds next, the text an applied edit should leave, or has taken as many
+// didChanges as the edit has text edits: an editor that sends one
+// didChange per text edit gets there after the last one. It reports false
+// when ctx ends first (then settle compares what came).
+func (o *overlay) waitEdited(ctx context.Context, path string, version int32, next string) bool {
+	for {
+		o.mu.Lock()
+		u, open := o.byPath[filepath.Clean(path)]
+		if !open {
+			o.mu.Unlock()
+			return true
+		}
+		d := o.docs[u]
+		if d.version != version && (d.text == next || d.expect == nil || d.expect.done || d.version >= version+d.expect.steps) {
+			o.mu.Unlock()
+			return true
+		}
+		ch := o.changed
+		o.mu.Unlock()
+		select {
+		case <-ch:
+		case <-ctx.Done():
+			return false
+		}
+	}
 }
 
 // waitChange waits until the document at path changes from version (or

@@ -197,10 +197,13 @@ func (w *editorWorkspace) apply(ctx context.Context, rel, old, next string, exis
 		return err == nil, "", err
 	}
 	var we protocol.WorkspaceEdit
+	textEdits := 0
 	switch {
 	case open:
 		v := doc.version
-		we = versionedEdit(doc.uri, &v, edits.Compute(old, next, enc), caps)
+		tes := edits.Compute(old, next, enc)
+		textEdits = len(tes)
+		we = versionedEdit(doc.uri, &v, tes, caps)
 	case exists:
 		we = versionedEdit(string(uri.File(abs)), nil, edits.Compute(old, next, enc), caps)
 	case caps.createFiles && caps.documentChanges:
@@ -224,7 +227,7 @@ func (w *editorWorkspace) apply(ctx context.Context, rel, old, next string, exis
 	}
 	label := "agentls: " + w.t.label(rel)
 	if open {
-		s.docs.expectEdit(abs, doc.version, next)
+		s.docs.expectEdit(abs, doc.version, next, textEdits)
 	}
 	res, err := s.client.ApplyEdit(ctx, &protocol.ApplyWorkspaceEditParams{Label: &label, Edit: we})
 	if open && (err != nil || !res.Applied) {
@@ -249,7 +252,7 @@ func (w *editorWorkspace) apply(ctx context.Context, rel, old, next string, exis
 		// Without it, the edit is taken as done anyway (Eglot may never send
 		// it): the client said it applied the edit, so this is the text.
 		wctx, cancel := context.WithTimeout(ctx, 2*time.Second)
-		s.docs.waitChange(wctx, abs, doc.version)
+		s.docs.waitEdited(wctx, abs, doc.version, next)
 		cancel()
 		if s.docs.settle(abs, doc.version, next, true) {
 			s.sayDisagree(ctx, doc.uri)

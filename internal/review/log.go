@@ -36,6 +36,9 @@ type File struct {
 	// Gen counts changes to the proposal, so a commit made after a client
 	// round trip can check that nothing moved meanwhile.
 	Gen int
+	// Undone: an undo took the applied changes back; Rejected: the user
+	// rejected proposals (for the task's Outcome).
+	Undone, Rejected bool
 }
 
 // Pending reports whether the file has a proposal left to review.
@@ -223,6 +226,7 @@ func (c *Log) Reject(rel, hunk string) int {
 		}
 	}
 	fc.Proposed = edits.ApplyChanges(fc.ReviewBase, keep)
+	fc.Rejected = fc.Rejected || n > 0
 	if len(keep) == 0 {
 		fc.Proposing = false
 	}
@@ -236,8 +240,40 @@ func (c *Log) CommitUndo(rel string) {
 	defer c.mu.Unlock()
 	if fc, ok := c.files[rel]; ok {
 		fc.Applied = false
+		fc.Undone = true
 		fc.Gen++
 	}
+}
+
+// Outcome is what became of a finished task's changes where its status
+// alone would mislead ("ok" for a task whose changes are gone):
+// "awaiting review" while proposals are left, "undone" once an undo took
+// every applied change back, "rejected" for a review task whose proposals
+// were all rejected; "" otherwise.
+func (c *Log) Outcome(review bool) string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.forgotten {
+		return ""
+	}
+	var applied, pending, undone, rejected bool
+	for _, fc := range c.files {
+		applied = applied || fc.Applied
+		pending = pending || fc.Pending()
+		undone = undone || fc.Undone
+		rejected = rejected || fc.Rejected
+	}
+	switch {
+	case pending:
+		return "awaiting review"
+	case applied:
+		return ""
+	case undone:
+		return "undone"
+	case review && rejected:
+		return "rejected"
+	}
+	return ""
 }
 
 // Forget drops every text the log holds (the task left the history's undo

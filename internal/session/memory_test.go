@@ -63,7 +63,11 @@ func TestMemoryThroughTheStore(t *testing.T) {
 		{"add a greet function", agent.Result{Status: agent.StatusOK, Reason: "done", Verified: true, FilesChanged: []string{"greet.go", "rejected.go"}, Summary: "Added Greet."},
 			[]Change{{Path: "greet.go", Created: true}}},
 		{"stop halfway", agent.Result{Status: agent.StatusCancelled, Cancelled: true}, nil},
-		{"fix the build", agent.Result{Status: agent.StatusError, Reason: "llm", Error: "model error (HTTP 401): bad key"}, nil},
+		// A model error after the model answered is work, remembered; one
+		// before any answer (a refused key, no server) is a set-up failure,
+		// not memory (issue 25).
+		{"fix the build", agent.Result{Status: agent.StatusError, Reason: "llm", Error: "model error (HTTP 401): bad key", Steps: 2, Usage: agent.Usage{InputTokens: 10}}, nil},
+		{"greet before the key is set", agent.Result{Status: agent.StatusError, Reason: "llm", Error: "model error (HTTP 401): no key"}, nil},
 		// A dry run: the agent changed a file, nothing landed (issue 13, item 6).
 		{"greet in a dry run", agent.Result{Status: agent.StatusOK, Reason: "done", FilesChanged: []string{"greet.go"}, Summary: "Proposed."}, nil},
 	} {
@@ -83,7 +87,7 @@ func TestMemoryThroughTheStore(t *testing.T) {
 		`2026-11-10: Task "fix the build" failed (llm): model error (HTTP 401): bad key.`,
 	}
 	if !reflect.DeepEqual(got, want) {
-		t.Fatalf("Recall:\n%q\nwant (the cancelled task is not remembered)\n%q", got, want)
+		t.Fatalf("Recall:\n%q\nwant (the cancelled task and the set-up failure are not remembered)\n%q", got, want)
 	}
 	// A week later it is forgotten.
 	now = now.Add(8 * 24 * time.Hour)

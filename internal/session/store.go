@@ -304,7 +304,9 @@ type Info struct {
 	Updated    time.Time `json:"updated"`
 	Tasks      int       `json:"tasks"`
 	LastPrompt string    `json:"lastPrompt"`
-	LastStatus string    `json:"lastStatus"`
+	// FirstPrompt names the session (ACP's session title).
+	FirstPrompt string `json:"firstPrompt,omitempty"`
+	LastStatus  string `json:"lastStatus"`
 }
 
 // List returns the workspace's sessions, most recently updated first.
@@ -328,6 +330,7 @@ func (s *Store) List() ([]Info, error) {
 		in := Info{ID: id, Created: sess.Created, Updated: sess.Updated, Tasks: len(sess.Tasks)}
 		if n := len(sess.Tasks); n > 0 {
 			in.LastPrompt, in.LastStatus = sess.Tasks[n-1].Prompt, sess.Tasks[n-1].Status()
+			in.FirstPrompt = sess.Tasks[0].Prompt
 		}
 		out = append(out, in)
 	}

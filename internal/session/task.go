@@ -41,6 +41,7 @@ type Task struct {
 	prompt     string
 	history    []agent.Message
 	transcript *Transcript
+	fresh      bool // Begin started the session: nothing else is in its file
 
 	mu  sync.Mutex
 	log *appender
@@ -95,7 +96,7 @@ func (s *Store) Begin(b Begin) (*Task, error) {
 			s.opts.Warn(w)
 		}
 	}
-	t := &Task{store: s, session: id, seq: 1, prompt: b.Prompt}
+	t := &Task{store: s, session: id, seq: 1, prompt: b.Prompt, fresh: prev == nil}
 	if prev != nil {
 		for _, tr := range prev.Tasks {
 			t.seq = max(t.seq, tr.Seq+1)
@@ -322,7 +323,7 @@ func (t *Task) End(res agent.Result, changes []Change) error {
 			t.store.opts.Warn(fmt.Sprintf("transcript: %v", cerr))
 		}
 	}
-	if m := t.store.mem; m != nil && !res.Cancelled {
+	if m := t.store.mem; m != nil && !res.Cancelled && !NeverReachedModel(res) {
 		if merr := m.Add(MemoryEntry{Time: now, Session: t.session, Task: t.id, Prompt: t.prompt, Summary: Summarize(t.prompt, res)}); merr != nil {
 			t.store.opts.Warn(fmt.Sprintf("memory: %v", merr))
 		}

@@ -9,6 +9,7 @@
 (defvar test-no-main t)
 (load (expand-file-name "run.el" (file-name-directory (or load-file-name buffer-file-name))) nil t)
 (load (expand-file-name "conn-review.el" (file-name-directory (or load-file-name buffer-file-name))) nil t)
+(load (expand-file-name "conn-issue25.el" (file-name-directory (or load-file-name buffer-file-name))) nil t)
 (setq test-script "conn-script.json"
       test-name (format "emacs-%s/agentls-conn" emacs-version))
 
@@ -41,11 +42,17 @@
           agentls-initialization-options
           `(:llm (:baseURL ,url :model "test-model") :verify (:enabled :json-false)))
     (let* ((hello (find-file-noselect (expand-file-name "hello.txt" test-ws)))
-           (conn (with-current-buffer hello (agentls-connect)))
+           (conn (progn (setq test-messages nil)
+                        (advice-add 'message :before #'test-record-message)
+                        (unwind-protect (with-current-buffer hello (agentls-connect))
+                          (advice-remove 'message #'test-record-message))))
            t1 t2 t3 abuf bbuf)
       (test-check "agentls-connect starts its own connection" (and conn (jsonrpc-running-p conn)
                                                                   (buffer-local-value 'agentls-managed-mode hello))
                   (format "%S" conn))
+      (test-check "agentls-connect says it connected"
+                  (cl-some (lambda (m) (string-prefix-p "agentls: connected to " m)) test-messages)
+                  (format "%S" test-messages))
       (test-check "Eglot is left alone (no Eglot server, its programs unchanged)"
                   (and (null (with-current-buffer hello (ignore-errors (eglot-current-server))))
                        (equal servers-before eglot-server-programs)
@@ -161,6 +168,7 @@
       (test-check "checks failing reads \"done, checks failing\"" (test-has "■ tx done, checks failing: go test fails")
                   (test-stream))
       (test-conn-review t1 t2 abuf)
+      (test-conn-issue25)
       (agentls-shutdown conn))))
 
 (run-at-time 90 nil (lambda ()

@@ -37,4 +37,7 @@ cmd('AgentContinue', 'continue', { nargs = '*',
   desc = 'agentls: follow up in the newest task\'s session (no text: open the input)' })
 cmd('AgentHistory', 'history', { nargs = 0, desc = 'agentls: pick a task: transcript, continue, diff, undo' })
 cmd('AgentModel', 'model', { nargs = '?', desc = 'agentls: pick the model for the next tasks' })
-cmd('AgentDiff', 'diff', { nargs = '?', desc = 'agentls: review a review task\'s changes in diff mode' })
+cmd('AgentDiff', 'diff', { nargs = '?',
+  desc = 'agentls: a task\'s changes: a review task\'s proposals in diff mode, an applied task\'s diff' })
+cmd('AgentCommand', 'commands', { nargs = '*',
+  desc = 'agentls: run a project command (.agentls/commands); no name: pick one' })

@@ -191,6 +191,9 @@ do
   local review = require('run_review')
   review.init(M.helpers)
   M.review = review.run
+  local i25 = require('run_issue25')
+  i25.init(M.helpers)
+  M.issue25 = i25.run
 end
 
 function M.main()
@@ -459,6 +462,7 @@ function M.body()
   M.more(a, { t1 = t1, t2 = t2, t3 = t3, abuf = abuf, bbuf = bbuf, hello = hello, proposals = proposals })
   M.helpers.ids = { t1 = t1, t2 = t2 }
   M.review(a)
+  M.issue25(a)
 end
 
 return M

@@ -20,6 +20,20 @@ export interface VerifyReport {
   feedback?: string;
   summary: string;
   problems?: number;
+  located?: string[];
+}
+
+/**
+ * Why the checks failed, for a person: the located problems
+ * ("file:line: message"), else the first lines of the checks' output; at
+ * most ten lines. Beside another language server, VS Code may show only one
+ * of two equal diagnostics, so the conversation says it too.
+ */
+export function verifyReasons(v: VerifyReport): string[] {
+  if (v.passed) return [];
+  let why = v.located && v.located.length > 0 ? v.located : (v.feedback ?? '').trim().split('\n').filter((l) => l.trim() !== '');
+  if (why.length > 10) why = [...why.slice(0, 10), `… ${why.length - 10} more`];
+  return why.map((l) => shorten(l, 300));
 }
 
 export interface Result {
@@ -33,6 +47,8 @@ export interface Result {
   summary?: string;
   error?: string;
   reason?: string;
+  /** agentls.status: what became of the changes ("awaiting review", "undone", "rejected"). */
+  outcome?: string;
 }
 
 export interface AgentEvent {
@@ -110,6 +126,9 @@ export function toolSize(c: ToolCall | undefined, output: string | undefined): s
 export function statusWord(r: Result | undefined): string {
   if (!r) return 'ended';
   if (r.cancelled) return 'cancelled';
+  // "ok" would mislead for a task whose changes are undone, rejected or
+  // still waiting for review; the server says which.
+  if (r.outcome) return r.outcome;
   if (r.reason === 'verifyFailed') return 'done, checks failing';
   if (r.status === 'ok' && r.verified) return 'ok, verified';
   return r.status;

@@ -73,6 +73,9 @@ class Agentls {
     pickModel: () => void this.pickModel(),
   });
   readonly proposals = new ProposalProvider((c, a) => this.exec(c, a));
+  // agentls.diff texts by document URI, served read-only (TASK_DIFF_SCHEME).
+  readonly taskDiffs = new Map<string, string>();
+  readonly taskDiffsChanged = new vscode.EventEmitter<vscode.Uri>();
   /** Everything appended to the output channel, for the test probe. */
   private transcript = '';
   private readonly keys: string[];
@@ -288,7 +291,9 @@ class Agentls {
       return res ?? {};
     } catch (err) {
       this.probe.write('commandResult', { command, args, error: errorText(err) });
-      void vscode.window.showErrorMessage(`${command}: ${errorText(err)}`);
+      // The server's errors may name the command already.
+      const text = errorText(err);
+      void vscode.window.showErrorMessage(text.startsWith(`${command}:`) ? text : `${command}: ${text}`);
       return undefined;
     }
   }
@@ -454,7 +459,7 @@ class Agentls {
     const t = pick.task;
     const acts = ['Open Transcript', 'Continue'];
     if (t.review) acts.push('Review Diff', 'Accept All', 'Reject All');
-    else if (t.undoable ?? (t.filesChanged ?? []).length > 0) acts.push('Undo');
+    else if (t.undoable ?? (t.filesChanged ?? []).length > 0) acts.push('Show Changes', 'Undo');
     this.probe.write('historyActions', { taskId: t.taskId, actions: acts });
     const act = await vscode.window.showQuickPick(acts, { title: `agentls ${t.taskId}` });
     if (act === 'Open Transcript') await this.showTranscript({ taskId: t.taskId });
@@ -462,7 +467,54 @@ class Agentls {
     else if (act === 'Review Diff') await this.reviewDiff({ taskId: t.taskId });
     else if (act === 'Accept All') await this.review('agentls.accept', { taskId: t.taskId });
     else if (act === 'Reject All') await this.review('agentls.reject', { taskId: t.taskId });
+    else if (act === 'Show Changes') await this.showTaskDiff({ taskId: t.taskId });
     else if (act === 'Undo') await this.undoTask({ taskId: t.taskId });
+  }
+
+  /**
+   * "agentls: Run Project Command": a Markdown file of .agentls/commands,
+   * picked from agentls.commands with its description, then its
+   * arguments; it runs as the task "/name args" (the server expands it).
+   */
+  async runProjectCommand(): Promise<void> {
+    const res = await this.exec('agentls.commands', {});
+    if (!res) return;
+    if (res.error) void vscode.window.showWarningMessage(`agentls: ${res.error}`);
+    const cmds: { name: string; description?: string; argumentHint?: string }[] = res.commands ?? [];
+    if (cmds.length === 0) {
+      void vscode.window.showInformationMessage('agentls: this project has no commands (Markdown files in .agentls/commands/).');
+      return;
+    }
+    const items = cmds.map((c) => ({ label: `/${c.name}`, description: c.argumentHint, detail: c.description, cmd: c }));
+    this.probe.write('projectCommands', { items: items.map((i) => `${i.label} ${i.description ?? ''} — ${i.detail ?? ''}`) });
+    const pick = await vscode.window.showQuickPick(items, { title: 'agentls: Run Project Command', matchOnDetail: true });
+    if (!pick) return;
+    const args = await vscode.window.showInputBox({
+      title: `agentls: /${pick.cmd.name}`,
+      prompt: pick.cmd.argumentHint ? `Arguments: ${pick.cmd.argumentHint}` : 'Arguments (optional)',
+      ignoreFocusOut: true,
+    });
+    if (args === undefined) return;
+    await this.runTask({ task: `/${pick.cmd.name} ${args}`.trim() });
+  }
+
+  /** "agentls: Show Task Changes": what an applied task changed (agentls.diff), as a diff document. */
+  async showTaskDiff(arg?: TaskArgs): Promise<void> {
+    const res = await this.exec('agentls.diff', arg?.taskId ? { taskId: arg.taskId } : {});
+    if (!res) return;
+    this.probe.write('taskDiff', { taskId: res.taskId, diff: res.diff, reason: res.reason });
+    if (!res.diff) {
+      void vscode.window.showInformationMessage(`agentls: ${res.reason ?? 'nothing to show'}`);
+      return;
+    }
+    // A read-only virtual document (agentls-diff:/t3.diff): nothing to
+    // save when it is closed.
+    const uri = vscode.Uri.from({ scheme: TASK_DIFF_SCHEME, path: `/${res.taskId}.diff` });
+    this.taskDiffs.set(uri.toString(), res.diff);
+    this.taskDiffsChanged.fire(uri);
+    const doc = await vscode.workspace.openTextDocument(uri);
+    await vscode.languages.setTextDocumentLanguage(doc, 'diff');
+    await vscode.window.showTextDocument(doc, { preview: true });
   }
 
   /** After a task ends: a review task (by argument or agent.review) opens its diffs. */
@@ -487,6 +539,25 @@ class Agentls {
     }
     const n = await openReviewDiffs((cmd, a) => this.exec(cmd, a), taskId, (u) => c.protocol2CodeConverter.asUri(u));
     this.probe.write('reviewDiff', { taskId, files: n });
+  }
+
+  /**
+   * Review diffs follow the proposals: the server publishes a file's
+   * proposal diagnostics again after every accept, reject or edit, so an
+   * open proposal document of that file is read again (a per-change accept
+   * elsewhere no longer leaves a stale tab whose ✓ has nothing to accept).
+   */
+  refreshProposals(changed: readonly vscode.Uri[]): void {
+    const c = this.client;
+    if (!c) return;
+    const files = new Set(changed.map((u) => u.toString()));
+    for (const d of vscode.workspace.textDocuments) {
+      if (d.uri.scheme !== PROPOSAL_SCHEME) continue;
+      const { taskId, file } = parseProposal(d.uri);
+      if (!files.has(c.protocol2CodeConverter.asUri(file).toString())) continue;
+      this.proposals.refresh(d.uri);
+      this.probe.write('proposalRefresh', { taskId, file });
+    }
   }
 
   /** Accept or reject the proposals of the file in the active diff editor. */
@@ -559,6 +630,9 @@ function openDocs(): Record<string, string> {
   return docs;
 }
 
+/** The scheme of "agentls: Show Task Changes" documents. */
+const TASK_DIFF_SCHEME = 'agentls-diff';
+
 let agentls: Agentls | undefined;
 
 export async function activate(ctx: vscode.ExtensionContext): Promise<void> {
@@ -573,10 +647,18 @@ export async function activate(ctx: vscode.ExtensionContext): Promise<void> {
   reg('agentls.showConversation', () => a.showConversation());
   reg('agentls.history', () => a.history());
   reg('agentls.pickModel', () => a.pickModel());
+  reg('agentls.runProjectCommand', () => a.runProjectCommand());
+  reg('agentls.showTaskDiff', (arg?: TaskArgs) => a.showTaskDiff(arg));
   reg('agentls.reviewDiff', (arg?: TaskArgs) => a.reviewDiff(arg));
   reg('agentls.acceptFile', (uri?: vscode.Uri) => a.reviewFile('agentls.accept', uri));
   reg('agentls.rejectFile', (uri?: vscode.Uri) => a.reviewFile('agentls.reject', uri));
   ctx.subscriptions.push(vscode.workspace.registerTextDocumentContentProvider(PROPOSAL_SCHEME, a.proposals));
+  ctx.subscriptions.push(
+    vscode.workspace.registerTextDocumentContentProvider(TASK_DIFF_SCHEME, {
+      onDidChange: a.taskDiffsChanged.event,
+      provideTextDocumentContent: (u) => a.taskDiffs.get(u.toString()) ?? '',
+    }),
+  );
   reg('agentls.cancelTask', (arg?: TaskArgs) => a.cancelTask(arg));
   reg('agentls.acceptTask', (arg?: TaskArgs) => a.review('agentls.accept', arg));
   reg('agentls.rejectTask', (arg?: TaskArgs) => a.review('agentls.reject', arg));
@@ -586,6 +668,7 @@ export async function activate(ctx: vscode.ExtensionContext): Promise<void> {
   reg('agentls.setApiKey', () => a.setApiKey());
   reg('agentls.restartServer', () => a.restart());
   ctx.subscriptions.push(vscode.workspace.onDidChangeConfiguration((e) => a.configChanged(e)));
+  ctx.subscriptions.push(vscode.languages.onDidChangeDiagnostics((e) => a.refreshProposals(e.uris)));
   if (probe.enabled) {
     ctx.subscriptions.push(
       vscode.languages.onDidChangeDiagnostics((e) => {

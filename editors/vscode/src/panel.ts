@@ -6,7 +6,7 @@
 // so a panel closed and opened again shows the whole conversation.
 import * as vscode from 'vscode';
 
-import { AgentEvent, ModelInfo, TaskInfo, statusWord, toolSize, toolSummary, usageLine, shorten } from './events';
+import { AgentEvent, ModelInfo, TaskInfo, statusWord, toolSize, toolSummary, usageLine, shorten, verifyReasons } from './events';
 import { escapeHtml, renderMarkdown } from './markdown';
 
 export interface PanelHost {
@@ -20,10 +20,22 @@ interface Block {
   html: string;
 }
 
+/** A verify event: the outcome line and, on a failure, why. */
+function verifyHtml(v: NonNullable<AgentEvent['verify']>): string {
+  const head = `${v.passed ? '✓ checks passed' : '✗ checks failed'}: ${escapeHtml(v.summary)}`;
+  const why = verifyReasons(v);
+  const body = why.length > 0 ? `<pre class="why">${escapeHtml(why.join('\n'))}</pre>` : '';
+  return `<div class="tool verify">${head}${body}</div>`;
+}
+
 export class ConversationPanel {
   private panel: vscode.WebviewPanel | undefined;
   private blocks: Block[] = [];
   private text = new Map<string, { key: string; md: string }>(); // taskId -> open text block
+  // taskId + tool-call id -> the row of the call in flight. Keyed per call,
+  // not by id alone: a server may reuse ids across turns, and an earlier
+  // turn's row must not be overwritten by a later call.
+  private calls = new Map<string, string>();
   private seq = 0;
   private meta = '';
   private running = false;
@@ -78,19 +90,28 @@ export class ConversationPanel {
         this.upsert(open.key, `<div class="agent">${renderMarkdown(open.md)}</div>`);
         break;
       }
-      case 'toolCall':
+      case 'toolCall': {
         this.text.delete(id);
-        this.upsert(`c-${id}-${ev.call?.id ?? ++this.seq}`, this.tool(ev, '…'));
+        const key = `c${++this.seq}`;
+        if (ev.call?.id) this.calls.set(`${id}\u0000${ev.call.id}`, key);
+        this.upsert(key, this.tool(ev, '…'));
         break;
+      }
       case 'toolResult': {
         this.text.delete(id);
         const what = ev.isError ? `failed: ${shorten(ev.output ?? '', 120)}` : `ok (${toolSize(ev.call, ev.output)})`;
-        this.upsert(`c-${id}-${ev.call?.id ?? ++this.seq}`, this.tool(ev, what));
+        const ck = `${id}\u0000${ev.call?.id ?? ''}`;
+        const key = this.calls.get(ck) ?? `c${++this.seq}`;
+        this.calls.delete(ck);
+        this.upsert(key, this.tool(ev, what));
         break;
       }
       case 'verify': {
+        // The model's next words answer the checks: they start a new
+        // block below this one, never glued onto the text above it.
+        this.text.delete(id);
         const v = ev.verify;
-        if (v) this.upsert(`v${++this.seq}`, `<div class="tool">${v.passed ? '✓ checks passed' : '✗ checks failed'}: ${escapeHtml(v.summary)}</div>`);
+        if (v) this.upsert(`v${++this.seq}`, verifyHtml(v));
         break;
       }
       case 'end': {

@@ -5,7 +5,7 @@
 // a line the tests' check rejects). A later prompt (the bridge's follow-up
 // after failed checks) writes the file again without that line. Each step
 // is reported as session/update text, so a test can see what the client
-// answered.
+// answered. A prompt starting "FS" plays a hostile agent instead (fsOps).
 //
 // It imports nothing from agentls.
 package fakeacp
@@ -14,9 +14,11 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"os"
 	"path/filepath"
 	"strings"
 	"sync"
+	"time"
 
 	sdk "github.com/coder/acp-go-sdk"
 )
@@ -33,19 +35,81 @@ type fake struct {
 	mu   sync.Mutex
 	cwd  string
 	n    int
+
+	sid         sdk.SessionId
+	resumed     bool
+	authed      bool
+	model, mode string
+	mcp         []string
 }
 
+// The fake's environment switches: FAKEACP_AUTH_VAR names a variable an
+// env_var auth method needs before session/new (else "authentication
+// required"); sessions can be resumed (any "fake-" ID); a model config
+// option (fake-small, fake-large) and modes (ask, code) can be picked. The
+// first line of each prompt's text says which session, model, mode and MCP
+// servers the prompt runs with.
+
 func (a *fake) Initialize(context.Context, sdk.InitializeRequest) (sdk.InitializeResponse, error) {
-	return sdk.InitializeResponse{ProtocolVersion: sdk.ProtocolVersionNumber, AuthMethods: []sdk.AuthMethod{}}, nil
+	res := sdk.InitializeResponse{ProtocolVersion: sdk.ProtocolVersionNumber, AuthMethods: []sdk.AuthMethod{},
+		AgentCapabilities: sdk.AgentCapabilities{SessionCapabilities: sdk.SessionCapabilities{Resume: &sdk.SessionResumeCapabilities{}}}}
+	if v := os.Getenv("FAKEACP_AUTH_VAR"); v != "" {
+		res.AuthMethods = append(res.AuthMethods, sdk.AuthMethod{EnvVar: &sdk.AuthMethodEnvVarInline{Id: "fake-env", Name: "API key", Type: "env_var",
+			Vars: []sdk.AuthEnvVar{{Name: v}}}})
+	}
+	return res, nil
 }
-func (a *fake) Authenticate(context.Context, sdk.AuthenticateRequest) (sdk.AuthenticateResponse, error) {
+func (a *fake) Authenticate(_ context.Context, p sdk.AuthenticateRequest) (sdk.AuthenticateResponse, error) {
+	if p.MethodId != "fake-env" || os.Getenv(os.Getenv("FAKEACP_AUTH_VAR")) == "" {
+		return sdk.AuthenticateResponse{}, sdk.NewInvalidParams(map[string]any{"error": "no key"})
+	}
+	a.mu.Lock()
+	a.authed = true
+	a.mu.Unlock()
 	return sdk.AuthenticateResponse{}, nil
 }
+
+func (a *fake) options() ([]sdk.SessionConfigOption, *sdk.SessionModeState) {
+	cat := sdk.SessionConfigOptionCategoryModel
+	vals := sdk.SessionConfigSelectOptionsUngrouped{{Name: "small", Value: "fake-small"}, {Name: "large", Value: "fake-large"}}
+	return []sdk.SessionConfigOption{{Select: &sdk.SessionConfigOptionSelect{Id: "model", Name: "Model", Category: &cat,
+			CurrentValue: sdk.SessionConfigValueId(a.model), Options: sdk.SessionConfigSelectOptions{Ungrouped: &vals}}}},
+		&sdk.SessionModeState{CurrentModeId: sdk.SessionModeId(a.mode), AvailableModes: []sdk.SessionMode{{Id: "ask", Name: "Ask"}, {Id: "code", Name: "Code"}}}
+}
+
+func (a *fake) open(cwd string, servers []sdk.McpServer) {
+	a.cwd, a.model, a.mode, a.mcp = cwd, "fake-small", "ask", nil
+	for _, s := range servers {
+		switch {
+		case s.Stdio != nil:
+			a.mcp = append(a.mcp, s.Stdio.Name)
+		case s.Http != nil:
+			a.mcp = append(a.mcp, s.Http.Name)
+		}
+	}
+}
+
 func (a *fake) NewSession(_ context.Context, p sdk.NewSessionRequest) (sdk.NewSessionResponse, error) {
 	a.mu.Lock()
-	a.cwd = p.Cwd
-	a.mu.Unlock()
-	return sdk.NewSessionResponse{SessionId: "fake-1"}, nil
+	defer a.mu.Unlock()
+	if os.Getenv("FAKEACP_AUTH_VAR") != "" && !a.authed {
+		return sdk.NewSessionResponse{}, &sdk.RequestError{Code: -32000, Message: "Authentication required"}
+	}
+	a.open(p.Cwd, p.McpServers)
+	a.sid = sdk.SessionId(fmt.Sprintf("fake-%d", time.Now().UnixNano()))
+	opts, modes := a.options()
+	return sdk.NewSessionResponse{SessionId: a.sid, ConfigOptions: opts, Modes: modes}, nil
+}
+func (a *fake) ResumeSession(_ context.Context, p sdk.ResumeSessionRequest) (sdk.ResumeSessionResponse, error) {
+	if !strings.HasPrefix(string(p.SessionId), "fake-") {
+		return sdk.ResumeSessionResponse{}, sdk.NewInvalidParams(map[string]any{"error": "no such session"})
+	}
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.open(p.Cwd, p.McpServers)
+	a.sid, a.resumed = p.SessionId, true
+	opts, modes := a.options()
+	return sdk.ResumeSessionResponse{ConfigOptions: opts, Modes: modes}, nil
 }
 func (a *fake) Cancel(context.Context, sdk.CancelNotification) error { return nil }
 func (a *fake) CloseSession(context.Context, sdk.CloseSessionRequest) (sdk.CloseSessionResponse, error) {
@@ -54,14 +118,21 @@ func (a *fake) CloseSession(context.Context, sdk.CloseSessionRequest) (sdk.Close
 func (a *fake) ListSessions(context.Context, sdk.ListSessionsRequest) (sdk.ListSessionsResponse, error) {
 	return sdk.ListSessionsResponse{Sessions: []sdk.SessionInfo{}}, nil
 }
-func (a *fake) ResumeSession(context.Context, sdk.ResumeSessionRequest) (sdk.ResumeSessionResponse, error) {
-	return sdk.ResumeSessionResponse{}, sdk.NewMethodNotFound("session/resume")
+func (a *fake) SetSessionConfigOption(_ context.Context, p sdk.SetSessionConfigOptionRequest) (sdk.SetSessionConfigOptionResponse, error) {
+	if p.ValueId == nil || p.ValueId.ConfigId != "model" {
+		return sdk.SetSessionConfigOptionResponse{}, sdk.NewInvalidParams(map[string]any{"error": "no such option"})
+	}
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.model = string(p.ValueId.Value)
+	opts, _ := a.options()
+	return sdk.SetSessionConfigOptionResponse{ConfigOptions: opts}, nil
 }
-func (a *fake) SetSessionConfigOption(context.Context, sdk.SetSessionConfigOptionRequest) (sdk.SetSessionConfigOptionResponse, error) {
-	return sdk.SetSessionConfigOptionResponse{}, sdk.NewMethodNotFound("session/set_config_option")
-}
-func (a *fake) SetSessionMode(context.Context, sdk.SetSessionModeRequest) (sdk.SetSessionModeResponse, error) {
-	return sdk.SetSessionModeResponse{}, sdk.NewMethodNotFound("session/set_mode")
+func (a *fake) SetSessionMode(_ context.Context, p sdk.SetSessionModeRequest) (sdk.SetSessionModeResponse, error) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.mode = string(p.ModeId)
+	return sdk.SetSessionModeResponse{}, nil
 }
 
 func (a *fake) say(ctx context.Context, sid sdk.SessionId, format string, args ...any) {
@@ -79,8 +150,23 @@ func (a *fake) Prompt(ctx context.Context, p sdk.PromptRequest) (sdk.PromptRespo
 			prompt.WriteString(b.Text.Text)
 		}
 	}
-	path := filepath.Join(cwd, "hello.txt")
 	sid := p.SessionId
+	a.mu.Lock()
+	how := "new"
+	if a.resumed {
+		how = "resumed"
+	}
+	a.say(ctx, sid, "session: %s (%s), model: %s, mode: %s, mcp: %s", sid, how, a.model, a.mode, strings.Join(a.mcp, ","))
+	a.mu.Unlock()
+	_ = a.conn.SessionUpdate(ctx, sdk.SessionNotification{SessionId: sid, Update: sdk.UpdateAgentThoughtText("thinking about it")})
+	_ = a.conn.SessionUpdate(ctx, sdk.SessionNotification{SessionId: sid, Update: sdk.UpdatePlan(
+		sdk.PlanEntry{Content: "read the file", Status: sdk.PlanEntryStatusCompleted, Priority: sdk.PlanEntryPriorityHigh},
+		sdk.PlanEntry{Content: "change it", Status: sdk.PlanEntryStatusInProgress, Priority: sdk.PlanEntryPriorityHigh})})
+	if ops, ok := strings.CutPrefix(prompt.String(), "FS\n"); ok {
+		a.fsOps(ctx, sid, cwd, ops)
+		return sdk.PromptResponse{StopReason: sdk.StopReasonEndTurn}, nil
+	}
+	path := filepath.Join(cwd, "hello.txt")
 	read, err := a.conn.ReadTextFile(ctx, sdk.ReadTextFileRequest{SessionId: sid, Path: path})
 	if err != nil {
 		a.say(ctx, sid, "read failed: %v", err)
@@ -120,4 +206,38 @@ func (a *fake) Prompt(ctx context.Context, p sdk.PromptRequest) (sdk.PromptRespo
 		sdk.WithUpdateContent([]sdk.ToolCallContent{sdk.ToolDiffContent(path, next, read.Content)}))})
 	a.say(ctx, sid, "done")
 	return sdk.PromptResponse{StopReason: sdk.StopReasonEndTurn}, nil
+}
+
+// fsOps plays a hostile agent: a prompt "FS\n" followed by lines
+// "read PATH" or "write PATH" (relative to the session's cwd, or absolute)
+// makes those calls and reports each as "fs read PATH: ok: TEXT" or
+// "fs write PATH: refused: ERROR".
+func (a *fake) fsOps(ctx context.Context, sid sdk.SessionId, cwd, ops string) {
+	for _, line := range strings.Split(ops, "\n") {
+		op, p, ok := strings.Cut(strings.TrimSpace(line), " ")
+		if !ok {
+			continue
+		}
+		abs := p
+		if !filepath.IsAbs(abs) {
+			abs = filepath.Join(cwd, p)
+		}
+		switch op {
+		case "read":
+			res, err := a.conn.ReadTextFile(ctx, sdk.ReadTextFileRequest{SessionId: sid, Path: abs})
+			if err != nil {
+				a.say(ctx, sid, "fs read %s: refused: %v", p, err)
+			} else {
+				a.say(ctx, sid, "fs read %s: ok: %s", p, strings.TrimSpace(res.Content))
+			}
+		case "write":
+			_, err := a.conn.WriteTextFile(ctx, sdk.WriteTextFileRequest{SessionId: sid, Path: abs, Content: "#!/bin/sh\necho owned\n"})
+			if err != nil {
+				a.say(ctx, sid, "fs write %s: refused: %v", p, err)
+			} else {
+				a.say(ctx, sid, "fs write %s: ok", p)
+			}
+		}
+	}
+	a.say(ctx, sid, "done")
 }

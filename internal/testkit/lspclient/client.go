@@ -89,6 +89,9 @@ type Editor struct {
 	// who never closes VS Code's refactor preview, or until ReleaseHeld
 	// lets the held edits apply.
 	HoldApplyEdit func(p *protocol.ApplyWorkspaceEditParams) bool
+	// OneChangePerEdit sends one didChange per text edit of an applied
+	// edit, each a version further, as Neovim 0.10 does.
+	OneChangePerEdit bool
 	// SilentApply applies edits to the buffers without sending didChange,
 	// as Eglot 1.9 can after eglot-confirm-server-edits.
 	SilentApply bool
@@ -696,6 +699,19 @@ func (e *Editor) applyWorkspaceEdit(ctx context.Context, we protocol.WorkspaceEd
 		if e.AfterApply != nil {
 			b.text = e.AfterApply(c.u, next)
 			events = []protocol.TextDocumentContentChangeEvent{&protocol.TextDocumentContentChangeWholeDocument{Text: b.text}}
+		}
+		if e.OneChangePerEdit && len(events) > 1 {
+			b.version--
+			for _, ev := range events {
+				b.version++
+				if err := e.Server.DidChange(ctx, &protocol.DidChangeTextDocumentParams{
+					TextDocument:   protocol.VersionedTextDocumentIdentifier{TextDocumentIdentifier: protocol.TextDocumentIdentifier{URI: uri.URI(c.u)}, Version: b.version},
+					ContentChanges: []protocol.TextDocumentContentChangeEvent{ev},
+				}); err != nil {
+					return err
+				}
+			}
+			continue
 		}
 		if err := e.Server.DidChange(ctx, &protocol.DidChangeTextDocumentParams{
 			TextDocument:   protocol.VersionedTextDocumentIdentifier{TextDocumentIdentifier: protocol.TextDocumentIdentifier{URI: uri.URI(c.u)}, Version: b.version},

@@ -666,7 +666,9 @@ function M.command(name, o)
   elseif name == 'stream' then
     M.toggle_stream()
   elseif name == 'chat' then
-    require('agentls.chat').open()
+    -- The cursor goes to the input: what the user types next is the
+    -- follow-up, never text in the code window.
+    require('agentls.chat').open({ focus = true })
   elseif name == 'continue' then
     if o.args ~= '' then
       require('agentls.chat').send(o.args)
@@ -682,7 +684,18 @@ function M.command(name, o)
       require('agentls.pickers').model()
     end
   elseif name == 'diff' then
-    require('agentls.review').open(o.args ~= '' and o.args or nil)
+    local id = o.args ~= '' and o.args or nil
+    local t = id and tasks[id] or latest(function(x)
+      return x.result ~= nil
+    end)
+    if t and not t.review then
+      -- An applied task: what it changed (agentls.diff).
+      require('agentls.applied').open(t.id)
+    else
+      require('agentls.review').open(id)
+    end
+  elseif name == 'commands' then
+    require('agentls.pickers').commands(o.args)
   end
 end
 

@@ -11,6 +11,7 @@ M.defaults = {
   model = { '<leader>am', 'AgentModel', 'pick the model' },
   cancel = { '<leader>ax', 'AgentCancel', 'cancel the running task' },
   stream = { '<leader>as', 'AgentStream', 'show or hide the stream' },
+  commands = { '<leader>a/', 'AgentCommand', 'run a project command' },
 }
 
 function M.set(opts)

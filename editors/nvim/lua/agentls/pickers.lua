@@ -1,5 +1,6 @@
 -- Pickers on vim.ui.select (which Telescope, fzf-lua or dressing.nvim
--- replace when installed): the task history and the model.
+-- replace when installed): the task history, the model and the
+-- project's commands.
 local M = {}
 
 local function agentls()
@@ -105,6 +106,55 @@ function M.model()
       end
     end)
   end)
+end
+
+-- commands runs a project command (.agentls/commands/NAME.md, listed by
+-- agentls.commands). line "NAME args" runs it at once; "" picks one and
+-- asks for its arguments (the file's argument-hint is the prompt). It
+-- runs like :AgentRun "/NAME args": the server expands it.
+function M.commands(line)
+  local a = agentls()
+  local bufnr = vim.api.nvim_get_current_buf()
+  line = (line or ''):gsub('^%s*/?', '')
+  if line ~= '' then
+    return a.run('/' .. line, { bufnr = bufnr })
+  end
+  a.exec('agentls.commands', {}, function(err, res)
+    if err then
+      return notify('commands: ' .. (err.message or ''), vim.log.levels.ERROR)
+    end
+    if res.error and res.error ~= '' then
+      notify(res.error, vim.log.levels.WARN)
+    end
+    local list = res.commands or {}
+    if #list == 0 then
+      return notify('this project has no commands (Markdown files in .agentls/commands/)')
+    end
+    vim.ui.select(list, {
+      prompt = 'agentls project command',
+      kind = 'agentls.command',
+      format_item = function(c)
+        local s = '/' .. c.name
+        if c.argumentHint and c.argumentHint ~= '' then
+          s = s .. ' ' .. c.argumentHint
+        end
+        if c.description and c.description ~= '' then
+          s = s .. '  — ' .. c.description
+        end
+        return s
+      end,
+    }, function(c)
+      if not c then
+        return
+      end
+      vim.ui.input({ prompt = '/' .. c.name .. ' ' .. (c.argumentHint or '') .. ': ' }, function(args)
+        if args == nil then
+          return
+        end
+        a.run(vim.trim('/' .. c.name .. ' ' .. args), { bufnr = bufnr })
+      end)
+    end)
+  end, bufnr)
 end
 
 return M

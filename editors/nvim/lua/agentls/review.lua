@@ -35,11 +35,67 @@ local function close_tab(win)
   end
 end
 
+-- set_text replaces a proposal buffer's lines with proposed.
+local function set_text(b, proposed)
+  local lines = vim.split(proposed, '\n', { plain = true })
+  if lines[#lines] == '' then
+    table.remove(lines)
+  end
+  vim.api.nvim_buf_set_option(b, 'modifiable', true)
+  vim.api.nvim_buf_set_lines(b, 0, -1, false, lines)
+  vim.api.nvim_buf_set_option(b, 'modifiable', false)
+end
+
+-- refresh reads the proposals of every open proposal buffer of uri again:
+-- the server publishes a file's review diagnostics anew after each accept,
+-- reject or edit, so a per-change accept elsewhere (a code action) leaves
+-- no stale diff behind. cb(bufs) gets the buffers refreshed.
+function M.refresh(uri, cb)
+  local todo = {}
+  for _, b in ipairs(vim.api.nvim_list_bufs()) do
+    local p = vim.api.nvim_buf_is_valid(b) and vim.b[b].agentls_proposal
+    if p and p.uri == uri then
+      table.insert(todo, { b = b, p = p })
+    end
+  end
+  local left = #todo
+  if left == 0 then
+    return cb and cb({})
+  end
+  local done = {}
+  for _, x in ipairs(todo) do
+    agentls().exec('agentls.proposal', { taskId = x.p.taskId, uri = uri }, function(err, res)
+      if not err and res and vim.api.nvim_buf_is_valid(x.b) then
+        set_text(x.b, res.proposed or '')
+        pcall(vim.cmd, 'diffupdate')
+        table.insert(done, x.b)
+      end
+      left = left - 1
+      if left == 0 and cb then
+        cb(done)
+      end
+    end)
+  end
+end
+
+local group = vim.api.nvim_create_augroup('agentls_review_refresh', { clear = true })
+vim.api.nvim_create_autocmd('DiagnosticChanged', {
+  group = group,
+  callback = function(a)
+    -- Never an error in the user's face from a refresh: a buffer may be
+    -- going away while its diagnostics change.
+    pcall(function()
+      if vim.api.nvim_buf_get_option(a.buf, 'buftype') == '' and vim.api.nvim_buf_get_name(a.buf) ~= '' then
+        M.refresh(vim.uri_from_bufnr(a.buf), M.on_refresh)
+      end
+    end)
+  end,
+})
+
 -- show opens one file's proposal in a new tab, diffed against the file.
 local function show(task_id, uri, proposed)
   local path = vim.uri_to_fname(uri)
   vim.cmd('tabnew ' .. vim.fn.fnameescape(path))
-  local left = vim.api.nvim_get_current_win()
   local file_buf = vim.api.nvim_get_current_buf()
   vim.cmd('diffthis')
   vim.cmd('rightbelow vnew')
@@ -49,12 +105,7 @@ local function show(task_id, uri, proposed)
   vim.api.nvim_buf_set_option(b, 'buftype', 'nofile')
   vim.api.nvim_buf_set_option(b, 'bufhidden', 'wipe')
   vim.api.nvim_buf_set_option(b, 'swapfile', false)
-  local lines = vim.split(proposed, '\n', { plain = true })
-  if lines[#lines] == '' then
-    table.remove(lines)
-  end
-  vim.api.nvim_buf_set_lines(b, 0, -1, false, lines)
-  vim.api.nvim_buf_set_option(b, 'modifiable', false)
+  set_text(b, proposed)
   vim.api.nvim_buf_set_option(b, 'filetype', vim.api.nvim_buf_get_option(file_buf, 'filetype'))
   vim.b[b].agentls_proposal = { taskId = task_id, uri = uri }
   vim.cmd('diffthis')
@@ -74,7 +125,8 @@ local function show(task_id, uri, proposed)
   end
   vim.keymap.set('n', 'ga', act('agentls.accept'), { buffer = b, desc = 'agentls: accept this file' })
   vim.keymap.set('n', 'gr', act('agentls.reject'), { buffer = b, desc = 'agentls: reject this file' })
-  vim.api.nvim_set_current_win(left)
+  -- The cursor stays in the proposal, where `ga` and `gr` are agentls's
+  -- (in the file, `ga` is Vim's own).
   return b
 end
 

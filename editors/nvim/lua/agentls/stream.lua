@@ -221,6 +221,10 @@ function M.status_word(r)
   r = r or {}
   if r.cancelled then
     return 'cancelled'
+  elseif type(r.outcome) == 'string' and r.outcome ~= '' then
+    -- agentls.status says when "ok" would mislead: undone, rejected,
+    -- awaiting review.
+    return r.outcome
   elseif r.reason == 'verifyFailed' or r.Reason == 'verifyFailed' then
     return 'done, checks failing'
   end
@@ -373,6 +377,20 @@ function M.render(ev)
       M.line('✓ checks passed: ' .. (v.summary or ''))
     else
       M.line('✗ checks failed: ' .. (v.summary or ''))
+      -- Why: the located problems, else the first lines of the checks'
+      -- output. Beside another language server the editor may hide
+      -- agentls's diagnostic as a duplicate, so the conversation says it.
+      local why = v.located or {}
+      if #why == 0 and type(v.feedback) == 'string' then
+        why = vim.split(vim.trim(v.feedback), '\n', { plain = true })
+      end
+      for i, l in ipairs(why) do
+        if i > 10 then
+          M.line(string.format('    … %d more', #why - 10))
+          break
+        end
+        M.line('    ' .. first_line(l, 300))
+      end
     end
   elseif kind == 'usage' then
     if t then
@@ -399,6 +417,9 @@ function M.render(ev)
     if r.cancelled then
       msg = 'cancelled'
     end
+    -- The answer's first line is often a Markdown heading: "## Done"
+    -- reads "Done" in the one-line summary.
+    msg = (msg:gsub('^%s*#+%s*', ''))
     M.line(string.format('■ %s %s: %s', id, M.status_word(r), first_line(msg, 300)))
     local files = r.filesChanged or {}
     if #files > 0 then

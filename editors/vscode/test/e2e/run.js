@@ -220,7 +220,9 @@ def('run a task: selection sent, edit lands, progress, stream, status bar, scree
   });
   const { page, folder, ready } = await openWindow(browser, port, dir);
   assert(ready.settings?.llm?.baseURL === llm.url, `initializationOptions lack llm.baseURL: ${JSON.stringify(ready.settings)}`);
-  assert(ready.settings?.verify?.enabled === false, 'initializationOptions lack verify.enabled=false');
+  // Workspace-scoped settings travel apart (workspaceSettings), so the
+  // server can hold back what a workspace may not widen.
+  assert((ready.settings?.workspaceSettings ?? ready.settings)?.verify?.enabled === false, `initializationOptions lack verify.enabled=false: ${JSON.stringify(ready.settings)}`);
   assert(ready.source === 'bundled', `server should come from the bundled bin/: got ${ready.source} (${ready.serverPath})`);
 
   await openFromExplorer(page, 'hello.txt');
@@ -329,7 +331,7 @@ def('verification failures appear in Problems', async ({ browser, port }) => {
     '.vscode/settings.json': workspaceSettings(llm, {
       'agentls.verify.enabled': true,
       'agentls.verify.commands': ['go build ./...'],
-      'agentls.agent.maxRetries': 0,
+      'agentls.agent.maxRetries': 1,
     }),
   });
   const { page, folder } = await openWindow(browser, port, dir);
@@ -353,6 +355,25 @@ def('verification failures appear in Problems', async ({ browser, port }) => {
   await waitFor('Problems to list the failure', async () => /undefined: greet/.test(await domText(problems)), 10000);
   await page.screenshot({ path: path.join(ARTIFACTS, 'vscode-verify-problems.png') });
   console.log(`  screenshot: ${path.join(ARTIFACTS, 'vscode-verify-problems.png')}`);
+  // The conversation panel says why the checks failed, and the model's
+  // answer to the failure comes after it, in a block of its own; the
+  // second turn's reused tool-call id "c1" is a row of its own.
+  const chat = await waitFor('the conversation panel', async () => {
+    for (const f of page.frames()) {
+      if ((await f.locator('#log').count().catch(() => 0)) > 0) return f;
+    }
+    return undefined;
+  }, 15000);
+  const log = chat.locator('#log');
+  await waitFor('the failure text in the panel', async () => /undefined: greet/.test(await domText(log)), 10000);
+  const all = await log.innerText();
+  const failed = all.indexOf('✗ checks failed');
+  const answer = all.indexOf('Reading main.go again.');
+  assert(failed >= 0 && answer > failed, `the answer to the failure is not below it:\n${all}`);
+  assert(!/does not exist yet\.\s*Reading main\.go again/.test(all), `the answer is glued onto the paragraph above:\n${all}`);
+  const rows = await log.locator('details.tool summary').allInnerTexts();
+  assert(rows.length === 2 && rows[0].includes('write_file main.go') && rows[1].includes('read_file main.go'),
+    `want a row per tool call, reused id or not: ${JSON.stringify(rows)}`);
   await page.close();
 });
 
@@ -418,7 +439,12 @@ def('review mode: settings change, proposal, native diff editor, Accept applies 
 def('conversation panel: Markdown, one line per tool call, model picker, follow-up from the input box, Stop, history, screenshot', async ({ browser, port }) => {
   const llm = await startFakeLLM('chat');
   const dir = path.join(WORK, 'ws-chat');
-  writeFiles(dir, { 'notes.txt': 'todo\n', 'b.txt': 'beta two\n', '.vscode/settings.json': workspaceSettings(llm) });
+  writeFiles(dir, {
+    'notes.txt': 'todo\n',
+    'b.txt': 'beta two\n',
+    '.vscode/settings.json': workspaceSettings(llm),
+    '.agentls/commands/shout.md': '---\ndescription: Shout a word\nargument-hint: <word>\n---\nShout the word $ARGUMENTS.\n',
+  });
   const { page, folder } = await openWindow(browser, port, dir);
   // The model picker lists the endpoint's /v1/models.
   await runPaletteCommand(page, 'agentls: Pick Model');
@@ -492,6 +518,33 @@ def('conversation panel: Markdown, one line per tool call, model picker, follow-
   const acts = await waitProbe(folder, 'the history actions', (r) => r.kind === 'historyActions', 5000);
   assert(!acts.actions.includes('Undo') && acts.actions.includes('Continue'), `actions for a task with no changes: ${acts.actions}`);
   await page.keyboard.press('Escape');
+  await page.waitForFunction(() => !document.querySelector('.quick-input-widget') || getComputedStyle(document.querySelector('.quick-input-widget')).display === 'none');
+
+  // What the applied task changed: "agentls: Show Task Changes" opens the
+  // server's diff (agentls.diff) as a diff document.
+  await runPaletteCommand(page, 'agentls: Show Task Changes');
+  const td = await waitProbe(folder, 'the task diff', (r) => r.kind === 'taskDiff', 10000);
+  assert(td.taskId === end.taskId && td.diff.includes('+++ b/notes.txt') && td.diff.includes('-todo') && td.diff.includes('+## Notes'),
+    `taskDiff: ${JSON.stringify(td)}`);
+  await waitFor('the diff document', async () => (await page.locator('.monaco-editor .view-lines', { hasText: /\+##.Notes/ }).count()) > 0, 15000);
+
+  // A project command, picked and given its argument.
+  await runPaletteCommand(page, 'agentls: Run Project Command');
+  const pcRow = page.locator('.quick-input-widget .monaco-list-row', { hasText: '/shout' }).first();
+  await pcRow.waitFor({ state: 'visible', timeout: 10000 });
+  const pc = await waitProbe(folder, 'the project command list', (r) => r.kind === 'projectCommands', 5000);
+  assert(JSON.stringify(pc.items) === JSON.stringify(['/shout <word> — Shout a word']), `project commands: ${JSON.stringify(pc.items)}`);
+  await pcRow.click();
+  await page.locator('.quick-input-widget .quick-input-title', { hasText: '/shout' }).waitFor({ state: 'visible', timeout: 10000 });
+  await page.keyboard.type('echo');
+  await page.keyboard.press('Enter');
+  const pcRun = await waitProbe(folder, 'the project command to run', (r) => r.kind === 'commandResult' && r.command === 'agentls.run' && r.args?.task === '/shout echo', 10000);
+  const end3 = await waitProbe(folder, 'the project command task to end', (r) => r.kind === 'end' && r.taskId === pcRun.result.taskId, 20000);
+  assert(end3.result?.status === 'ok', `project command task ended ${JSON.stringify(end3.result)}`);
+  const pcReq = fs.readFileSync(llm.reqLog, 'utf8').split('\n').filter((l) => l).map((l) => JSON.parse(l)).pop();
+  assert(pcReq.body.messages.some((x) => typeof x.content === 'string' && x.content.includes('Shout the word echo.')),
+    'the model did not get the command\'s text');
+
   await page.close();
 });
 

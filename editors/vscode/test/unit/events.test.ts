@@ -132,6 +132,9 @@ test('usageLine: totals, context meter, cost', () => {
     '41000 in / 50 out tokens · context 16% of 128k · $0.0062');
   assert.equal(usageLine({ inputTokens: 10, outputTokens: 2 }, undefined, {}), '10 in / 2 out tokens');
   assert.equal(statusWord({ status: 'ok', reason: 'verifyFailed' }), 'done, checks failing');
+  assert.equal(statusWord({ status: 'ok', verified: true, outcome: 'awaiting review' }), 'awaiting review');
+  assert.equal(statusWord({ status: 'ok', outcome: 'undone' }), 'undone');
+  assert.equal(statusWord({ status: 'ok', reason: 'verifyFailed', outcome: 'rejected' }), 'rejected');
 });
 
 test('toolSummary', () => {

@@ -14,7 +14,7 @@ test('package.json is ready for Open VSX: publisher, icon, license, repository',
   assert.ok(pkg.icon && fs.readFileSync(path.join(root, pkg.icon)).subarray(1, 4).toString() === 'PNG', 'icon is not a PNG');
   assert.match(pkg.repository?.url ?? '', /^https:\/\/github\.com\//);
   const cmds = pkg.contributes.commands.map((c: { command: string }) => c.command);
-  for (const c of ['agentls.runTaskReview', 'agentls.continueTask', 'agentls.showConversation', 'agentls.history', 'agentls.pickModel', 'agentls.reviewDiff']) {
+  for (const c of ['agentls.runTaskReview', 'agentls.continueTask', 'agentls.showConversation', 'agentls.history', 'agentls.pickModel', 'agentls.reviewDiff', 'agentls.runProjectCommand', 'agentls.showTaskDiff']) {
     assert.ok(cmds.includes(c), `${c} is not contributed`);
   }
 });

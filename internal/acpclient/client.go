@@ -1,15 +1,21 @@
-package acp
+package acpclient
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io/fs"
+	"os"
 	"path/filepath"
 	"strings"
 
 	sdk "github.com/coder/acp-go-sdk"
+	"go.uber.org/zap"
 
 	"github.com/agentls/agentls/internal/agent"
 	"github.com/agentls/agentls/internal/assemble"
+	"github.com/agentls/agentls/internal/policy"
+	"github.com/agentls/agentls/internal/tools"
 )
 
 // bridgeClient is the client side the external agent talks to.
@@ -17,23 +23,82 @@ type bridgeClient struct{ r *bridgeRun }
 
 var _ sdk.Client = (*bridgeClient)(nil)
 
-// rel confines a path the agent sent to the workspace.
-func (c *bridgeClient) rel(path string) (string, error) {
+// confine resolves a path the agent sent beneath the workspace root, as
+// agentls's own tools do: symlinks are followed to where they really lead
+// (a link to $HOME or / is outside), secret files (tools.secretFiles) are
+// never read or written, whether named or reached through a link, and .git
+// is read-only. The workspace-relative real path is returned; the check is
+// repeated with os.Root when the file is opened (opened). A path checked
+// only lexically let a hostile agent read .env and ~/.ssh through links and
+// write .git/hooks.
+func (c *bridgeClient) confine(path string, write bool) (rel string, err error) {
+	root := c.r.b.Root
 	if !filepath.IsAbs(path) {
-		path = filepath.Join(c.r.b.Root, path)
+		path = filepath.Join(root, path)
 	}
-	rel, err := filepath.Rel(c.r.b.Root, filepath.Clean(path))
-	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
-		return "", sdk.NewInvalidParams(map[string]any{"error": fmt.Sprintf("%s is outside the workspace %s", path, c.r.b.Root)})
+	pol := tools.Policy{Root: root, SecretFiles: c.r.b.SecretFiles}
+	if write {
+		_, rel, err = pol.ResolveWrite(path)
+	} else {
+		_, rel, err = pol.ResolveRead(path)
 	}
-	return filepath.ToSlash(rel), nil
+	if err != nil {
+		return "", sdk.NewInvalidParams(map[string]any{"error": fmt.Sprintf("%s: %v", path, err)})
+	}
+	return rel, nil
+}
+
+// opened checks, with os.Root, that rel still opens beneath the root as
+// the file confine resolved (no link swapped in since); a file that does
+// not exist yet is fine.
+func (c *bridgeClient) opened(rel string) error {
+	r, err := os.OpenRoot(c.r.b.Root)
+	if err != nil {
+		return err
+	}
+	defer r.Close()
+	st, err := r.Lstat(filepath.FromSlash(rel))
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return nil
+	case err != nil:
+		return sdk.NewInvalidParams(map[string]any{"error": fmt.Sprintf("%s: %v", rel, err)})
+	case st.Mode()&fs.ModeSymlink != 0:
+		return sdk.NewInvalidParams(map[string]any{"error": fmt.Sprintf("%s became a symbolic link", rel)})
+	}
+	return nil
+}
+
+// protected asks the user before the agent changes a file that configures
+// agentls, the editor or git's hooks (policy.Protected), named or reached
+// through a link; without a way to ask, the write is refused.
+func (c *bridgeClient) protected(ctx context.Context, spelled, rel string) error {
+	lexical, _ := filepath.Rel(c.r.b.Root, filepath.Clean(spelled))
+	for _, p := range []string{rel, filepath.ToSlash(lexical)} {
+		ok, why := policy.Protected(p)
+		if !ok {
+			continue
+		}
+		if c.r.b.ConfirmWrite == nil {
+			return sdk.NewInvalidParams(map[string]any{"error": fmt.Sprintf("%s is protected: %s, and there is no way to ask the user", p, why)})
+		}
+		yes, err := c.r.b.ConfirmWrite(ctx, rel, why)
+		if err != nil || !yes {
+			return sdk.NewInvalidParams(map[string]any{"error": fmt.Sprintf("the user did not allow changing %s (%s)", p, why)})
+		}
+		return nil
+	}
+	return nil
 }
 
 // ReadTextFile reads the editor's view (unsaved buffers first).
 func (c *bridgeClient) ReadTextFile(ctx context.Context, p sdk.ReadTextFileRequest) (_ sdk.ReadTextFileResponse, err error) {
 	defer barrier(c.r.b.Log, "fs/read_text_file", &err)
-	rel, err := c.rel(p.Path)
+	rel, err := c.confine(p.Path, false)
 	if err != nil {
+		return sdk.ReadTextFileResponse{}, err
+	}
+	if err := c.opened(rel); err != nil {
 		return sdk.ReadTextFileResponse{}, err
 	}
 	b, err := c.r.b.Workspace.ReadFile(ctx, rel)
@@ -60,8 +125,18 @@ func (c *bridgeClient) ReadTextFile(ctx context.Context, p sdk.ReadTextFileReque
 // edits: a versioned workspace/applyEdit, or a proposal in review mode.
 func (c *bridgeClient) WriteTextFile(ctx context.Context, p sdk.WriteTextFileRequest) (_ sdk.WriteTextFileResponse, err error) {
 	defer barrier(c.r.b.Log, "fs/write_text_file", &err)
-	rel, err := c.rel(p.Path)
+	spelled := p.Path
+	if !filepath.IsAbs(spelled) {
+		spelled = filepath.Join(c.r.b.Root, spelled)
+	}
+	rel, err := c.confine(p.Path, true)
 	if err != nil {
+		return sdk.WriteTextFileResponse{}, err
+	}
+	if err := c.protected(ctx, spelled, rel); err != nil {
+		return sdk.WriteTextFileResponse{}, err
+	}
+	if err := c.opened(rel); err != nil {
 		return sdk.WriteTextFileResponse{}, err
 	}
 	err = c.r.b.Workspace.Edit(ctx, rel, func([]byte, bool) ([]byte, error) { return []byte(p.Content), nil })
@@ -118,10 +193,28 @@ func (c *bridgeClient) SessionUpdate(_ context.Context, p sdk.SessionNotificatio
 	step := r.steps
 	r.mu.Unlock()
 	u := p.Update
+	if r.replaying.Load() {
+		return nil // session/load's replay of turns already recorded
+	}
 	c.noteUpdateDiffs(u)
 	switch {
+	case u.AgentThoughtChunk != nil && u.AgentThoughtChunk.Content.Text != nil:
+		r.emit(agent.Event{Kind: KindThought, Step: step, Text: u.AgentThoughtChunk.Content.Text.Text})
+	case u.Plan != nil:
+		r.emit(agent.Event{Kind: agent.KindPlan, Step: step, Plan: workPlan(u.Plan.Entries)})
+	case u.AvailableCommandsUpdate != nil:
+		var names []string
+		for _, c := range u.AvailableCommandsUpdate.AvailableCommands {
+			names = append(names, "/"+c.Name)
+		}
+		r.b.Log.Info("the ACP agent's commands", zap.Strings("commands", names))
+	case u.ConfigOptionUpdate != nil:
+		r.configOptions(u.ConfigOptionUpdate.ConfigOptions)
 	case u.AgentMessageChunk != nil && u.AgentMessageChunk.Content.Text != nil:
 		t := u.AgentMessageChunk.Content.Text.Text
+		if t == "" {
+			return nil // qwen-code ends a message with an empty chunk carrying its usage
+		}
 		r.mu.Lock()
 		r.text.WriteString(t)
 		r.mu.Unlock()
@@ -181,4 +274,43 @@ func (c *bridgeClient) ReleaseTerminal(context.Context, sdk.ReleaseTerminalReque
 }
 func (c *bridgeClient) WaitForTerminalExit(context.Context, sdk.WaitForTerminalExitRequest) (sdk.WaitForTerminalExitResponse, error) {
 	return sdk.WaitForTerminalExitResponse{}, sdk.NewMethodNotFound("terminal/wait_for_exit")
+}
+
+// KindThought is the kind of the events that carry the external agent's
+// thinking (agent_thought_chunk), which is not its answer.
+const KindThought = "thought"
+
+// workPlan is an ACP plan as agentls's own (the plan event update_plan
+// sends for agentls's loop); ACP's statuses are the same words.
+func workPlan(entries []sdk.PlanEntry) *agent.WorkPlan {
+	p := &agent.WorkPlan{Steps: []agent.PlanStep{}}
+	for _, e := range entries {
+		st := agent.StepPending
+		switch e.Status {
+		case sdk.PlanEntryStatusCompleted:
+			st = agent.StepCompleted
+		case sdk.PlanEntryStatusInProgress:
+			st = agent.StepInProgress
+		}
+		p.Steps = append(p.Steps, agent.PlanStep{Step: e.Content, Status: st})
+	}
+	return p
+}
+
+// configOptions logs the options the external agent offers (its model and
+// mode pickers), what agent.backend.acp.model and mode choose from.
+func (r *bridgeRun) configOptions(opts []sdk.SessionConfigOption) {
+	for _, o := range opts {
+		if o.Select == nil {
+			continue
+		}
+		var values []string
+		if o.Select.Options.Ungrouped != nil {
+			for _, v := range *o.Select.Options.Ungrouped {
+				values = append(values, string(v.Value))
+			}
+		}
+		r.b.Log.Info("the ACP agent's option", zap.String("id", string(o.Select.Id)),
+			zap.String("current", string(o.Select.CurrentValue)), zap.Strings("values", values))
+	}
 }

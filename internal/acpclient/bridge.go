@@ -1,4 +1,4 @@
-package acp
+package acpclient
 
 import (
 	"context"
@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	sdk "github.com/coder/acp-go-sdk"
@@ -33,6 +34,15 @@ type Bridge struct {
 	Workspace agent.Workspace
 	// Ask puts session/request_permission to the user; nil: refused.
 	Ask assemble.Ask
+	// ConfirmWrite asks the user before the agent changes a protected file
+	// (policy.Protected); nil: such writes are refused.
+	ConfirmWrite func(ctx context.Context, rel, why string) (bool, error)
+	// SecretFiles are tools.secretFiles: the agent never reads or writes
+	// them [policy.DefaultSecretFiles].
+	SecretFiles []string
+	// MCPServers are the user's MCP servers (mcpServers), passed to the
+	// agent's session.
+	MCPServers map[string]config.MCPServer
 	// Verifier runs after each turn that changed files; nil: none.
 	Verifier driver.Verifier
 	// FollowUps is how many times failed checks go back to the agent as a
@@ -67,6 +77,9 @@ type bridgeRun struct {
 	b    Bridge
 	conn *sdk.ClientSideConnection
 	sid  sdk.SessionId
+	// replaying: session/load is replaying the external session; its
+	// updates are history, not this task's events.
+	replaying atomic.Bool
 
 	mu      sync.Mutex
 	changed map[string]bool
@@ -148,19 +161,9 @@ func (r *bridgeRun) run(ctx context.Context, task driver.Assignment) agent.Resul
 	r.conn = sdk.NewClientSideConnection(&bridgeClient{r: r}, stdin, stdout)
 	setup, cancel := context.WithTimeout(ctx, 60*time.Second)
 	defer cancel()
-	if _, err := r.conn.Initialize(setup, sdk.InitializeRequest{
-		ProtocolVersion:    sdk.ProtocolVersionNumber,
-		ClientInfo:         &sdk.Implementation{Name: "agentls", Version: "bridge"},
-		ClientCapabilities: sdk.ClientCapabilities{Fs: sdk.FileSystemCapabilities{ReadTextFile: true, WriteTextFile: true}},
-	}); err != nil {
-		return fail("backend", fmt.Sprintf("the ACP agent %q did not initialize: %v", r.b.Agent.Command, err))
+	if err := r.setup(setup, cmd.Env); err != nil {
+		return fail("backend", err.Error())
 	}
-	s, err := r.conn.NewSession(setup, sdk.NewSessionRequest{Cwd: r.b.Root, McpServers: []sdk.McpServer{}})
-	if err != nil {
-		return fail("backend", fmt.Sprintf("session/new: %v", err))
-	}
-	r.sid = s.SessionId
-
 	msgs := append([]agent.Message(nil), task.History...)
 	prompt := task.Prompt
 	if task.Editor != "" {

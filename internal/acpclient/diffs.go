@@ -1,4 +1,4 @@
-package acp
+package acpclient
 
 import (
 	sdk "github.com/coder/acp-go-sdk"
@@ -18,7 +18,7 @@ func (c *bridgeClient) noteDiffs(id sdk.ToolCallId, content []sdk.ToolCallConten
 		if cc.Diff == nil {
 			continue
 		}
-		if rel, err := c.rel(cc.Diff.Path); err == nil {
+		if rel, err := c.confine(cc.Diff.Path, false); err == nil {
 			paths = append(paths, rel)
 		}
 	}

@@ -1,0 +1,268 @@
+package acp
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"strings"
+
+	sdk "github.com/coder/acp-go-sdk"
+	"go.uber.org/zap"
+
+	"github.com/agentls/agentls/internal/assemble"
+	"github.com/agentls/agentls/internal/commands"
+)
+
+// Slash commands: agentls's own, answered here without the model, and the
+// project's prompts (.agentls/commands/*.md), which start a task with the
+// file's text. They are announced with available_commands_update.
+
+// builtinCommands are agentls's own commands.
+var builtinCommands = []sdk.AvailableCommand{
+	{Name: "verify", Description: "Run the project's checks on the files this session changed"},
+	{Name: "undo", Description: "Undo the last task's edits (files changed since are left alone)"},
+	{Name: "review", Description: "Review mode: on asks before every edit, off applies them", Input: inputHint("on | off")},
+	{Name: "model", Description: "Show the models the endpoint serves, or pick one", Input: inputHint("model name")},
+}
+
+func inputHint(h string) *sdk.AvailableCommandInput {
+	return &sdk.AvailableCommandInput{Unstructured: &sdk.UnstructuredCommandInput{Hint: h}}
+}
+
+func validCommandName(n string) bool {
+	if n == "" || len(n) > 64 {
+		return false
+	}
+	for i, c := range n {
+		ok := c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || i > 0 && (c == '-' || c == '_' || c == '.')
+		if !ok {
+			return false
+		}
+	}
+	return true
+}
+
+func isBuiltin(name string) bool {
+	for _, c := range builtinCommands {
+		if c.Name == name {
+			return true
+		}
+	}
+	return false
+}
+
+// availableCommands are the session's commands: agentls's and the
+// project's (internal/commands: .agentls/commands/*.md, read beneath the
+// root; a file it cannot use is left out and logged).
+func (a *Agent) availableCommands(root string) []sdk.AvailableCommand {
+	out := append([]sdk.AvailableCommand(nil), builtinCommands...)
+	for _, c := range a.projectCommands(root) {
+		ac := sdk.AvailableCommand{Name: c.Name, Description: c.Description + " (" + c.Path + ")"}
+		h := c.ArgumentHint
+		if h == "" {
+			h = "arguments"
+		}
+		ac.Input = inputHint(h)
+		out = append(out, ac)
+	}
+	return out
+}
+
+// projectCommands are the project's prompts, without those named like
+// agentls's own commands (which win).
+func (a *Agent) projectCommands(root string) []commands.Command {
+	cmds, err := commands.Load(root)
+	if err != nil {
+		a.log.Warn("project commands", zap.Error(err))
+	}
+	var out []commands.Command
+	for _, c := range cmds {
+		if !isBuiltin(c.Name) {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// splitCommand parses "/name args"; ok is false for text that is no
+// command ("/usr/bin is empty" is one only if a command of that name exists:
+// the caller checks).
+func splitCommand(text string) (name, args string, ok bool) {
+	rest, found := strings.CutPrefix(strings.TrimLeft(text, " \t\n"), "/")
+	if !found {
+		return "", "", false
+	}
+	name, args, _ = strings.Cut(rest, " ")
+	if i := strings.IndexAny(name, "\n\t"); i >= 0 {
+		args, name = name[i+1:]+" "+args, name[:i]
+	}
+	if !validCommandName(name) {
+		return "", "", false
+	}
+	return name, strings.TrimSpace(args), true
+}
+
+// runBuiltin runs one of agentls's own commands; handled is false for any
+// other text.
+func (a *Agent) runBuiltin(ctx context.Context, s *acpSession, out *stream, name, args string) (handled bool) {
+	switch name {
+	case "model":
+		if args == "" {
+			s.mu.Lock()
+			cur, list := s.model, append([]string(nil), s.modelList...)
+			s.mu.Unlock()
+			out.text(fmt.Sprintf("Model: %s\nThe endpoint serves: %s\n", cur, strings.Join(list, ", ")))
+			return true
+		}
+		if _, err := s.setOption(optModel, args); err != nil {
+			out.text(fmt.Sprintf("No model %q: %s\n", args, errText(err)))
+			return true
+		}
+		a.optionsChanged(s, false)
+		out.text("Model: " + args + "\n")
+	case "review":
+		mode := map[string]string{"on": modeAsk, "off": modeApply, "": modeAsk}[strings.ToLower(args)]
+		if mode == "" {
+			out.text("/review on or /review off\n")
+			return true
+		}
+		changed, _ := s.setOption(optMode, mode)
+		a.optionsChanged(s, changed)
+		out.text(map[string]string{modeAsk: "Review on: each edit is asked about first.\n", modeApply: "Review off: edits are applied as they are made.\n"}[mode])
+	case "verify":
+		a.verifyCommand(ctx, s, out)
+	case "undo":
+		a.undoCommand(ctx, s, out)
+	default:
+		return false
+	}
+	return true
+}
+
+func errText(err error) string {
+	var re *sdk.RequestError
+	if errors.As(err, &re) {
+		if m, ok := re.Data.(map[string]any); ok {
+			if e, ok := m["error"].(string); ok {
+				return e
+			}
+		}
+		return re.Message
+	}
+	return err.Error()
+}
+
+// verifyCommand runs the checks on the files this session changed.
+func (a *Agent) verifyCommand(ctx context.Context, s *acpSession, out *stream) {
+	s.mu.Lock()
+	last := s.last
+	s.mu.Unlock()
+	var changed []string
+	if last != nil {
+		changed = last.changedFiles()
+	}
+	if len(changed) == 0 {
+		out.text("No task in this session changed files; nothing to check.\n")
+		return
+	}
+	cfg := s.taskConfig()
+	cfg.Verify.Enabled = true
+	g := assemble.NewGate(cfg, s.root)
+	if g == nil {
+		out.text("This project has no checks agentls knows (set verify.commands).\n")
+		return
+	}
+	g.Overlay = last.overlay
+	g.OnStart = out.verifyStarted
+	rep, err := g.Verify(ctx, changed)
+	if err != nil {
+		out.text("The checks could not run: " + err.Error() + "\n")
+		return
+	}
+	out.verified(&rep)
+	if rep.Passed {
+		out.text("✓ " + rep.Summary + "\n")
+	} else {
+		out.text("✗ " + rep.Summary + "\n")
+	}
+}
+
+// undoCommand puts back what the session's last task changed, file by
+// file, where the file is still as the task left it.
+func (a *Agent) undoCommand(ctx context.Context, s *acpSession, out *stream) {
+	s.mu.Lock()
+	last := s.last
+	s.mu.Unlock()
+	if last == nil || len(last.changedFiles()) == 0 {
+		out.text("Nothing to undo: no task in this session changed files.\n")
+		return
+	}
+	var done, left []string
+	for _, rel := range last.undoOrder() {
+		if err := last.undo(ctx, rel); err != nil {
+			left = append(left, rel+": "+err.Error())
+			continue
+		}
+		done = append(done, rel)
+	}
+	var b strings.Builder
+	if len(done) > 0 {
+		fmt.Fprintf(&b, "Undone: %s\n", strings.Join(done, ", "))
+	}
+	if len(left) > 0 {
+		fmt.Fprintf(&b, "Left as they are:\n- %s\n", strings.Join(left, "\n- "))
+	}
+	out.text(b.String())
+	s.mu.Lock()
+	if s.last == last {
+		s.last = nil // undone once
+	}
+	s.mu.Unlock()
+}
+
+// errChangedSince: the file changed after the task; undo leaves it.
+var errChangedSince = errors.New("changed since the task; left alone")
+
+// undo puts back one file's text from before the task.
+func (w *clientWorkspace) undo(ctx context.Context, rel string) error {
+	w.mu.Lock()
+	fc := w.files[rel]
+	w.mu.Unlock()
+	if fc == nil {
+		return nil
+	}
+	if !fc.existed {
+		// A file the task created: removed from the disk when it is still
+		// what the task wrote; the client's fs has no delete.
+		cur, exists, err := w.current(ctx, rel)
+		if err != nil {
+			return err
+		}
+		if !exists {
+			return nil
+		}
+		if string(cur) != fc.after {
+			return errChangedSince
+		}
+		if w.write {
+			return errors.New("created by the task; the editor cannot delete files over ACP, delete it yourself")
+		}
+		r, err := os.OpenRoot(w.disk.Root())
+		if err != nil {
+			return err
+		}
+		defer r.Close()
+		if err := r.Remove(rel); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return err
+		}
+		return nil
+	}
+	return w.edit(ctx, rel, func(old []byte, exists bool) ([]byte, error) {
+		if !exists || string(old) != fc.after {
+			return nil, errChangedSince
+		}
+		return []byte(fc.base), nil
+	}, false)
+}

@@ -1,0 +1,148 @@
+package acp
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+
+	sdk "github.com/coder/acp-go-sdk"
+
+	"github.com/agentls/agentls/internal/textcut"
+	"github.com/agentls/agentls/internal/tools"
+)
+
+// maxLinkedFile bounds the text of one file a resource link attaches, as
+// for an @ mention; the rest is cut.
+const maxLinkedFile = 64 << 10
+
+// promptText renders the prompt's blocks as the task: text as is, resources
+// the client embedded as fenced text, and file:// links to files in the
+// workspace (or in one of the session's additional directories) read like
+// @ mentions: beneath the root, never a secret file (tools.secretFiles,
+// checked on the name and on what a link points to), at most 64 KiB.
+// Links agentls does not read stay as their URI, and notes say why. An
+// image or audio block is refused: agentls's model messages are text.
+func (s *acpSession) promptText(blocks []sdk.ContentBlock) (text string, notes []string, err error) {
+	var b strings.Builder
+	for _, c := range blocks {
+		switch {
+		case c.Text != nil:
+			b.WriteString(c.Text.Text)
+		case c.ResourceLink != nil:
+			body, name, why := s.readLink(c.ResourceLink.Uri)
+			if why != "" {
+				notes = append(notes, fmt.Sprintf("%s was not attached: %s", c.ResourceLink.Uri, why))
+				fmt.Fprintf(&b, " %s ", c.ResourceLink.Uri)
+				continue
+			}
+			fmt.Fprintf(&b, " @%s \n\n%s:\n```\n%s\n```\n", name, name, body)
+		case c.Resource != nil && c.Resource.Resource.TextResourceContents != nil:
+			r := c.Resource.Resource.TextResourceContents
+			fmt.Fprintf(&b, "\n\n%s:\n```\n%s\n```\n", r.Uri, r.Text)
+		case c.Image != nil, c.Audio != nil, c.Resource != nil:
+			kind := "an image"
+			if c.Audio != nil {
+				kind = "audio"
+			} else if c.Resource != nil {
+				kind = "a binary resource"
+			}
+			return "", nil, sdk.NewInvalidParams(map[string]any{"error": "agentls cannot send " + kind +
+				" to the model: its messages to the model are text (promptCapabilities.image and audio are false). Attach text, or a file of the workspace as a link."})
+		}
+	}
+	return b.String(), notes, nil
+}
+
+// readLink reads the file a file:// link names when it lies in the
+// workspace or an additional directory; name is how the prompt calls it
+// (workspace-relative, or absolute outside it). why says why it was not
+// read.
+func (s *acpSession) readLink(uri string) (body, name, why string) {
+	u, err := url.Parse(uri)
+	if err != nil || u.Scheme != "file" || (u.Host != "" && u.Host != "localhost") {
+		return "", "", "only file:// links are read"
+	}
+	p := filepath.Clean(u.Path)
+	s.mu.Lock()
+	secrets := s.cfg.Tools.SecretFiles
+	dirs := append([]string{s.root}, s.extraDirs...)
+	s.mu.Unlock()
+	for i, dir := range dirs {
+		if _, ok := beneath(dir, p); !ok {
+			continue
+		}
+		_, rel, err := tools.Policy{Root: dir, SecretFiles: secrets}.ResolveRead(p)
+		if err != nil {
+			switch {
+			case errors.Is(err, tools.ErrSecret):
+				return "", "", "it is a secret file (tools.secretFiles)"
+			case errors.Is(err, tools.ErrOutside):
+				return "", "", "it leads outside the workspace"
+			}
+			return "", "", err.Error()
+		}
+		text, err := readRegular(dir, rel, maxLinkedFile)
+		if err == nil && !sameAsResolved(dir, rel) {
+			err = errors.New("it changed while it was read")
+		}
+		if err != nil {
+			return "", "", err.Error()
+		}
+		name = rel
+		if i > 0 {
+			name = filepath.Join(dir, filepath.FromSlash(rel))
+		}
+		return text, name, ""
+	}
+	return "", "", "it is outside the workspace"
+}
+
+// beneath reports whether p lies in dir, lexically (the policy then
+// resolves links).
+func beneath(dir, p string) (string, bool) {
+	rel, err := filepath.Rel(dir, p)
+	if err != nil || !filepath.IsLocal(rel) && rel != "." {
+		return "", false
+	}
+	return rel, true
+}
+
+// readRegular reads a regular text file beneath root through os.Root, so
+// that a link swapped in after the policy's check cannot lead out; at most
+// max bytes, the rest cut with a note.
+func readRegular(root, rel string, max int) (string, error) {
+	r, err := os.OpenRoot(root)
+	if err != nil {
+		return "", err
+	}
+	defer r.Close()
+	f, err := r.Open(filepath.FromSlash(rel))
+	if err != nil {
+		return "", fmt.Errorf("cannot be opened: %v", errors.Unwrap(err))
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil || !st.Mode().IsRegular() {
+		return "", errors.New("it is not a regular file")
+	}
+	b, err := io.ReadAll(io.LimitReader(f, int64(max)+1))
+	if err != nil {
+		return "", err
+	}
+	if len(b) > max {
+		return textcut.Head(string(b), max) + "\n[file truncated]", nil
+	}
+	return string(b), nil
+}
+
+// sameAsResolved reports whether root/rel is still no link: a file the
+// policy resolved and then found swapped for a link (to a secret, say) is
+// not attached.
+func sameAsResolved(root, rel string) bool {
+	st, err := os.Lstat(filepath.Join(root, filepath.FromSlash(rel)))
+	return err == nil && st.Mode().IsRegular()
+}
