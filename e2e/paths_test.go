@@ -233,7 +233,10 @@ func TestEditorWorkspaceSettingsNeedTrust(t *testing.T) {
 	for _, trust := range []bool{false, true} {
 		t.Run(map[bool]string{false: "untrusted", true: "trusted"}[trust], func(t *testing.T) {
 			var trustAsked, commandAsked int
+			// The user asks about every command (tools.approval
+			// always-ask), so only an allow rule lets one run unasked.
 			s := start(t, setup{script: runCommandScript("touch made.txt"), settings: map[string]any{
+				"tools":             map[string]any{"approval": "always-ask"},
 				"workspaceSettings": map[string]any{"tools": map[string]any{"allow": []string{"*"}}, "agent": map[string]any{"maxSteps": 7}},
 			}})
 			s.OnShowMessageRequest = func(p *protocol.ShowMessageRequestParams) *protocol.MessageActionItem {

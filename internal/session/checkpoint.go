@@ -340,6 +340,12 @@ type tracked struct {
 	t *Task
 }
 
+// Unwrap is the workspace tracked, for the optional interfaces the
+// wrapper does not pass on itself: tools.Viewer (run_command in the
+// editor's view; what a command writes reaches the editor through it,
+// unrecorded, like a delete or a move).
+func (w *tracked) Unwrap() agent.Workspace { return w.Workspace }
+
 func (w *tracked) Edit(ctx context.Context, rel string, transform func(old []byte, exists bool) ([]byte, error)) error {
 	// The workspace may call transform again on a newer text; the last
 	// call is the change that landed.

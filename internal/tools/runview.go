@@ -329,12 +329,28 @@ func writeBeneath(r *os.Root, rel string, data []byte, mode fs.FileMode) error {
 	return nil
 }
 
+// asViewer finds the Viewer in ws or in the workspaces it wraps (a
+// wrapper says what it wraps with Unwrap, as session.Task.Track's does).
+func asViewer(ws agent.Workspace) (Viewer, bool) {
+	for ws != nil {
+		if v, ok := ws.(Viewer); ok {
+			return v, true
+		}
+		u, ok := ws.(interface{ Unwrap() agent.Workspace })
+		if !ok {
+			return nil, false
+		}
+		ws = u.Unwrap()
+	}
+	return nil, false
+}
+
 // viewOf is the view run_command runs in, or nil: the workspace holds no
 // files, or the sandbox that mounts views is off or unavailable (then the
 // command runs on the disk, as the checks' fallback does not apply to
 // commands that must write).
 func viewOf(ctx context.Context, ws agent.Workspace, o Options) (Viewer, map[string][]byte) {
-	v, ok := ws.(Viewer)
+	v, ok := asViewer(ws)
 	if !ok || o.Sandbox.Mode == proc.ModeOff {
 		return nil, nil
 	}
