@@ -39,11 +39,20 @@ demo-cli: build
 		$(CURDIR)/$(BIN) run --replay $(CURDIR)/testdata/recordings/demo-cli.jsonl "Make greet_test.go pass" && \
 		echo "▸ the edited copy is in $$d"
 
-# Record the demo conversation anew from testdata/conversations/demo.json.
-# (testdata/recordings/demo-cli.jsonl: `agentls run --record` on a copy of
-# the demo workspace, against `bin/fakellm -script` of the same file.)
+# Record the demo conversations anew from testdata/conversations/demo.json:
+# the editor's (cmd/demo) and the headless one (testdata/recordings/
+# demo-cli.jsonl: `agentls run --record` on a copy of the demo workspace,
+# against `bin/fakellm -script` of the same file). Both must be recorded
+# again when the tools offered change.
 demo-record: build
 	$(GO) run ./cmd/demo -agentls $(BIN) -record testdata/recordings/demo.jsonl
+	$(GO) build -o bin/fakellm ./cmd/fakellm
+	@d=$$(mktemp -d) && cp -r testdata/workspaces/demo/. $$d && \
+		{ bin/fakellm -script testdata/conversations/demo.json > $$d.url & pid=$$!; } && \
+		while [ ! -s $$d.url ]; do sleep 0.1; done && \
+		(cd $$d && XDG_STATE_HOME=$$d.state AGENTLS_MODEL=demo-model $(CURDIR)/$(BIN) run --base-url $$(head -1 $$d.url) \
+			--record $(CURDIR)/testdata/recordings/demo-cli.jsonl "Make greet_test.go pass"); rc=$$?; \
+		kill $$pid; rm -rf $$d $$d.url $$d.state; exit $$rc
 
 # The evaluation suite (testdata/eval) against the configured model
 # (AGENTLS_MODEL, AGENTLS_BASE_URL, AGENTLS_API_KEY); EVALFLAGS adds flags,

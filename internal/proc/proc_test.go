@@ -237,7 +237,7 @@ func TestNetworkFailureIsRecognised(t *testing.T) {
 		want bool
 	}{
 		{"curl: (6) Could not resolve host: example.com", true},
-		{"dial tcp: lookup proxy.golang.org on 10.0.0.2:53: dial udp 10.0.0.2:53: connect: network is unreachable", true},
+		{"dial tcp: lookup modules.example on 10.0.0.2:53: dial udp 10.0.0.2:53: connect: network is unreachable", true},
 		{"fatal: unable to access 'https://github.com/x/y/': Failed to connect to github.com port 443", true},
 		{"npm ERR! code EAI_AGAIN", true},
 		{"dial tcp 127.0.0.1:5432: connect: connection refused", false},
