@@ -119,6 +119,21 @@ func TestTaskAtItsLimitIsWarnedSummarisedAndChecked(t *testing.T) {
 	if warned != 1 {
 		t.Errorf("warned %d times, want once", warned)
 	}
+	// The end event and the progress end are notifications: they may
+	// reach the client after the agentls.wait reply (seen under -race).
+	s.WaitFor(testWait, func() bool {
+		ended := false
+		for _, ev := range s.Events(r.TaskID) {
+			ended = ended || ev["kind"] == "end"
+		}
+		for _, n := range s.Notes(protocol.MethodProgress) {
+			var p struct{ Value struct{ Kind string } }
+			if ended && json.Unmarshal(n.Params, &p) == nil && p.Value.Kind == "end" {
+				return true
+			}
+		}
+		return false
+	})
 	var budget, verify int
 	var end map[string]any
 	for _, ev := range s.Events(r.TaskID) {
