@@ -122,6 +122,15 @@ export function toolSize(c: ToolCall | undefined, output: string | undefined): s
   return plural(countLines(output), 'line');
 }
 
+/**
+ * The server's hint for a missing or rejected key names llm.apiKey, a
+ * setting VS Code ignores (keys do not belong in settings.json); here the
+ * key is set with a command, so the hint names it.
+ */
+export function vscodeHint(msg: string): string {
+  return msg.replace(/,? or llm\.apiKey in the configuration/g, ', or run "agentls: Set API Key"');
+}
+
 /** How a result's status reads: checks still failing is never plain "ok". */
 export function statusWord(r: Result | undefined): string {
   if (!r) return 'ended';

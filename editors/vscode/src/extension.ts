@@ -19,8 +19,9 @@ import {
 } from 'vscode-languageclient/node';
 
 import { rewindTask, RewindArgs } from './rewind';
-import { AgentEvent, ModelInfo, StreamRenderer, TaskTracker, endSummary, statusWord, usageLine } from './events';
+import { AgentEvent, ModelInfo, StreamRenderer, TaskTracker, endSummary, statusWord, usageLine, vscodeHint } from './events';
 import { ConversationPanel } from './panel';
+import { TasksView } from './tasksView';
 import { Probe } from './probe';
 import { PROPOSAL_SCHEME, ProposalProvider, openReviewDiffs, parse as parseProposal } from './review';
 import { resolveServerPath } from './serverPath';
@@ -63,6 +64,8 @@ class Agentls {
   private client: LanguageClient | undefined;
   private readonly output = vscode.window.createOutputChannel('agentls');
   private readonly serverLog = vscode.window.createOutputChannel('agentls server');
+  /** The activity-bar view of the server's tasks. */
+  readonly tasksView = new TasksView({ status: () => this.quietStatus() });
   private readonly status = vscode.window.createStatusBarItem(vscode.StatusBarAlignment.Left, 100);
   private tracker = new TaskTracker();
   private renderer = new StreamRenderer();
@@ -182,6 +185,7 @@ class Agentls {
       return;
     }
     this.updateStatus();
+    this.tasksView.refresh();
     await this.refreshInfo();
     this.probe.write('ready', { serverPath: found.path, source: found.source, settings: initializationOptions });
   }
@@ -236,12 +240,14 @@ class Agentls {
 
   private onEvent(ev: AgentEvent): void {
     if (!ev || typeof ev.taskId !== 'string') return;
+    if (ev.result?.error) ev.result.error = vscodeHint(ev.result.error);
     const t = this.tracker.apply(ev);
     this.append(this.renderer.render(ev));
     this.panel.event(ev, t, this.info);
     if (ev.kind === 'usage') this.updateStatus();
     this.probe.write('event', { event: ev });
     if (ev.kind === 'state' || ev.kind === 'end') this.updateStatus();
+    if (ev.kind === 'end' || (ev.kind === 'state' && ev.from === 'idle')) this.tasksView.refresh();
     if (ev.kind === 'end') {
       const uris = (ev.result?.filesChanged ?? []).map(String);
       this.probe.write('end', {
@@ -328,8 +334,36 @@ class Agentls {
     }
     this.tracker.started(res.taskId, task, res.session, arg?.review ?? this.tracker.get(res.taskId)?.review);
     this.append(this.renderer.start(res.taskId, task, res.session));
-    this.output.show(true);
+    // The Output panel stays where the user left it: the conversation
+    // panel shows the run, and Show Transcript opens the stream.
     this.updateStatus();
+    this.tasksView.refresh();
+  }
+
+  /** agentls.status for the tasks view: nothing shown when the server is not up. */
+  private async quietStatus(): Promise<{ tasks?: any[] } | undefined> {
+    const c = this.client;
+    if (!c || !c.isRunning()) return undefined;
+    try {
+      return await c.sendRequest(ExecuteCommandRequest.type, { command: 'agentls.status', arguments: [{}] });
+    } catch {
+      return undefined;
+    }
+  }
+
+  /** agentls.verify: the project's checks alone, no model; failures land in Problems. */
+  async verify(): Promise<void> {
+    this.panel.show(true);
+    this.panel.user('Run the project\'s checks (agentls.verify)');
+    const res = await this.exec('agentls.verify', {});
+    if (!res?.taskId) {
+      this.panel.error('agentls.verify failed (see the notification)');
+      return;
+    }
+    this.tracker.started(res.taskId, 'verify', res.session);
+    this.append(this.renderer.start(res.taskId, 'verify', res.session));
+    this.updateStatus();
+    this.tasksView.refresh();
   }
 
   async cancelTask(arg?: TaskArgs): Promise<void> {
@@ -667,6 +701,9 @@ export async function activate(ctx: vscode.ExtensionContext): Promise<void> {
   reg('agentls.showTranscript', (arg?: TaskArgs) => a.showTranscript(arg));
   reg('agentls.setApiKey', () => a.setApiKey());
   reg('agentls.restartServer', () => a.restart());
+  reg('agentls.verify', () => a.verify());
+  reg('agentls.refreshTasks', () => a.tasksView.refresh());
+  ctx.subscriptions.push(vscode.window.registerTreeDataProvider('agentls.tasks', a.tasksView));
   ctx.subscriptions.push(vscode.workspace.onDidChangeConfiguration((e) => a.configChanged(e)));
   ctx.subscriptions.push(vscode.languages.onDidChangeDiagnostics((e) => a.refreshProposals(e.uris)));
   if (probe.enabled) {

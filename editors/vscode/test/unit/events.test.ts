@@ -3,7 +3,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { test } from 'node:test';
 
-import { AgentEvent, StreamRenderer, TaskTracker, endSummary, statusWord, toolSize, toolSummary, usageLine } from '../../src/events';
+import { AgentEvent, StreamRenderer, TaskTracker, endSummary, statusWord, toolSize, toolSummary, usageLine, vscodeHint } from '../../src/events';
 
 const testdata = path.resolve(__dirname, '..', '..', '..', 'test', 'unit', 'testdata');
 
@@ -191,4 +191,12 @@ test('TaskTracker drives the status bar', () => {
   tr.apply({ taskId: 't4', kind: 'end', result: { status: 'error', reason: 'llm', error: 'HTTP 500' } });
   assert.equal(tr.view().text, '$(error) agentls: t4 error');
   assert.match(tr.view().tooltip, /t4: error \(llm\): HTTP 500/);
+});
+
+test('vscodeHint: the key hint names the Set API Key command, not llm.apiKey (VS Code ignores that setting)', () => {
+  const server = 'API key rejected by http://x/v1 (set AGENTLS_API_KEY or OPENAI_API_KEY, or llm.apiKey in the configuration)';
+  const got = vscodeHint(server);
+  assert.ok(!got.includes('llm.apiKey'), got);
+  assert.equal(got, 'API key rejected by http://x/v1 (set AGENTLS_API_KEY or OPENAI_API_KEY, or run "agentls: Set API Key")');
+  assert.equal(vscodeHint('model not found'), 'model not found');
 });
