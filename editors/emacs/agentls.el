@@ -57,6 +57,18 @@
   "Non-nil: show the *agentls* buffer when a task starts."
   :type 'boolean)
 
+(defcustom agentls-display-action
+  '((display-buffer-reuse-window display-buffer-in-side-window)
+    (side . bottom) (slot . 0) (window-height . 0.33))
+  "How *agentls* is shown: a `display-buffer' action.
+The default is a side window along the bottom, a third of the frame
+high.  An entry for \"*agentls*\" in `display-buffer-alist' overrides it."
+  :type 'sexp)
+
+(defun agentls--display (buf)
+  "Show BUF (*agentls*) as `agentls-display-action' says."
+  (display-buffer buf agentls-display-action))
+
 (defcustom agentls-flush-changes t
   "Non-nil: send pending buffer changes before every agentls command.
 Eglot 1.9 sends didChange only after `eglot-send-changes-idle-time'
@@ -185,9 +197,19 @@ Returns a marker at the start of the inserted text."
       (save-excursion
         (goto-char agentls--out)
         (when (and (not (and streaming agentls--text-open)) (not (bolp)))
-          (insert (propertize "\n" 'read-only t 'rear-nonsticky t)))
+          ;; After streaming text: step over the newline kept before the
+          ;; follow-up separator rather than add another.
+          (if (eq (char-after) ?\n)
+              (progn (forward-char) (set-marker agentls--out (point)))
+            (insert (propertize "\n" 'read-only t 'rear-nonsticky t))))
         (setq start (point-marker))
-        (insert (propertize (concat text (if streaming "" "\n")) 'read-only t 'rear-nonsticky t)))
+        (insert (propertize (concat text (if streaming "" "\n")) 'read-only t 'rear-nonsticky t))
+        ;; Streaming text ends mid-line: the separator below it starts on
+        ;; its own line, with the output marker kept before that newline.
+        (when (and streaming (not (bolp)) (not (eq (char-after) ?\n)))
+          (let ((p (point)))
+            (insert (propertize "\n" 'read-only t 'rear-nonsticky t))
+            (set-marker agentls--out p))))
       (setq agentls--text-open streaming)
       (agentls--follow (current-buffer))
       start)))
@@ -526,7 +548,7 @@ Returns the task id."
     (when agentls-model (setq args (plist-put args :model agentls-model)))
     (unless agentls--info (agentls--refresh-info))
     (when agentls-display-stream
-      (display-buffer (agentls-stream-buffer)))
+      (agentls--display (agentls-stream-buffer)))
     ;; Before the request: the task's first events may beat its answer.
     (agentls--begin-task (concat (if session "↳ " "")
                                  (replace-regexp-in-string "\n" " ⏎ " task)
@@ -542,6 +564,25 @@ Returns the task id."
         (agentls--put id :status "running"))
       (message "agentls: started %s" id)
       id)))
+
+;;;###autoload
+(defun agentls-verify ()
+  "Run the project's checks alone, no model (agentls.verify).
+A task like the others: its end shows in *agentls*, and failing checks
+are diagnostics.  Returns the task id."
+  (interactive)
+  (when agentls-display-stream
+    (agentls--display (agentls-stream-buffer)))
+  (agentls--begin-task "verify: the project's checks")
+  (let* ((res (agentls-command "agentls.verify" nil))
+         (id (plist-get res :taskId)))
+    (agentls--task-line id)
+    (agentls--task id)
+    (agentls--put id :task "verify")
+    (when (equal (plist-get (agentls--task id) :status) "queued")
+      (agentls--put id :status "running"))
+    (message "agentls: verifying (%s)" id)
+    id))
 
 ;;;###autoload
 (defun agentls-cancel (&optional task-id)
@@ -667,7 +708,7 @@ Returns its buffer."
 (defun agentls-show-stream ()
   "Show the *agentls* event stream."
   (interactive)
-  (display-buffer (agentls-stream-buffer)))
+  (agentls--display (agentls-stream-buffer)))
 
 ;;;###autoload
 (defun agentls-run-command (name &optional args)
@@ -723,6 +764,7 @@ task's proposals are in `agentls-review-diff'.  Returns the buffer."
     (define-key m "D" #'agentls-task-diff)
     (define-key m "r" #'agentls-run)
     (define-key m "c" #'agentls-cancel)
+    (define-key m "v" #'agentls-verify)
     (define-key m "s" #'agentls-status)
     (define-key m "a" #'agentls-accept)
     (define-key m "x" #'agentls-reject)

@@ -124,6 +124,36 @@
         (test-check "g redraws the review buffer"
                     (and (not (string-search "stale text" (buffer-string)))
                          (string-search "nothing left to review" (buffer-string)))
+                    (buffer-string))))
+
+    ;; 5. agentls-verify: the checks alone, a task that ends.
+    (let ((tv (agentls-verify)))
+      (test-wait-end tv 20)
+      (test-check "agentls-verify runs the project's checks as a task (agentls.verify)"
+                  (and (stringp tv) (plist-get (test-task tv) :status)
+                       (not (member (plist-get (test-task tv) :status) '("queued" "running"))))
+                  (format "%S %S" tv (and tv (test-task tv)))))
+
+    ;; 6. *agentls* shows in a side window a third of the frame high.
+    (delete-other-windows)
+    (agentls-show-stream)
+    (let ((w (get-buffer-window "*agentls*")))
+      (test-check "*agentls* shows in a bottom side window"
+                  (and w (eq (window-parameter w 'window-side) 'bottom))
+                  (format "%S side %S" w (and w (window-parameter w 'window-side)))))
+
+    ;; 7. The follow-up separator never glues onto streaming text.
+    (agentls--insert "still streami" t)
+    (let ((sep (car (split-string agentls--prompt "\n"))))
+      (with-current-buffer (agentls-stream-buffer)
+        (test-check "the follow-up separator starts its own line below streaming text"
+                    (string-search (concat "still streami\n" sep) (buffer-string))
+                    (buffer-string)))
+      (agentls--insert "ng." t)
+      (agentls--line "next line")
+      (with-current-buffer (agentls-stream-buffer)
+        (test-check "streaming text continues on its line, and the next line follows it without a blank"
+                    (string-search (concat "still streaming.\nnext line\n" sep) (buffer-string))
                     (buffer-string))))))
 
 ;;; conn-issue25.el ends here

@@ -20,6 +20,17 @@ function M.run(a)
     and vim.deep_equal(vim.fn.readfile(plugin_doc .. '/tags'), vim.fn.readfile(fresh .. '/tags')),
     'run: nvim --headless -c "helptags editors/nvim/doc" -c q')
 
+  -- :AgentVerify runs the project's checks alone: a task that ends
+  -- without the model.
+  do
+    local before = #a.tasks()
+    vim.cmd('AgentVerify')
+    local tv = T.new_task(before, 5000)
+    local rv = tv and T.wait_task(tv, 20000)
+    T.check(':AgentVerify runs the project\'s checks as a task (agentls.verify)', rv ~= nil and rv.status ~= nil,
+      'task ' .. vim.inspect(tv) .. ' result ' .. vim.inspect(rv))
+  end
+
   -- :AgentChat from a code window puts the cursor in the input, so the
   -- follow-up is not typed into the source file.
   vim.cmd('edit ' .. vim.fn.fnameescape(T.ws .. '/hello.txt'))

@@ -385,6 +385,34 @@ function M.run(task, opts)
   end, bufnr)
 end
 
+-- verify runs the project's checks alone, no model (agentls.verify): a
+-- task like any other, whose failures land in the diagnostics.
+function M.verify(opts)
+  opts = opts or {}
+  local so = M.config.stream
+  if so and so.open then
+    stream.open({ kind = so.open, height = so.height, width = so.width, focus = so.focus })
+  end
+  stream.begin_task("verify: the project's checks")
+  M.exec('agentls.verify', {}, function(err, res)
+    if err then
+      stream.line('  failed: ' .. (err.message or vim.inspect(err)))
+      notify('verify failed: ' .. (err.message or vim.inspect(err)), vim.log.levels.ERROR)
+      return opts.on_start and opts.on_start(nil, err)
+    end
+    stream.claim(res.taskId)
+    local t = task_of(res.taskId)
+    t.task = 'verify'
+    if t.status == 'queued' then
+      t.status = 'running'
+    end
+    refresh_statusline()
+    if opts.on_start then
+      opts.on_start(res)
+    end
+  end)
+end
+
 -- cancel cancels a task: the given one, else the newest running one.
 function M.cancel(task_id, cb)
   local args = {}
@@ -652,6 +680,8 @@ function M.command(name, o)
     end
   elseif name == 'cancel' then
     M.cancel(o.args)
+  elseif name == 'verify' then
+    M.verify()
   elseif name == 'status' then
     M.status(o.args)
   elseif name == 'accept' or name == 'reject' then
