@@ -223,7 +223,18 @@ func TestProgressAndEvents(t *testing.T) {
 	}
 	var states []string
 	text := ""
-	for _, ev := range s.Events(r.TaskID) {
+	evs := s.Events(r.TaskID)
+	// The first event carries the prompt, so a view can head a task it did
+	// not start (a code action's); the others do not repeat it.
+	if len(evs) == 0 || evs[0]["task"] != "edit" {
+		t.Errorf("the first event has no task: %v", evs)
+	}
+	for _, ev := range evs[1:] {
+		if _, ok := ev["task"]; ok {
+			t.Errorf("a later event repeats the task: %v", ev)
+		}
+	}
+	for _, ev := range evs {
 		switch ev["kind"] {
 		case "state":
 			states = append(states, ev["to"].(string))

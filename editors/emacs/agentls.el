@@ -322,6 +322,13 @@ Returns a marker at the start of the inserted text."
   (let* ((id (plist-get ev :taskId))
          (kind (plist-get ev :kind))
          (tl (agentls--task-line id)))
+    ;; A task this editor did not type (a code action's "Fix with
+    ;; agentls"): the server's first event names its prompt.
+    (when (and (not tl) (stringp (plist-get ev :task)) (not (string-empty-p (plist-get ev :task))))
+      (agentls--begin-task (replace-regexp-in-string "\n" " ⏎ " (plist-get ev :task)))
+      (setq tl (agentls--task-line id))
+      (unless (plist-get (agentls--task id) :task)
+        (agentls--put id :task (plist-get ev :task))))
     (pcase kind
       ("text" (agentls--insert (or (plist-get ev :text) "") t))
       ("state"

@@ -134,6 +134,15 @@
                        (not (member (plist-get (test-task tv) :status) '("queued" "running"))))
                   (format "%S %S" tv (and tv (test-task tv)))))
 
+    ;; 5b. A task the editor did not type (a code action's "Fix with
+    ;;     agentls") gets a header from its first event; a typed one no second.
+    (agentls--on-event (list :taskId "tfix" :kind "state" :from "idle" :to "planning"
+                             :task "Fix the failure at e.go:3"))
+    (test-check "a code action's task gets a header in the conversation; a typed one no second"
+                (and (test-has "▶ Fix the failure at e.go:3")
+                     (not (string-search "verify the workspace" (test-stream))))
+                (test-stream))
+
     ;; 6. *agentls* shows in a side window a third of the frame high.
     (delete-other-windows)
     (agentls-show-stream)

@@ -31,6 +31,23 @@ function M.run(a)
       'task ' .. vim.inspect(tv) .. ' result ' .. vim.inspect(rv))
   end
 
+  -- A task the editor did not type (a code action's "Fix with agentls")
+  -- gets a header from the prompt on its first event; a typed one keeps
+  -- its own header and gets no second.
+  do
+    vim.lsp.handlers['agentls/event'](nil, { taskId = 'tfix', kind = 'state', from = 'idle', to = 'planning',
+      task = 'Fix the failure at e.go:3' })
+    local sl = a.stream_lines()
+    local typed = 0
+    for _, l in ipairs(sl) do
+      if l:find('verify the workspace', 1, true) then
+        typed = typed + 1
+      end
+    end
+    T.check('a code action\'s task gets a header in the conversation; a typed one no second',
+      T.contains(sl, '▶ Fix the failure at e.go:3') and typed == 0, vim.inspect(sl))
+  end
+
   -- :AgentChat from a code window puts the cursor in the input, so the
   -- follow-up is not typed into the source file.
   vim.cmd('edit ' .. vim.fn.fnameescape(T.ws .. '/hello.txt'))

@@ -19,7 +19,7 @@ import {
 } from 'vscode-languageclient/node';
 
 import { rewindTask, RewindArgs } from './rewind';
-import { AgentEvent, ModelInfo, StreamRenderer, TaskTracker, endSummary, statusWord, usageLine, vscodeHint } from './events';
+import { AgentEvent, ModelInfo, StreamRenderer, TaskTracker, endSummary, statusWord, usageLine, vscodeHint, Heads } from './events';
 import { ConversationPanel } from './panel';
 import { TasksView } from './tasksView';
 import { Probe } from './probe';
@@ -29,6 +29,8 @@ import { explicitSettings, plainTextKeyScopes, serverKeys } from './settings';
 
 /** Secret storage key of the API key ("agentls: Set API Key"). */
 const SECRET_KEY = 'agentls.llm.apiKey';
+/** The prompt the server gives an agentls.verify task (its first event names it). */
+const VERIFY_PROMPT = 'verify the workspace';
 
 interface RunArgs {
   task?: string;
@@ -65,6 +67,7 @@ class Agentls {
   private readonly output = vscode.window.createOutputChannel('agentls');
   private readonly serverLog = vscode.window.createOutputChannel('agentls server');
   /** The activity-bar view of the server's tasks. */
+  private readonly heads = new Heads();
   readonly tasksView = new TasksView({ status: () => this.quietStatus() });
   private readonly status = vscode.window.createStatusBarItem(vscode.StatusBarAlignment.Left, 100);
   private tracker = new TaskTracker();
@@ -241,6 +244,13 @@ class Agentls {
   private onEvent(ev: AgentEvent): void {
     if (!ev || typeof ev.taskId !== 'string') return;
     if (ev.result?.error) ev.result.error = vscodeHint(ev.result.error);
+    const head = this.heads.headFor(ev, this.tracker.get(ev.taskId) !== undefined);
+    if (head !== undefined) {
+      // A task this client did not type (a code action's): a header like a typed one's.
+      this.tracker.started(ev.taskId, head, ev.session);
+      this.append(this.renderer.start(ev.taskId, head, ev.session));
+      this.panel.user(head);
+    }
     const t = this.tracker.apply(ev);
     this.append(this.renderer.render(ev));
     this.panel.event(ev, t, this.info);
@@ -327,8 +337,10 @@ class Agentls {
     if (arg?.review !== undefined) args.review = arg.review;
     this.panel.show(true);
     this.panel.user(task, arg?.review);
+    this.heads.expect(task);
     const res = await this.exec(arg?.session ? 'agentls.continue' : 'agentls.run', args);
     if (!res?.taskId) {
+      this.heads.unexpect(task);
       this.panel.error(`${arg?.session ? 'agentls.continue' : 'agentls.run'} failed (see the notification)`);
       return;
     }
@@ -355,8 +367,10 @@ class Agentls {
   async verify(): Promise<void> {
     this.panel.show(true);
     this.panel.user('Run the project\'s checks (agentls.verify)');
+    this.heads.expect(VERIFY_PROMPT);
     const res = await this.exec('agentls.verify', {});
     if (!res?.taskId) {
+      this.heads.unexpect(VERIFY_PROMPT);
       this.panel.error('agentls.verify failed (see the notification)');
       return;
     }

@@ -148,6 +148,9 @@ function M.on_event(ev)
   end
   M.last_event = ev
   local t = task_of(ev.taskId or '?')
+  if type(ev.task) == 'string' and not t.task then
+    t.task = ev.task
+  end
   if ev.kind == 'state' then
     t.state = ev.to
     if t.status == 'queued' then
