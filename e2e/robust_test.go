@@ -325,3 +325,23 @@ func TestBadInputKeepsServerUp(t *testing.T) {
 		t.Fatalf("server unhealthy after bad input: %+v", r)
 	}
 }
+
+// A mention the server does not read is named to the user, with why, as a
+// notice event before the model is called (issue 25: it was dropped
+// without a word).
+func TestUnreadMentionIsNamed(t *testing.T) {
+	s := start(t, setup{workspace: "hello", script: "read-edit.json"})
+	r := s.run(t, map[string]any{"task": "edit, as @../outside.txt says"})
+	if r.Status != "ok" {
+		t.Fatal(r.Error)
+	}
+	var notices []string
+	for _, ev := range s.Events(r.TaskID) {
+		if ev["kind"] == "notice" {
+			notices = append(notices, ev["text"].(string))
+		}
+	}
+	if len(notices) != 1 || notices[0] != "@../outside.txt was not read: outside the workspace" {
+		t.Errorf("notices %q", notices)
+	}
+}

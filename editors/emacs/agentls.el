@@ -377,7 +377,7 @@ Returns a marker at the start of the inserted text."
        (when tl
          (agentls--update-task-line tl :usage (or (plist-get ev :taskUsage) (plist-get ev :usage))
                                     :last (plist-get ev :usage))))
-      ((or "retry" "compaction" "budget")
+      ((or "retry" "compaction" "budget" "notice")
        (agentls--line "· %s: %s" kind (or (plist-get ev :text) "")))
       ("plan"
        (let ((p (plist-get ev :plan)))

@@ -165,7 +165,7 @@ func (s *Server) onEvent(ctx context.Context, t *task, prog *progress, ev agent.
 		for _, l := range lines {
 			s.transcript(ctx, t, l)
 		}
-	case agent.KindRetry, agent.KindCompaction, agent.KindBudget:
+	case agent.KindRetry, agent.KindCompaction, agent.KindBudget, agent.KindNotice:
 		prog.report(ctx, ev.Text)
 		s.transcript(ctx, t, "· "+ev.Text)
 	case agent.KindPlan:

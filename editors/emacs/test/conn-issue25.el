@@ -143,6 +143,12 @@
                      (not (string-search "verify the workspace" (test-stream))))
                 (test-stream))
 
+    (agentls--on-event (list :taskId "tfix" :kind "notice"
+                             :text "@../outside.txt was not read: outside the workspace"))
+    (test-check "a mention not read is named in the conversation (notice)"
+                (test-has "· notice: @../outside.txt was not read: outside the workspace")
+                (test-stream))
+
     ;; 6. *agentls* shows in a side window a third of the frame high.
     (delete-other-windows)
     (agentls-show-stream)

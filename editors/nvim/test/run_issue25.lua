@@ -44,6 +44,11 @@ function M.run(a)
         typed = typed + 1
       end
     end
+    vim.lsp.handlers['agentls/event'](nil, { taskId = 'tfix', kind = 'notice',
+      text = '@../outside.txt was not read: outside the workspace' })
+    sl = a.stream_lines()
+    T.check('a mention not read is named in the conversation (notice)',
+      T.contains(sl, '· notice: @../outside.txt was not read: outside the workspace'), vim.inspect(sl))
     T.check('a code action\'s task gets a header in the conversation; a typed one no second',
       T.contains(sl, '▶ Fix the failure at e.go:3') and typed == 0, vim.inspect(sl))
   end

@@ -264,6 +264,7 @@ export class StreamRenderer {
       case 'retry':
       case 'compaction':
       case 'budget':
+      case 'notice':
         return this.line(`[${id}] · ${ev.text ?? ev.kind}`);
       case 'plan': {
         const mark = (s: string) => (s === 'completed' ? '[x]' : s === 'in_progress' ? '[>]' : '[ ]');

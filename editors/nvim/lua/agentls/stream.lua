@@ -404,7 +404,7 @@ function M.render(ev)
       t.last = ev.usage or t.last
       refresh_task(t)
     end
-  elseif kind == 'retry' or kind == 'compaction' or kind == 'budget' then
+  elseif kind == 'retry' or kind == 'compaction' or kind == 'budget' or kind == 'notice' then
     M.line(string.format('· %s: %s', kind, ev.text or ''))
   elseif kind == 'plan' then
     local marks = { completed = '[x]', in_progress = '[>]' }

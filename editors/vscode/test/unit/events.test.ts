@@ -193,6 +193,11 @@ test('TaskTracker drives the status bar', () => {
   assert.match(tr.view().tooltip, /t4: error \(llm\): HTTP 500/);
 });
 
+test('a notice (a mention not read) is a line of the stream', () => {
+  assert.equal(renderAll([{ taskId: 't1', kind: 'notice', text: '@../x.txt was not read: outside the workspace' }]),
+    '[t1] · @../x.txt was not read: outside the workspace\n');
+});
+
 test('vscodeHint: the key hint names the Set API Key command, not llm.apiKey (VS Code ignores that setting)', () => {
   const server = 'API key rejected by http://x/v1 (set AGENTLS_API_KEY or OPENAI_API_KEY, or llm.apiKey in the configuration)';
   const got = vscodeHint(server);
