@@ -536,7 +536,7 @@ instead of applied.  SESSION: continue that session (agentls.continue).
 \"@path\" and \"@path:10-40\" in TASK attach a file or lines of it.
 Returns the task id."
   (interactive
-   (append (list (read-string "agentls task: ") (and current-prefix-arg t))
+   (append (list (agentls-read-task "agentls task (C-j: new line): ") (and current-prefix-arg t))
            (when (use-region-p) (list (region-beginning) (region-end)))))
   (when (string-empty-p (string-trim task))
     (user-error "agentls: the task is empty"))
@@ -571,6 +571,21 @@ Returns the task id."
         (agentls--put id :status "running"))
       (message "agentls: started %s" id)
       id)))
+
+(defvar agentls-task-minibuffer-map
+  (let ((m (make-sparse-keymap)))
+    (set-keymap-parent m minibuffer-local-map)
+    (define-key m (kbd "C-j") #'newline)
+    (define-key m (kbd "S-<return>") #'newline)
+    m)
+  "Minibuffer keys while typing a task: C-j and S-RET insert a new line,
+RET sends.")
+
+(defvar agentls--task-history nil "Tasks typed at `agentls-read-task'.")
+
+(defun agentls-read-task (prompt)
+  "Read a task in the minibuffer with PROMPT: it may span lines (C-j)."
+  (read-from-minibuffer prompt nil agentls-task-minibuffer-map nil 'agentls--task-history))
 
 ;;;###autoload
 (defun agentls-verify ()

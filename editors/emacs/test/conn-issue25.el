@@ -149,6 +149,17 @@
                 (test-has "· notice: @../outside.txt was not read: outside the workspace")
                 (test-stream))
 
+    ;; 5c. The task prompt takes several lines: C-j inserts a newline.
+    (let (map)
+      (cl-letf (((symbol-function 'read-from-minibuffer)
+                 (lambda (_p _i keymap &rest _) (setq map keymap) "line one\nline two")))
+        (let ((got (agentls-read-task "agentls task: ")))
+          (test-check "the task prompt takes several lines (C-j inserts a newline)"
+                      (and (equal got "line one\nline two")
+                           (eq (lookup-key map (kbd "C-j")) #'newline)
+                           (eq (lookup-key map (kbd "RET")) #'exit-minibuffer))
+                      (format "%S %S" got (and map (lookup-key map (kbd "C-j"))))))))
+
     ;; 6. *agentls* shows in a side window a third of the frame high.
     (delete-other-windows)
     (agentls-show-stream)
