@@ -53,6 +53,30 @@ function M.run(a)
       T.contains(sl, '▶ Fix the failure at e.go:3') and typed == 0, vim.inspect(sl))
   end
 
+  -- :AgentCompose: a task of several lines, written in a scratch buffer
+  -- and sent by :w (M.run is stubbed: the scripted model's turns are
+  -- for the tasks below).
+  do
+    local real, sent = a.run, nil
+    a.run = function(task, opts)
+      sent = { task = task, review = opts and opts.review }
+    end
+    local code = vim.api.nvim_get_current_win()
+    vim.cmd('AgentCompose')
+    local cb = vim.api.nvim_get_current_buf()
+    vim.api.nvim_buf_set_lines(cb, 0, -1, false, { 'line one', 'line two' })
+    vim.cmd('write')
+    local gone = vim.wait(2000, function()
+      return not vim.api.nvim_buf_is_valid(cb)
+    end, 20)
+    a.run = real
+    if vim.api.nvim_win_is_valid(code) then
+      vim.api.nvim_set_current_win(code)
+    end
+    T.check(':AgentCompose sends a task of several lines on :w and closes its buffer',
+      sent ~= nil and sent.task == 'line one\nline two' and gone, vim.inspect(sent) .. ' closed ' .. tostring(gone))
+  end
+
   -- :AgentChat from a code window puts the cursor in the input, so the
   -- follow-up is not typed into the source file.
   vim.cmd('edit ' .. vim.fn.fnameescape(T.ws .. '/hello.txt'))

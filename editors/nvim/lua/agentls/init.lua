@@ -416,6 +416,39 @@ function M.verify(opts)
   end)
 end
 
+-- compose opens a scratch buffer for a task of several lines: :w sends
+-- it (about the file it was opened from) and closes the buffer; :q! drops
+-- it. opts: review.
+function M.compose(opts)
+  opts = opts or {}
+  local from = vim.api.nvim_get_current_buf()
+  vim.cmd('botright new')
+  local buf = vim.api.nvim_get_current_buf()
+  vim.api.nvim_buf_set_name(buf, 'agentls://compose/' .. buf)
+  vim.api.nvim_buf_set_option(buf, 'buftype', 'acwrite')
+  vim.api.nvim_buf_set_option(buf, 'bufhidden', 'wipe')
+  vim.api.nvim_buf_set_option(buf, 'swapfile', false)
+  vim.api.nvim_buf_set_option(buf, 'filetype', 'markdown')
+  vim.api.nvim_win_set_height(0, 8)
+  vim.api.nvim_create_autocmd('BufWriteCmd', {
+    buffer = buf,
+    callback = function()
+      local task = table.concat(vim.api.nvim_buf_get_lines(buf, 0, -1, false), '\n')
+      vim.api.nvim_buf_set_option(buf, 'modified', false)
+      if task:match('%S') then
+        M.run(task, { bufnr = vim.api.nvim_buf_is_valid(from) and from or nil, review = opts.review })
+      end
+      vim.schedule(function()
+        if vim.api.nvim_buf_is_valid(buf) then
+          vim.api.nvim_buf_delete(buf, { force = true })
+        end
+      end)
+    end,
+  })
+  notify('write the task (several lines if you like); :w sends it, :q! drops it', vim.log.levels.INFO)
+  return buf
+end
+
 -- cancel cancels a task: the given one, else the newest running one.
 function M.cancel(task_id, cb)
   local args = {}
@@ -679,8 +712,10 @@ function M.command(name, o)
     if o.args ~= '' then
       go(o.args)
     else
-      vim.ui.input({ prompt = 'agentls task: ' }, go)
+      vim.ui.input({ prompt = 'agentls task (:AgentCompose for several lines): ' }, go)
     end
+  elseif name == 'compose' then
+    M.compose({ review = o.bang or nil })
   elseif name == 'cancel' then
     M.cancel(o.args)
   elseif name == 'verify' then
