@@ -164,6 +164,11 @@ export function vscodeHint(msg: string): string {
   return msg.replace(/,? or llm\.apiKey in the configuration/g, ', or run "agentls: Set API Key"');
 }
 
+/** A composed task's text as sent: trailing white space trimmed, lines kept. */
+export function composedTask(text: string): string {
+  return text.replace(/\r\n/g, '\n').trim();
+}
+
 /** How a result's status reads: checks still failing is never plain "ok". */
 export function statusWord(r: Result | undefined): string {
   if (!r) return 'ended';

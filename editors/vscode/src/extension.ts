@@ -19,7 +19,7 @@ import {
 } from 'vscode-languageclient/node';
 
 import { rewindTask, RewindArgs } from './rewind';
-import { AgentEvent, ModelInfo, StreamRenderer, TaskTracker, endSummary, statusWord, usageLine, vscodeHint, Heads } from './events';
+import { AgentEvent, ModelInfo, StreamRenderer, TaskTracker, endSummary, statusWord, usageLine, vscodeHint, Heads, composedTask } from './events';
 import { ConversationPanel } from './panel';
 import { TasksView } from './tasksView';
 import { Probe } from './probe';
@@ -350,6 +350,36 @@ class Agentls {
     // panel shows the run, and Show Transcript opens the stream.
     this.updateStatus();
     this.tasksView.refresh();
+  }
+
+  /** Untitled documents opened by Compose Agent Task, by URI. */
+  private readonly composing = new Set<string>();
+
+  /** A task of several lines: an untitled document that Send Composed Task runs. */
+  async composeTask(): Promise<void> {
+    const doc = await vscode.workspace.openTextDocument({ language: 'markdown', content: '' });
+    this.composing.add(doc.uri.toString());
+    await vscode.window.showTextDocument(doc, { preview: false });
+    void vscode.commands.executeCommand('setContext', 'agentls.composing', true);
+    void vscode.window.showInformationMessage('agentls: write the task (several lines if you like), then "agentls: Send Composed Task" (Ctrl+Alt+A S).');
+  }
+
+  async sendComposedTask(): Promise<void> {
+    const ed = vscode.window.activeTextEditor;
+    if (!ed || !this.composing.has(ed.document.uri.toString())) {
+      void vscode.window.showInformationMessage('agentls: no composed task here. Run "agentls: Compose Agent Task (multi-line)" first.');
+      return;
+    }
+    const task = composedTask(ed.document.getText());
+    if (task === '') {
+      void vscode.window.showInformationMessage('agentls: the task is empty.');
+      return;
+    }
+    this.composing.delete(ed.document.uri.toString());
+    void vscode.commands.executeCommand('setContext', 'agentls.composing', this.composing.size > 0);
+    // Closed first: the editor context is the file under it, not this draft.
+    await vscode.commands.executeCommand('workbench.action.revertAndCloseActiveEditor');
+    await this.runTask({ task });
   }
 
   /** agentls.status for the tasks view: nothing shown when the server is not up. */
@@ -716,6 +746,8 @@ export async function activate(ctx: vscode.ExtensionContext): Promise<void> {
   reg('agentls.setApiKey', () => a.setApiKey());
   reg('agentls.restartServer', () => a.restart());
   reg('agentls.verify', () => a.verify());
+  reg('agentls.composeTask', () => a.composeTask());
+  reg('agentls.sendComposedTask', () => a.sendComposedTask());
   reg('agentls.refreshTasks', () => a.tasksView.refresh());
   ctx.subscriptions.push(vscode.window.registerTreeDataProvider('agentls.tasks', a.tasksView));
   ctx.subscriptions.push(vscode.workspace.onDidChangeConfiguration((e) => a.configChanged(e)));

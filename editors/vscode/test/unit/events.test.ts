@@ -3,7 +3,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { test } from 'node:test';
 
-import { AgentEvent, StreamRenderer, TaskTracker, endSummary, statusWord, toolSize, toolSummary, usageLine, vscodeHint, Heads } from '../../src/events';
+import { AgentEvent, StreamRenderer, TaskTracker, endSummary, statusWord, toolSize, toolSummary, usageLine, vscodeHint, Heads, composedTask } from '../../src/events';
 
 const testdata = path.resolve(__dirname, '..', '..', '..', 'test', 'unit', 'testdata');
 
@@ -220,4 +220,9 @@ test('Heads: a code action\'s task is headed from its first event; a typed one i
   h.expect('failed run');
   h.unexpect('failed run');
   assert.equal(h.headFor({ taskId: 't6', kind: 'state', task: 'failed run' }, false), 'failed run');
+});
+
+test('composedTask keeps the lines of a multi-line task', () => {
+  assert.equal(composedTask('\r\nAdd a test.\r\nThen run it.\r\n\n'), 'Add a test.\nThen run it.');
+  assert.equal(composedTask('  \n '), '');
 });

@@ -62,3 +62,11 @@ test('a run does not pop the Output panel up: runTask never calls output.show', 
   assert.ok(body.length > 100);
   assert.ok(!body.includes('output.show'), 'runTask shows the Output panel');
 });
+
+test('a multi-line task: Compose Agent Task opens a draft, Send Composed Task runs it', () => {
+  const pkg = JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8'));
+  const cmds = pkg.contributes.commands.map((c: { command: string }) => c.command);
+  for (const c of ['agentls.composeTask', 'agentls.sendComposedTask']) assert.ok(cmds.includes(c), `${c} is not contributed`);
+  const src = fs.readFileSync(path.join(root, 'src', 'extension.ts'), 'utf8');
+  for (const c of ['agentls.composeTask', 'agentls.sendComposedTask']) assert.ok(src.includes(`reg('${c}'`), `${c} is not registered`);
+});
