@@ -745,7 +745,8 @@ export async function activate(ctx: vscode.ExtensionContext): Promise<void> {
   reg('agentls.showTranscript', (arg?: TaskArgs) => a.showTranscript(arg));
   reg('agentls.setApiKey', () => a.setApiKey());
   reg('agentls.restartServer', () => a.restart());
-  reg('agentls.verify', () => a.verify());
+  // Not agentls.verify: the language client registers the server's commands under their own ids.
+  reg('agentls.verifyProject', () => a.verify());
   reg('agentls.composeTask', () => a.composeTask());
   reg('agentls.sendComposedTask', () => a.sendComposedTask());
   reg('agentls.refreshTasks', () => a.tasksView.refresh());

@@ -50,9 +50,9 @@ test('an activity-bar entry with the tasks view, its icon and verify', () => {
   assert.ok(fs.readFileSync(path.join(root, bar.icon), 'utf8').includes('<svg'), 'activity-bar icon is not an SVG');
   assert.deepEqual(pkg.contributes.views.agentls.map((v: { id: string }) => v.id), ['agentls.tasks']);
   const cmds = pkg.contributes.commands.map((c: { command: string }) => c.command);
-  assert.ok(cmds.includes('agentls.verify'), 'agentls.verify is not contributed');
+  assert.ok(cmds.includes('agentls.verifyProject'), 'agentls.verifyProject is not contributed');
   const src = fs.readFileSync(path.join(root, 'src', 'extension.ts'), 'utf8');
-  for (const id of ['agentls.verify', 'agentls.refreshTasks']) assert.ok(src.includes(`reg('${id}'`), `${id} is not registered`);
+  for (const id of ['agentls.verifyProject', 'agentls.refreshTasks']) assert.ok(src.includes(`reg('${id}'`), `${id} is not registered`);
   assert.ok(src.includes("registerTreeDataProvider('agentls.tasks'"), 'the tasks view has no provider');
 });
 
@@ -69,4 +69,16 @@ test('a multi-line task: Compose Agent Task opens a draft, Send Composed Task ru
   for (const c of ['agentls.composeTask', 'agentls.sendComposedTask']) assert.ok(cmds.includes(c), `${c} is not contributed`);
   const src = fs.readFileSync(path.join(root, 'src', 'extension.ts'), 'utf8');
   for (const c of ['agentls.composeTask', 'agentls.sendComposedTask']) assert.ok(src.includes(`reg('${c}'`), `${c} is not registered`);
+});
+
+test('no contributed command takes a server command\'s id (the language client registers those: "command already exists")', () => {
+  const pkg = JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8'));
+  const server = fs.readFileSync(path.join(root, '..', '..', 'internal', 'lsp', 'commands.go'), 'utf8');
+  const ids = [...server.matchAll(/cmd\("(agentls\.[A-Za-z]+)"/g)].map((m) => m[1]);
+  assert.ok(ids.includes('agentls.verify') && ids.length > 10, `server commands not found: ${ids}`);
+  const src = fs.readFileSync(path.join(root, 'src', 'extension.ts'), 'utf8');
+  const registered = [...src.matchAll(/reg\('([^']+)'/g)].map((m) => m[1]);
+  for (const c of [...pkg.contributes.commands.map((x: { command: string }) => x.command), ...registered]) {
+    assert.ok(!ids.includes(c), `${c} is a server command`);
+  }
 });
