@@ -223,7 +223,18 @@ func TestProgressAndEvents(t *testing.T) {
 	}
 	var states []string
 	text := ""
-	for _, ev := range s.Events(r.TaskID) {
+	evs := s.Events(r.TaskID)
+	// The first event carries the prompt, so a view can head a task it did
+	// not start (a code action's); the others do not repeat it.
+	if len(evs) == 0 || evs[0]["task"] != "edit" {
+		t.Errorf("the first event has no task: %v", evs)
+	}
+	for _, ev := range evs[1:] {
+		if _, ok := ev["task"]; ok {
+			t.Errorf("a later event repeats the task: %v", ev)
+		}
+	}
+	for _, ev := range evs {
 		switch ev["kind"] {
 		case "state":
 			states = append(states, ev["to"].(string))
@@ -312,5 +323,25 @@ func TestBadInputKeepsServerUp(t *testing.T) {
 	r := s.run(t, map[string]any{"task": "still alive?"})
 	if r.Status != "ok" {
 		t.Fatalf("server unhealthy after bad input: %+v", r)
+	}
+}
+
+// A mention the server does not read is named to the user, with why, as a
+// notice event before the model is called (issue 25: it was dropped
+// without a word).
+func TestUnreadMentionIsNamed(t *testing.T) {
+	s := start(t, setup{workspace: "hello", script: "read-edit.json"})
+	r := s.run(t, map[string]any{"task": "edit, as @../outside.txt says"})
+	if r.Status != "ok" {
+		t.Fatal(r.Error)
+	}
+	var notices []string
+	for _, ev := range s.Events(r.TaskID) {
+		if ev["kind"] == "notice" {
+			notices = append(notices, ev["text"].(string))
+		}
+	}
+	if len(notices) != 1 || notices[0] != "@../outside.txt was not read: outside the workspace" {
+		t.Errorf("notices %q", notices)
 	}
 }

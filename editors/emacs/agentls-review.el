@@ -68,7 +68,7 @@ With no task yet, TEXT starts one.  Returns the task id."
 ;;;###autoload
 (defun agentls-run-review (task)
   "Run TASK in review mode: its changes are proposed, not applied."
-  (interactive (list (read-string "agentls task (review): ")))
+  (interactive (list (agentls-read-task "agentls task (review; C-j: new line): ")))
   (agentls-run task t))
 
 ;;; Pickers

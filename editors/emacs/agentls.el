@@ -57,6 +57,18 @@
   "Non-nil: show the *agentls* buffer when a task starts."
   :type 'boolean)
 
+(defcustom agentls-display-action
+  '((display-buffer-reuse-window display-buffer-in-side-window)
+    (side . bottom) (slot . 0) (window-height . 0.33))
+  "How *agentls* is shown: a `display-buffer' action.
+The default is a side window along the bottom, a third of the frame
+high.  An entry for \"*agentls*\" in `display-buffer-alist' overrides it."
+  :type 'sexp)
+
+(defun agentls--display (buf)
+  "Show BUF (*agentls*) as `agentls-display-action' says."
+  (display-buffer buf agentls-display-action))
+
 (defcustom agentls-flush-changes t
   "Non-nil: send pending buffer changes before every agentls command.
 Eglot 1.9 sends didChange only after `eglot-send-changes-idle-time'
@@ -185,9 +197,19 @@ Returns a marker at the start of the inserted text."
       (save-excursion
         (goto-char agentls--out)
         (when (and (not (and streaming agentls--text-open)) (not (bolp)))
-          (insert (propertize "\n" 'read-only t 'rear-nonsticky t)))
+          ;; After streaming text: step over the newline kept before the
+          ;; follow-up separator rather than add another.
+          (if (eq (char-after) ?\n)
+              (progn (forward-char) (set-marker agentls--out (point)))
+            (insert (propertize "\n" 'read-only t 'rear-nonsticky t))))
         (setq start (point-marker))
-        (insert (propertize (concat text (if streaming "" "\n")) 'read-only t 'rear-nonsticky t)))
+        (insert (propertize (concat text (if streaming "" "\n")) 'read-only t 'rear-nonsticky t))
+        ;; Streaming text ends mid-line: the separator below it starts on
+        ;; its own line, with the output marker kept before that newline.
+        (when (and streaming (not (bolp)) (not (eq (char-after) ?\n)))
+          (let ((p (point)))
+            (insert (propertize "\n" 'read-only t 'rear-nonsticky t))
+            (set-marker agentls--out p))))
       (setq agentls--text-open streaming)
       (agentls--follow (current-buffer))
       start)))
@@ -300,6 +322,13 @@ Returns a marker at the start of the inserted text."
   (let* ((id (plist-get ev :taskId))
          (kind (plist-get ev :kind))
          (tl (agentls--task-line id)))
+    ;; A task this editor did not type (a code action's "Fix with
+    ;; agentls"): the server's first event names its prompt.
+    (when (and (not tl) (stringp (plist-get ev :task)) (not (string-empty-p (plist-get ev :task))))
+      (agentls--begin-task (replace-regexp-in-string "\n" " ⏎ " (plist-get ev :task)))
+      (setq tl (agentls--task-line id))
+      (unless (plist-get (agentls--task id) :task)
+        (agentls--put id :task (plist-get ev :task))))
     (pcase kind
       ("text" (agentls--insert (or (plist-get ev :text) "") t))
       ("state"
@@ -348,7 +377,7 @@ Returns a marker at the start of the inserted text."
        (when tl
          (agentls--update-task-line tl :usage (or (plist-get ev :taskUsage) (plist-get ev :usage))
                                     :last (plist-get ev :usage))))
-      ((or "retry" "compaction" "budget")
+      ((or "retry" "compaction" "budget" "notice")
        (agentls--line "· %s: %s" kind (or (plist-get ev :text) "")))
       ("plan"
        (let ((p (plist-get ev :plan)))
@@ -507,7 +536,7 @@ instead of applied.  SESSION: continue that session (agentls.continue).
 \"@path\" and \"@path:10-40\" in TASK attach a file or lines of it.
 Returns the task id."
   (interactive
-   (append (list (read-string "agentls task: ") (and current-prefix-arg t))
+   (append (list (agentls-read-task "agentls task (C-j: new line): ") (and current-prefix-arg t))
            (when (use-region-p) (list (region-beginning) (region-end)))))
   (when (string-empty-p (string-trim task))
     (user-error "agentls: the task is empty"))
@@ -526,7 +555,7 @@ Returns the task id."
     (when agentls-model (setq args (plist-put args :model agentls-model)))
     (unless agentls--info (agentls--refresh-info))
     (when agentls-display-stream
-      (display-buffer (agentls-stream-buffer)))
+      (agentls--display (agentls-stream-buffer)))
     ;; Before the request: the task's first events may beat its answer.
     (agentls--begin-task (concat (if session "↳ " "")
                                  (replace-regexp-in-string "\n" " ⏎ " task)
@@ -542,6 +571,40 @@ Returns the task id."
         (agentls--put id :status "running"))
       (message "agentls: started %s" id)
       id)))
+
+(defvar agentls-task-minibuffer-map
+  (let ((m (make-sparse-keymap)))
+    (set-keymap-parent m minibuffer-local-map)
+    (define-key m (kbd "C-j") #'newline)
+    (define-key m (kbd "S-<return>") #'newline)
+    m)
+  "Minibuffer keys while typing a task: C-j and S-RET insert a new line,
+RET sends.")
+
+(defvar agentls--task-history nil "Tasks typed at `agentls-read-task'.")
+
+(defun agentls-read-task (prompt)
+  "Read a task in the minibuffer with PROMPT: it may span lines (C-j)."
+  (read-from-minibuffer prompt nil agentls-task-minibuffer-map nil 'agentls--task-history))
+
+;;;###autoload
+(defun agentls-verify ()
+  "Run the project's checks alone, no model (agentls.verify).
+A task like the others: its end shows in *agentls*, and failing checks
+are diagnostics.  Returns the task id."
+  (interactive)
+  (when agentls-display-stream
+    (agentls--display (agentls-stream-buffer)))
+  (agentls--begin-task "verify: the project's checks")
+  (let* ((res (agentls-command "agentls.verify" nil))
+         (id (plist-get res :taskId)))
+    (agentls--task-line id)
+    (agentls--task id)
+    (agentls--put id :task "verify")
+    (when (equal (plist-get (agentls--task id) :status) "queued")
+      (agentls--put id :status "running"))
+    (message "agentls: verifying (%s)" id)
+    id))
 
 ;;;###autoload
 (defun agentls-cancel (&optional task-id)
@@ -667,7 +730,7 @@ Returns its buffer."
 (defun agentls-show-stream ()
   "Show the *agentls* event stream."
   (interactive)
-  (display-buffer (agentls-stream-buffer)))
+  (agentls--display (agentls-stream-buffer)))
 
 ;;;###autoload
 (defun agentls-run-command (name &optional args)
@@ -723,6 +786,7 @@ task's proposals are in `agentls-review-diff'.  Returns the buffer."
     (define-key m "D" #'agentls-task-diff)
     (define-key m "r" #'agentls-run)
     (define-key m "c" #'agentls-cancel)
+    (define-key m "v" #'agentls-verify)
     (define-key m "s" #'agentls-status)
     (define-key m "a" #'agentls-accept)
     (define-key m "x" #'agentls-reject)

@@ -168,7 +168,7 @@ func (o *stream) event(ev agent.Event) {
 			o.mu.Unlock()
 			o.send(sdk.SessionUpdate{UsageUpdate: &u})
 		}
-	case agent.KindRetry, agent.KindCompaction, agent.KindBudget:
+	case agent.KindRetry, agent.KindCompaction, agent.KindBudget, agent.KindNotice:
 		o.send(sdk.UpdateAgentThoughtText(o.redact(ev.Text)))
 	case agent.KindPlan:
 		o.modelPlan(ev.Plan)

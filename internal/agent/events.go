@@ -28,6 +28,9 @@ const (
 	// KindBudget says the task is near or at its budget (agent.maxSteps,
 	// agent.maxCostUSD); Text says which, for a person.
 	KindBudget = "budget"
+	// KindNotice tells the user something about the task's input (a
+	// mention that was not read, and why); Text, for a person.
+	KindNotice = "notice"
 )
 
 // Event is what subscribers (the LSP server, the CLI, tests) see of a task.

@@ -59,6 +59,8 @@ type Start struct {
 type Planned struct {
 	Prefix  []Message
 	History []Message
+	// Notices are sent to the user as notice events (a mention not read).
+	Notices []string
 }
 
 // TextDelta is streamed model text.

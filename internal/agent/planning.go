@@ -61,7 +61,11 @@ func (m *Machine) stepPlanning(in Input) []Action {
 	m.history = append(m.history, Message{Role: RoleUser, Content: m.task})
 	// The prefix and the task are never compacted; earlier session turns are.
 	m.prefix = len(p.Prefix)
-	acts := m.transition(Executing)
+	var acts []Action
+	for _, n := range p.Notices {
+		acts = append(acts, Emit{Event{Kind: KindNotice, Step: m.steps, Text: n}})
+	}
+	acts = append(acts, m.transition(Executing)...)
 	return append(acts, m.callModel()...)
 }
 

@@ -270,7 +270,7 @@ func (r *textRenderer) event(ev agent.Event) {
 				r.lineLocked(fmt.Sprintf("    … and %d more", n))
 			}
 		}
-	case agent.KindRetry, agent.KindCompaction, agent.KindBudget:
+	case agent.KindRetry, agent.KindCompaction, agent.KindBudget, agent.KindNotice:
 		r.lineLocked("· " + ev.Text)
 	case agent.KindPlan:
 		if ev.Plan != nil {

@@ -1,8 +1,10 @@
 package driver
 
 import (
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -45,31 +47,56 @@ type Mention struct {
 // '/'-separated path names a secret file (tools.secretFiles); nil: none
 // does.
 func Mentions(root, prompt string, secret func(rel string) bool) []Mention {
+	ms, _ := MentionsAndMisses(root, prompt, secret)
+	return ms
+}
+
+// MentionsAndMisses is Mentions, and a line for the user about each
+// mention of a file that was not read, saying why ("@../x.txt: outside
+// the workspace"). A word that names no file and looks like no path
+// ("@someone") is no miss.
+func MentionsAndMisses(root, prompt string, secret func(rel string) bool) ([]Mention, []string) {
 	if root == "" || !strings.Contains(prompt, "@") {
-		return nil
+		return nil, nil
 	}
 	r, err := os.OpenRoot(root)
 	if err != nil {
-		return nil
+		return nil, nil
 	}
 	defer r.Close()
 	var out []Mention
+	var misses []string
+	miss := func(m []string, why string) {
+		label := "@" + m[1]
+		if m[2] != "" {
+			label += ":" + m[2]
+			if m[3] != "" {
+				label += "-" + m[3]
+			}
+		}
+		misses = append(misses, label+" was not read: "+why)
+	}
 	seen := map[string]bool{}
 	for _, m := range mentionRE().FindAllStringSubmatch(prompt, -1) {
-		if len(out) == maxMentions {
-			break
-		}
 		key := m[1] + ":" + m[2] + "-" + m[3]
 		if seen[key] {
 			continue
 		}
 		seen[key] = true
+		if len(out) == maxMentions {
+			miss(m, fmt.Sprintf("more than %d files mentioned", maxMentions))
+			continue
+		}
 		rel := filepath.Clean(filepath.FromSlash(m[1]))
 		if !filepath.IsLocal(rel) {
+			miss(m, "outside the workspace")
 			continue
 		}
 		text, more, ok := readConfined(r, rel, maxMentionSize, secret)
 		if !ok {
+			if why := missReason(r, rel, secret); why != "" {
+				miss(m, why)
+			}
 			continue
 		}
 		if more {
@@ -83,6 +110,7 @@ func Mentions(root, prompt string, secret func(rel string) bool) []Mention {
 				mn.End, _ = strconv.Atoi(m[3])
 			}
 			if mn.Start < 1 || mn.End < mn.Start {
+				miss(m, "not a line range")
 				continue
 			}
 			text = lineRange(text, mn.Start, mn.End)
@@ -90,7 +118,28 @@ func Mentions(root, prompt string, secret func(rel string) bool) []Mention {
 		mn.Text = text
 		out = append(out, mn)
 	}
-	return out
+	return out, misses
+}
+
+// missReason says why readConfined did not read rel, for the user; ""
+// when rel is no file and does not look like a path ("@someone").
+func missReason(r *os.Root, rel string, secret func(string) bool) string {
+	if secret != nil && secret(filepath.ToSlash(rel)) {
+		return "a secret file (tools.secretFiles)"
+	}
+	st, err := r.Stat(rel)
+	switch {
+	case err != nil && errors.Is(err, fs.ErrNotExist):
+		if strings.ContainsAny(rel, "./"+string(filepath.Separator)) {
+			return "no such file in the workspace"
+		}
+		return ""
+	case err != nil:
+		return "outside the workspace or unreadable"
+	case !st.Mode().IsRegular():
+		return "not a regular file"
+	}
+	return "a secret file (tools.secretFiles) or outside the workspace"
 }
 
 // readConfined reads a regular file inside r: at most limit bytes, and

@@ -53,6 +53,37 @@ func TestMentionsAttachFilesAndRanges(t *testing.T) {
 	}
 }
 
+// A mention that is not read is not dropped without a word: the plan's
+// notices say which and why; a word that is no path ("@someone") is not.
+func TestMentionsNotReadAreNamed(t *testing.T) {
+	root := t.TempDir()
+	if err := os.WriteFile(filepath.Join(root, "a.txt"), []byte("a\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(root, ".env"), []byte("K=v\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Mkdir(filepath.Join(root, "dir"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	secret := func(rel string) bool { return rel == ".env" }
+	prompt := "ask @someone about @a.txt, @../outside.txt, @missing.go, @.env, @dir/ and @a.txt:0"
+	planned, err := WorkspacePlanner{Root: root, Secret: secret}.Plan(context.Background(), Assignment{Prompt: prompt})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{
+		"@../outside.txt was not read: outside the workspace",
+		"@missing.go was not read: no such file in the workspace",
+		"@.env was not read: a secret file (tools.secretFiles)",
+		"@dir/ was not read: not a regular file",
+		"@a.txt:0 was not read: not a line range",
+	}
+	if strings.Join(planned.Notices, "\n") != strings.Join(want, "\n") {
+		t.Errorf("notices:\n%s\nwant:\n%s", strings.Join(planned.Notices, "\n"), strings.Join(want, "\n"))
+	}
+}
+
 // A secret file stays out of the prompt by any name: its own, a symlink to
 // it, a path through a directory link, or as a context file.
 func TestMentionsAndContextFilesSkipSecrets(t *testing.T) {

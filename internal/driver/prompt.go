@@ -101,10 +101,11 @@ func (p WorkspacePlanner) Plan(ctx context.Context, t Assignment) (agent.Planned
 	if t.Editor != "" {
 		prefix = append(prefix, agent.Message{Role: agent.RoleUser, Content: "Editor context:\n" + t.Editor})
 	}
-	if m := MentionsMessage(Mentions(p.Root, t.Prompt, p.Secret)); m != "" {
+	ms, misses := MentionsAndMisses(p.Root, t.Prompt, p.Secret)
+	if m := MentionsMessage(ms); m != "" {
 		prefix = append(prefix, agent.Message{Role: agent.RoleUser, Content: m})
 	}
-	return agent.Planned{Prefix: prefix, History: t.History}, nil
+	return agent.Planned{Prefix: prefix, History: t.History, Notices: misses}, nil
 }
 
 // environment renders the environment block: the workspace's facts

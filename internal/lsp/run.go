@@ -99,6 +99,9 @@ func (s *Server) runAgent(ctx context.Context, t *task) {
 type eventParams struct {
 	TaskID  string `json:"taskId"`
 	Session string `json:"session"`
+	// Task is the task's prompt, on its first event only: a view can head
+	// a task it did not start (a code action's "Fix with agentls").
+	Task string `json:"task,omitempty"`
 	agent.Event
 }
 
@@ -162,7 +165,7 @@ func (s *Server) onEvent(ctx context.Context, t *task, prog *progress, ev agent.
 		for _, l := range lines {
 			s.transcript(ctx, t, l)
 		}
-	case agent.KindRetry, agent.KindCompaction, agent.KindBudget:
+	case agent.KindRetry, agent.KindCompaction, agent.KindBudget, agent.KindNotice:
 		prog.report(ctx, ev.Text)
 		s.transcript(ctx, t, "· "+ev.Text)
 	case agent.KindPlan:
@@ -199,7 +202,14 @@ func (s *Server) onEvent(ctx context.Context, t *task, prog *progress, ev agent.
 }
 
 func (s *Server) sendEvent(ctx context.Context, t *task, ev agent.Event) {
-	if b, err := json.Marshal(eventParams{TaskID: t.id, Session: t.session, Event: ev}); err == nil {
+	p := eventParams{TaskID: t.id, Session: t.session, Event: ev}
+	t.mu.Lock()
+	if !t.headed {
+		t.headed = true
+		p.Task = t.prompt
+	}
+	t.mu.Unlock()
+	if b, err := json.Marshal(p); err == nil {
 		s.notify(ctx, "agentls/event", jsonrpc2.RawMessage(s.config().Redact(string(b))))
 	}
 }

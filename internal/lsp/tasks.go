@@ -42,6 +42,7 @@ type task struct {
 	mustExist  bool   // agentls.continue: the session must exist
 	changes    review.Log
 	line       strings.Builder // transcript line being streamed
+	headed     bool            // the first agentls/event (with the prompt) was sent
 	prog       *progress       // set when the task's progress began
 	internal   error           // a recovered panic: the task ends "internal"
 	panicked   map[string]bool // test hooks that fired (guard.go)

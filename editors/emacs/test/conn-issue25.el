@@ -124,6 +124,62 @@
         (test-check "g redraws the review buffer"
                     (and (not (string-search "stale text" (buffer-string)))
                          (string-search "nothing left to review" (buffer-string)))
+                    (buffer-string))))
+
+    ;; 5. agentls-verify: the checks alone, a task that ends.
+    (let ((tv (agentls-verify)))
+      (test-wait-end tv 20)
+      (test-check "agentls-verify runs the project's checks as a task (agentls.verify)"
+                  (and (stringp tv) (plist-get (test-task tv) :status)
+                       (not (member (plist-get (test-task tv) :status) '("queued" "running"))))
+                  (format "%S %S" tv (and tv (test-task tv)))))
+
+    ;; 5b. A task the editor did not type (a code action's "Fix with
+    ;;     agentls") gets a header from its first event; a typed one no second.
+    (agentls--on-event (list :taskId "tfix" :kind "state" :from "idle" :to "planning"
+                             :task "Fix the failure at e.go:3"))
+    (test-check "a code action's task gets a header in the conversation; a typed one no second"
+                (and (test-has "▶ Fix the failure at e.go:3")
+                     (not (string-search "verify the workspace" (test-stream))))
+                (test-stream))
+
+    (agentls--on-event (list :taskId "tfix" :kind "notice"
+                             :text "@../outside.txt was not read: outside the workspace"))
+    (test-check "a mention not read is named in the conversation (notice)"
+                (test-has "· notice: @../outside.txt was not read: outside the workspace")
+                (test-stream))
+
+    ;; 5c. The task prompt takes several lines: C-j inserts a newline.
+    (let (map)
+      (cl-letf (((symbol-function 'read-from-minibuffer)
+                 (lambda (_p _i keymap &rest _) (setq map keymap) "line one\nline two")))
+        (let ((got (agentls-read-task "agentls task: ")))
+          (test-check "the task prompt takes several lines (C-j inserts a newline)"
+                      (and (equal got "line one\nline two")
+                           (eq (lookup-key map (kbd "C-j")) #'newline)
+                           (eq (lookup-key map (kbd "RET")) #'exit-minibuffer))
+                      (format "%S %S" got (and map (lookup-key map (kbd "C-j"))))))))
+
+    ;; 6. *agentls* shows in a side window a third of the frame high.
+    (delete-other-windows)
+    (agentls-show-stream)
+    (let ((w (get-buffer-window "*agentls*")))
+      (test-check "*agentls* shows in a bottom side window"
+                  (and w (eq (window-parameter w 'window-side) 'bottom))
+                  (format "%S side %S" w (and w (window-parameter w 'window-side)))))
+
+    ;; 7. The follow-up separator never glues onto streaming text.
+    (agentls--insert "still streami" t)
+    (let ((sep (car (split-string agentls--prompt "\n"))))
+      (with-current-buffer (agentls-stream-buffer)
+        (test-check "the follow-up separator starts its own line below streaming text"
+                    (string-search (concat "still streami\n" sep) (buffer-string))
+                    (buffer-string)))
+      (agentls--insert "ng." t)
+      (agentls--line "next line")
+      (with-current-buffer (agentls-stream-buffer)
+        (test-check "streaming text continues on its line, and the next line follows it without a blank"
+                    (string-search (concat "still streaming.\nnext line\n" sep) (buffer-string))
                     (buffer-string))))))
 
 ;;; conn-issue25.el ends here

@@ -20,6 +20,9 @@ end
 cmd('AgentRun', 'run', { nargs = '*', range = true, bang = true,
   desc = 'agentls: run a task (prompted when empty); with a range, about the selection; ! for review mode' })
 cmd('AgentCancel', 'cancel', { nargs = '?', desc = 'agentls: cancel a task (default: the newest running)' })
+cmd('AgentCompose', 'compose', { nargs = 0, bang = true,
+  desc = 'agentls: write a task of several lines in a scratch buffer; :w sends it (! for review mode)' })
+cmd('AgentVerify', 'verify', { nargs = 0, desc = "agentls: run the project's checks (no model)" })
 cmd('AgentStatus', 'status', { nargs = '?', desc = 'agentls: show tasks' })
 cmd('AgentAccept', 'accept', { nargs = '*', complete = 'file',
   desc = 'agentls: accept a review task: [taskId] [% | file] (default: every file)' })

@@ -20,6 +20,63 @@ function M.run(a)
     and vim.deep_equal(vim.fn.readfile(plugin_doc .. '/tags'), vim.fn.readfile(fresh .. '/tags')),
     'run: nvim --headless -c "helptags editors/nvim/doc" -c q')
 
+  -- :AgentVerify runs the project's checks alone: a task that ends
+  -- without the model.
+  do
+    local before = #a.tasks()
+    vim.cmd('AgentVerify')
+    local tv = T.new_task(before, 5000)
+    local rv = tv and T.wait_task(tv, 20000)
+    T.check(':AgentVerify runs the project\'s checks as a task (agentls.verify)', rv ~= nil and rv.status ~= nil,
+      'task ' .. vim.inspect(tv) .. ' result ' .. vim.inspect(rv))
+  end
+
+  -- A task the editor did not type (a code action's "Fix with agentls")
+  -- gets a header from the prompt on its first event; a typed one keeps
+  -- its own header and gets no second.
+  do
+    vim.lsp.handlers['agentls/event'](nil, { taskId = 'tfix', kind = 'state', from = 'idle', to = 'planning',
+      task = 'Fix the failure at e.go:3' })
+    local sl = a.stream_lines()
+    local typed = 0
+    for _, l in ipairs(sl) do
+      if l:find('verify the workspace', 1, true) then
+        typed = typed + 1
+      end
+    end
+    vim.lsp.handlers['agentls/event'](nil, { taskId = 'tfix', kind = 'notice',
+      text = '@../outside.txt was not read: outside the workspace' })
+    sl = a.stream_lines()
+    T.check('a mention not read is named in the conversation (notice)',
+      T.contains(sl, '· notice: @../outside.txt was not read: outside the workspace'), vim.inspect(sl))
+    T.check('a code action\'s task gets a header in the conversation; a typed one no second',
+      T.contains(sl, '▶ Fix the failure at e.go:3') and typed == 0, vim.inspect(sl))
+  end
+
+  -- :AgentCompose: a task of several lines, written in a scratch buffer
+  -- and sent by :w (M.run is stubbed: the scripted model's turns are
+  -- for the tasks below).
+  do
+    local real, sent = a.run, nil
+    a.run = function(task, opts)
+      sent = { task = task, review = opts and opts.review }
+    end
+    local code = vim.api.nvim_get_current_win()
+    vim.cmd('AgentCompose')
+    local cb = vim.api.nvim_get_current_buf()
+    vim.api.nvim_buf_set_lines(cb, 0, -1, false, { 'line one', 'line two' })
+    vim.cmd('write')
+    local gone = vim.wait(2000, function()
+      return not vim.api.nvim_buf_is_valid(cb)
+    end, 20)
+    a.run = real
+    if vim.api.nvim_win_is_valid(code) then
+      vim.api.nvim_set_current_win(code)
+    end
+    T.check(':AgentCompose sends a task of several lines on :w and closes its buffer',
+      sent ~= nil and sent.task == 'line one\nline two' and gone, vim.inspect(sent) .. ' closed ' .. tostring(gone))
+  end
+
   -- :AgentChat from a code window puts the cursor in the input, so the
   -- follow-up is not typed into the source file.
   vim.cmd('edit ' .. vim.fn.fnameescape(T.ws .. '/hello.txt'))

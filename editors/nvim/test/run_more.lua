@@ -243,6 +243,33 @@ function M.run(a, s)
     htext:sub(1, 1500))
   T.check(':checkhealth never shows the key', not htext:find('SECRET', 1, true), 'the key is in the report')
 
+  -- :checkhealth while the server is still starting: it waits for the
+  -- client (here one that shows up on the fifth look) rather than saying
+  -- no server runs; one that never shows up reads "starting".
+  if a._setup_done then
+    local real, looks = a.client, 0
+    a.client = function(...)
+      looks = looks + 1
+      return looks > 4 and real(...) or nil
+    end
+    vim.cmd('checkhealth agentls')
+    local late = table.concat(vim.api.nvim_buf_get_lines(0, 0, -1, false), '\n')
+    a.client = function()
+      return nil
+    end
+    local auto = a.config.autostart
+    a.config.autostart = true
+    vim.cmd('checkhealth agentls')
+    local never = table.concat(vim.api.nvim_buf_get_lines(0, 0, -1, false), '\n')
+    a.client, a.config.autostart = real, auto
+    T.check(':checkhealth right after start-up waits for the server, else says "starting"',
+      late:find('running (client', 1, true) ~= nil and not late:find('no agentls server is running', 1, true)
+        and never:find('starting: no agentls server has answered yet', 1, true) ~= nil,
+      late:sub(1, 600) .. '\n----\n' .. never:sub(1, 600))
+  else
+    T.skip(':checkhealth right after start-up waits for the server, else says "starting"', 'setup() not used in this start-up mode')
+  end
+
   -- :help agentls, from a copy of doc/ (helptags writes a tags file).
   local doc = T.out .. '/rtp/doc'
   vim.fn.mkdir(doc, 'p')

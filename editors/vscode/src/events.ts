@@ -68,6 +68,39 @@ export interface AgentEvent {
   /** kind plan: the model's plan (update_plan). */
   plan?: { plan: { step: string; status: string }[]; explanation?: string };
   result?: Result;
+  /** The task's prompt, on its first event only. */
+  task?: string;
+}
+
+/**
+ * Which tasks need a header from their first event: those this client did
+ * not type (a code action's "Fix with agentls"). A typed task is expected
+ * by its prompt before the request, since its first event may beat the
+ * answer.
+ */
+export class Heads {
+  private readonly expected = new Map<string, number>();
+
+  expect(prompt: string): void {
+    this.expected.set(prompt, (this.expected.get(prompt) ?? 0) + 1);
+  }
+
+  /** The typed task's request failed: no event will come. */
+  unexpect(prompt: string): void {
+    const n = this.expected.get(prompt) ?? 0;
+    if (n <= 1) this.expected.delete(prompt);
+    else this.expected.set(prompt, n - 1);
+  }
+
+  /** The prompt to head ev's task with, or undefined; known: the client tracks the task already. */
+  headFor(ev: AgentEvent, known: boolean): string | undefined {
+    if (typeof ev.task !== 'string' || ev.task === '') return undefined;
+    if (this.expected.has(ev.task)) {
+      this.unexpect(ev.task);
+      return undefined;
+    }
+    return known ? undefined : ev.task;
+  }
 }
 
 /** Short one-line form of a tool call: "read_file hello.txt". */
@@ -120,6 +153,20 @@ export function toolSize(c: ToolCall | undefined, output: string | undefined): s
     return `${plural(countLines(args.content), 'line')} written`;
   }
   return plural(countLines(output), 'line');
+}
+
+/**
+ * The server's hint for a missing or rejected key names llm.apiKey, a
+ * setting VS Code ignores (keys do not belong in settings.json); here the
+ * key is set with a command, so the hint names it.
+ */
+export function vscodeHint(msg: string): string {
+  return msg.replace(/,? or llm\.apiKey in the configuration/g, ', or run "agentls: Set API Key"');
+}
+
+/** A composed task's text as sent: trailing white space trimmed, lines kept. */
+export function composedTask(text: string): string {
+  return text.replace(/\r\n/g, '\n').trim();
 }
 
 /** How a result's status reads: checks still failing is never plain "ok". */
@@ -222,6 +269,7 @@ export class StreamRenderer {
       case 'retry':
       case 'compaction':
       case 'budget':
+      case 'notice':
         return this.line(`[${id}] · ${ev.text ?? ev.kind}`);
       case 'plan': {
         const mark = (s: string) => (s === 'completed' ? '[x]' : s === 'in_progress' ? '[>]' : '[ ]');

@@ -19,8 +19,9 @@ import {
 } from 'vscode-languageclient/node';
 
 import { rewindTask, RewindArgs } from './rewind';
-import { AgentEvent, ModelInfo, StreamRenderer, TaskTracker, endSummary, statusWord, usageLine } from './events';
+import { AgentEvent, ModelInfo, StreamRenderer, TaskTracker, endSummary, statusWord, usageLine, vscodeHint, Heads, composedTask } from './events';
 import { ConversationPanel } from './panel';
+import { TasksView } from './tasksView';
 import { Probe } from './probe';
 import { PROPOSAL_SCHEME, ProposalProvider, openReviewDiffs, parse as parseProposal } from './review';
 import { resolveServerPath } from './serverPath';
@@ -28,6 +29,8 @@ import { explicitSettings, plainTextKeyScopes, serverKeys } from './settings';
 
 /** Secret storage key of the API key ("agentls: Set API Key"). */
 const SECRET_KEY = 'agentls.llm.apiKey';
+/** The prompt the server gives an agentls.verify task (its first event names it). */
+const VERIFY_PROMPT = 'verify the workspace';
 
 interface RunArgs {
   task?: string;
@@ -63,6 +66,9 @@ class Agentls {
   private client: LanguageClient | undefined;
   private readonly output = vscode.window.createOutputChannel('agentls');
   private readonly serverLog = vscode.window.createOutputChannel('agentls server');
+  /** The activity-bar view of the server's tasks. */
+  private readonly heads = new Heads();
+  readonly tasksView = new TasksView({ status: () => this.quietStatus() });
   private readonly status = vscode.window.createStatusBarItem(vscode.StatusBarAlignment.Left, 100);
   private tracker = new TaskTracker();
   private renderer = new StreamRenderer();
@@ -182,6 +188,7 @@ class Agentls {
       return;
     }
     this.updateStatus();
+    this.tasksView.refresh();
     await this.refreshInfo();
     this.probe.write('ready', { serverPath: found.path, source: found.source, settings: initializationOptions });
   }
@@ -236,12 +243,21 @@ class Agentls {
 
   private onEvent(ev: AgentEvent): void {
     if (!ev || typeof ev.taskId !== 'string') return;
+    if (ev.result?.error) ev.result.error = vscodeHint(ev.result.error);
+    const head = this.heads.headFor(ev, this.tracker.get(ev.taskId) !== undefined);
+    if (head !== undefined) {
+      // A task this client did not type (a code action's): a header like a typed one's.
+      this.tracker.started(ev.taskId, head, ev.session);
+      this.append(this.renderer.start(ev.taskId, head, ev.session));
+      this.panel.user(head);
+    }
     const t = this.tracker.apply(ev);
     this.append(this.renderer.render(ev));
     this.panel.event(ev, t, this.info);
     if (ev.kind === 'usage') this.updateStatus();
     this.probe.write('event', { event: ev });
     if (ev.kind === 'state' || ev.kind === 'end') this.updateStatus();
+    if (ev.kind === 'end' || (ev.kind === 'state' && ev.from === 'idle')) this.tasksView.refresh();
     if (ev.kind === 'end') {
       const uris = (ev.result?.filesChanged ?? []).map(String);
       this.probe.write('end', {
@@ -321,15 +337,77 @@ class Agentls {
     if (arg?.review !== undefined) args.review = arg.review;
     this.panel.show(true);
     this.panel.user(task, arg?.review);
+    this.heads.expect(task);
     const res = await this.exec(arg?.session ? 'agentls.continue' : 'agentls.run', args);
     if (!res?.taskId) {
+      this.heads.unexpect(task);
       this.panel.error(`${arg?.session ? 'agentls.continue' : 'agentls.run'} failed (see the notification)`);
       return;
     }
     this.tracker.started(res.taskId, task, res.session, arg?.review ?? this.tracker.get(res.taskId)?.review);
     this.append(this.renderer.start(res.taskId, task, res.session));
-    this.output.show(true);
+    // The Output panel stays where the user left it: the conversation
+    // panel shows the run, and Show Transcript opens the stream.
     this.updateStatus();
+    this.tasksView.refresh();
+  }
+
+  /** Untitled documents opened by Compose Agent Task, by URI. */
+  private readonly composing = new Set<string>();
+
+  /** A task of several lines: an untitled document that Send Composed Task runs. */
+  async composeTask(): Promise<void> {
+    const doc = await vscode.workspace.openTextDocument({ language: 'markdown', content: '' });
+    this.composing.add(doc.uri.toString());
+    await vscode.window.showTextDocument(doc, { preview: false });
+    void vscode.commands.executeCommand('setContext', 'agentls.composing', true);
+    void vscode.window.showInformationMessage('agentls: write the task (several lines if you like), then "agentls: Send Composed Task" (Ctrl+Alt+A S).');
+  }
+
+  async sendComposedTask(): Promise<void> {
+    const ed = vscode.window.activeTextEditor;
+    if (!ed || !this.composing.has(ed.document.uri.toString())) {
+      void vscode.window.showInformationMessage('agentls: no composed task here. Run "agentls: Compose Agent Task (multi-line)" first.');
+      return;
+    }
+    const task = composedTask(ed.document.getText());
+    if (task === '') {
+      void vscode.window.showInformationMessage('agentls: the task is empty.');
+      return;
+    }
+    this.composing.delete(ed.document.uri.toString());
+    void vscode.commands.executeCommand('setContext', 'agentls.composing', this.composing.size > 0);
+    // Closed first: the editor context is the file under it, not this draft.
+    await vscode.commands.executeCommand('workbench.action.revertAndCloseActiveEditor');
+    await this.runTask({ task });
+  }
+
+  /** agentls.status for the tasks view: nothing shown when the server is not up. */
+  private async quietStatus(): Promise<{ tasks?: any[] } | undefined> {
+    const c = this.client;
+    if (!c || !c.isRunning()) return undefined;
+    try {
+      return await c.sendRequest(ExecuteCommandRequest.type, { command: 'agentls.status', arguments: [{}] });
+    } catch {
+      return undefined;
+    }
+  }
+
+  /** agentls.verify: the project's checks alone, no model; failures land in Problems. */
+  async verify(): Promise<void> {
+    this.panel.show(true);
+    this.panel.user('Run the project\'s checks (agentls.verify)');
+    this.heads.expect(VERIFY_PROMPT);
+    const res = await this.exec('agentls.verify', {});
+    if (!res?.taskId) {
+      this.heads.unexpect(VERIFY_PROMPT);
+      this.panel.error('agentls.verify failed (see the notification)');
+      return;
+    }
+    this.tracker.started(res.taskId, 'verify', res.session);
+    this.append(this.renderer.start(res.taskId, 'verify', res.session));
+    this.updateStatus();
+    this.tasksView.refresh();
   }
 
   async cancelTask(arg?: TaskArgs): Promise<void> {
@@ -667,6 +745,12 @@ export async function activate(ctx: vscode.ExtensionContext): Promise<void> {
   reg('agentls.showTranscript', (arg?: TaskArgs) => a.showTranscript(arg));
   reg('agentls.setApiKey', () => a.setApiKey());
   reg('agentls.restartServer', () => a.restart());
+  // Not agentls.verify: the language client registers the server's commands under their own ids.
+  reg('agentls.verifyProject', () => a.verify());
+  reg('agentls.composeTask', () => a.composeTask());
+  reg('agentls.sendComposedTask', () => a.sendComposedTask());
+  reg('agentls.refreshTasks', () => a.tasksView.refresh());
+  ctx.subscriptions.push(vscode.window.registerTreeDataProvider('agentls.tasks', a.tasksView));
   ctx.subscriptions.push(vscode.workspace.onDidChangeConfiguration((e) => a.configChanged(e)));
   ctx.subscriptions.push(vscode.languages.onDidChangeDiagnostics((e) => a.refreshProposals(e.uris)));
   if (probe.enabled) {

@@ -90,6 +90,11 @@ export class ConversationPanel {
         this.upsert(open.key, `<div class="agent">${renderMarkdown(open.md)}</div>`);
         break;
       }
+      case 'notice':
+        // What the server did not do with the prompt (a mention not read).
+        this.text.delete(id);
+        this.upsert(`n${++this.seq}`, `<div class="end">· ${escapeHtml(ev.text ?? '')}</div>`);
+        break;
       case 'toolCall': {
         this.text.delete(id);
         const key = `c${++this.seq}`;

@@ -47,7 +47,17 @@ function M.check()
 
   start('agentls server')
   local c = a.client()
-  if not c then
+  if not c and a._setup_done then
+    -- Right after start-up the server may still be initializing (0.7
+    -- lists a client only once it is): give it up to 2 s.
+    vim.wait(2000, function()
+      c = a.client()
+      return c ~= nil
+    end, 20)
+  end
+  if not c and a._setup_done and a.config.autostart then
+    warn('starting: no agentls server has answered yet (it starts with the first file of a workspace); run :checkhealth agentls again in a moment')
+  elseif not c then
     warn('no agentls server is running: open a file in a workspace (setup() starts one), then run :checkhealth agentls again')
   else
     ok(string.format('running (client %d, root %s)', c.id, c.config.root_dir or '?'))

@@ -148,6 +148,9 @@ function M.on_event(ev)
   end
   M.last_event = ev
   local t = task_of(ev.taskId or '?')
+  if type(ev.task) == 'string' and not t.task then
+    t.task = ev.task
+  end
   if ev.kind == 'state' then
     t.state = ev.to
     if t.status == 'queued' then
@@ -383,6 +386,67 @@ function M.run(task, opts)
       opts.on_start(res)
     end
   end, bufnr)
+end
+
+-- verify runs the project's checks alone, no model (agentls.verify): a
+-- task like any other, whose failures land in the diagnostics.
+function M.verify(opts)
+  opts = opts or {}
+  local so = M.config.stream
+  if so and so.open then
+    stream.open({ kind = so.open, height = so.height, width = so.width, focus = so.focus })
+  end
+  stream.begin_task("verify: the project's checks")
+  M.exec('agentls.verify', {}, function(err, res)
+    if err then
+      stream.line('  failed: ' .. (err.message or vim.inspect(err)))
+      notify('verify failed: ' .. (err.message or vim.inspect(err)), vim.log.levels.ERROR)
+      return opts.on_start and opts.on_start(nil, err)
+    end
+    stream.claim(res.taskId)
+    local t = task_of(res.taskId)
+    t.task = 'verify'
+    if t.status == 'queued' then
+      t.status = 'running'
+    end
+    refresh_statusline()
+    if opts.on_start then
+      opts.on_start(res)
+    end
+  end)
+end
+
+-- compose opens a scratch buffer for a task of several lines: :w sends
+-- it (about the file it was opened from) and closes the buffer; :q! drops
+-- it. opts: review.
+function M.compose(opts)
+  opts = opts or {}
+  local from = vim.api.nvim_get_current_buf()
+  vim.cmd('botright new')
+  local buf = vim.api.nvim_get_current_buf()
+  vim.api.nvim_buf_set_name(buf, 'agentls://compose/' .. buf)
+  vim.api.nvim_buf_set_option(buf, 'buftype', 'acwrite')
+  vim.api.nvim_buf_set_option(buf, 'bufhidden', 'wipe')
+  vim.api.nvim_buf_set_option(buf, 'swapfile', false)
+  vim.api.nvim_buf_set_option(buf, 'filetype', 'markdown')
+  vim.api.nvim_win_set_height(0, 8)
+  vim.api.nvim_create_autocmd('BufWriteCmd', {
+    buffer = buf,
+    callback = function()
+      local task = table.concat(vim.api.nvim_buf_get_lines(buf, 0, -1, false), '\n')
+      vim.api.nvim_buf_set_option(buf, 'modified', false)
+      if task:match('%S') then
+        M.run(task, { bufnr = vim.api.nvim_buf_is_valid(from) and from or nil, review = opts.review })
+      end
+      vim.schedule(function()
+        if vim.api.nvim_buf_is_valid(buf) then
+          vim.api.nvim_buf_delete(buf, { force = true })
+        end
+      end)
+    end,
+  })
+  notify('write the task (several lines if you like); :w sends it, :q! drops it', vim.log.levels.INFO)
+  return buf
 end
 
 -- cancel cancels a task: the given one, else the newest running one.
@@ -648,10 +712,14 @@ function M.command(name, o)
     if o.args ~= '' then
       go(o.args)
     else
-      vim.ui.input({ prompt = 'agentls task: ' }, go)
+      vim.ui.input({ prompt = 'agentls task (:AgentCompose for several lines): ' }, go)
     end
+  elseif name == 'compose' then
+    M.compose({ review = o.bang or nil })
   elseif name == 'cancel' then
     M.cancel(o.args)
+  elseif name == 'verify' then
+    M.verify()
   elseif name == 'status' then
     M.status(o.args)
   elseif name == 'accept' or name == 'reject' then

@@ -345,6 +345,12 @@ function M.render(ev)
   local id = ev.taskId or '?'
   local kind = ev.kind
   local t = task_row(id)
+  if not t and type(ev.task) == 'string' and ev.task ~= '' then
+    -- A task this editor did not type (a code action's "Fix with
+    -- agentls"): the server's first event names its prompt.
+    M.begin_task((ev.task:gsub('\n', ' ⏎ ')))
+    t = task_row(id)
+  end
   if kind == 'text' then
     M.text(ev.text)
   elseif kind == 'state' then
@@ -398,7 +404,7 @@ function M.render(ev)
       t.last = ev.usage or t.last
       refresh_task(t)
     end
-  elseif kind == 'retry' or kind == 'compaction' or kind == 'budget' then
+  elseif kind == 'retry' or kind == 'compaction' or kind == 'budget' or kind == 'notice' then
     M.line(string.format('· %s: %s', kind, ev.text or ''))
   elseif kind == 'plan' then
     local marks = { completed = '[x]', in_progress = '[>]' }

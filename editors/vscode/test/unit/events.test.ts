@@ -3,7 +3,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { test } from 'node:test';
 
-import { AgentEvent, StreamRenderer, TaskTracker, endSummary, statusWord, toolSize, toolSummary, usageLine } from '../../src/events';
+import { AgentEvent, StreamRenderer, TaskTracker, endSummary, statusWord, toolSize, toolSummary, usageLine, vscodeHint, Heads, composedTask } from '../../src/events';
 
 const testdata = path.resolve(__dirname, '..', '..', '..', 'test', 'unit', 'testdata');
 
@@ -191,4 +191,38 @@ test('TaskTracker drives the status bar', () => {
   tr.apply({ taskId: 't4', kind: 'end', result: { status: 'error', reason: 'llm', error: 'HTTP 500' } });
   assert.equal(tr.view().text, '$(error) agentls: t4 error');
   assert.match(tr.view().tooltip, /t4: error \(llm\): HTTP 500/);
+});
+
+test('a notice (a mention not read) is a line of the stream', () => {
+  assert.equal(renderAll([{ taskId: 't1', kind: 'notice', text: '@../x.txt was not read: outside the workspace' }]),
+    '[t1] · @../x.txt was not read: outside the workspace\n');
+});
+
+test('vscodeHint: the key hint names the Set API Key command, not llm.apiKey (VS Code ignores that setting)', () => {
+  const server = 'API key rejected by http://x/v1 (set AGENTLS_API_KEY or OPENAI_API_KEY, or llm.apiKey in the configuration)';
+  const got = vscodeHint(server);
+  assert.ok(!got.includes('llm.apiKey'), got);
+  assert.equal(got, 'API key rejected by http://x/v1 (set AGENTLS_API_KEY or OPENAI_API_KEY, or run "agentls: Set API Key")');
+  assert.equal(vscodeHint('model not found'), 'model not found');
+});
+
+test('Heads: a code action\'s task is headed from its first event; a typed one is not headed twice', () => {
+  const h = new Heads();
+  assert.equal(h.headFor({ taskId: 't1', kind: 'state', task: 'Fix the failure at e.go:3' }, false), 'Fix the failure at e.go:3');
+  h.expect('add a test');
+  // The typed task's first event beats the answer: not headed again.
+  assert.equal(h.headFor({ taskId: 't2', kind: 'state', task: 'add a test' }, false), undefined);
+  // The same prompt later from a code action is headed.
+  assert.equal(h.headFor({ taskId: 't3', kind: 'state', task: 'add a test' }, false), 'add a test');
+  // A task the client knows already, or an event without a prompt: no header.
+  assert.equal(h.headFor({ taskId: 't4', kind: 'state', task: 'x' }, true), undefined);
+  assert.equal(h.headFor({ taskId: 't5', kind: 'text', text: 'hi' }, false), undefined);
+  h.expect('failed run');
+  h.unexpect('failed run');
+  assert.equal(h.headFor({ taskId: 't6', kind: 'state', task: 'failed run' }, false), 'failed run');
+});
+
+test('composedTask keeps the lines of a multi-line task', () => {
+  assert.equal(composedTask('\r\nAdd a test.\r\nThen run it.\r\n\n'), 'Add a test.\nThen run it.');
+  assert.equal(composedTask('  \n '), '');
 });

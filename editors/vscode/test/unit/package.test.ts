@@ -18,3 +18,67 @@ test('package.json is ready for Open VSX: publisher, icon, license, repository',
     assert.ok(cmds.includes(c), `${c} is not contributed`);
   }
 });
+
+test('the palette: "Run Agent Task" is no prefix of another title, so Enter after typing it never runs the review variant', () => {
+  const pkg = JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8'));
+  const titles: string[] = pkg.contributes.commands.map((c: { title: string }) => c.title.toLowerCase());
+  const run = 'run agent task';
+  assert.ok(titles.includes(run));
+  for (const t of titles) assert.ok(t === run || !t.startsWith(run), `"${t}" starts with "${run}"`);
+  const review = pkg.contributes.commands.find((c: { command: string }) => c.command === 'agentls.runTaskReview');
+  assert.match(review.title, /^Review Agent Task/);
+});
+
+test('keybindings for run, cancel, accept and reject; chords distinct and under ctrl+alt+a', () => {
+  const pkg = JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8'));
+  const kb: { command: string; key: string; mac?: string }[] = pkg.contributes.keybindings;
+  const cmds = pkg.contributes.commands.map((c: { command: string }) => c.command);
+  for (const c of ['agentls.runTask', 'agentls.cancelTask', 'agentls.acceptTask', 'agentls.rejectTask']) {
+    assert.ok(kb.some((k) => k.command === c), `no keybinding for ${c}`);
+  }
+  for (const k of kb) {
+    assert.ok(cmds.includes(k.command), `keybinding for uncontributed ${k.command}`);
+    assert.match(k.key, /^ctrl\+alt\+a [a-z]$/);
+  }
+  assert.equal(new Set(kb.map((k) => k.key)).size, kb.length, 'two keybindings share a chord');
+});
+
+test('an activity-bar entry with the tasks view, its icon and verify', () => {
+  const pkg = JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8'));
+  const bar = pkg.contributes.viewsContainers.activitybar.find((v: { id: string }) => v.id === 'agentls');
+  assert.ok(bar, 'no activity-bar container');
+  assert.ok(fs.readFileSync(path.join(root, bar.icon), 'utf8').includes('<svg'), 'activity-bar icon is not an SVG');
+  assert.deepEqual(pkg.contributes.views.agentls.map((v: { id: string }) => v.id), ['agentls.tasks']);
+  const cmds = pkg.contributes.commands.map((c: { command: string }) => c.command);
+  assert.ok(cmds.includes('agentls.verifyProject'), 'agentls.verifyProject is not contributed');
+  const src = fs.readFileSync(path.join(root, 'src', 'extension.ts'), 'utf8');
+  for (const id of ['agentls.verifyProject', 'agentls.refreshTasks']) assert.ok(src.includes(`reg('${id}'`), `${id} is not registered`);
+  assert.ok(src.includes("registerTreeDataProvider('agentls.tasks'"), 'the tasks view has no provider');
+});
+
+test('a run does not pop the Output panel up: runTask never calls output.show', () => {
+  const src = fs.readFileSync(path.join(root, 'src', 'extension.ts'), 'utf8');
+  const body = src.slice(src.indexOf('  async runTask('), src.indexOf('  async cancelTask('));
+  assert.ok(body.length > 100);
+  assert.ok(!body.includes('output.show'), 'runTask shows the Output panel');
+});
+
+test('a multi-line task: Compose Agent Task opens a draft, Send Composed Task runs it', () => {
+  const pkg = JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8'));
+  const cmds = pkg.contributes.commands.map((c: { command: string }) => c.command);
+  for (const c of ['agentls.composeTask', 'agentls.sendComposedTask']) assert.ok(cmds.includes(c), `${c} is not contributed`);
+  const src = fs.readFileSync(path.join(root, 'src', 'extension.ts'), 'utf8');
+  for (const c of ['agentls.composeTask', 'agentls.sendComposedTask']) assert.ok(src.includes(`reg('${c}'`), `${c} is not registered`);
+});
+
+test('no contributed command takes a server command\'s id (the language client registers those: "command already exists")', () => {
+  const pkg = JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8'));
+  const server = fs.readFileSync(path.join(root, '..', '..', 'internal', 'lsp', 'commands.go'), 'utf8');
+  const ids = [...server.matchAll(/cmd\("(agentls\.[A-Za-z]+)"/g)].map((m) => m[1]);
+  assert.ok(ids.includes('agentls.verify') && ids.length > 10, `server commands not found: ${ids}`);
+  const src = fs.readFileSync(path.join(root, 'src', 'extension.ts'), 'utf8');
+  const registered = [...src.matchAll(/reg\('([^']+)'/g)].map((m) => m[1]);
+  for (const c of [...pkg.contributes.commands.map((x: { command: string }) => x.command), ...registered]) {
+    assert.ok(!ids.includes(c), `${c} is a server command`);
+  }
+});
