@@ -111,7 +111,9 @@ func agentlsRun(b *testing.B, bin, root, url string, withStrace bool, extra ...s
 	cmd := exec.Command(name, args...)
 	cmd.Dir = root
 	cmd.Env = []string{
-		"HOME=" + root, "PATH=" + os.Getenv("PATH"),
+		// Not the workspace: agentls run refuses to work on a home
+		// directory with no project in it.
+		"HOME=" + filepath.Dir(root), "PATH=" + os.Getenv("PATH"),
 		"XDG_STATE_HOME=" + filepath.Join(filepath.Dir(root), "state"),
 		"AGENTLS_BASE_URL=" + url, "AGENTLS_MODEL=bench-model",
 	}
