@@ -8,6 +8,8 @@ import (
 	"net/http"
 	"sort"
 	"strings"
+
+	"github.com/agentls/agentls/internal/textcut"
 )
 
 // ListModels asks an OpenAI-compatible endpoint for the models it serves
@@ -36,7 +38,12 @@ func ListModels(ctx context.Context, baseURL, key string) ([]string, error) {
 		return nil, fmt.Errorf("GET %s: %v", u, err)
 	}
 	if resp.StatusCode != http.StatusOK {
-		return nil, fmt.Errorf("GET %s: %s", u, resp.Status)
+		// What the server says, cut: the caller redacts the key from it.
+		msg := strings.TrimSpace(string(body))
+		if len(msg) > 200 {
+			msg = textcut.Head(msg, 200) + "…"
+		}
+		return nil, fmt.Errorf("GET %s: %s: %s", u, resp.Status, msg)
 	}
 	var list struct {
 		Data []struct {

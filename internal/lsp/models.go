@@ -2,12 +2,6 @@ package lsp
 
 import (
 	"context"
-	"encoding/json"
-	"fmt"
-	"io"
-	"net/http"
-	"sort"
-	"strings"
 	"time"
 
 	"go.lsp.dev/jsonrpc2"
@@ -38,49 +32,13 @@ func (s *Server) cmdModels(ctx context.Context, _ noArgs) (any, error) {
 	return modelsResult{Models: names, Current: cfg.LLM.Model, BaseURL: cfg.LLM.BaseURL}, nil
 }
 
-// listModels asks an OpenAI-compatible endpoint for its models, sorted.
+// listModels asks an OpenAI-compatible endpoint for its models, sorted,
+// within modelsTimeout (assemble.ListModels, which ACP's model picker
+// uses too).
 func listModels(ctx context.Context, baseURL, key string) ([]string, error) {
-	if baseURL == "" {
-		return nil, fmt.Errorf("llm.baseURL is not set")
-	}
 	ctx, cancel := context.WithTimeout(ctx, modelsTimeout)
 	defer cancel()
-	u := strings.TrimRight(baseURL, "/") + "/models"
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
-	if err != nil {
-		return nil, fmt.Errorf("bad llm.baseURL %q: %v", baseURL, err)
-	}
-	if key != "" {
-		req.Header.Set("Authorization", "Bearer "+key)
-	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		return nil, fmt.Errorf("GET %s: %v", u, err)
-	}
-	defer resp.Body.Close()
-	body, err := io.ReadAll(io.LimitReader(resp.Body, 4<<20))
-	if err != nil {
-		return nil, fmt.Errorf("GET %s: %v", u, err)
-	}
-	if resp.StatusCode != http.StatusOK {
-		return nil, fmt.Errorf("GET %s: %s: %s", u, resp.Status, shorten(string(body), 200))
-	}
-	var list struct {
-		Data []struct {
-			ID string `json:"id"`
-		} `json:"data"`
-	}
-	if err := json.Unmarshal(body, &list); err != nil {
-		return nil, fmt.Errorf("GET %s: not a model list: %v", u, err)
-	}
-	names := make([]string, 0, len(list.Data))
-	for _, m := range list.Data {
-		if m.ID != "" {
-			names = append(names, m.ID)
-		}
-	}
-	sort.Strings(names)
-	return names, nil
+	return assemble.ListModels(ctx, baseURL, key)
 }
 
 // agentls.info tells an editor what it needs to show a task's model,
