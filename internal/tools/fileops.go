@@ -27,6 +27,32 @@ type FileOps interface {
 // Delete removes rel from disk, resolved beneath the root at the moment
 // of use (os.Root: a parent swapped for a symlink cannot lead it outside).
 func (w *DiskWorkspace) Delete(ctx context.Context, rel string) error {
+	return w.withRegular(ctx, rel, func(r *os.Root, p string) error { return r.Remove(p) })
+}
+
+// Move renames from to to on disk, beneath the root, refusing to replace
+// an existing file.
+func (w *DiskWorkspace) Move(ctx context.Context, from, to string) error {
+	pt, err := local(to)
+	if err != nil {
+		return err
+	}
+	return w.withRegular(ctx, from, func(r *os.Root, pf string) error {
+		if _, err := r.Lstat(pt); err == nil {
+			return fmt.Errorf("%s already exists: %w", to, fs.ErrExist)
+		}
+		if dir := filepath.Dir(pt); dir != "." {
+			if err := r.MkdirAll(dir, 0o755); err != nil {
+				return err
+			}
+		}
+		return r.Rename(pf, pt)
+	})
+}
+
+// withRegular runs do on the regular file rel, opened beneath the root,
+// under the workspace's lock.
+func (w *DiskWorkspace) withRegular(ctx context.Context, rel string, do func(r *os.Root, p string) error) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
@@ -48,46 +74,7 @@ func (w *DiskWorkspace) Delete(ctx context.Context, rel string) error {
 	if !fi.Mode().IsRegular() {
 		return notRegularError(rel, fi.Mode())
 	}
-	return r.Remove(p)
-}
-
-// Move renames from to to on disk, beneath the root, refusing to replace
-// an existing file.
-func (w *DiskWorkspace) Move(ctx context.Context, from, to string) error {
-	if err := ctx.Err(); err != nil {
-		return err
-	}
-	pf, err := local(from)
-	if err != nil {
-		return err
-	}
-	pt, err := local(to)
-	if err != nil {
-		return err
-	}
-	r, err := w.open()
-	if err != nil {
-		return err
-	}
-	defer r.Close()
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	fi, err := r.Lstat(pf)
-	if err != nil {
-		return err
-	}
-	if !fi.Mode().IsRegular() {
-		return notRegularError(from, fi.Mode())
-	}
-	if _, err := r.Lstat(pt); err == nil {
-		return fmt.Errorf("%s already exists: %w", to, fs.ErrExist)
-	}
-	if dir := filepath.Dir(pt); dir != "." {
-		if err := r.MkdirAll(dir, 0o755); err != nil {
-			return err
-		}
-	}
-	return r.Rename(pf, pt)
+	return do(r, p)
 }
 
 type deleteFileArgs struct {
