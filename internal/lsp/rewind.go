@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"sort"
 	"strings"
 
@@ -12,7 +11,6 @@ import (
 	"go.lsp.dev/protocol"
 	"go.lsp.dev/uri"
 
-	"github.com/agentls/agentls/internal/assemble"
 	"github.com/agentls/agentls/internal/edits"
 	"github.com/agentls/agentls/internal/review"
 	"github.com/agentls/agentls/internal/session"
@@ -190,35 +188,12 @@ func (s *Server) cmdRewind(ctx context.Context, a rewindArgs) (any, error) {
 			done = append(done, undone{rel: f.Path, existed: true, next: p.Next})
 		}
 	}
-	if len(we.DocumentChanges) > 0 {
-		if caps.applyEdit {
-			label := fmt.Sprintf("agentls: rewind to step %d", plan.Step)
-			r, err := s.client.ApplyEdit(ctx, &protocol.ApplyWorkspaceEditParams{Label: &label, Edit: we})
-			switch {
-			case err != nil:
-				return rewindRefused("the editor could not apply the rewind: %s; nothing was rewound", clientError(err)), nil
-			case !r.Applied:
-				why := "the editor did not apply the rewind"
-				if r.FailureReason != nil {
-					why += ": " + *r.FailureReason
-				}
-				return rewindRefused("%s; nothing was rewound", why), nil
-			}
-		} else {
-			for _, d := range done {
-				if d.existed {
-					next := d.next
-					if err := ws.disk.Edit(ctx, d.rel, func([]byte, bool) ([]byte, error) { return []byte(next), nil }); err != nil {
-						return nil, err
-					}
-				}
-			}
-		}
+	why, err := s.restore(ctx, ws, caps, "rewind", fmt.Sprintf("agentls: rewind to step %d", plan.Step), we, done, toDelete)
+	if err != nil {
+		return nil, err
 	}
-	for _, rel := range toDelete {
-		if err := assemble.RemoveBeneath(ws.root, rel); err != nil && !os.IsNotExist(err) {
-			return nil, err
-		}
+	if why != "" {
+		return rewindRefused("%s; nothing was rewound", why), nil
 	}
 	// Undo of the newest task goes on reverting its changes only: what
 	// the rewind did counts as its change.

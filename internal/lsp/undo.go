@@ -40,6 +40,43 @@ func (t *task) undoable() bool {
 	return t.ended() && t.changes.HasApplied()
 }
 
+// restore sends the edit that takes the files in done back (undo,
+// rewind), or where the client cannot apply edits writes their texts to
+// disk, then removes toDelete beneath the root. why says the editor
+// refused; what names the act in that sentence.
+func (s *Server) restore(ctx context.Context, ws *editorWorkspace, caps clientCaps, what, label string, we protocol.WorkspaceEdit, done []undone, toDelete []string) (why string, err error) {
+	if len(we.DocumentChanges) > 0 {
+		if caps.applyEdit {
+			r, err := s.client.ApplyEdit(ctx, &protocol.ApplyWorkspaceEditParams{Label: &label, Edit: we})
+			switch {
+			case err != nil:
+				return "the editor could not apply the " + what + ": " + clientError(err), nil
+			case !r.Applied:
+				why := "the editor did not apply the " + what
+				if r.FailureReason != nil {
+					why += ": " + *r.FailureReason
+				}
+				return why, nil
+			}
+		} else {
+			for _, d := range done {
+				if d.existed {
+					next := d.next
+					if err := ws.disk.Edit(ctx, d.rel, func([]byte, bool) ([]byte, error) { return []byte(next), nil }); err != nil {
+						return "", err
+					}
+				}
+			}
+		}
+	}
+	for _, rel := range toDelete {
+		if err := assemble.RemoveBeneath(ws.root, rel); err != nil && !os.IsNotExist(err) {
+			return "", err
+		}
+	}
+	return "", nil
+}
+
 // undone is one file's part of an undo.
 type undone struct {
 	rel     string
@@ -100,34 +137,12 @@ func (s *Server) cmdUndo(ctx context.Context, a taskIDArgs) (any, error) {
 		}
 	}
 	res := undoResult{Applied: true, Conflicts: conflicts}
-	if len(we.DocumentChanges) > 0 {
-		if caps.applyEdit {
-			label := "agentls: undo " + shorten(t.prompt, 60)
-			r, err := s.client.ApplyEdit(ctx, &protocol.ApplyWorkspaceEditParams{Label: &label, Edit: we})
-			switch {
-			case err != nil:
-				res.Applied, res.Reason = false, "the editor could not apply the undo: "+clientError(err)
-			case !r.Applied:
-				res.Applied, res.Reason = false, "the editor did not apply the undo"
-				if r.FailureReason != nil {
-					res.Reason += ": " + *r.FailureReason
-				}
-			}
-		} else {
-			for _, d := range done {
-				if d.existed {
-					next := d.next
-					if err := ws.disk.Edit(ctx, d.rel, func([]byte, bool) ([]byte, error) { return []byte(next), nil }); err != nil {
-						return nil, err
-					}
-				}
-			}
-		}
+	why, err = s.restore(ctx, ws, caps, "undo", "agentls: undo "+shorten(t.prompt, 60), we, done, toDelete)
+	if err != nil {
+		return nil, err
 	}
-	for _, rel := range toDelete {
-		if err := assemble.RemoveBeneath(ws.root, rel); err != nil && !os.IsNotExist(err) {
-			return nil, err
-		}
+	if why != "" {
+		res.Applied, res.Reason = false, why
 	}
 	if res.Applied {
 		for _, d := range done {
