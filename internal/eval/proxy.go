@@ -37,6 +37,7 @@ type proxy struct {
 	upstream *url.URL
 	srv      *http.Server
 	ln       net.Listener
+	served   chan struct{} // closed when Serve has returned
 	mu       sync.Mutex
 	reqs     []Request
 }
@@ -50,13 +51,20 @@ func startProxy(upstream string) (*proxy, string, error) {
 	if err != nil {
 		return nil, "", err
 	}
-	p := &proxy{upstream: u, ln: ln}
+	p := &proxy{upstream: u, ln: ln, served: make(chan struct{})}
 	p.srv = &http.Server{Handler: p}
-	go func() { _ = p.srv.Serve(ln) }()
+	go func() {
+		defer close(p.served)
+		_ = p.srv.Serve(ln) // ErrServerClosed after close; net/http recovers handler panics
+	}()
 	return p, "http://" + ln.Addr().String() + "/v1", nil
 }
 
-func (p *proxy) close() { _ = p.srv.Close() }
+// close stops the proxy and waits for its server goroutine.
+func (p *proxy) close() {
+	_ = p.srv.Close()
+	<-p.served
+}
 
 func (p *proxy) requests() []Request {
 	p.mu.Lock()
