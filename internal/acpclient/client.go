@@ -199,7 +199,7 @@ func (c *bridgeClient) SessionUpdate(_ context.Context, p sdk.SessionNotificatio
 	c.noteUpdateDiffs(u)
 	switch {
 	case u.AgentThoughtChunk != nil && u.AgentThoughtChunk.Content.Text != nil:
-		r.emit(agent.Event{Kind: KindThought, Step: step, Text: u.AgentThoughtChunk.Content.Text.Text})
+		r.emit(agent.Event{Kind: agent.KindThought, Step: step, Text: u.AgentThoughtChunk.Content.Text.Text})
 	case u.Plan != nil:
 		r.emit(agent.Event{Kind: agent.KindPlan, Step: step, Plan: workPlan(u.Plan.Entries)})
 	case u.AvailableCommandsUpdate != nil:
@@ -275,10 +275,6 @@ func (c *bridgeClient) ReleaseTerminal(context.Context, sdk.ReleaseTerminalReque
 func (c *bridgeClient) WaitForTerminalExit(context.Context, sdk.WaitForTerminalExitRequest) (sdk.WaitForTerminalExitResponse, error) {
 	return sdk.WaitForTerminalExitResponse{}, sdk.NewMethodNotFound("terminal/wait_for_exit")
 }
-
-// KindThought is the kind of the events that carry the external agent's
-// thinking (agent_thought_chunk), which is not its answer.
-const KindThought = "thought"
 
 // workPlan is an ACP plan as agentls's own (the plan event update_plan
 // sends for agentls's loop); ACP's statuses are the same words.

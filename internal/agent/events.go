@@ -31,6 +31,9 @@ const (
 	// KindNotice tells the user something about the task's input (a
 	// mention that was not read, and why); Text, for a person.
 	KindNotice = "notice"
+	// KindThought carries an external ACP agent's thinking
+	// (agent_thought_chunk) in Text: not its answer.
+	KindThought = "thought"
 )
 
 // Event is what subscribers (the LSP server, the CLI, tests) see of a task.
