@@ -2,7 +2,6 @@ package main
 
 import (
 	"os"
-	"runtime"
 	"runtime/debug"
 )
 
@@ -19,20 +18,12 @@ import (
 // server, whose heap holds open documents, keeps the default.
 const runGCPercent = 50
 
-// tuneRun sets `agentls run` up before it starts any goroutine: a task is
-// a serial loop whose goroutines hand the turn to one another (the model
-// stream, the connection's reader and writer, the tool), and with a second
-// P every hand-off wakes a thread that spins looking for work. On the
-// 121-step benchmark task under load, one P took 170 ms of CPU where two
-// took 254 ms (the tree before the run-time switching was removed: 154 ms).
-// It is set once, never changed: a grep walk then matches on one core, and
-// waits in system calls still overlap. The environment's GOMAXPROCS and
-// GOGC win.
+// tuneRun sets `agentls run` up before it starts any goroutine. The
+// environment's GOGC wins. GOMAXPROCS is left to the runtime: pinning it to
+// one saved CPU only against a zero-latency model, and cost a user's grep
+// and list_files walks of a big tree all but one core.
 func tuneRun() {
 	if _, set := os.LookupEnv("GOGC"); !set {
 		debug.SetGCPercent(runGCPercent)
-	}
-	if _, set := os.LookupEnv("GOMAXPROCS"); !set {
-		runtime.GOMAXPROCS(1)
 	}
 }
