@@ -150,17 +150,25 @@ func (s *Server) reviewDiagnostics(u string) []protocol.Diagnostic {
 // reviewByURI maps every review task's proposals (only those in the
 // document only, if given) to diagnostics by URI.
 func (s *Server) reviewByURI(only string) map[string][]protocol.Diagnostic {
-	enc := s.encoding()
 	byURI := map[string][]protocol.Diagnostic{}
+	// Most servers have no review task: a code action or a publish then
+	// costs a walk of the task list, not a stat of the root.
+	var reviewing []*task
+	for _, t := range s.tasks.all() {
+		if t.review {
+			reviewing = append(reviewing, t)
+		}
+	}
+	if len(reviewing) == 0 {
+		return byURI
+	}
+	enc := s.encoding()
 	ws, err := s.newWorkspace(nil)
 	if err != nil {
 		s.log.Warn("placing review diagnostics", zap.Error(err))
 		return byURI
 	}
-	for _, t := range s.tasks.all() {
-		if !t.review {
-			continue
-		}
+	for _, t := range reviewing {
 		s.maybePanic("publishReview", t)
 		for _, fc := range s.reviewFiles(t, only) {
 			cur, _, _, _, err := ws.current(fc.Rel)
