@@ -21,8 +21,9 @@ import (
 
 // benchEditor starts the real server over stdio on root, against a fake
 // model serving script, with an editor's capabilities. It returns the
-// time from exec to the initialize answer (Start waits for it).
-func benchEditor(b *testing.B, root string, script *fakellm.Script) (*lspclient.Editor, time.Duration) {
+// model and the time from exec to the initialize answer (Start waits for
+// it).
+func benchEditor(b *testing.B, root string, script *fakellm.Script) (*lspclient.Editor, *fakeModel, time.Duration) {
 	b.Helper()
 	bin, fake := benchBinaries(b)
 	sc, err := json.Marshal(script)
@@ -67,7 +68,7 @@ func benchEditor(b *testing.B, root string, script *fakellm.Script) (*lspclient.
 	}
 	started := time.Since(began)
 	b.Cleanup(func() { ed.Kill() })
-	return ed, started
+	return ed, llm, started
 }
 
 // percentile is the p-th percentile (0–100) of ds, sorted in place.
@@ -151,7 +152,7 @@ func BenchmarkEditorLatency(b *testing.B) {
 		for t := 0; t < tasks; t++ {
 			sc.Turns = append(sc.Turns, fakellm.Turn{Text: "Done."})
 		}
-		ed, _ := benchEditor(b, root, &sc)
+		ed, llm, _ := benchEditor(b, root, &sc)
 		ctx := context.Background()
 		const typed = "typed.go"
 		if err := ed.Open(ctx, typed, "package p\n\nfunc Typed() {}\n"); err != nil {
@@ -212,6 +213,9 @@ func BenchmarkEditorLatency(b *testing.B) {
 		b.ReportMetric(ms(percentile(status, 50)), "ms-status-p50")
 		b.ReportMetric(ms(percentile(status, 99)), "ms-status-p99")
 		b.ReportMetric(float64(len(change)), "round-trips")
+		// Four tasks at once keep four connections to the model: each
+		// new one is a TCP and TLS handshake before the request.
+		b.ReportMetric(float64(llm.connections()), "model-conns")
 
 		for f := 0; f < 200; f++ {
 			if err := ed.Open(ctx, fmt.Sprintf("open/b%03d.go", f), fmt.Sprintf("package open\n\nvar B%d = %d\n", f, f)); err != nil {
@@ -278,7 +282,7 @@ func BenchmarkBigRepo(b *testing.B) {
 		for _, t := range toolTask("grep", `{"pattern":"needleword"}`).Turns {
 			script.Turns = append(script.Turns, t)
 		}
-		ed, started := benchEditor(b, root, script)
+		ed, _, started := benchEditor(b, root, script)
 		initMs := ms(started)
 		ctx := context.Background()
 		task := func(prompt string) time.Duration {
