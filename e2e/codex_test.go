@@ -22,7 +22,7 @@ import (
 // (e2e/codex/install.sh) and returns its npm entry point, the command an
 // editor user would configure (a node script that runs the native binary of
 // the platform package npm picked), or skips the test saying why.
-func codexACP(t *testing.T) (bin, version string) {
+func codexACP(t testing.TB) (bin, version string) {
 	t.Helper()
 	dir, err := filepath.Abs(filepath.Join("codex", "node_modules"))
 	if err != nil {
@@ -51,7 +51,7 @@ func codexACP(t *testing.T) (bin, version string) {
 // model Codex's model provider over the Responses API on loopback. The
 // tools the fake model cannot serve (web search, the sub-agent namespace)
 // are turned off; retries are off so that a script error fails at once.
-func codexHome(t *testing.T, baseURL string) string {
+func codexHome(t testing.TB, baseURL string) string {
 	t.Helper()
 	home := filepath.Join(t.TempDir(), "codex-home")
 	if err := os.MkdirAll(home, 0o700); err != nil {
