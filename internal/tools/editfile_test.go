@@ -56,7 +56,7 @@ func TestEditFile(t *testing.T) {
 			name:  "missing shows nearest line with context",
 			files: map[string]string{"a.go": goSrc},
 			args:  map[string]any{"path": "a.go", "old_string": "func Bee() int {\n\treturn 3\n}", "new_string": "x"},
-			err:   []string{"old_string not found in a.go", "most like its first line is 7", "     2\t\n", "     7\tfunc B() int {", "     9\t}", "copy old_string exactly"},
+			err:   []string{"old_string not found in a.go", "most like its first line is 7", "2\t\n", "7\tfunc B() int {", "9\t}", "copy old_string exactly"},
 			after: map[string]string{"a.go": goSrc},
 		},
 		{
@@ -76,7 +76,7 @@ func TestEditFile(t *testing.T) {
 		{
 			name:  "pasted line numbers are stripped",
 			files: map[string]string{"a.go": goSrc},
-			args:  map[string]any{"path": "a.go", "old_string": "     7\tfunc B() int {\n     8\t\treturn 1\n", "new_string": "     7\tfunc B() int {\n     8\t\treturn 3\n"},
+			args:  map[string]any{"path": "a.go", "old_string": "7\tfunc B() int {\n8\t\treturn 1\n", "new_string": "7\tfunc B() int {\n8\t\treturn 3\n"},
 			out:   "(repaired: removed the read_file line-number prefix pasted into old_string and new_string)",
 			after: map[string]string{"a.go": strings.Replace(goSrc, "B() int {\n\treturn 1", "B() int {\n\treturn 3", 1)},
 		},

@@ -23,7 +23,7 @@ func findAll(text, sub string) []int {
 	}
 }
 
-// lineNumber is read_file's prefix ("%6d\t"), as models paste it.
+// lineNumber is read_file's prefix ("%d\t"; "%6d\t" before), as models paste it.
 var lineNumber = regexp.MustCompile(`^ *[0-9]+\t`)
 
 // stripLineNumbers removes read_file's line-number prefix from every line

@@ -89,7 +89,7 @@ func showLines(rel, text string, offset, limit, maxBytes int) string {
 	var sb strings.Builder
 	shown := offset - 1
 	for i := offset; i <= last; i++ {
-		line := fmt.Sprintf("%6d\t%s\n", i, lines[i-1])
+		line := fmt.Sprintf("%d\t%s\n", i, lines[i-1])
 		if sb.Len()+len(line) > maxBytes {
 			if i == offset {
 				// A single line longer than the cap (minified code): show its

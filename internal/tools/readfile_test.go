@@ -35,17 +35,17 @@ func TestReadFile(t *testing.T) {
 		notWant []string
 		err     string
 	}{
-		{args: `{"path":"a.go"}`, want: []string{"     1\tpackage a\n     2\t\n     3\tfunc A() {}\n"}, notWant: []string{"file has"}},
-		{args: `{"path":"./dir/../a.go","offset":3}`, want: []string{"     3\tfunc A() {}\n", "file has 3 lines; showing 3–3; use offset/limit"}, notWant: []string{"package"}},
-		{args: `{"path":"crlf.txt"}`, want: []string{"     1\tone\n     2\ttwo\n"}, notWant: []string{"\r"}},
-		{args: `{"path":"nonl.txt"}`, want: []string{"     2\ty\n"}},
+		{args: `{"path":"a.go"}`, want: []string{"1\tpackage a\n2\t\n3\tfunc A() {}\n"}, notWant: []string{"file has"}},
+		{args: `{"path":"./dir/../a.go","offset":3}`, want: []string{"3\tfunc A() {}\n", "file has 3 lines; showing 3–3; use offset/limit"}, notWant: []string{"package"}},
+		{args: `{"path":"crlf.txt"}`, want: []string{"1\tone\n2\ttwo\n"}, notWant: []string{"\r"}},
+		{args: `{"path":"nonl.txt"}`, want: []string{"2\ty\n"}},
 		{args: `{"path":"empty.txt"}`, want: []string{"empty.txt is empty"}},
-		{args: `{"path":"long.txt"}`, want: []string{"  2000\tline 2000\n", "file has 2500 lines; showing 1–2000"}, notWant: []string{"line 2001"}},
-		{args: `{"path":"long.txt","offset":2490,"limit":5}`, want: []string{"  2490\tline 2490\n", "  2494\tline 2494\n[file has 2500 lines; showing 2490–2494"}, notWant: []string{"2495"}},
+		{args: `{"path":"long.txt"}`, want: []string{"2000\tline 2000\n", "file has 2500 lines; showing 1–2000"}, notWant: []string{"line 2001"}},
+		{args: `{"path":"long.txt","offset":2490,"limit":5}`, want: []string{"2490\tline 2490\n", "2494\tline 2494\n[file has 2500 lines; showing 2490–2494"}, notWant: []string{"2495"}},
 		{args: `{"path":"long.txt","offset":3000}`, want: []string{"has 2500 lines; offset 3000 is past the end"}},
 		{args: `{"path":"huge.txt"}`, want: []string{"[line 1 is 307200 bytes; cut at", "showing 1–1"}, notWant: []string{"second"}},
 		{args: `{"path":"uni/ü.txt"}`, want: []string{"ünï"}},
-		{args: `{"path":"hugeé.txt"}`, want: []string{"[line 1 is 307200 bytes; cut at 262143]"}},
+		{args: `{"path":"hugeé.txt"}`, want: []string{"[line 1 is 307200 bytes; cut at 262144]"}},
 		{args: `{"path":"bin.dat"}`, err: "bin.dat is a binary file"},
 		{args: `{"path":"latin1.txt"}`, err: "binary"},
 		{args: `{"path":".env"}`, err: "secret"},
@@ -59,7 +59,7 @@ func TestReadFile(t *testing.T) {
 		{args: `{}`, err: `missing required field "path"`},
 		{args: `{"path":`, err: `not valid JSON`},
 		{args: `["a.go"]`, err: `must be a JSON object`},
-		{args: `{"path":"a.go","offset":2.0,"limit":null}`, want: []string{"     2\t\n"}},
+		{args: `{"path":"a.go","offset":2.0,"limit":null}`, want: []string{"2\t\n"}},
 	}
 	for _, tt := range tests {
 		res, err := call(t, rf, tt.args)

@@ -57,10 +57,11 @@ func splitLines(s string) []string {
 	return lines
 }
 
-// numbered writes lines[from-1:to] with their 1-based numbers like cat -n.
+// numbered writes lines[from-1:to], each after its 1-based number and a
+// tab (unpadded: cat -n's padding to six columns cost two tokens a line).
 func numbered(sb *strings.Builder, lines []string, from, to int) {
 	for i := from; i <= to; i++ {
-		fmt.Fprintf(sb, "%6d\t%s\n", i, lines[i-1])
+		fmt.Fprintf(sb, "%d\t%s\n", i, lines[i-1])
 	}
 }
 
