@@ -121,7 +121,7 @@ func (s *Server) cmdRewind(ctx context.Context, a rewindArgs) (any, error) {
 	}
 	// The session's tasks this server ran: none may be running, and the
 	// newest is claimed against a concurrent accept or undo.
-	var newest *task
+	var newest *runningTask
 	for _, t := range s.tasks.all() {
 		if t.session != sess.ID {
 			continue
@@ -136,7 +136,7 @@ func (s *Server) cmdRewind(ctx context.Context, a rewindArgs) (any, error) {
 		return rewindRefused("%v", err), nil
 	}
 	if newest == nil {
-		newest = &task{id: "rewind", session: sess.ID, done: make(chan struct{})}
+		newest = &runningTask{id: "rewind", session: sess.ID, done: make(chan struct{})}
 	}
 	ws, err := s.newWorkspace(newest)
 	if err != nil {

@@ -22,7 +22,7 @@ import (
 // runAgent is the body of an agentls.run task: the editor's part of
 // assemble.Run (how it asks, through the editor, and how it shows, as
 // progress, events and review).
-func (s *Server) runAgent(ctx context.Context, t *task) {
+func (s *Server) runAgent(ctx context.Context, t *runningTask) {
 	s.settleTrust(ctx)
 	cfg := s.config()
 	if t.model != "" {
@@ -107,7 +107,7 @@ type eventParams struct {
 
 // safeEvent is onEvent behind a panic barrier: the driver calls it on its
 // own goroutine, and a panic there must end this task only, as "internal".
-func (s *Server) safeEvent(ctx context.Context, t *task, prog *progress, ev agent.Event) {
+func (s *Server) safeEvent(ctx context.Context, t *runningTask, prog *progress, ev agent.Event) {
 	if err := s.catch("onEvent", func() { s.onEvent(ctx, t, prog, ev) }); err != nil {
 		t.fail(err)
 		t.cancel()
@@ -116,7 +116,7 @@ func (s *Server) safeEvent(ctx context.Context, t *task, prog *progress, ev agen
 
 // onEvent forwards an agent event to the client: the agentls/event
 // stream, progress reports, and the transcript in window/logMessage.
-func (s *Server) onEvent(ctx context.Context, t *task, prog *progress, ev agent.Event) {
+func (s *Server) onEvent(ctx context.Context, t *runningTask, prog *progress, ev agent.Event) {
 	s.maybePanic("onEvent", t)
 	if ev.Kind == agent.KindState {
 		t.mu.Lock()
@@ -201,7 +201,7 @@ func (s *Server) onEvent(ctx context.Context, t *task, prog *progress, ev agent.
 	}
 }
 
-func (s *Server) sendEvent(ctx context.Context, t *task, ev agent.Event) {
+func (s *Server) sendEvent(ctx context.Context, t *runningTask, ev agent.Event) {
 	p := eventParams{TaskID: t.id, Session: t.session, Event: ev}
 	t.mu.Lock()
 	if !t.headed {
@@ -214,13 +214,13 @@ func (s *Server) sendEvent(ctx context.Context, t *task, ev agent.Event) {
 	}
 }
 
-func (s *Server) transcript(ctx context.Context, t *task, line string) {
+func (s *Server) transcript(ctx context.Context, t *runningTask, line string) {
 	s.notify(ctx, protocol.MethodWindowLogMessage, &protocol.LogMessageParams{
 		Type: protocol.MessageTypeLog, Message: s.config().Redact(fmt.Sprintf("[agentls %s] %s", t.id, line)),
 	})
 }
 
-func (s *Server) finishTask(ctx context.Context, t *task, prog *progress, res agent.Result) {
+func (s *Server) finishTask(ctx context.Context, t *runningTask, prog *progress, res agent.Result) {
 	s.maybePanic("finishTask", t)
 	t.mu.Lock()
 	failed := t.internal != nil
@@ -275,7 +275,7 @@ func endMessage(res agent.Result) (protocol.MessageType, string) {
 // closing message. It runs after the task is marked done, so an editor that
 // reacts to either (accept, undo, status) finds the task finished, its
 // result stored and its proposals published.
-func (s *Server) announceEnd(ctx context.Context, t *task) {
+func (s *Server) announceEnd(ctx context.Context, t *runningTask) {
 	s.maybePanic("announceEnd", t)
 	t.mu.Lock()
 	res, step := t.result, t.endStep

@@ -36,7 +36,7 @@ func refused(format string, args ...any) undoResult {
 }
 
 // undoable reports whether agentls.undo can revert the task now.
-func (t *task) undoable() bool {
+func (t *runningTask) undoable() bool {
 	return t.ended() && t.changes.HasApplied()
 }
 
@@ -172,7 +172,7 @@ type undoPlan struct {
 
 // planUndo plans reverting the task's applied changes; review.mu is held.
 // why is set when there is nothing to undo.
-func (s *Server) planUndo(t *task, ws *editorWorkspace, caps clientCaps, enc edits.Encoding) (p undoPlan, why string, err error) {
+func (s *Server) planUndo(t *runningTask, ws *editorWorkspace, caps clientCaps, enc edits.Encoding) (p undoPlan, why string, err error) {
 	files := t.changes.Applied()
 	if len(files) == 0 {
 		if t.changes.Forgotten() {

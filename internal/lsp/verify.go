@@ -24,7 +24,7 @@ import (
 // changed buffer differs from the disk, the checks run in place. Review
 // mode checks what the task proposes, and its failures go to the model
 // only: the lines they name are the proposal's, not the editor's.
-func (s *Server) gate(ctx context.Context, cfg config.Config, root string, t *task, prog *progress) *assemble.Gate {
+func (s *Server) gate(ctx context.Context, cfg config.Config, root string, t *runningTask, prog *progress) *assemble.Gate {
 	g := assemble.NewGate(cfg, root)
 	if g != nil {
 		s.wireGate(ctx, g, root, t, prog)
@@ -34,7 +34,7 @@ func (s *Server) gate(ctx context.Context, cfg config.Config, root string, t *ta
 
 // wireGate has the gate report to the editor: progress, the overlay of
 // unsaved and proposed text, and its problems as diagnostics.
-func (s *Server) wireGate(ctx context.Context, g *assemble.Gate, root string, t *task, prog *progress) {
+func (s *Server) wireGate(ctx context.Context, g *assemble.Gate, root string, t *runningTask, prog *progress) {
 	review := t != nil && t.review
 	g.OnStart = func(cmd string) { prog.report(ctx, "verifying: "+cmd) }
 	g.Overlay = func(changed []string) map[string][]byte {
@@ -71,7 +71,7 @@ func (s *Server) wireGate(ctx context.Context, g *assemble.Gate, root string, t 
 
 // runVerifyOnly is the body of an agentls.verify task: the checks alone,
 // with progress and diagnostics, no model.
-func (s *Server) runVerifyOnly(ctx context.Context, t *task) {
+func (s *Server) runVerifyOnly(ctx context.Context, t *runningTask) {
 	cfg := s.config()
 	root := s.rootDir()
 	prog := s.beginProgress(ctx, t, "agentls verify", "running the project's checks")
