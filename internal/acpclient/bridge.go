@@ -48,7 +48,7 @@ type Bridge struct {
 	// FollowUps is how many times failed checks go back to the agent as a
 	// new prompt [1].
 	FollowUps int
-	Session   *session.Task
+	Session   *session.Recorder
 	OnEvent   func(agent.Event)
 	Log       *zap.Logger
 }

@@ -40,7 +40,7 @@ type Spec struct {
 	// task; nil: no MCP tools. Errors starting servers go to Warn.
 	MCP *mcp.Manager
 	// Session persists the task's turns and events; nil: in memory only.
-	Session *session.Task
+	Session *session.Recorder
 	// Recall returns memories of earlier tasks for the prompt; nil: none.
 	Recall func(ctx context.Context, task string) []string
 	// OnEvent receives every event of the task, after the session did.

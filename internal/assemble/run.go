@@ -54,7 +54,7 @@ type TaskConfig struct {
 type Hooks struct {
 	// Began runs once the session is open; rec is nil when the task runs
 	// in memory.
-	Began func(rec *session.Task)
+	Began func(rec *session.Recorder)
 	// Backend runs the task instead of agentls's own driver (an external
 	// ACP agent, agent.backend.acp); spec has everything but the MCP tools.
 	Backend func(ctx context.Context, spec Spec, task driver.Assignment) agent.Result
@@ -173,7 +173,7 @@ func Run(ctx context.Context, tc TaskConfig) (res agent.Result, err error) {
 // begin opens the task's session. A session that cannot be written is
 // reported and the task goes on in memory (persistence never fails a
 // task); an unknown session that must exist stops it.
-func begin(tc TaskConfig, warn func(string)) (*session.Task, error) {
+func begin(tc TaskConfig, warn func(string)) (*session.Recorder, error) {
 	if tc.Store == nil {
 		return nil, nil
 	}

@@ -66,7 +66,7 @@ func (s *Server) runAgent(ctx context.Context, t *runningTask) {
 		MCP:         &s.mcp,
 		Gate:        func(g *assemble.Gate) { s.wireGate(ctx, g, root, t, prog) },
 		Hooks: assemble.Hooks{
-			Began: func(rec *session.Task) {
+			Began: func(rec *session.Recorder) {
 				t.mu.Lock()
 				t.transcript = rec.TranscriptPath()
 				t.mu.Unlock()

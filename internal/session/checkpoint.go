@@ -216,7 +216,7 @@ type tracker struct {
 // Changed records that the task changed rel from old (existed: the file
 // existed) to next; the next checkpoint holds it. Front ends call it for
 // every change that reached the file (not for proposals held for review).
-func (t *Task) Changed(rel string, old []byte, existed bool, next []byte) {
+func (t *Recorder) Changed(rel string, old []byte, existed bool, next []byte) {
 	if t == nil {
 		return
 	}
@@ -241,7 +241,7 @@ func (t *Task) Changed(rel string, old []byte, existed bool, next []byte) {
 
 // checkpoint writes the pending changes as a step; msgs is the
 // conversation now. The caller holds t.mu.
-func (t *Task) checkpoint(msgs []agent.Message) []any {
+func (t *Recorder) checkpoint(msgs []agent.Message) []any {
 	k := &t.track
 	if len(k.pending) == 0 {
 		return nil
@@ -289,7 +289,7 @@ func clip(s string, n int) string {
 
 // Track wraps a workspace so that every change that reaches it is
 // recorded for the task's checkpoints (see Changed). A nil task returns ws.
-func (t *Task) Track(ws agent.Workspace) agent.Workspace {
+func (t *Recorder) Track(ws agent.Workspace) agent.Workspace {
 	if t == nil || ws == nil {
 		return ws
 	}
@@ -337,7 +337,7 @@ func (w *trackedLister) OpenFiles() []string { return w.l.OpenFiles() }
 
 type tracked struct {
 	agent.Workspace
-	t *Task
+	t *Recorder
 }
 
 // Unwrap is the workspace tracked, for the optional interfaces the
