@@ -45,7 +45,7 @@ type Server struct {
 	client protocol.Client
 	hooks  testHooks
 
-	docs   *overlay
+	docs   *openDocs
 	tasks  *taskManager
 	diags  *diagnostics
 	conf   *configState
@@ -134,7 +134,7 @@ func newServer(opts Options) *Server {
 	s := &Server{
 		opts:   opts,
 		log:    opts.Logger,
-		docs:   newOverlay(),
+		docs:   newOpenDocs(),
 		diags:  newDiagnostics(),
 		conf:   &configState{reported: map[string]bool{}},
 		exited: make(chan struct{}),

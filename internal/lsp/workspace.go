@@ -303,7 +303,7 @@ func (s *Server) newWorkspace(t *runningTask) (*editorWorkspace, error) {
 
 // forgetShadow drops what we sent to a closed file that is now deleted or
 // moved away.
-func (o *overlay) forgetShadow(path string) (string, bool) {
+func (o *openDocs) forgetShadow(path string) (string, bool) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	t, ok := o.shadows[filepath.Clean(path)]
