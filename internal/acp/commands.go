@@ -174,7 +174,7 @@ func (a *Agent) verifyCommand(ctx context.Context, s *acpSession, out *stream) {
 		out.text("This project has no checks agentls knows (set verify.commands).\n")
 		return
 	}
-	g.Overlay = last.overlay
+	g.Unsaved = last.unsaved
 	g.OnStart = out.verifyStarted
 	rep, err := g.Verify(ctx, changed)
 	if err != nil {

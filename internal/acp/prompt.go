@@ -123,7 +123,7 @@ func (a *Agent) Prompt(ctx context.Context, p sdk.PromptRequest) (_ sdk.PromptRe
 		Store:     s.store,
 		Session:   s.id,
 		Gate: func(g *assemble.Gate) {
-			g.Overlay = ws.overlay
+			g.Unsaved = ws.unsaved
 			g.OnStart = out.verifyStarted
 		},
 		Hooks: assemble.Hooks{

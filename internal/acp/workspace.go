@@ -198,9 +198,9 @@ func (w *clientWorkspace) record(rel string, old []byte, existed bool, next []by
 	w.out.edited(rel, w.abs(rel), string(old), string(next), existed)
 }
 
-// overlay is what the verify gate must see for the changed files: the
+// unsaved is what the verify gate must see for the changed files: the
 // texts written through the client, which may not be saved yet.
-func (w *clientWorkspace) overlay(changed []string) map[string][]byte {
+func (w *clientWorkspace) unsaved(changed []string) map[string][]byte {
 	if !w.write {
 		return nil
 	}

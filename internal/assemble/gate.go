@@ -24,9 +24,9 @@ type Gate struct {
 	// workspace has sources for.
 	Commands []string
 	Timeout  time.Duration
-	// Overlay returns the texts the checks must see instead of the disk
+	// Unsaved returns the texts the checks must see instead of the disk
 	// for the changed files (editor buffers, proposals); nil: the disk.
-	Overlay func(changed []string) map[string][]byte
+	Unsaved func(changed []string) map[string][]byte
 	// OnStart is told each command as it starts (progress); may be nil.
 	OnStart func(command string)
 	// OnResults sees every run's results (diagnostics); may be nil.
@@ -72,14 +72,14 @@ func NewGate(cfg config.Config, root string) *Gate {
 
 // Verify implements driver.Verifier.
 func (g *Gate) Verify(ctx context.Context, changed []string) (agent.VerifyReport, error) {
-	var overlay map[string][]byte
-	if g.Overlay != nil {
-		overlay = g.Overlay(changed)
+	var unsaved map[string][]byte
+	if g.Unsaved != nil {
+		unsaved = g.Unsaved(changed)
 	}
 	cmds := g.Commands
 	if g.detected {
 		present := append([]string(nil), changed...)
-		for rel := range overlay {
+		for rel := range unsaved {
 			present = append(present, rel)
 		}
 		cmds = verify.DetectWith(g.Root, present)
@@ -87,7 +87,7 @@ func (g *Gate) Verify(ctx context.Context, changed []string) (agent.VerifyReport
 			return agent.VerifyReport{Passed: true, Skipped: true,
 				Summary: "nothing to check: no source files yet for " + strings.Join(verify.DetectAny(g.Root), "; ")}, nil
 		}
-		cmds = verify.ScopeGoChecks(g.Root, cmds, changed, overlay)
+		cmds = verify.ScopeGoChecks(g.Root, cmds, changed, unsaved)
 		if len(cmds) == 0 {
 			return agent.VerifyReport{Passed: true, Skipped: true,
 				Summary: "nothing to check: the changed files are in no Go package"}, nil
@@ -111,7 +111,7 @@ func (g *Gate) Verify(ctx context.Context, changed []string) (agent.VerifyReport
 			}
 		}
 	}
-	results, err := verify.Run(ctx, verify.RunOptions{Root: g.Root, Commands: cmds, Overlay: overlay, Timeout: g.Timeout, OnStart: g.OnStart,
+	results, err := verify.Run(ctx, verify.RunOptions{Root: g.Root, Commands: cmds, Unsaved: unsaved, Timeout: g.Timeout, OnStart: g.OnStart,
 		Sandbox: sb, Warn: g.Warn, Secrets: g.Secrets})
 	if err != nil {
 		return agent.VerifyReport{}, err

@@ -275,7 +275,7 @@ func (c *cliRun) run(ctx context.Context) int {
 		MCP:         mcp,
 		Gate: func(g *assemble.Gate) {
 			g.OnStart = func(cmd string) { ren.note("· running " + cmd) }
-			g.Overlay = func([]string) map[string][]byte { return ws.proposed() }
+			g.Unsaved = func([]string) map[string][]byte { return ws.proposed() }
 		},
 		Hooks: assemble.Hooks{
 			Began: func(rec *session.Recorder) {

@@ -32,28 +32,28 @@ func (s *Server) gate(ctx context.Context, cfg config.Config, root string, t *ru
 	return g
 }
 
-// wireGate has the gate report to the editor: progress, the overlay of
-// unsaved and proposed text, and its problems as diagnostics.
+// wireGate has the gate report to the editor: progress, the unsaved and
+// proposed texts the checks must see, and its problems as diagnostics.
 func (s *Server) wireGate(ctx context.Context, g *assemble.Gate, root string, t *runningTask, prog *progress) {
 	review := t != nil && t.review
 	g.OnStart = func(cmd string) { prog.report(ctx, "verifying: "+cmd) }
-	g.Overlay = func(changed []string) map[string][]byte {
-		overlay := map[string][]byte{}
+	g.Unsaved = func(changed []string) map[string][]byte {
+		unsaved := map[string][]byte{}
 		for _, rel := range changed {
 			abs := root + "/" + rel
 			if review {
 				if p, ok := t.changes.Proposal(rel); ok {
-					overlay[rel] = []byte(p)
+					unsaved[rel] = []byte(p)
 				}
 				continue
 			}
 			if doc, ok := s.docs.get(abs); ok {
-				overlay[rel] = []byte(doc.text)
+				unsaved[rel] = []byte(doc.text)
 			} else if text, ok := s.docs.shadow(abs); ok {
-				overlay[rel] = []byte(text)
+				unsaved[rel] = []byte(text)
 			}
 		}
-		return overlay
+		return unsaved
 	}
 	g.OnResults = func(ctx context.Context, results []verify.Result) {
 		var diags []verify.Diagnostic
