@@ -227,13 +227,11 @@ var errChangedSince = errors.New("changed since the task; left alone")
 
 // undo puts back one file's text from before the task.
 func (w *clientWorkspace) undo(ctx context.Context, rel string) error {
-	w.mu.Lock()
-	fc := w.files[rel]
-	w.mu.Unlock()
-	if fc == nil {
+	fc, ok := w.log.File(rel)
+	if !ok {
 		return nil
 	}
-	if !fc.existed {
+	if !fc.Existed {
 		// A file the task created: removed from the disk when it is still
 		// what the task wrote; the client's fs has no delete.
 		cur, exists, err := w.current(ctx, rel)
@@ -243,7 +241,7 @@ func (w *clientWorkspace) undo(ctx context.Context, rel string) error {
 		if !exists {
 			return nil
 		}
-		if string(cur) != fc.after {
+		if string(cur) != fc.After {
 			return errChangedSince
 		}
 		if w.write {
@@ -260,9 +258,9 @@ func (w *clientWorkspace) undo(ctx context.Context, rel string) error {
 		return nil
 	}
 	return w.edit(ctx, rel, func(old []byte, exists bool) ([]byte, error) {
-		if !exists || string(old) != fc.after {
+		if !exists || string(old) != fc.After {
 			return nil, errChangedSince
 		}
-		return []byte(fc.base), nil
+		return []byte(fc.Base), nil
 	}, false)
 }

@@ -40,7 +40,7 @@ var allowed = map[string][]string{
 		"internal/mcp", "internal/policy", "internal/proc", "internal/session", "internal/tools", "internal/verify", "internal/textcut"},
 	// Front ends: the assembly path and the core, never each other.
 	"internal/acp": {"internal/agent", "internal/assemble", "internal/commands", "internal/config", "internal/driver", "internal/logging",
-		"internal/mcp", "internal/policy", "internal/proc", "internal/session", "internal/textcut", "internal/tools"},
+		"internal/mcp", "internal/policy", "internal/proc", "internal/review", "internal/session", "internal/textcut", "internal/tools"},
 	// The bridge's ACP client, the LSP front end's backend for an external
 	// agent: apart from the ACP agent, so that lsp does not link it.
 	"internal/acpclient": {"internal/agent", "internal/assemble", "internal/config", "internal/driver", "internal/policy",
