@@ -13,6 +13,7 @@ import (
 
 	"github.com/agentls/agentls/internal/assemble"
 	"github.com/agentls/agentls/internal/commands"
+	"github.com/agentls/agentls/internal/render"
 )
 
 // Slash commands: agentls's own, answered here without the model, and the
@@ -182,11 +183,7 @@ func (a *Agent) verifyCommand(ctx context.Context, s *acpSession, out *stream) {
 		return
 	}
 	out.verified(&rep)
-	if rep.Passed {
-		out.text("✓ " + rep.Summary + "\n")
-	} else {
-		out.text("✗ " + rep.Summary + "\n")
-	}
+	out.text(render.Checks(rep) + "\n")
 }
 
 // undoCommand puts back what the session's last task changed, file by

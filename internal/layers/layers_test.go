@@ -30,7 +30,8 @@ var allowed = map[string][]string{
 	"internal/llm/chat":      {"internal/agent", "internal/llm/llmhttp"},
 	"internal/llm/responses": {"internal/agent", "internal/llm/llmhttp"},
 	"internal/llm/record":    {"internal/agent", "internal/textcut"},
-	"internal/session":       {"internal/agent", "internal/edits", "internal/textcut"},
+	"internal/render":        {"internal/agent", "internal/textcut"}, // pure: events in, text out
+	"internal/session":       {"internal/agent", "internal/edits", "internal/render", "internal/textcut"},
 	"internal/review":        {"internal/edits", "internal/textcut"}, // pure: plans, no I/O
 	"internal/verify":        {"internal/proc", "internal/textcut"},
 	"internal/tools":         {"internal/agent", "internal/policy", "internal/proc", "internal/textcut"},
@@ -40,15 +41,15 @@ var allowed = map[string][]string{
 		"internal/mcp", "internal/policy", "internal/proc", "internal/session", "internal/tools", "internal/verify", "internal/textcut"},
 	// Front ends: the assembly path and the core, never each other.
 	"internal/acp": {"internal/agent", "internal/assemble", "internal/commands", "internal/config", "internal/driver", "internal/logging",
-		"internal/mcp", "internal/policy", "internal/proc", "internal/review", "internal/session", "internal/textcut", "internal/tools"},
+		"internal/mcp", "internal/policy", "internal/proc", "internal/render", "internal/review", "internal/session", "internal/textcut", "internal/tools"},
 	// The bridge's ACP client, the LSP front end's backend for an external
 	// agent: apart from the ACP agent, so that lsp does not link it.
 	"internal/acpclient": {"internal/agent", "internal/assemble", "internal/config", "internal/driver", "internal/policy",
 		"internal/proc", "internal/session", "internal/textcut", "internal/tools"},
-	"internal/cli": {"internal/agent", "internal/assemble", "internal/commands", "internal/config", "internal/driver", "internal/edits", "internal/review",
+	"internal/cli": {"internal/agent", "internal/assemble", "internal/commands", "internal/config", "internal/driver", "internal/edits", "internal/render", "internal/review",
 		"internal/llm/record", "internal/logging", "internal/policy", "internal/session", "internal/tools", "internal/textcut"},
 	"internal/lsp": {"internal/acpclient", "internal/agent", "internal/assemble", "internal/commands", "internal/config", "internal/driver",
-		"internal/edits", "internal/mcp", "internal/review", "internal/session", "internal/tools", "internal/verify", "internal/textcut"},
+		"internal/edits", "internal/mcp", "internal/render", "internal/review", "internal/session", "internal/tools", "internal/verify", "internal/textcut"},
 	// The evaluation harness: runs the agentls binary on tasks, through a
 	// recording proxy, against the endpoint or the scripted model.
 	"internal/eval": {"internal/assemble", "internal/config", "internal/llm/responses", "internal/proc", "internal/testkit/fakellm"},

@@ -15,6 +15,7 @@ import (
 	"github.com/agentls/agentls/internal/agent"
 	"github.com/agentls/agentls/internal/assemble"
 	"github.com/agentls/agentls/internal/driver"
+	"github.com/agentls/agentls/internal/render"
 	"github.com/agentls/agentls/internal/session"
 	"github.com/agentls/agentls/internal/textcut"
 )
@@ -143,31 +144,9 @@ func (s *Server) onEvent(ctx context.Context, t *runningTask, prog *progress, ev
 			prog.report(ctx, "planning")
 		}
 	case agent.KindToolCall:
-		prog.report(ctx, session.CallSummary(ev.Call))
-		s.transcript(ctx, t, "→ "+session.CallSummary(ev.Call))
-	case agent.KindToolResult:
-		status := "ok"
-		if ev.IsErr {
-			status = shorten(ev.Output, 200)
-		}
-		s.transcript(ctx, t, fmt.Sprintf("← %s: %s", ev.Call.Name, status))
-	case agent.KindText:
-		t.mu.Lock()
-		t.line.WriteString(ev.Text)
-		text := t.line.String()
-		var lines []string
-		if i := strings.LastIndexByte(text, '\n'); i >= 0 {
-			lines = strings.Split(text[:i], "\n")
-			t.line.Reset()
-			t.line.WriteString(text[i+1:])
-		}
-		t.mu.Unlock()
-		for _, l := range lines {
-			s.transcript(ctx, t, l)
-		}
+		prog.report(ctx, render.CallSummary(ev.Call))
 	case agent.KindRetry, agent.KindCompaction, agent.KindBudget, agent.KindNotice:
 		prog.report(ctx, ev.Text)
-		s.transcript(ctx, t, "· "+ev.Text)
 	case agent.KindPlan:
 		if ev.Plan == nil {
 			break
@@ -177,26 +156,16 @@ func (s *Server) onEvent(ctx context.Context, t *runningTask, prog *progress, ev
 			msg += ": " + cur
 		}
 		prog.report(ctx, shorten(msg, 120))
-		s.transcript(ctx, t, "plan:")
-		for _, l := range strings.Split(ev.Plan.Text(), "\n") {
-			s.transcript(ctx, t, "  "+l)
-		}
-	case agent.KindVerify:
-		mark := "✗"
-		switch {
-		case ev.Verify.Skipped:
-			mark = "·" // nothing to check is not a pass
-		case ev.Verify.Passed:
-			mark = "✓"
-		}
-		s.transcript(ctx, t, mark+" checks: "+ev.Verify.Summary)
-	case agent.KindUsage:
-		t.mu.Lock()
-		rest := t.line.String()
-		t.line.Reset()
-		t.mu.Unlock()
-		if rest != "" {
-			s.transcript(ctx, t, rest)
+	}
+	t.mu.Lock()
+	if t.log == nil {
+		t.log = render.New(render.Log)
+	}
+	lines := t.log.Event(ev)
+	t.mu.Unlock()
+	if lines != "" {
+		for _, l := range strings.Split(strings.TrimSuffix(lines, "\n"), "\n") {
+			s.transcript(ctx, t, l)
 		}
 	}
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"path/filepath"
-	"strings"
 	"sync"
 	"time"
 
@@ -12,6 +11,7 @@ import (
 	"go.lsp.dev/uri"
 
 	"github.com/agentls/agentls/internal/agent"
+	"github.com/agentls/agentls/internal/render"
 	"github.com/agentls/agentls/internal/review"
 	"github.com/agentls/agentls/internal/session"
 )
@@ -41,11 +41,11 @@ type runningTask struct {
 	transcript string // the Markdown transcript's path
 	mustExist  bool   // agentls.continue: the session must exist
 	changes    review.Log
-	line       strings.Builder // transcript line being streamed
-	headed     bool            // the first agentls/event (with the prompt) was sent
-	prog       *progress       // set when the task's progress began
-	internal   error           // a recovered panic: the task ends "internal"
-	panicked   map[string]bool // test hooks that fired (guard.go)
+	log        *render.Renderer // the task's lines in window/logMessage (render.Log)
+	headed     bool             // the first agentls/event (with the prompt) was sent
+	prog       *progress        // set when the task's progress began
+	internal   error            // a recovered panic: the task ends "internal"
+	panicked   map[string]bool  // test hooks that fired (guard.go)
 }
 
 func (t *runningTask) setToken(tok string) {
@@ -361,7 +361,7 @@ func (m *taskManager) trim() {
 	for _, t := range forget {
 		t.changes.Forget()
 		t.mu.Lock()
-		t.line.Reset()
+		t.log = nil
 		t.mu.Unlock()
 	}
 }

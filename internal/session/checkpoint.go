@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/agentls/agentls/internal/agent"
+	"github.com/agentls/agentls/internal/render"
 )
 
 // Checkpoints: every model turn of a task that changed files is a step of
@@ -270,7 +271,7 @@ func turnSummary(msgs []agent.Message) string {
 		}
 		var calls []string
 		for j := range m.ToolCalls {
-			calls = append(calls, CallSummary(&m.ToolCalls[j]))
+			calls = append(calls, render.CallSummary(&m.ToolCalls[j]))
 		}
 		return clip(strings.Join(calls, "; "), 200)
 	}
