@@ -11,7 +11,7 @@ import (
 	sdk "github.com/coder/acp-go-sdk"
 
 	"github.com/agentls/agentls/internal/agent"
-	"github.com/agentls/agentls/internal/assemble"
+	"github.com/agentls/agentls/internal/policy/approval"
 	"github.com/agentls/agentls/internal/review"
 	"github.com/agentls/agentls/internal/session"
 	"github.com/agentls/agentls/internal/tools"
@@ -175,7 +175,7 @@ func (w *clientWorkspace) confirm(ctx context.Context, rel string, old []byte, e
 	if err != nil {
 		return fmt.Errorf("asking about the edit failed: %v", err)
 	}
-	if ans != assemble.AllowOnce {
+	if ans != approval.AllowOnce {
 		return errRejected
 	}
 	return nil

@@ -10,6 +10,7 @@ import (
 	"github.com/agentls/agentls/internal/config"
 	"github.com/agentls/agentls/internal/driver"
 	"github.com/agentls/agentls/internal/session"
+	"github.com/agentls/agentls/internal/verify/gate"
 )
 
 // TaskConfig is one task as a front end asks for it: the driver's parts
@@ -45,7 +46,7 @@ type TaskConfig struct {
 	MCP *SharedMCP
 	// Gate, when set, is called with the task's verify gate (if the
 	// workspace has checks) to wire how it shows and what it checks.
-	Gate func(*Gate)
+	Gate func(*gate.Gate)
 
 	Hooks Hooks
 }

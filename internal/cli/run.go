@@ -25,8 +25,10 @@ import (
 	"github.com/agentls/agentls/internal/llm/record"
 	"github.com/agentls/agentls/internal/logging"
 	"github.com/agentls/agentls/internal/policy"
+	"github.com/agentls/agentls/internal/policy/approval"
 	"github.com/agentls/agentls/internal/session"
 	"github.com/agentls/agentls/internal/tools"
+	"github.com/agentls/agentls/internal/verify/gate"
 )
 
 // Exit codes of `agentls run` (README.md, "Headless").
@@ -198,7 +200,7 @@ func (c *cliRun) run(ctx context.Context) int {
 	ws := newCLIWorkspace(disk, o.dryRun || review)
 	in := c.in
 	var (
-		ask          assemble.Ask
+		ask          approval.Ask
 		confirmWrite func(context.Context, string, string) (bool, error)
 		askNetwork   func(context.Context, string) (bool, error)
 	)
@@ -256,7 +258,7 @@ func (c *cliRun) run(ctx context.Context) int {
 			Root:      root,
 			Workspace: ws,
 			LLM:       llm,
-			Approver:  assemble.ApproverReporting(cfg, nil, ask, refuse),
+			Approver:  approval.Reporting(cfg, nil, ask, refuse),
 			OnEvent:   onEvent,
 			Warn:      ren.warn,
 			Log:       log,
@@ -273,7 +275,7 @@ func (c *cliRun) run(ctx context.Context) int {
 		// Steps for `agentls sessions rewind`: changes written to disk.
 		Checkpoints: !o.dryRun && !review,
 		MCP:         mcp,
-		Gate: func(g *assemble.Gate) {
+		Gate: func(g *gate.Gate) {
 			g.OnStart = func(cmd string) { ren.note("· running " + cmd) }
 			g.Unsaved = func([]string) map[string][]byte { return ws.proposed() }
 		},

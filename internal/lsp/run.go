@@ -18,6 +18,7 @@ import (
 	"github.com/agentls/agentls/internal/render"
 	"github.com/agentls/agentls/internal/session"
 	"github.com/agentls/agentls/internal/textcut"
+	"github.com/agentls/agentls/internal/verify/gate"
 )
 
 // runAgent is the body of an agentls.run task: the editor's part of
@@ -65,7 +66,7 @@ func (s *Server) runAgent(ctx context.Context, t *runningTask) {
 		// Steps for agentls.rewind: changes the editor applied.
 		Checkpoints: !t.review,
 		MCP:         &s.mcp,
-		Gate:        func(g *assemble.Gate) { s.wireGate(ctx, g, root, t, prog) },
+		Gate:        func(g *gate.Gate) { s.wireGate(ctx, g, root, t, prog) },
 		Hooks: assemble.Hooks{
 			Began: func(rec *session.Recorder) {
 				t.mu.Lock()

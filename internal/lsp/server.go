@@ -16,6 +16,7 @@ import (
 	"github.com/agentls/agentls/internal/assemble"
 	"github.com/agentls/agentls/internal/config"
 	"github.com/agentls/agentls/internal/edits"
+	"github.com/agentls/agentls/internal/policy/approval"
 )
 
 // Options configure a Server.
@@ -52,7 +53,7 @@ type Server struct {
 	review reviewState
 	mcp    assemble.SharedMCP // the MCP servers of mcpServers, shared by the tasks
 
-	allowed assemble.Allowed // commands the user allowed always, this session
+	allowed approval.Allowed // commands the user allowed always, this session
 
 	mu             sync.Mutex
 	initialized    bool
