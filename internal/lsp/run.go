@@ -207,8 +207,9 @@ func (s *Server) finishTask(ctx context.Context, t *runningTask, prog *progress,
 		s.endReview(ctx, t)
 		if n := len(t.changes.Pending()); n > 0 {
 			res.Summary += fmt.Sprintf("\n\nChanges to %d file%s wait for your review (%s).", n, plural(n), reviewHint(s.clientName()))
+			res.Outcome = "awaiting review"
 			t.mu.Lock()
-			t.result.Summary = res.Summary
+			t.result.Summary, t.result.Outcome = res.Summary, res.Outcome
 			t.mu.Unlock()
 		}
 	}
