@@ -15,7 +15,7 @@ import (
 // third and fourth task's connections were closed after every answer and
 // dialled again (over TLS, a handshake before each request).
 func TestConcurrentTasksKeepTheirConnections(t *testing.T) {
-	const tasks, turns = 4, 6
+	const tasks, turns = 4, 10
 	files := map[string]string{}
 	var sc fakellm.Script
 	for i := 0; i < tasks*turns; i++ {
@@ -48,7 +48,10 @@ func TestConcurrentTasksKeepTheirConnections(t *testing.T) {
 	if got := len(s.LLM.Requests()); got != tasks*(turns+1) {
 		t.Fatalf("%d requests, want %d", got, tasks*(turns+1))
 	}
-	if n := s.LLM.Connections(); n > tasks {
-		t.Errorf("%d connections for %d requests of %d tasks at once; want at most one a task", n, tasks*(turns+1), tasks)
+	// One a task, and one more: a request can start while the answer
+	// before it is still handing its connection back, and then dials (the
+	// transport keeps whichever connection is ready second).
+	if n := s.LLM.Connections(); n > tasks+1 {
+		t.Errorf("%d connections for %d requests of %d tasks at once; want one a task", n, tasks*(turns+1), tasks)
 	}
 }
