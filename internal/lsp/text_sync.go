@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"path/filepath"
+	"strings"
 	"sync"
 
 	"go.lsp.dev/protocol"
@@ -136,7 +137,7 @@ func applyChanges(text string, changes []protocol.TextDocumentContentChangeEvent
 		case *protocol.TextDocumentContentChangeWholeDocument:
 			text = c.Text
 		case *protocol.TextDocumentContentChangePartial:
-			start, end, err := edits.NewMapper(text).RangeToOffsets(c.Range, enc)
+			start, end, err := rangeOffsets(text, c.Range, enc)
 			if err != nil {
 				return "", fmt.Errorf("change %d: %w", i, err)
 			}
@@ -144,6 +145,42 @@ func applyChanges(text string, changes []protocol.TextDocumentContentChangeEvent
 		}
 	}
 	return text, nil
+}
+
+// rangeOffsets is edits.Mapper's RangeToOffsets without indexing every
+// line of the document on each keystroke: it finds the two lines by
+// scanning for newlines and maps the characters within them. A position
+// the mapper would refuse is left to the mapper, for its error.
+func rangeOffsets(text string, r protocol.Range, enc edits.Encoding) (int, int, error) {
+	start, okStart := lineOffset(text, r.Start, enc)
+	end, okEnd := lineOffset(text, r.End, enc)
+	if !okStart || !okEnd || end < start {
+		return edits.NewMapper(text).RangeToOffsets(r, enc)
+	}
+	return start, end, nil
+}
+
+// lineOffset is the byte offset of p in text, as the mapper computes it
+// (a line past the last is the end of the text, a character past the end
+// of its line the end of that line); false when p is no valid position.
+func lineOffset(text string, p protocol.Position, enc edits.Encoding) (int, bool) {
+	from := 0
+	for range p.Line {
+		i := strings.IndexByte(text[from:], '\n')
+		if i < 0 {
+			return len(text), true
+		}
+		from += i + 1
+	}
+	to := len(text)
+	if i := strings.IndexByte(text[from:], '\n'); i >= 0 {
+		to = from + i + 1
+	}
+	off, err := edits.NewMapper(text[from:to]).PositionToOffset(protocol.Position{Character: p.Character}, enc)
+	if err != nil {
+		return 0, false
+	}
+	return from + off, true
 }
 
 // expectEdit registers the text an edit about to be sent to the open
