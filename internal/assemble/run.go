@@ -32,7 +32,7 @@ type TaskConfig struct {
 	MustExist bool
 	TaskID    string // "" lets the store number the task
 	// Checkpoints records each turn that changed files as a step of the
-	// session (session.Task.Track), for rewind; only for changes that land
+	// session (session.Recorder.Track), for rewind; only for changes that land
 	// (not proposals held for review, not a dry run).
 	Checkpoints bool
 

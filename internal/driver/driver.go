@@ -16,8 +16,8 @@ import (
 )
 
 // Assignment is what one Run is asked to do: the user's prompt and what
-// comes with it. (A running task is lsp's task; its record in a session,
-// session.Task.)
+// comes with it. (A running task is lsp's runningTask; its record in a session,
+// session.Recorder.)
 type Assignment struct {
 	Prompt string
 	// Editor is what the editor passed along: the current file and
