@@ -255,7 +255,7 @@ func TestWorkspaceRoot(t *testing.T) {
 
 func TestCheckWorkspace(t *testing.T) {
 	home, _ := filepath.EvalSymlinks(t.TempDir())
-	t.Setenv("HOME", home)
+	t.Setenv("HOME", home+"/") // as a user may set it
 	mkdirs(t, home, []string{"proj/.git", "new"})
 	for _, c := range []struct {
 		name      string
