@@ -168,6 +168,20 @@ func alive(marker string) []string {
 	return pids
 }
 
+// survivors waits until no process of marker is alive, and returns those
+// still alive after ten seconds: a killed process dies asynchronously
+// (it may still be in /proc just after the kill), a survivor sleeps on.
+func survivors(marker string) []string {
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		p := alive(marker)
+		if len(p) == 0 || time.Now().After(deadline) {
+			return p
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
 func modes(t *testing.T) []proc.Sandbox {
 	ms := []proc.Sandbox{off}
 	if ok, why := proc.Available(); ok {
@@ -186,7 +200,7 @@ func TestTimeoutKillsTheWholeTree(t *testing.T) {
 		if !r.TimedOut || r.Cancelled || r.ExitCode != -1 || !strings.Contains(r.Output, "READY") {
 			t.Errorf("mode %q: %+v", sb.Mode, r)
 		}
-		if p := alive(marker); len(p) > 0 {
+		if p := survivors(marker); len(p) > 0 {
 			t.Errorf("mode %q: processes %v outlived the timeout", sb.Mode, p)
 		}
 	}
@@ -197,13 +211,19 @@ func TestCancelKillsTheWholeTree(t *testing.T) {
 		dir := t.TempDir()
 		marker := fmt.Sprint(7101 + i)
 		ctx, cancel := context.WithCancel(context.Background())
+		// The watcher ends when it cancels, or when Run returned without
+		// the tree ever getting ready (cancel below).
 		go func() {
 			for {
 				if _, err := os.Stat(filepath.Join(dir, "ready")); err == nil {
 					cancel()
 					return
 				}
-				time.Sleep(10 * time.Millisecond)
+				select {
+				case <-ctx.Done():
+					return
+				case <-time.After(10 * time.Millisecond):
+				}
 			}
 		}()
 		r, err := proc.Run(ctx, proc.Spec{Shell: treeCommand(dir, marker), Dir: dir, Sandbox: sb})
@@ -211,7 +231,7 @@ func TestCancelKillsTheWholeTree(t *testing.T) {
 		if err != nil || !r.Cancelled || r.TimedOut {
 			t.Errorf("mode %q: %+v, %v", sb.Mode, r, err)
 		}
-		if p := alive(marker); len(p) > 0 {
+		if p := survivors(marker); len(p) > 0 {
 			t.Errorf("mode %q: processes %v outlived the cancellation", sb.Mode, p)
 		}
 	}
@@ -225,7 +245,7 @@ func TestBackgroundChildrenDieWhenTheCommandEnds(t *testing.T) {
 		if r.ExitCode != 0 || r.Output != "started\n" {
 			t.Errorf("mode %q: %+v", sb.Mode, r)
 		}
-		if p := alive(marker); len(p) > 0 {
+		if p := survivors(marker); len(p) > 0 {
 			t.Errorf("mode %q: background processes %v outlived the command", sb.Mode, p)
 		}
 	}
