@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -17,59 +16,7 @@ import (
 	"github.com/agentls/agentls/internal/config"
 	"github.com/agentls/agentls/internal/policy"
 	"github.com/agentls/agentls/internal/proc"
-	"github.com/agentls/agentls/internal/verify"
 )
-
-func TestReport(t *testing.T) {
-	root := "/w"
-	long := strings.Repeat("é", 150) // 300 bytes: cut at a character boundary
-	diags := func(n int) []verify.Diagnostic {
-		var out []verify.Diagnostic
-		for i := range n {
-			out = append(out, verify.Diagnostic{Path: fmt.Sprintf("/w/p/f%d.go", i), Line: i + 1, Message: "bad\n\tthing"})
-		}
-		return out
-	}
-	for _, c := range []struct {
-		name    string
-		results []verify.Result
-		cmds    []string
-		passed  bool
-		summary string
-		located []string
-	}{
-		{"all passed", []verify.Result{{Command: "a", Passed: true}, {Command: "b", Passed: true}}, []string{"a", "b"},
-			true, "2 checks passed (a; b)", nil},
-		{"one passed", []verify.Result{{Command: "a", Passed: true}}, []string{"a"},
-			true, "1 check passed (a)", nil},
-		{"a failure with its problems", []verify.Result{{Command: "go vet", ExitCode: 1, Root: root, Diagnostics: diags(2)}}, []string{"go vet"},
-			false, "`go vet` failed (exit 1); 2 problems located", []string{"p/f0.go:1: bad thing", "p/f1.go:2: bad thing"}},
-		{"a timeout, with output nobody located", []verify.Result{{Command: "make", ExitCode: -1, TimedOut: true, Unlocated: []string{"u1", "u2", "u3", "u4"}}}, []string{"make"},
-			false, "`make` timed out; 0 problems located; output: u1 | u2 | u3", nil},
-		{"one problem; a path outside the root stays absolute", []verify.Result{{Command: "c", ExitCode: 2, Root: root, Diagnostics: []verify.Diagnostic{{Path: "/elsewhere/x.go", Line: 3, Message: long}}}}, []string{"c"},
-			false, "`c` failed (exit 2); 1 problem located", []string{"/elsewhere/x.go:3: " + strings.Repeat("é", 100) + "…"}},
-	} {
-		t.Run(c.name, func(t *testing.T) {
-			rep := Report(c.results, c.cmds)
-			if rep.Passed != c.passed || rep.Summary != c.summary || strings.Join(rep.Located, "\n") != strings.Join(c.located, "\n") {
-				t.Errorf("Report = passed %v, %q, located %q; want %v, %q, %q", rep.Passed, rep.Summary, rep.Located, c.passed, c.summary, c.located)
-			}
-			if c.passed != (rep.Feedback == "") {
-				t.Errorf("feedback %q", rep.Feedback)
-			}
-			for _, l := range rep.Located {
-				if !utf8.ValidString(l) {
-					t.Errorf("located cut a character: %q", l)
-				}
-			}
-		})
-	}
-	// The located problems are capped; the count is not.
-	rep := Report([]verify.Result{{Command: "x", ExitCode: 1, Root: root, Diagnostics: diags(agent.MaxLocated + 5)}}, []string{"x"})
-	if len(rep.Located) != agent.MaxLocated || rep.Problems != agent.MaxLocated+5 {
-		t.Errorf("%d located, %d problems", len(rep.Located), rep.Problems)
-	}
-}
 
 func TestNewGate(t *testing.T) {
 	cfg := config.Defaults()
@@ -90,64 +37,12 @@ func TestNewGate(t *testing.T) {
 	set.Verify.Commands = []string{"make lint"}
 	set.Verify.TimeoutSeconds = 7
 	g := NewGate(set, empty)
-	if g == nil || len(g.Commands) != 1 || g.Commands[0] != "make lint" || g.detected || g.Timeout.Seconds() != 7 || g.Sandbox.Workspace != empty || len(g.Secrets) != 1 {
+	if g == nil || len(g.Commands) != 1 || g.Commands[0] != "make lint" || g.Detected || g.Timeout.Seconds() != 7 || g.Sandbox.Workspace != empty || len(g.Secrets) != 1 {
 		t.Errorf("verify.commands: %+v", g)
 	}
 	g = NewGate(cfg, goMod)
-	if g == nil || !g.detected || !strings.Contains(strings.Join(g.Commands, ";"), "go test") {
+	if g == nil || !g.Detected || !strings.Contains(strings.Join(g.Commands, ";"), "go test") {
 		t.Errorf("detected: %+v", g)
-	}
-}
-
-// A detected gate runs what the task's files call for: none yet is a
-// pass with nothing checked, said so.
-func TestGateSkipsWhatHasNothingToCheck(t *testing.T) {
-	root := t.TempDir()
-	os.WriteFile(filepath.Join(root, "go.mod"), []byte("module x\n"), 0o644)
-	cfg := config.Defaults()
-	cfg.Sandbox.Mode = proc.ModeOff
-	g := NewGate(cfg, root)
-	started := 0
-	g.OnStart = func(string) { started++ }
-	rep, err := g.Verify(context.Background(), []string{"README.md"})
-	if err != nil || !rep.Passed || !rep.Skipped || !strings.Contains(rep.Summary, "nothing to check: no source files yet for go build") || started != 0 {
-		t.Errorf("Verify = %+v, %v (started %d)", rep, err, started)
-	}
-}
-
-// The gate runs its commands and reports each run to OnStart and
-// OnResults; a failing command fails the report.
-func TestGateRunsItsCommands(t *testing.T) {
-	root := t.TempDir()
-	os.WriteFile(filepath.Join(root, "a.txt"), []byte("ok\n"), 0o644)
-	cfg := config.Defaults()
-	cfg.Sandbox.Mode = proc.ModeOff
-	for _, c := range []struct {
-		cmds    []string
-		passed  bool
-		summary string
-	}{
-		{[]string{"grep -q ok a.txt", "test -f a.txt"}, true, "2 checks passed (grep -q ok a.txt; test -f a.txt)"},
-		{[]string{"grep -q nope a.txt", "test -f a.txt"}, false, "`grep -q nope a.txt` failed (exit 1)"},
-	} {
-		cfg.Verify.Commands = c.cmds
-		g := NewGate(cfg, root)
-		var started []string
-		var results int
-		g.OnStart = func(cmd string) { started = append(started, cmd) }
-		g.OnResults = func(_ context.Context, r []verify.Result) { results = len(r) }
-		g.Approve = func(context.Context, string) (bool, string, error) {
-			t.Error("asked to approve a check with the sandbox off by choice")
-			return false, "", nil
-		}
-		rep, err := g.Verify(context.Background(), []string{"a.txt"})
-		if err != nil || rep.Passed != c.passed || !strings.HasPrefix(rep.Summary, c.summary) {
-			t.Errorf("%q: %+v, %v", c.cmds, rep, err)
-		}
-		// The checks stop at the first that fails.
-		if want := map[bool]int{true: 2, false: 1}[c.passed]; len(started) != want || results != want {
-			t.Errorf("%q: started %q, %d results", c.cmds, started, results)
-		}
 	}
 }
 
@@ -354,4 +249,40 @@ func TestScrubbedModel(t *testing.T) {
 	if p := string(inner.req.Tools[0].Parameters); p != `{"type":"object"}` {
 		t.Errorf("parameters = %s", p)
 	}
+}
+
+func TestSandboxSettings(t *testing.T) {
+	cfg := config.Defaults()
+	cfg.Sandbox.Mode = proc.ModeOff
+	if _, confined, why := Sandbox(cfg, "/w"); confined || why != "sandbox.mode is off" {
+		t.Errorf("off: %v %q", confined, why)
+	}
+	cfg = config.Defaults()
+	cfg.Sandbox.Mode = ""
+	cfg.Sandbox.DenyRead = []string{"/secret"}
+	cfg.LLM.APIKey = "sk-1"
+	sb := configured(cfg, "/w")
+	if sb.Mode != proc.ModeWorkspaceWrite || sb.Workspace != "/w" || !contains(sb.DenyRead, "/secret") {
+		t.Errorf("configured = %+v", sb)
+	}
+	if s := secrets(cfg); len(s) != 1 || s[0] != "sk-1" {
+		t.Errorf("secrets = %q", s)
+	}
+	cfg.LLM.APIKey = ""
+	if s := secrets(cfg); s != nil {
+		t.Errorf("no key: secrets = %q", s)
+	}
+	sb, confined, why := Sandbox(cfg, "/w")
+	if ok, reason := proc.Available(); confined != ok || (!ok && (why != reason || sb.Mode != proc.ModeOff)) {
+		t.Errorf("Sandbox = %v %q, available %v %q", confined, why, ok, reason)
+	}
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
 }

@@ -8,7 +8,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"unicode/utf8"
 
 	"github.com/agentls/agentls/internal/agent"
 	"github.com/agentls/agentls/internal/session"
@@ -299,25 +298,5 @@ func TestSessionsCommand(t *testing.T) {
 	}
 	if got := f.read("a.txt"); got != "one\n" {
 		t.Errorf("after the rewind a.txt = %q", got)
-	}
-}
-
-// oneLine folds whitespace and cuts at a character boundary.
-func TestOneLine(t *testing.T) {
-	for _, c := range []struct {
-		in   string
-		max  int
-		want string
-	}{
-		{"a  b\n\tc", 10, "a b c"},
-		{"abcdef", 3, "abc…"},
-		{"héllo", 2, "h…"}, // é is two bytes: not cut in half
-		{"日本語", 4, "日…"},
-		{"日本語", 9, "日本語"},
-	} {
-		got := oneLine(c.in, c.max)
-		if got != c.want || !utf8.ValidString(got) {
-			t.Errorf("oneLine(%q, %d) = %q, want %q", c.in, c.max, got, c.want)
-		}
 	}
 }

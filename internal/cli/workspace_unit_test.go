@@ -10,7 +10,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/agentls/agentls/internal/assemble"
+	"github.com/agentls/agentls/internal/policy/approval"
 	"github.com/agentls/agentls/internal/tools"
 )
 
@@ -354,8 +354,8 @@ func TestReviewFiles(t *testing.T) {
 func TestTerminalAsk(t *testing.T) {
 	for _, c := range []struct {
 		in   string
-		want assemble.Answer
-	}{{"y\n", assemble.AllowOnce}, {"always\n", assemble.AllowAlways}, {"n\n", assemble.Deny}, {"what\nN\n", assemble.Deny}, {"", assemble.NoAnswer}} {
+		want approval.Answer
+	}{{"y\n", approval.AllowOnce}, {"always\n", approval.AllowAlways}, {"n\n", approval.Deny}, {"what\nN\n", approval.Deny}, {"", approval.NoAnswer}} {
 		var out bytes.Buffer
 		held, resumed := 0, 0
 		hold := func() func() { held++; return func() { resumed++ } }

@@ -1,4 +1,4 @@
-package assemble
+package approval
 
 import (
 	"context"
@@ -26,7 +26,7 @@ func (s *scriptedAsk) ask(_ context.Context, command, why string) (Answer, error
 // The approval policy as a table: the rules, tools.approval, the sandbox
 // mode, the user's answer; what runs, what is asked, what is reported as
 // refused for want of an answer.
-func TestApproverDecides(t *testing.T) {
+func TestApprovalTable(t *testing.T) {
 	confined, _ := proc.Available()
 	type want struct {
 		ok       bool
@@ -91,7 +91,7 @@ func TestApproverDecides(t *testing.T) {
 				ask = nil
 			}
 			var reported []string
-			a := ApproverReporting(cfg, nil, ask, func(command, reason string) { reported = append(reported, command+": "+reason) })
+			a := Reporting(cfg, nil, ask, func(command, reason string) { reported = append(reported, command+": "+reason) })
 			ctx := context.Background()
 			if c.toolCtx != nil {
 				ctx = tools.WithToolCall(ctx, *c.toolCtx)
@@ -118,18 +118,18 @@ func TestApproverDecides(t *testing.T) {
 
 // "Always" is remembered for the same command, in the Allowed shared by
 // the tasks of a server, and for nothing else.
-func TestApproverRemembersAlways(t *testing.T) {
+func TestApprovalRemembersAlways(t *testing.T) {
 	cfg := config.Defaults()
 	cfg.Sandbox.Mode = proc.ModeOff
 	s := &scriptedAsk{answer: AllowAlways}
 	var always Allowed
 	ctx := context.Background()
-	if ok, _, _ := Approver(cfg, &always, s.ask).Approve(ctx, "make build"); !ok {
+	if ok, _, _ := New(cfg, &always, s.ask).Approve(ctx, "make build"); !ok {
 		t.Fatal("not allowed")
 	}
 	// Another task's approver, the same list: not asked again.
 	s2 := &scriptedAsk{answer: Deny}
-	a2 := Approver(cfg, &always, s2.ask)
+	a2 := New(cfg, &always, s2.ask)
 	if ok, _, _ := a2.Approve(ctx, "make build"); !ok || len(s2.asked) != 0 {
 		t.Errorf("asked again: %v %q", ok, s2.asked)
 	}
@@ -138,57 +138,21 @@ func TestApproverRemembersAlways(t *testing.T) {
 	}
 	// A deny rule added later still wins over "always".
 	cfg.Tools.Deny = []string{"make"}
-	if ok, reason, _ := Approver(cfg, &always, s2.ask).Approve(ctx, "make build"); ok || !strings.Contains(reason, "tools.deny") {
+	if ok, reason, _ := New(cfg, &always, s2.ask).Approve(ctx, "make build"); ok || !strings.Contains(reason, "tools.deny") {
 		t.Errorf("deny after always: %v %q", ok, reason)
 	}
 }
 
 // An error asking (the editor went away, the task was cancelled) is the
 // approver's error, and nothing runs.
-func TestApproverAskError(t *testing.T) {
+func TestApprovalAskError(t *testing.T) {
 	cfg := config.Defaults()
 	cfg.Sandbox.Mode = proc.ModeOff
 	boom := errors.New("client gone")
 	s := &scriptedAsk{answer: AllowOnce, err: boom}
 	refused := 0
-	ok, _, err := ApproverReporting(cfg, nil, s.ask, func(string, string) { refused++ }).Approve(context.Background(), "ls")
+	ok, _, err := Reporting(cfg, nil, s.ask, func(string, string) { refused++ }).Approve(context.Background(), "ls")
 	if ok || !errors.Is(err, boom) || refused != 0 {
 		t.Errorf("ok %v, err %v, refused %d", ok, err, refused)
 	}
-}
-
-func TestSandboxSettings(t *testing.T) {
-	cfg := config.Defaults()
-	cfg.Sandbox.Mode = proc.ModeOff
-	if _, confined, why := Sandbox(cfg, "/w"); confined || why != "sandbox.mode is off" {
-		t.Errorf("off: %v %q", confined, why)
-	}
-	cfg = config.Defaults()
-	cfg.Sandbox.Mode = ""
-	cfg.Sandbox.DenyRead = []string{"/secret"}
-	cfg.LLM.APIKey = "sk-1"
-	sb := configured(cfg, "/w")
-	if sb.Mode != proc.ModeWorkspaceWrite || sb.Workspace != "/w" || !contains(sb.DenyRead, "/secret") {
-		t.Errorf("configured = %+v", sb)
-	}
-	if s := secrets(cfg); len(s) != 1 || s[0] != "sk-1" {
-		t.Errorf("secrets = %q", s)
-	}
-	cfg.LLM.APIKey = ""
-	if s := secrets(cfg); s != nil {
-		t.Errorf("no key: secrets = %q", s)
-	}
-	sb, confined, why := Sandbox(cfg, "/w")
-	if ok, reason := proc.Available(); confined != ok || (!ok && (why != reason || sb.Mode != proc.ModeOff)) {
-		t.Errorf("Sandbox = %v %q, available %v %q", confined, why, ok, reason)
-	}
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
