@@ -6,6 +6,7 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -34,7 +35,8 @@ type sent struct {
 
 func (c *fakeClient) handle(_ context.Context, req *jsonrpc2.Request) (any, error) {
 	c.mu.Lock()
-	c.msgs = append(c.msgs, sent{req.Method(), append(json.RawMessage(nil), req.Params()...)})
+	// The request is recycled once the handler returns: keep copies.
+	c.msgs = append(c.msgs, sent{strings.Clone(req.Method()), append(json.RawMessage(nil), req.Params()...)})
 	close(c.more)
 	c.more = make(chan struct{})
 	answer := c.answer
@@ -53,7 +55,7 @@ func (c *fakeClient) messages() []string {
 	for _, m := range c.msgs {
 		if m.method == protocol.MethodWindowShowMessage {
 			var p protocol.ShowMessageParams
-			_ = json.Unmarshal(m.params, &p)
+			_ = protocol.Unmarshal(m.params, &p)
 			out = append(out, p.Message)
 		}
 	}
