@@ -115,7 +115,7 @@ func TestToProtocolColumns(t *testing.T) {
 	s, _ := newUnitServer(t, root)
 	p := filepath.Join(root, "a.go")
 	got := s.toProtocol([]verify.Diagnostic{
-		{Path: p, Line: 1, Col: 17, Message: "undefined: y", Source: "go vet"},     // byte 17 (1-based) is y: UTF-16 column 12, after two 3-byte characters
+		{Path: p, Line: 1, Col: 17, Message: "undefined: y", Source: "go vet"},    // byte 17 (1-based) is y: UTF-16 column 12, after two 3-byte characters
 		{Path: p, Line: 2, Message: "z", Code: "E1", Source: "lint", Severity: 2}, // no column: the first non-blank
 		{Path: p, Line: 1, Col: 1, EndLine: 1, EndCol: 3, Message: "range"},
 	})
