@@ -168,17 +168,18 @@ func alive(marker string) []string {
 	return pids
 }
 
-// survivors waits until no process of marker is alive, and returns those
-// still alive after ten seconds: a killed process dies asynchronously
-// (it may still be in /proc just after the kill), a survivor sleeps on.
-func survivors(marker string) []string {
-	deadline := time.Now().Add(10 * time.Second)
+// outlived is what alive still lists once a killed tree has had time to
+// die: SIGKILL is delivered at once, but a process is torn down (and leaves
+// /proc) a moment later, so a check right after the kill can see a process
+// on its way out. A survivor sleeps for thousands of seconds; 5 s tells.
+func outlived(marker string) []string {
+	deadline := time.Now().Add(5 * time.Second)
 	for {
 		p := alive(marker)
 		if len(p) == 0 || time.Now().After(deadline) {
 			return p
 		}
-		time.Sleep(10 * time.Millisecond)
+		time.Sleep(20 * time.Millisecond)
 	}
 }
 
@@ -200,7 +201,7 @@ func TestTimeoutKillsTheWholeTree(t *testing.T) {
 		if !r.TimedOut || r.Cancelled || r.ExitCode != -1 || !strings.Contains(r.Output, "READY") {
 			t.Errorf("mode %q: %+v", sb.Mode, r)
 		}
-		if p := survivors(marker); len(p) > 0 {
+		if p := outlived(marker); len(p) > 0 {
 			t.Errorf("mode %q: processes %v outlived the timeout", sb.Mode, p)
 		}
 	}
@@ -231,7 +232,7 @@ func TestCancelKillsTheWholeTree(t *testing.T) {
 		if err != nil || !r.Cancelled || r.TimedOut {
 			t.Errorf("mode %q: %+v, %v", sb.Mode, r, err)
 		}
-		if p := survivors(marker); len(p) > 0 {
+		if p := outlived(marker); len(p) > 0 {
 			t.Errorf("mode %q: processes %v outlived the cancellation", sb.Mode, p)
 		}
 	}
@@ -245,7 +246,7 @@ func TestBackgroundChildrenDieWhenTheCommandEnds(t *testing.T) {
 		if r.ExitCode != 0 || r.Output != "started\n" {
 			t.Errorf("mode %q: %+v", sb.Mode, r)
 		}
-		if p := survivors(marker); len(p) > 0 {
+		if p := outlived(marker); len(p) > 0 {
 			t.Errorf("mode %q: background processes %v outlived the command", sb.Mode, p)
 		}
 	}
