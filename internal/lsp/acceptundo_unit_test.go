@@ -63,8 +63,8 @@ func TestAcceptOnDisk(t *testing.T) {
 	if got := readFile(t, root, "f.txt"); got != "one\nTWO\nthree\nFOUR\n" {
 		t.Errorf("after all: %q", got)
 	}
-	if j := tk.snapshot(root); !slices.Equal(j.FilesChanged, []string{u}) || !j.Undoable {
-		t.Errorf("the task after the accept: files %q, undoable %v", j.FilesChanged, j.Undoable)
+	if j := tk.snapshot(root); !slices.Equal(j.FilesChanged, []string{u}) || !j.Undoable || j.Outcome != "" {
+		t.Errorf("the task after the accept: files %q, undoable %v, outcome %q", j.FilesChanged, j.Undoable, j.Outcome)
 	}
 }
 

@@ -365,3 +365,107 @@ func TestServeAsksToTrustTheWorkspaceFile(t *testing.T) {
 		t.Errorf("after the file changed and was trusted: %d trust questions, %d run questions; want 2, 2 (echo allowed)", tq, rq)
 	}
 }
+
+// A review task proposes; the quick fix on the proposal's line accepts it
+// into the buffer; the task's outcome follows.
+func TestServeReviewAndAccept(t *testing.T) {
+	root := tempRoot(t, map[string]string{"a.txt": "hello world\n"})
+	e, _ := serveSession(t, root, nil,
+		fakellm.Turn{ToolCalls: []fakellm.ToolCall{editCall("c1", "a.txt", "world", "WORLD")}},
+		fakellm.Turn{Text: "Proposed."})
+	u := e.open(filepath.Join(root, "a.txt"), "hello world\n")
+	var run runResult
+	if err := e.command("agentls.run", map[string]any{"task": "shout", "uri": u, "review": true}, &run); err != nil {
+		t.Fatal(err)
+	}
+	var st taskJSON
+	if err := e.command("agentls.wait", map[string]any{"taskId": run.TaskID}, &st); err != nil || st.Status != "ok" || !st.Review || st.Outcome != "awaiting review" {
+		t.Fatalf("the review task: %+v, %v", st, err)
+	}
+	if e.buffer(u) != "hello world\n" {
+		t.Fatalf("a review task changed the buffer: %q", e.buffer(u))
+	}
+	var actions []protocol.CodeAction
+	if _, err := e.conn.Call(e.ctx, protocol.MethodTextDocumentCodeAction, &protocol.CodeActionParams{
+		TextDocument: protocol.TextDocumentIdentifier{URI: uri.URI(u)}, Range: rng(0, 0, 0, 0)}, &actions); err != nil {
+		t.Fatal(err)
+	}
+	if len(actions) == 0 || actions[0].Title != "Accept this change" {
+		t.Fatalf("code actions: %+v", actions)
+	}
+	var accepted map[string]any
+	if err := e.command(actions[0].Command.Command, json.RawMessage(actions[0].Command.Arguments[0]), &accepted); err != nil || accepted["accepted"] != float64(1) {
+		t.Fatalf("accept: %+v, %v", accepted, err)
+	}
+	if got := e.buffer(u); got != "hello WORLD\n" {
+		t.Errorf("after the accept: %q", got)
+	}
+	var after taskJSON // fresh: outcome is omitted when empty
+	if err := e.command("agentls.status", map[string]any{"taskId": run.TaskID}, &after); err != nil || after.Outcome != "" || len(after.FilesChanged) != 1 {
+		t.Errorf("after the accept: %+v, %v", after, err)
+	}
+}
+
+// agentls.cancel ends a running task "cancelled", and the model's slow
+// answer is abandoned.
+func TestServeCancel(t *testing.T) {
+	root := tempRoot(t, nil)
+	e, _ := serveSession(t, root, nil, fakellm.Turn{Text: strings.Repeat("slow ", 200), ChunkSize: 1, ChunkDelayMs: 50})
+	var run runResult
+	if err := e.command("agentls.run", map[string]any{"task": "talk"}, &run); err != nil {
+		t.Fatal(err)
+	}
+	e.waitFor("the task's first state", func(m sent) bool {
+		return m.method == "agentls/event" && strings.Contains(string(m.params), `"kind":"state"`)
+	})
+	var cancelled map[string]any
+	if err := e.command("agentls.cancel", map[string]any{"taskId": run.TaskID}, &cancelled); err != nil {
+		t.Fatal(err)
+	}
+	var st taskJSON
+	if err := e.command("agentls.wait", map[string]any{"taskId": run.TaskID}, &st); err != nil || st.Status != "cancelled" || !st.Cancelled {
+		t.Errorf("after cancel: %+v, %v", st, err)
+	}
+}
+
+// Steps of a session and rewinding to one; continuing the session sends
+// its history to the model.
+func TestServeCheckpointsRewindAndContinue(t *testing.T) {
+	root := tempRoot(t, map[string]string{"a.txt": "one two\n"})
+	e, _ := serveSession(t, root, nil,
+		fakellm.Turn{ToolCalls: []fakellm.ToolCall{editCall("c1", "a.txt", "one", "ONE")}},
+		fakellm.Turn{ToolCalls: []fakellm.ToolCall{editCall("c2", "a.txt", "two", "TWO")}},
+		fakellm.Turn{Text: "Done."},
+		fakellm.Turn{Text: "Continued."})
+	u := e.open(filepath.Join(root, "a.txt"), "one two\n")
+	var run runResult
+	if err := e.command("agentls.run", map[string]any{"task": "shout", "uri": u}, &run); err != nil {
+		t.Fatal(err)
+	}
+	var st taskJSON
+	e.command("agentls.wait", map[string]any{"taskId": run.TaskID}, &st)
+	if e.buffer(u) != "ONE TWO\n" {
+		t.Fatalf("buffer %q", e.buffer(u))
+	}
+	var cps checkpointsResult
+	if err := e.command("agentls.checkpoints", map[string]any{"taskId": run.TaskID}, &cps); err != nil || len(cps.Steps) != 2 || cps.Session != run.Session {
+		t.Fatalf("checkpoints: %+v, %v", cps, err)
+	}
+	var rw rewindResult
+	if err := e.command("agentls.rewind", map[string]any{"session": run.Session, "step": 1}, &rw); err != nil || !rw.Applied {
+		t.Fatalf("rewind: %+v, %v", rw, err)
+	}
+	if got := e.buffer(u); got != "ONE two\n" {
+		t.Errorf("after the rewind to step 1: %q", got)
+	}
+	var cont runResult
+	if err := e.command("agentls.continue", map[string]any{"session": run.Session, "task": "go on"}, &cont); err != nil || cont.Session != run.Session {
+		t.Fatalf("continue: %+v, %v", cont, err)
+	}
+	if err := e.command("agentls.wait", map[string]any{"taskId": cont.TaskID}, &st); err != nil || st.Summary != "Continued." {
+		t.Errorf("the continued task: %+v, %v", st, err)
+	}
+	if err := e.command("agentls.continue", map[string]any{"session": "20990101-000000-000000000000", "task": "x"}, nil); err == nil || !strings.Contains(err.Error(), "no session") {
+		t.Errorf("continue an unknown session: %v", err)
+	}
+}
