@@ -42,7 +42,11 @@ func (c *fakeClient) handle(_ context.Context, req *jsonrpc2.Request) (any, erro
 	answer := c.answer
 	c.mu.Unlock()
 	if answer != nil && req.IsCall() {
-		return answer(req.Method(), json.RawMessage(req.Params())), nil
+		res := answer(req.Method(), json.RawMessage(req.Params()))
+		if err, ok := res.(error); ok {
+			return nil, err
+		}
+		return res, nil
 	}
 	return nil, nil
 }

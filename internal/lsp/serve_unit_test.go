@@ -469,3 +469,52 @@ func TestServeCheckpointsRewindAndContinue(t *testing.T) {
 		t.Errorf("continue an unknown session: %v", err)
 	}
 }
+
+// agentls.verify runs the checks on the text the user sees (an unsaved
+// buffer included, the disk untouched): failures become diagnostics with
+// a "Fix with agentls" quick fix, and a pass clears them.
+func TestServeVerifyOnly(t *testing.T) {
+	root := tempRoot(t, map[string]string{"a.txt": "broken\n"})
+	check := `grep -q fixed a.txt || { echo "a.txt:1:3: error: not fixed"; exit 1; }`
+	e, _ := serveSession(t, root, map[string]any{"verify": map[string]any{"commands": []string{check}}})
+	verifyOnce := func() taskJSON {
+		t.Helper()
+		var run runResult
+		if err := e.command("agentls.verify", map[string]any{}, &run); err != nil {
+			t.Fatal(err)
+		}
+		var st taskJSON
+		if err := e.command("agentls.wait", map[string]any{"taskId": run.TaskID}, &st); err != nil {
+			t.Fatal(err)
+		}
+		return st
+	}
+	u := string(uri.File(filepath.Join(root, "a.txt")))
+	if st := verifyOnce(); st.Reason != "verifyFailed" || st.Verified {
+		t.Fatalf("failing check: %+v", st)
+	}
+	diags := func(n int) sent {
+		return e.waitFor("diagnostics", func(m sent) bool {
+			var p protocol.PublishDiagnosticsParams
+			return m.method == protocol.MethodTextDocumentPublishDiagnostics && protocol.Unmarshal(m.params, &p) == nil && string(p.URI) == u && len(p.Diagnostics) == n
+		})
+	}
+	m := diags(1)
+	if !strings.Contains(string(m.params), "not fixed") || !strings.Contains(string(m.params), `"character":2`) {
+		t.Errorf("the diagnostic: %s", m.params)
+	}
+	var actions []protocol.CodeAction
+	e.conn.Call(e.ctx, protocol.MethodTextDocumentCodeAction, &protocol.CodeActionParams{TextDocument: protocol.TextDocumentIdentifier{URI: uri.URI(u)}, Range: rng(0, 0, 0, 0)}, &actions)
+	if len(actions) == 0 || !strings.HasPrefix(actions[0].Title, "Fix with agentls: not fixed") {
+		t.Errorf("code actions: %+v", actions)
+	}
+	// The user fixes it in the buffer, unsaved.
+	e.open(filepath.Join(root, "a.txt"), "fixed\n")
+	if st := verifyOnce(); st.Reason != "done" || !st.Verified {
+		t.Errorf("the check did not see the buffer: %+v", st)
+	}
+	diags(0)
+	if got := readFile(t, root, "a.txt"); got != "broken\n" {
+		t.Errorf("the check wrote the user's file: %q", got)
+	}
+}
