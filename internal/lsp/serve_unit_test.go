@@ -35,8 +35,10 @@ type pipeEditor struct {
 	msgs    []sent
 	more    chan struct{}
 	applyOK bool
-	asked   []string            // showMessageRequest messages
-	replyFn func(string) string // the title to answer one with; "" dismisses
+	// applyUTF8: the server's edits count bytes (UTF-8 was negotiated).
+	applyUTF8 bool
+	asked     []string            // showMessageRequest messages
+	replyFn   func(string) string // the title to answer one with; "" dismisses
 }
 
 func (e *pipeEditor) handle(ctx context.Context, req *jsonrpc2.Request) (any, error) {
@@ -95,7 +97,11 @@ func (e *pipeEditor) apply(we protocol.WorkspaceEdit) protocol.ApplyWorkspaceEdi
 		for _, el := range te.Edits {
 			tes = append(tes, *el.(*protocol.TextEdit))
 		}
-		next, err := edits.ApplyTextEdits(text, tes, edits.UTF16)
+		enc := edits.UTF16
+		if e.applyUTF8 {
+			enc = edits.UTF8
+		}
+		next, err := edits.ApplyTextEdits(text, tes, enc)
 		if err != nil {
 			e.t.Errorf("the server's edit does not apply: %v", err)
 			continue
@@ -161,6 +167,13 @@ func (e *pipeEditor) waitFor(what string, ok func(sent) bool) sent {
 // initializes it; settings are merged into the initializationOptions.
 func serveSession(t *testing.T, root string, settings map[string]any, turns ...fakellm.Turn) (*pipeEditor, func() int) {
 	t.Helper()
+	return serveSessionWith(t, root, settings, nil, turns...)
+}
+
+// serveSessionWith is serveSession with mod changing the initialize
+// request before it is sent.
+func serveSessionWith(t *testing.T, root string, settings map[string]any, mod func(*protocol.InitializeParams), turns ...fakellm.Turn) (*pipeEditor, func() int) {
+	t.Helper()
 	llm := fakellm.New(&fakellm.Script{Turns: turns})
 	base, err := llm.Start()
 	if err != nil {
@@ -191,6 +204,9 @@ func serveSession(t *testing.T, root string, settings map[string]any, turns ...f
 		Capabilities:          protocol.ClientCapabilities{Workspace: &ws, Window: &protocol.WindowClientCapabilities{ShowMessage: &protocol.ShowMessageRequestClientCapabilities{}}},
 		InitializationOptions: mustLSPAny(t, opts),
 		ClientInfo:            protocol.ClientInfo{Name: "unit-editor"},
+	}
+	if mod != nil {
+		mod(init)
 	}
 	var res protocol.InitializeResult
 	if _, err := e.conn.Call(ctx, protocol.MethodInitialize, init, &res); err != nil {
@@ -516,5 +532,56 @@ func TestServeVerifyOnly(t *testing.T) {
 	diags(0)
 	if got := readFile(t, root, "a.txt"); got != "broken\n" {
 		t.Errorf("the check wrote the user's file: %q", got)
+	}
+}
+
+// A client offering UTF-8 positions gets them: its didChange columns are
+// bytes, and so are the server's edits.
+func TestServeNegotiatesUTF8(t *testing.T) {
+	root := tempRoot(t, map[string]string{"a.txt": "日本 x\n"})
+	e, _ := serveSessionWith(t, root, nil, func(p *protocol.InitializeParams) {
+		p.Capabilities.General = &protocol.GeneralClientCapabilities{PositionEncodings: []protocol.PositionEncodingKind{protocol.PositionEncodingKindUTF16, protocol.PositionEncodingKindUTF8}}
+	},
+		fakellm.Turn{ToolCalls: []fakellm.ToolCall{editCall("c1", "a.txt", "x", "y")}},
+		fakellm.Turn{Text: "ok"})
+	u := e.open(filepath.Join(root, "a.txt"), "日本 x\n")
+	// Byte 7 is x (two 3-byte characters and a space).
+	e.conn.Notify(e.ctx, protocol.MethodTextDocumentDidChange, &protocol.DidChangeTextDocumentParams{
+		TextDocument:   protocol.VersionedTextDocumentIdentifier{TextDocumentIdentifier: protocol.TextDocumentIdentifier{URI: uri.URI(u)}, Version: 2},
+		ContentChanges: []protocol.TextDocumentContentChangeEvent{&protocol.TextDocumentContentChangePartial{Range: rng(0, 7, 0, 8), Text: "x!"}},
+	})
+	e.mu.Lock()
+	e.bufs[u], e.vers[u] = "日本 x!\n", 2
+	e.applyUTF8 = true
+	e.mu.Unlock()
+	var run runResult
+	if err := e.command("agentls.run", map[string]any{"task": "t", "uri": u}, &run); err != nil {
+		t.Fatal(err)
+	}
+	var st taskJSON
+	if err := e.command("agentls.wait", map[string]any{"taskId": run.TaskID}, &st); err != nil || st.Status != "ok" {
+		t.Fatalf("%+v %v", st, err)
+	}
+	// The model saw the buffer with the user's "!", and its edit landed in
+	// the right bytes.
+	if got := e.buffer(u); got != "日本 y!\n" {
+		t.Errorf("the buffer: %q", got)
+	}
+}
+
+// agentls.models lists the endpoint's models; agentls.info says whether a
+// key is set, never the key.
+func TestServeModelsAndInfo(t *testing.T) {
+	e, _ := serveSession(t, tempRoot(t, nil), nil)
+	var models struct {
+		Models  []string `json:"models"`
+		Current string   `json:"current"`
+	}
+	if err := e.command("agentls.models", map[string]any{}, &models); err != nil || len(models.Models) != 1 || models.Models[0] != "fake-model" || models.Current != "m" {
+		t.Errorf("models: %+v, %v", models, err)
+	}
+	var raw json.RawMessage
+	if err := e.command("agentls.info", map[string]any{}, &raw); err != nil || strings.Contains(string(raw), "sk-unit") || !strings.Contains(string(raw), `"keySet":true`) {
+		t.Errorf("info: %s, %v", raw, err)
 	}
 }
