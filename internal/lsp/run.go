@@ -25,6 +25,10 @@ import (
 // assemble.Run (how it asks, through the editor, and how it shows, as
 // progress, events and review).
 func (s *Server) runAgent(ctx context.Context, t *runningTask) {
+	// .agentls.json is read again at each task: an edit made during the
+	// session applies to the next task, and a changed file that widens
+	// power is asked about again before it runs.
+	s.configure(ctx, nil)
 	s.settleTrust(ctx)
 	cfg := s.config()
 	if t.model != "" {
