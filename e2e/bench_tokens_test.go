@@ -38,8 +38,7 @@ func inputEstimate(r fakellm.RecordedRequest) (tokens, bytes int) {
 // API, reading with `cat` and patching with apply_patch through its
 // exec_command tool), and reports each side's input: the tokens of all
 // requests and of the first (instructions and tool definitions), as the
-// scripted eval estimates them. Codex's side is skipped when codex-acp is
-// not installed.
+// scripted eval estimates them. Without codex-acp, agentls's side only.
 func BenchmarkTokensBesideCodex(b *testing.B) {
 	task := filepath.Join("..", "testdata", "eval", "go-lru-get")
 	patch, err := os.ReadFile(filepath.Join(task, "solution.patch"))
@@ -97,6 +96,10 @@ func BenchmarkTokensBesideCodex(b *testing.B) {
 		report("agentls", llm.Requests())
 
 		// Codex: the same reads and patch through its shell tool.
+		if _, err := os.Stat(filepath.Join("codex", "node_modules", ".bin", "codex-acp")); err != nil {
+			b.Log("codex-acp is not installed (e2e/codex/install.sh): agentls's side only")
+			continue
+		}
 		bin, _ := codexACP(b)
 		var reads []string
 		for _, p := range meta.Read {
