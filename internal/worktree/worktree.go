@@ -79,6 +79,21 @@ type Options struct {
 // Dir is where the worktrees of a state directory live.
 func Dir(stateDir string) string { return filepath.Join(stateDir, "worktrees") }
 
+// Check returns an error wrapping ErrNoGit when root cannot have a
+// worktree (no git, not in a repository, no commit yet).
+func Check(ctx context.Context, root string) error {
+	if _, err := runGit(ctx, root, true, "rev-parse", "--show-toplevel"); err != nil {
+		if errors.Is(err, ErrNoGit) {
+			return err
+		}
+		return fmt.Errorf("%w: %s is not in a git repository", ErrNoGit, root)
+	}
+	if _, err := runGit(ctx, root, true, "rev-parse", "--verify", "-q", "HEAD^{commit}"); err != nil {
+		return fmt.Errorf("%w: the repository has no commit yet", ErrNoGit)
+	}
+	return nil
+}
+
 // Create makes the worktree of a task: a branch agentls/<id> at a commit
 // holding HEAD with the user's uncommitted changes and unsaved buffers
 // over it. It returns an error wrapping ErrNoGit when the workspace cannot
