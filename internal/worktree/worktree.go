@@ -377,10 +377,16 @@ func alive(pid int) bool {
 		return false
 	}
 	p, err := os.FindProcess(pid)
-	if err != nil {
+	if err != nil || p.Signal(syscall.Signal(0)) != nil {
 		return false
 	}
-	return p.Signal(syscall.Signal(0)) == nil
+	// A zombie (killed, not yet reaped) is gone too.
+	if b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid)); err == nil {
+		if i := strings.LastIndexByte(string(b), ')'); i >= 0 && i+2 < len(b) && b[i+2] == 'Z' {
+			return false
+		}
+	}
+	return true
 }
 
 // Discard removes the worktree, its branch and its record. What is already
