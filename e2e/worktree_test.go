@@ -402,3 +402,49 @@ func TestWorktreeFallsBackWithoutGit(t *testing.T) {
 		t.Errorf("no warning that the task runs without isolation")
 	}
 }
+
+// A follow-up continues in the same worktree and session: its proposal is
+// the worktree's whole change since the snapshot, the first task's edit
+// included, and replaces the first one's.
+func TestWorktreeContinue(t *testing.T) {
+	script := `{"turns":[
+ {"toolCalls":[{"id":"a1","name":"edit_file","arguments":"{\"path\":\"a.txt\",\"old_string\":\"alpha\",\"new_string\":\"ALPHA\"}"}]},
+ {"text":"first done."},
+ {"expect":{"lastUserContains":"and omega"},"toolCalls":[{"id":"a2","name":"edit_file","arguments":"{\"path\":\"a.txt\",\"old_string\":\"omega\",\"new_string\":\"OMEGA\"}"}]},
+ {"text":"second done."}]}`
+	s := start(t, setup{script: script, files: map[string]string{"a.txt": "alpha\nmid\nomega\n"},
+		settings: map[string]any{"agent": map[string]any{"isolation": "worktree"}}})
+	commitAll(t, s.Root)
+	if err := s.Open(s.ctx, "a.txt"); err != nil {
+		t.Fatal(err)
+	}
+	if r := s.run(t, map[string]any{"task": "shout alpha"}); r.Status != "ok" {
+		t.Fatalf("first: %+v", r)
+	}
+	list := worktrees(t, s)
+	if len(list) != 1 {
+		t.Fatalf("worktrees: %+v", list)
+	}
+	var started struct {
+		TaskID string `json:"taskId"`
+	}
+	if err := s.Command(s.ctx, "agentls.worktreeContinue", map[string]any{"id": list[0].ID, "task": "and omega"}, &started); err != nil {
+		t.Fatal(err)
+	}
+	if r, err := s.Wait(s.ctx, started.TaskID, 30*time.Second); err != nil || r.Status != "ok" || r.Session != list[0].ID {
+		t.Fatalf("follow-up: %+v %v", r, err)
+	}
+	if l := worktrees(t, s); len(l) != 1 || l[0].TaskID != started.TaskID {
+		t.Fatalf("after the follow-up: %+v", l)
+	}
+	var m mergeResult
+	if err := s.Command(s.ctx, "agentls.worktreeMerge", map[string]any{"id": list[0].ID}, &m); err != nil {
+		t.Fatal(err)
+	}
+	if text, _ := s.Text("a.txt"); m.Merged != 2 || text != "ALPHA\nmid\nOMEGA\n" {
+		t.Fatalf("merge: %+v, a.txt %q", m, text)
+	}
+	if l := worktrees(t, s); l[0].State != "merged" {
+		t.Errorf("after merging: %+v", l)
+	}
+}
