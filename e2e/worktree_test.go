@@ -448,3 +448,60 @@ func TestWorktreeContinue(t *testing.T) {
 		t.Errorf("after merging: %+v", l)
 	}
 }
+
+// agentls run --isolation worktree leaves the workspace as it is and the
+// change in a worktree; agentls worktrees lists it, merges it three-way
+// into the files on disk (the user's edit made meanwhile stays, the hunk
+// over it is a conflict) and discards it.
+func TestCLIWorktreeRunMergeDiscard(t *testing.T) {
+	root := copyWorkspace(t, "")
+	os.WriteFile(filepath.Join(root, "a.txt"), []byte("alpha\nmid\nomega\n"), 0o644)
+	commitAll(t, root)
+	state := filepath.Join(t.TempDir(), "state")
+	_, base := startModel(t, `{"turns":[
+ {"toolCalls":[{"id":"a1","name":"edit_file","arguments":"{\"path\":\"a.txt\",\"old_string\":\"alpha\\nmid\\nomega\",\"new_string\":\"ALPHA\\nmid\\nOMEGA\"}"}]},
+ {"text":"done."}]}`)
+	env := append(cleanEnv(), "AGENTLS_API_KEY=sk-test-secret-key-123", "AGENTLS_MODEL=test-model", "XDG_STATE_HOME="+state)
+	agentls := func(args ...string) (string, int) {
+		cmd := exec.Command(binary, args...)
+		cmd.Dir, cmd.Env = root, env
+		out, err := cmd.CombinedOutput()
+		code := 0
+		if exit, ok := err.(*exec.ExitError); ok {
+			code = exit.ExitCode()
+		} else if err != nil {
+			t.Fatal(err)
+		}
+		return string(out), code
+	}
+	out, code := agentls("run", "--base-url", base, "--no-verify", "--isolation", "worktree", "shout")
+	if code != 0 || !strings.Contains(out, "+ALPHA") || !strings.Contains(out, "agentls worktrees merge") {
+		t.Fatalf("run: exit %d\n%s", code, out)
+	}
+	if b, _ := os.ReadFile(filepath.Join(root, "a.txt")); string(b) != "alpha\nmid\nomega\n" {
+		t.Fatalf("the workspace changed: %q", b)
+	}
+	out, _ = agentls("worktrees", "list", "--json")
+	var list []worktreeEntry
+	if err := json.Unmarshal([]byte(out), &list); err != nil || len(list) != 1 || list[0].State != "ended" {
+		t.Fatalf("list: %v\n%s", err, out)
+	}
+	// The user edits the omega line meanwhile.
+	os.WriteFile(filepath.Join(root, "a.txt"), []byte("alpha\nmid\nomXga\n"), 0o644)
+	out, code = agentls("worktrees", "merge", list[0].ID)
+	if code != 1 || !strings.Contains(out, "conflict: a.txt:3") || !strings.Contains(out, "merged 1 hunk") {
+		t.Fatalf("merge: exit %d\n%s", code, out)
+	}
+	if b, _ := os.ReadFile(filepath.Join(root, "a.txt")); string(b) != "ALPHA\nmid\nomXga\n" {
+		t.Fatalf("after the merge: %q", b)
+	}
+	if out, code = agentls("worktrees", "discard", list[0].ID); code != 0 {
+		t.Fatalf("discard: %d\n%s", code, out)
+	}
+	if _, err := os.Stat(list[0].Path); !os.IsNotExist(err) {
+		t.Errorf("the worktree is left: %v", err)
+	}
+	if b := gitOut(t, root, "branch", "--list", "agentls/*"); b != "" {
+		t.Errorf("branch left: %q", b)
+	}
+}
