@@ -224,10 +224,15 @@ func Run(ctx context.Context, tc TaskConfig) (res agent.Result, err error) {
 		// The task's work is committed on its branch, for the proposal now
 		// and for a merge after a restart.
 		cs, notes, err := wt.Finish(context.WithoutCancel(ctx))
-		if tc.Hooks.Proposal != nil {
+		switch {
+		case tc.Hooks.Proposal != nil:
 			tc.Hooks.Proposal(ctx, wt, cs, notes, err)
-		} else if err != nil {
+		case err != nil:
 			warn("recording the worktree's change failed: " + err.Error())
+		case len(cs) > 0:
+			// A front end with no review of its own (ACP): say where it is.
+			warn(fmt.Sprintf("the task's change to %d file%s waits in the worktree %s (branch %s): `agentls worktrees merge %s` merges it into your files, `agentls worktrees discard %s` removes it",
+				len(cs), plural(len(cs)), wt.Dir(), wt.Branch, wt.ID, wt.ID))
 		}
 	}
 	if tc.Hooks.Ended != nil {
