@@ -19,6 +19,8 @@ import {
 } from 'vscode-languageclient/node';
 
 import { rewindTask, RewindArgs } from './rewind';
+import { worktreeTasks } from './worktrees';
+import { WorktreeAction } from './worktreeItems';
 import { AgentEvent, ModelInfo, StreamRenderer, TaskTracker, endSummary, statusWord, usageLine, vscodeHint, Heads, composedTask } from './events';
 import { ConversationPanel } from './panel';
 import { TasksView } from './tasksView';
@@ -476,6 +478,11 @@ class Agentls {
     await rewindTask(host, arg?.taskId || arg?.session ? arg?.taskId : this.pickTask(), arg);
   }
 
+  async worktreeTasks(arg?: { id?: string; action?: WorktreeAction }): Promise<void> {
+    const host = { exec: (c: string, x: object) => this.exec(c, x), probeWrite: (k: string, d: Record<string, unknown>) => this.probe.write(k, d) };
+    await worktreeTasks(host, arg);
+  }
+
   async showTranscript(arg?: TaskArgs): Promise<void> {
     const taskId = this.pickTask(arg);
     if (!taskId) return;
@@ -742,6 +749,7 @@ export async function activate(ctx: vscode.ExtensionContext): Promise<void> {
   reg('agentls.rejectTask', (arg?: TaskArgs) => a.review('agentls.reject', arg));
   reg('agentls.undoTask', (arg?: TaskArgs) => a.undoTask(arg));
   reg('agentls.rewindTask', (arg?: RewindArgs) => a.rewindTask(arg));
+  reg('agentls.worktreeTasks', (arg?: { id?: string; action?: WorktreeAction }) => a.worktreeTasks(arg));
   reg('agentls.showTranscript', (arg?: TaskArgs) => a.showTranscript(arg));
   reg('agentls.setApiKey', () => a.setApiKey());
   reg('agentls.restartServer', () => a.restart());
