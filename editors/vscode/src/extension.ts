@@ -80,7 +80,9 @@ class Agentls {
     stop: () => void this.cancelTask(),
     pickModel: () => void this.pickModel(),
   });
-  readonly proposals = new ProposalProvider((c, a) => this.exec(c, a));
+  // Quiet: a diff tab whose proposal was merged or rejected meanwhile reads
+  // as empty rather than raising an error toast.
+  readonly proposals = new ProposalProvider((c, a) => this.exec(c, a, true));
   // agentls.diff texts by document URI, served read-only (TASK_DIFF_SCHEME).
   readonly taskDiffs = new Map<string, string>();
   readonly taskDiffsChanged = new vscode.EventEmitter<vscode.Uri>();
@@ -296,7 +298,7 @@ class Agentls {
   }
 
   /** workspace/executeCommand; undefined after an error the user was shown. */
-  private async exec(command: string, args: object): Promise<any> {
+  private async exec(command: string, args: object, quiet = false): Promise<any> {
     const c = this.client;
     if (!c || !c.isRunning()) {
       void vscode.window.showErrorMessage('agentls: the server is not running (see the "agentls server" output).');
@@ -309,6 +311,7 @@ class Agentls {
       return res ?? {};
     } catch (err) {
       this.probe.write('commandResult', { command, args, error: errorText(err) });
+      if (quiet) return undefined;
       // The server's errors may name the command already.
       const text = errorText(err);
       void vscode.window.showErrorMessage(text.startsWith(`${command}:`) ? text : `${command}: ${text}`);

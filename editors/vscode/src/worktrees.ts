@@ -1,5 +1,6 @@
 import * as vscode from 'vscode';
 
+import { PROPOSAL_SCHEME, parse } from './review';
 import { Worktree, WorktreeAction, mergeMessage, worktreeActions, worktreeItem } from './worktreeItems';
 
 /** What worktree commands need from the extension: the server's commands and the test probe. */
@@ -39,6 +40,7 @@ export async function worktreeTasks(host: WorktreeHost, arg?: { id?: string; act
       const r = await host.exec('agentls.worktreeMerge', { id: w.id });
       if (!r) return;
       const m = mergeMessage(r);
+      if (m.warn === false) await closeProposalTabs(r.taskId);
       void (m.warn ? vscode.window.showWarningMessage(m.text) : vscode.window.showInformationMessage(m.text));
       return;
     }
@@ -56,4 +58,13 @@ export async function worktreeTasks(host: WorktreeHost, arg?: { id?: string; act
       return;
     }
   }
+}
+
+/** Closes the review diff tabs of a task whose proposals are all merged. */
+async function closeProposalTabs(taskId: string | undefined): Promise<void> {
+  if (!taskId) return;
+  const tabs = vscode.window.tabGroups.all
+    .flatMap((g) => g.tabs)
+    .filter((t) => t.input instanceof vscode.TabInputTextDiff && t.input.modified.scheme === PROPOSAL_SCHEME && parse(t.input.modified).taskId === taskId);
+  if (tabs.length > 0) await vscode.window.tabGroups.close(tabs);
 }
