@@ -105,4 +105,8 @@ type Result struct {
 	// Reason is a machine-readable end reason: "done", "maxSteps",
 	// "budget", "stuck", "llm", "verifyFailed", "cancelled", "timeout".
 	Reason string `json:"reason"`
+	// Outcome is what became of the changes where Status alone would
+	// mislead ("awaiting review"). The machine leaves it empty; the front
+	// end that holds the changes sets it.
+	Outcome string `json:"outcome,omitempty"`
 }

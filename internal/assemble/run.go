@@ -11,6 +11,7 @@ import (
 	"github.com/agentls/agentls/internal/config"
 	"github.com/agentls/agentls/internal/driver"
 	"github.com/agentls/agentls/internal/session"
+	"github.com/agentls/agentls/internal/verify/gate"
 	"github.com/agentls/agentls/internal/worktree"
 )
 
@@ -47,7 +48,7 @@ type TaskConfig struct {
 	MCP *SharedMCP
 	// Gate, when set, is called with the task's verify gate (if the
 	// workspace has checks) to wire how it shows and what it checks.
-	Gate func(*Gate)
+	Gate func(*gate.Gate)
 
 	// Isolation is agent.isolation for this task; "": the setting's.
 	// "worktree" runs the task in a git worktree of its own (see
@@ -71,7 +72,7 @@ type TaskConfig struct {
 type Hooks struct {
 	// Began runs once the session is open; rec is nil when the task runs
 	// in memory.
-	Began func(rec *session.Task)
+	Began func(rec *session.Recorder)
 	// Backend runs the task instead of agentls's own driver (an external
 	// ACP agent, agent.backend.acp); spec has everything but the MCP tools.
 	Backend func(ctx context.Context, spec Spec, task driver.Assignment) agent.Result
@@ -231,8 +232,8 @@ func Run(ctx context.Context, tc TaskConfig) (res agent.Result, err error) {
 			warn("recording the worktree's change failed: " + err.Error())
 		case len(cs) > 0:
 			// A front end with no review of its own (ACP): say where it is.
-			warn(fmt.Sprintf("the task's change to %d file%s waits in the worktree %s (branch %s): `agentls worktrees merge %s` merges it into your files, `agentls worktrees discard %s` removes it",
-				len(cs), plural(len(cs)), wt.Dir(), wt.Branch, wt.ID, wt.ID))
+			warn(fmt.Sprintf("the task's change to %d file(s) waits in the worktree %s (branch %s): `agentls worktrees merge %s` merges it into your files, `agentls worktrees discard %s` removes it",
+				len(cs), wt.Dir(), wt.Branch, wt.ID, wt.ID))
 		}
 	}
 	if tc.Hooks.Ended != nil {
@@ -245,7 +246,7 @@ func Run(ctx context.Context, tc TaskConfig) (res agent.Result, err error) {
 // begin opens the task's session. A session that cannot be written is
 // reported and the task goes on in memory (persistence never fails a
 // task); an unknown session that must exist stops it.
-func begin(tc TaskConfig, warn func(string)) (*session.Task, error) {
+func begin(tc TaskConfig, warn func(string)) (*session.Recorder, error) {
 	if tc.Store == nil {
 		return nil, nil
 	}

@@ -11,6 +11,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/agentls/agentls/internal/edits"
+	"github.com/agentls/agentls/internal/render"
 	"github.com/agentls/agentls/internal/review"
 	"github.com/agentls/agentls/internal/session"
 	"github.com/agentls/agentls/internal/tools"
@@ -122,7 +123,7 @@ func Worktrees(args []string, stdout, stderr io.Writer) int {
 		tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
 		fmt.Fprintln(tw, "ID\tSTATE\tCREATED\tTASK\tPATH")
 		for _, w := range list {
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", w.ID, w.State, w.Created.Local().Format("2006-01-02 15:04"), oneLine(w.Task, 50), w.Dir())
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", w.ID, w.State, w.Created.Local().Format("2006-01-02 15:04"), render.OneLine(w.Task, 50), w.Dir())
 		}
 		tw.Flush()
 		return exitOK

@@ -27,14 +27,14 @@ func (s *Server) cmdAccept(ctx context.Context, a reviewArgs) (any, error) {
 // stay open for as long as the user likes: the plan is made under
 // review.mu, the edit is sent without it, and the result is committed
 // under it again, checked against the proposal it was planned from.
-func (s *Server) accept(ctx context.Context, t *task, only, hunk string) (any, error) {
+func (s *Server) accept(ctx context.Context, t *runningTask, only, hunk string) (any, error) {
 	return s.acceptHunks(ctx, t, only, hunk, nil)
 }
 
 // acceptHunks is accept; with merge set (a worktree task's merge), every
 // hunk the user has not edited over is accepted and the others are left
 // proposed and added to *merge as conflicts.
-func (s *Server) acceptHunks(ctx context.Context, t *task, only, hunk string, merge *[]mergeConflict) (any, error) {
+func (s *Server) acceptHunks(ctx context.Context, t *runningTask, only, hunk string, merge *[]mergeConflict) (any, error) {
 	caps, enc := s.clientState()
 	ws, err := s.newWorkspace(t)
 	if err != nil {
@@ -107,7 +107,7 @@ func (s *Server) acceptHunks(ctx context.Context, t *task, only, hunk string, me
 
 // planAccept plans the accept (review.PlanAccept) over the editor's text
 // and makes it a workspace edit; review.mu is held.
-func (s *Server) planAccept(t *task, ws *editorWorkspace, only, hunk string, caps clientCaps, enc edits.Encoding, merge *[]mergeConflict) ([]review.Accept, protocol.WorkspaceEdit, error) {
+func (s *Server) planAccept(t *runningTask, ws *editorWorkspace, only, hunk string, caps clientCaps, enc edits.Encoding, merge *[]mergeConflict) ([]review.Accept, protocol.WorkspaceEdit, error) {
 	var plan []review.Accept
 	var we protocol.WorkspaceEdit
 	annotation := protocol.ChangeAnnotationIdentifier("agentls.review")

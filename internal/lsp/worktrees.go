@@ -71,7 +71,7 @@ func (s *Server) openBuffers() map[string][]byte {
 }
 
 // isolate sets a worktree task's part of its TaskConfig.
-func (s *Server) isolate(tc *assemble.TaskConfig, t *task) {
+func (s *Server) isolate(tc *assemble.TaskConfig, t *runningTask) {
 	tc.Isolation = assemble.IsolationNone
 	if t.isolation != assemble.IsolationWorktree {
 		return
@@ -122,7 +122,7 @@ func deleted(changes []worktree.Change) []string {
 }
 
 // propose holds a worktree task's change as its proposals.
-func (s *Server) propose(t *task, changes []worktree.Change) {
+func (s *Server) propose(t *runningTask, changes []worktree.Change) {
 	s.review.locked(func() {
 		for _, c := range changes {
 			if c.Deleted {
@@ -149,8 +149,8 @@ type worktreeJSON struct {
 }
 
 // worktreeTask is the newest task of this server that ran in worktree id.
-func (s *Server) worktreeTask(id string) *task {
-	var found *task
+func (s *Server) worktreeTask(id string) *runningTask {
+	var found *runningTask
 	for _, t := range s.tasks.all() {
 		t.mu.Lock()
 		w := t.worktree
@@ -194,7 +194,7 @@ type worktreeArgs struct {
 // reviewable returns the ended task holding worktree id's proposal: this
 // server's task, or one adopted from the worktree's branch (a worktree a
 // previous server left, a crash included, whose work is committed now).
-func (s *Server) reviewable(ctx context.Context, name, id string) (*task, error) {
+func (s *Server) reviewable(ctx context.Context, name, id string) (*runningTask, error) {
 	if id == "" {
 		return nil, jsonrpc2.Errorf(jsonrpc2.InvalidParams, "%s: id is missing (agentls.worktrees lists them)", name)
 	}
@@ -216,7 +216,7 @@ func (s *Server) reviewable(ctx context.Context, name, id string) (*task, error)
 		return nil, fmt.Errorf("%s: %v", name, err)
 	}
 	_ = w.SetState(worktree.StateEnded)
-	t := &task{prompt: w.Task, session: w.ID, review: true, isolation: assemble.IsolationWorktree, worktree: w, wtNotes: append(notes, deleted(changes)...)}
+	t := &runningTask{prompt: w.Task, session: w.ID, review: true, isolation: assemble.IsolationWorktree, worktree: w, wtNotes: append(notes, deleted(changes)...)}
 	s.tasks.adopt(t, agent.Result{Status: agent.StatusOK, Summary: "adopted from worktree " + w.Path})
 	s.propose(t, changes)
 	return t, nil
@@ -360,14 +360,14 @@ func (s *Server) cmdWorktreeContinue(ctx context.Context, a worktreeContinueArgs
 }
 
 // tree is the task's worktree, if it has one.
-func (t *task) tree() *worktree.Tree {
+func (t *runningTask) tree() *worktree.Tree {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	return t.worktree
 }
 
 // worktreePath is the task's worktree directory for taskJSON ("": none).
-func (t *task) worktreePath() string {
+func (t *runningTask) worktreePath() string {
 	if w := t.tree(); w != nil {
 		return filepath.Clean(w.Dir())
 	}
