@@ -288,11 +288,13 @@ func jsonString(s string) string {
 }
 
 // Discard removes the worktree and its branch, and a task still running
-// in it is stopped first: nothing is left behind.
+// in it (here a command it runs in the sandbox) is stopped first: nothing
+// is left behind.
 func TestWorktreeDiscardLeavesNothing(t *testing.T) {
+	const marker = "sleep 613"
 	script := `{"turns":[
- {"toolCalls":[{"id":"a1","name":"run_command","arguments":"{\"command\":\"sleep 600 & echo started\"}"}]},
- {"delayMs":60000,"text":"never"}]}`
+ {"toolCalls":[{"id":"a1","name":"run_command","arguments":"{\"command\":\"` + marker + `\"}"}]},
+ {"text":"never"}]}`
 	s := start(t, setup{script: script, files: map[string]string{"a.txt": "a\n"},
 		settings: map[string]any{"agent": map[string]any{"isolation": "worktree"}, "tools": map[string]any{"allow": []string{"*"}}}})
 	commitAll(t, s.Root)
@@ -300,8 +302,12 @@ func TestWorktreeDiscardLeavesNothing(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !s.WaitFor(30*time.Second, func() bool { return len(s.LLM.Requests()) >= 2 }) {
-		t.Fatal("the task did not get going")
+	running := func() bool {
+		out, _ := exec.Command("pgrep", "-f", marker).Output()
+		return len(strings.TrimSpace(string(out))) > 0
+	}
+	if !s.WaitFor(30*time.Second, running) {
+		t.Fatal("the task's command did not start")
 	}
 	list := worktrees(t, s)
 	if len(list) != 1 || list[0].State != "running" || list[0].TaskID != id {
@@ -310,6 +316,9 @@ func TestWorktreeDiscardLeavesNothing(t *testing.T) {
 	path := list[0].Path
 	if err := s.Command(s.ctx, "agentls.worktreeDiscard", map[string]any{"id": list[0].ID}, nil); err != nil {
 		t.Fatal(err)
+	}
+	if running() {
+		t.Errorf("the task's command outlived the discard")
 	}
 	if _, err := os.Stat(path); !os.IsNotExist(err) {
 		t.Errorf("the worktree is still there: %v", err)
@@ -325,9 +334,6 @@ func TestWorktreeDiscardLeavesNothing(t *testing.T) {
 	}
 	if r, _ := s.Wait(s.ctx, id, 10*time.Second); r.Status != "cancelled" {
 		t.Errorf("the task: %+v", r)
-	}
-	if out, _ := exec.Command("pgrep", "-f", "sleep 600").Output(); len(strings.TrimSpace(string(out))) > 0 {
-		t.Errorf("a process of the discarded task is left: %s", out)
 	}
 }
 
