@@ -10,7 +10,7 @@ import (
 )
 
 // repo makes a git repository with one commit of files.
-func repo(t *testing.T, files map[string]string) string {
+func repo(t testing.TB, files map[string]string) string {
 	t.Helper()
 	if _, err := exec.LookPath("git"); err != nil {
 		t.Skip("no git")
@@ -33,7 +33,7 @@ func repo(t *testing.T, files map[string]string) string {
 	return dir
 }
 
-func read(t *testing.T, p string) string {
+func read(t testing.TB, p string) string {
 	t.Helper()
 	b, err := os.ReadFile(p)
 	if err != nil {
