@@ -511,3 +511,47 @@ func TestCLIWorktreeRunMergeDiscard(t *testing.T) {
 		t.Errorf("branch left: %q", b)
 	}
 }
+
+// After a merge, a follow-up in the worktree proposes only what it changes
+// after that: the merged change is not proposed again (where it would read
+// as a conflict with itself).
+func TestWorktreeContinueAfterMerge(t *testing.T) {
+	script := `{"turns":[
+ {"toolCalls":[{"id":"a1","name":"edit_file","arguments":"{\"path\":\"a.txt\",\"old_string\":\"alpha\",\"new_string\":\"ALPHA\"}"}]},
+ {"text":"first done."},
+ {"expect":{"lastUserContains":"and omega"},"toolCalls":[{"id":"a2","name":"edit_file","arguments":"{\"path\":\"a.txt\",\"old_string\":\"omega\",\"new_string\":\"OMEGA\"}"}]},
+ {"text":"second done."}]}`
+	s := start(t, setup{script: script, files: map[string]string{"a.txt": "alpha\nomega\n"},
+		settings: map[string]any{"agent": map[string]any{"isolation": "worktree"}}})
+	commitAll(t, s.Root)
+	if err := s.Open(s.ctx, "a.txt"); err != nil {
+		t.Fatal(err)
+	}
+	if r := s.run(t, map[string]any{"task": "shout alpha"}); r.Status != "ok" {
+		t.Fatalf("first: %+v", r)
+	}
+	id := worktrees(t, s)[0].ID
+	var m mergeResult
+	if err := s.Command(s.ctx, "agentls.worktreeMerge", map[string]any{"id": id}, &m); err != nil || m.Merged != 1 {
+		t.Fatalf("first merge: %+v %v", m, err)
+	}
+	var started struct {
+		TaskID string `json:"taskId"`
+	}
+	if err := s.Command(s.ctx, "agentls.worktreeContinue", map[string]any{"id": id, "task": "and omega"}, &started); err != nil {
+		t.Fatal(err)
+	}
+	if r, err := s.Wait(s.ctx, started.TaskID, 30*time.Second); err != nil || r.Status != "ok" {
+		t.Fatalf("follow-up: %+v %v", r, err)
+	}
+	if l := worktrees(t, s); len(l) != 1 || len(l[0].Pending) != 1 {
+		t.Fatalf("after the follow-up: %+v", l)
+	}
+	m = mergeResult{}
+	if err := s.Command(s.ctx, "agentls.worktreeMerge", map[string]any{"id": id}, &m); err != nil {
+		t.Fatal(err)
+	}
+	if text, _ := s.Text("a.txt"); m.Merged != 1 || len(m.Conflicts) != 0 || text != "ALPHA\nOMEGA\n" {
+		t.Fatalf("second merge: %+v, a.txt %q", m, text)
+	}
+}

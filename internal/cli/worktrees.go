@@ -210,7 +210,7 @@ func mergeWorktree(ctx context.Context, root string, w *worktree.Tree, stdout, s
 	if conflicts > 0 {
 		return exitFailed
 	}
-	if err := w.SetState(worktree.StateMerged); err != nil {
+	if err := w.Merged(); err != nil {
 		fmt.Fprintln(stderr, "agentls worktrees:", err)
 	}
 	return exitOK

@@ -274,9 +274,11 @@ func (s *Server) cmdWorktreeMerge(ctx context.Context, a worktreeArgs) (any, err
 		res.Applied, _ = m["applied"].(bool)
 		res.Merged, _ = m["accepted"].(int)
 	}
-	if len(t.changes.Pending()) == 0 {
+	if len(t.changes.Pending()) == 0 && res.Applied {
 		if w := t.tree(); w != nil {
-			_ = w.SetState(worktree.StateMerged)
+			if err := w.Merged(); err != nil {
+				s.log.Warn("recording the merge", zap.Error(err))
+			}
 		}
 	}
 	return res, nil

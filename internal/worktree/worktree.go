@@ -318,6 +318,16 @@ func (t *Tree) SetState(state string) error {
 	return t.save()
 }
 
+// Merged records that everything the task proposed was merged: the
+// snapshot moves to the task's last commit, so a follow-up in the worktree
+// proposes only what it changes after that.
+func (t *Tree) Merged() error {
+	if t.Head != "" {
+		t.Base = t.Head
+	}
+	return t.SetState(StateMerged)
+}
+
 // Load reads the record of the worktree id.
 func Load(stateDir, id string) (*Tree, error) {
 	if id == "" || strings.ContainsAny(id, `/\`) || strings.HasPrefix(id, ".") {
