@@ -66,12 +66,32 @@ function M.run(a)
     and (labels[1] or ''):find('wt.txt', 1, true) ~= nil and true or false,
     vim.inspect({ labels = labels, kinds = kinds, line = T.line1(buf), messages = { unpack(T.messages, nmsg + 1) } }))
 
-  -- :AgentWorktrees discard ID removes the worktree and its branch.
   local _, list = T.sync(a.exec, 'agentls.worktrees', {})
   local w = list and list.worktrees and list.worktrees[1]
   if not w then
-    return T.fail(':AgentWorktrees discard', 'no worktree listed')
+    return T.fail(':AgentWorktrees', 'no worktree listed')
   end
+
+  -- :AgentWorktrees continue ID: a follow-up in the same worktree; its
+  -- merge brings only its own change.
+  local input = vim.ui.input
+  vim.ui.input = function(_, cb)
+    cb('Worktree: and the words')
+  end
+  local before = #a.tasks()
+  vim.cmd('AgentWorktrees continue ' .. w.id)
+  local t2 = T.new_task(before, 5000)
+  vim.ui.input = input
+  local r2 = t2 and T.wait_task(t2, 20000)
+  local _, m2 = T.sync(a.exec, 'agentls.worktreeMerge', { id = w.id })
+  T.check(':AgentWorktrees continue runs a follow-up in the worktree, merged after the first',
+    r2 and r2.status == 'ok' and m2 and m2.merged == 1 and #(m2.conflicts or {}) == 0
+      and vim.wait(5000, function()
+        return T.line1(buf) == 'LOUD WORDS'
+      end, 20) and true or false,
+    vim.inspect({ task = r2, merge = m2, line = T.line1(buf) }))
+
+  -- :AgentWorktrees discard ID removes the worktree and its branch.
   vim.cmd('AgentWorktrees discard ' .. w.id)
   local gone = vim.wait(8000, function()
     local _, l = T.sync(a.exec, 'agentls.worktrees', {})

@@ -2,7 +2,8 @@
 -- "worktree": each works in a git worktree of its own). Pick one, then
 -- merge it (every hunk you have not edited over; the others stay proposed
 -- as diagnostics), review it hunk by hunk (code actions, :AgentAccept),
--- open its directory, or discard it (worktree and branch removed).
+-- continue it (a follow-up in the same worktree), open its directory, or
+-- discard it (worktree and branch removed).
 local M = {}
 
 local function notify(msg, level)
@@ -18,7 +19,7 @@ function M.label(w)
   return string.format('%s  %s  %s%s', w.id, w.state or '', (w.task or ''):gsub('%s+', ' '):sub(1, 60), pending)
 end
 
-M.actions = { 'merge', 'review', 'open', 'discard' }
+M.actions = { 'merge', 'review', 'continue', 'open', 'discard' }
 
 local function done(action, res, err, cb)
   if cb then
@@ -39,6 +40,8 @@ local function done(action, res, err, cb)
       .. (res.taskId or ''))
   elseif action == 'discard' then
     return notify('discarded worktree ' .. (res.id or ''))
+  elseif action == 'continue' then
+    return notify('task ' .. (res.taskId or '') .. ' continues in worktree ' .. (res.session or ''))
   end
 end
 
@@ -52,9 +55,19 @@ function M.act(action, w, cb)
     vim.cmd('tabedit ' .. vim.fn.fnameescape(w.path))
     return cb and cb(nil, { path = w.path })
   end
+  if action == 'continue' then
+    return vim.ui.input({ prompt = 'agentls: follow-up in ' .. w.id .. ': ' }, function(text)
+      if not text or vim.trim(text) == '' then
+        return
+      end
+      a.exec('agentls.worktreeContinue', { id = w.id, task = text }, function(err, res)
+        done(action, res, err, cb)
+      end)
+    end)
+  end
   local cmd = ({ merge = 'agentls.worktreeMerge', review = 'agentls.worktreeReview', discard = 'agentls.worktreeDiscard' })[action]
   if not cmd then
-    return done(action, nil, { message = 'unknown action ' .. tostring(action) .. ' (merge, review, open, discard)' }, cb)
+    return done(action, nil, { message = 'unknown action ' .. tostring(action) .. ' (merge, review, continue, open, discard)' }, cb)
   end
   a.exec(cmd, { id = w.id }, function(err, res)
     done(action, res, err, cb)
@@ -90,7 +103,7 @@ function M.pick()
   end)
 end
 
--- command is :AgentWorktrees [merge|review|open|discard ID].
+-- command is :AgentWorktrees [merge|review|continue|open|discard ID].
 function M.command(o)
   local args = o.fargs or {}
   if #args == 0 then
@@ -98,7 +111,7 @@ function M.command(o)
   end
   local action, id = args[1], args[2]
   if not id then
-    return notify('usage: :AgentWorktrees [merge|review|open|discard ID]', vim.log.levels.WARN)
+    return notify('usage: :AgentWorktrees [merge|review|continue|open|discard ID]', vim.log.levels.WARN)
   end
   M.list(function(_, list)
     for _, w in ipairs(list or {}) do
