@@ -9,8 +9,9 @@
 ;; "worktree": each works in a git worktree of its own) with their state,
 ;; picked with `completing-read', then merged (every hunk you have not
 ;; edited over; the others stay proposed as diagnostics), reviewed hunk by
-;; hunk (code actions, `agentls-accept'), opened (its directory in dired)
-;; or discarded (the worktree and its branch removed).
+;; hunk (code actions, `agentls-accept'), continued (a follow-up in the
+;; same worktree), opened (its directory in dired) or discarded (the
+;; worktree and its branch removed).
 
 ;;; Code:
 
@@ -38,21 +39,29 @@
     ("review" (format "agentls: worktree task %s is up for review: code actions on its diagnostics, or agentls-accept"
                       (plist-get res :taskId)))
     ("discard" (format "agentls: discarded worktree %s" (plist-get res :id)))
+    ("continue" (format "agentls: task %s continues in worktree %s" (plist-get res :taskId) (plist-get res :session)))
     (_ "")))
 
-(defun agentls-worktree-act (action w)
-  "Run ACTION (\"merge\", \"review\", \"open\" or \"discard\") on worktree W.
+(defun agentls-worktree-act (action w &optional task)
+  "Run ACTION (\"merge\", \"review\", \"continue\", \"open\" or \"discard\") on worktree W.
+\"continue\" runs TASK (asked when nil) as a follow-up in the worktree.
 Returns the server's answer (the directory's buffer for \"open\")."
-  (if (equal action "open")
-      (dired (plist-get w :path))
+  (cond
+   ((equal action "open") (dired (plist-get w :path)))
+   ((equal action "continue")
+    (let* ((text (or task (read-string (format "agentls: follow-up in %s: " (plist-get w :id)))))
+           (res (agentls-command "agentls.worktreeContinue" (list :id (plist-get w :id) :task text))))
+      (message "%s" (agentls-worktrees--text action res))
+      res))
+   (t
     (let* ((cmd (pcase action
                   ("merge" "agentls.worktreeMerge")
                   ("review" "agentls.worktreeReview")
                   ("discard" "agentls.worktreeDiscard")
-                  (_ (user-error "agentls: unknown action %s (merge, review, open, discard)" action))))
+                  (_ (user-error "agentls: unknown action %s (merge, review, continue, open, discard)" action))))
            (res (agentls-command cmd (list :id (plist-get w :id)))))
       (message "%s" (agentls-worktrees--text action res))
-      res)))
+      res))))
 
 ;;;###autoload
 (defun agentls-worktrees ()
@@ -63,7 +72,7 @@ Returns the server's answer to that."
          (labels (mapcar (lambda (w) (cons (agentls-worktrees--label w) w)) list)))
     (unless list (user-error "agentls: no worktree tasks in this workspace (run one with agent.isolation \"worktree\")"))
     (let* ((w (cdr (assoc (completing-read "agentls: which worktree? " labels nil t) labels)))
-           (action (completing-read (format "agentls: %s: " (plist-get w :id)) '("merge" "review" "open" "discard") nil t)))
+           (action (completing-read (format "agentls: %s: " (plist-get w :id)) '("merge" "review" "continue" "open" "discard") nil t)))
       (agentls-worktree-act action w))))
 
 (provide 'agentls-worktrees)

@@ -344,6 +344,15 @@
                              (test-wait 5 (lambda () (equal (test-line1 wbuf) "LOUD words"))))
                         (format "offered %S, answer %S, line %S" offered res (test-line1 wbuf))))
           (let* ((w (aref (plist-get (with-current-buffer wbuf (agentls-command "agentls.worktrees")) :worktrees) 0))
+                 (started (with-current-buffer wbuf (agentls-worktree-act "continue" w "Worktree: and the words")))
+                 (t2 (plist-get started :taskId))
+                 (r2 (progn (test-wait-end t2 20) (test-task t2)))
+                 (m2 (with-current-buffer wbuf (agentls-worktree-act "merge" w))))
+            (test-check "agentls-worktree-act continue runs a follow-up in the worktree, merged after the first"
+                        (and (equal (plist-get r2 :status) "ok") (eql (plist-get m2 :merged) 1)
+                             (test-wait 5 (lambda () (equal (test-line1 wbuf) "LOUD WORDS"))))
+                        (format "task %S, merge %S, line %S" r2 m2 (test-line1 wbuf))))
+          (let* ((w (aref (plist-get (with-current-buffer wbuf (agentls-command "agentls.worktrees")) :worktrees) 0))
                  (res (with-current-buffer wbuf (agentls-worktree-act "discard" w)))
                  (left (plist-get (with-current-buffer wbuf (agentls-command "agentls.worktrees")) :worktrees))
                  (branches (with-temp-buffer
