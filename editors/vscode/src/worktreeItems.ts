@@ -15,7 +15,7 @@ export interface Worktree {
   pending?: string[];
 }
 
-export const worktreeActions = ['Merge', 'Review', 'Open', 'Discard'] as const;
+export const worktreeActions = ['Merge', 'Review', 'Continue', 'Open', 'Discard'] as const;
 export type WorktreeAction = (typeof worktreeActions)[number];
 
 /** A worktree as the QuickPick shows it. */

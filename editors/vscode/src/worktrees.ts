@@ -13,8 +13,9 @@ export interface WorktreeHost {
  * agentls: Worktree Tasks: pick one of the workspace's worktree tasks (each
  * works in a git worktree of its own), then merge it (every change the user
  * has not edited over; the others stay proposed as diagnostics), review it
- * change by change (quick fixes, Accept/Reject), open its folder in a new
- * window, or discard it (the worktree and its branch removed).
+ * change by change (quick fixes, Accept/Reject), continue it (a follow-up in
+ * the same worktree), open its folder in a new window, or discard it (the
+ * worktree and its branch removed).
  */
 export async function worktreeTasks(host: WorktreeHost, arg?: { id?: string; action?: WorktreeAction }): Promise<void> {
   const res = await host.exec('agentls.worktrees', {});
@@ -47,6 +48,13 @@ export async function worktreeTasks(host: WorktreeHost, arg?: { id?: string; act
     case 'Review': {
       const r = await host.exec('agentls.worktreeReview', { id: w.id });
       if (r) void vscode.window.showInformationMessage(`agentls: ${w.id}'s changes are up for review: quick fixes in the files, or Accept/Reject Changes.`);
+      return;
+    }
+    case 'Continue': {
+      const task = await vscode.window.showInputBox({ title: `agentls: follow-up in ${w.id}`, prompt: 'What should the agent do next in this worktree?' });
+      if (!task || !task.trim()) return;
+      const r = await host.exec('agentls.worktreeContinue', { id: w.id, task });
+      if (r) void vscode.window.showInformationMessage(`agentls: task ${r.taskId} continues in worktree ${w.id}.`);
       return;
     }
     case 'Open':

@@ -609,7 +609,7 @@ def('a workspace .agentls.json that widens power: "Trust this file" is asked nat
   await page.close();
 });
 
-def('worktree task: the buffer is untouched; Worktree Tasks lists it, Merge applies it, Discard removes worktree and branch', async ({ browser, port }) => {
+def('worktree task: the buffer is untouched; Worktree Tasks lists it, Merge applies it, Continue adds a follow-up merged after it, Discard removes worktree and branch', async ({ browser, port }) => {
   const { execFileSync } = require('child_process');
   const llm = await startFakeLLM('worktree');
   const dir = path.join(WORK, 'ws-worktree');
@@ -652,6 +652,22 @@ def('worktree task: the buffer is untouched; Worktree Tasks lists it, Merge appl
   await waitFor('the review diff tab to close after a clean merge', async () => (await page.locator('.tabs-container .tab', { hasText: /↔ agentls/ }).count()) === 0, 10000);
   assert((await page.locator('.notifications-toasts', { hasText: 'proposes nothing' }).count()) === 0, 'an error toast for the merged proposal');
   await page.screenshot({ path: path.join(ARTIFACTS, 'vscode-worktree-merged.png') });
+  // Continue: a follow-up in the same worktree, typed into the input box;
+  // merging it brings only its own change.
+  await pick('agentls: Worktree Tasks', 'Continue');
+  await page.locator('.quick-input-widget .quick-input-title', { hasText: 'follow-up in' }).waitFor({ state: 'visible', timeout: 10000 });
+  await page.keyboard.type('and the first line');
+  await page.keyboard.press('Enter');
+  const cont = await waitProbe(folder, 'agentls.worktreeContinue to answer', (r) => r.kind === 'commandResult' && r.command === 'agentls.worktreeContinue', 15000);
+  const end2 = await waitProbe(folder, 'the follow-up to end', endOf(folder, cont.result?.taskId), 30000);
+  assert(end2.result?.status === 'ok', `follow-up ended ${JSON.stringify(end2.result)}`);
+  await waitProbe(folder, 'the follow-up\'s review diff', (r) => r.kind === 'reviewDiff' && r.taskId === cont.result?.taskId, 15000);
+  await sleep(500);
+  const before = probe(folder).length;
+  await pick('agentls: Worktree Tasks', 'Merge');
+  const merged2 = await waitFor('the second merge', () => probe(folder).slice(before).find((r) => r.kind === 'commandResult' && r.command === 'agentls.worktreeMerge'), 15000);
+  assert(merged2.result?.merged === 1 && merged2.result.conflicts.length === 0, `second merge: ${JSON.stringify(merged2)}`);
+  await waitProbe(folder, 'both changes in the document', (r) => r.kind === 'docChange' && r.uri.endsWith('/hello.txt') && r.text === 'HELLO WORLD\nSECOND LINE\n', 10000);
   await pick('agentls: Worktree Tasks', 'Discard');
   const gone = await waitProbe(folder, 'agentls.worktreeDiscard to answer', (r) => r.kind === 'commandResult' && r.command === 'agentls.worktreeDiscard', 15000);
   assert(gone.result?.discarded === true, `discard: ${JSON.stringify(gone)}`);
