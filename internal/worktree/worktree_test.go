@@ -206,3 +206,33 @@ func TestNotARepository(t *testing.T) {
 		t.Fatalf("err = %v", err)
 	}
 }
+
+// A workspace that is a directory of its repository: the task works in
+// that directory of the worktree, its changes are named relative to the
+// workspace, and a change outside it is a note, not a proposal.
+func TestWorkspaceInASubdirectory(t *testing.T) {
+	top := repo(t, map[string]string{"sub/a.txt": "a\n", "b.txt": "b\n"})
+	root := filepath.Join(top, "sub")
+	state := t.TempDir()
+	ctx := context.Background()
+	tr, err := Create(ctx, Options{Root: root, StateDir: state, ID: "s5", Buffers: map[string][]byte{"a.txt": []byte("unsaved\n")}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tr.Discard(ctx)
+	if got := read(t, filepath.Join(tr.Dir(), "a.txt")); got != "unsaved\n" {
+		t.Fatalf("the buffer in the worktree: %q", got)
+	}
+	os.WriteFile(filepath.Join(tr.Dir(), "a.txt"), []byte("task\n"), 0o644)
+	os.WriteFile(filepath.Join(tr.Path, "b.txt"), []byte("outside\n"), 0o644)
+	changes, notes, err := tr.Finish(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(changes) != 1 || changes[0].Rel != "a.txt" || changes[0].Base != "unsaved\n" || changes[0].Proposed != "task\n" {
+		t.Errorf("changes %+v", changes)
+	}
+	if len(notes) != 1 || !strings.Contains(notes[0], "b.txt is outside the workspace root") {
+		t.Errorf("notes %q", notes)
+	}
+}
