@@ -555,3 +555,30 @@ func TestWorktreeContinueAfterMerge(t *testing.T) {
 		t.Fatalf("second merge: %+v, a.txt %q", m, text)
 	}
 }
+
+// Over ACP (the same assemble.Run), a worktree task leaves the client's
+// files alone and says where its change waits and how to merge it.
+func TestACPWorktreeTask(t *testing.T) {
+	script := `{"turns":[
+ {"toolCalls":[{"id":"a1","name":"edit_file","arguments":"{\"path\":\"a.txt\",\"old_string\":\"alpha\",\"new_string\":\"ALPHA\"}"}]},
+ {"text":"done."}]}`
+	r := startACP(t, "", script, false, map[string]any{"agent": map[string]any{"isolation": "worktree"}})
+	os.WriteFile(filepath.Join(r.root, "a.txt"), []byte("alpha\n"), 0o644)
+	commitAll(t, r.root)
+	id := r.newSession(t)
+	r.prompt(t, id, "shout")
+	if b, _ := os.ReadFile(filepath.Join(r.root, "a.txt")); string(b) != "alpha\n" {
+		t.Fatalf("the workspace changed: %q", b)
+	}
+	wts, _ := filepath.Glob(filepath.Join(r.state, "agentls", "worktrees", "*", "a.txt"))
+	if len(wts) != 1 {
+		t.Fatalf("worktrees with a.txt: %v", wts)
+	}
+	if b, _ := os.ReadFile(wts[0]); string(b) != "ALPHA\n" {
+		t.Errorf("the worktree's a.txt: %q", b)
+	}
+	_, _, text := toolCalls(r.client.snapshot())
+	if !strings.Contains(text, "agentls worktrees merge") {
+		t.Errorf("the client was not told where the change waits: %q", text)
+	}
+}
