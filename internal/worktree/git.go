@@ -41,7 +41,9 @@ func gitEnv() []string {
 		}
 		env = append(env, kv)
 	}
-	return append(env, "GIT_TERMINAL_PROMPT=0", "LC_ALL=C", "GIT_OPTIONAL_LOCKS=0")
+	// GIT_LFS_SKIP_SMUDGE: making a worktree never downloads large files
+	// (they stay pointers there), so a task's start sends nothing anywhere.
+	return append(env, "GIT_TERMINAL_PROMPT=0", "LC_ALL=C", "GIT_OPTIONAL_LOCKS=0", "GIT_LFS_SKIP_SMUDGE=1")
 }
 
 // runGit runs git in dir through internal/proc (process group, kill on

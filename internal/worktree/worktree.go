@@ -99,17 +99,14 @@ func Check(ctx context.Context, root string) error {
 // over it. It returns an error wrapping ErrNoGit when the workspace cannot
 // have one.
 func Create(ctx context.Context, o Options) (*Tree, error) {
+	if err := Check(ctx, o.Root); err != nil {
+		return nil, err
+	}
 	top, err := runGit(ctx, o.Root, true, "rev-parse", "--show-toplevel")
 	if err != nil {
-		if errors.Is(err, ErrNoGit) {
-			return nil, err
-		}
-		return nil, fmt.Errorf("%w: %s is not in a git repository", ErrNoGit, o.Root)
+		return nil, err
 	}
 	top = strings.TrimSpace(top)
-	if _, err := runGit(ctx, o.Root, true, "rev-parse", "--verify", "-q", "HEAD^{commit}"); err != nil {
-		return nil, fmt.Errorf("%w: the repository has no commit yet", ErrNoGit)
-	}
 	realRoot, err := filepath.EvalSymlinks(o.Root)
 	if err != nil {
 		return nil, err
