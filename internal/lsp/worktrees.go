@@ -178,9 +178,6 @@ func (s *Server) cmdWorktrees(ctx context.Context, _ noArgs) (any, error) {
 			for _, fc := range t.changes.Pending() {
 				j.Pending = append(j.Pending, fc.Rel)
 			}
-			if t.ended() && len(j.Pending) == 0 && t.changes.Outcome(true) != "" {
-				j.State = worktree.StateMerged
-			}
 		}
 		out = append(out, j)
 	}
