@@ -95,12 +95,15 @@ func parseRunArgs(args []string, stderr io.Writer) (runOptions, error) {
 			}
 			return o, fmt.Errorf("%w: %v", errUsage, err)
 		}
-		args = fs.Args()
-		if len(args) == 0 {
+		rest := fs.Args()
+		// The flag package drops a "--" that ends the flags, so it is
+		// found where the parse stopped: everything after it is words.
+		if n := len(args) - len(rest); n > 0 && args[n-1] == "--" && (n < 2 || !takesValue(fs, args[n-2])) {
+			words = append(words, rest...)
 			break
 		}
-		if args[0] == "--" {
-			words = append(words, args[1:]...)
+		args = rest
+		if len(args) == 0 {
 			break
 		}
 		words = append(words, args[0])
@@ -125,6 +128,21 @@ func parseRunArgs(args []string, stderr io.Writer) (runOptions, error) {
 		return o, fmt.Errorf("%w: --isolation is none or worktree", errUsage)
 	}
 	return o, nil
+}
+
+// takesValue reports whether arg is a flag that takes the next argument
+// as its value (--model, not --json or --model=x).
+func takesValue(fs *flag.FlagSet, arg string) bool {
+	name, ok := strings.CutPrefix(arg, "-")
+	if !ok || strings.Contains(name, "=") {
+		return false
+	}
+	f := fs.Lookup(strings.TrimPrefix(name, "-"))
+	if f == nil {
+		return false
+	}
+	b, isBool := f.Value.(interface{ IsBoolFlag() bool })
+	return !isBool || !b.IsBoolFlag()
 }
 
 // IsTerminal reports whether v is an *os.File on a terminal. A character

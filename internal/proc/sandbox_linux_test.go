@@ -343,8 +343,12 @@ func TestKillTreeOfSandboxedCommand(t *testing.T) {
 		if err := cmd.Start(); err != nil {
 			t.Fatal(err)
 		}
-		for len(alive(marker)) < 2 {
-			time.Sleep(10 * time.Millisecond)
+		for deadline := time.Now().Add(10 * time.Second); len(alive(marker)) < 2; time.Sleep(10 * time.Millisecond) {
+			if time.Now().After(deadline) {
+				proc.KillTree(cmd)
+				_ = cmd.Wait()
+				t.Fatalf("mode %q: the command's processes never started (%v)", sb.Mode, alive(marker))
+			}
 		}
 		proc.KillTree(cmd)
 		_ = cmd.Wait()
