@@ -302,10 +302,7 @@ func TestWorktreeDiscardLeavesNothing(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	running := func() bool {
-		out, _ := exec.Command("pgrep", "-f", marker).Output()
-		return len(strings.TrimSpace(string(out))) > 0
-	}
+	running := func() bool { return processWith(marker) }
 	if !s.WaitFor(30*time.Second, running) {
 		t.Fatal("the task's command did not start")
 	}
@@ -581,4 +578,17 @@ func TestACPWorktreeTask(t *testing.T) {
 	if !strings.Contains(text, "agentls worktrees merge") {
 		t.Errorf("the client was not told where the change waits: %q", text)
 	}
+}
+
+// processWith reports whether a process whose command line holds s runs
+// (zombies, which have none, do not count).
+func processWith(s string) bool {
+	cmdlines, _ := filepath.Glob("/proc/[0-9]*/cmdline")
+	for _, p := range cmdlines {
+		b, err := os.ReadFile(p)
+		if err == nil && strings.Contains(strings.ReplaceAll(string(b), "\x00", " "), s) {
+			return true
+		}
+	}
+	return false
 }
