@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"go.lsp.dev/protocol"
+
 	"github.com/agentls/agentls/internal/testkit/lspclient"
 )
 
@@ -591,4 +593,63 @@ func processWith(s string) bool {
 		}
 	}
 	return false
+}
+
+// A worktree task's change is reviewed hunk by hunk like review mode: its
+// hunks are review diagnostics in the user's file (after a restart too,
+// through agentls.worktreeReview), and agentls.accept / agentls.reject
+// with its taskId take one hunk each.
+func TestWorktreeReviewHunkByHunk(t *testing.T) {
+	state := filepath.Join(t.TempDir(), "state")
+	root := copyWorkspace(t, "")
+	script := `{"turns":[
+ {"toolCalls":[{"id":"a1","name":"write_file","arguments":"{\"path\":\"f.txt\",\"content\":\"ALPHA\\nline 2\\nline 3\\nline 4\\nline 5\\nline 6\\nOMEGA\\n\"}"}]},
+ {"text":"done."}]}`
+	s := start(t, setup{root: root, script: script, files: map[string]string{"f.txt": fText}, env: []string{"XDG_STATE_HOME=" + state},
+		settings: map[string]any{"agent": map[string]any{"isolation": "worktree"}}})
+	commitAll(t, root)
+	if r := s.run(t, map[string]any{"task": "shout both ends"}); r.Status != "ok" {
+		t.Fatalf("task: %+v", r)
+	}
+	_ = s.Close(s.ctx) // a new server reviews it, from the worktree's branch
+
+	s2 := start(t, setup{root: root, script: `{"turns":[]}`, env: []string{"XDG_STATE_HOME=" + state}})
+	if err := s2.Open(s2.ctx, "f.txt"); err != nil {
+		t.Fatal(err)
+	}
+	list := worktrees(t, s2)
+	if len(list) != 1 || list[0].State != "ended" {
+		t.Fatalf("worktrees: %+v", list)
+	}
+	var rt struct {
+		TaskID string `json:"taskId"`
+		Review bool   `json:"review"`
+	}
+	if err := s2.Command(s2.ctx, "agentls.worktreeReview", map[string]any{"id": list[0].ID}, &rt); err != nil || !rt.Review {
+		t.Fatalf("worktreeReview: %+v %v", rt, err)
+	}
+	u := s2.URI("f.txt")
+	var ds []protocol.Diagnostic
+	if !s2.WaitFor(5*time.Second, func() bool { ds, _ = s2.diagsFor(u); return len(ds) == 2 }) {
+		t.Fatalf("review diagnostics: %+v", ds)
+	}
+	hunk := func(d protocol.Diagnostic) string {
+		var data map[string]string
+		b, _ := json.Marshal(d.Data)
+		_ = json.Unmarshal(b, &data)
+		return data["hunk"]
+	}
+	first, last := ds[0], ds[1]
+	if first.Range.Start.Line > last.Range.Start.Line {
+		first, last = last, first
+	}
+	if err := s2.Command(s2.ctx, "agentls.accept", map[string]any{"taskId": rt.TaskID, "uri": u, "hunk": hunk(first)}, nil); err != nil {
+		t.Fatal(err)
+	}
+	if err := s2.Command(s2.ctx, "agentls.reject", map[string]any{"taskId": rt.TaskID, "uri": u, "hunk": hunk(last)}, nil); err != nil {
+		t.Fatal(err)
+	}
+	if text, _ := s2.Text("f.txt"); text != strings.Replace(fText, "alpha", "ALPHA", 1) {
+		t.Fatalf("after accepting one hunk and rejecting the other: %q", text)
+	}
 }
