@@ -34,7 +34,7 @@ type TaskConfig struct {
 	MustExist bool
 	TaskID    string // "" lets the store number the task
 	// Checkpoints records each turn that changed files as a step of the
-	// session (session.Task.Track), for rewind; only for changes that land
+	// session (session.Recorder.Track), for rewind; only for changes that land
 	// (not proposals held for review, not a dry run).
 	Checkpoints bool
 
@@ -73,9 +73,13 @@ type Hooks struct {
 	// Began runs once the session is open; rec is nil when the task runs
 	// in memory.
 	Began func(rec *session.Recorder)
-	// Backend runs the task instead of agentls's own driver (an external
-	// ACP agent, agent.backend.acp); spec has everything but the MCP tools.
-	Backend func(ctx context.Context, spec Spec, task driver.Assignment) agent.Result
+	// Backend is the task's model instead of the configured endpoint: an
+	// external ACP agent (agent.backend.acp) whose turns run its own tools
+	// (driver.Actor). The machine runs it like any model, with its verify
+	// gate, retries and limits, but offers it none of agentls's tools.
+	// spec has everything but the MCP tools; close ends the agent when
+	// the task ends.
+	Backend func(spec Spec) (model driver.Actor, close func())
 	// Ended runs with the driver's result: the front end shows the end
 	// (and may review the changes) and returns the result to record with
 	// the changes that landed. Without it the result is recorded as is,
@@ -204,7 +208,14 @@ func Run(ctx context.Context, tc TaskConfig) (res agent.Result, err error) {
 	}
 	task := driver.Assignment{Prompt: tc.Prompt, Editor: tc.Editor, Dir: tc.Dir, History: rec.History()}
 	if tc.Hooks.Backend != nil {
-		res = tc.Hooks.Backend(ctx, spec, task)
+		model, closeModel := tc.Hooks.Backend(spec)
+		defer closeModel()
+		if task.Editor != "" {
+			// No planner puts the editor's context before the task: the
+			// agent reads it with the task.
+			task.Prompt += "\n\n" + task.Editor
+		}
+		res = ActorDriver(spec, model).Run(ctx, task)
 	} else {
 		switch {
 		case wt != nil && len(spec.Config.MCPServers) > 0:

@@ -23,8 +23,8 @@ var allowed = map[string][]string{
 	"internal/logging":       {},
 	"internal/policy":        {},
 	"internal/textcut":       {},
-	"internal/proc":          {"internal/textcut"},
-	"internal/commands":      {"internal/textcut"}, // a project's own prompts
+	"internal/proc":          {"internal/policy", "internal/textcut"}, // the secret files: policy.Secrets
+	"internal/commands":      {"internal/textcut"},                    // a project's own prompts
 	"internal/layers":        {},
 	"internal/llm/llmhttp":   {"internal/textcut"},
 	"internal/llm/chat":      {"internal/agent", "internal/llm/llmhttp"},
