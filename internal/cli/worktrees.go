@@ -3,8 +3,6 @@ package cli
 import (
 	"context"
 	"encoding/json"
-	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"strings"
@@ -56,31 +54,12 @@ Flags:
 
 // Worktrees is the worktrees command.
 func Worktrees(args []string, stdout, stderr io.Writer) int {
-	sub := "list"
-	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
-		sub, args = args[0], args[1:]
+	c := newSubcommand("worktrees", worktreesUsage, stderr)
+	sub, pos, code, done := c.parse(args, "list")
+	if done {
+		return code
 	}
-	fs := flag.NewFlagSet("worktrees", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.Usage = func() {
-		fmt.Fprint(stderr, worktreesUsage)
-		fs.PrintDefaults()
-	}
-	workspace := fs.String("workspace", "", "workspace directory (default: the project around the current directory)")
-	asJSON := fs.Bool("json", false, "print JSON")
-	var pos []string
-	for {
-		if err := fs.Parse(args); err != nil {
-			if errors.Is(err, flag.ErrHelp) {
-				return exitOK
-			}
-			return exitUsage
-		}
-		if fs.NArg() == 0 {
-			break
-		}
-		pos, args = append(pos, fs.Arg(0)), fs.Args()[1:]
-	}
+	fs, workspace, asJSON := c.fs, c.workspace, c.asJSON
 	root, err := workspaceRoot(*workspace)
 	if err != nil {
 		fmt.Fprintln(stderr, "agentls worktrees:", err)
