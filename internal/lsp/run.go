@@ -85,6 +85,7 @@ func (s *Server) runAgent(ctx context.Context, t *runningTask) {
 			},
 		},
 	}
+	s.isolate(&tc, t)
 	if b := cfg.Agent.Backend.ACP; b != nil {
 		// agent.backend.acp: an external ACP agent's loop instead of ours;
 		// agentls keeps the editor's side (edits, review, undo, the gate).
