@@ -152,6 +152,27 @@ func start(t *testing.T, s setup) *session {
 }
 
 // run starts a task and waits for it to end.
+// endResult is the result in the task's end event. The event is a
+// notification: it may reach the client after the agentls.wait reply, so
+// this waits for it.
+func (s *session) endResult(t *testing.T, taskID string) map[string]any {
+	t.Helper()
+	var res map[string]any
+	s.WaitFor(testWait, func() bool {
+		for _, ev := range s.Events(taskID) {
+			if ev["kind"] == "end" {
+				res, _ = ev["result"].(map[string]any)
+				return true
+			}
+		}
+		return false
+	})
+	if res == nil {
+		t.Fatalf("task %s: no end event", taskID)
+	}
+	return res
+}
+
 func (s *session) run(t *testing.T, args map[string]any) lspclient.TaskResult {
 	t.Helper()
 	id, err := s.Run(s.ctx, args)
