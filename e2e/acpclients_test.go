@@ -1,0 +1,157 @@
+package e2e
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// Real editor ACP clients that no one here wrote, driven headless against
+// `agentls acp` and the scripted model. The editors come from
+// e2e/acpclients/install.sh (Neovim >= 0.11, Emacs >= 29 unpacked under
+// /opt/agentls-test); the clients are public repositories, not packages, so
+// they are looked for at the commits pinned here and the test says how to put
+// them there when they are missing.
+
+// The pinned commits of the clients.
+var acpClientCommits = map[string]string{
+	"codecompanion.nvim": "f1afd02537c68b3dd6e0d41d4adda5ef538e0473", // olimorris/codecompanion.nvim
+	"plenary.nvim":       "b9fd5226c2f76c951fc8ed5923d85e4de065e509", // nvim-lua/plenary.nvim, which CodeCompanion loads
+	"acp.el":             "4d7d58dc39870e9390e94617e13d7ada175d7945", // xenodium/acp.el
+}
+
+// acpClientDir returns the unpacked client NAME, or skips: it lives in
+// $AGENTLS_ACP_CLIENTS/NAME (default /opt/agentls-test/acp-clients), a
+// snapshot of the repository at the pinned commit with the commit's hash in
+// its .commit file.
+func acpClientDir(t *testing.T, name string) string {
+	t.Helper()
+	base := os.Getenv("AGENTLS_ACP_CLIENTS")
+	if base == "" {
+		base = "/opt/agentls-test/acp-clients"
+	}
+	dir := filepath.Join(base, name)
+	b, err := os.ReadFile(filepath.Join(dir, ".commit"))
+	want := acpClientCommits[name]
+	if err != nil {
+		t.Skipf("SKIP: %s is not at %s; unpack its repository at commit %s there, with the hash in .commit", name, dir, want)
+	}
+	if got := strings.TrimSpace(string(b)); got != want {
+		t.Skipf("SKIP: %s at %s is commit %s, the test is pinned to %s", name, dir, got, want)
+	}
+	return dir
+}
+
+// acpEditor returns the wrapper e2e/acpclients/install.sh wrote, or skips.
+func acpEditor(t *testing.T, env, def, name string) string {
+	t.Helper()
+	root := os.Getenv(env)
+	if root == "" {
+		root = def
+	}
+	bin := filepath.Join(root, name)
+	if _, err := os.Stat(bin); err != nil {
+		t.Skipf("SKIP: %s is missing; run e2e/acpclients/install.sh", bin)
+	}
+	return root
+}
+
+// acpAgentScript writes a script that runs `agentls acp` against the model at
+// base with settings, logging to the returned log file.
+func acpAgentScript(t *testing.T, base, settings string) (script, log string) {
+	t.Helper()
+	tmp := t.TempDir()
+	script, log = filepath.Join(tmp, "agentls-acp.sh"), filepath.Join(tmp, "agentls.log")
+	body := fmt.Sprintf(`#!/bin/sh
+AGENTLS_BASE_URL=%q AGENTLS_API_KEY=sk-test-secret-key-123 AGENTLS_MODEL=test-model XDG_STATE_HOME=%q \
+  exec %q acp --log-file %q --settings %q
+`, base, filepath.Join(tmp, "state"), binary, log, settings)
+	if err := os.WriteFile(script, []byte(body), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return script, log
+}
+
+// clientTaskScript reads hello.txt, edits it, runs a command the user is
+// asked about, and answers.
+const clientTaskScript = `{"turns":[
+ {"text":"Let me look.","toolCalls":[{"id":"call_read","name":"read_file","arguments":"{\"path\":\"hello.txt\"}"}]},
+ {"expect":{"lastToolContains":"hello"},"toolCalls":[{"id":"call_edit","name":"edit_file","arguments":"{\"path\":\"hello.txt\",\"old_string\":\"hello\",\"new_string\":\"goodbye\"}"}]},
+ {"toolCalls":[{"id":"call_cmd","name":"run_command","arguments":"{\"command\":\"echo ran > ran.txt\"}"}]},
+ {"expect":{"lastToolContains":"exit"},"text":"Done: hello became goodbye and the command ran."}]}`
+
+// CodeCompanion.nvim in Neovim 0.11+: a chat with agentls as its ACP
+// adapter runs a task whose answer streams into the chat buffer, whose edit
+// lands through CodeCompanion's fs/write_text_file, and whose command waits
+// for the user's "Accept" in the chat buffer.
+func TestCodeCompanionChat(t *testing.T) {
+	nvimRoot := acpEditor(t, "AGENTLS_NVIM_ACP", "/opt/agentls-test/nvim-acp", "nvim")
+	cc := acpClientDir(t, "codecompanion.nvim")
+	plenary := acpClientDir(t, "plenary.nvim")
+	root := copyWorkspace(t, "hello")
+	llm, base := startModel(t, clientTaskScript)
+	agent, agentLog := acpAgentScript(t, base, `{"verify":{"enabled":false},"tools":{"approval":"always-ask"}}`)
+	tmp := t.TempDir()
+	result := filepath.Join(tmp, "result")
+	lua, _ := filepath.Abs(filepath.Join("acpclients", "codecompanion.lua"))
+
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, filepath.Join(nvimRoot, "nvim"), "--headless", "--clean", "-u", lua)
+	cmd.Dir = root
+	cmd.Env = append(os.Environ(), "CC_DIR="+cc, "PLENARY_DIR="+plenary, "NVIM_ROOT="+nvimRoot,
+		"AGENTLS_CMD="+agent, "RESULT="+result, "WORKSPACE="+root,
+		"HOME="+filepath.Join(tmp, "home"), "XDG_STATE_HOME="+filepath.Join(tmp, "nvim-state"),
+		"XDG_DATA_HOME="+filepath.Join(tmp, "nvim-data"), "XDG_CONFIG_HOME="+filepath.Join(tmp, "nvim-config"))
+	out, err := cmd.CombinedOutput()
+	res, _ := os.ReadFile(result)
+	chat, _ := os.ReadFile(result + ".chat")
+	logs := func() string {
+		l, _ := os.ReadFile(agentLog)
+		ccLog, _ := filepath.Glob(filepath.Join(tmp, "nvim-state", "nvim", "codecompanion*.log"))
+		var cl []byte
+		if len(ccLog) > 0 {
+			cl, _ = os.ReadFile(ccLog[0])
+		}
+		return fmt.Sprintf("nvim output:\n%s\nresult:\n%s\nchat buffer:\n%s\nagentls log:\n%s\ncodecompanion log (tail):\n%s",
+			out, res, chat, tail(string(l), 4000), tail(string(cl), 6000))
+	}
+	if err != nil {
+		t.Fatalf("nvim: %v\n%s", err, logs())
+	}
+	if !strings.Contains(string(res), "done; asked 1") || !strings.Contains(string(res), "pressed: ") {
+		t.Errorf("CodeCompanion's permission question was not asked once and answered:\n%s", logs())
+	}
+	if !strings.Contains(string(chat), "Done: hello became goodbye and the command ran.") || !strings.Contains(string(chat), "Let me look.") {
+		t.Errorf("the streamed answer is not in the chat buffer:\n%s", logs())
+	}
+	if disk, _ := os.ReadFile(filepath.Join(root, "hello.txt")); !strings.Contains(string(disk), "goodbye") {
+		t.Errorf("hello.txt is %q: the edit did not land through CodeCompanion\n%s", disk, logs())
+	}
+	if ran, err := os.ReadFile(filepath.Join(root, "ran.txt")); err != nil || strings.TrimSpace(string(ran)) != "ran" {
+		t.Errorf("the accepted command did not run (ran.txt %q, %v)\n%s", ran, err, logs())
+	}
+	rpc, _ := os.ReadFile(result + ".rpc")
+	for _, m := range []string{`"fs/read_text_file"`, `"fs/write_text_file"`, `"session/request_permission"`, `"session/prompt"`} {
+		if !strings.Contains(string(rpc), m) {
+			t.Errorf("CodeCompanion's RPC log has no %s:\n%s", m, tail(string(rpc), 6000))
+		}
+	}
+	t.Logf("CodeCompanion:\n%s\nchat buffer:\n%s", res, chat)
+	if n := len(llm.Requests()); n != 4 {
+		t.Errorf("the model was asked %d times, want 4", n)
+	}
+}
+
+// tail is the last n bytes of s.
+func tail(s string, n int) string {
+	if len(s) > n {
+		return s[len(s)-n:]
+	}
+	return s
+}
