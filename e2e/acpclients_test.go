@@ -155,3 +155,56 @@ func tail(s string, n int) string {
 	}
 	return s
 }
+
+// acp.el, the ACP client library agent-shell is built on, in Emacs 29+: the
+// same task through its client, its fs handlers and its permission answer.
+// (agent-shell itself could not be fetched here; see e2e/acpclients/acpel.el.)
+func TestACPElTask(t *testing.T) {
+	emacsRoot := acpEditor(t, "AGENTLS_EMACS_ACP", "/opt/agentls-test/emacs-acp", "emacs")
+	acpel := acpClientDir(t, "acp.el")
+	root := copyWorkspace(t, "hello")
+	llm, base := startModel(t, clientTaskScript)
+	agent, agentLog := acpAgentScript(t, base, `{"verify":{"enabled":false},"tools":{"approval":"always-ask"}}`)
+	tmp := t.TempDir()
+	result := filepath.Join(tmp, "result")
+	driver, _ := filepath.Abs(filepath.Join("acpclients", "acpel.el"))
+
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, filepath.Join(emacsRoot, "emacs"), "--batch", "-Q", "-L", acpel, "-l", driver)
+	cmd.Dir = root
+	cmd.Env = append(os.Environ(), "AGENTLS_CMD="+agent, "RESULT="+result, "WORKSPACE="+root,
+		"HOME="+filepath.Join(tmp, "home"))
+	out, err := cmd.CombinedOutput()
+	res, _ := os.ReadFile(result)
+	logs := func() string {
+		l, _ := os.ReadFile(agentLog)
+		return fmt.Sprintf("emacs output:\n%s\nresult:\n%s\nagentls log:\n%s", tail(string(out), 4000), res, tail(string(l), 4000))
+	}
+	if err != nil {
+		t.Fatalf("emacs: %v\n%s", err, logs())
+	}
+	t.Logf("acp.el:\n%s", res)
+	for _, want := range []string{
+		"initialized: protocol 1, agent agentls",
+		"read hello.txt",
+		"write hello.txt",
+		"asked: Run `echo ran > ran.txt`; options allow_once,allow_always,reject_once",
+		"tools read:call_read edit:call_edit execute:call_cmd",
+		"stop end_turn; asked 1",
+		"Done: hello became goodbye and the command ran.",
+	} {
+		if !strings.Contains(string(res), want) {
+			t.Errorf("acp.el's findings lack %q\n%s", want, logs())
+		}
+	}
+	if disk, _ := os.ReadFile(filepath.Join(root, "hello.txt")); !strings.Contains(string(disk), "goodbye") {
+		t.Errorf("hello.txt is %q: the edit did not land through acp.el", disk)
+	}
+	if ran, err := os.ReadFile(filepath.Join(root, "ran.txt")); err != nil || strings.TrimSpace(string(ran)) != "ran" {
+		t.Errorf("the allowed command did not run (ran.txt %q, %v)", ran, err)
+	}
+	if n := len(llm.Requests()); n != 4 {
+		t.Errorf("the model was asked %d times, want 4", n)
+	}
+}
