@@ -87,6 +87,8 @@ type bridgeRun struct {
 	text    strings.Builder             // the agent's text of the current turn
 	steps   int
 	usage   agent.Usage
+	options []agent.AgentOption // the agent's config options (settings.go)
+	mode    *agent.AgentOption  // its modes, when no config option is of category mode
 }
 
 func (r *bridgeRun) emit(ev agent.Event) {

@@ -79,8 +79,13 @@ func (r *bridgeRun) setup(ctx context.Context, env []string) error {
 		r.sid, opts, modes = s.SessionId, s.ConfigOptions, s.Modes
 	}
 	r.remember()
-	r.configOptions(opts)
-	return r.pick(ctx, opts, modes)
+	r.noteOptions(opts)
+	r.noteModes(modes)
+	if err := r.pick(ctx, opts, modes); err != nil {
+		return err
+	}
+	r.emitOptions(0)
+	return nil
 }
 
 // isAuthRequired: the agent answered "authentication required" (-32000).
@@ -272,7 +277,9 @@ func (r *bridgeRun) pick(ctx context.Context, opts []sdk.SessionConfigOption, mo
 			if err != nil {
 				return true, fmt.Errorf("setting the ACP agent's %s to %q: %v", cat, want, err)
 			}
-			r.configOptions(res.ConfigOptions)
+			if res.ConfigOptions != nil {
+				r.noteOptions(res.ConfigOptions)
+			}
 			return true, nil
 		}
 		return false, nil
@@ -307,6 +314,7 @@ func (r *bridgeRun) pick(ctx context.Context, opts []sdk.SessionConfigOption, mo
 			if _, err := r.conn.SetSessionMode(ctx, sdk.SetSessionModeRequest{SessionId: r.sid, ModeId: sdk.SessionModeId(m)}); err != nil {
 				return fmt.Errorf("setting the ACP agent's mode to %q: %v", m, err)
 			}
+			r.noteMode(m)
 		}
 	}
 	return nil
