@@ -89,6 +89,7 @@ type bridgeRun struct {
 	usage   agent.Usage
 	options []agent.AgentOption // the agent's config options (settings.go)
 	mode    *agent.AgentOption  // its modes, when no config option is of category mode
+	model   *agent.AgentOption  // its models (session/set_model), when no config option is of category model
 }
 
 func (r *bridgeRun) emit(ev agent.Event) {

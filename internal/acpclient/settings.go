@@ -87,6 +87,30 @@ func (r *bridgeRun) noteModes(m *sdk.SessionModeState) {
 	r.mu.Unlock()
 }
 
+// noteModels keeps the agent's models as older agents offer them (a
+// "models" state picked with session/set_model).
+func (r *bridgeRun) noteModels(m *sdk.SessionModelState) {
+	if m == nil {
+		return
+	}
+	o := &agent.AgentOption{ID: "model", Name: "Model", Category: string(sdk.SessionConfigOptionCategoryModel), Current: string(m.CurrentModelId)}
+	for _, md := range m.AvailableModels {
+		o.Values = append(o.Values, string(md.ModelId))
+	}
+	r.mu.Lock()
+	r.model = o
+	r.mu.Unlock()
+}
+
+// noteModel records the agent's current model (set with session/set_model).
+func (r *bridgeRun) noteModel(id string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.model != nil {
+		r.model.Current = id
+	}
+}
+
 // noteMode records the agent's current mode.
 func (r *bridgeRun) noteMode(id string) {
 	r.mu.Lock()
@@ -97,19 +121,21 @@ func (r *bridgeRun) noteMode(id string) {
 }
 
 // emitOptions sends the agent's settings as an options event: its config
-// options, and its modes unless a config option of category mode stands
-// for them.
+// options, and its models and modes unless a config option of that
+// category stands for them.
 func (r *bridgeRun) emitOptions(step int) {
 	r.mu.Lock()
 	out := append([]agent.AgentOption(nil), r.options...)
-	hasMode := false
+	has := map[string]bool{}
 	for _, o := range out {
-		hasMode = hasMode || o.Category == string(sdk.SessionConfigOptionCategoryMode)
+		has[o.Category] = true
 	}
-	if r.mode != nil && !hasMode {
-		m := *r.mode
-		m.Values = append([]string(nil), r.mode.Values...)
-		out = append(out, m)
+	for _, o := range []*agent.AgentOption{r.model, r.mode} {
+		if o != nil && !has[o.Category] {
+			c := *o
+			c.Values = append([]string(nil), o.Values...)
+			out = append(out, c)
+		}
 	}
 	r.mu.Unlock()
 	if len(out) == 0 {

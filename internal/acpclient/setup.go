@@ -40,12 +40,13 @@ func (r *bridgeRun) setup(ctx context.Context, env []string) error {
 	caps := init.AgentCapabilities
 	var opts []sdk.SessionConfigOption
 	var modes *sdk.SessionModeState
+	var models *sdk.SessionModelState
 	if prev := r.previous(); prev != "" {
 		switch {
 		case caps.SessionCapabilities.Resume != nil:
 			res, err := r.conn.ResumeSession(ctx, sdk.ResumeSessionRequest{SessionId: sdk.SessionId(prev), Cwd: r.b.Root, McpServers: servers})
 			if err == nil {
-				r.sid, opts, modes = sdk.SessionId(prev), res.ConfigOptions, res.Modes
+				r.sid, opts, modes, models = sdk.SessionId(prev), res.ConfigOptions, res.Modes, res.Models
 			} else {
 				r.b.Log.Info("session/resume failed; a new external session", zap.Error(err))
 			}
@@ -54,7 +55,7 @@ func (r *bridgeRun) setup(ctx context.Context, env []string) error {
 			res, err := r.conn.LoadSession(ctx, sdk.LoadSessionRequest{SessionId: sdk.SessionId(prev), Cwd: r.b.Root, McpServers: servers})
 			r.replaying.Store(false)
 			if err == nil {
-				r.sid, opts, modes = sdk.SessionId(prev), res.ConfigOptions, res.Modes
+				r.sid, opts, modes, models = sdk.SessionId(prev), res.ConfigOptions, res.Modes, res.Models
 			} else {
 				r.b.Log.Info("session/load failed; a new external session", zap.Error(err))
 			}
@@ -76,11 +77,12 @@ func (r *bridgeRun) setup(ctx context.Context, env []string) error {
 		if err != nil {
 			return fmt.Errorf("session/new: %v", err)
 		}
-		r.sid, opts, modes = s.SessionId, s.ConfigOptions, s.Modes
+		r.sid, opts, modes, models = s.SessionId, s.ConfigOptions, s.Modes, s.Models
 	}
 	r.remember()
 	r.noteOptions(opts)
 	r.noteModes(modes)
+	r.noteModels(models)
 	if err := r.pick(ctx, opts, modes); err != nil {
 		return err
 	}
@@ -293,6 +295,7 @@ func (r *bridgeRun) pick(ctx context.Context, opts []sdk.SessionConfigOption, mo
 			if _, err := r.conn.UnstableSetSessionModel(ctx, sdk.UnstableSetSessionModelRequest{SessionId: r.sid, ModelId: sdk.UnstableModelId(m)}); err != nil {
 				return fmt.Errorf("the ACP agent offers no model choice (%v)", err)
 			}
+			r.noteModel(m)
 		}
 	}
 	if m := r.b.Agent.Mode; m != "" {
