@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -78,4 +79,79 @@ func TestBridgeRunsQwenCode(t *testing.T) {
 	if !kept {
 		t.Errorf("the follow-up's model requests do not carry the first task: qwen started a new session")
 	}
+}
+
+// gemini-cli (npm: @google/gemini-cli, `gemini --acp`), a second real ACP
+// agent written elsewhere. It speaks only Google's own API, so offline it
+// cannot finish a turn; what is tested is what the bridge negotiates with
+// it: initialize (four sign-in methods, none an env_var one; with
+// GEMINI_API_KEY in its environment session/new needs no authenticate),
+// session/new, its models offered the older way (picked with
+// session/set_model) and its modes (picked with session/set_mode), all
+// forwarded as an options event with the picks applied. Its endpoint is
+// pointed at a closed local port so the turn fails here instead of
+// reaching out.
+func TestBridgeNegotiatesGeminiCLI(t *testing.T) {
+	dir, _ := filepath.Abs("agents")
+	gemini := filepath.Join(dir, "node_modules", ".bin", "gemini")
+	if _, err := os.Stat(gemini); err != nil {
+		t.Skip("skipped: e2e/agents/node_modules has no gemini; run e2e/agents/install.sh to test with gemini-cli")
+	}
+	if _, err := exec.LookPath("node"); err != nil {
+		t.Skip("skipped: node is not installed")
+	}
+	home := t.TempDir()
+	s := start(t, setup{workspace: "hello", env: []string{"HOME=" + home}, settings: map[string]any{
+		"agent": map[string]any{"backend": map[string]any{"acp": map[string]any{"command": gemini, "args": []string{"--acp"},
+			"model": "gemini-2.5-pro", "mode": "plan",
+			"env": map[string]any{"GEMINI_API_KEY": "test-gemini-key", "GOOGLE_GEMINI_BASE_URL": "http://127.0.0.1:9", "HOME": home}}}},
+	}})
+	s.OnShowMessageRequest = func(*protocol.ShowMessageRequestParams) *protocol.MessageActionItem {
+		return &protocol.MessageActionItem{Title: "Deny"}
+	}
+	id, err := s.Run(s.ctx, map[string]any{"task": "say hi"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The options event comes once the session is open and the picks are
+	// made, before the prompt; the turn itself cannot succeed offline.
+	var opts []any
+	deadline := time.Now().Add(2 * time.Minute)
+	for opts == nil && time.Now().Before(deadline) {
+		for _, ev := range s.Events(id) {
+			if ev["kind"] == "options" {
+				opts, _ = ev["options"].([]any)
+			}
+			if ev["kind"] == "end" && opts == nil {
+				t.Fatalf("the task ended before the session opened: %v", ev["result"])
+			}
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	if opts == nil {
+		t.Fatal("no options event from gemini-cli's session")
+	}
+	got := map[string]map[string]any{}
+	for _, o := range opts {
+		m := o.(map[string]any)
+		got[m["id"].(string)] = m
+	}
+	model, mode := got["model"], got["mode"]
+	if model == nil || model["current"] != "gemini-2.5-pro" || !strings.Contains(fmt.Sprint(model["values"]), "gemini-2.5-pro") {
+		t.Errorf("gemini-cli's model option %v, want gemini-2.5-pro picked among its models", model)
+	}
+	if mode == nil || mode["current"] != "plan" || fmt.Sprint(mode["values"]) != "[default autoEdit yolo plan]" {
+		t.Errorf("gemini-cli's mode option %v, want plan picked among default, autoEdit, yolo, plan", mode)
+	}
+	if err := s.Command(s.ctx, "agentls.cancel", map[string]any{"taskId": id}, nil); err != nil {
+		t.Logf("agentls.cancel: %v", err)
+	}
+	r, err := s.Wait(s.ctx, id, 2*time.Minute)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Status == "ok" {
+		t.Errorf("a turn against a closed endpoint succeeded: %+v", r)
+	}
+	t.Logf("gemini-cli negotiated %d options; the offline turn ended %s (%s)", len(opts), r.Status, r.Error)
 }
