@@ -86,15 +86,17 @@ const clientTaskScript = `{"turns":[
  {"expect":{"lastToolContains":"exit"},"text":"Done: hello became goodbye and the command ran."}]}`
 
 // CodeCompanion.nvim in Neovim 0.11+: a chat with agentls as its ACP
-// adapter runs a task whose answer streams into the chat buffer, whose edit
-// lands through CodeCompanion's fs/write_text_file, and whose command waits
-// for the user's "Accept" in the chat buffer.
+// adapter shows agentls's models (its config option of category model) and
+// slash commands, picks the second model, and runs a task whose answer
+// streams into the chat buffer, whose edit lands through CodeCompanion's
+// fs/write_text_file, and whose command waits for the user's "Accept" in
+// the chat buffer.
 func TestCodeCompanionChat(t *testing.T) {
 	nvimRoot := acpEditor(t, "AGENTLS_NVIM_ACP", "/opt/agentls-test/nvim-acp", "nvim")
 	cc := acpClientDir(t, "codecompanion.nvim")
 	plenary := acpClientDir(t, "plenary.nvim")
 	root := copyWorkspace(t, "hello")
-	llm, base := startModel(t, clientTaskScript)
+	llm, base := startModel(t, `{"models":["test-model","fake-b"],`+clientTaskScript[1:])
 	agent, agentLog := acpAgentScript(t, base, `{"verify":{"enabled":false},"tools":{"approval":"always-ask"}}`)
 	tmp := t.TempDir()
 	result := filepath.Join(tmp, "result")
@@ -140,6 +142,16 @@ func TestCodeCompanionChat(t *testing.T) {
 	for _, m := range []string{`"fs/read_text_file"`, `"fs/write_text_file"`, `"session/request_permission"`, `"session/prompt"`} {
 		if !strings.Contains(string(rpc), m) {
 			t.Errorf("CodeCompanion's RPC log has no %s:\n%s", m, tail(string(rpc), 6000))
+		}
+	}
+	for _, want := range []string{"models: test-model of fake-b,test-model", "commands: verify,undo,review,model", "set model: true"} {
+		if !strings.Contains(string(res), want) {
+			t.Errorf("CodeCompanion's findings lack %q (its model picker and slash commands)\n%s", want, res)
+		}
+	}
+	for i, req := range llm.Requests() {
+		if req.Body.Model != "fake-b" {
+			t.Errorf("model request %d asked for %q, want fake-b, the model picked in CodeCompanion", i, req.Body.Model)
 		}
 	}
 	t.Logf("CodeCompanion:\n%s\nchat buffer:\n%s", res, chat)

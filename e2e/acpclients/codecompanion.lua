@@ -155,8 +155,32 @@ vim.schedule(function()
     vim.cmd("cquit 1")
     return
   end
-  say("session " .. chat.acp_connection.session_id)
+  local conn = chat.acp_connection
+  say("session " .. conn.session_id)
+  -- The model picker CodeCompanion builds from the agent's config option
+  -- of category model, and the slash commands it registered.
+  local models = conn:get_models()
+  if models then
+    local ids = {}
+    for _, m in ipairs(models.availableModels) do
+      table.insert(ids, m.modelId)
+    end
+    say("models: " .. tostring(models.currentModelId) .. " of " .. table.concat(ids, ","))
+  else
+    say("models: none")
+  end
+  local cmds = require("codecompanion.interactions.chat.acp.commands")
+  vim.wait(5000, function()
+    return #(cmds.get_commands_for_session(conn.session_id) or {}) > 0
+  end, 20)
+  local names = {}
+  for _, c in ipairs(cmds.get_commands_for_session(conn.session_id) or {}) do
+    table.insert(names, c.name)
+  end
+  say("commands: " .. table.concat(names, ","))
   run(function()
+    -- Pick the second model as the chat's model picker does.
+    say("set model: " .. tostring(chat:change_model({ model = "fake-b" }) ~= nil))
     chat:add_buf_message({ role = "user", content = "Replace hello with goodbye in hello.txt, then record that it ran" })
     chat:submit()
   end)
