@@ -91,7 +91,14 @@ const clientTaskScript = `{"turns":[
 // streams into the chat buffer, whose edit lands through CodeCompanion's
 // fs/write_text_file, and whose command waits for the user's "Accept" in
 // the chat buffer.
-func TestCodeCompanionChat(t *testing.T) {
+func TestCodeCompanionChat(t *testing.T) { codeCompanionTask(t, false) }
+
+// In review mode (agentls's mode option set to ask through CodeCompanion)
+// the edit is a permission question too, carrying its diff, which
+// CodeCompanion shows as proposed edits before the user accepts.
+func TestCodeCompanionReview(t *testing.T) { codeCompanionTask(t, true) }
+
+func codeCompanionTask(t *testing.T, review bool) {
 	nvimRoot := acpEditor(t, "AGENTLS_NVIM_ACP", "/opt/agentls-test/nvim-acp", "nvim")
 	cc := acpClientDir(t, "codecompanion.nvim")
 	plenary := acpClientDir(t, "plenary.nvim")
@@ -107,7 +114,7 @@ func TestCodeCompanionChat(t *testing.T) {
 	cmd := exec.CommandContext(ctx, filepath.Join(nvimRoot, "nvim"), "--headless", "--clean", "-u", lua)
 	cmd.Dir = root
 	cmd.Env = append(os.Environ(), "CC_DIR="+cc, "PLENARY_DIR="+plenary, "NVIM_ROOT="+nvimRoot,
-		"AGENTLS_CMD="+agent, "RESULT="+result, "WORKSPACE="+root,
+		"AGENTLS_CMD="+agent, "RESULT="+result, "WORKSPACE="+root, fmt.Sprintf("REVIEW=%d", map[bool]int{false: 0, true: 1}[review]),
 		"HOME="+filepath.Join(tmp, "home"), "XDG_STATE_HOME="+filepath.Join(tmp, "nvim-state"),
 		"XDG_DATA_HOME="+filepath.Join(tmp, "nvim-data"), "XDG_CONFIG_HOME="+filepath.Join(tmp, "nvim-config"))
 	out, err := cmd.CombinedOutput()
@@ -126,8 +133,16 @@ func TestCodeCompanionChat(t *testing.T) {
 	if err != nil {
 		t.Fatalf("nvim: %v\n%s", err, logs())
 	}
-	if !strings.Contains(string(res), "done; asked 1") || !strings.Contains(string(res), "pressed: ") {
-		t.Errorf("CodeCompanion's permission question was not asked once and answered:\n%s", logs())
+	asked := "done; asked 1"
+	if review {
+		asked = "done; asked 2"
+		if !strings.Contains(string(res), "set mode: true") || !strings.Contains(string(res), "asked: edit") ||
+			!strings.Contains(string(chat), "Proposed edits for `") || !strings.Contains(string(chat), "+goodbye world") {
+			t.Errorf("in review mode the edit was not a question with its diff:\n%s", logs())
+		}
+	}
+	if !strings.Contains(string(res), asked) || !strings.Contains(string(res), "pressed: ") {
+		t.Errorf("CodeCompanion's permission questions were not asked and answered (want %q):\n%s", asked, logs())
 	}
 	if !strings.Contains(string(chat), "Done: hello became goodbye and the command ran.") || !strings.Contains(string(chat), "Let me look.") {
 		t.Errorf("the streamed answer is not in the chat buffer:\n%s", logs())

@@ -181,6 +181,11 @@ vim.schedule(function()
   run(function()
     -- Pick the second model as the chat's model picker does.
     say("set model: " .. tostring(chat:change_model({ model = "fake-b" }) ~= nil))
+    -- REVIEW=1: agentls's mode option to "ask", so each edit is a
+    -- permission question carrying its diff.
+    if os.getenv("REVIEW") == "1" then
+      say("set mode: " .. tostring(conn:set_config_option("mode", "ask")))
+    end
     chat:add_buf_message({ role = "user", content = "Replace hello with goodbye in hello.txt, then record that it ran" })
     chat:submit()
   end)
