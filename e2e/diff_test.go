@@ -57,6 +57,18 @@ func TestTaskOutcome(t *testing.T) {
 	if o := outcome(s, r.TaskID); o != "awaiting review" {
 		t.Errorf("review task before any decision: outcome %q", o)
 	}
+	// The end event says so too: editors show it in their status line
+	// (VS Code's read "ok, verified" before anything was accepted).
+	var endOutcome any = "no end event"
+	for _, ev := range s.Events(r.TaskID) {
+		if ev["kind"] == "end" {
+			res, _ := ev["result"].(map[string]any)
+			endOutcome = res["outcome"]
+		}
+	}
+	if endOutcome != "awaiting review" {
+		t.Errorf("review task's end event: outcome %v", endOutcome)
+	}
 	if err := s.Command(s.ctx, "agentls.reject", map[string]any{"taskId": r.TaskID}, nil); err != nil {
 		t.Fatal(err)
 	}

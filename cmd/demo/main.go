@@ -26,7 +26,7 @@ import (
 
 	"github.com/agentls/agentls/internal/agent"
 	"github.com/agentls/agentls/internal/edits"
-	"github.com/agentls/agentls/internal/session"
+	"github.com/agentls/agentls/internal/render"
 	"github.com/agentls/agentls/internal/testkit/fakellm"
 	"github.com/agentls/agentls/internal/testkit/lspclient"
 )
@@ -209,7 +209,7 @@ func (p *printer) event(ev lspclient.Event) {
 		if convert(ev["result"], &r) != nil {
 			return
 		}
-		p.line("[end] %s", session.ResultLine(r))
+		p.line("[end] %s", render.ResultLine(r))
 	}
 }
 

@@ -18,6 +18,7 @@ import (
 	"github.com/agentls/agentls/internal/config"
 	"github.com/agentls/agentls/internal/mcp"
 	"github.com/agentls/agentls/internal/policy"
+	"github.com/agentls/agentls/internal/policy/approval"
 	"github.com/agentls/agentls/internal/session"
 	"github.com/agentls/agentls/internal/tools"
 )
@@ -91,7 +92,7 @@ type acpSession struct {
 	cfg     config.Config
 	store   *session.Store // nil: in memory
 	mcp     *mcp.Manager
-	allowed assemble.Allowed
+	allowed approval.Allowed
 	// untrusted is the workspace's .agentls.json while settings in it that
 	// widen power are held back; the first prompt asks about it.
 	untrusted *assemble.WorkspaceSettings

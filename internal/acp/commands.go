@@ -13,6 +13,7 @@ import (
 
 	"github.com/agentls/agentls/internal/assemble"
 	"github.com/agentls/agentls/internal/commands"
+	"github.com/agentls/agentls/internal/render"
 )
 
 // Slash commands: agentls's own, answered here without the model, and the
@@ -174,7 +175,7 @@ func (a *Agent) verifyCommand(ctx context.Context, s *acpSession, out *stream) {
 		out.text("This project has no checks agentls knows (set verify.commands).\n")
 		return
 	}
-	g.Overlay = last.overlay
+	g.Unsaved = last.unsaved
 	g.OnStart = out.verifyStarted
 	rep, err := g.Verify(ctx, changed)
 	if err != nil {
@@ -182,11 +183,7 @@ func (a *Agent) verifyCommand(ctx context.Context, s *acpSession, out *stream) {
 		return
 	}
 	out.verified(&rep)
-	if rep.Passed {
-		out.text("✓ " + rep.Summary + "\n")
-	} else {
-		out.text("✗ " + rep.Summary + "\n")
-	}
+	out.text(render.Checks(rep) + "\n")
 }
 
 // undoCommand puts back what the session's last task changed, file by
@@ -227,13 +224,11 @@ var errChangedSince = errors.New("changed since the task; left alone")
 
 // undo puts back one file's text from before the task.
 func (w *clientWorkspace) undo(ctx context.Context, rel string) error {
-	w.mu.Lock()
-	fc := w.files[rel]
-	w.mu.Unlock()
-	if fc == nil {
+	fc, ok := w.log.File(rel)
+	if !ok {
 		return nil
 	}
-	if !fc.existed {
+	if !fc.Existed {
 		// A file the task created: removed from the disk when it is still
 		// what the task wrote; the client's fs has no delete.
 		cur, exists, err := w.current(ctx, rel)
@@ -243,7 +238,7 @@ func (w *clientWorkspace) undo(ctx context.Context, rel string) error {
 		if !exists {
 			return nil
 		}
-		if string(cur) != fc.after {
+		if string(cur) != fc.After {
 			return errChangedSince
 		}
 		if w.write {
@@ -260,9 +255,9 @@ func (w *clientWorkspace) undo(ctx context.Context, rel string) error {
 		return nil
 	}
 	return w.edit(ctx, rel, func(old []byte, exists bool) ([]byte, error) {
-		if !exists || string(old) != fc.after {
+		if !exists || string(old) != fc.After {
 			return nil, errChangedSince
 		}
-		return []byte(fc.base), nil
+		return []byte(fc.Base), nil
 	}, false)
 }

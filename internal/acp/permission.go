@@ -8,6 +8,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/agentls/agentls/internal/assemble"
+	"github.com/agentls/agentls/internal/policy/approval"
 )
 
 // Permission options offered for a command; their IDs are what the client
@@ -20,8 +21,8 @@ const (
 
 // askToRun is the shared policy's way of asking in ACP mode:
 // session/request_permission about the tool call that runs command.
-func (a *Agent) askToRun(s *acpSession, out *stream) assemble.Ask {
-	return func(ctx context.Context, command, why string) (assemble.Answer, error) {
+func (a *Agent) askToRun(s *acpSession, out *stream) approval.Ask {
+	return func(ctx context.Context, command, why string) (approval.Answer, error) {
 		title := "Run `" + command + "`"
 		kind := sdk.ToolKindExecute
 		status := sdk.ToolCallStatusPending
@@ -34,7 +35,7 @@ func (a *Agent) askToRun(s *acpSession, out *stream) assemble.Ask {
 			sdk.PermissionOption{OptionId: optReject, Name: "Reject", Kind: sdk.PermissionOptionKindRejectOnce},
 		)
 		if err != nil {
-			return assemble.NoAnswer, askFailed(ctx, err)
+			return approval.NoAnswer, askFailed(ctx, err)
 		}
 		return ans, nil
 	}
@@ -43,10 +44,10 @@ func (a *Agent) askToRun(s *acpSession, out *stream) assemble.Ask {
 // requestPermission puts a session/request_permission about call to the
 // client and returns the policy's answer for the option chosen (NoAnswer:
 // the client cancelled).
-func (a *Agent) requestPermission(ctx context.Context, s *acpSession, call sdk.ToolCallUpdate, options ...sdk.PermissionOption) (assemble.Answer, error) {
+func (a *Agent) requestPermission(ctx context.Context, s *acpSession, call sdk.ToolCallUpdate, options ...sdk.PermissionOption) (approval.Answer, error) {
 	res, err := a.conn.RequestPermission(ctx, sdk.RequestPermissionRequest{SessionId: sdk.SessionId(s.id), ToolCall: call, Options: options})
 	if err != nil {
-		return assemble.NoAnswer, err
+		return approval.NoAnswer, err
 	}
 	return answer(res.Outcome), nil
 }
@@ -61,19 +62,19 @@ func askFailed(ctx context.Context, err error) error {
 }
 
 // answer maps the client's choice to the policy's answer.
-func answer(o sdk.RequestPermissionOutcome) assemble.Answer {
+func answer(o sdk.RequestPermissionOutcome) approval.Answer {
 	if o.Selected == nil {
-		return assemble.NoAnswer // cancelled
+		return approval.NoAnswer // cancelled
 	}
 	switch o.Selected.OptionId {
 	case optAllowOnce:
-		return assemble.AllowOnce
+		return approval.AllowOnce
 	case optAllowAlways:
-		return assemble.AllowAlways
+		return approval.AllowAlways
 	case optReject:
-		return assemble.Deny
+		return approval.Deny
 	}
-	return assemble.NoAnswer
+	return approval.NoAnswer
 }
 
 // yesNo asks the client's permission for something that is not a command:
@@ -91,7 +92,7 @@ func (a *Agent) yesNo(ctx context.Context, s *acpSession, out *stream, title str
 	if err != nil {
 		return false, askFailed(ctx, err)
 	}
-	return ans == assemble.AllowOnce, nil
+	return ans == approval.AllowOnce, nil
 }
 
 // settleTrust asks, at a session's first prompt, whether the held-back

@@ -16,7 +16,9 @@ import (
 	"github.com/agentls/agentls/internal/agent"
 	"github.com/agentls/agentls/internal/assemble"
 	"github.com/agentls/agentls/internal/commands"
+	"github.com/agentls/agentls/internal/policy/approval"
 	"github.com/agentls/agentls/internal/session"
+	"github.com/agentls/agentls/internal/verify/gate"
 )
 
 // Prompt implements sdk.Agent: one agentls task, streamed as
@@ -105,7 +107,7 @@ func (a *Agent) Prompt(ctx context.Context, p sdk.PromptRequest) (_ sdk.PromptRe
 			Root:      s.root,
 			Workspace: ws,
 			LLM:       newLLM(cfg),
-			Approver:  assemble.Approver(cfg, &s.allowed, a.askToRun(s, out)),
+			Approver:  approval.New(cfg, &s.allowed, a.askToRun(s, out)),
 			MCP:       s.mcpServers(),
 			OnEvent:   out.event,
 			Warn:      func(msg string) { out.text("\n_agentls: " + msg + "_\n") },
@@ -122,8 +124,8 @@ func (a *Agent) Prompt(ctx context.Context, p sdk.PromptRequest) (_ sdk.PromptRe
 		Untrusted: assemble.ReadWorkspaceSettings(s.root, trustStore()).Untrusted,
 		Store:     s.store,
 		Session:   s.id,
-		Gate: func(g *assemble.Gate) {
-			g.Overlay = ws.overlay
+		Gate: func(g *gate.Gate) {
+			g.Unsaved = ws.unsaved
 			g.OnStart = out.verifyStarted
 		},
 		Hooks: assemble.Hooks{

@@ -14,8 +14,7 @@ import (
 	"github.com/agentls/agentls/internal/agent"
 	"github.com/agentls/agentls/internal/assemble"
 	"github.com/agentls/agentls/internal/config"
-	"github.com/agentls/agentls/internal/session"
-	"github.com/agentls/agentls/internal/textcut"
+	"github.com/agentls/agentls/internal/render"
 )
 
 // stream turns one prompt's agent events into session/update
@@ -190,7 +189,7 @@ func (o *stream) toolCall(c *agent.ToolCall) {
 		o.commands[args.Command] = c.ID
 		o.mu.Unlock()
 	}
-	o.send(sdk.StartToolCall(sdk.ToolCallId(c.ID), o.redact(session.CallSummary(c)), opts...))
+	o.send(sdk.StartToolCall(sdk.ToolCallId(c.ID), o.redact(render.CallSummary(c)), opts...))
 }
 
 func (o *stream) toolResult(ev agent.Event) {
@@ -213,7 +212,7 @@ func (o *stream) toolResult(ev agent.Event) {
 		}
 	}
 	if out := strings.TrimSpace(ev.Output); out != "" {
-		content = append(content, sdk.ToolContent(sdk.TextBlock(o.redact(abbreviate(out, 4000)))))
+		content = append(content, sdk.ToolContent(sdk.TextBlock(o.redact(render.Clip(out, 4000)))))
 	}
 	o.send(sdk.UpdateToolCall(sdk.ToolCallId(ev.Call.ID), sdk.WithUpdateStatus(status), sdk.WithUpdateContent(content)))
 }
@@ -301,16 +300,11 @@ func (o *stream) verified(rep *agent.VerifyReport) {
 		return
 	}
 	status := sdk.ToolCallStatusCompleted
-	text := "✓ " + rep.Summary
 	if !rep.Passed {
 		status = sdk.ToolCallStatusFailed
-		text = "✗ " + rep.Summary
-		if rep.Feedback != "" {
-			text += "\n\n" + rep.Feedback
-		}
 	}
 	o.send(sdk.UpdateToolCall(sdk.ToolCallId(id), sdk.WithUpdateStatus(status),
-		sdk.WithUpdateContent([]sdk.ToolCallContent{sdk.ToolContent(sdk.TextBlock(o.redact(text)))})))
+		sdk.WithUpdateContent([]sdk.ToolCallContent{sdk.ToolContent(sdk.TextBlock(o.redact(render.Checks(*rep))))})))
 }
 
 // callFor returns the tool call that runs command, for a permission
@@ -322,12 +316,4 @@ func (o *stream) callFor(command string) string {
 		return id
 	}
 	return "permission-" + fmt.Sprint(len(o.commands))
-}
-
-func abbreviate(s string, max int) string {
-	if len(s) <= max {
-		return s
-	}
-	cut := textcut.Head(s, max)
-	return cut + fmt.Sprintf("\n… (%d more bytes)", len(s)-len(cut))
 }

@@ -7,12 +7,12 @@ import (
 	"io/fs"
 	"path/filepath"
 	"slices"
-	"sync"
 
 	sdk "github.com/coder/acp-go-sdk"
 
 	"github.com/agentls/agentls/internal/agent"
-	"github.com/agentls/agentls/internal/assemble"
+	"github.com/agentls/agentls/internal/policy/approval"
+	"github.com/agentls/agentls/internal/review"
 	"github.com/agentls/agentls/internal/session"
 	"github.com/agentls/agentls/internal/tools"
 )
@@ -29,15 +29,9 @@ type clientWorkspace struct {
 	disk        *tools.DiskWorkspace
 	read, write bool
 
-	mu    sync.Mutex
-	files map[string]*fileChange
-	order []string
-}
-
-// fileChange is a file as the task found it and as it left it.
-type fileChange struct {
-	base, after string
-	existed     bool
+	// log: each file as the task found it and as it left it (the
+	// change log the other front ends keep too).
+	log review.Log
 }
 
 var _ agent.Workspace = (*clientWorkspace)(nil)
@@ -53,7 +47,7 @@ func (a *Agent) newWorkspace(s *acpSession, out *stream) (*clientWorkspace, erro
 	a.mu.Lock()
 	r, w := a.fsRead, a.fsWrite
 	a.mu.Unlock()
-	return &clientWorkspace{a: a, s: s, out: out, disk: disk, read: r, write: w, files: map[string]*fileChange{}}, nil
+	return &clientWorkspace{a: a, s: s, out: out, disk: disk, read: r, write: w}, nil
 }
 
 func (w *clientWorkspace) Root() string { return w.disk.Root() }
@@ -145,9 +139,11 @@ func (w *clientWorkspace) edit(ctx context.Context, rel string, transform func(o
 
 // changedFiles are the files the task changed, in order.
 func (w *clientWorkspace) changedFiles() []string {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	return append([]string(nil), w.order...)
+	var out []string
+	for _, f := range w.log.Applied() {
+		out = append(out, f.Rel)
+	}
+	return out
 }
 
 // undoOrder is changedFiles, last first.
@@ -179,37 +175,27 @@ func (w *clientWorkspace) confirm(ctx context.Context, rel string, old []byte, e
 	if err != nil {
 		return fmt.Errorf("asking about the edit failed: %v", err)
 	}
-	if ans != assemble.AllowOnce {
+	if ans != approval.AllowOnce {
 		return errRejected
 	}
 	return nil
 }
 
 func (w *clientWorkspace) record(rel string, old []byte, existed bool, next []byte) {
-	w.mu.Lock()
-	fc, ok := w.files[rel]
-	if !ok {
-		fc = &fileChange{base: string(old), existed: existed}
-		w.files[rel] = fc
-		w.order = append(w.order, rel)
-	}
-	fc.after = string(next)
-	w.mu.Unlock()
+	w.log.RecordApplied(rel, string(old), existed, string(next))
 	w.out.edited(rel, w.abs(rel), string(old), string(next), existed)
 }
 
-// overlay is what the verify gate must see for the changed files: the
+// unsaved is what the verify gate must see for the changed files: the
 // texts written through the client, which may not be saved yet.
-func (w *clientWorkspace) overlay(changed []string) map[string][]byte {
+func (w *clientWorkspace) unsaved(changed []string) map[string][]byte {
 	if !w.write {
 		return nil
 	}
-	w.mu.Lock()
-	defer w.mu.Unlock()
 	out := map[string][]byte{}
 	for _, rel := range changed {
-		if fc, ok := w.files[rel]; ok {
-			out[rel] = []byte(fc.after)
+		if f, ok := w.log.File(rel); ok {
+			out[rel] = []byte(f.After)
 		}
 	}
 	return out
@@ -217,12 +203,9 @@ func (w *clientWorkspace) overlay(changed []string) map[string][]byte {
 
 // changes are the task's changes for the session store.
 func (w *clientWorkspace) changes() []session.Change {
-	w.mu.Lock()
-	defer w.mu.Unlock()
 	var out []session.Change
-	for _, rel := range w.order {
-		fc := w.files[rel]
-		out = append(out, session.NewChange(rel, []byte(fc.base), fc.existed, []byte(fc.after)))
+	for _, f := range w.log.Applied() {
+		out = append(out, session.NewChange(f.Rel, []byte(f.Base), f.Existed, []byte(f.After)))
 	}
 	return out
 }

@@ -9,7 +9,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/agentls/agentls/internal/agent"
-	"github.com/agentls/agentls/internal/assemble"
+	"github.com/agentls/agentls/internal/policy/approval"
 )
 
 // panickyWorkspace stands for a language server's workspace that panics.
@@ -30,7 +30,7 @@ func (panickyWorkspace) Edit(context.Context, string, func([]byte, bool) ([]byte
 func TestBridgeClientPanicsAreAnswered(t *testing.T) {
 	root := t.TempDir()
 	r := &bridgeRun{b: Bridge{Root: root, Workspace: panickyWorkspace{root}, Log: zap.NewNop(),
-		Ask:     func(context.Context, string, string) (assemble.Answer, error) { panic("ask") },
+		Ask:     func(context.Context, string, string) (approval.Answer, error) { panic("ask") },
 		OnEvent: func(agent.Event) { panic("event") },
 	}, changed: map[string]bool{}}
 	c := &bridgeClient{r: r}

@@ -14,9 +14,9 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/agentls/agentls/internal/agent"
-	"github.com/agentls/agentls/internal/assemble"
 	"github.com/agentls/agentls/internal/config"
 	"github.com/agentls/agentls/internal/driver"
+	"github.com/agentls/agentls/internal/policy/approval"
 	"github.com/agentls/agentls/internal/proc"
 	"github.com/agentls/agentls/internal/session"
 )
@@ -33,7 +33,7 @@ type Bridge struct {
 	// applyEdit, review mode, undo).
 	Workspace agent.Workspace
 	// Ask puts session/request_permission to the user; nil: refused.
-	Ask assemble.Ask
+	Ask approval.Ask
 	// ConfirmWrite asks the user before the agent changes a protected file
 	// (policy.Protected); nil: such writes are refused.
 	ConfirmWrite func(ctx context.Context, rel, why string) (bool, error)
@@ -48,7 +48,7 @@ type Bridge struct {
 	// FollowUps is how many times failed checks go back to the agent as a
 	// new prompt [1].
 	FollowUps int
-	Session   *session.Task
+	Session   *session.Recorder
 	OnEvent   func(agent.Event)
 	Log       *zap.Logger
 }

@@ -12,8 +12,8 @@ import (
 	sdk "github.com/coder/acp-go-sdk"
 
 	"github.com/agentls/agentls/internal/agent"
-	"github.com/agentls/agentls/internal/assemble"
 	"github.com/agentls/agentls/internal/policy"
+	"github.com/agentls/agentls/internal/policy/approval"
 	"github.com/agentls/agentls/internal/tools"
 )
 
@@ -164,11 +164,11 @@ func (c *bridgeClient) RequestPermission(ctx context.Context, p sdk.RequestPermi
 		return cancelled, nil
 	}
 	switch ans {
-	case assemble.AllowOnce:
+	case approval.AllowOnce:
 		return pick(p.Options, sdk.PermissionOptionKindAllowOnce, cancelled), nil
-	case assemble.AllowAlways:
+	case approval.AllowAlways:
 		return pick(p.Options, sdk.PermissionOptionKindAllowAlways, pick(p.Options, sdk.PermissionOptionKindAllowOnce, cancelled)), nil
-	case assemble.Deny:
+	case approval.Deny:
 		return pick(p.Options, sdk.PermissionOptionKindRejectOnce, pick(p.Options, sdk.PermissionOptionKindRejectAlways, cancelled)), nil
 	}
 	return cancelled, nil

@@ -13,8 +13,8 @@ import (
 	sdk "github.com/coder/acp-go-sdk"
 	"go.uber.org/zap"
 
-	"github.com/agentls/agentls/internal/assemble"
 	"github.com/agentls/agentls/internal/config"
+	"github.com/agentls/agentls/internal/policy/approval"
 	"github.com/agentls/agentls/internal/session"
 )
 
@@ -139,7 +139,7 @@ func (r *bridgeRun) authenticate(ctx context.Context, methods []sdk.AuthMethod, 
 			return false, fmt.Errorf("the ACP agent %q needs a sign-in (%s) and there is no way to ask the user; set its key in agent.backend.acp.env", r.b.Agent.Command, m.Agent.Name)
 		}
 		ans, err := r.b.Ask(ctx, "sign in to "+r.b.Agent.Command+" ("+m.Agent.Name+")", "the ACP agent needs it before it can start a session")
-		if err != nil || (ans != assemble.AllowOnce && ans != assemble.AllowAlways) {
+		if err != nil || (ans != approval.AllowOnce && ans != approval.AllowAlways) {
 			return false, fmt.Errorf("the ACP agent %q needs a sign-in (%s), which was not allowed", r.b.Agent.Command, m.Agent.Name)
 		}
 		return try(m.Agent.Id)

@@ -71,8 +71,8 @@ type Event struct {
 	Result *Result `json:"result,omitempty"` // end
 }
 
-// AgentCommand is one of an external ACP agent's slash commands: a prompt
-// starting "/Name" runs it there.
+// AgentCommand is one of an external ACP agent's slash commands (ACP's
+// available_commands_update).
 type AgentCommand struct {
 	Name        string `json:"name"`
 	Description string `json:"description,omitempty"`
@@ -135,4 +135,8 @@ type Result struct {
 	// Reason is a machine-readable end reason: "done", "maxSteps",
 	// "budget", "stuck", "llm", "verifyFailed", "cancelled", "timeout".
 	Reason string `json:"reason"`
+	// Outcome is what became of the changes where Status alone would
+	// mislead ("awaiting review"). The machine leaves it empty; the front
+	// end that holds the changes sets it.
+	Outcome string `json:"outcome,omitempty"`
 }

@@ -19,6 +19,7 @@ import (
 	"github.com/agentls/agentls/internal/proc"
 	"github.com/agentls/agentls/internal/session"
 	"github.com/agentls/agentls/internal/tools"
+	"github.com/agentls/agentls/internal/verify/gate"
 )
 
 // Spec is everything one task's driver is made of.
@@ -32,7 +33,7 @@ type Spec struct {
 	// recorder wraps it here.
 	LLM agent.LLM
 	// Approver decides whether commands and MCP tools may run (see
-	// Approver); nil refuses every command that needs a question.
+	// approval.New); nil refuses every command that needs a question.
 	Approver tools.Approver
 	// Verifier is the verify gate (see NewGate); nil: no gate.
 	Verifier driver.Verifier
@@ -40,7 +41,7 @@ type Spec struct {
 	// task; nil: no MCP tools. Errors starting servers go to Warn.
 	MCP *mcp.Manager
 	// Session persists the task's turns and events; nil: in memory only.
-	Session *session.Task
+	Session *session.Recorder
 	// Recall returns memories of earlier tasks for the prompt; nil: none.
 	Recall func(ctx context.Context, task string) []string
 	// OnEvent receives every event of the task, after the session did.
@@ -108,7 +109,7 @@ func Driver(ctx context.Context, s Spec) *driver.Driver {
 			return inner.Approve(ctx, command)
 		})
 	}
-	if g, ok := s.Verifier.(*Gate); ok {
+	if g, ok := s.Verifier.(*gate.Gate); ok {
 		if g.Approve == nil && approver != nil {
 			g.Approve = approver.Approve
 		}

@@ -1,63 +1,23 @@
 package assemble
 
 import (
-	"context"
-	"fmt"
-	"path/filepath"
-	"strings"
 	"time"
 
-	"github.com/agentls/agentls/internal/agent"
 	"github.com/agentls/agentls/internal/config"
-	"github.com/agentls/agentls/internal/proc"
-	"github.com/agentls/agentls/internal/textcut"
 	"github.com/agentls/agentls/internal/verify"
+	"github.com/agentls/agentls/internal/verify/gate"
 )
-
-// Gate is the verify gate: it runs the project's checks on the files as
-// the agent left them and sums the results up for the machine, the person
-// and the model. It implements driver.Verifier.
-type Gate struct {
-	Root string
-	// Commands are the checks: verify.commands, or (detected) every check
-	// the project files call for, of which each run keeps those the
-	// workspace has sources for.
-	Commands []string
-	Timeout  time.Duration
-	// Overlay returns the texts the checks must see instead of the disk
-	// for the changed files (editor buffers, proposals); nil: the disk.
-	Overlay func(changed []string) map[string][]byte
-	// OnStart is told each command as it starts (progress); may be nil.
-	OnStart func(command string)
-	// OnResults sees every run's results (diagnostics); may be nil.
-	OnResults func(ctx context.Context, results []verify.Result)
-	// Sandbox confines the checks (from sandbox.*; NewGate sets it).
-	Sandbox proc.Sandbox
-	// Secrets are values no check's environment may hold (the API key).
-	Secrets []string
-	// Approve is asked before each check runs when the sandbox turns out
-	// to be unavailable here: a check is then a command like any other
-	// (assemble.Driver sets it to the task's approver).
-	Approve func(ctx context.Context, command string) (bool, string, error)
-	// Warn is told once that checks run without the sandbox's view.
-	Warn func(string)
-	// detected: Commands came from verify.Detect, so each run detects
-	// again with the task's files: a check with nothing to check (go vet
-	// on a module with no Go files) is skipped, and one the task's new
-	// files call for is added.
-	detected bool
-}
 
 // NewGate returns the gate for the workspace, or nil when verification is
 // off or there is nothing to check: a task then ends with nothing verified.
-func NewGate(cfg config.Config, root string) *Gate {
+func NewGate(cfg config.Config, root string) *gate.Gate {
 	if !cfg.Verify.Enabled {
 		return nil
 	}
 	timeout := time.Duration(cfg.Verify.TimeoutSeconds) * time.Second
 	sb := configured(cfg, root)
 	if len(cfg.Verify.Commands) > 0 {
-		return &Gate{Root: root, Commands: cfg.Verify.Commands, Timeout: timeout, Sandbox: sb, Secrets: secrets(cfg)}
+		return &gate.Gate{Root: root, Commands: cfg.Verify.Commands, Timeout: timeout, Sandbox: sb, Secrets: secrets(cfg)}
 	}
 	// A gate exists when the project files call for checks, even if there
 	// is nothing for them to check yet: the task may add it. Which of them
@@ -67,112 +27,5 @@ func NewGate(cfg config.Config, root string) *Gate {
 	if len(all) == 0 {
 		return nil
 	}
-	return &Gate{Root: root, Commands: all, Timeout: timeout, Sandbox: sb, Secrets: secrets(cfg), detected: true}
-}
-
-// Verify implements driver.Verifier.
-func (g *Gate) Verify(ctx context.Context, changed []string) (agent.VerifyReport, error) {
-	var overlay map[string][]byte
-	if g.Overlay != nil {
-		overlay = g.Overlay(changed)
-	}
-	cmds := g.Commands
-	if g.detected {
-		present := append([]string(nil), changed...)
-		for rel := range overlay {
-			present = append(present, rel)
-		}
-		cmds = verify.DetectWith(g.Root, present)
-		if len(cmds) == 0 {
-			return agent.VerifyReport{Passed: true, Skipped: true,
-				Summary: "nothing to check: no source files yet for " + strings.Join(verify.DetectAny(g.Root), "; ")}, nil
-		}
-		cmds = verify.ScopeGoChecks(g.Root, cmds, changed, overlay)
-		if len(cmds) == 0 {
-			return agent.VerifyReport{Passed: true, Skipped: true,
-				Summary: "nothing to check: the changed files are in no Go package"}, nil
-		}
-	}
-	sb, unconfined := g.Sandbox, false
-	if sb.Mode != proc.ModeOff {
-		if ok, _ := proc.Available(); !ok {
-			sb.Mode, unconfined = proc.ModeOff, true
-		}
-	}
-	if g.Approve != nil && unconfined {
-		for _, c := range cmds {
-			ok, reason, err := g.Approve(ctx, c)
-			if err != nil {
-				return agent.VerifyReport{}, err
-			}
-			if !ok {
-				return agent.VerifyReport{Commands: cmds, Summary: "the check `" + c + "` was not allowed to run: " + reason,
-					Feedback: "The project's checks could not run: " + reason + ". Do not try to work around them; say what you changed and that it is unverified."}, nil
-			}
-		}
-	}
-	results, err := verify.Run(ctx, verify.RunOptions{Root: g.Root, Commands: cmds, Overlay: overlay, Timeout: g.Timeout, OnStart: g.OnStart,
-		Sandbox: sb, Warn: g.Warn, Secrets: g.Secrets})
-	if err != nil {
-		return agent.VerifyReport{}, err
-	}
-	if g.OnResults != nil {
-		g.OnResults(ctx, results)
-	}
-	return Report(results, cmds), nil
-}
-
-// Report sums check results up. The summary holds no timings, so a replayed
-// task sends the same events as the recorded one, in every front end.
-func Report(results []verify.Result, commands []string) agent.VerifyReport {
-	rep := agent.VerifyReport{Passed: true, Commands: commands}
-	var failed, unlocated []string
-	for _, r := range results {
-		rep.Problems += len(r.Diagnostics)
-		for _, d := range r.Diagnostics {
-			if len(rep.Located) < agent.MaxLocated {
-				rep.Located = append(rep.Located, located(r.Root, d))
-			}
-		}
-		if !r.Passed {
-			rep.Passed = false
-			what := fmt.Sprintf("failed (exit %d)", r.ExitCode)
-			if r.TimedOut {
-				what = "timed out"
-			}
-			failed = append(failed, fmt.Sprintf("`%s` %s", r.Command, what))
-			unlocated = append(unlocated, r.Unlocated...)
-		}
-	}
-	if rep.Passed {
-		rep.Summary = fmt.Sprintf("%d check%s passed (%s)", len(results), plural(len(results)), strings.Join(commands, "; "))
-		return rep
-	}
-	rep.Feedback = verify.Feedback(results, 0)
-	rep.Summary = fmt.Sprintf("%s; %d problem%s located", strings.Join(failed, ", "), rep.Problems, plural(rep.Problems))
-	if n := min(len(unlocated), 3); n > 0 {
-		rep.Summary += "; output: " + strings.Join(unlocated[:n], " | ")
-	}
-	return rep
-}
-
-// located is "file:line: message" with the path relative to root, on one
-// line.
-func located(root string, d verify.Diagnostic) string {
-	p := d.Path
-	if rel, err := filepath.Rel(root, p); err == nil && filepath.IsLocal(rel) {
-		p = filepath.ToSlash(rel)
-	}
-	msg := strings.Join(strings.Fields(d.Message), " ")
-	if len(msg) > 200 {
-		msg = textcut.Head(msg, 200) + "…"
-	}
-	return fmt.Sprintf("%s:%d: %s", p, d.Line, msg)
-}
-
-func plural(n int) string {
-	if n == 1 {
-		return ""
-	}
-	return "s"
+	return &gate.Gate{Root: root, Commands: all, Timeout: timeout, Sandbox: sb, Secrets: secrets(cfg), Detected: true}
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/agentls/agentls/internal/config"
 	"github.com/agentls/agentls/internal/driver"
 	"github.com/agentls/agentls/internal/session"
+	"github.com/agentls/agentls/internal/verify/gate"
 )
 
 // TaskConfig is one task as a front end asks for it: the driver's parts
@@ -45,7 +46,7 @@ type TaskConfig struct {
 	MCP *SharedMCP
 	// Gate, when set, is called with the task's verify gate (if the
 	// workspace has checks) to wire how it shows and what it checks.
-	Gate func(*Gate)
+	Gate func(*gate.Gate)
 
 	Hooks Hooks
 }
@@ -54,7 +55,7 @@ type TaskConfig struct {
 type Hooks struct {
 	// Began runs once the session is open; rec is nil when the task runs
 	// in memory.
-	Began func(rec *session.Task)
+	Began func(rec *session.Recorder)
 	// Backend runs the task instead of agentls's own driver (an external
 	// ACP agent, agent.backend.acp); spec has everything but the MCP tools.
 	Backend func(ctx context.Context, spec Spec, task driver.Assignment) agent.Result
@@ -173,7 +174,7 @@ func Run(ctx context.Context, tc TaskConfig) (res agent.Result, err error) {
 // begin opens the task's session. A session that cannot be written is
 // reported and the task goes on in memory (persistence never fails a
 // task); an unknown session that must exist stops it.
-func begin(tc TaskConfig, warn func(string)) (*session.Task, error) {
+func begin(tc TaskConfig, warn func(string)) (*session.Recorder, error) {
 	if tc.Store == nil {
 		return nil, nil
 	}

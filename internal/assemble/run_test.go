@@ -44,8 +44,8 @@ func lifecycle(t *testing.T, turns ...fakellm.Turn) (TaskConfig, *fakellm.Server
 // lets Ended decide what is recorded, and ends the session with it.
 func TestRunRecordsWhatEndedSays(t *testing.T) {
 	tc, _ := lifecycle(t, fakellm.Turn{Text: "done."})
-	var rec *session.Task
-	tc.Hooks.Began = func(r *session.Task) { rec = r }
+	var rec *session.Recorder
+	tc.Hooks.Began = func(r *session.Recorder) { rec = r }
 	tc.Hooks.Ended = func(_ context.Context, res agent.Result) (agent.Result, []session.Change) {
 		if res.Status != agent.StatusOK || res.Summary != "done." {
 			t.Errorf("Ended got %+v", res)
@@ -72,8 +72,8 @@ func TestRunRecordsWhatEndedSays(t *testing.T) {
 // A panic in a front end's hook still ends the session, as internal.
 func TestRunEndsTheSessionOnAPanic(t *testing.T) {
 	tc, _ := lifecycle(t, fakellm.Turn{Text: "done."})
-	var rec *session.Task
-	tc.Hooks.Began = func(r *session.Task) { rec = r }
+	var rec *session.Recorder
+	tc.Hooks.Began = func(r *session.Recorder) { rec = r }
 	tc.Hooks.Ended = func(context.Context, agent.Result) (agent.Result, []session.Change) { panic("front end") }
 	func() {
 		defer func() { _ = recover() }()

@@ -6,15 +6,15 @@ import (
 	"io"
 	"strings"
 
-	"github.com/agentls/agentls/internal/assemble"
+	"github.com/agentls/agentls/internal/policy/approval"
 )
 
 // terminalAsk asks on the terminal whether a command the policy does not
-// allow may run: [y]es once, [a]lways, [n]o (see assemble.Approver). hold,
+// allow may run: [y]es once, [a]lways, [n]o (see approval.New). hold,
 // if not nil, stops the progress line until the answer came (it returns
 // the resume).
-func terminalAsk(in func() *lines, out io.Writer, hold func() (resume func())) assemble.Ask {
-	return func(ctx context.Context, command, _ string) (assemble.Answer, error) {
+func terminalAsk(in func() *lines, out io.Writer, hold func() (resume func())) approval.Ask {
+	return func(ctx context.Context, command, _ string) (approval.Answer, error) {
 		if hold != nil {
 			defer hold()()
 		}
@@ -22,18 +22,18 @@ func terminalAsk(in func() *lines, out io.Writer, hold func() (resume func())) a
 			fmt.Fprintf(out, "\nagentls wants to run:\n  %s\nRun it? [y]es once, [a]lways this command, [n]o: ", command)
 			answer, more, err := in().next(ctx)
 			if err != nil {
-				return assemble.NoAnswer, err
+				return approval.NoAnswer, err
 			}
 			if !more {
-				return assemble.NoAnswer, nil
+				return approval.NoAnswer, nil
 			}
 			switch strings.ToLower(strings.TrimSpace(answer)) {
 			case "y", "yes":
-				return assemble.AllowOnce, nil
+				return approval.AllowOnce, nil
 			case "a", "always":
-				return assemble.AllowAlways, nil
+				return approval.AllowAlways, nil
 			case "n", "no":
-				return assemble.Deny, nil
+				return approval.Deny, nil
 			}
 		}
 	}

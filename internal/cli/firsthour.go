@@ -107,7 +107,7 @@ func hasMarker(d string) bool {
 // remember, so its session (when the task started it) and transcript are
 // removed, and the user reads what to fix instead of a "continue it with"
 // hint. It reports whether it did.
-func endSetupFailure(st *session.Task, res agent.Result, warn func(string), note func(string)) bool {
+func endSetupFailure(st *session.Recorder, res agent.Result, warn func(string), note func(string)) bool {
 	if st == nil || !session.NeverReachedModel(res) {
 		return false
 	}

@@ -4,13 +4,11 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"strings"
 	"sync"
 	"time"
 
 	"github.com/agentls/agentls/internal/agent"
-	"github.com/agentls/agentls/internal/session"
-	"github.com/agentls/agentls/internal/textcut"
+	"github.com/agentls/agentls/internal/render"
 )
 
 // renderer shows a headless task on stderr. Every method may be called
@@ -100,23 +98,23 @@ type textRenderer struct {
 	redact func(string) string
 	tty    bool
 
-	mu        sync.Mutex
-	lineStart bool
-	shown     bool // the progress line is on screen
-	status    string
-	step      int
-	maxSteps  int
-	plan      string // the model's plan in brief: "2/5 current step"
-	tokens    int
-	began     time.Time
-	frame     int
-	held      int // questions being asked: the progress line stays off
-	stop      chan struct{}
-	done      chan struct{}
+	mu       sync.Mutex
+	text     *render.Renderer // what the events say (render.Plain)
+	shown    bool             // the progress line is on screen
+	status   string
+	step     int
+	maxSteps int
+	plan     string // the model's plan in brief: "2/5 current step"
+	tokens   int
+	began    time.Time
+	frame    int
+	held     int // questions being asked: the progress line stays off
+	stop     chan struct{}
+	done     chan struct{}
 }
 
 func newTextRenderer(w io.Writer, redact func(string) string, tty bool, maxSteps int) *textRenderer {
-	r := &textRenderer{w: w, redact: redact, tty: tty, lineStart: true, maxSteps: maxSteps, began: time.Now(), status: "starting"}
+	r := &textRenderer{w: w, redact: redact, tty: tty, text: render.New(render.Plain), maxSteps: maxSteps, began: time.Now(), status: "starting"}
 	if tty {
 		r.stop, r.done = make(chan struct{}), make(chan struct{})
 		go r.spin()
@@ -146,7 +144,7 @@ func (r *textRenderer) spin() {
 
 // drawLocked redraws the progress line when the cursor is at a line start.
 func (r *textRenderer) drawLocked() {
-	if !r.tty || !r.lineStart || r.held > 0 {
+	if !r.tty || !r.text.AtLineStart() || r.held > 0 {
 		return
 	}
 	step := ""
@@ -188,15 +186,11 @@ func (r *textRenderer) writeLocked(s string) {
 		r.shown = false
 	}
 	fmt.Fprint(r.w, r.redact(s))
-	r.lineStart = strings.HasSuffix(s, "\n")
 }
 
 // lineLocked writes s on a line of its own.
 func (r *textRenderer) lineLocked(s string) {
-	if !r.lineStart {
-		r.writeLocked("\n")
-	}
-	r.writeLocked(s + "\n")
+	r.writeLocked(r.text.Line(s))
 }
 
 func (r *textRenderer) start(info startInfo) {
@@ -240,64 +234,19 @@ func (r *textRenderer) event(ev agent.Event) {
 		case agent.Reporting:
 			r.status = "reporting"
 		}
-	case agent.KindText:
-		r.writeLocked(ev.Text)
-	case agent.KindToolCall:
-		r.lineLocked("→ " + session.CallSummary(ev.Call))
-	case agent.KindToolResult:
-		name := ""
-		if ev.Call != nil {
-			name = ev.Call.Name
-		}
-		mark, out := "←", ev.Output
-		if ev.IsErr {
-			mark, out = "✗", strings.TrimPrefix(out, "error: ")
-		}
-		r.lineLocked(fmt.Sprintf("  %s %s: %s", mark, name, firstLine(out, 120)))
-	case agent.KindVerify:
-		if ev.Verify != nil && ev.Verify.Skipped {
-			r.lineLocked("· " + ev.Verify.Summary)
-		} else if ev.Verify != nil {
-			mark := "✗ checks failed"
-			if ev.Verify.Passed {
-				mark = "✓ checks passed"
-			}
-			r.lineLocked(fmt.Sprintf("%s: %s", mark, ev.Verify.Summary))
-			for _, l := range ev.Verify.Located {
-				r.lineLocked("    " + l)
-			}
-			if n := ev.Verify.Problems - len(ev.Verify.Located); n > 0 {
-				r.lineLocked(fmt.Sprintf("    … and %d more", n))
-			}
-		}
-	case agent.KindRetry, agent.KindCompaction, agent.KindBudget, agent.KindNotice:
-		r.lineLocked("· " + ev.Text)
 	case agent.KindPlan:
 		if ev.Plan != nil {
-			r.lineLocked(fmt.Sprintf("· plan (%d of %d done):", ev.Plan.Done(), len(ev.Plan.Steps)))
-			for _, st := range ev.Plan.Steps {
-				r.lineLocked("    " + agent.StepMark(st.Status) + " " + firstLine(st.Step, 100))
-			}
 			r.plan = fmt.Sprintf("%d/%d", ev.Plan.Done(), len(ev.Plan.Steps))
 			if cur := ev.Plan.Current(); cur != "" {
-				r.plan += " " + firstLine(cur, 40)
+				r.plan += " " + render.FirstLine(cur, 40)
 			}
 		}
 	case agent.KindUsage:
 		if ev.TaskUsage != nil {
 			r.tokens = ev.TaskUsage.InputTokens + ev.TaskUsage.OutputTokens
 		}
-	case agent.KindEnd:
-		if ev.Result != nil {
-			switch {
-			case ev.Result.Reason == "maxSteps" || ev.Result.Reason == "budget":
-				r.lineLocked("stopped: " + ev.Result.Error)
-			case ev.Result.Status == agent.StatusError:
-				r.lineLocked("error: " + ev.Result.Error)
-			}
-			r.lineLocked("── " + session.ResultLine(*ev.Result))
-		}
 	}
+	r.writeLocked(r.text.Event(ev))
 	r.drawLocked()
 }
 
@@ -359,28 +308,7 @@ func (r *textRenderer) clearLocked() {
 		fmt.Fprint(r.w, "\r\x1b[K")
 		r.shown = false
 	}
-	if !r.lineStart {
-		fmt.Fprintln(r.w)
-		r.lineStart = true
-	}
-}
-
-func firstLine(s string, max int) string {
-	s = strings.TrimSpace(s)
-	if s == "" {
-		return "(no output)"
-	}
-	more := false
-	if i := strings.IndexByte(s, '\n'); i >= 0 {
-		s, more = s[:i], true
-	}
-	if len(s) > max {
-		s, more = textcut.Head(s, max), true
-	}
-	if more {
-		s += " …"
-	}
-	return s
+	fmt.Fprint(r.w, r.text.Break())
 }
 
 func plural(n int) string {

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/agentls/agentls/internal/assemble"
+	"github.com/agentls/agentls/internal/render"
 	"github.com/agentls/agentls/internal/review"
 	"github.com/agentls/agentls/internal/session"
 	"github.com/agentls/agentls/internal/tools"
@@ -124,6 +125,6 @@ func showSteps(sess *session.Session, stdout io.Writer) {
 		if cp.Step == sess.Rewound {
 			mark = "  ← rewound here"
 		}
-		fmt.Fprintf(stdout, "  %d  %s · %s · %s%s\n", cp.Step, cp.Task, oneLine(cp.Summary, 80), strings.Join(files, ", "), mark)
+		fmt.Fprintf(stdout, "  %d  %s · %s · %s%s\n", cp.Step, cp.Task, render.OneLine(cp.Summary, 80), strings.Join(files, ", "), mark)
 	}
 }

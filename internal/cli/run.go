@@ -25,8 +25,10 @@ import (
 	"github.com/agentls/agentls/internal/llm/record"
 	"github.com/agentls/agentls/internal/logging"
 	"github.com/agentls/agentls/internal/policy"
+	"github.com/agentls/agentls/internal/policy/approval"
 	"github.com/agentls/agentls/internal/session"
 	"github.com/agentls/agentls/internal/tools"
+	"github.com/agentls/agentls/internal/verify/gate"
 )
 
 // Exit codes of `agentls run` (README.md, "Headless").
@@ -198,7 +200,7 @@ func (c *cliRun) run(ctx context.Context) int {
 	ws := newCLIWorkspace(disk, o.dryRun || review)
 	in := c.in
 	var (
-		ask          assemble.Ask
+		ask          approval.Ask
 		confirmWrite func(context.Context, string, string) (bool, error)
 		askNetwork   func(context.Context, string) (bool, error)
 	)
@@ -249,14 +251,14 @@ func (c *cliRun) run(ctx context.Context) int {
 		model = replay.Model() // the model that answers is the recorded one
 	}
 
-	var st *session.Task
+	var st *session.Recorder
 	res, err := assemble.Run(ctx, assemble.TaskConfig{
 		Spec: assemble.Spec{
 			Config:    cfg,
 			Root:      root,
 			Workspace: ws,
 			LLM:       llm,
-			Approver:  assemble.ApproverReporting(cfg, nil, ask, refuse),
+			Approver:  approval.Reporting(cfg, nil, ask, refuse),
 			OnEvent:   onEvent,
 			Warn:      ren.warn,
 			Log:       log,
@@ -273,12 +275,12 @@ func (c *cliRun) run(ctx context.Context) int {
 		// Steps for `agentls sessions rewind`: changes written to disk.
 		Checkpoints: !o.dryRun && !review,
 		MCP:         mcp,
-		Gate: func(g *assemble.Gate) {
+		Gate: func(g *gate.Gate) {
 			g.OnStart = func(cmd string) { ren.note("· running " + cmd) }
-			g.Overlay = func([]string) map[string][]byte { return ws.proposed() }
+			g.Unsaved = func([]string) map[string][]byte { return ws.proposed() }
 		},
 		Hooks: assemble.Hooks{
-			Began: func(rec *session.Task) {
+			Began: func(rec *session.Recorder) {
 				st = rec
 				log.Info("task", zap.String("workspace", root), zap.String("session", st.Session()), zap.String("model", cfg.LLM.Model), zap.Bool("dryRun", o.dryRun), zap.Bool("review", review))
 				ren.start(startInfo{Session: st.Session(), TaskID: st.ID(), Workspace: root, Model: model,
@@ -335,7 +337,7 @@ func (c *cliRun) run(ctx context.Context) int {
 // (already written), the files the user accepts (--review), or nothing
 // (--dry-run, whose diff goes to stdout). It returns the files written and
 // updates res to say what landed.
-func (c *cliRun) land(ctx context.Context, cfg config.Config, root string, ws *cliWorkspace, review bool, text *textRenderer, ren renderer, res *agent.Result, st *session.Task) []string {
+func (c *cliRun) land(ctx context.Context, cfg config.Config, root string, ws *cliWorkspace, review bool, text *textRenderer, ren renderer, res *agent.Result, st *session.Recorder) []string {
 	changed := ws.changed()
 	switch {
 	case c.o.dryRun:
@@ -485,7 +487,7 @@ func (c *cliRun) loadConfig(root string) (config.Config, []config.Problem, []str
 // checkAccepted runs the checks again on what a review wrote when it is
 // not what was checked: the proposal passed or failed as a whole, and a
 // part of it is another program. The outcome replaces the proposal's.
-func (c *cliRun) checkAccepted(ctx context.Context, cfg config.Config, root string, res agent.Result, changed, written []string, st *session.Task, ren renderer) agent.Result {
+func (c *cliRun) checkAccepted(ctx context.Context, cfg config.Config, root string, res agent.Result, changed, written []string, st *session.Recorder, ren renderer) agent.Result {
 	if len(written) == 0 || len(written) == len(changed) || res.Status != agent.StatusOK {
 		return res
 	}

@@ -11,8 +11,8 @@ import (
 	"time"
 
 	"github.com/agentls/agentls/internal/config"
+	"github.com/agentls/agentls/internal/render"
 	"github.com/agentls/agentls/internal/session"
-	"github.com/agentls/agentls/internal/textcut"
 )
 
 const sessionsUsage = `usage:
@@ -97,7 +97,7 @@ func listSessions(store *session.Store, asJSON bool, stdout, stderr io.Writer) i
 	tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "SESSION\tUPDATED\tTASKS\tLAST STATUS\tLAST TASK")
 	for _, in := range infos {
-		fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%s\n", in.ID, in.Updated.Local().Format("2006-01-02 15:04"), in.Tasks, in.LastStatus, oneLine(in.LastPrompt, 60))
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%s\n", in.ID, in.Updated.Local().Format("2006-01-02 15:04"), in.Tasks, in.LastStatus, render.OneLine(in.LastPrompt, 60))
 	}
 	tw.Flush()
 	return exitOK
@@ -129,11 +129,11 @@ func showSession(store *session.Store, id string, asJSON, withDiff bool, stdout,
 		if t.Result == nil {
 			fmt.Fprintln(stdout, "  interrupted: no result was recorded (the process ended)")
 		} else {
-			fmt.Fprintf(stdout, "  %s\n", session.ResultLine(*t.Result))
+			fmt.Fprintf(stdout, "  %s\n", render.ResultLine(*t.Result))
 			if t.Result.Error != "" {
-				fmt.Fprintf(stdout, "  error: %s\n", oneLine(t.Result.Error, 300))
+				fmt.Fprintf(stdout, "  error: %s\n", render.OneLine(t.Result.Error, 300))
 			}
-			if s := oneLine(t.Result.Summary, 300); s != "" {
+			if s := render.OneLine(t.Result.Summary, 300); s != "" {
 				fmt.Fprintf(stdout, "  summary: %s\n", s)
 			}
 		}
@@ -162,12 +162,4 @@ func writeJSON(w io.Writer, v any) int {
 		return exitFailed
 	}
 	return exitOK
-}
-
-func oneLine(s string, max int) string {
-	s = strings.Join(strings.Fields(s), " ")
-	if len(s) <= max {
-		return s
-	}
-	return textcut.Head(s, max) + "…"
 }

@@ -16,27 +16,27 @@ import (
 )
 
 // cliWorkspace is the workspace of `agentls run`. It writes through to
-// disk (atomically, by tools.DiskWorkspace) or, in overlay mode (--dry-run,
+// disk (atomically, by tools.DiskWorkspace) or (--dry-run,
 // --review), keeps the writes in memory where later reads see them. Either
 // way its change log (the one internal/review keeps for the language
 // server too) notes each file's text before the task's first edit and
 // after its last, for the diff, the review and the session.
 type cliWorkspace struct {
-	disk    *tools.DiskWorkspace
-	overlay bool
+	disk     *tools.DiskWorkspace
+	inMemory bool
 
-	mu  sync.Mutex // held across overlay edits, so a transform sees the last one
+	mu  sync.Mutex // held across in-memory edits, so a transform sees the last one
 	log review.Log
 }
 
-func newCLIWorkspace(disk *tools.DiskWorkspace, overlay bool) *cliWorkspace {
-	return &cliWorkspace{disk: disk, overlay: overlay}
+func newCLIWorkspace(disk *tools.DiskWorkspace, inMemory bool) *cliWorkspace {
+	return &cliWorkspace{disk: disk, inMemory: inMemory}
 }
 
 func (w *cliWorkspace) Root() string { return w.disk.Root() }
 
 func (w *cliWorkspace) ReadFile(ctx context.Context, rel string) ([]byte, error) {
-	if w.overlay {
+	if w.inMemory {
 		if fc, ok := w.log.File(rel); ok {
 			return []byte(fc.After), nil
 		}
@@ -44,10 +44,10 @@ func (w *cliWorkspace) ReadFile(ctx context.Context, rel string) ([]byte, error)
 	return w.disk.ReadFile(ctx, rel)
 }
 
-// OpenFiles implements tools.BufferLister in overlay mode, so list_files
+// OpenFiles implements tools.BufferLister in memory, so list_files
 // and grep see the files the task created and the text it proposed.
 func (w *cliWorkspace) OpenFiles() []string {
-	if !w.overlay {
+	if !w.inMemory {
 		return nil
 	}
 	var out []string
@@ -64,7 +64,7 @@ func (w *cliWorkspace) Edit(ctx context.Context, rel string, transform func(old 
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	if w.overlay {
+	if w.inMemory {
 		w.mu.Lock()
 		defer w.mu.Unlock()
 		var old []byte
@@ -125,7 +125,7 @@ func (w *cliWorkspace) change(rel string) review.File {
 // proposed maps the changed files to their new text, for checks that must
 // see edits not on disk.
 func (w *cliWorkspace) proposed() map[string][]byte {
-	if !w.overlay {
+	if !w.inMemory {
 		return nil
 	}
 	out := map[string][]byte{}
@@ -178,7 +178,7 @@ var errChangedOnDisk = errors.New("the file changed on disk while the task ran; 
 // Delete implements tools.FileOps on disk; a dry run or a review proposes
 // text only.
 func (w *cliWorkspace) Delete(ctx context.Context, rel string) error {
-	if w.overlay {
+	if w.inMemory {
 		return fmt.Errorf("this run proposes text changes only (--dry-run or review); deleting %s is left to the user: say so in your summary", rel)
 	}
 	return w.disk.Delete(ctx, rel)
@@ -186,7 +186,7 @@ func (w *cliWorkspace) Delete(ctx context.Context, rel string) error {
 
 // Move implements tools.FileOps on disk, like Delete.
 func (w *cliWorkspace) Move(ctx context.Context, from, to string) error {
-	if w.overlay {
+	if w.inMemory {
 		return fmt.Errorf("this run proposes text changes only (--dry-run or review); moving %s is left to the user: say so in your summary", from)
 	}
 	return w.disk.Move(ctx, from, to)

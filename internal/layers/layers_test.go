@@ -30,25 +30,31 @@ var allowed = map[string][]string{
 	"internal/llm/chat":      {"internal/agent", "internal/llm/llmhttp"},
 	"internal/llm/responses": {"internal/agent", "internal/llm/llmhttp"},
 	"internal/llm/record":    {"internal/agent", "internal/textcut"},
-	"internal/session":       {"internal/agent", "internal/edits", "internal/textcut"},
+	"internal/render":        {"internal/agent", "internal/textcut"}, // pure: events in, text out
+	"internal/session":       {"internal/agent", "internal/edits", "internal/render", "internal/textcut"},
 	"internal/review":        {"internal/edits", "internal/textcut"}, // pure: plans, no I/O
 	"internal/verify":        {"internal/proc", "internal/textcut"},
 	"internal/tools":         {"internal/agent", "internal/policy", "internal/proc", "internal/textcut"},
 	"internal/mcp":           {"internal/agent", "internal/config", "internal/proc", "internal/tools"},
+	// The verify gate (checks → the machine's report) and the approval
+	// policy (rules, answers, tools.approval, the sandbox): below assemble,
+	// which builds them from the settings.
+	"internal/verify/gate":     {"internal/agent", "internal/proc", "internal/textcut", "internal/verify"},
+	"internal/policy/approval": {"internal/config", "internal/policy", "internal/proc", "internal/tools"},
 	// The one assembly path.
 	"internal/assemble": {"internal/agent", "internal/config", "internal/driver", "internal/llm/chat", "internal/llm/responses",
-		"internal/mcp", "internal/policy", "internal/proc", "internal/session", "internal/tools", "internal/verify", "internal/textcut"},
+		"internal/mcp", "internal/policy", "internal/proc", "internal/session", "internal/tools", "internal/verify", "internal/textcut", "internal/verify/gate"},
 	// Front ends: the assembly path and the core, never each other.
 	"internal/acp": {"internal/agent", "internal/assemble", "internal/commands", "internal/config", "internal/driver", "internal/logging",
-		"internal/mcp", "internal/policy", "internal/proc", "internal/session", "internal/textcut", "internal/tools"},
+		"internal/mcp", "internal/policy", "internal/proc", "internal/render", "internal/review", "internal/session", "internal/textcut", "internal/tools", "internal/policy/approval", "internal/verify/gate"},
 	// The bridge's ACP client, the LSP front end's backend for an external
 	// agent: apart from the ACP agent, so that lsp does not link it.
 	"internal/acpclient": {"internal/agent", "internal/assemble", "internal/config", "internal/driver", "internal/policy",
-		"internal/proc", "internal/session", "internal/textcut", "internal/tools"},
-	"internal/cli": {"internal/agent", "internal/assemble", "internal/commands", "internal/config", "internal/driver", "internal/edits", "internal/review",
-		"internal/llm/record", "internal/logging", "internal/policy", "internal/session", "internal/tools", "internal/textcut"},
+		"internal/proc", "internal/session", "internal/textcut", "internal/tools", "internal/policy/approval"},
+	"internal/cli": {"internal/agent", "internal/assemble", "internal/commands", "internal/config", "internal/driver", "internal/edits", "internal/render", "internal/review",
+		"internal/llm/record", "internal/logging", "internal/policy", "internal/session", "internal/tools", "internal/textcut", "internal/policy/approval", "internal/verify/gate"},
 	"internal/lsp": {"internal/acpclient", "internal/agent", "internal/assemble", "internal/commands", "internal/config", "internal/driver",
-		"internal/edits", "internal/mcp", "internal/review", "internal/session", "internal/tools", "internal/verify", "internal/textcut"},
+		"internal/edits", "internal/mcp", "internal/render", "internal/review", "internal/session", "internal/tools", "internal/verify", "internal/textcut", "internal/policy/approval", "internal/verify/gate"},
 	// The evaluation harness: runs the agentls binary on tasks, through a
 	// recording proxy, against the endpoint or the scripted model.
 	"internal/eval": {"internal/assemble", "internal/config", "internal/llm/responses", "internal/proc", "internal/testkit/fakellm"},

@@ -27,7 +27,7 @@ func (s *Server) cmdAccept(ctx context.Context, a reviewArgs) (any, error) {
 // stay open for as long as the user likes: the plan is made under
 // review.mu, the edit is sent without it, and the result is committed
 // under it again, checked against the proposal it was planned from.
-func (s *Server) accept(ctx context.Context, t *task, only, hunk string) (any, error) {
+func (s *Server) accept(ctx context.Context, t *runningTask, only, hunk string) (any, error) {
 	caps, enc := s.clientState()
 	ws, err := s.newWorkspace(t)
 	if err != nil {
@@ -97,7 +97,7 @@ func (s *Server) accept(ctx context.Context, t *task, only, hunk string) (any, e
 
 // planAccept plans the accept (review.PlanAccept) over the editor's text
 // and makes it a workspace edit; review.mu is held.
-func (s *Server) planAccept(t *task, ws *editorWorkspace, only, hunk string, caps clientCaps, enc edits.Encoding) ([]review.Accept, protocol.WorkspaceEdit, error) {
+func (s *Server) planAccept(t *runningTask, ws *editorWorkspace, only, hunk string, caps clientCaps, enc edits.Encoding) ([]review.Accept, protocol.WorkspaceEdit, error) {
 	var plan []review.Accept
 	var we protocol.WorkspaceEdit
 	annotation := protocol.ChangeAnnotationIdentifier("agentls.review")

@@ -6,8 +6,8 @@ import (
 
 	"go.lsp.dev/protocol"
 
-	"github.com/agentls/agentls/internal/assemble"
 	"github.com/agentls/agentls/internal/config"
+	"github.com/agentls/agentls/internal/policy/approval"
 	"github.com/agentls/agentls/internal/tools"
 )
 
@@ -18,17 +18,17 @@ const (
 	deny        = "Deny"
 )
 
-// approver is the shared command policy (assemble.Approver) with the user
+// approver is the shared command policy (approval.New) with the user
 // asked through window/showMessageRequest. A client that cannot ask (Helix
 // 25.07) follows the policy alone, whose refusal says how to allow the
 // command.
 func (s *Server) approver(cfg config.Config) tools.Approver {
-	return assemble.Approver(cfg, &s.allowed, s.ask())
+	return approval.New(cfg, &s.allowed, s.ask())
 }
 
 // ask is how the user is asked whether something may run: askToRun, or
 // nil when the client cannot ask.
-func (s *Server) ask() assemble.Ask {
+func (s *Server) ask() approval.Ask {
 	if !s.canAsk() {
 		return nil
 	}
@@ -37,7 +37,7 @@ func (s *Server) ask() assemble.Ask {
 
 // askToRun asks the user whether command may run. It holds no lock while
 // the client answers.
-func (s *Server) askToRun(ctx context.Context, command, _ string) (assemble.Answer, error) {
+func (s *Server) askToRun(ctx context.Context, command, _ string) (approval.Answer, error) {
 	res, err := s.client.ShowMessageRequest(ctx, &protocol.ShowMessageRequestParams{
 		Type:    protocol.MessageTypeWarning,
 		Message: fmt.Sprintf("agentls wants to run in %s:\n\n%s", s.rootDir(), command),
@@ -45,19 +45,19 @@ func (s *Server) askToRun(ctx context.Context, command, _ string) (assemble.Answ
 	})
 	if err != nil {
 		if ctx.Err() != nil {
-			return assemble.NoAnswer, ctx.Err()
+			return approval.NoAnswer, ctx.Err()
 		}
-		return assemble.NoAnswer, fmt.Errorf("asking the user failed: %v", err)
+		return approval.NoAnswer, fmt.Errorf("asking the user failed: %v", err)
 	}
 	switch {
 	case res == nil:
-		return assemble.NoAnswer, nil
+		return approval.NoAnswer, nil
 	case res.Title == allowOnce:
-		return assemble.AllowOnce, nil
+		return approval.AllowOnce, nil
 	case res.Title == allowAlways:
-		return assemble.AllowAlways, nil
+		return approval.AllowAlways, nil
 	default:
-		return assemble.Deny, nil
+		return approval.Deny, nil
 	}
 }
 

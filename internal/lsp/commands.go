@@ -177,7 +177,7 @@ func (s *Server) startRun(name string, a runArgs, mustExist bool) (any, error) {
 		review = *a.Review
 	}
 	a.Task = expandProjectCommand(s.rootDir(), a.Task)
-	t := &task{prompt: a.Task, session: a.Session, review: review, editor: editor, mustExist: mustExist, model: a.Model, dir: s.uriDir(a.URI)}
+	t := &runningTask{prompt: a.Task, session: a.Session, review: review, editor: editor, mustExist: mustExist, model: a.Model, dir: s.uriDir(a.URI)}
 	s.tasks.start(t, s.runAgent)
 	return runResult{TaskID: t.id, Session: t.session}, nil
 }
@@ -233,7 +233,7 @@ type taskIDArgs struct {
 }
 
 func (s *Server) cmdCancel(ctx context.Context, a taskIDArgs) (any, error) {
-	var t *task
+	var t *runningTask
 	if a.TaskID == "" {
 		t = s.tasks.newest()
 	} else {
@@ -310,7 +310,7 @@ func (s *Server) cmdWait(ctx context.Context, a waitArgs) (any, error) {
 }
 
 func (s *Server) cmdVerify(ctx context.Context, _ noArgs) (any, error) {
-	t := &task{prompt: "verify the workspace", verify: true}
+	t := &runningTask{prompt: "verify the workspace", verify: true}
 	s.tasks.start(t, s.runVerifyOnly)
 	return runResult{TaskID: t.id, Session: t.session}, nil
 }

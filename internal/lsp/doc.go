@@ -1,5 +1,5 @@
 // Package lsp is the agentls language server: it speaks LSP over a
-// jsonrpc2 stream, keeps an overlay of the editor's open documents, runs
+// jsonrpc2 stream, keeps the editor's open documents (openDocs), runs
 // agent tasks in the background for workspace/executeCommand, and sends
 // their edits (workspace/applyEdit), progress ($/progress), live stream
 // (agentls/event) and verification failures (publishDiagnostics) back.

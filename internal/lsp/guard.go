@@ -70,7 +70,7 @@ func readTestHooks(getenv func(string) string) testHooks {
 // asks for it ("panic:<place>"), so a test chooses which task fails.
 // It panics once per task and place, so later work that meets the task
 // (re-publishing its proposals) shows what the panic left behind.
-func (s *Server) maybePanic(where string, t *task) {
+func (s *Server) maybePanic(where string, t *runningTask) {
 	if !s.hooks.panicAt[where] || t == nil || !strings.Contains(t.prompt, "panic:"+where) {
 		return
 	}

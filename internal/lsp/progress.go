@@ -26,7 +26,7 @@ type progress struct {
 // createTimeout bounds window/workDoneProgress/create.
 const createTimeout = 2 * time.Second
 
-func (s *Server) beginProgress(ctx context.Context, t *task, title, msg string) *progress {
+func (s *Server) beginProgress(ctx context.Context, t *runningTask, title, msg string) *progress {
 	p := &progress{s: s}
 	caps, _ := s.clientState()
 	supported := caps.workDoneProgress

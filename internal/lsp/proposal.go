@@ -54,7 +54,7 @@ func (s *Server) cmdProposal(ctx context.Context, a proposalArgs) (any, error) {
 }
 
 // proposal answers agentls.proposal; review.mu is held.
-func (s *Server) proposal(t *task, a proposalArgs) (any, error) {
+func (s *Server) proposal(t *runningTask, a proposalArgs) (any, error) {
 	if a.URI == "" {
 		out := proposalList{TaskID: t.id, URIs: []string{}}
 		for _, fc := range s.reviewFiles(t, "") {

@@ -45,7 +45,7 @@ type reviewState struct {
 }
 
 // claim marks t as waiting on the client for name; r.mu must be held.
-func (r *reviewState) claim(t *task, name string) error {
+func (r *reviewState) claim(t *runningTask, name string) error {
 	if r.busy == nil {
 		r.busy = map[string]string{}
 	}
@@ -57,10 +57,10 @@ func (r *reviewState) claim(t *task, name string) error {
 }
 
 // release ends a claim; r.mu must be held.
-func (r *reviewState) release(t *task) { delete(r.busy, t.id) }
+func (r *reviewState) release(t *runningTask) { delete(r.busy, t.id) }
 
 // claimLocked is claim under r.mu.
-func (r *reviewState) claimLocked(t *task, name string) (err error) {
+func (r *reviewState) claimLocked(t *runningTask, name string) (err error) {
 	r.locked(func() { err = r.claim(t, name) })
 	return err
 }
@@ -99,7 +99,7 @@ func (r *reviewState) touched(s *Server, ctx context.Context, u string) {
 
 // reviewFiles returns copies of the task's files with open proposals,
 // optionally only the one at uri.
-func (s *Server) reviewFiles(t *task, only string) []review.File {
+func (s *Server) reviewFiles(t *runningTask, only string) []review.File {
 	var out []review.File
 	for _, fc := range t.changes.Pending() {
 		if only != "" && only != s.fileURI(fc.Rel) {
@@ -179,7 +179,7 @@ func (s *Server) reviewByURI(only string) map[string][]protocol.Diagnostic {
 
 // reviewDiagnostic is one proposed change as an Information diagnostic; its
 // data names the task and the hunk for the code actions.
-func reviewDiagnostic(t *task, fc review.File, h review.Hunk, m *edits.Mapper, size int, enc edits.Encoding) protocol.Diagnostic {
+func reviewDiagnostic(t *runningTask, fc review.File, h review.Hunk, m *edits.Mapper, size int, enc edits.Encoding) protocol.Diagnostic {
 	msg := "agentls proposes: " + review.Describe(h.Change, fc.ReviewBase)
 	if h.Conflict {
 		msg += " (you edited this region since; accepting is refused)"
@@ -201,7 +201,7 @@ const showTimeout = 2 * time.Second
 
 // endReview runs when a review-mode task ends: proposals become visible
 // and the whole task's diff is written and shown.
-func (s *Server) endReview(ctx context.Context, t *task) {
+func (s *Server) endReview(ctx context.Context, t *runningTask) {
 	s.review.locked(func() { s.publishReview(ctx) })
 	files := s.reviewFiles(t, "")
 	if len(files) == 0 {
@@ -260,7 +260,7 @@ type reviewArgs struct {
 
 // reviewTask finds the task a review command is about: the one named, or
 // the newest with proposals left.
-func (s *Server) reviewTask(name string, a reviewArgs) (*task, reviewArgs, error) {
+func (s *Server) reviewTask(name string, a reviewArgs) (*runningTask, reviewArgs, error) {
 	if a.TaskID == "" {
 		for _, t := range s.tasks.all() {
 			if t.review && len(t.changes.Pending()) > 0 {

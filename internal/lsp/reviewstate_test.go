@@ -25,7 +25,7 @@ func TestReviewLockSurvivesAPanic(t *testing.T) {
 // A task waiting for the editor refuses a second command until released.
 func TestClaimRefusesASecondCommand(t *testing.T) {
 	var r reviewState
-	tk := &task{id: "t1"}
+	tk := &runningTask{id: "t1"}
 	if err := r.claimLocked(tk, "agentls.accept"); err != nil {
 		t.Fatal(err)
 	}
@@ -33,7 +33,7 @@ func TestClaimRefusesASecondCommand(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "waiting for the editor to apply agentls.accept") {
 		t.Fatalf("second claim: %v", err)
 	}
-	if err := r.claimLocked(&task{id: "t2"}, "agentls.undo"); err != nil {
+	if err := r.claimLocked(&runningTask{id: "t2"}, "agentls.undo"); err != nil {
 		t.Fatalf("another task: %v", err)
 	}
 	r.locked(func() { r.release(tk) })

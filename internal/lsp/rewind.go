@@ -121,7 +121,7 @@ func (s *Server) cmdRewind(ctx context.Context, a rewindArgs) (any, error) {
 	}
 	// The session's tasks this server ran: none may be running, and the
 	// newest is claimed against a concurrent accept or undo.
-	var newest *task
+	var newest *runningTask
 	for _, t := range s.tasks.all() {
 		if t.session != sess.ID {
 			continue
@@ -136,7 +136,7 @@ func (s *Server) cmdRewind(ctx context.Context, a rewindArgs) (any, error) {
 		return rewindRefused("%v", err), nil
 	}
 	if newest == nil {
-		newest = &task{id: "rewind", session: sess.ID, done: make(chan struct{})}
+		newest = &runningTask{id: "rewind", session: sess.ID, done: make(chan struct{})}
 	}
 	ws, err := s.newWorkspace(newest)
 	if err != nil {
@@ -151,7 +151,7 @@ func (s *Server) cmdRewind(ctx context.Context, a rewindArgs) (any, error) {
 	res := rewindResult{Applied: true, Session: sess.ID, Step: plan.Step, Files: []string{}, Conflicts: []conflictJSON{}}
 	var (
 		we       protocol.WorkspaceEdit
-		done     []undone
+		done     []session.FileState
 		toDelete []string
 		curs     = map[string]string{}
 	)
@@ -172,10 +172,10 @@ func (s *Server) cmdRewind(ctx context.Context, a rewindArgs) (any, error) {
 		switch {
 		case p.Delete && caps.applyEdit && caps.deleteFiles:
 			we.DocumentChanges = append(we.DocumentChanges, &protocol.DeleteFile{Kind: "delete", URI: uri.URI(u)})
-			done = append(done, undone{rel: f.Path})
+			done = append(done, session.FileState{Path: f.Path})
 		case p.Delete && !caps.applyEdit:
 			toDelete = append(toDelete, f.Path)
-			done = append(done, undone{rel: f.Path})
+			done = append(done, session.FileState{Path: f.Path})
 		case p.Delete:
 			res.Conflicts = append(res.Conflicts, conflictJSON{URI: u, Line: 1, Reason: "the file did not exist at this step; this editor cannot delete files through LSP, delete it by hand"})
 		case len(p.Changes) > 0:
@@ -185,7 +185,7 @@ func (s *Server) cmdRewind(ctx context.Context, a rewindArgs) (any, error) {
 				version = &v
 			}
 			we.DocumentChanges = append(we.DocumentChanges, versionedEdit(u, version, edits.TextEdits(cur, p.Changes, enc), clientCaps{documentChanges: true}).DocumentChanges...)
-			done = append(done, undone{rel: f.Path, existed: true, next: p.Next})
+			done = append(done, session.FileState{Path: f.Path, Exists: true, Text: p.Next})
 		}
 	}
 	why, err := s.restore(ctx, ws, caps, "rewind", fmt.Sprintf("agentls: rewind to step %d", plan.Step), we, done, toDelete)
@@ -198,11 +198,11 @@ func (s *Server) cmdRewind(ctx context.Context, a rewindArgs) (any, error) {
 	// Undo of the newest task goes on reverting its changes only: what
 	// the rewind did counts as its change.
 	for _, d := range done {
-		res.Files = append(res.Files, d.rel)
-		if d.existed {
-			newest.changes.RecordApplied(d.rel, curs[d.rel], true, d.next)
+		res.Files = append(res.Files, d.Path)
+		if d.Exists {
+			newest.changes.RecordApplied(d.Path, curs[d.Path], true, d.Text)
 		} else {
-			newest.changes.CommitUndo(d.rel)
+			newest.changes.CommitUndo(d.Path)
 		}
 	}
 	if err := st.Rewound(plan); err != nil {

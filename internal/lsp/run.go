@@ -15,14 +15,16 @@ import (
 	"github.com/agentls/agentls/internal/agent"
 	"github.com/agentls/agentls/internal/assemble"
 	"github.com/agentls/agentls/internal/driver"
+	"github.com/agentls/agentls/internal/render"
 	"github.com/agentls/agentls/internal/session"
 	"github.com/agentls/agentls/internal/textcut"
+	"github.com/agentls/agentls/internal/verify/gate"
 )
 
 // runAgent is the body of an agentls.run task: the editor's part of
 // assemble.Run (how it asks, through the editor, and how it shows, as
 // progress, events and review).
-func (s *Server) runAgent(ctx context.Context, t *task) {
+func (s *Server) runAgent(ctx context.Context, t *runningTask) {
 	s.settleTrust(ctx)
 	cfg := s.config()
 	if t.model != "" {
@@ -64,9 +66,9 @@ func (s *Server) runAgent(ctx context.Context, t *task) {
 		// Steps for agentls.rewind: changes the editor applied.
 		Checkpoints: !t.review,
 		MCP:         &s.mcp,
-		Gate:        func(g *assemble.Gate) { s.wireGate(ctx, g, root, t, prog) },
+		Gate:        func(g *gate.Gate) { s.wireGate(ctx, g, root, t, prog) },
 		Hooks: assemble.Hooks{
-			Began: func(rec *session.Task) {
+			Began: func(rec *session.Recorder) {
 				t.mu.Lock()
 				t.transcript = rec.TranscriptPath()
 				t.mu.Unlock()
@@ -107,7 +109,7 @@ type eventParams struct {
 
 // safeEvent is onEvent behind a panic barrier: the driver calls it on its
 // own goroutine, and a panic there must end this task only, as "internal".
-func (s *Server) safeEvent(ctx context.Context, t *task, prog *progress, ev agent.Event) {
+func (s *Server) safeEvent(ctx context.Context, t *runningTask, prog *progress, ev agent.Event) {
 	if err := s.catch("onEvent", func() { s.onEvent(ctx, t, prog, ev) }); err != nil {
 		t.fail(err)
 		t.cancel()
@@ -116,7 +118,7 @@ func (s *Server) safeEvent(ctx context.Context, t *task, prog *progress, ev agen
 
 // onEvent forwards an agent event to the client: the agentls/event
 // stream, progress reports, and the transcript in window/logMessage.
-func (s *Server) onEvent(ctx context.Context, t *task, prog *progress, ev agent.Event) {
+func (s *Server) onEvent(ctx context.Context, t *runningTask, prog *progress, ev agent.Event) {
 	s.maybePanic("onEvent", t)
 	if ev.Kind == agent.KindState {
 		t.mu.Lock()
@@ -143,31 +145,9 @@ func (s *Server) onEvent(ctx context.Context, t *task, prog *progress, ev agent.
 			prog.report(ctx, "planning")
 		}
 	case agent.KindToolCall:
-		prog.report(ctx, session.CallSummary(ev.Call))
-		s.transcript(ctx, t, "→ "+session.CallSummary(ev.Call))
-	case agent.KindToolResult:
-		status := "ok"
-		if ev.IsErr {
-			status = shorten(ev.Output, 200)
-		}
-		s.transcript(ctx, t, fmt.Sprintf("← %s: %s", ev.Call.Name, status))
-	case agent.KindText:
-		t.mu.Lock()
-		t.line.WriteString(ev.Text)
-		text := t.line.String()
-		var lines []string
-		if i := strings.LastIndexByte(text, '\n'); i >= 0 {
-			lines = strings.Split(text[:i], "\n")
-			t.line.Reset()
-			t.line.WriteString(text[i+1:])
-		}
-		t.mu.Unlock()
-		for _, l := range lines {
-			s.transcript(ctx, t, l)
-		}
+		prog.report(ctx, render.CallSummary(ev.Call))
 	case agent.KindRetry, agent.KindCompaction, agent.KindBudget, agent.KindNotice:
 		prog.report(ctx, ev.Text)
-		s.transcript(ctx, t, "· "+ev.Text)
 	case agent.KindPlan:
 		if ev.Plan == nil {
 			break
@@ -177,31 +157,21 @@ func (s *Server) onEvent(ctx context.Context, t *task, prog *progress, ev agent.
 			msg += ": " + cur
 		}
 		prog.report(ctx, shorten(msg, 120))
-		s.transcript(ctx, t, "plan:")
-		for _, l := range strings.Split(ev.Plan.Text(), "\n") {
-			s.transcript(ctx, t, "  "+l)
-		}
-	case agent.KindVerify:
-		mark := "✗"
-		switch {
-		case ev.Verify.Skipped:
-			mark = "·" // nothing to check is not a pass
-		case ev.Verify.Passed:
-			mark = "✓"
-		}
-		s.transcript(ctx, t, mark+" checks: "+ev.Verify.Summary)
-	case agent.KindUsage:
-		t.mu.Lock()
-		rest := t.line.String()
-		t.line.Reset()
-		t.mu.Unlock()
-		if rest != "" {
-			s.transcript(ctx, t, rest)
+	}
+	t.mu.Lock()
+	if t.log == nil {
+		t.log = render.New(render.Log)
+	}
+	lines := t.log.Event(ev)
+	t.mu.Unlock()
+	if lines != "" {
+		for _, l := range strings.Split(strings.TrimSuffix(lines, "\n"), "\n") {
+			s.transcript(ctx, t, l)
 		}
 	}
 }
 
-func (s *Server) sendEvent(ctx context.Context, t *task, ev agent.Event) {
+func (s *Server) sendEvent(ctx context.Context, t *runningTask, ev agent.Event) {
 	p := eventParams{TaskID: t.id, Session: t.session, Event: ev}
 	t.mu.Lock()
 	if !t.headed {
@@ -214,13 +184,13 @@ func (s *Server) sendEvent(ctx context.Context, t *task, ev agent.Event) {
 	}
 }
 
-func (s *Server) transcript(ctx context.Context, t *task, line string) {
+func (s *Server) transcript(ctx context.Context, t *runningTask, line string) {
 	s.notify(ctx, protocol.MethodWindowLogMessage, &protocol.LogMessageParams{
 		Type: protocol.MessageTypeLog, Message: s.config().Redact(fmt.Sprintf("[agentls %s] %s", t.id, line)),
 	})
 }
 
-func (s *Server) finishTask(ctx context.Context, t *task, prog *progress, res agent.Result) {
+func (s *Server) finishTask(ctx context.Context, t *runningTask, prog *progress, res agent.Result) {
 	s.maybePanic("finishTask", t)
 	t.mu.Lock()
 	failed := t.internal != nil
@@ -237,8 +207,9 @@ func (s *Server) finishTask(ctx context.Context, t *task, prog *progress, res ag
 		s.endReview(ctx, t)
 		if n := len(t.changes.Pending()); n > 0 {
 			res.Summary += fmt.Sprintf("\n\nChanges to %d file%s wait for your review (%s).", n, plural(n), reviewHint(s.clientName()))
+			res.Outcome = "awaiting review"
 			t.mu.Lock()
-			t.result.Summary = res.Summary
+			t.result.Summary, t.result.Outcome = res.Summary, res.Outcome
 			t.mu.Unlock()
 		}
 	}
@@ -275,7 +246,7 @@ func endMessage(res agent.Result) (protocol.MessageType, string) {
 // closing message. It runs after the task is marked done, so an editor that
 // reacts to either (accept, undo, status) finds the task finished, its
 // result stored and its proposals published.
-func (s *Server) announceEnd(ctx context.Context, t *task) {
+func (s *Server) announceEnd(ctx context.Context, t *runningTask) {
 	s.maybePanic("announceEnd", t)
 	t.mu.Lock()
 	res, step := t.result, t.endStep

@@ -16,6 +16,7 @@ import (
 	"github.com/agentls/agentls/internal/assemble"
 	"github.com/agentls/agentls/internal/config"
 	"github.com/agentls/agentls/internal/edits"
+	"github.com/agentls/agentls/internal/policy/approval"
 )
 
 // Options configure a Server.
@@ -45,14 +46,14 @@ type Server struct {
 	client protocol.Client
 	hooks  testHooks
 
-	docs   *overlay
+	docs   *openDocs
 	tasks  *taskManager
 	diags  *diagnostics
 	conf   *configState
 	review reviewState
 	mcp    assemble.SharedMCP // the MCP servers of mcpServers, shared by the tasks
 
-	allowed assemble.Allowed // commands the user allowed always, this session
+	allowed approval.Allowed // commands the user allowed always, this session
 
 	mu             sync.Mutex
 	initialized    bool
@@ -134,7 +135,7 @@ func newServer(opts Options) *Server {
 	s := &Server{
 		opts:   opts,
 		log:    opts.Logger,
-		docs:   newOverlay(),
+		docs:   newOpenDocs(),
 		diags:  newDiagnostics(),
 		conf:   &configState{reported: map[string]bool{}},
 		exited: make(chan struct{}),

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"path/filepath"
-	"strings"
 	"sync"
 	"time"
 
@@ -12,12 +11,13 @@ import (
 	"go.lsp.dev/uri"
 
 	"github.com/agentls/agentls/internal/agent"
+	"github.com/agentls/agentls/internal/render"
 	"github.com/agentls/agentls/internal/review"
 	"github.com/agentls/agentls/internal/session"
 )
 
-// task is one agent task run by the server.
-type task struct {
+// runningTask is one agent runningTask run by the server.
+type runningTask struct {
 	id      string
 	session string
 	prompt  string
@@ -41,20 +41,20 @@ type task struct {
 	transcript string // the Markdown transcript's path
 	mustExist  bool   // agentls.continue: the session must exist
 	changes    review.Log
-	line       strings.Builder // transcript line being streamed
-	headed     bool            // the first agentls/event (with the prompt) was sent
-	prog       *progress       // set when the task's progress began
-	internal   error           // a recovered panic: the task ends "internal"
-	panicked   map[string]bool // test hooks that fired (guard.go)
+	log        *render.Renderer // the task's lines in window/logMessage (render.Log)
+	headed     bool             // the first agentls/event (with the prompt) was sent
+	prog       *progress        // set when the task's progress began
+	internal   error            // a recovered panic: the task ends "internal"
+	panicked   map[string]bool  // test hooks that fired (guard.go)
 }
 
-func (t *task) setToken(tok string) {
+func (t *runningTask) setToken(tok string) {
 	t.mu.Lock()
 	t.token = tok
 	t.mu.Unlock()
 }
 
-func (t *task) label(rel string) string {
+func (t *runningTask) label(rel string) string {
 	return fmt.Sprintf("%s (%s)", rel, shorten(t.prompt, 60))
 }
 
@@ -85,7 +85,7 @@ type taskJSON struct {
 	Outcome string `json:"outcome,omitempty"`
 }
 
-func (t *task) snapshot(root string) taskJSON {
+func (t *runningTask) snapshot(root string) taskJSON {
 	undoable := t.undoable()
 	outcome := ""
 	if t.ended() {
@@ -112,8 +112,8 @@ func (t *task) snapshot(root string) taskJSON {
 type taskManager struct {
 	s        *Server
 	mu       sync.Mutex
-	tasks    map[string]*task
-	order    []*task
+	tasks    map[string]*runningTask
+	order    []*runningTask
 	seq      int
 	sessions map[string]*sessionQueue
 	slots    chan struct{}
@@ -121,7 +121,7 @@ type taskManager struct {
 }
 
 func newTaskManager(s *Server) *taskManager {
-	return &taskManager{s: s, tasks: map[string]*task{}, sessions: map[string]*sessionQueue{}}
+	return &taskManager{s: s, tasks: map[string]*runningTask{}, sessions: map[string]*sessionQueue{}}
 }
 
 // sessionQueue orders the tasks of one session. Each task waits for the
@@ -145,7 +145,7 @@ func (q *sessionQueue) idle() bool {
 	}
 }
 
-func (m *taskManager) get(id string) (*task, bool) {
+func (m *taskManager) get(id string) (*runningTask, bool) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	t, ok := m.tasks[id]
@@ -153,7 +153,7 @@ func (m *taskManager) get(id string) (*task, bool) {
 }
 
 // newest returns the newest task that has not ended.
-func (m *taskManager) newest() *task {
+func (m *taskManager) newest() *runningTask {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	for i := len(m.order) - 1; i >= 0; i-- {
@@ -167,10 +167,10 @@ func (m *taskManager) newest() *task {
 	return nil
 }
 
-func (m *taskManager) all() []*task {
+func (m *taskManager) all() []*runningTask {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	return append([]*task(nil), m.order...)
+	return append([]*runningTask(nil), m.order...)
 }
 
 func (m *taskManager) cancelToken(tok protocol.ProgressToken) {
@@ -210,7 +210,7 @@ func (m *taskManager) waitAll() { m.wg.Wait() }
 
 // start registers a task and runs it in the background, behind a panic
 // barrier: a panic anywhere in the task ends it with reason "internal".
-func (m *taskManager) start(t *task, run func(ctx context.Context, t *task)) {
+func (m *taskManager) start(t *runningTask, run func(ctx context.Context, t *runningTask)) {
 	ctx, cancel := context.WithCancel(context.Background())
 	t.cancel, t.done, t.created, t.status, t.state = cancel, make(chan struct{}), time.Now(), agent.StatusQueued, agent.Idle
 	cfg := m.s.config()
@@ -252,7 +252,7 @@ func (m *taskManager) start(t *task, run func(ctx context.Context, t *task)) {
 // the task. It returns what releases them (mine lets the next task of the
 // session go), for after the task's end is announced, so the next task
 // starts after that.
-func (m *taskManager) execute(ctx context.Context, t *task, turn, mine chan struct{}, run func(context.Context, *task)) (release func()) {
+func (m *taskManager) execute(ctx context.Context, t *runningTask, turn, mine chan struct{}, run func(context.Context, *runningTask)) (release func()) {
 	cancelled := func() func() {
 		t.end(agent.Result{Status: agent.StatusCancelled, Cancelled: true, Reason: "cancelled", Error: "cancelled while queued"})
 		return func() {}
@@ -292,7 +292,7 @@ func (m *taskManager) execute(ctx context.Context, t *task, turn, mine chan stru
 }
 
 // fail records the task's first internal error (a recovered panic).
-func (t *task) fail(err error) {
+func (t *runningTask) fail(err error) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if t.internal == nil {
@@ -301,7 +301,7 @@ func (t *task) fail(err error) {
 }
 
 // internalResult is how a task that panicked ends.
-func internalResult(t *task) agent.Result {
+func internalResult(t *runningTask) agent.Result {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	r := t.result
@@ -322,7 +322,7 @@ const (
 // trim applies the history bound.
 func (m *taskManager) trim() {
 	m.mu.Lock()
-	var forget []*task
+	var forget []*runningTask
 	finished := 0
 	keep := m.order[:0]
 	for i := len(m.order) - 1; i >= 0; i-- {
@@ -361,13 +361,13 @@ func (m *taskManager) trim() {
 	for _, t := range forget {
 		t.changes.Forget()
 		t.mu.Lock()
-		t.line.Reset()
+		t.log = nil
 		t.mu.Unlock()
 	}
 }
 
 // ended reports whether the task has ended.
-func (t *task) ended() bool {
+func (t *runningTask) ended() bool {
 	select {
 	case <-t.done:
 		return true
@@ -376,7 +376,7 @@ func (t *task) ended() bool {
 	}
 }
 
-func (t *task) end(r agent.Result) {
+func (t *runningTask) end(r agent.Result) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	t.result = r

@@ -12,13 +12,13 @@ import (
 	"github.com/agentls/agentls/internal/edits"
 )
 
-// overlay holds the editor's open documents, keyed by the client's URI
+// openDocs holds the editor's open documents, keyed by the client's URI
 // string verbatim (a URI converted to a path and back may change its
 // escapes), plus an index by file path for the agent's reads.
 //
 // Updates arrive on the read loop in wire order; readers on task
 // goroutines wait for a newer version with waitChange.
-type overlay struct {
+type openDocs struct {
 	mu      sync.Mutex
 	docs    map[string]*document // by URI
 	byPath  map[string]string    // file path → URI
@@ -52,8 +52,8 @@ type expectation struct {
 	done     bool  // a didChange left next
 }
 
-func newOverlay() *overlay {
-	return &overlay{
+func newOpenDocs() *openDocs {
+	return &openDocs{
 		docs:    map[string]*document{},
 		byPath:  map[string]string{},
 		shadows: map[string]string{},
@@ -62,12 +62,12 @@ func newOverlay() *overlay {
 }
 
 // bump wakes waiters; o.mu must be held.
-func (o *overlay) bump() {
+func (o *openDocs) bump() {
 	close(o.changed)
 	o.changed = make(chan struct{})
 }
 
-func (o *overlay) open(u string, version int32, text string) {
+func (o *openDocs) open(u string, version int32, text string) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	d := &document{uri: u, version: version, text: text, path: uriPath(u, "")}
@@ -82,7 +82,7 @@ func (o *overlay) open(u string, version int32, text string) {
 
 // change applies a didChange. It reports disagree when the client's text
 // turned out to differ from the text an applied edit should have left.
-func (o *overlay) change(u string, version int32, changes []protocol.TextDocumentContentChangeEvent, enc edits.Encoding) (disagree bool, err error) {
+func (o *openDocs) change(u string, version int32, changes []protocol.TextDocumentContentChangeEvent, enc edits.Encoding) (disagree bool, err error) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	d, ok := o.docs[u]
@@ -112,7 +112,7 @@ func (o *overlay) change(u string, version int32, changes []protocol.TextDocumen
 	}
 	text, err := applyChanges(d.text, changes, enc)
 	if err != nil {
-		// Keep what we have: a wrong overlay is worse than a stale one.
+		// Keep what we have: a wrong document is worse than a stale one.
 		return false, fmt.Errorf("didChange %s v%d: %w", u, version, err)
 	}
 	// Each of the edit's didChanges updates the comparison: an editor may
@@ -148,7 +148,7 @@ func applyChanges(text string, changes []protocol.TextDocumentContentChangeEvent
 
 // expectEdit registers the text an edit about to be sent to the open
 // document at path should produce from version from.
-func (o *overlay) expectEdit(path string, from int32, next string, textEdits int) {
+func (o *openDocs) expectEdit(path string, from int32, next string, textEdits int) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	if u, ok := o.byPath[filepath.Clean(path)]; ok {
@@ -157,11 +157,11 @@ func (o *overlay) expectEdit(path string, from int32, next string, textEdits int
 }
 
 // settle ends an expectation once the client answered the edit. applied
-// edits whose didChange never came are assumed done: the overlay takes
+// edits whose didChange never came are assumed done: the document takes
 // the expected text and the version the client should be at, so checks
 // and later edits work on what the agent produced. It reports disagree
 // when the client's didChange left another text.
-func (o *overlay) settle(path string, from int32, next string, applied bool) (disagree bool) {
+func (o *openDocs) settle(path string, from int32, next string, applied bool) (disagree bool) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	u, ok := o.byPath[filepath.Clean(path)]
@@ -207,7 +207,7 @@ func (s *Server) sayDisagree(ctx context.Context, u string) {
 	s.warnOnce(ctx, "agentls: the editor said it applied an edit, but its text differs from the edited text; agentls goes on with the editor's text")
 }
 
-func (o *overlay) close(u string) {
+func (o *openDocs) close(u string) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	if d, ok := o.docs[u]; ok {
@@ -221,7 +221,7 @@ func (o *overlay) close(u string) {
 }
 
 // get returns a copy of the open document at path, if any.
-func (o *overlay) get(path string) (document, bool) {
+func (o *openDocs) get(path string) (document, bool) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	u, ok := o.byPath[filepath.Clean(path)]
@@ -232,7 +232,7 @@ func (o *overlay) get(path string) (document, bool) {
 }
 
 // getURI returns a copy of the open document with that URI.
-func (o *overlay) getURI(u string) (document, bool) {
+func (o *openDocs) getURI(u string) (document, bool) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	d, ok := o.docs[u]
@@ -244,13 +244,13 @@ func (o *overlay) getURI(u string) (document, bool) {
 
 // shadow records text sent to a file the editor had not opened, so the
 // agent's next read sees its own edit even before the editor saves it.
-func (o *overlay) setShadow(path, text string) {
+func (o *openDocs) setShadow(path, text string) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	o.shadows[filepath.Clean(path)] = text
 }
 
-func (o *overlay) shadow(path string) (string, bool) {
+func (o *openDocs) shadow(path string) (string, bool) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	t, ok := o.shadows[filepath.Clean(path)]
@@ -258,7 +258,7 @@ func (o *overlay) shadow(path string) (string, bool) {
 }
 
 // openPaths lists the file paths of open documents.
-func (o *overlay) openPaths() []string {
+func (o *openDocs) openPaths() []string {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	ps := make([]string, 0, len(o.byPath))
@@ -273,7 +273,7 @@ func (o *overlay) openPaths() []string {
 // didChanges as the edit has text edits: an editor that sends one
 // didChange per text edit gets there after the last one. It reports false
 // when ctx ends first (then settle compares what came).
-func (o *overlay) waitEdited(ctx context.Context, path string, version int32, next string) bool {
+func (o *openDocs) waitEdited(ctx context.Context, path string, version int32, next string) bool {
 	for {
 		o.mu.Lock()
 		u, open := o.byPath[filepath.Clean(path)]
@@ -298,7 +298,7 @@ func (o *overlay) waitEdited(ctx context.Context, path string, version int32, ne
 
 // waitChange waits until the document at path changes from version (or
 // opens or closes), or ctx ends. It reports whether it changed.
-func (o *overlay) waitChange(ctx context.Context, path string, version int32) bool {
+func (o *openDocs) waitChange(ctx context.Context, path string, version int32) bool {
 	for {
 		o.mu.Lock()
 		u, open := o.byPath[filepath.Clean(path)]

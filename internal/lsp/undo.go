@@ -14,6 +14,7 @@ import (
 	"github.com/agentls/agentls/internal/assemble"
 	"github.com/agentls/agentls/internal/edits"
 	"github.com/agentls/agentls/internal/review"
+	"github.com/agentls/agentls/internal/session"
 )
 
 // conflictJSON is one region undo left alone.
@@ -36,15 +37,16 @@ func refused(format string, args ...any) undoResult {
 }
 
 // undoable reports whether agentls.undo can revert the task now.
-func (t *task) undoable() bool {
+func (t *runningTask) undoable() bool {
 	return t.ended() && t.changes.HasApplied()
 }
 
-// restore sends the edit that takes the files in done back (undo,
-// rewind), or where the client cannot apply edits writes their texts to
-// disk, then removes toDelete beneath the root. why says the editor
+// restore sends the edit that takes the files in done back to their
+// states (undo, rewind; a state without Exists is a deletion), or where
+// the client cannot apply edits writes their texts to disk, then removes
+// toDelete beneath the root. why says the editor
 // refused; what names the act in that sentence.
-func (s *Server) restore(ctx context.Context, ws *editorWorkspace, caps clientCaps, what, label string, we protocol.WorkspaceEdit, done []undone, toDelete []string) (why string, err error) {
+func (s *Server) restore(ctx context.Context, ws *editorWorkspace, caps clientCaps, what, label string, we protocol.WorkspaceEdit, done []session.FileState, toDelete []string) (why string, err error) {
 	if len(we.DocumentChanges) > 0 {
 		if caps.applyEdit {
 			r, err := s.client.ApplyEdit(ctx, &protocol.ApplyWorkspaceEditParams{Label: &label, Edit: we})
@@ -60,9 +62,9 @@ func (s *Server) restore(ctx context.Context, ws *editorWorkspace, caps clientCa
 			}
 		} else {
 			for _, d := range done {
-				if d.existed {
-					next := d.next
-					if err := ws.disk.Edit(ctx, d.rel, func([]byte, bool) ([]byte, error) { return []byte(next), nil }); err != nil {
+				if d.Exists {
+					next := d.Text
+					if err := ws.disk.Edit(ctx, d.Path, func([]byte, bool) ([]byte, error) { return []byte(next), nil }); err != nil {
 						return "", err
 					}
 				}
@@ -75,13 +77,6 @@ func (s *Server) restore(ctx context.Context, ws *editorWorkspace, caps clientCa
 		}
 	}
 	return "", nil
-}
-
-// undone is one file's part of an undo.
-type undone struct {
-	rel     string
-	existed bool
-	next    string
 }
 
 // cmdUndo reverts every change a task applied, across files, as one
@@ -132,7 +127,7 @@ func (s *Server) cmdUndo(ctx context.Context, a taskIDArgs) (any, error) {
 	we, conflicts, done, toDelete := p.edit, p.conflicts, p.done, p.toDelete
 	// Checked when the edit goes out, as for accept.
 	for _, d := range done {
-		if err := ws.beneath(d.rel); err != nil {
+		if err := ws.beneath(d.Path); err != nil {
 			return refused("%v; nothing was undone", err), nil
 		}
 	}
@@ -146,7 +141,7 @@ func (s *Server) cmdUndo(ctx context.Context, a taskIDArgs) (any, error) {
 	}
 	if res.Applied {
 		for _, d := range done {
-			t.changes.CommitUndo(d.rel)
+			t.changes.CommitUndo(d.Path)
 		}
 	}
 	sort.Slice(conflicts, func(i, j int) bool {
@@ -166,13 +161,13 @@ func (s *Server) cmdUndo(ctx context.Context, a taskIDArgs) (any, error) {
 type undoPlan struct {
 	edit      protocol.WorkspaceEdit
 	conflicts []conflictJSON
-	done      []undone
+	done      []session.FileState
 	toDelete  []string // files the task created, deleted from disk (no applyEdit)
 }
 
 // planUndo plans reverting the task's applied changes; review.mu is held.
 // why is set when there is nothing to undo.
-func (s *Server) planUndo(t *task, ws *editorWorkspace, caps clientCaps, enc edits.Encoding) (p undoPlan, why string, err error) {
+func (s *Server) planUndo(t *runningTask, ws *editorWorkspace, caps clientCaps, enc edits.Encoding) (p undoPlan, why string, err error) {
 	files := t.changes.Applied()
 	if len(files) == 0 {
 		if t.changes.Forgotten() {
@@ -194,10 +189,10 @@ func (s *Server) planUndo(t *task, ws *editorWorkspace, caps clientCaps, enc edi
 		switch {
 		case plan.Delete && caps.applyEdit && caps.deleteFiles:
 			p.edit.DocumentChanges = append(p.edit.DocumentChanges, &protocol.DeleteFile{Kind: "delete", URI: uri.URI(u)})
-			p.done = append(p.done, undone{rel: fc.Rel})
+			p.done = append(p.done, session.FileState{Path: fc.Rel})
 		case plan.Delete && !caps.applyEdit:
 			p.toDelete = append(p.toDelete, fc.Rel)
-			p.done = append(p.done, undone{rel: fc.Rel})
+			p.done = append(p.done, session.FileState{Path: fc.Rel})
 		case plan.Delete:
 			p.conflicts = append(p.conflicts, conflictJSON{URI: u, Line: 1, Reason: "the task created this file; this editor cannot delete files through LSP, delete it by hand"})
 		case len(plan.Changes) > 0:
@@ -207,7 +202,7 @@ func (s *Server) planUndo(t *task, ws *editorWorkspace, caps clientCaps, enc edi
 				version = &v
 			}
 			p.edit.DocumentChanges = append(p.edit.DocumentChanges, versionedEdit(u, version, edits.TextEdits(cur, plan.Changes, enc), clientCaps{documentChanges: true}).DocumentChanges...)
-			p.done = append(p.done, undone{rel: fc.Rel, existed: true, next: plan.Next})
+			p.done = append(p.done, session.FileState{Path: fc.Rel, Exists: true, Text: plan.Next})
 		}
 	}
 	return p, "", nil

@@ -9,6 +9,7 @@ import (
 	"github.com/agentls/agentls/internal/assemble"
 	"github.com/agentls/agentls/internal/config"
 	"github.com/agentls/agentls/internal/verify"
+	"github.com/agentls/agentls/internal/verify/gate"
 )
 
 // gate returns the verify gate of one task (nil for agentls.verify's t),
@@ -24,7 +25,7 @@ import (
 // changed buffer differs from the disk, the checks run in place. Review
 // mode checks what the task proposes, and its failures go to the model
 // only: the lines they name are the proposal's, not the editor's.
-func (s *Server) gate(ctx context.Context, cfg config.Config, root string, t *task, prog *progress) *assemble.Gate {
+func (s *Server) gate(ctx context.Context, cfg config.Config, root string, t *runningTask, prog *progress) *gate.Gate {
 	g := assemble.NewGate(cfg, root)
 	if g != nil {
 		s.wireGate(ctx, g, root, t, prog)
@@ -32,28 +33,28 @@ func (s *Server) gate(ctx context.Context, cfg config.Config, root string, t *ta
 	return g
 }
 
-// wireGate has the gate report to the editor: progress, the overlay of
-// unsaved and proposed text, and its problems as diagnostics.
-func (s *Server) wireGate(ctx context.Context, g *assemble.Gate, root string, t *task, prog *progress) {
+// wireGate has the gate report to the editor: progress, the unsaved and
+// proposed texts the checks must see, and its problems as diagnostics.
+func (s *Server) wireGate(ctx context.Context, g *gate.Gate, root string, t *runningTask, prog *progress) {
 	review := t != nil && t.review
 	g.OnStart = func(cmd string) { prog.report(ctx, "verifying: "+cmd) }
-	g.Overlay = func(changed []string) map[string][]byte {
-		overlay := map[string][]byte{}
+	g.Unsaved = func(changed []string) map[string][]byte {
+		unsaved := map[string][]byte{}
 		for _, rel := range changed {
 			abs := root + "/" + rel
 			if review {
 				if p, ok := t.changes.Proposal(rel); ok {
-					overlay[rel] = []byte(p)
+					unsaved[rel] = []byte(p)
 				}
 				continue
 			}
 			if doc, ok := s.docs.get(abs); ok {
-				overlay[rel] = []byte(doc.text)
+				unsaved[rel] = []byte(doc.text)
 			} else if text, ok := s.docs.shadow(abs); ok {
-				overlay[rel] = []byte(text)
+				unsaved[rel] = []byte(text)
 			}
 		}
-		return overlay
+		return unsaved
 	}
 	g.OnResults = func(ctx context.Context, results []verify.Result) {
 		var diags []verify.Diagnostic
@@ -71,7 +72,7 @@ func (s *Server) wireGate(ctx context.Context, g *assemble.Gate, root string, t 
 
 // runVerifyOnly is the body of an agentls.verify task: the checks alone,
 // with progress and diagnostics, no model.
-func (s *Server) runVerifyOnly(ctx context.Context, t *task) {
+func (s *Server) runVerifyOnly(ctx context.Context, t *runningTask) {
 	cfg := s.config()
 	root := s.rootDir()
 	prog := s.beginProgress(ctx, t, "agentls verify", "running the project's checks")

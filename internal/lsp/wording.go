@@ -8,6 +8,8 @@ func statusWord(res agent.Result) string {
 	switch {
 	case res.Cancelled:
 		return "cancelled"
+	case res.Outcome != "":
+		return res.Outcome
 	case res.Reason == "verifyFailed":
 		return "done, checks failing"
 	}

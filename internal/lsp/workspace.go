@@ -28,7 +28,7 @@ import (
 type editorWorkspace struct {
 	s    *Server
 	root string
-	t    *task
+	t    *runningTask
 	disk *tools.DiskWorkspace
 }
 
@@ -292,7 +292,7 @@ func (s *Server) sayDiskOnce(ctx context.Context) {
 
 // newWorkspace is the editor-backed workspace of a task (t may be nil for
 // reads outside a task).
-func (s *Server) newWorkspace(t *task) (*editorWorkspace, error) {
+func (s *Server) newWorkspace(t *runningTask) (*editorWorkspace, error) {
 	root := s.rootDir()
 	disk, err := tools.NewDiskWorkspace(root)
 	if err != nil {
@@ -303,7 +303,7 @@ func (s *Server) newWorkspace(t *task) (*editorWorkspace, error) {
 
 // forgetShadow drops what we sent to a closed file that is now deleted or
 // moved away.
-func (o *overlay) forgetShadow(path string) (string, bool) {
+func (o *openDocs) forgetShadow(path string) (string, bool) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	t, ok := o.shadows[filepath.Clean(path)]

@@ -168,6 +168,21 @@ func alive(marker string) []string {
 	return pids
 }
 
+// outlived is what alive still lists once a killed tree has had time to
+// die: SIGKILL is delivered at once, but a process is torn down (and leaves
+// /proc) a moment later, so a check right after the kill can see a process
+// on its way out. A survivor sleeps for thousands of seconds; 5 s tells.
+func outlived(marker string) []string {
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		p := alive(marker)
+		if len(p) == 0 || time.Now().After(deadline) {
+			return p
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
 func modes(t *testing.T) []proc.Sandbox {
 	ms := []proc.Sandbox{off}
 	if ok, why := proc.Available(); ok {
@@ -186,7 +201,7 @@ func TestTimeoutKillsTheWholeTree(t *testing.T) {
 		if !r.TimedOut || r.Cancelled || r.ExitCode != -1 || !strings.Contains(r.Output, "READY") {
 			t.Errorf("mode %q: %+v", sb.Mode, r)
 		}
-		if p := alive(marker); len(p) > 0 {
+		if p := outlived(marker); len(p) > 0 {
 			t.Errorf("mode %q: processes %v outlived the timeout", sb.Mode, p)
 		}
 	}
@@ -211,7 +226,7 @@ func TestCancelKillsTheWholeTree(t *testing.T) {
 		if err != nil || !r.Cancelled || r.TimedOut {
 			t.Errorf("mode %q: %+v, %v", sb.Mode, r, err)
 		}
-		if p := alive(marker); len(p) > 0 {
+		if p := outlived(marker); len(p) > 0 {
 			t.Errorf("mode %q: processes %v outlived the cancellation", sb.Mode, p)
 		}
 	}
@@ -225,7 +240,7 @@ func TestBackgroundChildrenDieWhenTheCommandEnds(t *testing.T) {
 		if r.ExitCode != 0 || r.Output != "started\n" {
 			t.Errorf("mode %q: %+v", sb.Mode, r)
 		}
-		if p := alive(marker); len(p) > 0 {
+		if p := outlived(marker); len(p) > 0 {
 			t.Errorf("mode %q: background processes %v outlived the command", sb.Mode, p)
 		}
 	}

@@ -348,7 +348,7 @@ func TestKillTreeOfSandboxedCommand(t *testing.T) {
 		}
 		proc.KillTree(cmd)
 		_ = cmd.Wait()
-		if p := alive(marker); len(p) > 0 {
+		if p := outlived(marker); len(p) > 0 {
 			t.Errorf("mode %q: processes %v outlived KillTree", sb.Mode, p)
 		}
 	}

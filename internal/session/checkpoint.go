@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/agentls/agentls/internal/agent"
+	"github.com/agentls/agentls/internal/render"
 )
 
 // Checkpoints: every model turn of a task that changed files is a step of
@@ -216,7 +217,7 @@ type tracker struct {
 // Changed records that the task changed rel from old (existed: the file
 // existed) to next; the next checkpoint holds it. Front ends call it for
 // every change that reached the file (not for proposals held for review).
-func (t *Task) Changed(rel string, old []byte, existed bool, next []byte) {
+func (t *Recorder) Changed(rel string, old []byte, existed bool, next []byte) {
 	if t == nil {
 		return
 	}
@@ -241,7 +242,7 @@ func (t *Task) Changed(rel string, old []byte, existed bool, next []byte) {
 
 // checkpoint writes the pending changes as a step; msgs is the
 // conversation now. The caller holds t.mu.
-func (t *Task) checkpoint(msgs []agent.Message) []any {
+func (t *Recorder) checkpoint(msgs []agent.Message) []any {
 	k := &t.track
 	if len(k.pending) == 0 {
 		return nil
@@ -270,7 +271,7 @@ func turnSummary(msgs []agent.Message) string {
 		}
 		var calls []string
 		for j := range m.ToolCalls {
-			calls = append(calls, CallSummary(&m.ToolCalls[j]))
+			calls = append(calls, render.CallSummary(&m.ToolCalls[j]))
 		}
 		return clip(strings.Join(calls, "; "), 200)
 	}
@@ -289,7 +290,7 @@ func clip(s string, n int) string {
 
 // Track wraps a workspace so that every change that reaches it is
 // recorded for the task's checkpoints (see Changed). A nil task returns ws.
-func (t *Task) Track(ws agent.Workspace) agent.Workspace {
+func (t *Recorder) Track(ws agent.Workspace) agent.Workspace {
 	if t == nil || ws == nil {
 		return ws
 	}
@@ -337,7 +338,7 @@ func (w *trackedLister) OpenFiles() []string { return w.l.OpenFiles() }
 
 type tracked struct {
 	agent.Workspace
-	t *Task
+	t *Recorder
 }
 
 // Unwrap is the workspace tracked, for the optional interfaces the

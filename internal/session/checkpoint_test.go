@@ -9,7 +9,7 @@ import (
 
 // turn plays one model turn of a task by hand: the assistant's message,
 // the files it changed, its tool result, and the next Conversation call.
-func turn(tk *Task, conv *[]agent.Message, text string, changes map[string][2]string) {
+func turn(tk *Recorder, conv *[]agent.Message, text string, changes map[string][2]string) {
 	*conv = append(*conv, agent.Message{Role: agent.RoleAssistant, Content: text, ToolCalls: []agent.ToolCall{{ID: text, Name: "edit_file"}}})
 	for path, ch := range changes {
 		tk.Changed(path, []byte(ch[0]), ch[0] != "", []byte(ch[1]))

@@ -14,7 +14,7 @@ import (
 	"unicode"
 
 	"github.com/agentls/agentls/internal/agent"
-	"github.com/agentls/agentls/internal/textcut"
+	"github.com/agentls/agentls/internal/render"
 )
 
 // Recall's defaults.
@@ -232,12 +232,12 @@ func words(s string) map[string]bool {
 // it ended, which files changed, and the start of the model's summary.
 func Summarize(prompt string, res agent.Result) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "Task %q ", oneLine(prompt, 200))
+	fmt.Fprintf(&b, "Task %q ", render.OneLine(prompt, 200))
 	switch {
 	case res.Cancelled:
 		b.WriteString("was cancelled")
 	case res.Status == agent.StatusError:
-		fmt.Fprintf(&b, "failed (%s): %s", res.Reason, oneLine(res.Error, 200))
+		fmt.Fprintf(&b, "failed (%s): %s", res.Reason, render.OneLine(res.Error, 200))
 	case res.Reason == "verifyFailed":
 		b.WriteString("ended with the checks still failing")
 	case res.Verified:
@@ -256,17 +256,8 @@ func Summarize(prompt string, res agent.Result) string {
 		}
 	}
 	b.WriteString(".")
-	if s := oneLine(res.Summary, 400); s != "" && res.Status != agent.StatusError {
+	if s := render.OneLine(res.Summary, 400); s != "" && res.Status != agent.StatusError {
 		b.WriteString(" " + s)
 	}
 	return b.String()
-}
-
-// oneLine collapses whitespace and cuts s to max bytes on a rune boundary.
-func oneLine(s string, max int) string {
-	s = strings.Join(strings.Fields(s), " ")
-	if len(s) <= max {
-		return s
-	}
-	return textcut.Head(s, max) + "…"
 }

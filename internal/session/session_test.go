@@ -45,7 +45,7 @@ func msg(role agent.Role, content string) agent.Message {
 
 // runTask runs one task the way the CLI and the server do: a real Driver
 // on a fake model server, with the Task as hook and event sink.
-func runTask(t *testing.T, s *Store, sessionID, prompt string, turns ...fakellm.Turn) (*Task, agent.Result, []fakellm.RecordedRequest) {
+func runTask(t *testing.T, s *Store, sessionID, prompt string, turns ...fakellm.Turn) (*Recorder, agent.Result, []fakellm.RecordedRequest) {
 	t.Helper()
 	srv := fakellm.New(&fakellm.Script{Turns: turns})
 	url, err := srv.Start()
@@ -128,7 +128,7 @@ func TestUnknownSession(t *testing.T) {
 
 // writeSession writes a session with one finished task of the given
 // conversation and returns the file's path.
-func writeSession(t *testing.T, s *Store, msgs []agent.Message) (*Task, string) {
+func writeSession(t *testing.T, s *Store, msgs []agent.Message) (*Recorder, string) {
 	t.Helper()
 	task, err := s.Begin(Begin{Prompt: "p"})
 	if err != nil {
@@ -343,7 +343,7 @@ func TestWriteFailureKeepsTheTaskGoing(t *testing.T) {
 		t.Fatal("End should report the write error")
 	}
 	// A nil task (the store could not be opened) is usable and silent.
-	var none *Task
+	var none *Recorder
 	none.Conversation(context.Background(), []agent.Message{msg(agent.RoleUser, "p")})
 	none.Event(agent.Event{Kind: agent.KindText, Text: "x"})
 	if none.History() != nil || none.End(agent.Result{}, nil) != nil || none.TranscriptPath() != "" {

@@ -21,7 +21,7 @@ func NeverReachedModel(res agent.Result) bool {
 // after End: the transcript, and the session's file when the task started
 // that session (a session with earlier tasks keeps them, and this one).
 // It reports whether the session is gone.
-func (t *Task) Forget() (bool, error) {
+func (t *Recorder) Forget() (bool, error) {
 	if t == nil {
 		return false, nil
 	}

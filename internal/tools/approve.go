@@ -7,7 +7,7 @@ import (
 )
 
 // Approver decides whether run_command may run a command, or an MCP tool be
-// called. agentls uses assemble.Approver (policy.Rules, then the user);
+// called. agentls uses approval.New (policy.Rules, then the user);
 // RulesApprover applies the rules alone. reason is shown to the model when
 // the answer is no.
 type Approver interface {

@@ -99,7 +99,7 @@ func runShell(ctx context.Context, o Options, root, command string, timeout time
 	res, err := proc.Run(ctx, spec)
 	if errors.Is(err, proc.ErrUnavailable) {
 		// No sandbox on this machine: the approver asked the user about
-		// this very command because of that (assemble.Approver), so it
+		// this very command because of that (approval.New), so it
 		// runs unconfined, still in its own process tree.
 		spec.Sandbox.Mode = proc.ModeOff
 		res, err = proc.Run(ctx, spec)

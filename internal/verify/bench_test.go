@@ -53,8 +53,8 @@ func BenchmarkParseMegabyteOfNoise(b *testing.B) {
 }
 
 // Copying a 1,000-file workspace (100 directories of 10 files of 2 KB) to
-// an overlay; removing it again is not timed.
-func BenchmarkNewOverlay1000Files(b *testing.B) {
+// a CheckDir; removing it again is not timed.
+func BenchmarkNewCheckDir1000Files(b *testing.B) {
 	root := b.TempDir()
 	body := strings.Repeat("// some source text for the benchmark\n", 50)
 	for d := 0; d < 100; d++ {
@@ -65,7 +65,7 @@ func BenchmarkNewOverlay1000Files(b *testing.B) {
 	files := map[string][]byte{"pkg000/file0.go": []byte("package edited\n")}
 	b.ResetTimer()
 	for range b.N {
-		o, err := NewOverlay(root, files)
+		o, err := NewCheckDir(root, files)
 		if err != nil {
 			b.Fatal(err)
 		}

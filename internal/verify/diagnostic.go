@@ -30,7 +30,7 @@ func (s Severity) String() string {
 // Diagnostic is one located finding of a check.
 type Diagnostic struct {
 	// Path is absolute and inside the real workspace root, even when the
-	// check ran in an overlay copy.
+	// check ran in a CheckDir copy.
 	Path string
 	// Line and Col are 1-based; Col is a byte column, 0 when unknown.
 	// EndLine and EndCol are 0 when the tool gave no range.

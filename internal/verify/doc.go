@@ -5,8 +5,8 @@
 // Checks see the agent's edits before they reach the disk. Where the
 // sandbox is available, each check runs confined by internal/proc in a
 // view of the workspace mounted on its own path (proc.Sandbox.View): the
-// buffers' texts over the disk, every write discarded. Elsewhere an
-// Overlay copies the workspace to a temporary directory (never sharing a
+// buffers' texts over the disk, every write discarded. Elsewhere a
+// CheckDir copies the workspace to a temporary directory (never sharing a
 // file with it), writes the buffer texts there and maps every path the
 // tools print back to the real workspace, or go commands get go's -overlay.
 //

@@ -38,7 +38,7 @@ func BenchmarkGateOverhead(b *testing.B) {
 	} {
 		b.Run(c.name, func(b *testing.B) {
 			for i := 0; i < b.N; i++ {
-				if _, err := Run(context.Background(), RunOptions{Root: root, Commands: []string{"go version >/dev/null"}, Overlay: c.files}); err != nil {
+				if _, err := Run(context.Background(), RunOptions{Root: root, Commands: []string{"go version >/dev/null"}, Unsaved: c.files}); err != nil {
 					b.Fatal(err)
 				}
 			}

@@ -48,7 +48,7 @@ func TestGoOverlayStandInsInEveryForm(t *testing.T) {
 			must(t, os.WriteFile(filepath.Join(l.root, "go.mod"), []byte("module example.com/m\n\ngo 1.22\n"), 0o644))
 			must(t, os.WriteFile(filepath.Join(l.root, "calc.go"), []byte("package m\n\nfunc A() int { return 1 }\n"), 0o644))
 			rs, err := Run(context.Background(), RunOptions{Root: l.root, Commands: []string{"go build ./..."},
-				Overlay: map[string][]byte{"calc.go": []byte("package m\n\nfunc A() int { return undefinedThing }\n")}})
+				Unsaved: map[string][]byte{"calc.go": []byte("package m\n\nfunc A() int { return undefinedThing }\n")}})
 			must(t, err)
 			if len(rs) != 1 || rs[0].Passed {
 				t.Fatalf("results %+v", rs)

@@ -31,7 +31,7 @@ const maxScopeFile = 1 << 20
 // Unchanged packages that import none of them build, vet and test exactly
 // as before, so checking them again finds nothing new.
 //
-// overlay holds texts that replace the disk's (the editor's buffers, the
+// unsaved holds texts that replace the disk's (the editor's buffers, the
 // task's proposals). buildPkgs and testPkgs are the patterns for `go build` (no
 // package with test files only: go build refuses those when named) and for
 // `go vet` and `go test`, as "./dir" (or "."). whole is true when the
@@ -44,7 +44,7 @@ const maxScopeFile = 1 << 20
 // above it that holds a package, whose tests may read it; one under no
 // package reaches none. Build constraints are those of this machine, as the
 // checks' own go command sees them.
-func GoScope(root string, changed []string, overlay map[string][]byte) (buildPkgs, testPkgs []string, whole bool) {
+func GoScope(root string, changed []string, unsaved map[string][]byte) (buildPkgs, testPkgs []string, whole bool) {
 	mod, err := modulePath(root)
 	if err != nil {
 		return nil, nil, true
@@ -56,7 +56,7 @@ func GoScope(root string, changed []string, overlay map[string][]byte) (buildPkg
 			return nil, nil, true
 		}
 	}
-	pkgs, ok := scanPackages(root, overlay)
+	pkgs, ok := scanPackages(root, unsaved)
 	if !ok {
 		return nil, nil, true
 	}
@@ -162,24 +162,24 @@ func skipGoDir(name string) bool {
 }
 
 // scanPackages reads the package of every directory "./..." names (nested
-// modules excluded) through go/build, with overlay's texts in place of the
+// modules excluded) through go/build, with unsaved's texts in place of the
 // disk's. false: the tree is too large to be worth it.
-func scanPackages(root string, overlay map[string][]byte) (map[string]*goPackage, bool) {
+func scanPackages(root string, unsaved map[string][]byte) (map[string]*goPackage, bool) {
 	ctxt := build.Default
 	ctxt.Dir = root
 	ctxt.OpenFile = func(p string) (io.ReadCloser, error) {
 		if rel, err := filepath.Rel(root, p); err == nil {
-			if text, ok := overlay[filepath.ToSlash(rel)]; ok {
+			if text, ok := unsaved[filepath.ToSlash(rel)]; ok {
 				return io.NopCloser(bytes.NewReader(text)), nil
 			}
 		}
 		return openHeader(p)
 	}
 	ctxt.ReadDir = func(dir string) ([]fs.FileInfo, error) {
-		return readDirWith(root, dir, overlay)
+		return readDirWith(root, dir, unsaved)
 	}
 	dirs := map[string]bool{}
-	for rel := range overlay {
+	for rel := range unsaved {
 		if strings.HasSuffix(rel, ".go") {
 			dirs[pathpkg.Dir(rel)] = true
 		}
@@ -242,8 +242,8 @@ func scanPackages(root string, overlay map[string][]byte) (map[string]*goPackage
 }
 
 // readDirWith lists dir as the checks will see it: the disk's regular
-// files and directories plus overlay's files in it.
-func readDirWith(root, dir string, overlay map[string][]byte) ([]fs.FileInfo, error) {
+// files and directories plus unsaved's files in it.
+func readDirWith(root, dir string, unsaved map[string][]byte) ([]fs.FileInfo, error) {
 	ents, err := os.ReadDir(dir)
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return nil, err
@@ -260,9 +260,9 @@ func readDirWith(root, dir string, overlay map[string][]byte) ([]fs.FileInfo, er
 	}
 	rel, _ := filepath.Rel(root, dir)
 	rel = filepath.ToSlash(rel)
-	for p, text := range overlay {
+	for p, text := range unsaved {
 		if pathpkg.Dir(p) == rel && !seen[pathpkg.Base(p)] {
-			out = append(out, overlayInfo{name: pathpkg.Base(p), size: int64(len(text))})
+			out = append(out, unsavedInfo{name: pathpkg.Base(p), size: int64(len(text))})
 		}
 	}
 	return out, nil
@@ -300,24 +300,24 @@ func modulePath(root string) (string, error) {
 	return "", errors.New("go.mod names no module")
 }
 
-// overlayInfo is the FileInfo of a buffer that is not on disk.
-type overlayInfo struct {
+// unsavedInfo is the FileInfo of a buffer that is not on disk.
+type unsavedInfo struct {
 	name string
 	size int64
 }
 
-func (o overlayInfo) Name() string       { return o.name }
-func (o overlayInfo) Size() int64        { return o.size }
-func (o overlayInfo) Mode() fs.FileMode  { return 0o644 }
-func (o overlayInfo) ModTime() time.Time { return time.Time{} }
-func (o overlayInfo) IsDir() bool        { return false }
-func (o overlayInfo) Sys() any           { return nil }
+func (o unsavedInfo) Name() string       { return o.name }
+func (o unsavedInfo) Size() int64        { return o.size }
+func (o unsavedInfo) Mode() fs.FileMode  { return 0o644 }
+func (o unsavedInfo) ModTime() time.Time { return time.Time{} }
+func (o unsavedInfo) IsDir() bool        { return false }
+func (o unsavedInfo) Sys() any           { return nil }
 
 // ScopeGoChecks narrows the detected Go checks in cmds ("go build ./...",
 // "go vet ./...", "go test ./...") to the packages GoScope says the change
 // reaches, and drops one that has none to check; other commands, and all
 // of them when the change reaches the whole module, are kept as they are.
-func ScopeGoChecks(root string, cmds, changed []string, overlay map[string][]byte) []string {
+func ScopeGoChecks(root string, cmds, changed []string, unsaved map[string][]byte) []string {
 	var hasGo bool
 	for _, c := range cmds {
 		if goCheck(c) != "" {
@@ -327,7 +327,7 @@ func ScopeGoChecks(root string, cmds, changed []string, overlay map[string][]byt
 	if !hasGo {
 		return cmds
 	}
-	buildPkgs, testPkgs, whole := GoScope(root, changed, overlay)
+	buildPkgs, testPkgs, whole := GoScope(root, changed, unsaved)
 	if whole {
 		return cmds
 	}

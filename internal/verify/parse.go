@@ -45,7 +45,7 @@ type scan struct {
 	lines []string
 	used  []bool
 	root  string // real workspace root
-	dir   string // where the command ran: root, or an overlay copy of it
+	dir   string // where the command ran: root, or a CheckDir copy of it
 	cmd   string
 	// prefixes are absolute directories whose contents map onto root: the
 	// run directory, root, and their symlink-resolved forms.
@@ -68,7 +68,7 @@ func Parse(output string, root string) (diags []Diagnostic, unlocated []string) 
 	return parseOutput(output, root, root, "")
 }
 
-// parseOutput is Parse for output produced in dir (an overlay copy of root)
+// parseOutput is Parse for output produced in dir (a CheckDir copy of root)
 // by cmd, which names the tool when the output alone cannot.
 func parseOutput(output, root, dir, cmd string) ([]Diagnostic, []string) {
 	s := newScan(output, root, dir, cmd)

@@ -24,9 +24,9 @@ type RunOptions struct {
 	Root string
 	// Commands run in order through sh -c; none means Detect(Root).
 	Commands []string
-	// Overlay maps workspace-relative paths to unsaved buffer text that the
-	// checks must see instead of the disk (see NewOverlay).
-	Overlay map[string][]byte
+	// Unsaved maps workspace-relative paths to unsaved buffer text that the
+	// checks must see instead of the disk (see NewCheckDir).
+	Unsaved map[string][]byte
 	// Timeout bounds each command; zero means DefaultTimeout.
 	Timeout time.Duration
 	// Env is added to the environment the server was started with.
@@ -72,7 +72,7 @@ type Result struct {
 //
 // Where the sandbox is available (proc.Available), every check runs in it
 // with a view of the workspace (proc.Sandbox.View) mounted on the
-// workspace's own path: it sees Overlay's texts, prints real paths, and
+// workspace's own path: it sees Unsaved's texts, prints real paths, and
 // everything it writes there is discarded. When the view cannot be
 // mounted (said once through Warn), the checks run in a copy of the
 // workspace, or for go commands with go's -overlay, still in the sandbox:
@@ -158,7 +158,7 @@ func warnOnce(warn func(string), msg string) {
 // runInView runs one check sandboxed, in a view of the workspace; the
 // error is the sandbox's (the view could not be set up).
 func runInView(ctx context.Context, opts RunOptions, command string, timeout time.Duration) (Result, error) {
-	view := opts.Overlay
+	view := opts.Unsaved
 	if view == nil {
 		view = map[string][]byte{}
 	}
@@ -199,7 +199,7 @@ func throughDirs(root string, view map[string][]byte) []string {
 // workspace is the real one, as for any command; the copy lies in the
 // temporary directory it may write), unconfined otherwise.
 type fallback struct {
-	ov      *Overlay
+	ov      *CheckDir
 	env     []string
 	secrets []string
 	sb      proc.Sandbox
@@ -207,7 +207,7 @@ type fallback struct {
 }
 
 func newFallback(opts RunOptions, cmds []string, sandboxed bool) (*fallback, error) {
-	files, env := opts.Overlay, opts.Env
+	files, env := opts.Unsaved, opts.Env
 	flags, back, cleanup, goOv, err := goOverlay(opts.Root, cmds, files, env)
 	if err != nil {
 		return nil, err
@@ -225,7 +225,7 @@ func newFallback(opts RunOptions, cmds []string, sandboxed bool) (*fallback, err
 		env = append(append([]string(nil), env...), "GOFLAGS="+flags)
 	}
 	f.env = env
-	if f.ov, err = NewOverlay(opts.Root, files); err != nil {
+	if f.ov, err = NewCheckDir(opts.Root, files); err != nil {
 		f.close()
 		return nil, err
 	}

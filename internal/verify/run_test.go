@@ -47,7 +47,7 @@ func TestRunEnvDirAndOverlayPaths(t *testing.T) {
 		Root:     root,
 		Commands: []string{`pwd; echo "$VERIFY_TEST_VAR"; cat a.txt`},
 		Env:      []string{"VERIFY_TEST_VAR=set"},
-		Overlay:  map[string][]byte{"a.txt": []byte("buffer\n")},
+		Unsaved:  map[string][]byte{"a.txt": []byte("buffer\n")},
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -290,7 +290,7 @@ func TestGoOverlayInPlace(t *testing.T) {
 	// Unconfined (the fallback): go's -overlay serves the buffer.
 	rs, err := Run(context.Background(), RunOptions{Root: root, Commands: []string{"go build ./...", "go vet ./..."},
 		Sandbox: proc.Sandbox{Mode: proc.ModeOff},
-		Overlay: map[string][]byte{"a.go": []byte("package m\n\nfunc A() int { return undefinedName }\n")}})
+		Unsaved: map[string][]byte{"a.go": []byte("package m\n\nfunc A() int { return undefinedName }\n")}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -308,7 +308,7 @@ func TestGoOverlayInPlace(t *testing.T) {
 	// A non-go command falls back to the copy and sees the buffer too.
 	rs, err = Run(context.Background(), RunOptions{Root: root, Commands: []string{"grep -q undefinedName a.go"},
 		Sandbox: proc.Sandbox{Mode: proc.ModeOff},
-		Overlay: map[string][]byte{"a.go": []byte("undefinedName")}})
+		Unsaved: map[string][]byte{"a.go": []byte("undefinedName")}})
 	if err != nil || len(rs) != 1 || !rs[0].Passed {
 		t.Fatalf("copy overlay: %+v %v", rs, err)
 	}

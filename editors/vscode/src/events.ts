@@ -407,10 +407,13 @@ export class TaskTracker {
     }
     const r = last.result;
     let icon = '$(error)';
-    let label = r.status;
-    if (r.status === 'ok' && r.reason === 'verifyFailed') {
+    // The icon says verified; the word says what became of the changes.
+    let label = r.outcome || r.status;
+    if (r.outcome === 'awaiting review') {
+      icon = '$(eye)';
+    } else if (r.status === 'ok' && r.reason === 'verifyFailed') {
       icon = '$(warning)';
-      label = 'done, checks failing';
+      label = r.outcome || 'done, checks failing';
     } else if (r.status === 'ok') {
       icon = r.verified ? '$(pass-filled)' : '$(check)';
     } else if (r.status === 'cancelled') {

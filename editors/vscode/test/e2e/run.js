@@ -7,7 +7,10 @@
 //
 // Environment (set by test.sh): CODE_SERVER_ENTRY, EXTENSIONS_DIR, FAKELLM_BIN,
 // ARTIFACTS_DIR, WORK_DIR. Prints PASS/FAIL/SKIP per case and a closing
-// "N passed, N failed, N skipped" line; exits 1 when any case failed.
+// "N passed, N failed, N skipped" line, then each flaky case (failed once,
+// passed when run again in fresh folders) and each failed one with its
+// reasons, so the end of a CI log names them; exits 1 when any case failed
+// twice.
 'use strict';
 const { spawn } = require('child_process');
 const fs = require('fs');
@@ -48,7 +51,7 @@ function freePort() {
 
 /** Starts fakellm with a script; resolves to its base URL and request log. */
 async function startFakeLLM(name, extraArgs = []) {
-  const reqLog = path.join(WORK, `${name}.requests.jsonl`);
+  const reqLog = path.join(WORK, `${name}${RETRY.suffix}.requests.jsonl`);
   const p = spawn(FAKELLM, ['-script', path.join(SCRIPTS, `${name}.json`), '-requests', reqLog, ...extraArgs], {
     stdio: ['pipe', 'pipe', 'pipe'],
   });
@@ -76,6 +79,10 @@ function writeFiles(dir, files) {
 }
 
 /** The probe's lines for one workspace folder. */
+// A retried case works in fresh folders, so nothing of its first try (the
+// probe log's lines, the model's request log) is read as its own.
+const RETRY = { suffix: '' };
+
 function probe(folder) {
   let text = '';
   try {
@@ -213,7 +220,7 @@ const def = (name, fn) => cases.push({ name, fn });
 
 def('run a task: selection sent, edit lands, progress, stream, status bar, screenshot', async ({ browser, port }) => {
   const llm = await startFakeLLM('edit');
-  const dir = path.join(WORK, 'ws-edit');
+  const dir = path.join(WORK, 'ws-edit' + RETRY.suffix);
   writeFiles(dir, {
     'hello.txt': 'hello world\nsecond line\n',
     '.vscode/settings.json': workspaceSettings(llm),
@@ -311,7 +318,7 @@ def('run a task: selection sent, edit lands, progress, stream, status bar, scree
 
 def('cancel from the status bar item', async ({ browser, port }) => {
   const llm = await startFakeLLM('cancel');
-  const dir = path.join(WORK, 'ws-cancel');
+  const dir = path.join(WORK, 'ws-cancel' + RETRY.suffix);
   writeFiles(dir, { 'notes.txt': 'nothing here\n', '.vscode/settings.json': workspaceSettings(llm) });
   const { page, folder } = await openWindow(browser, port, dir);
   await runTaskFromPalette(page, 'talk slowly');
@@ -327,7 +334,7 @@ def('cancel from the status bar item', async ({ browser, port }) => {
 
 def('verification failures appear in Problems', async ({ browser, port }) => {
   const llm = await startFakeLLM('verify');
-  const dir = path.join(WORK, 'ws-verify');
+  const dir = path.join(WORK, 'ws-verify' + RETRY.suffix);
   writeFiles(dir, {
     'go.mod': 'module example.com/hello\n\ngo 1.22\n',
     'main.go': 'package main\n\nfunc main() {}\n',
@@ -382,7 +389,7 @@ def('verification failures appear in Problems', async ({ browser, port }) => {
 
 def('review mode: settings change, proposal, native diff editor, Accept applies (no unticked Refactor Preview), screenshot', async ({ browser, port }) => {
   const llm = await startFakeLLM('review');
-  const dir = path.join(WORK, 'ws-review');
+  const dir = path.join(WORK, 'ws-review' + RETRY.suffix);
   writeFiles(dir, { 'hello.txt': 'hello world\nsecond line\n', '.vscode/settings.json': workspaceSettings(llm) });
   const { page, folder } = await openWindow(browser, port, dir);
   // Switch review on through the settings file: the extension must send
@@ -441,7 +448,7 @@ def('review mode: settings change, proposal, native diff editor, Accept applies 
 
 def('conversation panel: Markdown, one line per tool call, model picker, follow-up from the input box, Stop, history, screenshot', async ({ browser, port }) => {
   const llm = await startFakeLLM('chat');
-  const dir = path.join(WORK, 'ws-chat');
+  const dir = path.join(WORK, 'ws-chat' + RETRY.suffix);
   writeFiles(dir, {
     'notes.txt': 'todo\n',
     'b.txt': 'beta two\n',
@@ -520,6 +527,9 @@ def('conversation panel: Markdown, one line per tool call, model picker, follow-
   await page.locator('.quick-input-widget .monaco-list-row', { hasText: 't2 ok' }).first().click();
   const acts = await waitProbe(folder, 'the history actions', (r) => r.kind === 'historyActions', 5000);
   assert(!acts.actions.includes('Undo') && acts.actions.includes('Continue'), `actions for a task with no changes: ${acts.actions}`);
+  // The probe is written just before the second picker opens: Escape only
+  // once it shows, or it closes nothing.
+  await page.locator('.quick-input-widget .quick-input-title', { hasText: 'agentls t2' }).waitFor({ state: 'visible', timeout: 10000 });
   await page.keyboard.press('Escape');
   await page.waitForFunction(() => !document.querySelector('.quick-input-widget') || getComputedStyle(document.querySelector('.quick-input-widget')).display === 'none');
 
@@ -554,7 +564,7 @@ def('conversation panel: Markdown, one line per tool call, model picker, follow-
 def('API key from "agentls: Set API Key" reaches the model, and nothing writes it down', async ({ browser, port }) => {
   const key = 'sk-vscode-test-4f1d2e9a7c';
   const llm = await startFakeLLM('key', ['-api-key', key]);
-  const dir = path.join(WORK, 'ws-key');
+  const dir = path.join(WORK, 'ws-key' + RETRY.suffix);
   writeFiles(dir, { 'notes.txt': 'nothing here\n', '.vscode/settings.json': workspaceSettings(llm) });
   const { page, folder } = await openWindow(browser, port, dir);
   await runPaletteCommand(page, 'agentls: Set API Key');
@@ -577,7 +587,7 @@ def('API key from "agentls: Set API Key" reaches the model, and nothing writes i
 
 def('a workspace .agentls.json that widens power: "Trust this file" is asked natively and the answer reaches the server', async ({ browser, port }) => {
   const llm = await startFakeLLM('trust');
-  const dir = path.join(WORK, 'ws-trust');
+  const dir = path.join(WORK, 'ws-trust' + RETRY.suffix);
   writeFiles(dir, {
     'notes.txt': 'nothing here\n',
     '.agentls.json': { tools: { allow: ['echo trusted'] } },
@@ -656,38 +666,60 @@ async function main() {
   let passed = 0;
   let failed = 0;
   let skipped = 0;
+  const failures = [];
+  const flaky = [];
   const only = process.env.VSCODE_TEST_ONLY;
-  for (const c of cases) {
-    if (only && !c.name.includes(only)) continue;
+  // A case that fails runs once more in a fresh window: a UI timing slip
+  // on a loaded machine is reported as flaky, with its first failure; a
+  // case that fails twice fails the suite.
+  const attempt = async (c, n) => {
     const t0 = Date.now();
     try {
       const partial = (await c.fn({ browser, port })) || [];
-      passed++;
-      console.log(`PASS: ${c.name} (${((Date.now() - t0) / 1000).toFixed(1)} s)`);
-      for (const s of partial) console.log(`  SKIP part: ${s}`);
+      return { ok: true, partial, secs: ((Date.now() - t0) / 1000).toFixed(1) };
     } catch (err) {
-      if (err instanceof Skip) {
-        skipped++;
-        console.log(`SKIP: ${c.name}: ${err.message}`);
-      } else {
-        failed++;
-        console.log(`FAIL: ${c.name}: ${err.message}`);
-        const pages = browser.contexts().flatMap((x) => x.pages());
-        const p = pages[pages.length - 1];
-        if (p) {
-          const shot = path.join(ARTIFACTS, `failure-${cases.indexOf(c)}.png`);
-          await p.screenshot({ path: shot }).catch(() => {});
-          fs.writeFileSync(shot.replace(/\.png$/, '.html'), await p.content().catch(() => ''));
-          console.log(`  screenshot: ${shot} (and .html)`);
-        }
-        console.log(`  probe log: ${RESULTS}; code-server log: ${path.join(ARTIFACTS, 'code-server.log')}`);
+      if (err instanceof Skip) return { skip: err.message };
+      console.log(`${n === 1 ? 'FAIL (will retry)' : 'FAIL'}: ${c.name}: ${err.message}`);
+      const pages = browser.contexts().flatMap((x) => x.pages());
+      const p = pages[pages.length - 1];
+      if (p) {
+        const shot = path.join(ARTIFACTS, `failure-${cases.indexOf(c)}-${n}.png`);
+        await p.screenshot({ path: shot }).catch(() => {});
+        fs.writeFileSync(shot.replace(/\.png$/, '.html'), await p.content().catch(() => ''));
+        console.log(`  screenshot: ${shot} (and .html)`);
       }
+      console.log(`  probe log: ${RESULTS}; code-server log: ${path.join(ARTIFACTS, 'code-server.log')}`);
+      return { error: err.message };
     } finally {
       for (const ctx of browser.contexts()) for (const p of ctx.pages()) await p.close().catch(() => {});
+    }
+  };
+  for (const c of cases) {
+    if (only && !c.name.includes(only)) continue;
+    RETRY.suffix = '';
+    let r = await attempt(c, 1);
+    const first = r.error;
+    if (first !== undefined) {
+      RETRY.suffix = '-retry';
+      r = await attempt(c, 2);
+    }
+    if (r.skip !== undefined) {
+      skipped++;
+      console.log(`SKIP: ${c.name}: ${r.skip}`);
+    } else if (r.ok) {
+      passed++;
+      console.log(`PASS: ${c.name} (${r.secs} s)${first !== undefined ? ' on the second try' : ''}`);
+      for (const s of r.partial) console.log(`  SKIP part: ${s}`);
+      if (first !== undefined) flaky.push(`${c.name}: ${first}`);
+    } else {
+      failed++;
+      failures.push(`${c.name}: ${first} / then: ${r.error}`);
     }
   }
   await browser.close();
   console.log(`vscode: ${passed} passed, ${failed} failed, ${skipped} skipped`);
+  for (const f of flaky) console.log(`FLAKY (passed on retry): ${f}`);
+  for (const f of failures) console.log(`FAILED: ${f}`);
   return failed === 0 ? 0 : 1;
 }
 

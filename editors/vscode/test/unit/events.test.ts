@@ -191,6 +191,10 @@ test('TaskTracker drives the status bar', () => {
   tr.apply({ taskId: 't4', kind: 'end', result: { status: 'error', reason: 'llm', error: 'HTTP 500' } });
   assert.equal(tr.view().text, '$(error) agentls: t4 error');
   assert.match(tr.view().tooltip, /t4: error \(llm\): HTTP 500/);
+  // A review task's end: nothing is applied yet, so neither "ok" nor "verified".
+  tr.apply({ taskId: 't5', kind: 'end', result: { status: 'ok', verified: true, outcome: 'awaiting review' } });
+  assert.equal(tr.view().text, '$(eye) agentls: t5 awaiting review');
+  assert.doesNotMatch(tr.view().tooltip, /verified|\bok\b/);
 });
 
 test('a notice (a mention not read) is a line of the stream', () => {

@@ -10,9 +10,9 @@ import (
 	"time"
 )
 
-func TestOverlayWithoutFilesRunsInRoot(t *testing.T) {
+func TestCheckDirWithoutFilesRunsInRoot(t *testing.T) {
 	root := t.TempDir()
-	o, err := NewOverlay(root, nil)
+	o, err := NewCheckDir(root, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -27,7 +27,7 @@ func TestOverlayWithoutFilesRunsInRoot(t *testing.T) {
 	}
 }
 
-func TestOverlayCopy(t *testing.T) {
+func TestCheckDirCopy(t *testing.T) {
 	root := t.TempDir()
 	writeFile(t, root, "main.go", "package main\n")
 	writeFile(t, root, "pkg/lib.go", "package pkg\n")
@@ -47,7 +47,7 @@ func TestOverlayCopy(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	o, err := NewOverlay(root, map[string][]byte{
+	o, err := NewCheckDir(root, map[string][]byte{
 		"main.go":       []byte("package main // edited\n"),
 		"newdir/new.go": []byte("package newdir\n"),
 		"lib-link.go":   []byte("package main // replaces the link, not its target\n"),
@@ -121,11 +121,11 @@ func TestOverlayCopy(t *testing.T) {
 
 // An unsaved buffer inside a directory that is normally linked makes the
 // overlay copy that directory, so the buffer never reaches the real one.
-func TestOverlayCopiesLinkedDirHoldingABuffer(t *testing.T) {
+func TestCheckDirCopiesLinkedDirHoldingABuffer(t *testing.T) {
 	root := t.TempDir()
 	writeFile(t, root, "node_modules/dep/index.js", "original\n")
 	writeFile(t, root, "node_modules/dep/other.js", "other\n")
-	o, err := NewOverlay(root, map[string][]byte{"node_modules/dep/index.js": []byte("edited\n")})
+	o, err := NewCheckDir(root, map[string][]byte{"node_modules/dep/index.js": []byte("edited\n")})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -141,7 +141,7 @@ func TestOverlayCopiesLinkedDirHoldingABuffer(t *testing.T) {
 	}
 }
 
-func TestOverlayRejects(t *testing.T) {
+func TestCheckDirRejects(t *testing.T) {
 	root := t.TempDir()
 	outside := t.TempDir()
 	writeFile(t, root, "a.go", "package a\n")
@@ -150,10 +150,10 @@ func TestOverlayRejects(t *testing.T) {
 	}
 	for _, name := range []string{"../escape.go", "/etc/passwd", "ext/x.go"} {
 		t.Run(name, func(t *testing.T) {
-			o, err := NewOverlay(root, map[string][]byte{name: []byte("x")})
+			o, err := NewCheckDir(root, map[string][]byte{name: []byte("x")})
 			if err == nil {
 				o.Close()
-				t.Fatalf("NewOverlay accepted %q", name)
+				t.Fatalf("NewCheckDir accepted %q", name)
 			}
 		})
 	}
@@ -165,7 +165,7 @@ func TestOverlayRejects(t *testing.T) {
 // The check the overlay exists for: a Go module whose edited file does not
 // compile. The diagnostics point into the real root, the file on disk is
 // unchanged, and the output names no temporary directory.
-func TestRunOverlayGoBuild(t *testing.T) {
+func TestRunCheckDirGoBuild(t *testing.T) {
 	root := t.TempDir()
 	writeFile(t, root, "go.mod", "module example.com/ov\n\ngo 1.21\n")
 	writeFile(t, root, "main.go", "package main\n\nfunc main() {}\n")
@@ -180,7 +180,7 @@ func TestRunOverlayGoBuild(t *testing.T) {
 	results, err := Run(context.Background(), RunOptions{
 		Root:     root,
 		Commands: []string{"go build ./...", "go vet ./..."},
-		Overlay:  map[string][]byte{"util/util.go": []byte(edited)},
+		Unsaved:  map[string][]byte{"util/util.go": []byte(edited)},
 		Env:      []string{"GOTOOLCHAIN=local"},
 	})
 	if err != nil {

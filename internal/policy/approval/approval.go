@@ -1,4 +1,9 @@
-package assemble
+// Package approval is the command approval policy every front end shares:
+// whether a command or an MCP tool call the model asks for runs, is
+// refused, or is put to the user. The rules themselves (a real shell
+// parser, tools.allow/deny) are package policy's; this package adds the
+// user's answers, tools.approval and the sandbox.
+package approval
 
 import (
 	"context"
@@ -49,7 +54,7 @@ func (a *Allowed) add(command string) {
 	a.commands = append(a.commands, command)
 }
 
-// Approver is the command policy every front end shares, on a real shell
+// New is the command policy every front end shares, on a real shell
 // parser (internal/policy): tools.deny refuses without asking, whatever
 // wrapper, path, quoting or nesting hides the program; a command the user
 // allowed always, or that tools.allow covers, runs.
@@ -68,23 +73,25 @@ func (a *Allowed) add(command string) {
 // user's choice) allow rules admit nothing and every command is asked
 // about; with sandbox.mode off nothing runs sandboxed, so "sandboxed"
 // admits only what tools.allow covers.
-func Approver(cfg config.Config, always *Allowed, ask Ask) tools.Approver {
-	return ApproverReporting(cfg, always, ask, nil)
+func New(cfg config.Config, always *Allowed, ask Ask) tools.Approver {
+	return Reporting(cfg, always, ask, nil)
 }
 
-// ApproverReporting is Approver that tells refused about each command
+// Reporting is New that tells refused about each command
 // refused for want of an answer: nobody could be asked, the question went
 // unanswered, or tools.approval is "never". A deny rule or the user's no
 // is a decision, not reported. refused may be nil.
-func ApproverReporting(cfg config.Config, always *Allowed, ask Ask, refused func(command, reason string)) tools.Approver {
+func Reporting(cfg config.Config, always *Allowed, ask Ask, refused func(command, reason string)) tools.Approver {
 	if always == nil {
 		always = &Allowed{}
 	}
 	// Whether the sandbox is there is asked on the first command, not
 	// before: the probe launches a process.
 	probe := sync.OnceValues(func() (bool, string) {
-		_, confined, why := Sandbox(cfg, "")
-		return confined, why
+		if cfg.Sandbox.Mode == proc.ModeOff {
+			return false, "sandbox.mode is off"
+		}
+		return proc.Available()
 	})
 	mode := cfg.Tools.Approval
 	if mode == "" {

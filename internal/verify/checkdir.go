@@ -11,7 +11,7 @@ import (
 	"sync/atomic"
 )
 
-// skipCopy names directories an overlay copy leaves out: version control
+// skipCopy names directories a CheckDir leaves out: version control
 // metadata, which checks should not need and whose index a tool could
 // rewrite, and caches that tools recreate.
 var skipCopy = map[string]bool{
@@ -20,19 +20,19 @@ var skipCopy = map[string]bool{
 }
 
 // linkDirs names dependency and build directories, often hundreds of
-// megabytes, that an overlay symlinks to the real ones instead of copying.
+// megabytes, that a CheckDir symlinks to the real ones instead of copying.
 // The risk, accepted for speed: a check that writes into one of them (npm
 // install, cargo's target/) writes into the real workspace's copy. Those
 // are build products, never the user's sources; a directory that holds an
-// overlay file is copied instead, so an unsaved buffer never leaks into the
+// unsaved file is copied instead, so an unsaved buffer never leaks into the
 // real tree. Go's vendor/ is small and read by path, so it is copied.
 var linkDirs = map[string]bool{
 	"node_modules": true, "target": true, ".venv": true, "venv": true, ".tox": true,
 }
 
-// Overlay is a place to run checks that sees the workspace with some files
+// CheckDir is a place to run checks that sees the workspace with some files
 // replaced by the editor's unsaved buffers, without writing the workspace.
-type Overlay struct {
+type CheckDir struct {
 	rewrite map[string]string // go -overlay stand-ins → real paths
 	root    string
 	dir     string
@@ -40,32 +40,32 @@ type Overlay struct {
 	temp    bool
 }
 
-// NewOverlay prepares root for checks with files (workspace-relative,
+// NewCheckDir prepares root for checks with files (workspace-relative,
 // slash-separated paths mapped to their buffer text) applied. With no files
 // the checks run in root itself; otherwise root is copied to a temporary
 // directory, files are written there, and Close removes it.
-func NewOverlay(root string, files map[string][]byte) (*Overlay, error) {
+func NewCheckDir(root string, files map[string][]byte) (*CheckDir, error) {
 	root, err := filepath.Abs(root)
 	if err != nil {
-		return nil, fmt.Errorf("overlay root %s: %w", root, err)
+		return nil, fmt.Errorf("check dir root %s: %w", root, err)
 	}
 	fi, err := os.Stat(root)
 	if err != nil {
-		return nil, fmt.Errorf("overlay root: %w", err)
+		return nil, fmt.Errorf("check dir root: %w", err)
 	}
 	if !fi.IsDir() {
-		return nil, fmt.Errorf("overlay root %s: not a directory", root)
+		return nil, fmt.Errorf("check dir root %s: not a directory", root)
 	}
 	if len(files) == 0 {
-		return &Overlay{root: root, dir: root, dirReal: root}, nil
+		return &CheckDir{root: root, dir: root, dirReal: root}, nil
 	}
 
 	rels := make(map[string][]byte, len(files))
-	copyInstead := map[string]bool{} // linkDirs entries that hold an overlay file
+	copyInstead := map[string]bool{} // linkDirs entries that hold an unsaved file
 	for name, text := range files {
 		rel := filepath.Clean(filepath.FromSlash(name))
 		if !filepath.IsLocal(rel) {
-			return nil, fmt.Errorf("overlay file %q: not inside the workspace", name)
+			return nil, fmt.Errorf("unsaved file %q: not inside the workspace", name)
 		}
 		rels[rel] = text
 		for d := filepath.Dir(rel); d != "."; d = filepath.Dir(d) {
@@ -77,9 +77,9 @@ func NewOverlay(root string, files map[string][]byte) (*Overlay, error) {
 
 	tmp, err := os.MkdirTemp("", "agentls-verify-*")
 	if err != nil {
-		return nil, fmt.Errorf("overlay: %w", err)
+		return nil, fmt.Errorf("check dir: %w", err)
 	}
-	o := &Overlay{root: root, dir: tmp, dirReal: tmp, temp: true}
+	o := &CheckDir{root: root, dir: tmp, dirReal: tmp, temp: true}
 	if r, err := filepath.EvalSymlinks(tmp); err == nil {
 		o.dirReal = r
 	}
@@ -92,7 +92,7 @@ func NewOverlay(root string, files map[string][]byte) (*Overlay, error) {
 		return nil, err
 	}
 	for rel, text := range rels {
-		if err := writeOverlayFile(tmp, rel, text); err != nil {
+		if err := writeUnsavedFile(tmp, rel, text); err != nil {
 			o.Close()
 			return nil, err
 		}
@@ -101,28 +101,27 @@ func NewOverlay(root string, files map[string][]byte) (*Overlay, error) {
 }
 
 // Root is the real workspace.
-func (o *Overlay) Root() string { return o.root }
+func (o *CheckDir) Root() string { return o.root }
 
-// Dir is where checks run: the copy, or Root when there was nothing to
-// overlay.
-func (o *Overlay) Dir() string { return o.dir }
+// Dir is where checks run: the copy, or Root when no text was unsaved.
+func (o *CheckDir) Dir() string { return o.dir }
 
 // Close removes the copy. Symlinked directories are unlinked, never
 // followed.
-func (o *Overlay) Close() error {
+func (o *CheckDir) Close() error {
 	if o == nil || !o.temp {
 		return nil
 	}
 	o.temp = false
 	if err := os.RemoveAll(o.dir); err != nil {
-		return fmt.Errorf("remove overlay %s: %w", o.dir, err)
+		return fmt.Errorf("remove check dir %s: %w", o.dir, err)
 	}
 	return nil
 }
 
 // mapText rewrites the copy's paths in a tool's output to the real root,
 // so that neither the model nor the user sees the temporary directory.
-func (o *Overlay) mapText(s string) string {
+func (o *CheckDir) mapText(s string) string {
 	if o == nil || o.dir == o.root {
 		return s
 	}
@@ -133,7 +132,7 @@ func (o *Overlay) mapText(s string) string {
 	return s
 }
 
-// copyWorkers clone or copy files in parallel (see overlay_link.go):
+// copyWorkers clone or copy files in parallel (see checkdir_link.go):
 // creating entries waits on the filesystem more than on the CPU.
 const copyWorkers = 8
 
@@ -247,10 +246,10 @@ func copyWith(src, dst string, fill func(out, in *os.File) error) error {
 	return os.Chtimes(dst, fi.ModTime(), fi.ModTime())
 }
 
-// writeOverlayFile writes a buffer's text into the copy. It refuses paths
+// writeUnsavedFile writes a buffer's text into the copy. It refuses paths
 // that pass through a symlink, which could lead back into the real
 // workspace or elsewhere.
-func writeOverlayFile(dir, rel string, text []byte) error {
+func writeUnsavedFile(dir, rel string, text []byte) error {
 	cur := dir
 	parts := strings.Split(filepath.Dir(rel), string(filepath.Separator))
 	for _, part := range parts {
@@ -262,14 +261,14 @@ func writeOverlayFile(dir, rel string, text []byte) error {
 		switch {
 		case errors.Is(err, fs.ErrNotExist):
 			if err := os.Mkdir(cur, 0o755); err != nil {
-				return fmt.Errorf("overlay file %s: %w", rel, err)
+				return fmt.Errorf("unsaved file %s: %w", rel, err)
 			}
 		case err != nil:
-			return fmt.Errorf("overlay file %s: %w", rel, err)
+			return fmt.Errorf("unsaved file %s: %w", rel, err)
 		case fi.Mode()&fs.ModeSymlink != 0:
-			return fmt.Errorf("overlay file %s: %s is a symlink", rel, part)
+			return fmt.Errorf("unsaved file %s: %s is a symlink", rel, part)
 		case !fi.IsDir():
-			return fmt.Errorf("overlay file %s: %s is not a directory", rel, part)
+			return fmt.Errorf("unsaved file %s: %s is not a directory", rel, part)
 		}
 	}
 	target := filepath.Join(dir, rel)
@@ -279,15 +278,15 @@ func writeOverlayFile(dir, rel string, text []byte) error {
 			mode = fi.Mode().Perm() | 0o200
 		}
 		if fi.IsDir() {
-			return fmt.Errorf("overlay file %s: is a directory", rel)
+			return fmt.Errorf("unsaved file %s: is a directory", rel)
 		}
 		// Replace rather than write through: the old entry may be a symlink.
 		if err := os.Remove(target); err != nil {
-			return fmt.Errorf("overlay file %s: %w", rel, err)
+			return fmt.Errorf("unsaved file %s: %w", rel, err)
 		}
 	}
 	if err := os.WriteFile(target, text, mode); err != nil {
-		return fmt.Errorf("overlay file %s: %w", rel, err)
+		return fmt.Errorf("unsaved file %s: %w", rel, err)
 	}
 	return nil
 }

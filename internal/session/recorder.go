@@ -26,14 +26,14 @@ type Begin struct {
 	Model  string
 }
 
-// Task records one running task: its conversation (as a
+// Recorder records one running task: its conversation (as a
 // driver.Driver.OnConversation), its transcript (feed Event from the driver's
-// OnEvent) and its end. A nil *Task does nothing, so a caller whose store
+// OnEvent) and its end. A nil *Recorder does nothing, so a caller whose store
 // failed can use one without checks.
 //
 // Write failures never stop the task: the first is reported through
 // Options.Warn, later records are dropped and Err returns it.
-type Task struct {
+type Recorder struct {
 	store      *Store
 	session    string
 	id         string
@@ -76,7 +76,7 @@ func NewChange(path string, before []byte, existed bool, after []byte) Change {
 // Begin starts a task in session b.Session, or in a new session. The
 // returned task's History is the session's conversation so far. An unknown
 // session is an error wrapping ErrNotFound.
-func (s *Store) Begin(b Begin) (*Task, error) {
+func (s *Store) Begin(b Begin) (*Recorder, error) {
 	id := b.Session
 	var prev *Session
 	if id != "" {
@@ -96,7 +96,7 @@ func (s *Store) Begin(b Begin) (*Task, error) {
 			s.opts.Warn(w)
 		}
 	}
-	t := &Task{store: s, session: id, seq: 1, prompt: b.Prompt, fresh: prev == nil}
+	t := &Recorder{store: s, session: id, seq: 1, prompt: b.Prompt, fresh: prev == nil}
 	if prev != nil {
 		for _, tr := range prev.Tasks {
 			t.seq = max(t.seq, tr.Seq+1)
@@ -147,7 +147,7 @@ func (s *Store) Begin(b Begin) (*Task, error) {
 }
 
 // Session is the task's session ID.
-func (t *Task) Session() string {
+func (t *Recorder) Session() string {
 	if t == nil {
 		return ""
 	}
@@ -155,7 +155,7 @@ func (t *Task) Session() string {
 }
 
 // ID is the task's ID.
-func (t *Task) ID() string {
+func (t *Recorder) ID() string {
 	if t == nil {
 		return ""
 	}
@@ -163,7 +163,7 @@ func (t *Task) ID() string {
 }
 
 // Seq is the task's number in its session, from 1.
-func (t *Task) Seq() int {
+func (t *Recorder) Seq() int {
 	if t == nil {
 		return 0
 	}
@@ -172,7 +172,7 @@ func (t *Task) Seq() int {
 
 // History is the session's conversation before this task, for
 // driver.Assignment.History.
-func (t *Task) History() []agent.Message {
+func (t *Recorder) History() []agent.Message {
 	if t == nil {
 		return nil
 	}
@@ -180,7 +180,7 @@ func (t *Task) History() []agent.Message {
 }
 
 // TranscriptPath is the task's Markdown transcript, "" if there is none.
-func (t *Task) TranscriptPath() string {
+func (t *Recorder) TranscriptPath() string {
 	if t == nil || t.transcript == nil {
 		return ""
 	}
@@ -188,7 +188,7 @@ func (t *Task) TranscriptPath() string {
 }
 
 // Err is the first write error, if any.
-func (t *Task) Err() error {
+func (t *Recorder) Err() error {
 	if t == nil {
 		return nil
 	}
@@ -201,7 +201,7 @@ func (t *Task) Err() error {
 // that are new since the last call and syncs the file. When the driver
 // compacted the history, the whole conversation is written again as one
 // reset record.
-func (t *Task) Conversation(_ context.Context, msgs []agent.Message) {
+func (t *Recorder) Conversation(_ context.Context, msgs []agent.Message) {
 	if t == nil || len(msgs) == 0 {
 		return
 	}
@@ -259,7 +259,7 @@ func sameMessages(a, b []agent.Message) bool {
 
 // write appends and has the file synced (grouped, see groupSync); the
 // caller holds t.mu.
-func (t *Task) write(recs ...any) {
+func (t *Recorder) write(recs ...any) {
 	if t.err != nil {
 		return
 	}
@@ -274,7 +274,7 @@ func (t *Task) write(recs ...any) {
 }
 
 // Event feeds the transcript; call it from the driver's OnEvent.
-func (t *Task) Event(ev agent.Event) {
+func (t *Recorder) Event(ev agent.Event) {
 	if t == nil || t.transcript == nil {
 		return
 	}
@@ -284,7 +284,7 @@ func (t *Task) Event(ev agent.Event) {
 // End records the result and the changes that landed, remembers a finished
 // (not cancelled) task in the workspace memory, and closes the files. It
 // returns the first error the task met; later calls do nothing.
-func (t *Task) End(res agent.Result, changes []Change) error {
+func (t *Recorder) End(res agent.Result, changes []Change) error {
 	if t == nil {
 		return nil
 	}

@@ -9,11 +9,11 @@ import (
 	"github.com/agentls/agentls/internal/proc"
 )
 
-// BenchmarkOverlayNonGo1000Files: the overlay a non-Go workspace's checks
+// BenchmarkCheckDirNonGo1000Files: the copy a non-Go workspace's checks
 // run in (100 directories of 10 two-kilobyte Python files), made and
 // removed, as each verify pays it. model-files: the model's two edited
 // buffers differ from disk; 100-differ: a hundred unsaved buffers.
-func BenchmarkOverlayNonGo1000Files(b *testing.B) {
+func BenchmarkCheckDirNonGo1000Files(b *testing.B) {
 	root := b.TempDir()
 	body := strings.Repeat("# some source text for the benchmark, line\n", 48)
 	for d := range 100 {
@@ -32,7 +32,7 @@ func BenchmarkOverlayNonGo1000Files(b *testing.B) {
 		}
 		b.Run(name, func(b *testing.B) {
 			for b.Loop() {
-				o, err := NewOverlay(root, files)
+				o, err := NewCheckDir(root, files)
 				if err != nil {
 					b.Fatal(err)
 				}

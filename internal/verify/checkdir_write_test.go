@@ -13,13 +13,13 @@ import (
 // A check that rewrites a file the buffers did not change (gofmt -w,
 // prettier --write, a test writing its fixture) writes the overlay's
 // file, never the user's. (The hard-linked overlay wrote through.)
-func TestOverlayCheckWritingUnchangedFileLeavesWorkspace(t *testing.T) {
+func TestCheckDirCheckWritingUnchangedFileLeavesWorkspace(t *testing.T) {
 	root := t.TempDir()
 	writeFile(t, root, "a.py", "a = 1\n")
 	writeFile(t, root, "pkg/b.py", "b = 1\n")
 	writeFile(t, root, "package.json", "{}\n")
 
-	o, err := NewOverlay(root, map[string][]byte{"a.py": []byte("a = 2\n")})
+	o, err := NewCheckDir(root, map[string][]byte{"a.py": []byte("a = 2\n")})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -36,7 +36,7 @@ func TestOverlayCheckWritingUnchangedFileLeavesWorkspace(t *testing.T) {
 		t.Run(m.name, func(t *testing.T) {
 			rs, err := Run(context.Background(), RunOptions{Root: root, Sandbox: m.sb,
 				Commands: []string{"echo formatted > pkg/b.py && echo more >> a.py && echo new > c.py && cat a.py pkg/b.py"},
-				Overlay:  map[string][]byte{"a.py": []byte("a = 2\n")}})
+				Unsaved:  map[string][]byte{"a.py": []byte("a = 2\n")}})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -64,7 +64,7 @@ func TestRunChecksSeeTheViewAtTheRealPath(t *testing.T) {
 	writeFile(t, root, "v.go", "package v\n")
 	check := `test "$(pwd)" = "` + root + `" && grep " ` + root + ` " /proc/self/mountinfo | grep -q " - overlay " && ! echo "$GOFLAGS" | grep -q overlay && go list -f '{{.Name}}' . && echo out > written`
 	for _, overlay := range []map[string][]byte{nil, {"v.go": []byte("package viewed\n")}} {
-		rs, err := Run(context.Background(), RunOptions{Root: root, Commands: []string{check}, Overlay: overlay, Env: []string{"GOTOOLCHAIN=local", "GOFLAGS=-mod=mod"}})
+		rs, err := Run(context.Background(), RunOptions{Root: root, Commands: []string{check}, Unsaved: overlay, Env: []string{"GOTOOLCHAIN=local", "GOFLAGS=-mod=mod"}})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -109,7 +109,7 @@ func TestRunWithoutTheViewStaysSandboxed(t *testing.T) {
 	defer os.RemoveAll(out)
 	pwned := filepath.Join(out, "pwned")
 	opts := RunOptions{Root: root, Commands: []string{"go list -f '{{.Name}}' ./link && echo pwned > " + pwned},
-		Env: []string{"GOTOOLCHAIN=local", "GOFLAGS=-mod=mod"}, Overlay: map[string][]byte{"link/a.go": []byte("package viewed\n")}}
+		Env: []string{"GOTOOLCHAIN=local", "GOFLAGS=-mod=mod"}, Unsaved: map[string][]byte{"link/a.go": []byte("package viewed\n")}}
 	for _, m := range []proc.Sandbox{{Mode: proc.ModeOff}, {}} {
 		opts.Sandbox = m
 		rs, err := Run(context.Background(), opts)
