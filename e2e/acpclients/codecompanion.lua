@@ -170,7 +170,7 @@ vim.schedule(function()
     say("models: none")
   end
   local cmds = require("codecompanion.interactions.chat.acp.commands")
-  vim.wait(5000, function()
+  vim.wait(20000, function()
     return #(cmds.get_commands_for_session(conn.session_id) or {}) > 0
   end, 20)
   local names = {}
