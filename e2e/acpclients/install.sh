@@ -100,7 +100,8 @@ if ! emacs_ok; then
 R=$(dirname "$(readlink -f "$0")")
 v=$(ls "$R/usr/share/emacs" | grep -E '^[0-9]' | head -1)
 lisp="$R/usr/share/emacs/$v/lisp"
-EMACSLOADPATH=$(find "$lisp" -type d | tr '\n' ':')
+# No empty element: that would add the compiled-in /usr/share/emacs path.
+EMACSLOADPATH=$(find "$lisp" -type d | paste -sd:)
 export EMACSLOADPATH
 export EMACSDATA="$R/usr/share/emacs/$v/etc"
 libexec=$(ls -d "$R"/usr/libexec/emacs/$v/*-linux-gnu | head -1)
