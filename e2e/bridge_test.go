@@ -97,3 +97,53 @@ func TestBridgeAsksNothingOfAClientThatCannotAnswer(t *testing.T) {
 		t.Errorf("the agent was not told no:\n%s", text.String())
 	}
 }
+
+// A bridge task obeys the agent machine's rules, as a task on agentls's own
+// tools does: the checks' failure goes back to the agent agent.maxRetries
+// times (the bridge's own loop allowed one follow-up whatever the setting),
+// agent.maxSteps bounds its turns (the bridge's loop had no bound), and the
+// task then ends "verifyFailed" with the machine's events.
+func TestBridgeObeysTheMachinesLimits(t *testing.T) {
+	fake := buildFakeACP(t)
+	for _, tc := range []struct {
+		name             string
+		agent            map[string]any
+		followUps, steps int
+	}{
+		{"maxRetries", map[string]any{"maxRetries": 2}, 2, 3},
+		{"maxSteps", map[string]any{"maxRetries": 5, "maxSteps": 1}, 0, 1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			tc.agent["backend"] = map[string]any{"acp": map[string]any{"command": fake}}
+			s := start(t, setup{workspace: "hello", settings: map[string]any{
+				"agent":  tc.agent,
+				"verify": map[string]any{"enabled": true, "commands": []string{"! grep -q BROKEN hello.txt"}},
+			}})
+			s.OnShowMessageRequest = func(*protocol.ShowMessageRequestParams) *protocol.MessageActionItem {
+				return &protocol.MessageActionItem{Title: "Allow once"}
+			}
+			r := s.run(t, map[string]any{"task": "make it STAY BROKEN"})
+			var text strings.Builder
+			verifies, steps := 0, -1.0
+			for _, ev := range s.Events(r.TaskID) {
+				switch ev["kind"] {
+				case "text":
+					text.WriteString(ev["text"].(string))
+				case "verify":
+					verifies++
+				case "end":
+					steps, _ = ev["result"].(map[string]any)["steps"].(float64)
+				}
+			}
+			if n := strings.Count(text.String(), "follow-up: The project's checks failed"); n != tc.followUps {
+				t.Errorf("%d follow-ups, want %d:\n%s", n, tc.followUps, text.String())
+			}
+			if verifies != tc.followUps+1 || int(steps) != tc.steps {
+				t.Errorf("%d verify events and %v steps, want %d and %d", verifies, steps, tc.followUps+1, tc.steps)
+			}
+			if r.Status != "ok" || r.Reason != "verifyFailed" || r.Verified || len(r.FilesChanged) != 1 {
+				t.Errorf("result %+v", r)
+			}
+		})
+	}
+}

@@ -120,6 +120,39 @@ func TestWorkspaceSettingsNeedTrust(t *testing.T) {
 	}
 }
 
+// .agentls.json edited while the server runs applies to the next task,
+// and its widening part is asked about first: before, the file was read
+// at initialize and on didChangeConfiguration only, so the user's edit did
+// nothing until a restart.
+func TestWorkspaceSettingsEditedDuringTheSession(t *testing.T) {
+	script := scriptOf(turn{text: "hello"}, turn{calls: [][2]any{{"run_command", map[string]any{"command": "touch made.txt"}}}}, turn{text: "done"})
+	s := start(t, setup{script: script, settings: alwaysAsk()})
+	var trustAsked, commandAsked int
+	s.OnShowMessageRequest = func(p *protocol.ShowMessageRequestParams) *protocol.MessageActionItem {
+		switch {
+		case strings.Contains(p.Message, "Trust it?"):
+			trustAsked++
+			return &protocol.MessageActionItem{Title: "Trust this file"}
+		case strings.Contains(p.Message, "wants to run"):
+			commandAsked++
+			return &protocol.MessageActionItem{Title: "Deny"}
+		}
+		return nil
+	}
+	s.run(t, map[string]any{"task": "say hello"})
+	if trustAsked != 0 {
+		t.Fatalf("asked to trust a file that does not exist (%d)", trustAsked)
+	}
+	if err := os.WriteFile(filepath.Join(s.Root, ".agentls.json"), []byte(`{"tools": {"allow": ["touch"]}}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s.run(t, map[string]any{"task": "touch"})
+	if trustAsked != 1 || commandAsked != 0 || !fileExists(filepath.Join(s.Root, "made.txt")) {
+		t.Errorf("after editing .agentls.json: asked to trust %d, to run %d, file made %v; want 1, 0, true",
+			trustAsked, commandAsked, fileExists(filepath.Join(s.Root, "made.txt")))
+	}
+}
+
 // The model cannot change a file that configures agentls or the editor
 // without the user's explicit approval, review mode or not.
 func TestModelCannotRewriteItsConfiguration(t *testing.T) {

@@ -71,6 +71,8 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return acp.Command(args, stdin, stdout, stderr, version)
 	case "sessions":
 		return cli.Sessions(args, stdout, stderr)
+	case "worktrees":
+		return cli.Worktrees(args, stdout, stderr)
 	case "trust":
 		return cli.Trust(args, stdin, stdout, stderr)
 	case "version":
@@ -96,6 +98,7 @@ commands:
   run        run a task headless in the current workspace: agentls run [flags] "task"
   acp        agentls as an Agent Client Protocol agent on stdin/stdout (Zed, JetBrains, CodeCompanion, …)
   sessions   list the workspace's sessions, or show one: agentls sessions [list | show ID]
+  worktrees  the workspace's worktree tasks: agentls worktrees [list | merge ID | discard ID]
   trust      trust the workspace's .agentls.json as it is now: agentls trust [--yes]
   version    print the version (also --version)
   help       print this help (also -h, --help)

@@ -792,6 +792,7 @@ task's proposals are in `agentls-review-diff'.  Returns the buffer."
     (define-key m "x" #'agentls-reject)
     (define-key m "u" #'agentls-undo)
     (define-key m "w" #'agentls-rewind)
+    (define-key m "W" #'agentls-worktrees)
     (define-key m "l" #'agentls-show-stream)
     (define-key m "t" #'agentls-open-transcript)
     (define-key m "R" #'agentls-run-review)
@@ -807,6 +808,7 @@ task's proposals are in `agentls-review-diff'.  Returns the buffer."
 
 (require 'agentls-review)
 (require 'agentls-rewind)
+(require 'agentls-worktrees)
 
 (provide 'agentls)
 ;;; agentls.el ends here

@@ -30,9 +30,10 @@ func (panickyWorkspace) Edit(context.Context, string, func([]byte, bool) ([]byte
 func TestBridgeClientPanicsAreAnswered(t *testing.T) {
 	root := t.TempDir()
 	r := &bridgeRun{b: Bridge{Root: root, Workspace: panickyWorkspace{root}, Log: zap.NewNop(),
-		Ask:     func(context.Context, string, string) (approval.Answer, error) { panic("ask") },
-		OnEvent: func(agent.Event) { panic("event") },
+		Ask: func(context.Context, string, string) (approval.Answer, error) { panic("ask") },
 	}, changed: map[string]bool{}}
+	r.onText = func(string) { panic("text") }
+	r.onEvent = func(agent.Event) { panic("event") }
 	c := &bridgeClient{r: r}
 	ctx := context.Background()
 	check := func(method string, err error) {

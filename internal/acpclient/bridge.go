@@ -3,6 +3,7 @@ package acpclient
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"sort"
 	"strings"
@@ -15,16 +16,18 @@ import (
 
 	"github.com/agentls/agentls/internal/agent"
 	"github.com/agentls/agentls/internal/config"
-	"github.com/agentls/agentls/internal/driver"
 	"github.com/agentls/agentls/internal/policy/approval"
 	"github.com/agentls/agentls/internal/proc"
 	"github.com/agentls/agentls/internal/session"
 )
 
-// Bridge runs one task on an external ACP agent (agent.backend.acp) for
-// the language server: its loop is the agent's; the files, the questions,
-// the checks and the record are the server's. The server fills it in from
-// what it builds for its own loop.
+// Bridge is an external ACP agent (agent.backend.acp) as the model of a
+// task: each of its turns is one model call whose tools already ran
+// (driver.Actor). The files, the questions and the record are the
+// server's; the loop around the turns (the verify gate and its retries,
+// agent.maxSteps, the task's timeout, cancellation, the events) is the
+// agent machine's, as for a task on agentls's own tools. The server fills
+// it in from what it builds for its own loop.
 type Bridge struct {
 	Agent config.ACPAgent
 	Root  string
@@ -43,34 +46,110 @@ type Bridge struct {
 	// MCPServers are the user's MCP servers (mcpServers), passed to the
 	// agent's session.
 	MCPServers map[string]config.MCPServer
-	// Verifier runs after each turn that changed files; nil: none.
-	Verifier driver.Verifier
-	// FollowUps is how many times failed checks go back to the agent as a
-	// new prompt [1].
-	FollowUps int
-	Session   *session.Recorder
-	OnEvent   func(agent.Event)
-	Log       *zap.Logger
+	// Session is the agentls session, whose external session a follow-up
+	// task continues; nil: none.
+	Session *session.Recorder
+	Log     *zap.Logger
 }
 
-// Run runs the task and returns its result; it never panics out.
-func (b Bridge) Run(ctx context.Context, task driver.Assignment) (res agent.Result) {
+// Start returns the bridge as the task's model. The agent process starts
+// with the first turn; Close ends it.
+func (b Bridge) Start() *Backend {
 	if b.Log == nil {
 		b.Log = zap.NewNop()
 	}
-	if b.FollowUps == 0 {
-		b.FollowUps = 1
+	return &Backend{r: &bridgeRun{b: b, changed: map[string]bool{}}}
+}
+
+// Backend is a running bridge: a driver.Actor.
+type Backend struct {
+	r *bridgeRun
+
+	mu       sync.Mutex // one turn at a time; guards the fields below
+	started  bool
+	startErr error
+	stop     func()
+}
+
+// Stream implements agent.LLM: Act without the turn's tool events.
+func (k *Backend) Stream(ctx context.Context, req agent.Request, onText func(string)) (agent.Response, error) {
+	return k.Act(ctx, req, onText, nil)
+}
+
+// Act implements driver.Actor: one session/prompt with what the machine
+// has said since the agent's last turn (the task, the checks' failures, a
+// request to wrap up). The text streams through onText, the agent's tool
+// calls and results, plans and thoughts through onEvent; Response.Changed
+// has the files the task's turns changed so far.
+func (k *Backend) Act(ctx context.Context, req agent.Request, onText func(string), onEvent func(agent.Event)) (agent.Response, error) {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	if !k.started {
+		k.started = true
+		k.stop, k.startErr = k.r.start(ctx)
 	}
-	r := &bridgeRun{b: b, changed: map[string]bool{}}
-	defer func() {
-		if p := recover(); p != nil {
-			b.Log.Error("panic in the ACP bridge", zap.Any("panic", p), zap.Stack("stack"))
-			res = agent.Result{Status: agent.StatusError, Reason: "internal", Error: fmt.Sprintf("internal error: %v", p)}
+	if k.startErr != nil {
+		return agent.Response{}, k.startErr
+	}
+	r := k.r
+	r.mu.Lock()
+	r.onText, r.onEvent = onText, onEvent
+	held := r.held
+	r.held = nil
+	r.mu.Unlock()
+	// What the agent announced between turns (its settings and commands as
+	// the session opened) goes out with this turn, in a fixed order.
+	for _, kind := range []string{agent.KindOptions, agent.KindCommands} {
+		if ev, ok := held[kind]; ok && onEvent != nil {
+			onEvent(ev)
 		}
-		res.FilesChanged = r.files()
-		r.emit(agent.Event{Kind: agent.KindEnd, Step: r.steps, Result: &res})
+	}
+	defer func() {
+		r.mu.Lock()
+		r.onText, r.onEvent = nil, nil
+		r.mu.Unlock()
 	}()
-	return r.run(ctx, task)
+	stop, usage, err := r.prompt(ctx, turnPrompt(req.Messages))
+	resp := agent.Response{Content: r.turnText(), Usage: usage, Changed: r.files(), FinishReason: string(stop)}
+	switch {
+	case ctx.Err() != nil:
+		return resp, ctx.Err()
+	case err != nil:
+		return resp, fmt.Errorf("the ACP agent failed: %v", err)
+	case stop == sdk.StopReasonCancelled:
+		return resp, errors.New("the ACP agent cancelled its turn")
+	case stop == sdk.StopReasonMaxTurnRequests:
+		return resp, errors.New("the ACP agent reached its own turn limit")
+	case stop == sdk.StopReasonMaxTokens:
+		return resp, errors.New("the ACP agent ran out of tokens")
+	case stop == sdk.StopReasonRefusal:
+		return resp, errors.New("the ACP agent refused")
+	}
+	return resp, nil
+}
+
+// Close ends the agent and whatever it left running.
+func (k *Backend) Close() {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	if k.stop != nil {
+		k.stop()
+		k.stop = nil
+	}
+}
+
+// turnPrompt is what the machine said since the agent's last turn: the
+// task (with the editor's context), or the checks' failures, or a request
+// to wrap up. The agent keeps its own conversation, so nothing earlier is
+// sent again; the system prompt is agentls's, not the agent's.
+func turnPrompt(msgs []agent.Message) string {
+	var parts []string
+	for i := len(msgs) - 1; i >= 0 && msgs[i].Role != agent.RoleAssistant; i-- {
+		if msgs[i].Role == agent.RoleUser && msgs[i].Content != "" {
+			parts = append([]string{msgs[i].Content}, parts...)
+		}
+	}
+	return strings.Join(parts, "\n\n")
 }
 
 type bridgeRun struct {
@@ -83,21 +162,33 @@ type bridgeRun struct {
 
 	mu      sync.Mutex
 	changed map[string]bool
-	diffs   map[sdk.ToolCallId][]string // files a running tool call reports editing (bridge_diffs.go)
+	diffs   map[sdk.ToolCallId][]string // files a running tool call reports editing (diffs.go)
 	text    strings.Builder             // the agent's text of the current turn
-	steps   int
-	usage   agent.Usage
-	options []agent.AgentOption // the agent's config options (settings.go)
-	mode    *agent.AgentOption  // its modes, when no config option is of category mode
-	model   *agent.AgentOption  // its models (session/set_model), when no config option is of category model
+	// The current turn's sinks (Act's); nil between turns.
+	onText  func(string)
+	onEvent func(agent.Event)
+	// The agent's settings (settings.go): its config options, and its
+	// models and modes when no config option of that category stands for
+	// them.
+	options []agent.AgentOption
+	mode    *agent.AgentOption
+	model   *agent.AgentOption
+	// held are the latest commands and options events the agent sent
+	// between turns (as the session opened, say), for the next turn.
+	held map[string]agent.Event
 }
 
+// emit hands an update of the agent's to the current turn: text to
+// onText, the rest to onEvent.
 func (r *bridgeRun) emit(ev agent.Event) {
-	if r.b.Session != nil {
-		r.b.Session.Event(ev)
-	}
-	if r.b.OnEvent != nil {
-		r.b.OnEvent(ev)
+	r.mu.Lock()
+	onText, onEvent := r.onText, r.onEvent
+	r.mu.Unlock()
+	switch {
+	case ev.Kind == agent.KindText && onText != nil:
+		onText(ev.Text)
+	case ev.Kind != agent.KindText && onEvent != nil:
+		onEvent(ev)
 	}
 }
 
@@ -112,10 +203,8 @@ func (r *bridgeRun) files() []string {
 	return out
 }
 
-func (r *bridgeRun) run(ctx context.Context, task driver.Assignment) agent.Result {
-	fail := func(reason, msg string) agent.Result {
-		return agent.Result{Status: agent.StatusError, Reason: reason, Error: msg}
-	}
+// start launches the agent and opens its session; stop ends both.
+func (r *bridgeRun) start(ctx context.Context) (stop func(), err error) {
 	// Through the process package for its own session and process group,
 	// so that KillTree reaches what the agent started (codex-acp's npm
 	// entry point is a node script running the native binary, which runs
@@ -127,7 +216,7 @@ func (r *bridgeRun) run(ctx context.Context, task driver.Assignment) agent.Resul
 		Sandbox: proc.Sandbox{Mode: proc.ModeOff},
 	})
 	if err != nil {
-		return fail("backend", err.Error())
+		return nil, err
 	}
 	// The inherited environment was cleaned of credentials; the agent's own
 	// env setting is the user's and may name the key the agent needs.
@@ -135,16 +224,16 @@ func (r *bridgeRun) run(ctx context.Context, task driver.Assignment) agent.Resul
 	cmd.Stderr = newAgentStderr(r.b.Log.With(zap.String("acpAgent", r.b.Agent.Command)))
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
-		return fail("backend", err.Error())
+		return nil, err
 	}
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
-		return fail("backend", err.Error())
+		return nil, err
 	}
 	if err := cmd.Start(); err != nil {
-		return fail("backend", fmt.Sprintf("starting the ACP agent %q: %v", r.b.Agent.Command, err))
+		return nil, fmt.Errorf("starting the ACP agent %q: %v", r.b.Agent.Command, err)
 	}
-	defer func() {
+	stop = func() {
 		_ = stdin.Close()
 		done := make(chan struct{})
 		go func() {
@@ -160,62 +249,15 @@ func (r *bridgeRun) run(ctx context.Context, task driver.Assignment) agent.Resul
 		// if it did not exit on end of input.
 		proc.KillTree(cmd)
 		<-done
-	}()
+	}
 	r.conn = sdk.NewClientSideConnection(&bridgeClient{r: r}, stdin, stdout)
 	setup, cancel := context.WithTimeout(ctx, 60*time.Second)
 	defer cancel()
 	if err := r.setup(setup, cmd.Env); err != nil {
-		return fail("backend", err.Error())
+		stop()
+		return nil, err
 	}
-	msgs := append([]agent.Message(nil), task.History...)
-	prompt := task.Prompt
-	if task.Editor != "" {
-		prompt += "\n\n" + task.Editor
-	}
-	res := agent.Result{Status: agent.StatusOK, Reason: "done"}
-	for turn := 0; ; turn++ {
-		stop, err := r.prompt(ctx, prompt)
-		msgs = append(msgs, agent.Message{Role: agent.RoleUser, Content: prompt}, agent.Message{Role: agent.RoleAssistant, Content: r.turnText()})
-		if r.b.Session != nil {
-			r.b.Session.Conversation(ctx, msgs)
-		}
-		res.Summary = r.turnText()
-		switch {
-		case ctx.Err() != nil || stop == sdk.StopReasonCancelled:
-			return agent.Result{Status: agent.StatusCancelled, Cancelled: true, Reason: "cancelled", Error: "cancelled", Steps: r.steps}
-		case err != nil:
-			return agent.Result{Status: agent.StatusError, Reason: "backend", Error: err.Error(), Steps: r.steps}
-		case stop == sdk.StopReasonMaxTurnRequests:
-			res = agent.Result{Status: agent.StatusError, Reason: "maxSteps", Error: "the agent reached its turn limit", Summary: res.Summary}
-		case stop == sdk.StopReasonMaxTokens:
-			res = agent.Result{Status: agent.StatusError, Reason: "context", Error: "the agent ran out of tokens", Summary: res.Summary}
-		case stop == sdk.StopReasonRefusal:
-			res = agent.Result{Status: agent.StatusError, Reason: "refusal", Error: "the agent refused", Summary: res.Summary}
-		}
-		res.Steps = r.steps
-		if res.Status != agent.StatusOK || r.b.Verifier == nil || len(r.files()) == 0 {
-			return res
-		}
-		r.emit(agent.Event{Kind: agent.KindState, Step: r.steps, From: agent.Executing, To: agent.Verifying})
-		rep, err := r.b.Verifier.Verify(ctx, r.files())
-		if ctx.Err() != nil {
-			return agent.Result{Status: agent.StatusCancelled, Cancelled: true, Reason: "cancelled", Error: "cancelled", Steps: r.steps}
-		}
-		if err != nil {
-			rep = agent.VerifyReport{Summary: "the checks could not run: " + err.Error()}
-		}
-		r.emit(agent.Event{Kind: agent.KindVerify, Step: r.steps, Verify: &rep})
-		if rep.Passed {
-			res.Verified = true
-			return res
-		}
-		if turn >= r.b.FollowUps {
-			res.Reason = "verifyFailed"
-			res.Summary += "\n\nChecks failed: " + rep.Summary
-			return res
-		}
-		prompt = "The project's checks failed after your changes. Fix the problems, then stop.\n\n" + rep.Feedback
-	}
+	return stop, nil
 }
 
 func (r *bridgeRun) turnText() string {
@@ -226,13 +268,10 @@ func (r *bridgeRun) turnText() string {
 
 // prompt sends one session/prompt; cancelling ctx sends session/cancel and
 // waits for the agent to answer.
-func (r *bridgeRun) prompt(ctx context.Context, text string) (sdk.StopReason, error) {
+func (r *bridgeRun) prompt(ctx context.Context, text string) (sdk.StopReason, agent.Usage, error) {
 	r.mu.Lock()
 	r.text.Reset()
-	r.steps++
-	step := r.steps
 	r.mu.Unlock()
-	r.emit(agent.Event{Kind: agent.KindState, Step: step, From: agent.Idle, To: agent.Executing})
 	type answer struct {
 		res sdk.PromptResponse
 		err error
@@ -251,31 +290,24 @@ func (r *bridgeRun) prompt(ctx context.Context, text string) (sdk.StopReason, er
 	}()
 	select {
 	case a := <-done:
-		r.usageFrom(a.res.Usage)
-		return a.res.StopReason, a.err
+		return a.res.StopReason, usageOf(a.res.Usage), a.err
 	case <-ctx.Done():
 	}
 	_ = r.conn.Cancel(context.Background(), sdk.CancelNotification{SessionId: r.sid})
 	select {
 	case a := <-done:
-		return a.res.StopReason, a.err
+		return a.res.StopReason, usageOf(a.res.Usage), a.err
 	case <-time.After(5 * time.Second):
-		return sdk.StopReasonCancelled, nil
+		return sdk.StopReasonCancelled, agent.Usage{}, nil
 	}
 }
 
-func (r *bridgeRun) usageFrom(u *sdk.Usage) {
+// usageOf is the turn's token count, when the agent reports one.
+func usageOf(u *sdk.Usage) agent.Usage {
 	if u == nil {
-		return
+		return agent.Usage{}
 	}
-	r.mu.Lock()
-	r.usage.InputTokens += u.InputTokens
-	r.usage.OutputTokens += u.OutputTokens
-	call := agent.Usage{InputTokens: u.InputTokens, OutputTokens: u.OutputTokens}
-	total := r.usage
-	step := r.steps
-	r.mu.Unlock()
-	r.emit(agent.Event{Kind: agent.KindUsage, Step: step, Usage: &call, TaskUsage: &total})
+	return agent.Usage{InputTokens: u.InputTokens, OutputTokens: u.OutputTokens}
 }
 
 // agentEnv is the agent's environment: base (cleaned of credentials by

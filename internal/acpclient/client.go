@@ -188,9 +188,6 @@ func pick(opts []sdk.PermissionOption, kind sdk.PermissionOptionKind, otherwise 
 func (c *bridgeClient) SessionUpdate(_ context.Context, p sdk.SessionNotification) (err error) {
 	defer barrier(c.r.b.Log, "session/update", &err)
 	r := c.r
-	r.mu.Lock()
-	step := r.steps
-	r.mu.Unlock()
 	u := p.Update
 	if r.replaying.Load() {
 		return nil // session/load's replay of turns already recorded
@@ -198,9 +195,9 @@ func (c *bridgeClient) SessionUpdate(_ context.Context, p sdk.SessionNotificatio
 	c.noteUpdateDiffs(u)
 	switch {
 	case u.AgentThoughtChunk != nil && u.AgentThoughtChunk.Content.Text != nil:
-		r.emit(agent.Event{Kind: agent.KindThought, Step: step, Text: u.AgentThoughtChunk.Content.Text.Text})
+		r.emit(agent.Event{Kind: agent.KindThought, Text: u.AgentThoughtChunk.Content.Text.Text})
 	case u.Plan != nil:
-		r.emit(agent.Event{Kind: agent.KindPlan, Step: step, Plan: workPlan(u.Plan.Entries)})
+		r.emit(agent.Event{Kind: agent.KindPlan, Plan: workPlan(u.Plan.Entries)})
 	case u.AvailableCommandsUpdate != nil:
 		r.emit(agent.Event{Kind: agent.KindCommands, Step: step, Commands: agentCommands(u.AvailableCommandsUpdate.AvailableCommands)})
 	case u.ConfigOptionUpdate != nil:
@@ -217,10 +214,10 @@ func (c *bridgeClient) SessionUpdate(_ context.Context, p sdk.SessionNotificatio
 		r.mu.Lock()
 		r.text.WriteString(t)
 		r.mu.Unlock()
-		r.emit(agent.Event{Kind: agent.KindText, Step: step, Text: t})
+		r.emit(agent.Event{Kind: agent.KindText, Text: t})
 	case u.ToolCall != nil:
 		tc := u.ToolCall
-		r.emit(agent.Event{Kind: agent.KindToolCall, Step: step, Call: &agent.ToolCall{
+		r.emit(agent.Event{Kind: agent.KindToolCall, Call: &agent.ToolCall{
 			ID: string(tc.ToolCallId), Name: toolName(tc.Kind, tc.Title), Arguments: rawJSON(tc.RawInput)}})
 	case u.ToolCallUpdate != nil && u.ToolCallUpdate.Status != nil:
 		tu := u.ToolCallUpdate
@@ -241,7 +238,7 @@ func (c *bridgeClient) SessionUpdate(_ context.Context, p sdk.SessionNotificatio
 				fmt.Fprintf(&out, "edited %s\n", cc.Diff.Path)
 			}
 		}
-		r.emit(agent.Event{Kind: agent.KindToolResult, Step: step, Call: &agent.ToolCall{ID: string(tu.ToolCallId), Name: name},
+		r.emit(agent.Event{Kind: agent.KindToolResult, Call: &agent.ToolCall{ID: string(tu.ToolCallId), Name: name},
 			Output: out.String(), IsErr: st == sdk.ToolCallStatusFailed})
 	}
 	return nil

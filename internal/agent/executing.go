@@ -25,6 +25,18 @@ func (m *Machine) stepExecuting(in Input) []Action {
 		}
 		m.partial += in.Text
 		return []Action{Emit{Event{Kind: KindText, Step: m.steps + 1, Text: in.Text}}}
+	case Observed:
+		switch in.Event.Kind {
+		case KindToolCall, KindToolResult, KindPlan, KindThought, KindNotice:
+		default:
+			return nil
+		}
+		if m.timer != 0 {
+			return nil
+		}
+		ev := in.Event
+		ev.Step = m.steps + 1
+		return []Action{Emit{ev}}
 	case TimerFired:
 		// ID 0 is never a timer: without the first test a stray
 		// TimerFired{} would start a second model call.
@@ -111,6 +123,11 @@ func (m *Machine) backoff(attempt int) time.Duration {
 func (m *Machine) modelDone(r Response) []Action {
 	m.steps++
 	m.usage = m.usage.Add(r.Usage)
+	for _, p := range r.Changed {
+		if !contains(m.changed, p) {
+			m.changed = append(m.changed, p)
+		}
+	}
 	u, tu := r.Usage, m.usage
 	acts := []Action{Emit{Event{Kind: KindUsage, Step: m.steps, Usage: &u, TaskUsage: &tu}}}
 	if m.ending != "" {

@@ -66,6 +66,12 @@ type Planned struct {
 // TextDelta is streamed model text.
 type TextDelta struct{ Text string }
 
+// Observed is an event of a model call that acts: an external agent (the
+// ACP bridge) runs its own tools during its turn, and its tool calls and
+// results, plans and thoughts are shown with the turn's text, in order.
+// Other kinds are not the model's to report and are ignored.
+type Observed struct{ Event Event }
+
 // ModelDone is a finished model turn.
 type ModelDone struct{ Response Response }
 
@@ -113,6 +119,7 @@ type Fail struct {
 func (Start) input()       {}
 func (Planned) input()     {}
 func (TextDelta) input()   {}
+func (Observed) input()    {}
 func (ModelDone) input()   {}
 func (ModelFailed) input() {}
 func (TimerFired) input()  {}

@@ -87,6 +87,10 @@ type Response struct {
 	FinishReason string     `json:"finishReason,omitempty"`
 	// Reasoning holds the response's reasoning items (Responses API).
 	Reasoning []json.RawMessage `json:"reasoning,omitempty"`
+	// Changed lists the files the turn itself changed (workspace-relative):
+	// an external agent's turn, whose tools ran before it ended. They join
+	// the task's changed files, which the verify gate checks.
+	Changed []string `json:"changed,omitempty"`
 }
 
 // LLM is a chat model that streams. Stream calls onText for each text delta

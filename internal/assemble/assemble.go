@@ -2,6 +2,7 @@ package assemble
 
 import (
 	"context"
+	"math"
 	"runtime"
 	"slices"
 	"sync"
@@ -163,6 +164,40 @@ func Driver(ctx context.Context, s Spec) *driver.Driver {
 	if s.Warn != nil {
 		d.OnAbandoned = func(_ agent.ToolCall, msg string) { s.Warn(msg) }
 	}
+	observe(d, s)
+	return d
+}
+
+// ActorDriver builds the driver for a task whose model acts on its own (an
+// external ACP agent, driver.Actor): no tools and no planner of agentls's,
+// but the same machine, verify gate, limits, timeout, session and events as
+// Driver's. The agent keeps its own context, so agentls never compacts it,
+// and its model's price is not agentls's to know.
+func ActorDriver(s Spec, model driver.Actor) *driver.Driver {
+	lim := Limits(s.Config)
+	lim.Verify = lim.Verify && s.Verifier != nil
+	lim.ContextTokens = math.MaxInt32
+	lim.PriceInput, lim.PriceOutput = 0, 0
+	name := ""
+	if acp := s.Config.Agent.Backend.ACP; acp != nil {
+		name = acp.Command
+	}
+	d := &driver.Driver{
+		LLM:         model,
+		Model:       name,
+		Root:        s.Root,
+		Verifier:    s.Verifier,
+		Limits:      lim,
+		TaskTimeout: time.Duration(s.Config.Agent.TaskTimeoutSeconds) * time.Second,
+		Log:         s.Log,
+	}
+	observe(d, s)
+	return d
+}
+
+// observe has the session record the driver's turns and events, and the
+// front end see the events after it.
+func observe(d *driver.Driver, s Spec) {
 	onEvent := s.OnEvent
 	if s.Session != nil {
 		d.OnConversation = s.Session.Conversation
@@ -178,7 +213,6 @@ func Driver(ctx context.Context, s Spec) *driver.Driver {
 	if d.OnEvent == nil {
 		d.OnEvent = func(agent.Event) {}
 	}
-	return d
 }
 
 // DefaultLLM is the model backend for a configuration: any

@@ -5,12 +5,14 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/agentls/agentls/internal/agent"
 	"github.com/agentls/agentls/internal/config"
 	"github.com/agentls/agentls/internal/driver"
 	"github.com/agentls/agentls/internal/session"
 	"github.com/agentls/agentls/internal/verify/gate"
+	"github.com/agentls/agentls/internal/worktree"
 )
 
 // TaskConfig is one task as a front end asks for it: the driver's parts
@@ -32,7 +34,7 @@ type TaskConfig struct {
 	MustExist bool
 	TaskID    string // "" lets the store number the task
 	// Checkpoints records each turn that changed files as a step of the
-	// session (session.Task.Track), for rewind; only for changes that land
+	// session (session.Recorder.Track), for rewind; only for changes that land
 	// (not proposals held for review, not a dry run).
 	Checkpoints bool
 
@@ -48,6 +50,21 @@ type TaskConfig struct {
 	// workspace has checks) to wire how it shows and what it checks.
 	Gate func(*gate.Gate)
 
+	// Isolation is agent.isolation for this task; "": the setting's.
+	// "worktree" runs the task in a git worktree of its own (see
+	// internal/worktree): its files, checks and commands are there, and
+	// its change comes back through Hooks.Proposal.
+	Isolation string
+	// Worktree is a worktree to continue in (a follow-up of a worktree
+	// task); nil: a new one when the task is isolated.
+	Worktree *worktree.Tree
+	// Buffers returns the editor's unsaved texts (workspace-relative,
+	// slash-separated) for a new worktree's snapshot; nil: the disk's.
+	Buffers func() map[string][]byte
+	// StateDir is agentls's state directory (worktrees live there); "":
+	// session.StateDir().
+	StateDir string
+
 	Hooks Hooks
 }
 
@@ -56,14 +73,25 @@ type Hooks struct {
 	// Began runs once the session is open; rec is nil when the task runs
 	// in memory.
 	Began func(rec *session.Recorder)
-	// Backend runs the task instead of agentls's own driver (an external
-	// ACP agent, agent.backend.acp); spec has everything but the MCP tools.
-	Backend func(ctx context.Context, spec Spec, task driver.Assignment) agent.Result
+	// Backend is the task's model instead of the configured endpoint: an
+	// external ACP agent (agent.backend.acp) whose turns run its own tools
+	// (driver.Actor). The machine runs it like any model, with its verify
+	// gate, retries and limits, but offers it none of agentls's tools.
+	// spec has everything but the MCP tools; close ends the agent when
+	// the task ends.
+	Backend func(spec Spec) (model driver.Actor, close func())
 	// Ended runs with the driver's result: the front end shows the end
 	// (and may review the changes) and returns the result to record with
 	// the changes that landed. Without it the result is recorded as is,
 	// without changes.
 	Ended func(ctx context.Context, res agent.Result) (agent.Result, []session.Change)
+	// Isolated runs once a worktree task's worktree exists, before the
+	// task starts.
+	Isolated func(w *worktree.Tree)
+	// Proposal runs when a worktree task's driver returned, before Ended,
+	// with its whole change against the snapshot (err: it could not be
+	// read; the worktree stays for the user to look at).
+	Proposal func(ctx context.Context, w *worktree.Tree, changes []worktree.Change, notes []string, err error)
 }
 
 // ErrWontRun wraps what stops a task before it starts (an unknown session,
@@ -141,28 +169,83 @@ func Run(ctx context.Context, tc TaskConfig) (res agent.Result, err error) {
 
 	spec := tc.Spec
 	spec.Session = rec
-	if tc.Checkpoints {
+	id := tc.Session
+	if rec != nil {
+		id = rec.Session()
+	}
+	if id == "" {
+		id = session.NewID(time.Now())
+	}
+	wt, err := isolate(ctx, tc, &spec, id, warn)
+	if err != nil {
+		finished = true
+		res = agent.Result{Status: agent.StatusError, Reason: "worktree", Error: err.Error()}
+		return res, err
+	}
+	if wt != nil {
+		// Whatever ends the task (a panic included), the record says it
+		// no longer runs; a crash leaves "running" under a dead process,
+		// which worktree.List shows as interrupted.
+		defer func() { _ = wt.SetState(worktree.StateEnded) }()
+		if tc.Hooks.Isolated != nil {
+			tc.Hooks.Isolated(wt)
+		}
+	}
+	if tc.Checkpoints && wt == nil {
 		spec.Workspace = rec.Track(spec.Workspace)
 	}
 	if tc.Store != nil && tc.Store.Memory() != nil {
 		spec.Recall = tc.Store.Memory().Recall
 	}
 	if g := NewGate(spec.Config, spec.Root); g != nil {
-		if tc.Gate != nil {
+		// A worktree task's checks run on the worktree's files as they are:
+		// the front end's gate wiring (its buffers, its diagnostics) is
+		// about the user's tree.
+		if tc.Gate != nil && wt == nil {
 			tc.Gate(g)
 		}
 		spec.Verifier = g
 	}
 	task := driver.Assignment{Prompt: tc.Prompt, Editor: tc.Editor, Dir: tc.Dir, History: rec.History()}
 	if tc.Hooks.Backend != nil {
-		res = tc.Hooks.Backend(ctx, spec, task)
+		model, closeModel := tc.Hooks.Backend(spec)
+		defer closeModel()
+		if task.Editor != "" {
+			// No planner puts the editor's context before the task: the
+			// agent reads it with the task.
+			task.Prompt += "\n\n" + task.Editor
+		}
+		res = ActorDriver(spec, model).Run(ctx, task)
 	} else {
-		if tc.MCP != nil {
+		switch {
+		case wt != nil && len(spec.Config.MCPServers) > 0:
+			// Servers of its own, rooted in the worktree, not the front
+			// end's shared ones (rooted in the user's tree).
+			if m := MCPManager(spec.Config, spec.Root, spec.Log, warn); m != nil {
+				defer m.Close()
+				spec.MCP = m
+			}
+		case tc.MCP != nil && wt == nil:
 			m, release := tc.MCP.Acquire(spec.Config, spec.Root)
 			defer release()
 			spec.MCP = m
 		}
 		res = Driver(ctx, spec).Run(ctx, task)
+	}
+	if wt != nil {
+		// The task's work is committed on its branch, for the proposal now
+		// and for a merge after a restart.
+		cs, notes, err := wt.Finish(context.WithoutCancel(ctx))
+		switch {
+		case tc.Hooks.Proposal != nil:
+			tc.Hooks.Proposal(ctx, wt, cs, notes, err)
+		case err != nil:
+			warn("recording the worktree's change failed: " + err.Error())
+		case len(cs) > 0:
+			// A front end with no review of its own (ACP): say where it is.
+			warn(fmt.Sprintf("the task's change to %d file(s) waits in the worktree %s (branch %s): `agentls worktrees merge %s` merges it into your files, `agentls worktrees discard %s` removes it",
+				len(cs), wt.Dir(), wt.Branch, wt.ID, wt.ID))
+		}
 	}
 	if tc.Hooks.Ended != nil {
 		res, changes = tc.Hooks.Ended(ctx, res)

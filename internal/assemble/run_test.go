@@ -149,9 +149,8 @@ func TestRunHeldBackEndpointDoesNotStopABackend(t *testing.T) {
 	tc, llm := lifecycle(t)
 	tc.Untrusted = []string{"llm.baseURL"}
 	ran := false
-	tc.Hooks.Backend = func(context.Context, Spec, driver.Assignment) agent.Result {
-		ran = true
-		return agent.Result{Status: agent.StatusOK, Reason: "done"}
+	tc.Hooks.Backend = func(Spec) (driver.Actor, func()) {
+		return actor(func() { ran = true }), func() {}
 	}
 	if _, err := Run(context.Background(), tc); err != nil || !ran {
 		t.Fatalf("err %v, ran %v", err, ran)
@@ -159,4 +158,16 @@ func TestRunHeldBackEndpointDoesNotStopABackend(t *testing.T) {
 	if n := len(llm.Requests()); n != 0 {
 		t.Fatalf("%d model requests", n)
 	}
+}
+
+// actor is an external agent's turn that only calls f.
+type actor func()
+
+func (a actor) Stream(ctx context.Context, req agent.Request, onText func(string)) (agent.Response, error) {
+	return a.Act(ctx, req, onText, nil)
+}
+
+func (a actor) Act(context.Context, agent.Request, func(string), func(agent.Event)) (agent.Response, error) {
+	a()
+	return agent.Response{Content: "done"}, nil
 }

@@ -29,6 +29,7 @@ import (
 	"github.com/agentls/agentls/internal/session"
 	"github.com/agentls/agentls/internal/tools"
 	"github.com/agentls/agentls/internal/verify/gate"
+	"github.com/agentls/agentls/internal/worktree"
 )
 
 // Exit codes of `agentls run` (README.md, "Headless").
@@ -252,6 +253,7 @@ func (c *cliRun) run(ctx context.Context) int {
 	}
 
 	var st *session.Recorder
+	var isolated *worktree.Tree
 	res, err := assemble.Run(ctx, assemble.TaskConfig{
 		Spec: assemble.Spec{
 			Config:    cfg,
@@ -267,6 +269,7 @@ func (c *cliRun) run(ctx context.Context) int {
 			AskNetwork:   askNetwork,
 		},
 		Prompt:    o.task,
+		Isolation: o.isolation,
 		Dir:       cwdIn(root),
 		Untrusted: untrusted,
 		Store:     store,
@@ -286,8 +289,16 @@ func (c *cliRun) run(ctx context.Context) int {
 				ren.start(startInfo{Session: st.Session(), TaskID: st.ID(), Workspace: root, Model: model,
 					Transcript: st.TranscriptPath(), DryRun: o.dryRun, Replay: replay != nil, NoProject: c.noProject})
 			},
+			Proposal: func(_ context.Context, w *worktree.Tree, changes []worktree.Change, notes []string, err error) {
+				isolated = w
+				showWorktreeChange(c.stdout, ren, w, changes, notes, err)
+			},
 			Ended: func(ctx context.Context, res agent.Result) (agent.Result, []session.Change) {
 				log.Info("task ended", zap.String("status", res.Status), zap.String("reason", res.Reason))
+				if isolated != nil {
+					// Nothing landed in the workspace: the change waits in the worktree.
+					res.FilesChanged = nil
+				}
 				written := c.land(ctx, cfg, root, ws, review, text, ren, &res, st)
 				refusedMu.Lock()
 				res = refusedEnd(res, refused)

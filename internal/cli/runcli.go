@@ -26,6 +26,7 @@ type runOptions struct {
 	session   string
 	logFile   string
 	allow     []string // --allow, added to tools.allow
+	isolation string   // --isolation: agent.isolation for this task
 	task      string
 }
 
@@ -83,6 +84,7 @@ func parseRunArgs(args []string, stderr io.Writer) (runOptions, error) {
 	fs.StringVar(&o.session, "session", "", "continue this session with its history (see agentls sessions)")
 	fs.StringVar(&o.logFile, "log-file", "", "write debug logs to this file")
 	fs.BoolVar(&o.trust, "trust", false, "trust the workspace's .agentls.json as it is now, including settings that widen what agentls may run (remembered until the file changes)")
+	fs.StringVar(&o.isolation, "isolation", "", "where the task works: none (the workspace) or worktree (a git worktree of its own; its change waits for `agentls worktrees merge`) (overrides agent.isolation)")
 	fs.Var((*patterns)(&o.allow), "allow", "let run_command and MCP tools run what `PATTERN` matches without asking, as tools.allow does (repeatable; tools.deny still wins)")
 
 	var words []string
@@ -93,12 +95,15 @@ func parseRunArgs(args []string, stderr io.Writer) (runOptions, error) {
 			}
 			return o, fmt.Errorf("%w: %v", errUsage, err)
 		}
-		args = fs.Args()
-		if len(args) == 0 {
+		rest := fs.Args()
+		// The flag package drops a "--" that ends the flags, so it is
+		// found where the parse stopped: everything after it is words.
+		if n := len(args) - len(rest); n > 0 && args[n-1] == "--" && (n < 2 || !takesValue(fs, args[n-2])) {
+			words = append(words, rest...)
 			break
 		}
-		if args[0] == "--" {
-			words = append(words, args[1:]...)
+		args = rest
+		if len(args) == 0 {
 			break
 		}
 		words = append(words, args[0])
@@ -119,8 +124,25 @@ func parseRunArgs(args []string, stderr io.Writer) (runOptions, error) {
 		return o, fmt.Errorf("%w: --record and --replay exclude each other", errUsage)
 	case o.dryRun && o.review:
 		return o, fmt.Errorf("%w: --dry-run and --review exclude each other", errUsage)
+	case o.isolation != "" && o.isolation != "none" && o.isolation != "worktree":
+		return o, fmt.Errorf("%w: --isolation is none or worktree", errUsage)
 	}
 	return o, nil
+}
+
+// takesValue reports whether arg is a flag that takes the next argument
+// as its value (--model, not --json or --model=x).
+func takesValue(fs *flag.FlagSet, arg string) bool {
+	name, ok := strings.CutPrefix(arg, "-")
+	if !ok || strings.Contains(name, "=") {
+		return false
+	}
+	f := fs.Lookup(strings.TrimPrefix(name, "-"))
+	if f == nil {
+		return false
+	}
+	b, isBool := f.Value.(interface{ IsBoolFlag() bool })
+	return !isBool || !b.IsBoolFlag()
 }
 
 // IsTerminal reports whether v is an *os.File on a terminal. A character

@@ -3,7 +3,6 @@ package cli
 import (
 	"encoding/json"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"strings"
@@ -29,32 +28,13 @@ Flags:
 
 // sessionsCmd is `agentls sessions`.
 func Sessions(args []string, stdout, stderr io.Writer) int {
-	sub := "list"
-	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
-		sub, args = args[0], args[1:]
+	c := newSubcommand("sessions", sessionsUsage, stderr)
+	withDiff := c.fs.Bool("diff", false, "show: print each change's diff")
+	sub, pos, code, done := c.parse(args, "list")
+	if done {
+		return code
 	}
-	fs := flag.NewFlagSet("sessions", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.Usage = func() {
-		fmt.Fprint(stderr, sessionsUsage)
-		fs.PrintDefaults()
-	}
-	workspace := fs.String("workspace", "", "workspace directory (default: the project around the current directory: the nearest directory up with .git, go.mod, package.json, Cargo.toml or pyproject.toml)")
-	asJSON := fs.Bool("json", false, "print JSON")
-	withDiff := fs.Bool("diff", false, "show: print each change's diff")
-	var pos []string
-	for {
-		if err := fs.Parse(args); err != nil {
-			if errors.Is(err, flag.ErrHelp) {
-				return exitOK
-			}
-			return exitUsage
-		}
-		if fs.NArg() == 0 {
-			break
-		}
-		pos, args = append(pos, fs.Arg(0)), fs.Args()[1:]
-	}
+	fs, workspace, asJSON := c.fs, c.workspace, c.asJSON
 	root, err := workspaceRoot(*workspace)
 	if err != nil {
 		fmt.Fprintln(stderr, "agentls sessions:", err)

@@ -82,6 +82,10 @@ type Agent struct {
 	PromptProfile string
 	// Backend replaces agentls's own loop with an external agent.
 	Backend Backend
+	// Isolation is where a task works: "none" (the editor's buffers, the
+	// user's tree) or "worktree" (a git worktree of its own under the
+	// state directory, merged back through review).
+	Isolation string
 }
 
 // Backend is agent.backend: {"acp": {"command", "args", "env"}} makes the
@@ -287,6 +291,7 @@ var fields = []field{
 	{key: "agent.maxToolOutput", set: intIn(1024, 16<<20, func(c *Config) *int { return &c.Agent.MaxToolOutput })},
 	{key: "agent.editTool", set: oneOf([]string{"auto", "edit_file", "apply_patch"}, func(c *Config) *string { return &c.Agent.EditTool })},
 	{key: "agent.promptProfile", set: oneOf([]string{"auto", "contract", "terse"}, func(c *Config) *string { return &c.Agent.PromptProfile })},
+	{key: "agent.isolation", set: oneOf([]string{"none", "worktree"}, func(c *Config) *string { return &c.Agent.Isolation })},
 	{key: "agent.backend", notFromFile: true, set: func(c *Config, raw json.RawMessage) error {
 		var b Backend
 		if err := strict(raw, &b); err != nil {
@@ -350,6 +355,7 @@ func Defaults() Config {
 			MaxToolOutput:      64 << 10,
 			EditTool:           "auto",
 			PromptProfile:      "auto",
+			Isolation:          "none",
 		},
 		Verify:   Verify{Enabled: true, TimeoutSeconds: 600},
 		Tools:    Tools{Approval: ApprovalSandboxed, SecretFiles: policy.DefaultSecretFiles()},

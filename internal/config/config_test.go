@@ -59,6 +59,8 @@ var keyCases = []keyCase{
 		get: func(c Config) any { return c.Agent.EditTool }},
 	{key: "agent.promptProfile", editor: `"terse"`, file: `"contract"`, wrongType: `1`, outOfRange: `"long"`,
 		get: func(c Config) any { return c.Agent.PromptProfile }},
+	{key: "agent.isolation", editor: `"none"`, file: `"worktree"`, wrongType: `true`, outOfRange: `"container"`,
+		get: func(c Config) any { return c.Agent.Isolation }},
 	{key: "agent.backend", editor: `{"acp":{"command":"codex-acp"}}`, wrongType: `"codex-acp"`, notFromFile: true,
 		get: func(c Config) any { return c.Agent.Backend }},
 	{key: "verify.commands", editor: `["make check"]`, file: `["go test ./..."]`, wrongType: `"make check"`,

@@ -16,8 +16,8 @@ import (
 )
 
 // Assignment is what one Run is asked to do: the user's prompt and what
-// comes with it. (A running task is lsp's task; its record in a session,
-// session.Task.)
+// comes with it. (A running task is lsp's runningTask; its record in a session,
+// session.Recorder.)
 type Assignment struct {
 	Prompt string
 	// Editor is what the editor passed along: the current file and
@@ -36,6 +36,18 @@ type Assignment struct {
 // Verifier runs the project's checks after the agent changed files.
 type Verifier interface {
 	Verify(ctx context.Context, changed []string) (agent.VerifyReport, error)
+}
+
+// Actor is a model backend whose turns act: an external agent (the ACP
+// bridge, agent.backend.acp) runs its own tools during a turn. Act is
+// Stream that also reports the turn's tool calls and results, plans and
+// thoughts through onEvent, which the machine emits in order with the
+// turn's text; the files the turn changed come back in
+// Response.Changed, so the verify gate, its retries and the task's limits
+// are the machine's, as for agentls's own tools.
+type Actor interface {
+	agent.LLM
+	Act(ctx context.Context, req agent.Request, onText func(delta string), onEvent func(agent.Event)) (agent.Response, error)
 }
 
 // Planner gathers what the model is told before the task: the system
@@ -262,7 +274,14 @@ func (r *run) do(a agent.Action) (agent.Result, bool) {
 			req.Tools = nil // the summary turn at the end of the budget
 		}
 		r.goDo(func() agent.Input {
-			resp, err := d.LLM.Stream(r.ctx, req, func(delta string) { r.send(agent.TextDelta{Text: delta}) })
+			onText := func(delta string) { r.send(agent.TextDelta{Text: delta}) }
+			var resp agent.Response
+			var err error
+			if a, ok := d.LLM.(Actor); ok {
+				resp, err = a.Act(r.ctx, req, onText, func(ev agent.Event) { r.send(agent.Observed{Event: ev}) })
+			} else {
+				resp, err = d.LLM.Stream(r.ctx, req, onText)
+			}
 			if err != nil {
 				if r.ctx.Err() != nil {
 					return nil

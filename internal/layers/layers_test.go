@@ -23,8 +23,8 @@ var allowed = map[string][]string{
 	"internal/logging":       {},
 	"internal/policy":        {},
 	"internal/textcut":       {},
-	"internal/proc":          {"internal/textcut"},
-	"internal/commands":      {"internal/textcut"}, // a project's own prompts
+	"internal/proc":          {"internal/policy", "internal/textcut"}, // the secret files: policy.Secrets
+	"internal/commands":      {"internal/textcut"},                    // a project's own prompts
 	"internal/layers":        {},
 	"internal/llm/llmhttp":   {"internal/textcut"},
 	"internal/llm/chat":      {"internal/agent", "internal/llm/llmhttp"},
@@ -36,6 +36,7 @@ var allowed = map[string][]string{
 	"internal/verify":        {"internal/proc", "internal/textcut"},
 	"internal/tools":         {"internal/agent", "internal/policy", "internal/proc", "internal/textcut"},
 	"internal/mcp":           {"internal/agent", "internal/config", "internal/proc", "internal/tools"},
+	"internal/worktree":      {"internal/proc"}, // a task's git worktree
 	// The verify gate (checks → the machine's report) and the approval
 	// policy (rules, answers, tools.approval, the sandbox): below assemble,
 	// which builds them from the settings.
@@ -43,7 +44,8 @@ var allowed = map[string][]string{
 	"internal/policy/approval": {"internal/config", "internal/policy", "internal/proc", "internal/tools"},
 	// The one assembly path.
 	"internal/assemble": {"internal/agent", "internal/config", "internal/driver", "internal/llm/chat", "internal/llm/responses",
-		"internal/mcp", "internal/policy", "internal/proc", "internal/session", "internal/tools", "internal/verify", "internal/textcut", "internal/verify/gate"},
+		"internal/mcp", "internal/policy", "internal/proc", "internal/session", "internal/tools", "internal/verify", "internal/textcut", "internal/verify/gate",
+		"internal/worktree"},
 	// Front ends: the assembly path and the core, never each other.
 	"internal/acp": {"internal/agent", "internal/assemble", "internal/commands", "internal/config", "internal/driver", "internal/logging",
 		"internal/mcp", "internal/policy", "internal/proc", "internal/render", "internal/review", "internal/session", "internal/textcut", "internal/tools", "internal/policy/approval", "internal/verify/gate"},
@@ -52,9 +54,11 @@ var allowed = map[string][]string{
 	"internal/acpclient": {"internal/agent", "internal/assemble", "internal/config", "internal/driver", "internal/policy",
 		"internal/proc", "internal/session", "internal/textcut", "internal/tools", "internal/policy/approval"},
 	"internal/cli": {"internal/agent", "internal/assemble", "internal/commands", "internal/config", "internal/driver", "internal/edits", "internal/render", "internal/review",
-		"internal/llm/record", "internal/logging", "internal/policy", "internal/session", "internal/tools", "internal/textcut", "internal/policy/approval", "internal/verify/gate"},
+		"internal/llm/record", "internal/logging", "internal/policy", "internal/session", "internal/tools", "internal/textcut", "internal/policy/approval", "internal/verify/gate",
+		"internal/worktree"},
 	"internal/lsp": {"internal/acpclient", "internal/agent", "internal/assemble", "internal/commands", "internal/config", "internal/driver",
-		"internal/edits", "internal/mcp", "internal/render", "internal/review", "internal/session", "internal/tools", "internal/verify", "internal/textcut", "internal/policy/approval", "internal/verify/gate"},
+		"internal/edits", "internal/mcp", "internal/render", "internal/review", "internal/session", "internal/tools", "internal/verify", "internal/textcut", "internal/policy/approval", "internal/verify/gate",
+		"internal/worktree"},
 	// The evaluation harness: runs the agentls binary on tasks, through a
 	// recording proxy, against the endpoint or the scripted model.
 	"internal/eval": {"internal/assemble", "internal/config", "internal/llm/responses", "internal/proc", "internal/testkit/fakellm"},

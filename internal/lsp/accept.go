@@ -28,6 +28,13 @@ func (s *Server) cmdAccept(ctx context.Context, a reviewArgs) (any, error) {
 // review.mu, the edit is sent without it, and the result is committed
 // under it again, checked against the proposal it was planned from.
 func (s *Server) accept(ctx context.Context, t *runningTask, only, hunk string) (any, error) {
+	return s.acceptHunks(ctx, t, only, hunk, nil)
+}
+
+// acceptHunks is accept; with merge set (a worktree task's merge), every
+// hunk the user has not edited over is accepted and the others are left
+// proposed and added to *merge as conflicts.
+func (s *Server) acceptHunks(ctx context.Context, t *runningTask, only, hunk string, merge *[]mergeConflict) (any, error) {
 	caps, enc := s.clientState()
 	ws, err := s.newWorkspace(t)
 	if err != nil {
@@ -44,9 +51,12 @@ func (s *Server) accept(ctx context.Context, t *runningTask, only, hunk string) 
 		plan []review.Accept
 		we   protocol.WorkspaceEdit
 	)
-	s.review.locked(func() { plan, we, err = s.planAccept(t, ws, only, hunk, caps, enc) })
+	s.review.locked(func() { plan, we, err = s.planAccept(t, ws, only, hunk, caps, enc, merge) })
 	if err != nil {
 		return nil, err
+	}
+	if len(plan) == 0 { // a merge whose every hunk is a conflict
+		return map[string]any{"applied": false, "accepted": 0}, nil
 	}
 
 	// The paths are checked now, when the edit goes out: a command the
@@ -97,7 +107,7 @@ func (s *Server) accept(ctx context.Context, t *runningTask, only, hunk string) 
 
 // planAccept plans the accept (review.PlanAccept) over the editor's text
 // and makes it a workspace edit; review.mu is held.
-func (s *Server) planAccept(t *runningTask, ws *editorWorkspace, only, hunk string, caps clientCaps, enc edits.Encoding) ([]review.Accept, protocol.WorkspaceEdit, error) {
+func (s *Server) planAccept(t *runningTask, ws *editorWorkspace, only, hunk string, caps clientCaps, enc edits.Encoding, merge *[]mergeConflict) ([]review.Accept, protocol.WorkspaceEdit, error) {
 	var plan []review.Accept
 	var we protocol.WorkspaceEdit
 	annotation := protocol.ChangeAnnotationIdentifier("agentls.review")
@@ -106,7 +116,19 @@ func (s *Server) planAccept(t *runningTask, ws *editorWorkspace, only, hunk stri
 		if err != nil {
 			return nil, we, err
 		}
-		p, ok, err := review.PlanAccept(fc, cur, exists, hunk)
+		var p review.Accept
+		var ok bool
+		if merge != nil {
+			var conflicts []review.Hunk
+			p, ok, conflicts = review.PlanMerge(fc, cur, exists)
+			m := edits.NewMapper(cur)
+			for _, h := range conflicts {
+				*merge = append(*merge, mergeConflict{URI: s.fileURI(fc.Rel), Hunk: h.ID,
+					Range: m.OffsetsToRange(h.Cur.Start, max(h.Cur.End, min(h.Cur.Start+1, len(cur))), enc), Proposed: h.Change.NewText})
+			}
+		} else {
+			p, ok, err = review.PlanAccept(fc, cur, exists, hunk)
+		}
 		if err != nil {
 			return nil, we, jsonrpc2.Errorf(jsonrpc2.InvalidParams, "agentls.accept: %v", err)
 		}
@@ -137,6 +159,9 @@ func (s *Server) planAccept(t *runningTask, ws *editorWorkspace, only, hunk stri
 			Edits:        els,
 		})
 		plan = append(plan, p)
+	}
+	if len(plan) == 0 && merge != nil {
+		return nil, we, nil
 	}
 	if len(plan) == 0 {
 		return nil, we, jsonrpc2.Errorf(jsonrpc2.InvalidParams, "agentls.accept: nothing to accept for %s", describeTarget(reviewArgs{TaskID: t.id, URI: only, Hunk: hunk}))

@@ -15,9 +15,11 @@ import (
 	"go.lsp.dev/protocol"
 	"go.lsp.dev/uri"
 
+	"github.com/agentls/agentls/internal/assemble"
 	"github.com/agentls/agentls/internal/edits"
 	"github.com/agentls/agentls/internal/textcut"
 	"github.com/agentls/agentls/internal/tools"
+	"github.com/agentls/agentls/internal/worktree"
 )
 
 // command is one workspace/executeCommand command. The table below is the
@@ -56,7 +58,7 @@ var commands []command
 
 func init() {
 	commands = []command{
-		cmd("agentls.run", "{task, uri? or path?, range?, session?, review?, model?}", (*Server).cmdRun).echoed(echoStarted),
+		cmd("agentls.run", "{task, uri? or path?, range?, session?, review?, model?, isolation?}", (*Server).cmdRun).echoed(echoStarted),
 		cmd("agentls.cancel", "{taskId?}", (*Server).cmdCancel).echoed(echoCancel),
 		cmd("agentls.status", "{taskId?}", (*Server).cmdStatus),
 		cmd("agentls.wait", "{taskId, timeoutMs?}", (*Server).cmdWait),
@@ -72,6 +74,11 @@ func init() {
 		cmd("agentls.proposal", "{taskId, uri?}", (*Server).cmdProposal),
 		cmd("agentls.commands", "{}", (*Server).cmdCommands),
 		cmd("agentls.diff", "{taskId?}", (*Server).cmdDiff),
+		cmd("agentls.worktrees", "{}", (*Server).cmdWorktrees),
+		cmd("agentls.worktreeMerge", "{id}", (*Server).cmdWorktreeMerge),
+		cmd("agentls.worktreeReview", "{id}", (*Server).cmdWorktreeReview),
+		cmd("agentls.worktreeDiscard", "{id}", (*Server).cmdWorktreeDiscard),
+		cmd("agentls.worktreeContinue", "{id, task}", (*Server).cmdWorktreeContinue).echoed(echoStarted),
 	}
 }
 
@@ -140,6 +147,10 @@ type runArgs struct {
 	Session string          `json:"session,omitempty"`
 	Review  *bool           `json:"review,omitempty"`
 	Model   string          `json:"model,omitempty"` // llm.model for this task only
+	// Isolation is agent.isolation for this task: "none" or "worktree".
+	Isolation string `json:"isolation,omitempty"`
+
+	continueIn *worktree.Tree // agentls.worktreeContinue's worktree
 }
 
 type runResult struct {
@@ -176,8 +187,26 @@ func (s *Server) startRun(name string, a runArgs, mustExist bool) (any, error) {
 	if a.Review != nil {
 		review = *a.Review
 	}
+	if a.continueIn == nil && a.Session != "" && a.Isolation != assemble.IsolationNone {
+		// A follow-up of a worktree task's session continues in its worktree.
+		if w := s.worktreeOf(a.Session); w != nil {
+			a.continueIn, a.Isolation = w, assemble.IsolationWorktree
+		}
+	}
+	iso := assemble.IsolationWorktree
+	if a.continueIn == nil {
+		var err error
+		if iso, err = s.isolation(context.Background(), name, a.Isolation); err != nil {
+			return nil, err
+		}
+	}
+	if iso == assemble.IsolationWorktree {
+		// Its change comes back as a proposal, whatever agent.review says.
+		review = true
+	}
 	a.Task = expandProjectCommand(s.rootDir(), a.Task)
-	t := &runningTask{prompt: a.Task, session: a.Session, review: review, editor: editor, mustExist: mustExist, model: a.Model, dir: s.uriDir(a.URI)}
+	t := &runningTask{prompt: a.Task, session: a.Session, review: review, editor: editor, mustExist: mustExist, model: a.Model, dir: s.uriDir(a.URI),
+		isolation: iso, continueIn: a.continueIn}
 	s.tasks.start(t, s.runAgent)
 	return runResult{TaskID: t.id, Session: t.session}, nil
 }

@@ -25,6 +25,10 @@ import (
 // assemble.Run (how it asks, through the editor, and how it shows, as
 // progress, events and review).
 func (s *Server) runAgent(ctx context.Context, t *runningTask) {
+	// .agentls.json is read again at each task: an edit made during the
+	// session applies to the next task, and a changed file that widens
+	// power is asked about again before it runs.
+	s.configure(ctx, nil)
 	s.settleTrust(ctx)
 	cfg := s.config()
 	if t.model != "" {
@@ -79,13 +83,14 @@ func (s *Server) runAgent(ctx context.Context, t *runningTask) {
 			},
 		},
 	}
+	s.isolate(&tc, t)
 	if b := cfg.Agent.Backend.ACP; b != nil {
 		// agent.backend.acp: an external ACP agent's loop instead of ours;
 		// agentls keeps the editor's side (edits, review, undo, the gate).
-		tc.Hooks.Backend = func(ctx context.Context, spec assemble.Spec, task driver.Assignment) agent.Result {
-			return acpclient.Bridge{Agent: *b, Root: root, Workspace: ws, Ask: s.ask(), Verifier: spec.Verifier, Session: spec.Session, Log: s.log,
-				ConfirmWrite: s.confirmWrite, SecretFiles: cfg.Tools.SecretFiles, MCPServers: cfg.MCPServers,
-				OnEvent: spec.OnEvent}.Run(ctx, task)
+		tc.Hooks.Backend = func(spec assemble.Spec) (driver.Actor, func()) {
+			k := acpclient.Bridge{Agent: *b, Root: root, Workspace: ws, Ask: s.ask(), Session: spec.Session, Log: s.log,
+				ConfirmWrite: s.confirmWrite, SecretFiles: cfg.Tools.SecretFiles, MCPServers: cfg.MCPServers}.Start()
+			return k, k.Close
 		}
 	}
 	if _, err := assemble.Run(ctx, tc); err != nil {

@@ -14,6 +14,7 @@ import (
 	"github.com/agentls/agentls/internal/render"
 	"github.com/agentls/agentls/internal/review"
 	"github.com/agentls/agentls/internal/session"
+	"github.com/agentls/agentls/internal/worktree"
 )
 
 // runningTask is one agent runningTask run by the server.
@@ -26,7 +27,11 @@ type runningTask struct {
 	editor  string
 	dir     string // the directory of the editor's file, for the prompt
 	model   string // agentls.run's model: overrides llm.model for this task
-	created time.Time
+	// isolation is "worktree" for a task that works in a worktree of its
+	// own (worktrees.go), which continueIn names for a follow-up.
+	isolation  string
+	continueIn *worktree.Tree
+	created    time.Time
 
 	cancel context.CancelFunc
 	done   chan struct{}
@@ -46,6 +51,8 @@ type runningTask struct {
 	prog       *progress        // set when the task's progress began
 	internal   error            // a recovered panic: the task ends "internal"
 	panicked   map[string]bool  // test hooks that fired (guard.go)
+	worktree   *worktree.Tree   // the task's worktree, once made
+	wtNotes    []string         // what its proposal leaves out
 }
 
 func (t *runningTask) setToken(tok string) {
@@ -83,10 +90,13 @@ type taskJSON struct {
 	// Outcome: what became of a finished task's changes when its status
 	// alone would mislead: "awaiting review", "undone", "rejected".
 	Outcome string `json:"outcome,omitempty"`
+	// Worktree is the directory of a worktree task's worktree.
+	Worktree string `json:"worktree,omitempty"`
 }
 
 func (t *runningTask) snapshot(root string) taskJSON {
 	undoable := t.undoable()
+	wtPath := t.worktreePath()
 	outcome := ""
 	if t.ended() {
 		outcome = t.changes.Outcome(t.review)
@@ -99,6 +109,7 @@ func (t *runningTask) snapshot(root string) taskJSON {
 		Verified: r.Verified, Cancelled: r.Cancelled, Usage: r.Usage, Cost: r.Cost, Steps: r.Steps,
 		Reason: r.Reason, Summary: r.Summary, Error: r.Error, Review: t.review, FilesChanged: []string{},
 		ReviewDoc: t.reviewDoc, Transcript: transcriptURI(t.transcript), Undoable: undoable, Outcome: outcome,
+		Worktree: wtPath,
 	}
 	for _, rel := range r.FilesChanged {
 		j.FilesChanged = append(j.FilesChanged, string(uri.File(filepath.Join(root, filepath.FromSlash(rel)))))
@@ -245,6 +256,20 @@ func (m *taskManager) start(t *runningTask, run func(ctx context.Context, t *run
 		release()
 		m.trim()
 	}()
+}
+
+// adopt lists a task that ran before this server (a worktree's, found
+// on disk) as ended with res, so review commands can act on it.
+func (m *taskManager) adopt(t *runningTask, res agent.Result) {
+	t.cancel, t.done, t.created = func() {}, make(chan struct{}), time.Now()
+	close(t.done)
+	t.end(res)
+	m.mu.Lock()
+	m.seq++
+	t.id = fmt.Sprintf("t%d", m.seq)
+	m.tasks[t.id] = t
+	m.order = append(m.order, t)
+	m.mu.Unlock()
 }
 
 // execute waits for the session's turn (turn closes when the task before

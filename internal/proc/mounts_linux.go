@@ -12,6 +12,8 @@ import (
 	"strings"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/agentls/agentls/internal/policy"
 )
 
 // The mounts that depend on what the workspace and the home directory hold
@@ -233,7 +235,7 @@ func walkWorkspace(cfg launchConfig, m *masker) error {
 			unix.Close(d.fd)
 		}
 	}()
-	protected, secrets := compileGlobs(cfg.Protect), compileGlobs(cfg.Secrets)
+	protected, secrets := compileGlobs(cfg.Protect), policy.CompileSecrets(cfg.Secrets)
 	seen := 0
 	for len(queue) > 0 {
 		d := queue[0]
@@ -262,7 +264,7 @@ func walkWorkspace(cfg launchConfig, m *masker) error {
 				}
 				continue
 			}
-			if secrets.name(lower) || secrets.path(rel) {
+			if secrets.Match(rel, name) {
 				fd, err := openBeneath(d.fd, name, unix.O_PATH|unix.O_NOFOLLOW)
 				if err != nil {
 					continue // gone: nothing to read
@@ -304,23 +306,22 @@ func protect(dirfd int, name string) error {
 	return bindFD(fd, fd, true)
 }
 
-// globs are path.Match patterns compiled for a walk that tests every
-// entry: exact names are a map lookup. Everything is compared lower-case.
+// globs are the protected names (Sandbox.Protect) compiled for a walk that
+// tests every entry: exact names are a map lookup, compared lower-case.
+// (The secret files are the policy's own matcher, policy.Secrets.)
 type globs struct {
 	exact map[string]bool
 	base  []string // globs on the name
-	paths []string // patterns with "/": tried on every trailing part of the path
 }
 
-// compileGlobs: a trailing "/" (a directory, in Sandbox.Protect) is
-// ignored; a pattern with "/" inside is tools.secretFiles' path form.
+// compileGlobs: a trailing "/" (a directory) is ignored; a protected name
+// is a name, so a pattern with "/" inside matches nothing.
 func compileGlobs(pats []string) globs {
 	g := globs{exact: map[string]bool{}}
 	for _, p := range pats {
 		p = strings.ToLower(strings.TrimSuffix(p, "/"))
 		switch {
 		case strings.Contains(p, "/"):
-			g.paths = append(g.paths, p)
 		case strings.ContainsAny(p, `*?[\`):
 			g.base = append(g.base, p)
 		case p != "":
@@ -338,28 +339,6 @@ func (g globs) name(lower string) bool {
 	for _, p := range g.base {
 		if ok, _ := path.Match(p, lower); ok {
 			return true
-		}
-	}
-	return false
-}
-
-// path reports whether the relative path (or a trailing part of it)
-// matches a pattern with "/", as policy.Secrets.Match does.
-func (g globs) path(rel string) bool {
-	if len(g.paths) == 0 || !strings.Contains(rel, "/") {
-		return false
-	}
-	rel = strings.ToLower(rel)
-	for _, p := range g.paths {
-		for r := rel; ; {
-			if ok, _ := path.Match(p, r); ok {
-				return true
-			}
-			i := strings.IndexByte(r, '/')
-			if i < 0 {
-				break
-			}
-			r = r[i+1:]
 		}
 	}
 	return false

@@ -212,13 +212,19 @@ func TestCancelKillsTheWholeTree(t *testing.T) {
 		dir := t.TempDir()
 		marker := fmt.Sprint(7101 + i)
 		ctx, cancel := context.WithCancel(context.Background())
+		// The watcher ends when it cancels, or when Run returned without
+		// the tree ever getting ready (cancel below).
 		go func() {
 			for {
 				if _, err := os.Stat(filepath.Join(dir, "ready")); err == nil {
 					cancel()
 					return
 				}
-				time.Sleep(10 * time.Millisecond)
+				select {
+				case <-ctx.Done():
+					return
+				case <-time.After(10 * time.Millisecond):
+				}
 			}
 		}()
 		r, err := proc.Run(ctx, proc.Spec{Shell: treeCommand(dir, marker), Dir: dir, Sandbox: sb})

@@ -334,3 +334,37 @@ func Init() {
 // import-path order as soon as their imports are, and this package
 // imports only the standard library and x/sys, so few others run first.
 func init() { Init() }
+
+// denyAround is what masking p means for a command whose workspace is ws:
+// p itself, unless the workspace is p or inside it (a task's worktree
+// under agentls's state directory); then every entry of p as it is now
+// but the one on the way to the workspace, and so on down. The workspace
+// stays visible and everything beside it is masked.
+func denyAround(p, ws string) []string {
+	rp := p
+	if r, err := filepath.EvalSymlinks(p); err == nil {
+		rp = r
+	}
+	rel, err := filepath.Rel(rp, ws)
+	if err != nil || !filepath.IsLocal(rel) && rel != "." {
+		return []string{p}
+	}
+	if rel == "." {
+		return nil
+	}
+	first, _, _ := strings.Cut(filepath.ToSlash(rel), "/")
+	ents, err := os.ReadDir(rp)
+	if err != nil {
+		return nil
+	}
+	var out []string
+	for _, e := range ents {
+		child := filepath.Join(rp, e.Name())
+		if e.Name() == first {
+			out = append(out, denyAround(child, ws)...)
+			continue
+		}
+		out = append(out, child)
+	}
+	return out
+}

@@ -150,7 +150,7 @@ func configFor(argv, env []string, sb Sandbox, dir string) (launchConfig, error)
 	}
 	for _, p := range sb.DenyRead {
 		if abs := expandHome(p, home); abs != "" {
-			cfg.DenyRead = append(cfg.DenyRead, abs)
+			cfg.DenyRead = append(cfg.DenyRead, denyAround(abs, sb.Workspace)...)
 		}
 	}
 

@@ -343,8 +343,12 @@ func TestKillTreeOfSandboxedCommand(t *testing.T) {
 		if err := cmd.Start(); err != nil {
 			t.Fatal(err)
 		}
-		for len(alive(marker)) < 2 {
-			time.Sleep(10 * time.Millisecond)
+		for deadline := time.Now().Add(10 * time.Second); len(alive(marker)) < 2; time.Sleep(10 * time.Millisecond) {
+			if time.Now().After(deadline) {
+				proc.KillTree(cmd)
+				_ = cmd.Wait()
+				t.Fatalf("mode %q: the command's processes never started (%v)", sb.Mode, alive(marker))
+			}
 		}
 		proc.KillTree(cmd)
 		_ = cmd.Wait()
@@ -385,5 +389,42 @@ func TestSandboxWithNetworkCannotReachAbstractSockets(t *testing.T) {
 	}
 	if r := dial(proc.Sandbox{Network: true}); r.ExitCode == 0 || strings.Contains(r.Output, "connected") {
 		t.Errorf("a sandboxed command with network reached the host's abstract socket: %+v", r)
+	}
+}
+
+// A masked directory that holds the workspace (agentls's state directory
+// holds a task's worktree) masks everything beside the workspace, and not
+// the workspace: a task in one worktree reads neither the other worktrees
+// nor the rest of the state directory, and still reads its own files.
+func TestDenyReadAroundTheWorkspace(t *testing.T) {
+	needSandbox(t)
+	state := outsideDir(t)
+	mine := filepath.Join(state, "worktrees", "s1")
+	other := filepath.Join(state, "worktrees", "s2")
+	for _, d := range []string{mine, other, filepath.Join(state, "sessions")} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	os.WriteFile(filepath.Join(mine, "own.txt"), []byte("OWN-TEXT"), 0o644)
+	os.WriteFile(filepath.Join(other, "theirs.txt"), []byte("THEIR-TEXT"), 0o644)
+	os.WriteFile(filepath.Join(state, "sessions", "log"), []byte("HISTORY-TEXT"), 0o644)
+	cmd := "cat own.txt; echo; cat " + filepath.Join(other, "theirs.txt") + "; echo; cat " + filepath.Join(state, "sessions", "log") + "; true"
+	sb := confined()
+	sb.Workspace = mine
+	sb.DenyRead = append(sb.DenyRead, state)
+	res, err := proc.Run(context.Background(), proc.Spec{Shell: cmd, Dir: mine, Sandbox: sb})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(res.Output, "OWN-TEXT") {
+		t.Errorf("the workspace is masked too: %q", res.Output)
+	}
+	if strings.Contains(res.Output, "THEIR-TEXT") || strings.Contains(res.Output, "HISTORY-TEXT") {
+		t.Errorf("read beside the workspace: %q", res.Output)
+	}
+	off, _ := proc.Run(context.Background(), proc.Spec{Shell: cmd, Dir: mine, Sandbox: proc.Sandbox{Mode: proc.ModeOff}})
+	if !strings.Contains(off.Output, "THEIR-TEXT") || !strings.Contains(off.Output, "HISTORY-TEXT") {
+		t.Fatalf("unconfined, the command reads: %q", off.Output)
 	}
 }

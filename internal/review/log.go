@@ -97,6 +97,20 @@ func (c *Log) Propose(rel, cur string, curExists bool, transform func([]byte, bo
 	return nil
 }
 
+// ProposeWhole records a whole change made elsewhere (a task's worktree)
+// as a proposal: base is the text it was made from (existed: the file was
+// there), proposed what it became. Its hunks are placed in the user's
+// text as it is when reviewed, which is the three-way merge: the user's
+// changes since base stay, and a hunk over one is a conflict.
+func (c *Log) ProposeWhole(rel, base string, existed bool, proposed string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	fc := c.entry(rel, base, existed)
+	fc.ReviewBase, fc.ReviewExisted, fc.Proposing = base, existed, true
+	fc.Proposed = proposed
+	fc.Gen++
+}
+
 // Proposal returns the text review mode proposes for rel, if any.
 func (c *Log) Proposal(rel string) (string, bool) {
 	c.mu.Lock()

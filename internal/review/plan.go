@@ -46,6 +46,27 @@ func PlanAccept(f File, cur string, existed bool, hunk string) (a Accept, ok boo
 	return a, true, nil
 }
 
+// PlanMerge plans accepting every hunk of the file that the user has not
+// edited over since (the merge of a worktree task); the others stay
+// proposed, and conflicts counts them. ok is false when no hunk can be
+// accepted.
+func PlanMerge(f File, cur string, existed bool) (a Accept, ok bool, conflicts []Hunk) {
+	a = Accept{Rel: f.Rel, Gen: f.Gen, Cur: cur, Existed: existed}
+	for _, h := range Hunks(f, cur) {
+		if h.Conflict {
+			conflicts = append(conflicts, h)
+			continue
+		}
+		a.Accepted = append(a.Accepted, h.Change)
+		a.CurChanges = append(a.CurChanges, h.Cur)
+	}
+	if len(a.CurChanges) == 0 {
+		return Accept{}, false, conflicts
+	}
+	a.Next = edits.ApplyChanges(cur, a.CurChanges)
+	return a, true, conflicts
+}
+
 // Undo is one file's part of an undo, planned against the current text.
 type Undo struct {
 	Rel string

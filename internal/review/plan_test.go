@@ -128,3 +128,32 @@ func TestDescribe(t *testing.T) {
 		}
 	}
 }
+
+// A worktree task's whole change, merged over the user's text: hunks the
+// user did not edit over land, the user's own edits stay, and a hunk over
+// the user's edit is a conflict left proposed, never applied.
+func TestPlanMerge(t *testing.T) {
+	var l Log
+	l.ProposeWhole("f", "alpha\nmid\nomega\n", true, "ALPHA\nmid\nOMEGA\n")
+	f, _ := l.File("f")
+	if !f.Pending() {
+		t.Fatal("the whole change is not pending")
+	}
+	for _, c := range []struct {
+		name, cur, next string
+		ok              bool
+		conflicts       int
+	}{
+		{"clean", "alpha\nmid\nomega\n", "ALPHA\nmid\nOMEGA\n", true, 0},
+		{"the user's line stays", "alpha\nMID!\nomega\n", "ALPHA\nMID!\nOMEGA\n", true, 0},
+		{"one hunk over the user's edit", "alpXa\nmid\nomega\n", "alpXa\nmid\nOMEGA\n", true, 1},
+		{"both over the user's edits", "alpXa\nmid\nomegX\n", "", false, 2},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			a, ok, conflicts := PlanMerge(f, c.cur, true)
+			if ok != c.ok || len(conflicts) != c.conflicts || ok && a.Next != c.next {
+				t.Errorf("PlanMerge = %q, %v, %d conflicts; want %q, %v, %d", a.Next, ok, len(conflicts), c.next, c.ok, c.conflicts)
+			}
+		})
+	}
+}

@@ -330,7 +330,7 @@ func writeBeneath(r *os.Root, rel string, data []byte, mode fs.FileMode) error {
 }
 
 // asViewer finds the Viewer in ws or in the workspaces it wraps (a
-// wrapper says what it wraps with Unwrap, as session.Task.Track's does).
+// wrapper says what it wraps with Unwrap, as session.Recorder.Track's does).
 func asViewer(ws agent.Workspace) (Viewer, bool) {
 	for ws != nil {
 		if v, ok := ws.(Viewer); ok {

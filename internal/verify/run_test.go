@@ -184,7 +184,7 @@ func TestRunTimeoutKillsTree(t *testing.T) {
 			if !r.TimedOut || r.Passed || r.ExitCode != -1 {
 				t.Fatalf("%+v", r)
 			}
-			waitGone(t, mk, time.Now().Add(time.Second))
+			waitGone(t, mk, time.Now().Add(10*time.Second))
 			if !strings.Contains(r.Output, "timed out") {
 				t.Errorf("output does not say it timed out: %q", r.Output)
 			}
@@ -193,7 +193,8 @@ func TestRunTimeoutKillsTree(t *testing.T) {
 }
 
 // Cancelling kills the whole tree, a descendant that made its own session
-// included, within a second.
+// included. (The deadlines catch a hang; how fast it goes is logged, not
+// asserted: a loaded machine is slow.)
 func TestRunCancelKillsTree(t *testing.T) {
 	requireProc(t)
 	for _, m := range modes {
@@ -217,8 +218,11 @@ func TestRunCancelKillsTree(t *testing.T) {
 				r, err := Run(ctx, RunOptions{Root: t.TempDir(), Commands: []string{script, "echo never"}, Sandbox: m.sb})
 				done <- outcome{r, err}
 			}()
-			for marked(mk) < n {
-				time.Sleep(10 * time.Millisecond)
+			for deadline := time.Now().Add(10 * time.Second); marked(mk) < n; time.Sleep(10 * time.Millisecond) {
+				if time.Now().After(deadline) {
+					cancel()
+					t.Fatalf("%d of the %d processes started", marked(mk), n)
+				}
 			}
 			cancelled := time.Now()
 			cancel()
@@ -234,10 +238,8 @@ func TestRunCancelKillsTree(t *testing.T) {
 			if len(o.results) != 1 || o.results[0].Passed || o.results[0].TimedOut {
 				t.Fatalf("results %+v", o.results)
 			}
-			waitGone(t, mk, cancelled.Add(time.Second))
-			if d := time.Since(cancelled); d > time.Second {
-				t.Fatalf("Run took %s to return after cancel", d)
-			}
+			waitGone(t, mk, cancelled.Add(10*time.Second))
+			t.Logf("Run returned and the tree was gone %s after cancel", time.Since(cancelled).Round(time.Millisecond))
 		})
 	}
 }

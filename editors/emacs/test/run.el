@@ -311,7 +311,57 @@
                              (file-exists-p store)
                              (with-temp-buffer (insert-file-contents store)
                                                (string-search (expand-file-name ".agentls.json" test-ws) (buffer-string))))
-                        (format "question %S, task %S" question (plist-get (test-task t7) :status)))))))))
+                        (format "question %S, task %S" question (plist-get (test-task t7) :status))))))
+
+      ;; 9. A worktree task leaves the buffer alone; agentls-worktrees
+      ;;    lists it, merges it into the buffer, and discards it.
+      (if (not (executable-find "git"))
+          (test-skip "agentls-worktrees" "no git")
+        (let* ((wpath (expand-file-name "wt.txt" test-ws)) wbuf tw)
+          (with-temp-file wpath (insert "calm words\n"))
+          (dolist (args '(("init" "-q") ("add" "-A") ("commit" "-q" "-m" "first")))
+            (apply #'call-process "git" nil nil nil "-C" test-ws "-c" "user.name=t" "-c" "user.email=t@t" args))
+          (setq wbuf (find-file-noselect wpath))
+          (test-wait 5 (lambda () (with-current-buffer wbuf (ignore-errors (eglot-current-server)))))
+          (setq tw (plist-get (with-current-buffer wbuf
+                                (agentls-command "agentls.run" (list :task "Worktree: shout wt.txt" :isolation "worktree")))
+                              :taskId))
+          (test-wait-end tw 20)
+          (test-check "a worktree task ends without touching the buffer"
+                      (and (equal (plist-get (test-task tw) :status) "ok") (equal (test-line1 wbuf) "calm words"))
+                      (format "task %S, line %S" (test-task tw) (test-line1 wbuf)))
+          (let (offered res)
+            (cl-letf (((symbol-function 'completing-read)
+                       (lambda (_p coll &rest _)
+                         (let ((items (mapcar (lambda (c) (if (consp c) (car c) c)) coll)))
+                           (push items offered)
+                           (if (member "merge" items) "merge" (car items))))))
+              (setq res (with-current-buffer wbuf (agentls-worktrees))))
+            (setq offered (nreverse offered))
+            (test-check "agentls-worktrees lists the worktree with its state and merges it into the buffer"
+                        (and (eql (plist-get res :merged) 1)
+                             (string-search "ended" (car (car offered))) (string-search "wt.txt" (car (car offered)))
+                             (test-wait 5 (lambda () (equal (test-line1 wbuf) "LOUD words"))))
+                        (format "offered %S, answer %S, line %S" offered res (test-line1 wbuf))))
+          (let* ((w (aref (plist-get (with-current-buffer wbuf (agentls-command "agentls.worktrees")) :worktrees) 0))
+                 (started (with-current-buffer wbuf (agentls-worktree-act "continue" w "Worktree: and the words")))
+                 (t2 (plist-get started :taskId))
+                 (r2 (progn (test-wait-end t2 20) (test-task t2)))
+                 (m2 (with-current-buffer wbuf (agentls-worktree-act "merge" w))))
+            (test-check "agentls-worktree-act continue runs a follow-up in the worktree, merged after the first"
+                        (and (equal (plist-get r2 :status) "ok") (eql (plist-get m2 :merged) 1)
+                             (test-wait 5 (lambda () (equal (test-line1 wbuf) "LOUD WORDS"))))
+                        (format "task %S, merge %S, line %S" r2 m2 (test-line1 wbuf))))
+          (let* ((w (aref (plist-get (with-current-buffer wbuf (agentls-command "agentls.worktrees")) :worktrees) 0))
+                 (res (with-current-buffer wbuf (agentls-worktree-act "discard" w)))
+                 (left (plist-get (with-current-buffer wbuf (agentls-command "agentls.worktrees")) :worktrees))
+                 (branches (with-temp-buffer
+                             (call-process "git" nil t nil "-C" test-ws "branch" "--list" "agentls/*")
+                             (string-trim (buffer-string)))))
+            (test-check "agentls-worktree-act discard removes the worktree and its branch"
+                        (and (eq (plist-get res :discarded) t) (= (length left) 0)
+                             (not (file-exists-p (plist-get w :path))) (equal branches ""))
+                        (format "answer %S, left %S, branches %S" res left branches))))))))
 
 (defvar test-no-main nil "Non-nil: only define the helpers (conn.el loads them).")
 (unless test-no-main

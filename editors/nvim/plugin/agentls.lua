@@ -31,6 +31,8 @@ cmd('AgentReject', 'reject', { nargs = '*', complete = 'file',
 cmd('AgentUndo', 'undo', { nargs = '?', desc = 'agentls: undo what a task applied (default: the newest)' })
 cmd('AgentRewind', 'rewind', { nargs = '*',
   desc = "agentls: rewind a task's session to a step: [taskId] [step] (default: the newest task, a picker)" })
+cmd('AgentWorktrees', 'worktrees', { nargs = '*',
+  desc = 'agentls: worktree tasks: a picker, or [merge|review|continue|open|discard ID]' })
 cmd('AgentTranscript', 'transcript', { nargs = '?', desc = 'agentls: open a task transcript (default: the newest task)' })
 cmd('AgentStream', 'stream', { nargs = 0, desc = 'agentls: show or hide the event stream' })
 cmd('AgentRunReview', 'runreview', { nargs = '*', range = true,

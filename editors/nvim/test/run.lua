@@ -194,6 +194,9 @@ do
   local i25 = require('run_issue25')
   i25.init(M.helpers)
   M.issue25 = i25.run
+  local wt = require('run_worktree')
+  wt.init(M.helpers)
+  M.worktree = wt.run
 end
 
 function M.main()
@@ -463,6 +466,7 @@ function M.body()
   M.helpers.ids = { t1 = t1, t2 = t2 }
   M.review(a)
   M.issue25(a)
+  M.worktree(a)
 end
 
 return M

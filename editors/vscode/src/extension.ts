@@ -19,6 +19,8 @@ import {
 } from 'vscode-languageclient/node';
 
 import { rewindTask, RewindArgs } from './rewind';
+import { worktreeTasks } from './worktrees';
+import { WorktreeAction } from './worktreeItems';
 import { AgentEvent, ModelInfo, StreamRenderer, TaskTracker, endSummary, statusWord, usageLine, vscodeHint, Heads, composedTask } from './events';
 import { ConversationPanel } from './panel';
 import { TasksView } from './tasksView';
@@ -78,7 +80,9 @@ class Agentls {
     stop: () => void this.cancelTask(),
     pickModel: () => void this.pickModel(),
   });
-  readonly proposals = new ProposalProvider((c, a) => this.exec(c, a));
+  // Quiet: a diff tab whose proposal was merged or rejected meanwhile reads
+  // as empty rather than raising an error toast.
+  readonly proposals = new ProposalProvider((c, a) => this.exec(c, a, true));
   // agentls.diff texts by document URI, served read-only (TASK_DIFF_SCHEME).
   readonly taskDiffs = new Map<string, string>();
   readonly taskDiffsChanged = new vscode.EventEmitter<vscode.Uri>();
@@ -294,7 +298,7 @@ class Agentls {
   }
 
   /** workspace/executeCommand; undefined after an error the user was shown. */
-  private async exec(command: string, args: object): Promise<any> {
+  private async exec(command: string, args: object, quiet = false): Promise<any> {
     const c = this.client;
     if (!c || !c.isRunning()) {
       void vscode.window.showErrorMessage('agentls: the server is not running (see the "agentls server" output).');
@@ -307,6 +311,7 @@ class Agentls {
       return res ?? {};
     } catch (err) {
       this.probe.write('commandResult', { command, args, error: errorText(err) });
+      if (quiet) return undefined;
       // The server's errors may name the command already.
       const text = errorText(err);
       void vscode.window.showErrorMessage(text.startsWith(`${command}:`) ? text : `${command}: ${text}`);
@@ -474,6 +479,11 @@ class Agentls {
   async rewindTask(arg?: RewindArgs): Promise<void> {
     const host = { exec: (c: string, x: object) => this.exec(c, x), probeWrite: (k: string, d: Record<string, unknown>) => this.probe.write(k, d) };
     await rewindTask(host, arg?.taskId || arg?.session ? arg?.taskId : this.pickTask(), arg);
+  }
+
+  async worktreeTasks(arg?: { id?: string; action?: WorktreeAction }): Promise<void> {
+    const host = { exec: (c: string, x: object) => this.exec(c, x), probeWrite: (k: string, d: Record<string, unknown>) => this.probe.write(k, d) };
+    await worktreeTasks(host, arg);
   }
 
   async showTranscript(arg?: TaskArgs): Promise<void> {
@@ -742,6 +752,7 @@ export async function activate(ctx: vscode.ExtensionContext): Promise<void> {
   reg('agentls.rejectTask', (arg?: TaskArgs) => a.review('agentls.reject', arg));
   reg('agentls.undoTask', (arg?: TaskArgs) => a.undoTask(arg));
   reg('agentls.rewindTask', (arg?: RewindArgs) => a.rewindTask(arg));
+  reg('agentls.worktreeTasks', (arg?: { id?: string; action?: WorktreeAction }) => a.worktreeTasks(arg));
   reg('agentls.showTranscript', (arg?: TaskArgs) => a.showTranscript(arg));
   reg('agentls.setApiKey', () => a.setApiKey());
   reg('agentls.restartServer', () => a.restart());

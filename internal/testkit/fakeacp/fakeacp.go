@@ -3,7 +3,8 @@
 // client, asks permission to "run make test", and writes hello.txt with
 // "hello" replaced by "goodbye" (or, when the prompt contains "BROKEN", with
 // a line the tests' check rejects). A later prompt (the bridge's follow-up
-// after failed checks) writes the file again without that line. Each step
+// after failed checks) writes the file again without that line, unless the
+// first prompt said "STAY BROKEN". Each step
 // is reported as session/update text, so a test can see what the client
 // answered. A prompt starting "FS" plays a hostile agent instead (fsOps).
 //
@@ -35,6 +36,7 @@ type fake struct {
 	mu   sync.Mutex
 	cwd  string
 	n    int
+	stay bool // the first prompt said "STAY BROKEN": follow-ups leave the line
 
 	sid         sdk.SessionId
 	resumed     bool
@@ -211,9 +213,17 @@ func (a *fake) Prompt(ctx context.Context, p sdk.PromptRequest) (sdk.PromptRespo
 		if strings.Contains(prompt.String(), "BROKEN") {
 			next += "BROKEN\n"
 		}
+		a.mu.Lock()
+		a.stay = strings.Contains(prompt.String(), "STAY BROKEN")
+		a.mu.Unlock()
 	} else {
 		a.say(ctx, sid, "follow-up: %s", strings.SplitN(prompt.String(), "\n", 2)[0])
-		next = strings.ReplaceAll(next, "BROKEN\n", "")
+		a.mu.Lock()
+		stay := a.stay
+		a.mu.Unlock()
+		if !stay {
+			next = strings.ReplaceAll(next, "BROKEN\n", "")
+		}
 	}
 	if _, err := a.conn.WriteTextFile(ctx, sdk.WriteTextFileRequest{SessionId: sid, Path: path, Content: next}); err != nil {
 		a.say(ctx, sid, "write failed: %v", err)

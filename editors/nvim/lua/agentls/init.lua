@@ -729,6 +729,8 @@ function M.command(name, o)
     M.undo({ taskId = o.args ~= '' and o.args or nil })
   elseif name == 'rewind' then
     require('agentls.rewind').command(o)
+  elseif name == 'worktrees' then
+    require('agentls.worktrees').command(o)
   elseif name == 'transcript' then
     M.open_transcript(o.args)
   elseif name == 'stream' then

@@ -609,6 +609,73 @@ def('a workspace .agentls.json that widens power: "Trust this file" is asked nat
   await page.close();
 });
 
+def('worktree task: the buffer is untouched; Worktree Tasks lists it, Merge applies it, Continue adds a follow-up merged after it, Discard removes worktree and branch', async ({ browser, port }) => {
+  const { execFileSync } = require('child_process');
+  const llm = await startFakeLLM('worktree');
+  const dir = path.join(WORK, 'ws-worktree');
+  writeFiles(dir, { 'hello.txt': 'hello world\nsecond line\n', '.vscode/settings.json': workspaceSettings(llm, { 'agentls.agent.isolation': 'worktree' }) });
+  const git = (...args) => execFileSync('git', ['-C', dir, '-c', 'user.name=t', '-c', 'user.email=t@t', ...args], { encoding: 'utf8' });
+  try {
+    git('init', '-q');
+  } catch {
+    throw new Skip('no git');
+  }
+  git('add', '-A');
+  git('commit', '-q', '-m', 'first');
+  const { page, folder } = await openWindow(browser, port, dir);
+  await openFromExplorer(page, 'hello.txt');
+  await runTaskFromPalette(page, 'shout in a worktree');
+  const end = await waitProbe(folder, 'the task to end', endOf(folder), 30000);
+  assert(end.result?.status === 'ok', `task ended ${JSON.stringify(end.result)}`);
+  const uri = Object.keys(end.docs).find((u) => u.endsWith('/hello.txt'));
+  assert(end.docs[uri] === 'hello world\nsecond line\n', `a worktree task changed the buffer: ${JSON.stringify(end.docs[uri])}`);
+  // Its change is up for review as a review task's: the native diff opens
+  // (and takes the focus) once the task ended.
+  await waitProbe(folder, 'the review diff to open', (r) => r.kind === 'reviewDiff' && r.files === 1, 15000);
+  await page.locator('.monaco-diff-editor').first().waitFor({ state: 'visible', timeout: 15000 });
+  await sleep(500);
+  const pick = async (title, row) => {
+    await runPaletteCommand(page, title);
+    await page.locator('.quick-input-widget .monaco-list-row', { hasText: 'shout in a worktree' }).first().waitFor({ state: 'visible', timeout: 10000 });
+    await page.keyboard.press('Enter');
+    const input = page.locator('.quick-input-widget .quick-input-box input');
+    await page.locator('.quick-input-widget .monaco-list-row', { hasText: row }).first().waitFor({ state: 'visible', timeout: 10000 });
+    await input.fill(row);
+    await page.keyboard.press('Enter');
+  };
+  await pick('agentls: Worktree Tasks', 'Merge');
+  const listed = await waitProbe(folder, 'the worktree picker', (r) => r.kind === 'worktreePicker', 10000);
+  assert(listed.items.length === 1 && /shout in a worktree ended/.test(listed.items[0]) && /waiting: hello\.txt/.test(listed.items[0]), `picker: ${JSON.stringify(listed)}`);
+  const merged = await waitProbe(folder, 'agentls.worktreeMerge to answer', (r) => r.kind === 'commandResult' && r.command === 'agentls.worktreeMerge', 15000);
+  assert(merged.result?.merged === 1 && merged.result.conflicts.length === 0, `merge: ${JSON.stringify(merged)}`);
+  await waitProbe(folder, 'the merged change in the document', (r) => r.kind === 'docChange' && r.uri.endsWith('/hello.txt') && r.text === 'hello world\nSECOND LINE\n', 10000);
+  await waitFor('the review diff tab to close after a clean merge', async () => (await page.locator('.tabs-container .tab', { hasText: /↔ agentls/ }).count()) === 0, 10000);
+  assert((await page.locator('.notifications-toasts', { hasText: 'proposes nothing' }).count()) === 0, 'an error toast for the merged proposal');
+  await page.screenshot({ path: path.join(ARTIFACTS, 'vscode-worktree-merged.png') });
+  // Continue: a follow-up in the same worktree, typed into the input box;
+  // merging it brings only its own change.
+  await pick('agentls: Worktree Tasks', 'Continue');
+  await page.locator('.quick-input-widget .quick-input-title', { hasText: 'follow-up in' }).waitFor({ state: 'visible', timeout: 10000 });
+  await page.keyboard.type('and the first line');
+  await page.keyboard.press('Enter');
+  const cont = await waitProbe(folder, 'agentls.worktreeContinue to answer', (r) => r.kind === 'commandResult' && r.command === 'agentls.worktreeContinue', 15000);
+  const end2 = await waitProbe(folder, 'the follow-up to end', endOf(folder, cont.result?.taskId), 30000);
+  assert(end2.result?.status === 'ok', `follow-up ended ${JSON.stringify(end2.result)}`);
+  await waitProbe(folder, 'the follow-up\'s review diff', (r) => r.kind === 'reviewDiff' && r.taskId === cont.result?.taskId, 15000);
+  await sleep(500);
+  const before = probe(folder).length;
+  await pick('agentls: Worktree Tasks', 'Merge');
+  const merged2 = await waitFor('the second merge', () => probe(folder).slice(before).find((r) => r.kind === 'commandResult' && r.command === 'agentls.worktreeMerge'), 15000);
+  assert(merged2.result?.merged === 1 && merged2.result.conflicts.length === 0, `second merge: ${JSON.stringify(merged2)}`);
+  await waitProbe(folder, 'both changes in the document', (r) => r.kind === 'docChange' && r.uri.endsWith('/hello.txt') && r.text === 'HELLO WORLD\nSECOND LINE\n', 10000);
+  await pick('agentls: Worktree Tasks', 'Discard');
+  const gone = await waitProbe(folder, 'agentls.worktreeDiscard to answer', (r) => r.kind === 'commandResult' && r.command === 'agentls.worktreeDiscard', 15000);
+  assert(gone.result?.discarded === true, `discard: ${JSON.stringify(gone)}`);
+  assert(git('branch', '--list', 'agentls/*').trim() === '', 'the branch is left');
+  assert(git('worktree', 'list').trim().split('\n').length === 1, `a worktree is left: ${git('worktree', 'list')}`);
+  await page.close();
+});
+
 // ---- main ------------------------------------------------------------------
 
 async function startCodeServer() {

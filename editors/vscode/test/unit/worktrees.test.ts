@@ -1,0 +1,30 @@
+import { strict as assert } from 'node:assert';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { test } from 'node:test';
+
+import { mergeMessage, worktreeItem } from '../../src/worktreeItems';
+
+const root = path.resolve(__dirname, '..', '..', '..');
+
+test('a worktree reads with its task, state, id and the files whose change waits', () => {
+  const it = worktreeItem({ id: 's1', task: 'fix\n the  parser', state: 'ended', pending: ['a.go', 'b.go'] });
+  assert.equal(it.label, 'fix the parser');
+  assert.equal(it.description, 'ended · s1');
+  assert.equal(it.detail, 'waiting: a.go, b.go');
+  assert.equal(worktreeItem({ id: 's2', state: 'interrupted' }).label, 's2');
+});
+
+test('a merge with conflicts says where, as a warning; a clean one does not warn', () => {
+  assert.deepEqual(mergeMessage({ id: 's1', merged: 2, conflicts: [] }), { text: 'agentls: merged 2 change(s) of s1.', warn: false });
+  const m = mergeMessage({ id: 's1', merged: 0, conflicts: [{ uri: 'file:///w/calc.go', range: { start: { line: 4 } } }] });
+  assert.ok(m.warn);
+  assert.match(m.text, /1 over your own edits stay proposed: calc\.go:5$/);
+});
+
+test('Worktree Tasks is contributed and registered', () => {
+  const pkg = JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8'));
+  assert.ok(pkg.contributes.commands.some((c: { command: string }) => c.command === 'agentls.worktreeTasks'));
+  const src = fs.readFileSync(path.join(root, 'src', 'extension.ts'), 'utf8');
+  assert.ok(src.includes("reg('agentls.worktreeTasks'"));
+});

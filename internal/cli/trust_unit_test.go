@@ -1,0 +1,51 @@
+package cli
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// `agentls trust`: nothing to trust, nothing widened, a refusal without a
+// terminal or --yes, then trust that lasts until the file changes.
+func TestTrustCommand(t *testing.T) {
+	t.Setenv("XDG_STATE_HOME", t.TempDir())
+	root := t.TempDir()
+	run := func(args ...string) (int, string, string) {
+		var out, errb bytes.Buffer
+		code := Trust(append([]string{"--workspace", root}, args...), strings.NewReader("y\n"), &out, &errb)
+		return code, out.String(), errb.String()
+	}
+	write := func(text string) {
+		if err := os.WriteFile(filepath.Join(root, ".agentls.json"), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if code, out, _ := run(); code != exitOK || !strings.Contains(out, "has no .agentls.json: nothing to trust") {
+		t.Errorf("no file: %d %q", code, out)
+	}
+	write(`{"agent": {"maxSteps": 5}}`)
+	if code, out, _ := run(); code != exitOK || !strings.Contains(out, "widens nothing") {
+		t.Errorf("nothing widened: %d %q", code, out)
+	}
+	write(`{"tools": {"allow": ["curl *"]}}`)
+	// stdin is no terminal: the "y" on it is not an answer.
+	if code, out, errb := run(); code != exitFailed || !strings.Contains(errb, "tools.allow") || !strings.Contains(errb, "pass --yes") || strings.Contains(out, "trusted") {
+		t.Errorf("no terminal: %d %q %q", code, out, errb)
+	}
+	if code, out, errb := run("--yes"); code != exitOK || !strings.Contains(out, "trusted "+filepath.Join(root, ".agentls.json")+" (tools.allow) until it changes") {
+		t.Errorf("--yes: %d %q %q", code, out, errb)
+	}
+	if code, out, _ := run(); code != exitOK || !strings.Contains(out, "is trusted as it is") {
+		t.Errorf("trusted: %d %q", code, out)
+	}
+	write(`{"tools": {"allow": ["curl *", "wget *"]}}`)
+	if code, _, errb := run(); code != exitFailed || !strings.Contains(errb, "Trust it?") {
+		t.Errorf("changed: %d %q", code, errb)
+	}
+	if code, _, _ := run("--bogus"); code != exitUsage {
+		t.Errorf("bad flag: %d", code)
+	}
+}
