@@ -16,6 +16,7 @@ import (
 
 	"github.com/agentls/agentls/internal/agent"
 	"github.com/agentls/agentls/internal/config"
+	"github.com/agentls/agentls/internal/driver"
 	"github.com/agentls/agentls/internal/policy/approval"
 	"github.com/agentls/agentls/internal/proc"
 	"github.com/agentls/agentls/internal/session"
@@ -117,7 +118,9 @@ func (k *Backend) Act(ctx context.Context, req agent.Request, onText func(string
 	case err != nil:
 		return resp, fmt.Errorf("the ACP agent failed: %v", err)
 	case stop == sdk.StopReasonCancelled:
-		return resp, errors.New("the ACP agent cancelled its turn")
+		// The agent gave up its turn (Codex does once its patch is denied):
+		// the task is cancelled, not failed.
+		return resp, fmt.Errorf("the ACP agent cancelled its turn: %w", driver.ErrTurnCancelled)
 	case stop == sdk.StopReasonMaxTurnRequests:
 		return resp, errors.New("the ACP agent reached its own turn limit")
 	case stop == sdk.StopReasonMaxTokens:

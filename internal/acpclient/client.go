@@ -199,13 +199,13 @@ func (c *bridgeClient) SessionUpdate(_ context.Context, p sdk.SessionNotificatio
 	case u.Plan != nil:
 		r.emit(agent.Event{Kind: agent.KindPlan, Plan: workPlan(u.Plan.Entries)})
 	case u.AvailableCommandsUpdate != nil:
-		r.emit(agent.Event{Kind: agent.KindCommands, Step: step, Commands: agentCommands(u.AvailableCommandsUpdate.AvailableCommands)})
+		r.emitHeld(agent.Event{Kind: agent.KindCommands, Commands: agentCommands(u.AvailableCommandsUpdate.AvailableCommands)})
 	case u.ConfigOptionUpdate != nil:
 		r.noteOptions(u.ConfigOptionUpdate.ConfigOptions)
-		r.emitOptions(step)
+		r.emitOptions()
 	case u.CurrentModeUpdate != nil:
 		r.noteMode(string(u.CurrentModeUpdate.CurrentModeId))
-		r.emitOptions(step)
+		r.emitOptions()
 	case u.AgentMessageChunk != nil && u.AgentMessageChunk.Content.Text != nil:
 		t := u.AgentMessageChunk.Content.Text.Text
 		if t == "" {

@@ -123,7 +123,7 @@ func (r *bridgeRun) noteMode(id string) {
 // emitOptions sends the agent's settings as an options event: its config
 // options, and its models and modes unless a config option of that
 // category stands for them.
-func (r *bridgeRun) emitOptions(step int) {
+func (r *bridgeRun) emitOptions() {
 	r.mu.Lock()
 	out := append([]agent.AgentOption(nil), r.options...)
 	has := map[string]bool{}
@@ -144,5 +144,22 @@ func (r *bridgeRun) emitOptions(step int) {
 	for _, o := range out {
 		r.b.Log.Info("the ACP agent's option", zap.String("id", o.ID), zap.String("current", o.Current), zap.Strings("values", o.Values))
 	}
-	r.emit(agent.Event{Kind: agent.KindOptions, Step: step, Options: out})
+	r.emitHeld(agent.Event{Kind: agent.KindOptions, Options: out})
+}
+
+// emitHeld sends a commands or options event to the running turn, or,
+// between turns, holds the latest of its kind for the next one.
+func (r *bridgeRun) emitHeld(ev agent.Event) {
+	r.mu.Lock()
+	onEvent := r.onEvent
+	if onEvent == nil {
+		if r.held == nil {
+			r.held = map[string]agent.Event{}
+		}
+		r.held[ev.Kind] = ev
+	}
+	r.mu.Unlock()
+	if onEvent != nil {
+		onEvent(ev)
+	}
 }

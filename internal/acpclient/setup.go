@@ -86,7 +86,7 @@ func (r *bridgeRun) setup(ctx context.Context, env []string) error {
 	if err := r.pick(ctx, opts, modes); err != nil {
 		return err
 	}
-	r.emitOptions(0)
+	r.emitOptions() // held for the first turn: no turn is running yet
 	return nil
 }
 
