@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"fmt"
 	"regexp"
 	"strings"
 	"testing"
@@ -97,5 +98,69 @@ func TestBridgeSignInNeedsTheKey(t *testing.T) {
 	r := s.run(t, map[string]any{"task": "make it"})
 	if r.Status != "error" || !strings.Contains(r.Error, "set FAKE_KEY in agent.backend.acp.env") {
 		t.Errorf("result %+v", r)
+	}
+}
+
+// The external agent's slash commands and session settings reach the editor
+// as agentls's commands and options events: its model and modes (with what
+// agent.backend.acp picked) when the session opens, its effort when a
+// config_option_update turns it up mid-turn, and its commands when it
+// announces them. The old bridge only logged them.
+func TestBridgeForwardsCommandsAndOptions(t *testing.T) {
+	fake := buildFakeACP(t)
+	s := start(t, setup{workspace: "hello", settings: map[string]any{
+		"agent": map[string]any{"backend": map[string]any{"acp": map[string]any{"command": fake, "model": "fake-large", "mode": "code"}}},
+	}})
+	s.OnShowMessageRequest = func(*protocol.ShowMessageRequestParams) *protocol.MessageActionItem {
+		return &protocol.MessageActionItem{Title: "Allow once"}
+	}
+	r := s.run(t, map[string]any{"task": "make it"})
+	if r.Status != "ok" {
+		t.Fatalf("task %+v", r)
+	}
+	type option struct {
+		ID, Category, Current string
+		Values                []string
+	}
+	var options [][]option
+	var commands []map[string]any
+	for _, ev := range s.Events(r.TaskID) {
+		switch ev["kind"] {
+		case "options":
+			var os []option
+			for _, o := range ev["options"].([]any) {
+				m := o.(map[string]any)
+				opt := option{ID: m["id"].(string), Current: m["current"].(string)}
+				opt.Category, _ = m["category"].(string)
+				vs, _ := m["values"].([]any)
+				for _, v := range vs {
+					opt.Values = append(opt.Values, v.(string))
+				}
+				os = append(os, opt)
+			}
+			options = append(options, os)
+		case "commands":
+			for _, c := range ev["commands"].([]any) {
+				commands = append(commands, c.(map[string]any))
+			}
+		}
+	}
+	if len(options) != 2 {
+		t.Fatalf("%d options events %+v, want one when the session opened and one for the mid-turn update", len(options), options)
+	}
+	want0 := []option{
+		{ID: "model", Category: "model", Current: "fake-large", Values: []string{"fake-small", "fake-large"}},
+		{ID: "effort", Category: "thought_level", Current: "low", Values: []string{"low", "high"}},
+		{ID: "mode", Category: "mode", Current: "code", Values: []string{"ask", "code"}},
+	}
+	if fmt.Sprint(options[0]) != fmt.Sprint(want0) {
+		t.Errorf("options when the session opened:\n%+v\nwant\n%+v", options[0], want0)
+	}
+	if len(options[1]) != 3 || options[1][1].ID != "effort" || options[1][1].Current != "high" || options[1][0].Current != "fake-large" {
+		t.Errorf("options after the update %+v, want effort high, model still fake-large", options[1])
+	}
+	if len(commands) != 2 || commands[0]["name"] != "init" || commands[0]["description"] != "Write AGENTS.md" ||
+		commands[1]["name"] != "compress" || commands[1]["hint"] != "what to keep" {
+		t.Errorf("commands events %v, want init and compress", commands)
 	}
 }

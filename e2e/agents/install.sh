@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Installs qwen-code, a real ACP agent the bridge's e2e test drives
+# Installs qwen-code, gemini-cli and claude-code-acp, real ACP agents the bridge's e2e tests drive
 # (e2e/bridge_agents_test.go), at the versions package-lock.json pins.
 # npm install, not npm ci: a dependency names platform packages the
 # registry does not serve, which npm ci counts as a lock out of sync.

@@ -28,14 +28,24 @@ if [ ! -f /usr/share/keyrings/debian-archive-trixie-stable.gpg ]; then
   apt-get install -y -qq debian-archive-keyring >/dev/null
 fi
 
+# The mirror apt already uses for Debian 12, read from the machine's config.
+mirror=$(sed -n 's/^URIs: *//p' /etc/apt/sources.list.d/debian.sources 2>/dev/null | head -1)
+if [ -z "$mirror" ]; then
+  mirror=$(awk '$1=="deb" && $3 ~ /^bookworm/ {print $2; exit}' /etc/apt/sources.list 2>/dev/null)
+fi
+if [ -z "$mirror" ]; then
+  echo "nvim: cannot tell this machine's Debian mirror from /etc/apt; Neovim 0.10 not installed" >&2
+  exit 0
+fi
+
 # A private apt configuration for trixie: its own sources list, lists and
 # cache, so the system's apt state never sees Debian 13.
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 mkdir -p "$work/lists/partial" "$work/cache/archives/partial" "$work/debs" "$work/parts"
-cat >"$work/parts/trixie.sources" <<'SRC'
+cat >"$work/parts/trixie.sources" <<SRC
 Types: deb
-URIs: http://deb.debian.org/debian
+URIs: $mirror
 Suites: trixie
 Components: main
 Signed-By: /usr/share/keyrings/debian-archive-trixie-stable.gpg /usr/share/keyrings/debian-archive-trixie-automatic.gpg

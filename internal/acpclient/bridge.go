@@ -16,6 +16,7 @@ import (
 
 	"github.com/agentls/agentls/internal/agent"
 	"github.com/agentls/agentls/internal/config"
+	"github.com/agentls/agentls/internal/driver"
 	"github.com/agentls/agentls/internal/policy/approval"
 	"github.com/agentls/agentls/internal/proc"
 	"github.com/agentls/agentls/internal/session"
@@ -94,7 +95,16 @@ func (k *Backend) Act(ctx context.Context, req agent.Request, onText func(string
 	r := k.r
 	r.mu.Lock()
 	r.onText, r.onEvent = onText, onEvent
+	held := r.held
+	r.held = nil
 	r.mu.Unlock()
+	// What the agent announced between turns (its settings and commands as
+	// the session opened) goes out with this turn, in a fixed order.
+	for _, kind := range []string{agent.KindOptions, agent.KindCommands} {
+		if ev, ok := held[kind]; ok && onEvent != nil {
+			onEvent(ev)
+		}
+	}
 	defer func() {
 		r.mu.Lock()
 		r.onText, r.onEvent = nil, nil
@@ -108,7 +118,9 @@ func (k *Backend) Act(ctx context.Context, req agent.Request, onText func(string
 	case err != nil:
 		return resp, fmt.Errorf("the ACP agent failed: %v", err)
 	case stop == sdk.StopReasonCancelled:
-		return resp, errors.New("the ACP agent cancelled its turn")
+		// The agent gave up its turn (Codex does once its patch is denied):
+		// the task is cancelled, not failed.
+		return resp, fmt.Errorf("the ACP agent cancelled its turn: %w", driver.ErrTurnCancelled)
 	case stop == sdk.StopReasonMaxTurnRequests:
 		return resp, errors.New("the ACP agent reached its own turn limit")
 	case stop == sdk.StopReasonMaxTokens:
@@ -158,6 +170,15 @@ type bridgeRun struct {
 	// The current turn's sinks (Act's); nil between turns.
 	onText  func(string)
 	onEvent func(agent.Event)
+	// The agent's settings (settings.go): its config options, and its
+	// models and modes when no config option of that category stands for
+	// them.
+	options []agent.AgentOption
+	mode    *agent.AgentOption
+	model   *agent.AgentOption
+	// held are the latest commands and options events the agent sent
+	// between turns (as the session opened, say), for the next turn.
+	held map[string]agent.Event
 }
 
 // emit hands an update of the agent's to the current turn: text to

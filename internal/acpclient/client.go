@@ -10,7 +10,6 @@ import (
 	"strings"
 
 	sdk "github.com/coder/acp-go-sdk"
-	"go.uber.org/zap"
 
 	"github.com/agentls/agentls/internal/agent"
 	"github.com/agentls/agentls/internal/policy"
@@ -200,13 +199,13 @@ func (c *bridgeClient) SessionUpdate(_ context.Context, p sdk.SessionNotificatio
 	case u.Plan != nil:
 		r.emit(agent.Event{Kind: agent.KindPlan, Plan: workPlan(u.Plan.Entries)})
 	case u.AvailableCommandsUpdate != nil:
-		var names []string
-		for _, c := range u.AvailableCommandsUpdate.AvailableCommands {
-			names = append(names, "/"+c.Name)
-		}
-		r.b.Log.Info("the ACP agent's commands", zap.Strings("commands", names))
+		r.emitHeld(agent.Event{Kind: agent.KindCommands, Commands: agentCommands(u.AvailableCommandsUpdate.AvailableCommands)})
 	case u.ConfigOptionUpdate != nil:
-		r.configOptions(u.ConfigOptionUpdate.ConfigOptions)
+		r.noteOptions(u.ConfigOptionUpdate.ConfigOptions)
+		r.emitOptions()
+	case u.CurrentModeUpdate != nil:
+		r.noteMode(string(u.CurrentModeUpdate.CurrentModeId))
+		r.emitOptions()
 	case u.AgentMessageChunk != nil && u.AgentMessageChunk.Content.Text != nil:
 		t := u.AgentMessageChunk.Content.Text.Text
 		if t == "" {
@@ -288,22 +287,4 @@ func workPlan(entries []sdk.PlanEntry) *agent.WorkPlan {
 		p.Steps = append(p.Steps, agent.PlanStep{Step: e.Content, Status: st})
 	}
 	return p
-}
-
-// configOptions logs the options the external agent offers (its model and
-// mode pickers), what agent.backend.acp.model and mode choose from.
-func (r *bridgeRun) configOptions(opts []sdk.SessionConfigOption) {
-	for _, o := range opts {
-		if o.Select == nil {
-			continue
-		}
-		var values []string
-		if o.Select.Options.Ungrouped != nil {
-			for _, v := range *o.Select.Options.Ungrouped {
-				values = append(values, string(v.Value))
-			}
-		}
-		r.b.Log.Info("the ACP agent's option", zap.String("id", string(o.Select.Id)),
-			zap.String("current", string(o.Select.CurrentValue)), zap.Strings("values", values))
-	}
 }

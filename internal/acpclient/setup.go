@@ -40,12 +40,13 @@ func (r *bridgeRun) setup(ctx context.Context, env []string) error {
 	caps := init.AgentCapabilities
 	var opts []sdk.SessionConfigOption
 	var modes *sdk.SessionModeState
+	var models *sdk.SessionModelState
 	if prev := r.previous(); prev != "" {
 		switch {
 		case caps.SessionCapabilities.Resume != nil:
 			res, err := r.conn.ResumeSession(ctx, sdk.ResumeSessionRequest{SessionId: sdk.SessionId(prev), Cwd: r.b.Root, McpServers: servers})
 			if err == nil {
-				r.sid, opts, modes = sdk.SessionId(prev), res.ConfigOptions, res.Modes
+				r.sid, opts, modes, models = sdk.SessionId(prev), res.ConfigOptions, res.Modes, res.Models
 			} else {
 				r.b.Log.Info("session/resume failed; a new external session", zap.Error(err))
 			}
@@ -54,7 +55,7 @@ func (r *bridgeRun) setup(ctx context.Context, env []string) error {
 			res, err := r.conn.LoadSession(ctx, sdk.LoadSessionRequest{SessionId: sdk.SessionId(prev), Cwd: r.b.Root, McpServers: servers})
 			r.replaying.Store(false)
 			if err == nil {
-				r.sid, opts, modes = sdk.SessionId(prev), res.ConfigOptions, res.Modes
+				r.sid, opts, modes, models = sdk.SessionId(prev), res.ConfigOptions, res.Modes, res.Models
 			} else {
 				r.b.Log.Info("session/load failed; a new external session", zap.Error(err))
 			}
@@ -76,11 +77,17 @@ func (r *bridgeRun) setup(ctx context.Context, env []string) error {
 		if err != nil {
 			return fmt.Errorf("session/new: %v", err)
 		}
-		r.sid, opts, modes = s.SessionId, s.ConfigOptions, s.Modes
+		r.sid, opts, modes, models = s.SessionId, s.ConfigOptions, s.Modes, s.Models
 	}
 	r.remember()
-	r.configOptions(opts)
-	return r.pick(ctx, opts, modes)
+	r.noteOptions(opts)
+	r.noteModes(modes)
+	r.noteModels(models)
+	if err := r.pick(ctx, opts, modes); err != nil {
+		return err
+	}
+	r.emitOptions() // held for the first turn: no turn is running yet
+	return nil
 }
 
 // isAuthRequired: the agent answered "authentication required" (-32000).
@@ -272,7 +279,9 @@ func (r *bridgeRun) pick(ctx context.Context, opts []sdk.SessionConfigOption, mo
 			if err != nil {
 				return true, fmt.Errorf("setting the ACP agent's %s to %q: %v", cat, want, err)
 			}
-			r.configOptions(res.ConfigOptions)
+			if res.ConfigOptions != nil {
+				r.noteOptions(res.ConfigOptions)
+			}
 			return true, nil
 		}
 		return false, nil
@@ -286,6 +295,7 @@ func (r *bridgeRun) pick(ctx context.Context, opts []sdk.SessionConfigOption, mo
 			if _, err := r.conn.UnstableSetSessionModel(ctx, sdk.UnstableSetSessionModelRequest{SessionId: r.sid, ModelId: sdk.UnstableModelId(m)}); err != nil {
 				return fmt.Errorf("the ACP agent offers no model choice (%v)", err)
 			}
+			r.noteModel(m)
 		}
 	}
 	if m := r.b.Agent.Mode; m != "" {
@@ -307,6 +317,7 @@ func (r *bridgeRun) pick(ctx context.Context, opts []sdk.SessionConfigOption, mo
 			if _, err := r.conn.SetSessionMode(ctx, sdk.SetSessionModeRequest{SessionId: r.sid, ModeId: sdk.SessionModeId(m)}); err != nil {
 				return fmt.Errorf("setting the ACP agent's mode to %q: %v", m, err)
 			}
+			r.noteMode(m)
 		}
 	}
 	return nil

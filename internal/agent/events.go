@@ -34,6 +34,13 @@ const (
 	// KindThought carries an external ACP agent's thinking
 	// (agent_thought_chunk) in Text: not its answer.
 	KindThought = "thought"
+	// KindCommands carries an external ACP agent's slash commands
+	// (available_commands_update) in Commands, whenever it announces them.
+	KindCommands = "commands"
+	// KindOptions carries an external ACP agent's session settings (its
+	// config options, such as its model picker, and its modes) in Options,
+	// when the session opens and whenever they change.
+	KindOptions = "options"
 )
 
 // Event is what subscribers (the LSP server, the CLI, tests) see of a task.
@@ -58,7 +65,30 @@ type Event struct {
 
 	Plan *WorkPlan `json:"plan,omitempty"` // plan
 
+	Commands []AgentCommand `json:"commands,omitempty"` // commands
+	Options  []AgentOption  `json:"options,omitempty"`  // options
+
 	Result *Result `json:"result,omitempty"` // end
+}
+
+// AgentCommand is one of an external ACP agent's slash commands (ACP's
+// available_commands_update).
+type AgentCommand struct {
+	Name        string `json:"name"`
+	Description string `json:"description,omitempty"`
+	Hint        string `json:"hint,omitempty"` // what its input is, if it takes one
+}
+
+// AgentOption is one of an external ACP agent's session settings: a config
+// option (Category "model", "mode", "thought_level" or the agent's own) or
+// its modes (ID "mode"), with the value it has and those it can take
+// (agent.backend.acp.model and .mode choose among them).
+type AgentOption struct {
+	ID       string   `json:"id"`
+	Name     string   `json:"name,omitempty"`
+	Category string   `json:"category,omitempty"`
+	Current  string   `json:"current"`
+	Values   []string `json:"values,omitempty"`
 }
 
 // VerifyReport is the outcome of running the project's checks.

@@ -50,6 +50,12 @@ type Actor interface {
 	Act(ctx context.Context, req agent.Request, onText func(delta string), onEvent func(agent.Event)) (agent.Response, error)
 }
 
+// ErrTurnCancelled, wrapped in an Actor's error, says the actor itself gave
+// up its turn (an ACP agent that ends it "cancelled" once the user denied
+// what it asked to do): the task ends cancelled, as when the user cancels
+// it, not as a failed model call.
+var ErrTurnCancelled = errors.New("the turn was cancelled")
+
 // Planner gathers what the model is told before the task: the system
 // prompt and project context. Recalled memory joins here too.
 type Planner interface {
@@ -285,6 +291,9 @@ func (r *run) do(a agent.Action) (agent.Result, bool) {
 			if err != nil {
 				if r.ctx.Err() != nil {
 					return nil
+				}
+				if errors.Is(err, ErrTurnCancelled) {
+					return agent.Cancel{}
 				}
 				return agent.ModelFailed{Err: err, Partial: resp}
 			}

@@ -467,6 +467,30 @@ func TestDriverCancel(t *testing.T) {
 	}
 }
 
+// actorLLM is an Actor whose one turn returns err.
+type actorLLM struct{ err error }
+
+func (a actorLLM) Stream(ctx context.Context, req agent.Request, onText func(string)) (agent.Response, error) {
+	return a.Act(ctx, req, onText, nil)
+}
+func (a actorLLM) Act(context.Context, agent.Request, func(string), func(agent.Event)) (agent.Response, error) {
+	return agent.Response{}, a.err
+}
+
+// An actor that gives up its own turn (ErrTurnCancelled, wrapped) cancels
+// the task; any other error of its is a failed model call.
+func TestDriverActorCancelsItsTurn(t *testing.T) {
+	d := &Driver{LLM: actorLLM{fmt.Errorf("the agent cancelled: %w", ErrTurnCancelled)}, Limits: agent.DefaultLimits()}
+	res := d.Run(context.Background(), Assignment{Prompt: "t", Seed: 1})
+	if !res.Cancelled || res.Status != agent.StatusCancelled || res.Reason != "cancelled" {
+		t.Errorf("result %+v, want cancelled", res)
+	}
+	d = &Driver{LLM: actorLLM{errors.New("the agent failed")}, Limits: agent.DefaultLimits()}
+	if res := d.Run(context.Background(), Assignment{Prompt: "t", Seed: 1}); res.Status != agent.StatusError || res.Reason != "llm" {
+		t.Errorf("result %+v, want an llm error", res)
+	}
+}
+
 func TestDriverTaskTimeout(t *testing.T) {
 	before := runtime.NumGoroutine()
 	llm := &scriptLLM{turns: []turn{func(ctx context.Context, req agent.Request, onText func(string)) (agent.Response, error) {

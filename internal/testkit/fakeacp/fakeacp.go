@@ -42,6 +42,7 @@ type fake struct {
 	resumed     bool
 	authed      bool
 	model, mode string
+	effort      string
 	mcp         []string
 }
 
@@ -50,7 +51,9 @@ type fake struct {
 // required"); sessions can be resumed (any "fake-" ID); a model config
 // option (fake-small, fake-large) and modes (ask, code) can be picked. The
 // first line of each prompt's text says which session, model, mode and MCP
-// servers the prompt runs with.
+// servers the prompt runs with. Each prompt announces two slash commands
+// (init, compress) and turns its effort option (category thought_level,
+// low or high) to high.
 
 func (a *fake) Initialize(context.Context, sdk.InitializeRequest) (sdk.InitializeResponse, error) {
 	res := sdk.InitializeResponse{ProtocolVersion: sdk.ProtocolVersionNumber, AuthMethods: []sdk.AuthMethod{},
@@ -74,13 +77,17 @@ func (a *fake) Authenticate(_ context.Context, p sdk.AuthenticateRequest) (sdk.A
 func (a *fake) options() ([]sdk.SessionConfigOption, *sdk.SessionModeState) {
 	cat := sdk.SessionConfigOptionCategoryModel
 	vals := sdk.SessionConfigSelectOptionsUngrouped{{Name: "small", Value: "fake-small"}, {Name: "large", Value: "fake-large"}}
+	thought := sdk.SessionConfigOptionCategoryThoughtLevel
+	efforts := sdk.SessionConfigSelectOptionsUngrouped{{Name: "low", Value: "low"}, {Name: "high", Value: "high"}}
 	return []sdk.SessionConfigOption{{Select: &sdk.SessionConfigOptionSelect{Id: "model", Name: "Model", Category: &cat,
-			CurrentValue: sdk.SessionConfigValueId(a.model), Options: sdk.SessionConfigSelectOptions{Ungrouped: &vals}}}},
+			CurrentValue: sdk.SessionConfigValueId(a.model), Options: sdk.SessionConfigSelectOptions{Ungrouped: &vals}}},
+			{Select: &sdk.SessionConfigOptionSelect{Id: "effort", Name: "Effort", Category: &thought,
+				CurrentValue: sdk.SessionConfigValueId(a.effort), Options: sdk.SessionConfigSelectOptions{Ungrouped: &efforts}}}},
 		&sdk.SessionModeState{CurrentModeId: sdk.SessionModeId(a.mode), AvailableModes: []sdk.SessionMode{{Id: "ask", Name: "Ask"}, {Id: "code", Name: "Code"}}}
 }
 
 func (a *fake) open(cwd string, servers []sdk.McpServer) {
-	a.cwd, a.model, a.mode, a.mcp = cwd, "fake-small", "ask", nil
+	a.cwd, a.model, a.mode, a.effort, a.mcp = cwd, "fake-small", "ask", "low", nil
 	for _, s := range servers {
 		switch {
 		case s.Stdio != nil:
@@ -160,6 +167,16 @@ func (a *fake) Prompt(ctx context.Context, p sdk.PromptRequest) (sdk.PromptRespo
 	}
 	a.say(ctx, sid, "session: %s (%s), model: %s, mode: %s, mcp: %s", sid, how, a.model, a.mode, strings.Join(a.mcp, ","))
 	a.mu.Unlock()
+	_ = a.conn.SessionUpdate(ctx, sdk.SessionNotification{SessionId: sid, Update: sdk.SessionUpdate{AvailableCommandsUpdate: &sdk.SessionAvailableCommandsUpdate{
+		AvailableCommands: []sdk.AvailableCommand{
+			{Name: "init", Description: "Write AGENTS.md"},
+			{Name: "compress", Description: "Summarise the session", Input: &sdk.AvailableCommandInput{Unstructured: &sdk.UnstructuredCommandInput{Hint: "what to keep"}}},
+		}}}})
+	a.mu.Lock()
+	a.effort = "high"
+	opts, _ := a.options()
+	a.mu.Unlock()
+	_ = a.conn.SessionUpdate(ctx, sdk.SessionNotification{SessionId: sid, Update: sdk.SessionUpdate{ConfigOptionUpdate: &sdk.SessionConfigOptionUpdate{ConfigOptions: opts}}})
 	_ = a.conn.SessionUpdate(ctx, sdk.SessionNotification{SessionId: sid, Update: sdk.UpdateAgentThoughtText("thinking about it")})
 	_ = a.conn.SessionUpdate(ctx, sdk.SessionNotification{SessionId: sid, Update: sdk.UpdatePlan(
 		sdk.PlanEntry{Content: "read the file", Status: sdk.PlanEntryStatusCompleted, Priority: sdk.PlanEntryPriorityHigh},
