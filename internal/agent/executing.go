@@ -27,7 +27,7 @@ func (m *Machine) stepExecuting(in Input) []Action {
 		return []Action{Emit{Event{Kind: KindText, Step: m.steps + 1, Text: in.Text}}}
 	case Observed:
 		switch in.Event.Kind {
-		case KindToolCall, KindToolResult, KindPlan, KindThought, KindNotice:
+		case KindToolCall, KindToolResult, KindPlan, KindThought, KindNotice, KindCommands, KindOptions:
 		default:
 			return nil
 		}

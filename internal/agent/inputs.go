@@ -68,7 +68,8 @@ type TextDelta struct{ Text string }
 
 // Observed is an event of a model call that acts: an external agent (the
 // ACP bridge) runs its own tools during its turn, and its tool calls and
-// results, plans and thoughts are shown with the turn's text, in order.
+// results, plans, thoughts, commands and settings are shown with the
+// turn's text, in order.
 // Other kinds are not the model's to report and are ignored.
 type Observed struct{ Event Event }
 
