@@ -1,16 +1,21 @@
 package acp
 
 import (
+	"encoding/base64"
 	"errors"
 	"fmt"
 	"io"
 	"net/url"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	sdk "github.com/coder/acp-go-sdk"
 
+	"github.com/agentls/agentls/internal/agent"
+	"github.com/agentls/agentls/internal/assemble"
+	"github.com/agentls/agentls/internal/config"
 	"github.com/agentls/agentls/internal/textcut"
 	"github.com/agentls/agentls/internal/tools"
 )
@@ -24,8 +29,8 @@ const maxLinkedFile = 64 << 10
 // workspace (or in one of the session's additional directories) read like
 // @ mentions: beneath the root, never a secret file (tools.secretFiles,
 // checked on the name and on what a link points to), at most 64 KiB.
-// Links agentls does not read stay as their URI, and notes say why. An
-// image or audio block is refused: agentls's model messages are text.
+// Links agentls does not read stay as their URI, and notes say why. Image
+// blocks are promptImages's; an audio block is refused.
 func (s *acpSession) promptText(blocks []sdk.ContentBlock) (text string, notes []string, err error) {
 	var b strings.Builder
 	for _, c := range blocks {
@@ -43,18 +48,77 @@ func (s *acpSession) promptText(blocks []sdk.ContentBlock) (text string, notes [
 		case c.Resource != nil && c.Resource.Resource.TextResourceContents != nil:
 			r := c.Resource.Resource.TextResourceContents
 			fmt.Fprintf(&b, "\n\n%s:\n```\n%s\n```\n", r.Uri, r.Text)
-		case c.Image != nil, c.Audio != nil, c.Resource != nil:
-			kind := "an image"
-			if c.Audio != nil {
-				kind = "audio"
-			} else if c.Resource != nil {
+		case c.Image != nil:
+			// promptImages takes them.
+		case c.Audio != nil, c.Resource != nil:
+			kind := "audio"
+			if c.Resource != nil {
 				kind = "a binary resource"
 			}
 			return "", nil, sdk.NewInvalidParams(map[string]any{"error": "agentls cannot send " + kind +
-				" to the model: its messages to the model are text (promptCapabilities.image and audio are false). Attach text, or a file of the workspace as a link."})
+				" to the model: its messages to the model are text and images (promptCapabilities.audio is false). Attach text, or a file of the workspace as a link."})
 		}
 	}
 	return b.String(), notes, nil
+}
+
+// promptImages checks the prompt's image blocks for the model cfg names
+// and returns them for the task's message. Images are refused, with the
+// reason and before anything runs, when the model takes none
+// (assemble.TakesImages: llm.images, the built-in table), when the task
+// goes to an external agent (agent.backend: it is handed text), past
+// agent.MaxImages or agent.MaxImageBytes, for a type the APIs do not take
+// (agent.ImageTypes), for data that is not base64, and for an image given
+// by its URI alone (agentls reads no image files).
+func promptImages(blocks []sdk.ContentBlock, cfg config.Config) ([]agent.Image, error) {
+	refuse := func(format string, args ...any) error {
+		return sdk.NewInvalidParams(map[string]any{"error": fmt.Sprintf(format, args...)})
+	}
+	var out []agent.Image
+	for _, c := range blocks {
+		if c.Image == nil {
+			continue
+		}
+		im := c.Image
+		n := len(out) + 1
+		name := fmt.Sprintf("image %d", n)
+		if im.Uri != nil && *im.Uri != "" {
+			name = *im.Uri
+		}
+		switch {
+		case cfg.Agent.Backend.ACP != nil:
+			return nil, refuse("agentls cannot send an image to the external agent (agent.backend): it hands that agent the prompt's text. Attach text instead.")
+		case !assemble.TakesImages(cfg, cfg.LLM.Model):
+			return nil, refuse("agentls cannot send an image to the model %q: it takes no images as far as agentls knows (the built-in model table; set llm.images to true if it does). Pick a model that takes images, or attach text.", cfg.LLM.Model)
+		case n > agent.MaxImages:
+			return nil, refuse("the prompt has more than %d images; agentls sends at most %d to the model", agent.MaxImages, agent.MaxImages)
+		case !slices.Contains(agent.ImageTypes, im.MimeType):
+			return nil, refuse("%s is of type %q; agentls sends images of type %s", name, im.MimeType, strings.Join(agent.ImageTypes, ", "))
+		case im.Data == "":
+			return nil, refuse("%s has no data: agentls does not read images by their URI; send the image's data", name)
+		}
+		if size := base64.StdEncoding.DecodedLen(len(im.Data)); size > agent.MaxImageBytes+3 {
+			return nil, refuse("%s is %d KB; agentls sends images of at most %d KB", name, size/1024, agent.MaxImageBytes/1024)
+		}
+		raw, err := base64.StdEncoding.DecodeString(im.Data)
+		if err != nil {
+			return nil, refuse("%s: its data is not base64 (%v)", name, err)
+		}
+		if len(raw) > agent.MaxImageBytes {
+			return nil, refuse("%s is %d KB; agentls sends images of at most %d KB", name, len(raw)/1024, agent.MaxImageBytes/1024)
+		}
+		out = append(out, agent.Image{MIME: im.MimeType, Data: im.Data, Name: name})
+	}
+	return out, nil
+}
+
+// imagesAdvertised is promptCapabilities.image: whether the model the
+// client's settings and the environment configure takes images (a session
+// may pick another model; promptImages refuses its images then).
+func (a *Agent) imagesAdvertised() bool {
+	editor, _ := config.FromJSON("client settings", a.opts.Settings)
+	cfg, _ := config.Resolve(editor, config.FromEnv(os.Getenv))
+	return cfg.Agent.Backend.ACP == nil && assemble.TakesImages(cfg, cfg.LLM.Model)
 }
 
 // readLink reads the file a file:// link names when it lies in the

@@ -33,6 +33,10 @@ func (a *Agent) Prompt(ctx context.Context, p sdk.PromptRequest) (_ sdk.PromptRe
 	if err != nil {
 		return sdk.PromptResponse{}, err
 	}
+	images, err := promptImages(p.Prompt, s.taskConfig())
+	if err != nil {
+		return sdk.PromptResponse{}, err
+	}
 	if strings.TrimSpace(text) == "" {
 		return sdk.PromptResponse{}, sdk.NewInvalidParams(map[string]any{"error": "the prompt has no text"})
 	}
@@ -121,6 +125,7 @@ func (a *Agent) Prompt(ctx context.Context, p sdk.PromptRequest) (_ sdk.PromptRe
 			},
 		},
 		Prompt:    text,
+		Images:    images,
 		Untrusted: assemble.ReadWorkspaceSettings(s.root, trustStore()).Untrusted,
 		Store:     s.store,
 		Session:   s.id,
