@@ -46,8 +46,31 @@ func TestACPPromptImages(t *testing.T) {
 		t.Fatal(err)
 	}
 	data := testPNG(t)
+	// A file:// link to an image in the workspace is attached as one; a
+	// .png that holds text is not.
+	raw, _ := base64.StdEncoding.DecodeString(data)
+	if err := os.WriteFile(filepath.Join(r.root, "dot.png"), raw, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(r.root, "fake.png"), []byte("not a picture\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	// … nor one outside the workspace, directly or through a link.
+	outside := filepath.Join(t.TempDir(), "outside.png")
+	if err := os.WriteFile(outside, raw, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(outside, filepath.Join(r.root, "via.png")); err != nil {
+		t.Fatal(err)
+	}
+	link := func(name string) sdk.ContentBlock {
+		if !filepath.IsAbs(name) {
+			name = filepath.Join(r.root, name)
+		}
+		return sdk.ResourceLinkBlock(filepath.Base(name), "file://"+name)
+	}
 	res, err := r.Prompt(r.ctx, sdk.PromptRequest{SessionId: s.SessionId, Prompt: []sdk.ContentBlock{
-		sdk.TextBlock("what is in this picture?"), sdk.ImageBlock(data, "image/png")}})
+		sdk.TextBlock("what is in this picture?"), sdk.ImageBlock(data, "image/png"), link("dot.png"), link("fake.png"), link(outside), link("via.png")}})
 	if err != nil || res.StopReason != sdk.StopReasonEndTurn {
 		t.Fatalf("prompt with an image: %v %+v", err, res)
 	}
@@ -58,13 +81,22 @@ func TestACPPromptImages(t *testing.T) {
 	var task *struct{ content string }
 	for _, m := range reqs[0].Body.Messages {
 		if m.Role == "user" && strings.Contains(m.Content, "what is in this picture?") {
-			if len(m.Images) != 1 || m.Images[0] != "data:image/png;base64,"+data {
-				t.Errorf("the task's message carried images %q, want the PNG as a data: URL", m.Images)
+			if len(m.Images) != 2 || m.Images[0] != "data:image/png;base64,"+data || m.Images[1] != "data:image/png;base64,"+data {
+				t.Errorf("the task's message carried images %q, want the linked PNG and the block's as data: URLs", m.Images)
+			}
+			if !strings.Contains(m.Content, "@dot.png") || strings.Contains(m.Content, "not a picture") {
+				t.Errorf("the task's text: %q", m.Content)
 			}
 			task = &struct{ content string }{m.Content}
 		} else if len(m.Images) > 0 {
 			t.Errorf("a %s message carried images", m.Role)
 		}
+	}
+	if told := agentText(r.client.snapshot()); !strings.Contains(told, "fake.png was not attached: its content is text/plain") {
+		t.Errorf("the client was told %q; want fake.png not attached as no image", told)
+	} else if strings.Count(told, "was not attached") != 3 || !strings.Contains(told, "outside.png was not attached: it is outside the workspace") ||
+		!strings.Contains(told, "via.png was not attached: it leads outside the workspace") {
+		t.Errorf("the client was told %q; want outside.png and via.png not attached", told)
 	}
 	if task == nil {
 		t.Fatalf("no user message with the prompt's text: %+v", reqs[0].Body.Messages)
@@ -80,7 +112,7 @@ func TestACPPromptImages(t *testing.T) {
 		if bytes.Contains(b, []byte(data)) {
 			t.Errorf("%s holds the image's data", p)
 		}
-		if bytes.Contains(b, []byte("[image: image 1, 1 KB]")) {
+		if bytes.Contains(b, []byte("[image: dot.png, 1 KB]")) {
 			noted++
 		}
 		return nil

@@ -19,11 +19,11 @@ func TestPromptImagesLimits(t *testing.T) {
 		return sdk.ImageBlock(base64.StdEncoding.EncodeToString(make([]byte, n)), mime)
 	}
 	ok := []sdk.ContentBlock{sdk.TextBlock("see"), img(10, "image/png"), img(10, "image/jpeg"), img(10, "image/gif"), img(agent.MaxImageBytes, "image/webp")}
-	got, err := promptImages(ok, vision)
+	got, err := promptImages(ok, nil, vision)
 	if err != nil || len(got) != 4 || got[3].MIME != "image/webp" || got[3].Size() != agent.MaxImageBytes || got[0].Name != "image 1" {
 		t.Fatalf("four good images: %v, %d images", err, len(got))
 	}
-	if got, err := promptImages([]sdk.ContentBlock{sdk.TextBlock("no images")}, config.Config{}); err != nil || got != nil {
+	if got, err := promptImages([]sdk.ContentBlock{sdk.TextBlock("no images")}, nil, config.Config{}); err != nil || got != nil {
 		t.Errorf("no images: %v %v", got, err)
 	}
 	uri := "file:///tmp/x.png"
@@ -43,7 +43,7 @@ func TestPromptImagesLimits(t *testing.T) {
 		"backend": {[]sdk.ContentBlock{img(1, "image/png")},
 			config.Config{LLM: config.LLM{Model: "gpt-4o"}, Agent: config.Agent{Backend: config.Backend{ACP: &config.ACPAgent{Command: "x"}}}}, "external agent"},
 	} {
-		_, err := promptImages(c.blocks, c.cfg)
+		_, err := promptImages(c.blocks, nil, c.cfg)
 		if err == nil || !strings.Contains(errorText(err), c.want) {
 			t.Errorf("%s: %v, want %q", name, err, c.want)
 		} else if e, isReq := err.(*sdk.RequestError); !isReq || e.Code != -32602 {
