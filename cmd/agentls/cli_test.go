@@ -496,7 +496,7 @@ func TestRecordThenReplay(t *testing.T) {
 	// A workspace that differs makes the run diverge: said clearly, exit 1.
 	e3 := newEnv(t, map[string]string{"hello.txt": "hello there\nsecond line\n"})
 	r3 := e3.run("run", "--replay", rec, "replace hello with goodbye")
-	want := `replay: exchange 2 differs from the recording: message 4 (tool result of read_file call_read): content differs at byte 13: recorded "     1\thello world\n     2\tsecond line\n", got "     1\thello there\n     2\tsecond line\n"`
+	want := `replay: exchange 2 differs from the recording: message 4 (tool result of read_file call_read): content differs at byte 8: recorded "1\thello world\n2\tsecond line\n", got "1\thello there\n2\tsecond line\n"`
 	if r3.code != 1 || !strings.Contains(r3.stderr, want) {
 		t.Fatalf("diverging replay: exit %d\n%s\nwant %s", r3.code, r3.stderr, want)
 	}
