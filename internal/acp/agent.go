@@ -258,7 +258,7 @@ func (a *Agent) Initialize(_ context.Context, p sdk.InitializeRequest) (sdk.Init
 				// stay in cwd.
 				AdditionalDirectories: &sdk.SessionAdditionalDirectoriesCapabilities{},
 			},
-			PromptCapabilities: sdk.PromptCapabilities{EmbeddedContext: true},
+			PromptCapabilities: sdk.PromptCapabilities{EmbeddedContext: true, Image: a.imagesAdvertised()},
 			McpCapabilities:    sdk.McpCapabilities{Http: true},
 		},
 		AuthMethods: []sdk.AuthMethod{},

@@ -29,7 +29,11 @@ func (a *Agent) Prompt(ctx context.Context, p sdk.PromptRequest) (_ sdk.PromptRe
 	if err != nil {
 		return sdk.PromptResponse{}, err
 	}
-	text, notes, err := s.promptText(p.Prompt)
+	text, linked, notes, err := s.promptText(p.Prompt)
+	if err != nil {
+		return sdk.PromptResponse{}, err
+	}
+	images, err := promptImages(p.Prompt, linked, s.taskConfig())
 	if err != nil {
 		return sdk.PromptResponse{}, err
 	}
@@ -121,6 +125,7 @@ func (a *Agent) Prompt(ctx context.Context, p sdk.PromptRequest) (_ sdk.PromptRe
 			},
 		},
 		Prompt:    text,
+		Images:    images,
 		Untrusted: assemble.ReadWorkspaceSettings(s.root, trustStore()).Untrusted,
 		Store:     s.store,
 		Session:   s.id,

@@ -21,6 +21,8 @@ func (m *Machine) tokens() int {
 // MessageTokens estimates one message's tokens (bytes/4 plus framing).
 func MessageTokens(msg *Message) int {
 	b := len(msg.Content) + len(msg.Name) + len(msg.ToolCallID)
+	// An image costs the model about a thousand tokens, whatever its bytes.
+	b += 4000 * len(msg.Images)
 	for _, c := range msg.ToolCalls {
 		b += len(c.Name) + len(c.Arguments) + len(c.ID) + 8
 	}

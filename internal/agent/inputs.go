@@ -49,6 +49,7 @@ type Input interface{ input() }
 // Start begins a task.
 type Start struct {
 	Task   string
+	Images []Image // go with the task's message
 	Limits Limits
 	Seed   uint64 // jitter source; the same seed replays the same waits
 }

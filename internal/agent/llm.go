@@ -29,6 +29,72 @@ type Message struct {
 	// provider) that preceded an assistant turn on the Responses API,
 	// replayed before it so the model keeps its reasoning across turns.
 	Reasoning []json.RawMessage `json:"reasoning,omitempty"`
+	// Images go with a user message: the task's, for a model that takes
+	// images. Absent, the message encodes as it always did.
+	Images []Image `json:"images,omitempty"`
+}
+
+// Image is a picture the user gave with the task: its MIME type (one of
+// ImageTypes) and its bytes in standard base64.
+type Image struct {
+	MIME string `json:"mime"`
+	Data string `json:"data"`
+	Name string `json:"name,omitempty"` // a file name or URI, for notes
+}
+
+// ImageTypes are the image formats the OpenAI-compatible APIs take.
+var ImageTypes = []string{"image/png", "image/jpeg", "image/gif", "image/webp"}
+
+// Limits of the images one prompt carries.
+const (
+	MaxImages     = 4
+	MaxImageBytes = 5 << 20 // decoded
+)
+
+// DataURL is the image as a data: URL, the form the APIs take.
+func (im Image) DataURL() string { return "data:" + im.MIME + ";base64," + im.Data }
+
+// Size is the image's decoded size in bytes, from its base64 length.
+func (im Image) Size() int {
+	n := len(im.Data) / 4 * 3
+	for i := len(im.Data) - 1; i >= 0 && im.Data[i] == '='; i-- {
+		n--
+	}
+	return n
+}
+
+// Note is how a record names the image without its data:
+// "[image: name, 123 KB]".
+func (im Image) Note() string {
+	name := im.Name
+	if name == "" {
+		name = im.MIME
+	}
+	return fmt.Sprintf("[image: %s, %d KB]", name, (im.Size()+1023)/1024)
+}
+
+// WithoutImages returns msgs with every image replaced by its note at the
+// end of the message's text, for records that must not hold the data
+// (session files, recorded conversations). msgs without images come back
+// as they are.
+func WithoutImages(msgs []Message) []Message {
+	out := msgs
+	copied := false
+	for i := range msgs {
+		if len(msgs[i].Images) == 0 {
+			continue
+		}
+		if !copied {
+			out = append([]Message(nil), msgs...)
+			copied = true
+		}
+		m := &out[i]
+		for _, im := range m.Images {
+			m.Content += "\n" + im.Note()
+		}
+		m.Images = nil
+	}
+	return out
 }
 
 // ToolCall is one call the model asked for. Arguments is the raw JSON text the

@@ -14,6 +14,7 @@ type Machine struct {
 	state  State
 	limits Limits
 	task   string
+	images []Image
 	rng    uint64
 
 	prefix  int       // leading messages always kept: system prompt, context

@@ -43,6 +43,7 @@ func (m *Machine) start(in Start) []Action {
 		state:      Idle,
 		limits:     l,
 		task:       in.Task,
+		images:     in.Images,
 		rng:        in.Seed | 1,
 		callCounts: map[string]int{},
 		timerSeq:   m.timerSeq,
@@ -58,7 +59,7 @@ func (m *Machine) stepPlanning(in Input) []Action {
 	m.history = append(m.history, p.Prefix...)
 	m.history = append(m.history, p.History...)
 	m.taskIdx = len(m.history)
-	m.history = append(m.history, Message{Role: RoleUser, Content: m.task})
+	m.history = append(m.history, Message{Role: RoleUser, Content: m.task, Images: m.images})
 	// The prefix and the task are never compacted; earlier session turns are.
 	m.prefix = len(p.Prefix)
 	var acts []Action

@@ -31,3 +31,23 @@ func TestPriceTableAndOverrides(t *testing.T) {
 		}
 	}
 }
+
+// The built-in table says which models take images; llm.images decides
+// for the others, and over the table.
+func TestTakesImages(t *testing.T) {
+	for model, want := range map[string]bool{
+		"gpt-4o": true, "openai/gpt-4.1-mini": true, "gpt-5-2025-08-07": true, "o3": true, "o4-mini": true,
+		"claude-sonnet-4-20250514": true, "claude-haiku-4-5": true, "gpt-4o-2024-11-20": true,
+		"gpt-3.5-turbo": false, "o3-mini": false, "deepseek-chat": false, "qwen2.5-coder:7b": false, "": false,
+	} {
+		if got := TakesImages(config.Config{}, model); got != want {
+			t.Errorf("TakesImages(auto, %q) = %v, want %v", model, got, want)
+		}
+	}
+	if !TakesImages(config.Config{LLM: config.LLM{Images: "true"}}, "llava") {
+		t.Error("llm.images true: llava takes no images")
+	}
+	if TakesImages(config.Config{LLM: config.LLM{Images: "false"}}, "gpt-4o") {
+		t.Error("llm.images false: gpt-4o still takes images")
+	}
+}

@@ -21,7 +21,8 @@ import (
 type TaskConfig struct {
 	Spec
 	Prompt string
-	Editor string // the editor's context for the prompt ("" from a terminal)
+	Images []agent.Image // with the prompt, for a model that takes images
+	Editor string        // the editor's context for the prompt ("" from a terminal)
 	// Dir is the directory the user is in, relative to the root (the
 	// CLI's working directory, the editor's file's directory); "": root.
 	Dir string
@@ -206,7 +207,7 @@ func Run(ctx context.Context, tc TaskConfig) (res agent.Result, err error) {
 		}
 		spec.Verifier = g
 	}
-	task := driver.Assignment{Prompt: tc.Prompt, Editor: tc.Editor, Dir: tc.Dir, History: rec.History()}
+	task := driver.Assignment{Prompt: tc.Prompt, Images: tc.Images, Editor: tc.Editor, Dir: tc.Dir, History: rec.History()}
 	if tc.Hooks.Backend != nil {
 		model, closeModel := tc.Hooks.Backend(spec)
 		defer closeModel()

@@ -20,6 +20,7 @@ import (
 	"path/filepath"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"syscall"
 
@@ -53,6 +54,9 @@ type LLM struct {
 	// ReasoningEffort is sent to reasoning models when set (Responses
 	// API only).
 	ReasoningEffort string
+	// Images says whether the model takes images: "true", "false", or
+	// "" / "auto" for the built-in model table (assemble.TakesImages).
+	Images string
 	// Prices per million tokens, by model name; "*" is the fallback.
 	Prices map[string]Price
 }
@@ -266,6 +270,19 @@ var fields = []field{
 	{key: "llm.idleTimeoutSeconds", set: intIn(1, 3600, func(c *Config) *int { return &c.LLM.IdleTimeoutSeconds })},
 	{key: "llm.api", set: oneOf([]string{"chat", "responses", "auto"}, func(c *Config) *string { return &c.LLM.API })},
 	{key: "llm.reasoningEffort", set: oneOf([]string{"none", "minimal", "low", "medium", "high", "xhigh", "max"}, func(c *Config) *string { return &c.LLM.ReasoningEffort })},
+	{key: "llm.images", set: func(c *Config, raw json.RawMessage) error {
+		var b bool
+		if err := strict(raw, &b); err == nil {
+			c.LLM.Images = strconv.FormatBool(b)
+			return nil
+		}
+		var s string
+		if err := strict(raw, &s); err != nil || (s != "auto" && s != "true" && s != "false") {
+			return fmt.Errorf(`want true, false or "auto"`)
+		}
+		c.LLM.Images = s
+		return nil
+	}},
 	{key: "llm.prices", set: func(c *Config, raw json.RawMessage) error {
 		var p map[string]Price
 		if err := strict(raw, &p); err != nil {

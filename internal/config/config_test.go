@@ -37,6 +37,8 @@ var keyCases = []keyCase{
 		get: func(c Config) any { return c.LLM.API }},
 	{key: "llm.reasoningEffort", editor: `"high"`, file: `"low"`, wrongType: `{"effort":"high"}`, outOfRange: `"extreme"`,
 		get: func(c Config) any { return c.LLM.ReasoningEffort }},
+	{key: "llm.images", editor: `true`, file: `"auto"`, wrongType: `1`, outOfRange: `"yes"`,
+		get: func(c Config) any { return c.LLM.Images }},
 	{key: "llm.prices", editor: `{"m":{"input":1,"output":2}}`, file: `{"*":{"input":3,"output":4}}`, wrongType: `{"m":{"in":1}}`,
 		get: func(c Config) any { return c.LLM.Prices }},
 	{key: "agent.maxSteps", editor: `10`, file: `20`, wrongType: `12.5`, outOfRange: `0`,

@@ -20,6 +20,8 @@ import (
 // session.Recorder.)
 type Assignment struct {
 	Prompt string
+	// Images go with the prompt to a model that takes them.
+	Images []agent.Image
 	// Editor is what the editor passed along: the current file and
 	// selection, already rendered as text for the model ("" if none).
 	Editor string
@@ -155,7 +157,7 @@ func (d *Driver) Run(ctx context.Context, t Assignment) agent.Result {
 
 	m := agent.NewMachine()
 	run.m = m
-	acts := m.Step(agent.Start{Task: t.Prompt, Limits: lim, Seed: seed})
+	acts := m.Step(agent.Start{Task: t.Prompt, Images: t.Images, Limits: lim, Seed: seed})
 	done := taskCtx.Done()
 	for {
 		for _, a := range acts {

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sync"
 
 	"github.com/agentls/agentls/internal/agent"
@@ -212,12 +213,13 @@ func (t *Recorder) Conversation(_ context.Context, msgs []agent.Message) {
 	}
 	var recs []any
 	if len(msgs) >= len(t.cur) && sameMessages(msgs[:len(t.cur)], t.cur) {
-		for i := len(t.cur); i < len(msgs); i++ {
-			m := msgs[i]
+		// An image is recorded as its note ("[image: name, 123 KB]"),
+		// never its data: a session file holds text.
+		for _, m := range agent.WithoutImages(msgs[len(t.cur):]) {
 			recs = append(recs, record{Type: "message", Seq: t.seq, Message: &m})
 		}
 	} else {
-		recs = append(recs, record{Type: "reset", Time: t.store.opts.Now(), Seq: t.seq, Messages: msgs})
+		recs = append(recs, record{Type: "reset", Time: t.store.opts.Now(), Seq: t.seq, Messages: agent.WithoutImages(msgs)})
 	}
 	recs = append(recs, t.checkpoint(msgs)...)
 	if len(recs) == 0 {
@@ -240,7 +242,8 @@ func sameMessages(a, b []agent.Message) bool {
 	for i := range a {
 		x, y := &a[i], &b[i]
 		if x.Role != y.Role || x.Content != y.Content || x.ToolCallID != y.ToolCallID || x.Name != y.Name ||
-			len(x.ToolCalls) != len(y.ToolCalls) || len(x.Reasoning) != len(y.Reasoning) {
+			len(x.ToolCalls) != len(y.ToolCalls) || len(x.Reasoning) != len(y.Reasoning) ||
+			!slices.Equal(x.Images, y.Images) {
 			return false
 		}
 		for j := range x.Reasoning {

@@ -11,7 +11,7 @@ import (
 // sameMessages compares every field of a message: a field added to
 // agent.Message or agent.ToolCall must be added there too.
 func TestSameMessagesSeesEveryField(t *testing.T) {
-	if n := reflect.TypeFor[agent.Message]().NumField(); n != 6 {
+	if n := reflect.TypeFor[agent.Message]().NumField(); n != 7 {
 		t.Fatalf("agent.Message has %d fields; compare the new ones in sameMessages", n)
 	}
 	if n := reflect.TypeFor[agent.ToolCall]().NumField(); n != 3 {
@@ -25,6 +25,7 @@ func TestSameMessagesSeesEveryField(t *testing.T) {
 		func(m *agent.Message) { m.ToolCallID = "j" },
 		func(m *agent.Message) { m.Name = "o" },
 		func(m *agent.Message) { m.ToolCalls = nil },
+		func(m *agent.Message) { m.Images = []agent.Image{{MIME: "image/png", Data: "AAAA"}} },
 		func(m *agent.Message) { m.ToolCalls = []agent.ToolCall{{ID: "x", Name: "b", Arguments: "{}"}} },
 		func(m *agent.Message) { m.ToolCalls = []agent.ToolCall{{ID: "a", Name: "x", Arguments: "{}"}} },
 		func(m *agent.Message) { m.ToolCalls = []agent.ToolCall{{ID: "a", Name: "b", Arguments: "{ }"}} },

@@ -3,6 +3,7 @@ package chat
 import (
 	"bytes"
 	"encoding/json"
+	"slices"
 	"strconv"
 	"sync"
 
@@ -65,7 +66,8 @@ func keyOf(m *agent.Message) msgKey {
 }
 
 func sameMessage(a, b *agent.Message) bool {
-	if a.Role != b.Role || a.Content != b.Content || a.ToolCallID != b.ToolCallID || len(a.ToolCalls) != len(b.ToolCalls) {
+	if a.Role != b.Role || a.Content != b.Content || a.ToolCallID != b.ToolCallID || len(a.ToolCalls) != len(b.ToolCalls) ||
+		!slices.Equal(a.Images, b.Images) {
 		return false
 	}
 	for i := range a.ToolCalls {
@@ -96,6 +98,7 @@ func (c *bodyCache) message(i int, m *agent.Message) (msgEntry, error) {
 	}
 	cp := *m
 	cp.ToolCalls = append([]agent.ToolCall(nil), m.ToolCalls...)
+	cp.Images = append([]agent.Image(nil), m.Images...)
 	e := msgEntry{msg: cp, enc: enc}
 	c.put(k, e)
 	return e, nil
@@ -139,6 +142,20 @@ func sameTools(a, b []agent.ToolSpec) bool {
 func openAIMessage(m *agent.Message) openai.ChatCompletionMessage {
 	cm := openai.ChatCompletionMessage{Role: string(m.Role), Content: m.Content}
 	switch m.Role {
+	case agent.RoleUser:
+		// With images the content is a list of parts: the text, then
+		// each image as a data: URL.
+		if len(m.Images) > 0 {
+			cm.Content = ""
+			if m.Content != "" {
+				cm.MultiContent = append(cm.MultiContent, openai.ChatMessagePart{Type: openai.ChatMessagePartTypeText, Text: m.Content})
+			}
+			for _, im := range m.Images {
+				cm.MultiContent = append(cm.MultiContent, openai.ChatMessagePart{
+					Type: openai.ChatMessagePartTypeImageURL, ImageURL: &openai.ChatMessageImageURL{URL: im.DataURL()},
+				})
+			}
+		}
 	case agent.RoleAssistant:
 		for _, c := range m.ToolCalls {
 			args := c.Arguments

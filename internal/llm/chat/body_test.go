@@ -90,3 +90,42 @@ func TestRequestValidatedWithTools(t *testing.T) {
 		t.Errorf("validation %v, go-openai's %v", got, want)
 	}
 }
+
+// A user message with images goes as content parts: its text, then each
+// image as a data: URL; the same message without them stays a string, and
+// the cache never serves one for the other.
+func TestRequestBodySendsImagesAsParts(t *testing.T) {
+	o := NewOpenAI(OpenAIConfig{BaseURL: "http://127.0.0.1:1/v1", Model: "m"})
+	img := agent.Image{MIME: "image/png", Data: "iVBORw0KGgo=", Name: "shot.png"}
+	with := []agent.Message{{Role: agent.RoleSystem, Content: "s"}, {Role: agent.RoleUser, Content: "what is this?", Images: []agent.Image{img}}}
+	without := []agent.Message{with[0], {Role: agent.RoleUser, Content: "what is this?"}}
+	decode := func(req agent.Request) any {
+		t.Helper()
+		_, body, err := o.encodeRequest(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var doc struct {
+			Messages []struct {
+				Content any `json:"content"`
+			} `json:"messages"`
+		}
+		if err := json.Unmarshal(body, &doc); err != nil {
+			t.Fatalf("%v\n%s", err, body)
+		}
+		return doc.Messages[1].Content
+	}
+	if got := decode(agent.Request{Messages: without}); got != "what is this?" {
+		t.Errorf("text-only content = %#v, want the string", got)
+	}
+	want := []any{
+		map[string]any{"type": "text", "text": "what is this?"},
+		map[string]any{"type": "image_url", "image_url": map[string]any{"url": "data:image/png;base64,iVBORw0KGgo="}},
+	}
+	if got := decode(agent.Request{Messages: with}); !reflect.DeepEqual(got, want) {
+		t.Errorf("content = %#v\nwant %#v", got, want)
+	}
+	if got := decode(agent.Request{Messages: without}); got != "what is this?" {
+		t.Errorf("after an image, text-only content = %#v: served from the cache", got)
+	}
+}

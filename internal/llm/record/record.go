@@ -123,7 +123,7 @@ func (r *Recorder) Stream(ctx context.Context, req agent.Request, onText func(st
 	for base < len(req.Messages) && base < len(r.prevMsgs) && reflect.DeepEqual(req.Messages[base], r.prevMsgs[base]) {
 		base++
 	}
-	line := recLine{Type: "request", N: n, Model: req.Model, Base: base, Messages: req.Messages[base:]}
+	line := recLine{Type: "request", N: n, Model: req.Model, Base: base, Messages: agent.WithoutImages(req.Messages[base:])} // images as notes, never their data
 	if n > 1 && reflect.DeepEqual(req.Tools, r.prevTools) {
 		line.SameTools = true
 	} else {
@@ -352,7 +352,7 @@ func diffRequest(rec, got agent.Request) string {
 	if !reflect.DeepEqual(rn, gn) {
 		return fmt.Sprintf("the tools offered differ: recorded [%s], got [%s]", strings.Join(rn, " "), strings.Join(gn, " "))
 	}
-	rm, gm := nonSystem(rec.Messages), nonSystem(got.Messages)
+	rm, gm := nonSystem(rec.Messages), nonSystem(agent.WithoutImages(got.Messages))
 	for i := 0; i < len(rm) && i < len(gm); i++ {
 		if d := diffMessage(rm[i].m, gm[i].m); d != "" {
 			return fmt.Sprintf("message %d (%s): %s", gm[i].at+1, describe(gm[i].m), d)

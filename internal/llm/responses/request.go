@@ -93,7 +93,7 @@ func (b *Backend) request(req agent.Request) (openai.CreateResponseRequest, erro
 		case agent.RoleSystem:
 			input = append(input, openai.ResponseInputMessage{Type: "message", Role: "developer", Content: m.Content})
 		case agent.RoleUser:
-			input = append(input, openai.ResponseInputMessage{Type: "message", Role: "user", Content: m.Content})
+			input = append(input, openai.ResponseInputMessage{Type: "message", Role: "user", Content: userContent(m)})
 		case agent.RoleAssistant:
 			// The reasoning that led to this turn comes first, as it did
 			// in the output.
@@ -152,4 +152,20 @@ func (b *Backend) request(req agent.Request) (openai.CreateResponseRequest, erro
 		rr.Tools = append(rr.Tools, openai.Tool{Type: openai.ToolTypeFunction, Parameters: p})
 	}
 	return rr, nil
+}
+
+// userContent is a user message's content: its text, or with images a list
+// of parts, input_text then one input_image (a data: URL) per image.
+func userContent(m agent.Message) any {
+	if len(m.Images) == 0 {
+		return m.Content
+	}
+	parts := []any{}
+	if m.Content != "" {
+		parts = append(parts, openai.ResponseInputText{Type: "input_text", Text: m.Content})
+	}
+	for _, im := range m.Images {
+		parts = append(parts, openai.ResponseInputImage{Type: "input_image", ImageURL: im.DataURL()})
+	}
+	return parts
 }

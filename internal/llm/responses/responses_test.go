@@ -252,3 +252,23 @@ func BenchmarkTurn(b *testing.B) {
 		})
 	}
 }
+
+// A user message with images is input_text then input_image parts; the
+// server sees the text and each image's data: URL.
+func TestImagesBecomeInputImages(t *testing.T) {
+	srv, url := serve(t, fakellm.Turn{Text: "a cat"})
+	req := agent.Request{Messages: []agent.Message{
+		{Role: agent.RoleSystem, Content: "rules"},
+		{Role: agent.RoleUser, Content: "what is this?", Images: []agent.Image{
+			{MIME: "image/png", Data: "iVBORw0KGgo="}, {MIME: "image/webp", Data: "UklGRg=="},
+		}},
+	}}
+	if _, err := responses.New(responses.Config{BaseURL: url, Model: "m"}).Stream(context.Background(), req, nil); err != nil {
+		t.Fatal(err)
+	}
+	m := srv.Requests()[0].Body.Messages[1]
+	if m.Role != "user" || m.Content != "what is this?" ||
+		strings.Join(m.Images, " ") != "data:image/png;base64,iVBORw0KGgo= data:image/webp;base64,UklGRg==" {
+		t.Errorf("server saw %+v", m)
+	}
+}

@@ -527,3 +527,40 @@ func TestLoad(t *testing.T) {
 		}
 	}
 }
+
+// Image parts are recorded as their URLs beside the joined text, from chat
+// (image_url {url}) and from the Responses API (input_image).
+func TestImagePartsRecorded(t *testing.T) {
+	s, url := start(t, &Script{Turns: []Turn{{Text: "a"}, {Text: "b"}, {Text: "c"}}})
+	resp := post(t, url, `{"model":"m","stream":true,"messages":[{"role":"user","content":[{"type":"text","text":"see "},{"type":"image_url","image_url":{"url":"data:image/png;base64,AAAA"}},{"type":"text","text":"this"}]}]}`)
+	if got := readSSE(resp.Body); resp.StatusCode != 200 || !got.done {
+		t.Fatalf("chat: %d %v", resp.StatusCode, got.err)
+	}
+	req, err := http.NewRequest(http.MethodPost, url+"/responses", strings.NewReader(
+		`{"model":"m","stream":true,"input":[{"type":"message","role":"user","content":[{"type":"input_text","text":"and"},{"type":"input_image","image_url":"data:image/gif;base64,BBBB"}]}]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	r2, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, _ = io.Copy(io.Discard, r2.Body)
+	_ = r2.Body.Close()
+	reqs := s.Requests()
+	if len(reqs) != 2 {
+		t.Fatalf("%d requests recorded (responses: %d)", len(reqs), r2.StatusCode)
+	}
+	m0, m1 := reqs[0].Body.Messages[0], reqs[1].Body.Messages[0]
+	if m0.Content != "see this" || len(m0.Images) != 1 || m0.Images[0] != "data:image/png;base64,AAAA" {
+		t.Errorf("chat message recorded as %+v", m0)
+	}
+	if m1.Content != "and" || len(m1.Images) != 1 || m1.Images[0] != "data:image/gif;base64,BBBB" {
+		t.Errorf("responses message recorded as %+v", m1)
+	}
+	bad := post(t, url, `{"model":"m","stream":true,"messages":[{"role":"user","content":[{"type":"image_url","image_url":{}}]}]}`)
+	if bad.StatusCode != 400 {
+		t.Errorf("an image part without a URL: status %d, want 400", bad.StatusCode)
+	}
+}

@@ -54,6 +54,9 @@ type Message struct {
 	ToolCalls  []ToolCall `json:"toolCalls,omitempty"`
 	ToolCallID string     `json:"toolCallId,omitempty"`
 	Name       string     `json:"name,omitempty"`
+	// Images are the image parts' URLs (data: URLs as clients send them),
+	// from chat's image_url parts and the Responses API's input_image.
+	Images []string `json:"images,omitempty"`
 }
 
 // Tool is a tool offered in the request.
@@ -124,11 +127,11 @@ func decodeRequest(body []byte) (ChatRequest, error) {
 	}
 	for i, wm := range w.Messages {
 		m := Message{Role: wm.Role, ToolCallID: wm.ToolCallID, Name: wm.Name}
-		text, has, err := flattenContent(wm.Content)
+		text, images, has, err := flattenContent(wm.Content)
 		if err != nil {
 			return r, fmt.Errorf("messages[%d].content: %v", i, err)
 		}
-		m.Content, m.HasContent = text, has
+		m.Content, m.Images, m.HasContent = text, images, has
 		for j, c := range wm.ToolCalls {
 			if c.Function.Arguments == nil {
 				return r, fmt.Errorf("Missing required parameter: 'messages[%d].tool_calls[%d].function.arguments'", i, j)
@@ -140,27 +143,49 @@ func decodeRequest(body []byte) (ChatRequest, error) {
 	return r, r.check()
 }
 
-// flattenContent accepts a string, null, or an array of content parts.
-func flattenContent(raw json.RawMessage) (string, bool, error) {
+// flattenContent accepts a string, null, or an array of content parts:
+// text parts are joined into one string, image parts (chat's image_url
+// {url}, the Responses API's input_image with image_url) give their URLs.
+func flattenContent(raw json.RawMessage) (string, []string, bool, error) {
 	if len(raw) == 0 || string(raw) == "null" {
-		return "", false, nil
+		return "", nil, false, nil
 	}
 	var s string
 	if err := json.Unmarshal(raw, &s); err == nil {
-		return s, true, nil
+		return s, nil, true, nil
 	}
 	var parts []struct {
-		Type string `json:"type"`
-		Text string `json:"text"`
+		Type     string          `json:"type"`
+		Text     string          `json:"text"`
+		ImageURL json.RawMessage `json:"image_url"`
 	}
 	if err := json.Unmarshal(raw, &parts); err != nil {
-		return "", false, fmt.Errorf("neither a string nor an array of parts")
+		return "", nil, false, fmt.Errorf("neither a string nor an array of parts")
 	}
 	var b strings.Builder
-	for _, p := range parts {
-		b.WriteString(p.Text)
+	var images []string
+	for i, p := range parts {
+		switch p.Type {
+		case "image_url", "input_image":
+			var url string
+			if p.Type == "image_url" {
+				var u struct {
+					URL string `json:"url"`
+				}
+				_ = json.Unmarshal(p.ImageURL, &u)
+				url = u.URL
+			} else {
+				_ = json.Unmarshal(p.ImageURL, &url)
+			}
+			if url == "" {
+				return "", nil, false, fmt.Errorf("Missing required parameter: 'content[%d].image_url'", i)
+			}
+			images = append(images, url)
+		default:
+			b.WriteString(p.Text)
+		}
 	}
-	return b.String(), true, nil
+	return b.String(), images, true, nil
 }
 
 // check enforces the conversation rules OpenAI enforces.

@@ -132,11 +132,11 @@ func decodeResponsesRequest(body []byte) (ChatRequest, ResponsesRequest, error) 
 		}
 		switch it.Type {
 		case "", "message":
-			text, has, err := flattenContent(it.Content)
+			text, images, has, err := flattenContent(it.Content)
 			if err != nil {
 				return r, extra, fmt.Errorf("input[%d].content: %v", i, err)
 			}
-			r.Messages = append(r.Messages, Message{Role: it.Role, Content: text, HasContent: has})
+			r.Messages = append(r.Messages, Message{Role: it.Role, Content: text, Images: images, HasContent: has})
 		case "function_call":
 			if it.CallID == "" || it.Name == "" || it.Arguments == nil {
 				return r, extra, fmt.Errorf("Missing required parameter: 'input[%d]' needs call_id, name and arguments", i)
