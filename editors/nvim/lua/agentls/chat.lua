@@ -34,7 +34,7 @@ function M.input_bufnr()
   vim.api.nvim_buf_set_option(input_buf, 'buftype', 'nofile')
   vim.api.nvim_buf_set_option(input_buf, 'bufhidden', 'hide')
   vim.api.nvim_buf_set_option(input_buf, 'swapfile', false)
-  vim.api.nvim_buf_set_option(input_buf, 'filetype', 'markdown')
+  require('agentls.compat').markdown(input_buf)
   local key = (agentls().config.chat or {}).send_key or '<C-s>'
   local send = function()
     M.send_input()

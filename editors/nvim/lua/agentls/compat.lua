@@ -3,6 +3,7 @@
 -- when the running Neovim has them, so one code path reads the same on both.
 local M = {}
 
+M.has_012 = vim.fn.has('nvim-0.12') == 1
 M.has_011 = vim.fn.has('nvim-0.11') == 1
 M.has_08 = vim.fn.has('nvim-0.8') == 1
 
@@ -83,6 +84,19 @@ function M.position(bufnr, row, col, encoding)
     col = #line
   end
   return { line = row, character = vim.lsp.util.character_offset(bufnr, row, col, encoding or 'utf-16') }
+end
+
+-- markdown highlights a scratch buffer as Markdown. From Neovim 0.12 the
+-- markdown ftplugin starts treesitter, which fails where the parser is not
+-- installed (Debian packages the parsers apart) and takes the command that
+-- opened the buffer down with it; there, only the syntax is set.
+function M.markdown(buf)
+  local lang = vim.treesitter and vim.treesitter.language
+  if M.has_012 and lang and lang.add and not lang.add('markdown') then
+    vim.api.nvim_buf_set_option(buf, 'syntax', 'markdown')
+    return
+  end
+  vim.api.nvim_buf_set_option(buf, 'filetype', 'markdown')
 end
 
 return M

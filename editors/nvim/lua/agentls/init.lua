@@ -428,7 +428,7 @@ function M.compose(opts)
   vim.api.nvim_buf_set_option(buf, 'buftype', 'acwrite')
   vim.api.nvim_buf_set_option(buf, 'bufhidden', 'wipe')
   vim.api.nvim_buf_set_option(buf, 'swapfile', false)
-  vim.api.nvim_buf_set_option(buf, 'filetype', 'markdown')
+  require('agentls.compat').markdown(buf)
   vim.api.nvim_win_set_height(0, 8)
   vim.api.nvim_create_autocmd('BufWriteCmd', {
     buffer = buf,

@@ -23,7 +23,7 @@ function M.bufnr()
   vim.api.nvim_buf_set_option(buf, 'buftype', 'nofile')
   vim.api.nvim_buf_set_option(buf, 'bufhidden', 'hide')
   vim.api.nvim_buf_set_option(buf, 'swapfile', false)
-  vim.api.nvim_buf_set_option(buf, 'filetype', 'markdown') -- the model writes Markdown
+  require('agentls.compat').markdown(buf) -- the model writes Markdown
   vim.b[buf].agentls_stream = true
   vim.api.nvim_buf_set_option(buf, 'modifiable', false)
   text_open = false
