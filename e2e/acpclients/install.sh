@@ -16,7 +16,9 @@ set -euo pipefail
 nvim_root=${AGENTLS_NVIM_ACP:-/opt/agentls-test/nvim-acp}
 emacs_root=${AGENTLS_EMACS_ACP:-/opt/agentls-test/emacs-acp}
 
-nvim_ok() { [ -x "$nvim_root/nvim" ] && "$nvim_root/nvim" --headless -u NONE -c 'lua if vim.fn.has("nvim-0.11")==1 then vim.cmd("qall!") else vim.cmd("cquit 1") end' >/dev/null 2>&1; }
+# The markdown parser must load too: without it Neovim 0.12's markdown and
+# help ftplugins fail (see the wrapper's libdir link below).
+nvim_ok() { [ -x "$nvim_root/nvim" ] && "$nvim_root/nvim" --headless -u NONE -c 'lua if vim.fn.has("nvim-0.11")==1 and vim.treesitter.language.add("markdown") then vim.cmd("qall!") else vim.cmd("cquit 1") end' >/dev/null 2>&1; }
 emacs_ok() { [ -x "$emacs_root/emacs" ] && "$emacs_root/emacs" --batch --eval '(kill-emacs (if (>= emacs-major-version 29) 0 1))' >/dev/null 2>&1; }
 
 if nvim_ok && emacs_ok; then
@@ -86,6 +88,11 @@ export VIMRUNTIME="$R/usr/share/nvim/runtime"
 exec "$R/usr/lib/x86_64-linux-gnu/ld-linux-x86-64.so.2" --library-path "$R/usr/lib/x86_64-linux-gnu" "$R/usr/bin/nvim" "$@"
 WRAP
   chmod +x "$nvim_root.new/nvim"
+  # Run through the loader, Neovim takes its libdir (where the treesitter
+  # parsers are, parser/*.so) from the loader's path: usr/lib/x86_64-linux-gnu
+  # gives usr/lib/lib/nvim instead of usr/lib/nvim.
+  mkdir -p "$nvim_root.new/usr/lib/lib"
+  ln -s ../nvim "$nvim_root.new/usr/lib/lib/nvim"
   rm -rf "$nvim_root"
   mv "$nvim_root.new" "$nvim_root"
   nvim_ok || echo "acp clients: the unpacked Neovim does not run" >&2
