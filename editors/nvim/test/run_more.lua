@@ -293,7 +293,28 @@ function M.run(a, s)
   T.check('lsp/agentls.lua is a client config', type(cfg) == 'table' and cfg.cmd[1] == 'agentls'
     and vim.tbl_contains(cfg.root_markers, '.agentls.json'), vim.inspect(cfg))
   if vim.lsp.enable then
-    T.check("vim.lsp.enable('agentls') finds it", pcall(vim.lsp.enable, 'agentls'), 'enable failed')
+    -- As a user without agentls on PATH would: name the binary with
+    -- vim.lsp.config, then enable. (Enabled with the default cmd, which is
+    -- not on PATH here, Neovim 0.12 detaches every client named agentls
+    -- from each buffer it opens after, the running one too.)
+    vim.lsp.config('agentls', { cmd = { os.getenv('AGENTLS_BIN'), 'serve', '--log-file', T.out .. '/agentls.log' } })
+    local eok, eerr = pcall(vim.lsp.enable, 'agentls')
+    local resolved = vim.lsp.config.agentls or {}
+    -- A Markdown file: neither start-up mode's own autocmd attaches it in
+    -- the vim.lsp.start set-up (that one starts on 'text' only).
+    local md = T.ws .. '/enabled.md'
+    vim.fn.writefile({ '# enabled' }, md)
+    vim.cmd('edit ' .. vim.fn.fnameescape(md))
+    local mbuf = vim.api.nvim_get_current_buf()
+    local attached = vim.wait(5000, function()
+      return #require('agentls.compat').get_clients({ bufnr = mbuf, name = 'agentls' }) == 1
+    end, 20)
+    local all = require('agentls.compat').get_clients({ name = 'agentls' })
+    T.check("vim.lsp.enable('agentls') with lsp/agentls.lua attaches a new buffer to the running server",
+      eok and attached and #all == 1 and vim.tbl_contains(resolved.root_markers or {}, '.agentls.json'),
+      string.format('enable %s %s, attached %s, %d agentls clients, root_markers %s', tostring(eok), tostring(eerr),
+        tostring(attached), #all, vim.inspect(resolved.root_markers)))
+    vim.cmd('bwipeout ' .. mbuf)
   else
     T.skip("vim.lsp.enable('agentls')", 'Neovim < 0.11 has no vim.lsp.enable')
   end
