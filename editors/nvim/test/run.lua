@@ -467,6 +467,13 @@ function M.body()
   M.review(a)
   M.issue25(a)
   M.worktree(a)
+  local broken = {}
+  for _, m in ipairs(messages) do
+    if m:find('rendering an event failed', 1, true) then
+      table.insert(broken, m)
+    end
+  end
+  check('every event of the run renders in the stream', #broken == 0, vim.inspect(broken))
 end
 
 return M

@@ -427,7 +427,8 @@ function M.render(ev)
     -- reads "Done" in the one-line summary.
     msg = (msg:gsub('^%s*#+%s*', ''))
     M.line(string.format('■ %s %s: %s', id, M.status_word(r), first_line(msg, 300)))
-    local files = r.filesChanged or {}
+    -- null (vim.NIL) when the task changed nothing, e.g. in a worktree.
+    local files = type(r.filesChanged) == 'table' and r.filesChanged or {}
     if #files > 0 then
       M.line('  files: ' .. table.concat(files, ', '))
     end
