@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Headless end-to-end test of the Neovim plugin: runs test/run.lua in
-# Neovim 0.7.x (Debian 12's package) and 0.10.x (Debian 13's, unpacked by
-# install.sh) against the real agentls binary and the fake model. Exits
+# Neovim 0.7.x (Debian 12's package), 0.10.x (Debian 13's, unpacked by
+# install.sh) and 0.12.x (Debian's current, unpacked by
+# e2e/acpclients/install.sh) against the real agentls binary and the fake model. Exits
 # non-zero if any check fails in any version; a missing Neovim is a SKIP.
 # AGENTLS_BIN and FAKELLM_BIN default to the repo's bin/ (built if absent).
 set -uo pipefail
@@ -14,12 +15,16 @@ fi
 
 nvims=()
 n010=${AGENTLS_NVIM010:-/opt/agentls-test/nvim-0.10}/nvim-0.10
+# Debian's current Neovim (0.12), unpacked by e2e/acpclients/install.sh.
+n012=${AGENTLS_NVIM_ACP:-/opt/agentls-test/nvim-acp}/nvim
 if [ -n "${AGENTLS_TEST_NVIM:-}" ]; then
   nvims=("$AGENTLS_TEST_NVIM") # one Neovim only, e.g. to chase a flaky check
 else
   if command -v nvim >/dev/null 2>&1; then nvims+=("$(command -v nvim)"); fi
   if [ -x "$n010" ]; then nvims+=("$n010"); fi
   [ -x "$n010" ] || echo "SKIP nvim-0.10: $n010 missing (run editors/nvim/install.sh)"
+  if [ -x "$n012" ]; then nvims+=("$n012"); fi
+  [ -x "$n012" ] || echo "SKIP nvim-0.12: $n012 missing (run e2e/acpclients/install.sh)"
 fi
 if [ ${#nvims[@]} -eq 0 ]; then
   echo "SKIP nvim: no Neovim found (run editors/nvim/install.sh)"
@@ -28,8 +33,8 @@ fi
 
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-# Each Neovim runs the plugin's own start-up; 0.10 also runs the README's
-# plain vim.lsp.start set-up ("external").
+# Each Neovim runs the plugin's own start-up; 0.10 and 0.12 also run the
+# README's plain vim.lsp.start set-up ("external").
 runs=()
 for nv in "${nvims[@]}"; do
   runs+=("$nv|auto")
