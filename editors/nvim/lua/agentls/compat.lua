@@ -88,8 +88,8 @@ end
 
 -- markdown highlights a scratch buffer as Markdown. From Neovim 0.12 the
 -- markdown ftplugin starts treesitter, which fails where the parser is not
--- installed (Debian packages the parsers apart) and takes the command that
--- opened the buffer down with it; there, only the syntax is set.
+-- installed (or not on Neovim's libdir) and takes the command that opened
+-- the buffer down with it; there, only the syntax is set.
 function M.markdown(buf)
   local lang = vim.treesitter and vim.treesitter.language
   if M.has_012 and lang and lang.add and not lang.add('markdown') then
