@@ -232,6 +232,13 @@ func TestACPMalformed(t *testing.T) {
 	if m := ask(`{"jsonrpc":"2.0","id":4,"method":"session/new","params":{"cwd":"relative","mcpServers":[]}}`); code(m) != -32602 {
 		t.Errorf("relative cwd: %v", m)
 	}
+	// A prompt over the 10 MB a message the SDK reads (a few large images)
+	// is refused under its id; it used to end the connection.
+	big := `{"jsonrpc":"2.0","id":6,"method":"session/prompt","params":{"sessionId":"s","prompt":[{"type":"image","mimeType":"image/png","data":"` +
+		strings.Repeat("QUFB", 11<<18) + `"}]}}`
+	if m := ask(big); code(m) != -32600 || m["id"] != float64(6) {
+		t.Errorf("an 11 MB message: %.300v", m)
+	}
 	m := ask(`{"jsonrpc":"2.0","id":5,"method":"initialize","params":{"protocolVersion":1}}`)
 	if res, _ := m["result"].(map[string]any); res == nil || res["protocolVersion"] != float64(1) {
 		t.Errorf("initialize after the garbage: %v", m)

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"io"
 	"sync"
 	"time"
@@ -120,43 +121,123 @@ func screen(in io.Reader, out io.Writer, log *zap.Logger, track *wire, handle on
 		// After a panic too: the connection sees the end of its input and
 		// Serve returns, instead of the reader waiting for ever.
 		defer pw.Close()
-		sc := bufio.NewScanner(in)
-		sc.Buffer(make([]byte, 0, 64<<10), maxLine)
-		for sc.Scan() {
-			line := bytes.TrimSpace(sc.Bytes())
-			if len(line) == 0 {
-				continue
+		br := bufio.NewReaderSize(in, 64<<10)
+		var buf []byte
+		for {
+			raw, long, err := readLine(br, maxLine, buf[:0])
+			buf = raw
+			if err != nil && err != io.EOF {
+				pw.CloseWithError(err)
+				return
 			}
-			if msg := malformed(line); msg != nil {
-				log.Warn("malformed message", zap.ByteString("line", line[:min(len(line), 200)]))
-				_, _ = out.Write(msg)
-				continue
-			}
-			var m struct {
-				ID     json.RawMessage `json:"id"`
-				Method string          `json:"method"`
-				Params json.RawMessage `json:"params"`
-			}
-			_ = json.Unmarshal(line, &m)
-			isRequest := m.Method != "" && len(m.ID) > 0 && string(m.ID) != "null"
-			if isRequest && handle != nil {
-				if reply := handle(m.Method, m.ID, m.Params); reply != nil {
-					if len(reply) > 0 { // empty: answered later by the handler
-						_, _ = out.Write(reply)
-					}
-					continue
+			line := bytes.TrimSpace(raw)
+			switch {
+			case long:
+				// Over the limit the SDK would end the connection: the
+				// message is refused instead, under its id when the id
+				// comes before the bulk, as it does from every client seen.
+				log.Warn("message over the size limit", zap.Int("bytes", maxLine))
+				_, _ = out.Write(tooLong(leadingID(line)))
+			case len(line) == 0:
+			default:
+				if msg := malformed(line); msg != nil {
+					log.Warn("malformed message", zap.ByteString("line", line[:min(len(line), 200)]))
+					_, _ = out.Write(msg)
+				} else if !forward(line, out, pw, track, handle) {
+					return
 				}
 			}
-			if isRequest && track != nil {
-				track.request(m.ID)
-			}
-			if _, err := pw.Write(append(line, '\n')); err != nil {
+			if err == io.EOF {
 				return
 			}
 		}
-		pw.CloseWithError(sc.Err())
 	}()
 	return pr
+}
+
+// forward answers a well-formed message the SDK cannot handle, or passes
+// it on to the SDK through pw; false when the SDK's side is closed.
+func forward(line []byte, out io.Writer, pw *io.PipeWriter, track *wire, handle onWire) bool {
+	var m struct {
+		ID     json.RawMessage `json:"id"`
+		Method string          `json:"method"`
+		Params json.RawMessage `json:"params"`
+	}
+	_ = json.Unmarshal(line, &m)
+	isRequest := m.Method != "" && len(m.ID) > 0 && string(m.ID) != "null"
+	if isRequest && handle != nil {
+		if reply := handle(m.Method, m.ID, m.Params); reply != nil {
+			if len(reply) > 0 { // empty: answered later by the handler
+				_, _ = out.Write(reply)
+			}
+			return true
+		}
+	}
+	if isRequest && track != nil {
+		track.request(m.ID)
+	}
+	_, err := pw.Write(append(line, '\n'))
+	return err == nil
+}
+
+// readLine reads the next line of r, without its newline, into buf. A line
+// over limit bytes with its newline (as the SDK counts) is read to its end,
+// but only its first 64 KiB are kept (for its id), and long is set.
+func readLine(r *bufio.Reader, limit int, buf []byte) (line []byte, long bool, err error) {
+	const head = 64 << 10
+	n := 0
+	for {
+		chunk, err := r.ReadSlice('\n')
+		n += len(chunk)
+		switch {
+		case n <= limit:
+			buf = append(buf, chunk...)
+		case len(buf) < head:
+			buf = append(buf, chunk[:min(len(chunk), head-len(buf))]...)
+		}
+		if n > limit {
+			long = true
+			buf = buf[:min(len(buf), head)]
+		}
+		if err == bufio.ErrBufferFull {
+			continue
+		}
+		return bytes.TrimSuffix(buf, []byte("\n")), long, err
+	}
+}
+
+// leadingID is the id of a message cut short: found when it comes before
+// the cut, else nil.
+func leadingID(head []byte) json.RawMessage {
+	dec := json.NewDecoder(bytes.NewReader(head))
+	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
+		return nil
+	}
+	for dec.More() {
+		key, err := dec.Token()
+		if err != nil {
+			return nil
+		}
+		var v json.RawMessage
+		if err := dec.Decode(&v); err != nil {
+			return nil
+		}
+		if key == "id" {
+			return v
+		}
+	}
+	return nil
+}
+
+// tooLong is the reply to a message over maxLine.
+func tooLong(id json.RawMessage) []byte {
+	if len(id) == 0 {
+		id = json.RawMessage("null")
+	}
+	b, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": id,
+		"error": map[string]any{"code": -32600, "message": "Invalid request", "data": map[string]any{
+			"error": fmt.Sprintf("the message is over agentls's limit of %d MB: send fewer or smaller images at once", maxLine>>20)}}})
+	return append(b, '\n')
 }
 
 // reply is a JSON-RPC response line: result, or err when it is set.
