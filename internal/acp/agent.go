@@ -45,9 +45,13 @@ func Serve(ctx context.Context, in io.Reader, out io.Writer, o Options) error {
 	if wd, err := os.Getwd(); err == nil {
 		a.roots[wd] = true
 	}
-	conn := sdk.NewAgentSideConnection(a, w, screen(in, w, o.Log, w, a.onWire))
+	// Nothing is read before a.conn is set: the handlers and the wire's
+	// callbacks use it (the race detector saw a session announced before).
+	ready := make(chan struct{})
+	conn := sdk.NewAgentSideConnection(a, w, screen(gated{in, ready}, w, o.Log, w, a.onWire))
 	conn.SetLogger(slog.New(slog.NewTextHandler(zap.NewStdLog(o.Log).Writer(), nil)))
 	a.conn = conn
+	close(ready)
 	select {
 	case <-conn.Done():
 	case <-ctx.Done():
@@ -58,6 +62,17 @@ func Serve(ctx context.Context, in io.Reader, out io.Writer, o Options) error {
 	a.shutdown()
 	w.drain(5 * time.Second)
 	return nil
+}
+
+// gated holds reads of r until ready is closed.
+type gated struct {
+	r     io.Reader
+	ready <-chan struct{}
+}
+
+func (g gated) Read(p []byte) (int, error) {
+	<-g.ready
+	return g.r.Read(p)
 }
 
 // Agent is agentls's side of one ACP connection.
