@@ -6,6 +6,7 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -22,10 +23,9 @@ import (
 // result), so a unit test can call the server's methods directly and see
 // what reached the editor.
 type fakeClient struct {
+	inbox
 	mu     sync.Mutex
-	msgs   []sent
 	answer func(method string, params json.RawMessage) any
-	more   chan struct{} // closed and replaced on every message
 }
 
 type sent struct {
@@ -33,12 +33,61 @@ type sent struct {
 	params json.RawMessage
 }
 
+// inbox keeps what the server sent an editor of the tests, in order, and
+// lets a test wait for a message.
+type inbox struct {
+	inMu sync.Mutex
+	msgs []sent
+	more chan struct{} // closed and replaced on every message
+}
+
+func (b *inbox) add(m sent) {
+	b.inMu.Lock()
+	defer b.inMu.Unlock()
+	b.msgs = append(b.msgs, m)
+	if b.more != nil {
+		close(b.more)
+	}
+	b.more = make(chan struct{})
+}
+
+// sentSoFar is a copy of the messages received so far.
+func (b *inbox) sentSoFar() []sent {
+	b.inMu.Lock()
+	defer b.inMu.Unlock()
+	return slices.Clone(b.msgs)
+}
+
+// waitFor waits, up to ten seconds, until a message satisfies ok.
+func (b *inbox) waitFor(t testing.TB, what string, ok func(sent) bool) sent {
+	t.Helper()
+	deadline := time.After(10 * time.Second)
+	for i := 0; ; {
+		b.inMu.Lock()
+		for ; i < len(b.msgs); i++ {
+			if ok(b.msgs[i]) {
+				m := b.msgs[i]
+				b.inMu.Unlock()
+				return m
+			}
+		}
+		if b.more == nil {
+			b.more = make(chan struct{})
+		}
+		more := b.more
+		b.inMu.Unlock()
+		select {
+		case <-more:
+		case <-deadline:
+			t.Fatalf("no %s reached the editor in 10 s", what)
+		}
+	}
+}
+
 func (c *fakeClient) handle(_ context.Context, req *jsonrpc2.Request) (any, error) {
-	c.mu.Lock()
 	// The request is recycled once the handler returns: keep copies.
-	c.msgs = append(c.msgs, sent{strings.Clone(req.Method()), append(json.RawMessage(nil), req.Params()...)})
-	close(c.more)
-	c.more = make(chan struct{})
+	c.add(sent{strings.Clone(req.Method()), append(json.RawMessage(nil), req.Params()...)})
+	c.mu.Lock()
 	answer := c.answer
 	c.mu.Unlock()
 	if answer != nil && req.IsCall() {
@@ -53,10 +102,8 @@ func (c *fakeClient) handle(_ context.Context, req *jsonrpc2.Request) (any, erro
 
 // messages returns the window/showMessage texts received so far.
 func (c *fakeClient) messages() []string {
-	c.mu.Lock()
-	defer c.mu.Unlock()
 	var out []string
-	for _, m := range c.msgs {
+	for _, m := range c.sentSoFar() {
 		if m.method == protocol.MethodWindowShowMessage {
 			var p protocol.ShowMessageParams
 			_ = protocol.Unmarshal(m.params, &p)
@@ -64,29 +111,6 @@ func (c *fakeClient) messages() []string {
 		}
 	}
 	return out
-}
-
-// waitFor waits, up to ten seconds, until a message satisfies ok.
-func (c *fakeClient) waitFor(t *testing.T, what string, ok func(sent) bool) sent {
-	t.Helper()
-	deadline := time.After(10 * time.Second)
-	for i := 0; ; {
-		c.mu.Lock()
-		for ; i < len(c.msgs); i++ {
-			if ok(c.msgs[i]) {
-				m := c.msgs[i]
-				c.mu.Unlock()
-				return m
-			}
-		}
-		more := c.more
-		c.mu.Unlock()
-		select {
-		case <-more:
-		case <-deadline:
-			t.Fatalf("no %s reached the editor in 10 s", what)
-		}
-	}
 }
 
 // newUnitServer is a Server on root, connected to a fakeClient through an
@@ -102,7 +126,7 @@ func newUnitServer(t *testing.T, root string) (*Server, *fakeClient) {
 	s.conn = jsonrpc2.NewConn(jsonrpc2.NewHeaderStream(a), jsonrpc2.WithCodec(Codec{}))
 	s.client = protocol.ClientDispatcher(s.conn)
 	s.conn.Go(ctx, func(context.Context, *jsonrpc2.Request) (any, error) { return nil, nil })
-	c := &fakeClient{more: make(chan struct{})}
+	c := &fakeClient{}
 	cc := jsonrpc2.NewConn(jsonrpc2.NewHeaderStream(b), jsonrpc2.WithCodec(Codec{}))
 	cc.Go(ctx, c.handle)
 	t.Cleanup(func() {

@@ -12,10 +12,8 @@ import (
 
 // progressKinds lists the $/progress values' kinds and messages sent so far.
 func progressKinds(c *fakeClient) []string {
-	c.mu.Lock()
-	defer c.mu.Unlock()
 	var out []string
-	for _, m := range c.msgs {
+	for _, m := range c.sentSoFar() {
 		if m.method != protocol.MethodProgress {
 			continue
 		}

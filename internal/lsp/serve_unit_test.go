@@ -29,11 +29,10 @@ type pipeEditor struct {
 	conn jsonrpc2.Conn
 	ctx  context.Context
 
+	inbox
 	mu      sync.Mutex
 	bufs    map[string]string // URI → text
 	vers    map[string]int32
-	msgs    []sent
-	more    chan struct{}
 	applyOK bool
 	// applyUTF8: the server's edits count bytes (UTF-8 was negotiated).
 	applyUTF8 bool
@@ -44,11 +43,7 @@ type pipeEditor struct {
 func (e *pipeEditor) handle(ctx context.Context, req *jsonrpc2.Request) (any, error) {
 	method := strings.Clone(req.Method())
 	params := append(json.RawMessage(nil), req.Params()...)
-	e.mu.Lock()
-	e.msgs = append(e.msgs, sent{method, params})
-	close(e.more)
-	e.more = make(chan struct{})
-	e.mu.Unlock()
+	e.add(sent{method, params})
 	switch method {
 	case protocol.MethodWorkspaceApplyEdit:
 		var p protocol.ApplyWorkspaceEditParams
@@ -143,24 +138,7 @@ func (e *pipeEditor) command(name string, args any, result any) error {
 
 func (e *pipeEditor) waitFor(what string, ok func(sent) bool) sent {
 	e.t.Helper()
-	deadline := time.After(10 * time.Second)
-	for i := 0; ; {
-		e.mu.Lock()
-		for ; i < len(e.msgs); i++ {
-			if ok(e.msgs[i]) {
-				m := e.msgs[i]
-				e.mu.Unlock()
-				return m
-			}
-		}
-		more := e.more
-		e.mu.Unlock()
-		select {
-		case <-more:
-		case <-deadline:
-			e.t.Fatalf("no %s reached the editor in 10 s", what)
-		}
-	}
+	return e.inbox.waitFor(e.t, what, ok)
 }
 
 // serveSession starts Serve on root with the scripted model turns and
@@ -186,7 +164,7 @@ func serveSessionWith(t *testing.T, root string, settings map[string]any, mod fu
 	go func() {
 		code <- Serve(ctx, a, Options{Root: root, StateDir: t.TempDir(), Getenv: func(string) string { return "" }})
 	}()
-	e := &pipeEditor{t: t, ctx: ctx, bufs: map[string]string{}, vers: map[string]int32{}, more: make(chan struct{}), applyOK: true}
+	e := &pipeEditor{t: t, ctx: ctx, bufs: map[string]string{}, vers: map[string]int32{}, applyOK: true}
 	e.conn = jsonrpc2.NewConn(jsonrpc2.NewHeaderStream(b), jsonrpc2.WithCodec(Codec{}))
 	e.conn.Go(ctx, e.handle)
 	opts := map[string]any{
