@@ -408,16 +408,17 @@ func TestWorktreeFallsBackWithoutGit(t *testing.T) {
 	}
 }
 
-// A follow-up continues in the same worktree and session: its proposal is
-// the worktree's whole change since the snapshot, the first task's edit
-// included, and replaces the first one's.
-func TestWorktreeContinue(t *testing.T) {
+// continueScenario starts a server with a.txt (text, committed and open)
+// and a worktree task that has shouted alpha; the script's next task,
+// asked "... and omega", shouts omega.
+func continueScenario(t *testing.T, text string) *session {
+	t.Helper()
 	script := `{"turns":[
  {"toolCalls":[{"id":"a1","name":"edit_file","arguments":"{\"path\":\"a.txt\",\"old_string\":\"alpha\",\"new_string\":\"ALPHA\"}"}]},
  {"text":"first done."},
  {"expect":{"lastUserContains":"and omega"},"toolCalls":[{"id":"a2","name":"edit_file","arguments":"{\"path\":\"a.txt\",\"old_string\":\"omega\",\"new_string\":\"OMEGA\"}"}]},
  {"text":"second done."}]}`
-	s := start(t, setup{script: script, files: map[string]string{"a.txt": "alpha\nmid\nomega\n"},
+	s := start(t, setup{script: script, files: map[string]string{"a.txt": text},
 		settings: map[string]any{"agent": map[string]any{"isolation": "worktree"}}})
 	commitAll(t, s.Root)
 	if err := s.Open(s.ctx, "a.txt"); err != nil {
@@ -426,6 +427,14 @@ func TestWorktreeContinue(t *testing.T) {
 	if r := s.run(t, map[string]any{"task": "shout alpha"}); r.Status != "ok" {
 		t.Fatalf("first: %+v", r)
 	}
+	return s
+}
+
+// A follow-up continues in the same worktree and session: its proposal is
+// the worktree's whole change since the snapshot, the first task's edit
+// included, and replaces the first one's.
+func TestWorktreeContinue(t *testing.T) {
+	s := continueScenario(t, "alpha\nmid\nomega\n")
 	list := worktrees(t, s)
 	if len(list) != 1 {
 		t.Fatalf("worktrees: %+v", list)
@@ -515,20 +524,7 @@ func TestCLIWorktreeRunMergeDiscard(t *testing.T) {
 // after that: the merged change is not proposed again (where it would read
 // as a conflict with itself).
 func TestWorktreeContinueAfterMerge(t *testing.T) {
-	script := `{"turns":[
- {"toolCalls":[{"id":"a1","name":"edit_file","arguments":"{\"path\":\"a.txt\",\"old_string\":\"alpha\",\"new_string\":\"ALPHA\"}"}]},
- {"text":"first done."},
- {"expect":{"lastUserContains":"and omega"},"toolCalls":[{"id":"a2","name":"edit_file","arguments":"{\"path\":\"a.txt\",\"old_string\":\"omega\",\"new_string\":\"OMEGA\"}"}]},
- {"text":"second done."}]}`
-	s := start(t, setup{script: script, files: map[string]string{"a.txt": "alpha\nomega\n"},
-		settings: map[string]any{"agent": map[string]any{"isolation": "worktree"}}})
-	commitAll(t, s.Root)
-	if err := s.Open(s.ctx, "a.txt"); err != nil {
-		t.Fatal(err)
-	}
-	if r := s.run(t, map[string]any{"task": "shout alpha"}); r.Status != "ok" {
-		t.Fatalf("first: %+v", r)
-	}
+	s := continueScenario(t, "alpha\nomega\n")
 	id := worktrees(t, s)[0].ID
 	var m mergeResult
 	if err := s.Command(s.ctx, "agentls.worktreeMerge", map[string]any{"id": id}, &m); err != nil || m.Merged != 1 {
