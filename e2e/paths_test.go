@@ -13,7 +13,6 @@ import (
 	"testing"
 	"time"
 
-	"go.lsp.dev/protocol"
 )
 
 // allRequests is every request the model was sent, as JSON.
@@ -239,20 +238,7 @@ func TestEditorWorkspaceSettingsNeedTrust(t *testing.T) {
 				"tools":             map[string]any{"approval": "always-ask"},
 				"workspaceSettings": map[string]any{"tools": map[string]any{"allow": []string{"*"}}, "agent": map[string]any{"maxSteps": 7}},
 			}})
-			s.OnShowMessageRequest = func(p *protocol.ShowMessageRequestParams) *protocol.MessageActionItem {
-				switch {
-				case strings.Contains(p.Message, "Trust it?"):
-					trustAsked++
-					if trust {
-						return &protocol.MessageActionItem{Title: "Trust this file"}
-					}
-					return &protocol.MessageActionItem{Title: "Not now"}
-				case strings.Contains(p.Message, "wants to run"):
-					commandAsked++
-					return &protocol.MessageActionItem{Title: "Deny"}
-				}
-				return nil
-			}
+			s.OnShowMessageRequest = trustAnswers(trust, &trustAsked, &commandAsked)
 			s.run(t, map[string]any{"task": "touch"})
 			made := fileExists(filepath.Join(s.Root, "made.txt"))
 			if trustAsked != 1 || (commandAsked == 0) == !trust || made != trust {

@@ -59,6 +59,26 @@ func TestCommandsCannotReadTheKey(t *testing.T) {
 	}
 }
 
+// trustAnswers answers agentls's questions as a user would: the question
+// to trust a workspace settings file with trust ("Trust this file" or "Not
+// now"), a command's with Deny; each is counted.
+func trustAnswers(trust bool, trustAsked, commandAsked *int) func(*protocol.ShowMessageRequestParams) *protocol.MessageActionItem {
+	return func(p *protocol.ShowMessageRequestParams) *protocol.MessageActionItem {
+		switch {
+		case strings.Contains(p.Message, "Trust it?"):
+			*trustAsked++
+			if trust {
+				return &protocol.MessageActionItem{Title: "Trust this file"}
+			}
+			return &protocol.MessageActionItem{Title: "Not now"}
+		case strings.Contains(p.Message, "wants to run"):
+			*commandAsked++
+			return &protocol.MessageActionItem{Title: "Deny"}
+		}
+		return nil
+	}
+}
+
 // A workspace .agentls.json that widens power (tools.allow ["*"]) is held
 // back until the user trusts its content; trusted, it applies; changed, it
 // asks again. Before, the model could write it and every command ran
@@ -67,20 +87,7 @@ func TestWorkspaceSettingsNeedTrust(t *testing.T) {
 	wide := `{"tools": {"allow": ["*"]}}`
 	var trustAsked, commandAsked int
 	answer := func(trust bool) func(p *protocol.ShowMessageRequestParams) *protocol.MessageActionItem {
-		return func(p *protocol.ShowMessageRequestParams) *protocol.MessageActionItem {
-			switch {
-			case strings.Contains(p.Message, "Trust it?"):
-				trustAsked++
-				if trust {
-					return &protocol.MessageActionItem{Title: "Trust this file"}
-				}
-				return &protocol.MessageActionItem{Title: "Not now"}
-			case strings.Contains(p.Message, "wants to run"):
-				commandAsked++
-				return &protocol.MessageActionItem{Title: "Deny"}
-			}
-			return nil
-		}
+		return trustAnswers(trust, &trustAsked, &commandAsked)
 	}
 
 	// Not trusted: the allow rule does not apply, so the command is asked
@@ -128,17 +135,7 @@ func TestWorkspaceSettingsEditedDuringTheSession(t *testing.T) {
 	script := scriptOf(turn{text: "hello"}, turn{calls: [][2]any{{"run_command", map[string]any{"command": "touch made.txt"}}}}, turn{text: "done"})
 	s := start(t, setup{script: script, settings: alwaysAsk()})
 	var trustAsked, commandAsked int
-	s.OnShowMessageRequest = func(p *protocol.ShowMessageRequestParams) *protocol.MessageActionItem {
-		switch {
-		case strings.Contains(p.Message, "Trust it?"):
-			trustAsked++
-			return &protocol.MessageActionItem{Title: "Trust this file"}
-		case strings.Contains(p.Message, "wants to run"):
-			commandAsked++
-			return &protocol.MessageActionItem{Title: "Deny"}
-		}
-		return nil
-	}
+	s.OnShowMessageRequest = trustAnswers(true, &trustAsked, &commandAsked)
 	s.run(t, map[string]any{"task": "say hello"})
 	if trustAsked != 0 {
 		t.Fatalf("asked to trust a file that does not exist (%d)", trustAsked)
