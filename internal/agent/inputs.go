@@ -94,6 +94,14 @@ type ToolDone struct {
 	Err    error
 }
 
+// ToolProgress is an event of a tool call still running: a step of the
+// nested task a sub-agent runs. The machine shows it under the call
+// (KindNested) while the call is pending; afterwards it is ignored.
+type ToolProgress struct {
+	ID    string
+	Event Event
+}
+
 // VerifyDone is the verify gate's outcome.
 type VerifyDone struct{ Report VerifyReport }
 
@@ -118,19 +126,20 @@ type Fail struct {
 	Err    string
 }
 
-func (Start) input()       {}
-func (Planned) input()     {}
-func (TextDelta) input()   {}
-func (Observed) input()    {}
-func (ModelDone) input()   {}
-func (ModelFailed) input() {}
-func (TimerFired) input()  {}
-func (ToolDone) input()    {}
-func (VerifyDone) input()  {}
-func (Compacted) input()   {}
-func (Reported) input()    {}
-func (Cancel) input()      {}
-func (Fail) input()        {}
+func (Start) input()        {}
+func (Planned) input()      {}
+func (TextDelta) input()    {}
+func (Observed) input()     {}
+func (ModelDone) input()    {}
+func (ModelFailed) input()  {}
+func (TimerFired) input()   {}
+func (ToolDone) input()     {}
+func (ToolProgress) input() {}
+func (VerifyDone) input()   {}
+func (Compacted) input()    {}
+func (Reported) input()     {}
+func (Cancel) input()       {}
+func (Fail) input()         {}
 
 // Action is something the driver must do.
 type Action interface{ action() }

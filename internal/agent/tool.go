@@ -26,6 +26,9 @@ type ToolResult struct {
 	// Plan is the plan an update_plan call set (see ParsePlan); the
 	// machine keeps it and emits it as a plan event.
 	Plan *WorkPlan `json:"plan,omitempty"`
+	// Usage is what the call spent on model calls of its own (a
+	// sub-agent's): it counts toward the task's usage, cost and budget.
+	Usage Usage `json:"usage,omitzero"`
 }
 
 // Workspace is the agent's view of the user's files. Reads see the editor's

@@ -17,8 +17,10 @@ import (
 	"github.com/agentls/agentls/internal/llm/responses"
 	"github.com/agentls/agentls/internal/mcp"
 	"github.com/agentls/agentls/internal/policy"
+	"github.com/agentls/agentls/internal/policy/approval"
 	"github.com/agentls/agentls/internal/proc"
 	"github.com/agentls/agentls/internal/session"
+	"github.com/agentls/agentls/internal/subagent"
 	"github.com/agentls/agentls/internal/tools"
 	"github.com/agentls/agentls/internal/verify/gate"
 )
@@ -134,6 +136,23 @@ func Driver(ctx context.Context, s Spec) *driver.Driver {
 		Model:        cfg.LLM.Model,
 	})
 	toolset = append(toolset, tools.UpdatePlan())
+	if n := cfg.Agent.SubagentSteps; n > 0 {
+		// The explore tool: a helper that reads with the task's policy,
+		// sandbox and secret rules, in the read-only sandbox, and asks
+		// nobody (a command that would need a question is refused).
+		readOnly := tools.ReadOnly(s.Workspace, tools.Options{
+			Policy:   tools.Policy{Root: s.Root, SecretFiles: cfg.Tools.SecretFiles},
+			Approver: approval.New(cfg, nil, nil),
+			Sandbox:  configured(cfg, s.Root),
+			Secrets:  secrets(cfg),
+			EditTool: cfg.Agent.EditTool,
+			Model:    cfg.LLM.Model,
+		})
+		toolset = append(toolset, subagent.New(subagent.Config{
+			LLM: llm, Tools: readOnly, MaxSteps: n, Root: s.Root, Log: s.Log,
+			ToolTimeout: time.Duration(cfg.Agent.ToolTimeoutSeconds) * time.Second,
+		}))
+	}
 	if s.MCP != nil {
 		more, errs := s.MCP.Tools(ctx, approver)
 		for _, err := range errs {

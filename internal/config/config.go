@@ -86,6 +86,10 @@ type Agent struct {
 	PromptProfile string
 	// Backend replaces agentls's own loop with an external agent.
 	Backend Backend
+	// SubagentSteps bounds the model turns of each helper the explore tool
+	// starts (a read-only sub-agent with a fresh context); 0: no explore
+	// tool.
+	SubagentSteps int
 	// Isolation is where a task works: "none" (the editor's buffers, the
 	// user's tree) or "worktree" (a git worktree of its own under the
 	// state directory, merged back through review).
@@ -308,6 +312,7 @@ var fields = []field{
 	{key: "agent.maxToolOutput", set: intIn(1024, 16<<20, func(c *Config) *int { return &c.Agent.MaxToolOutput })},
 	{key: "agent.editTool", set: oneOf([]string{"auto", "edit_file", "apply_patch"}, func(c *Config) *string { return &c.Agent.EditTool })},
 	{key: "agent.promptProfile", set: oneOf([]string{"auto", "contract", "terse"}, func(c *Config) *string { return &c.Agent.PromptProfile })},
+	{key: "agent.subagentSteps", set: intIn(0, 1000, func(c *Config) *int { return &c.Agent.SubagentSteps })},
 	{key: "agent.isolation", set: oneOf([]string{"none", "worktree"}, func(c *Config) *string { return &c.Agent.Isolation })},
 	{key: "agent.backend", notFromFile: true, set: func(c *Config, raw json.RawMessage) error {
 		var b Backend
@@ -373,6 +378,7 @@ func Defaults() Config {
 			EditTool:           "auto",
 			PromptProfile:      "auto",
 			Isolation:          "none",
+			SubagentSteps:      20,
 		},
 		Verify:   Verify{Enabled: true, TimeoutSeconds: 600},
 		Tools:    Tools{Approval: ApprovalSandboxed, SecretFiles: policy.DefaultSecretFiles()},

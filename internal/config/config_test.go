@@ -61,6 +61,8 @@ var keyCases = []keyCase{
 		get: func(c Config) any { return c.Agent.EditTool }},
 	{key: "agent.promptProfile", editor: `"terse"`, file: `"contract"`, wrongType: `1`, outOfRange: `"long"`,
 		get: func(c Config) any { return c.Agent.PromptProfile }},
+	{key: "agent.subagentSteps", editor: `10`, file: `0`, wrongType: `"ten"`, outOfRange: `1001`,
+		get: func(c Config) any { return c.Agent.SubagentSteps }},
 	{key: "agent.isolation", editor: `"none"`, file: `"worktree"`, wrongType: `true`, outOfRange: `"container"`,
 		get: func(c Config) any { return c.Agent.Isolation }},
 	{key: "agent.backend", editor: `{"acp":{"command":"codex-acp"}}`, wrongType: `"codex-acp"`, notFromFile: true,

@@ -137,6 +137,7 @@ func (d *Driver) Run(ctx context.Context, t Assignment) agent.Result {
 	}
 	specJSON, _ := json.Marshal(run.specs)
 	lim.ToolsTokens = len(specJSON) / 4
+	run.limits = lim
 	seed := t.Seed
 	if seed == 0 {
 		seed = uint64(time.Now().UnixNano())
@@ -169,6 +170,7 @@ func (d *Driver) Run(ctx context.Context, t Assignment) agent.Result {
 		case in := <-run.inputs:
 			if p, ok := in.(agent.Planned); ok && m.State() == agent.Planning {
 				run.prefix, run.planned = len(p.Prefix), true
+				run.prefixMsgs = p.Prefix
 			}
 			acts = run.step(in)
 		case <-done:
@@ -191,6 +193,10 @@ type run struct {
 	wg     sync.WaitGroup // the run's goroutines, but for abandoned tools
 	tools  map[string]agent.Tool
 	specs  []agent.ToolSpec
+	limits agent.Limits
+
+	prefixMsgs []agent.Message // the planner's prefix, for Parent
+	spent      spent           // the task's usage so far, for Parent
 
 	scoped *scoped // nested AGENTS.md already shown
 
@@ -251,6 +257,9 @@ func (r *run) do(a agent.Action) (agent.Result, bool) {
 	switch a := a.(type) {
 	case agent.Emit:
 		ev := a.Event
+		if ev.Kind == agent.KindUsage && ev.TaskUsage != nil {
+			r.spent.set(*ev.TaskUsage)
+		}
 		if ev.Kind == agent.KindEnd && ev.Result != nil {
 			res := *ev.Result
 			res.Cost = d.cost(res.Usage)

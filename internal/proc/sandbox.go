@@ -301,8 +301,12 @@ type launchConfig struct {
 	Writable    []string `json:"writable"`
 	// Protect and Secrets are name globs the launcher looks for in the
 	// workspace (ReadOnly: the whole workspace is read-only already).
-	Protect  []string `json:"protect,omitempty"`
-	Secrets  []string `json:"secrets,omitempty"`
+	Protect []string `json:"protect,omitempty"`
+	Secrets []string `json:"secrets,omitempty"`
+	// ReadOnly binds the workspace read-only over itself (ModeReadOnly):
+	// a workspace beneath a writable directory (the temp directory) stays
+	// read-only all the same.
+	ReadOnly bool     `json:"readOnly,omitempty"`
 	DenyRead []string `json:"denyRead,omitempty"`
 	// Caches are layered copy-on-write; CacheLayer holds the layers.
 	Caches     []string `json:"caches,omitempty"`

@@ -16,7 +16,9 @@ import (
 	"os"
 )
 
-// Script is a scripted conversation: request i gets Turns[i].
+// Script is a scripted conversation: request i gets Turns[i], but for
+// turns with a Match, which go to the requests they match (several
+// conversations at once: a task and its sub-agents).
 type Script struct {
 	Turns []Turn `json:"turns"`
 	// Models is what GET /v1/models lists; default ["fake-model"].
@@ -59,6 +61,12 @@ type Turn struct {
 	// FinishReason overrides the finish reason ("stop" or "tool_calls").
 	FinishReason string  `json:"finishReason,omitempty"`
 	Expect       *Expect `json:"expect,omitempty"`
+	// Match makes the turn answer only a request one of whose user
+	// messages contains it (the question of a sub-agent, say): a request
+	// gets the first turn not yet served that it matches, a turn without
+	// Match matching every request. Requests that run at once, in any
+	// order, then each get their own conversation's turns.
+	Match string `json:"match,omitempty"`
 	// Reasoning are the encrypted contents of reasoning items that open
 	// the output on /v1/responses (ignored on chat completions).
 	Reasoning []string `json:"reasoning,omitempty"`

@@ -34,7 +34,8 @@ type Server struct {
 	script *Script
 
 	mu       sync.Mutex
-	next     int // index of the next turn to serve
+	served   []bool // by turn index
+	left     int    // turns not served yet
 	requests []RecordedRequest
 	conns    int // TCP connections accepted
 	closed   bool
@@ -52,7 +53,7 @@ func New(script *Script) *Server {
 	if script == nil {
 		script = &Script{}
 	}
-	return &Server{script: script, done: make(chan struct{})}
+	return &Server{script: script, done: make(chan struct{}), served: make([]bool, len(script.Turns)), left: len(script.Turns)}
 }
 
 // Start listens and serves in the background. It returns the base URL that
@@ -135,7 +136,7 @@ func (s *Server) Requests() []RecordedRequest {
 func (s *Server) Pending() int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return max(0, len(s.script.Turns)-s.next)
+	return s.left
 }
 
 // Connections returns how many TCP connections the server accepted, so
@@ -200,9 +201,13 @@ func (s *Server) take(rec RecordedRequest) (int, Turn) {
 	s.mu.Lock()
 	idx := -1
 	var t Turn
-	if s.next < len(s.script.Turns) {
-		idx, t = s.next, s.script.Turns[s.next]
-		s.next++
+	for i, turn := range s.script.Turns {
+		if !s.served[i] && rec.Body.matches(turn.Match) {
+			idx, t = i, turn
+			s.served[i] = true
+			s.left--
+			break
+		}
 	}
 	rec.Turn = idx
 	s.requests = append(s.requests, rec)
