@@ -26,6 +26,7 @@ var builtinCommands = []sdk.AvailableCommand{
 	{Name: "undo", Description: "Undo the last task's edits (files changed since are left alone)"},
 	{Name: "review", Description: "Review mode: on asks before every edit, off applies them", Input: inputHint("on | off")},
 	{Name: "model", Description: "Show the models the endpoint serves, or pick one", Input: inputHint("model name")},
+	{Name: "until", Description: "Keep this session's tasks going until a command succeeds in the sandbox (or the budget ends); `/until off` stops it", Input: inputHint("command | off")},
 }
 
 func inputHint(h string) *sdk.AvailableCommandInput {
@@ -132,6 +133,22 @@ func (a *Agent) runBuiltin(ctx context.Context, s *acpSession, out *stream, name
 		changed, _ := s.setOption(optMode, mode)
 		a.optionsChanged(s, changed)
 		out.text(map[string]string{modeAsk: "Review on: each edit is asked about first.\n", modeApply: "Review off: edits are applied as they are made.\n"}[mode])
+	case "until":
+		s.mu.Lock()
+		switch {
+		case args == "":
+		case strings.EqualFold(args, "off"):
+			s.until = ""
+		default:
+			s.until = args
+		}
+		cur := s.until
+		s.mu.Unlock()
+		if cur == "" {
+			out.text("No stop condition: a task ends when the model stops.\n")
+		} else {
+			out.text("Stop condition: each task goes on after the model stops until `" + cur + "` succeeds in the sandbox, or the budget ends.\n")
+		}
 	case "verify":
 		a.verifyCommand(ctx, s, out)
 	case "undo":

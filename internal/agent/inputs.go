@@ -26,6 +26,11 @@ type Limits struct {
 	// cost budget. Without a price it is never reached.
 	MaxCostUSD              float64
 	PriceInput, PriceOutput float64
+	// StopCheck: the task has a stop condition (a Stop hook, agentls run
+	// --until): when the model answers without tools, the machine asks
+	// the driver whether it may stop (CheckStop) before the checks and
+	// the report.
+	StopCheck bool
 }
 
 // DefaultLimits are the documented defaults.
@@ -102,6 +107,18 @@ type ToolProgress struct {
 	Event Event
 }
 
+// StopChecked answers CheckStop. Continue sends the model back to work
+// with Feedback as the next user message (within the task's budget);
+// Unmet says, for the result, what is not met if the budget ends first.
+// Note, if any, is shown to the user either way ("the stop condition
+// passed").
+type StopChecked struct {
+	Continue bool
+	Feedback string
+	Unmet    string
+	Note     string
+}
+
 // VerifyDone is the verify gate's outcome.
 type VerifyDone struct{ Report VerifyReport }
 
@@ -135,6 +152,7 @@ func (ModelFailed) input()  {}
 func (TimerFired) input()   {}
 func (ToolDone) input()     {}
 func (ToolProgress) input() {}
+func (StopChecked) input()  {}
 func (VerifyDone) input()   {}
 func (Compacted) input()    {}
 func (Reported) input()     {}
@@ -170,6 +188,14 @@ type StartTimer struct {
 	After time.Duration
 }
 
+// CheckStop asks whether the model, which answered without tools, may
+// stop: the task's Stop hooks and stop condition run; answer StopChecked.
+// Tries counts the checks before this one in the task.
+type CheckStop struct {
+	Answer string
+	Tries  int
+}
+
 // RunVerify asks for the verify gate; answer VerifyDone.
 type RunVerify struct{ Changed []string }
 
@@ -188,6 +214,7 @@ func (CallModel) action()  {}
 func (RunTools) action()   {}
 func (StartTimer) action() {}
 func (RunVerify) action()  {}
+func (CheckStop) action()  {}
 func (Compact) action()    {}
 func (Report) action()     {}
 func (Finish) action()     {}

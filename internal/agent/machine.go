@@ -41,6 +41,10 @@ type Machine struct {
 	partial  string
 	ignored  int // inputs a state did not expect (Ignored)
 
+	checking   bool   // a CheckStop is out: waiting for StopChecked
+	stopChecks int    // CheckStops answered
+	unmet      string // what the last stop check found not met
+
 	warned bool      // the model was told to wrap up
 	ending string    // "maxSteps" or "budget": the last, tool-less turn is under way
 	plan   *WorkPlan // the model's latest plan

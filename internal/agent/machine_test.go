@@ -38,6 +38,15 @@ var machineSetups = map[string]func(t *testing.T) *Machine{
 		}
 		return m
 	},
+	"executing/stopCheck": func(t *testing.T) *Machine {
+		l := DefaultLimits()
+		l.StopCheck = true
+		m := drive(t, Executing, Start{Task: "task", Limits: l, Seed: 1}, Planned{Prefix: sysPrefix}, ModelDone{Response{Content: "all done"}})
+		if !m.checking {
+			t.Fatal("setup: no stop check out")
+		}
+		return m
+	},
 	"tools": func(t *testing.T) *Machine {
 		return drive(t, Tools, Start{Task: "task", Limits: DefaultLimits(), Seed: 1}, Planned{Prefix: sysPrefix},
 			ModelDone{Response{ToolCalls: []ToolCall{{ID: "c1", Name: "edit_file", Arguments: `{"path":"a.go"}`}}}})
@@ -81,6 +90,7 @@ var tableInputs = map[string]Input{
 	"ToolDone":     ToolDone{ID: "c1", Result: ToolResult{Output: "ok", Changed: []string{"a.go"}}},
 	"ToolProgress": ToolProgress{ID: "c1", Event: Event{Kind: KindToolCall, Call: &ToolCall{ID: "n1", Name: "read_file"}}},
 	"VerifyDone":   VerifyDone{VerifyReport{Passed: true, Summary: "ok"}},
+	"StopChecked":  StopChecked{Note: "the stop condition passed"},
 	"Compacted":    Compacted{Summary: "earlier: nothing"},
 	"Reported":     Reported{},
 	"Cancel":       Cancel{},
@@ -100,6 +110,7 @@ var tableVariants = map[string]Input{
 	"Compacted{err}":      Compacted{Err: errors.New("summary failed")},
 	"ModelDone{wanted}":   ModelDone{Response{Content: "fixed"}},
 	"Observed{end}":       Observed{Event{Kind: KindEnd, Result: &Result{Status: StatusOK}}},
+	"StopChecked{again}":  StopChecked{Continue: true, Feedback: "`make e2e` failed; keep going", Unmet: "`make e2e` fails"},
 	"ModelDone{acted}":    ModelDone{Response{Content: "edited", Changed: []string{"a.go"}}},
 }
 
@@ -121,6 +132,7 @@ func TestTransitionTable(t *testing.T) {
 		{"idle", "VerifyDone", Idle, ""},
 		{"idle", "Compacted", Idle, ""},
 		{"idle", "Reported", Idle, ""},
+		{"idle", "StopChecked", Idle, ""},
 		{"idle", "ToolProgress", Idle, ""},
 		{"idle", "Cancel", Idle, ""},
 		{"idle", "Fail", Idle, ""},
@@ -136,6 +148,7 @@ func TestTransitionTable(t *testing.T) {
 		{"planning", "VerifyDone", Planning, ""},
 		{"planning", "Compacted", Planning, ""},
 		{"planning", "Reported", Planning, ""},
+		{"planning", "StopChecked", Planning, ""},
 		{"planning", "ToolProgress", Planning, ""},
 		{"planning", "Cancel", Idle, end},
 		{"planning", "Fail", Idle, end},
@@ -156,6 +169,7 @@ func TestTransitionTable(t *testing.T) {
 		{"executing", "VerifyDone", Executing, ""},
 		{"executing", "Compacted", Executing, ""},
 		{"executing", "Reported", Executing, ""},
+		{"executing", "StopChecked", Executing, ""},
 		{"executing", "ToolProgress", Executing, ""},
 		{"executing", "Cancel", Idle, end},
 		{"executing", "Fail", Idle, end},
@@ -173,6 +187,7 @@ func TestTransitionTable(t *testing.T) {
 		{"executing/retryWait", "VerifyDone", Executing, ""},
 		{"executing/retryWait", "Compacted", Executing, ""},
 		{"executing/retryWait", "Reported", Executing, ""},
+		{"executing/retryWait", "StopChecked", Executing, ""},
 		{"executing/retryWait", "ToolProgress", Executing, ""},
 		{"executing/retryWait", "Cancel", Idle, end},
 		{"executing/retryWait", "Fail", Idle, end},
@@ -190,9 +205,27 @@ func TestTransitionTable(t *testing.T) {
 		{"executing/compacting", "Compacted", Executing, "emit:compaction callModel"},
 		{"executing/compacting", "Compacted{err}", Executing, "emit:compaction callModel"},
 		{"executing/compacting", "Reported", Executing, ""},
+		{"executing/compacting", "StopChecked", Executing, ""},
 		{"executing/compacting", "ToolProgress", Executing, ""},
 		{"executing/compacting", "Cancel", Idle, end},
 		{"executing/compacting", "Fail", Idle, end},
+
+		{"executing/stopCheck", "Start", Executing, ""},
+		{"executing/stopCheck", "Planned", Executing, ""},
+		{"executing/stopCheck", "TextDelta", Executing, ""},
+		{"executing/stopCheck", "Observed", Executing, ""},
+		{"executing/stopCheck", "ModelDone", Executing, ""},
+		{"executing/stopCheck", "ModelFailed", Executing, ""},
+		{"executing/stopCheck", "TimerFired", Executing, ""},
+		{"executing/stopCheck", "ToolDone", Executing, ""},
+		{"executing/stopCheck", "ToolProgress", Executing, ""},
+		{"executing/stopCheck", "VerifyDone", Executing, ""},
+		{"executing/stopCheck", "Compacted", Executing, ""},
+		{"executing/stopCheck", "Reported", Executing, ""},
+		{"executing/stopCheck", "StopChecked", Reporting, "emit:notice emit:state report"},
+		{"executing/stopCheck", "StopChecked{again}", Executing, "callModel"},
+		{"executing/stopCheck", "Cancel", Idle, end},
+		{"executing/stopCheck", "Fail", Idle, end},
 
 		{"tools", "Start", Tools, ""},
 		{"tools", "Planned", Tools, ""},
@@ -204,6 +237,7 @@ func TestTransitionTable(t *testing.T) {
 		{"tools", "ToolDone", Executing, "emit:toolResult emit:state callModel"},
 		{"tools", "ToolDone{other}", Tools, ""},
 		{"tools", "ToolDone{usage}", Executing, "emit:toolResult emit:usage emit:state callModel"},
+		{"tools", "StopChecked", Tools, ""},
 		{"tools", "ToolProgress", Tools, "emit:nested"},
 		{"tools", "ToolProgress{other}", Tools, ""},
 		{"tools", "VerifyDone", Tools, ""},
@@ -224,6 +258,7 @@ func TestTransitionTable(t *testing.T) {
 		{"verifying", "VerifyDone{fail}", Executing, "emit:verify emit:state callModel"},
 		{"verifying", "Compacted", Verifying, ""},
 		{"verifying", "Reported", Verifying, ""},
+		{"verifying", "StopChecked", Verifying, ""},
 		{"verifying", "ToolProgress", Verifying, ""},
 		{"verifying", "Cancel", Idle, end},
 		{"verifying", "Fail", Idle, end},
@@ -239,6 +274,7 @@ func TestTransitionTable(t *testing.T) {
 		{"reporting", "VerifyDone", Reporting, ""},
 		{"reporting", "Compacted", Reporting, ""},
 		{"reporting", "Reported", Idle, "emit:state emit:end finish"},
+		{"reporting", "StopChecked", Reporting, ""},
 		{"reporting", "ToolProgress", Reporting, ""},
 		{"reporting", "Cancel", Idle, end},
 		{"reporting", "Fail", Idle, end},

@@ -13,6 +13,7 @@ import (
 	"github.com/agentls/agentls/internal/agent"
 	"github.com/agentls/agentls/internal/config"
 	"github.com/agentls/agentls/internal/driver"
+	"github.com/agentls/agentls/internal/hooks"
 	"github.com/agentls/agentls/internal/llm/chat"
 	"github.com/agentls/agentls/internal/llm/responses"
 	"github.com/agentls/agentls/internal/mcp"
@@ -55,6 +56,13 @@ type Spec struct {
 	// AskNetwork asks the user whether a command that failed for want of
 	// network may run again with it; nil: never asked.
 	AskNetwork func(ctx context.Context, command string) (bool, error)
+	// EventHooks are the task's hooks in the shared format (HookRunner;
+	// Run sets them); nil: none.
+	EventHooks *hooks.Runner
+	// Until is the task's stop condition: a command that must succeed in
+	// the sandbox before the task may end; the model goes back to work
+	// while it fails, within the budget. "": none.
+	Until string
 	// Warn reports a problem a person should see; nil: dropped.
 	Warn func(msg string)
 	// Log is the front end's logger, for what the driver logs; nil: none.
@@ -162,6 +170,7 @@ func Driver(ctx context.Context, s Spec) *driver.Driver {
 		}
 		toolset = append(toolset, more...)
 	}
+	toolset = hooked(toolset, s.EventHooks)
 	planner := Planner(cfg, s.Root, s.Recall)
 	planner.Secret = tools.Policy{Root: s.Root, SecretFiles: cfg.Tools.SecretFiles}.IsSecret
 	d := &driver.Driver{
@@ -174,6 +183,16 @@ func Driver(ctx context.Context, s Spec) *driver.Driver {
 		Limits:      lim,
 		ToolTimeout: time.Duration(cfg.Agent.ToolTimeoutSeconds) * time.Second,
 		TaskTimeout: time.Duration(cfg.Agent.TaskTimeoutSeconds) * time.Second,
+	}
+	var stop stoppers
+	if s.EventHooks.Active(hooks.Stop) {
+		stop = append(stop, hookStop{s.EventHooks})
+	}
+	if s.Until != "" {
+		stop = append(stop, until{command: s.Until, cfg: cfg, root: s.Root, ws: s.Workspace})
+	}
+	if len(stop) > 0 {
+		d.Stopper = stop
 	}
 	d.Price.Input, d.Price.Output = Price(cfg)
 	if cfg.Agent.MaxCostUSD > 0 && d.Price.Input == 0 && d.Price.Output == 0 && s.Warn != nil {

@@ -10,7 +10,9 @@ import (
 	"github.com/agentls/agentls/internal/agent"
 	"github.com/agentls/agentls/internal/config"
 	"github.com/agentls/agentls/internal/driver"
+	"github.com/agentls/agentls/internal/policy"
 	"github.com/agentls/agentls/internal/session"
+	"github.com/agentls/agentls/internal/tools"
 	"github.com/agentls/agentls/internal/verify/gate"
 	"github.com/agentls/agentls/internal/worktree"
 )
@@ -208,6 +210,34 @@ func Run(ctx context.Context, tc TaskConfig) (res agent.Result, err error) {
 		spec.Verifier = g
 	}
 	task := driver.Assignment{Prompt: tc.Prompt, Images: tc.Images, Editor: tc.Editor, Dir: tc.Dir, History: rec.History()}
+	if tc.Hooks.Backend == nil && spec.EventHooks == nil {
+		spec.EventHooks = HookRunner(spec.Config, tc.Root, id, hookTrust(tc), warn)
+		if v, ok := tools.AsViewer(spec.Workspace); ok && spec.EventHooks != nil {
+			spec.EventHooks.View = v.View
+		}
+	}
+	if r := spec.EventHooks; r != nil {
+		if wt != nil {
+			// The hooks were read and trusted in the user's tree; they run
+			// in the task's worktree.
+			r.Root, r.Sandbox.Workspace = spec.Root, spec.Root
+		}
+		source := "startup"
+		if len(task.History) > 0 {
+			source = "resume"
+		}
+		task.HookContext = r.SessionStart(ctx, source)
+		block, more := r.UserPromptSubmit(ctx, tc.Prompt)
+		if block != "" {
+			res = agent.Result{Status: agent.StatusError, Reason: "hook", Error: "a UserPromptSubmit hook blocked the prompt: " + block}
+			if tc.Hooks.Ended != nil {
+				res, changes = tc.Hooks.Ended(ctx, res)
+			}
+			finished = true
+			return res, nil
+		}
+		task.HookContext = join(task.HookContext, more)
+	}
 	if tc.Hooks.Backend != nil {
 		model, closeModel := tc.Hooks.Backend(spec)
 		defer closeModel()
@@ -253,6 +283,20 @@ func Run(ctx context.Context, tc TaskConfig) (res agent.Result, err error) {
 	}
 	finished = true
 	return res, nil
+}
+
+// hookTrust is the trust store the workspace's hook files are checked
+// against; nil (nothing trusted) without a state directory.
+func hookTrust(tc TaskConfig) *policy.TrustStore {
+	dir := tc.StateDir
+	if dir == "" {
+		d, err := session.StateDir()
+		if err != nil {
+			return nil
+		}
+		dir = d
+	}
+	return TrustStore(dir)
 }
 
 // begin opens the task's session. A session that cannot be written is

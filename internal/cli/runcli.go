@@ -27,6 +27,7 @@ type runOptions struct {
 	logFile   string
 	allow     []string // --allow, added to tools.allow
 	isolation string   // --isolation: agent.isolation for this task
+	until     string   // --until: the task's stop condition
 	task      string
 }
 
@@ -85,6 +86,7 @@ func parseRunArgs(args []string, stderr io.Writer) (runOptions, error) {
 	fs.StringVar(&o.logFile, "log-file", "", "write debug logs to this file")
 	fs.BoolVar(&o.trust, "trust", false, "trust the workspace's .agentls.json as it is now, including settings that widen what agentls may run (remembered until the file changes)")
 	fs.StringVar(&o.isolation, "isolation", "", "where the task works: none (the workspace) or worktree (a git worktree of its own; its change waits for `agentls worktrees merge`) (overrides agent.isolation)")
+	fs.StringVar(&o.until, "until", "", "keep the task going after the model stops until `CMD` succeeds in the sandbox, or the budget ends (exit 1)")
 	fs.Var((*patterns)(&o.allow), "allow", "let run_command and MCP tools run what `PATTERN` matches without asking, as tools.allow does (repeatable; tools.deny still wins)")
 
 	var words []string

@@ -41,7 +41,7 @@ func Trust(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	store := assemble.TrustStore(dir)
 	w := assemble.ReadWorkspaceSettings(root, store)
 	switch {
-	case w.Content == nil:
+	case w.Content == nil && len(w.HookFiles) == 0:
 		fmt.Fprintf(stdout, "%s has no %s: nothing to trust\n", root, filepath.Base(w.Path))
 		return exitOK
 	case len(w.Untrusted) == 0:

@@ -40,6 +40,10 @@ type Config struct {
 	Sandbox  Sandbox
 	// MCPServers has the shape other MCP clients use: name → server.
 	MCPServers map[string]MCPServer
+	// Hooks are hooks in the shared format (Claude Code's, Codex's):
+	// {"PreToolUse": [{"matcher", "hooks": [{"type": "command", …}]}]},
+	// kept as JSON for internal/hooks to read.
+	Hooks json.RawMessage
 }
 
 type LLM struct {
@@ -337,6 +341,14 @@ var fields = []field{
 	{key: "sandbox.writableRoots", set: strs(func(c *Config) *[]string { return &c.Sandbox.WritableRoots })},
 	{key: "sandbox.denyRead", set: strs(func(c *Config) *[]string { return &c.Sandbox.DenyRead })},
 	{key: "sessions.maxConcurrent", set: intIn(1, 64, func(c *Config) *int { return &c.Sessions.MaxConcurrent })},
+	{key: "hooks", set: func(c *Config, raw json.RawMessage) error {
+		var m map[string][]json.RawMessage
+		if err := json.Unmarshal(raw, &m); err != nil {
+			return fmt.Errorf(`want {"PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "…"}]}]}`)
+		}
+		c.Hooks = append(json.RawMessage(nil), raw...)
+		return nil
+	}},
 	{key: "mcpServers", set: func(c *Config, raw json.RawMessage) error {
 		var m map[string]MCPServer
 		if err := strict(raw, &m); err != nil {

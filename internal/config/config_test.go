@@ -91,6 +91,8 @@ var keyCases = []keyCase{
 		get: func(c Config) any { return c.Sandbox.DenyRead }},
 	{key: "sessions.maxConcurrent", editor: `2`, file: `8`, wrongType: `"2"`, outOfRange: `65`,
 		get: func(c Config) any { return c.Sessions.MaxConcurrent }},
+	{key: "hooks", editor: `{"Stop":[{"hooks":[{"type":"command","command":"make test"}]}]}`, file: `{}`, wrongType: `["x"]`,
+		get: func(c Config) any { return string(c.Hooks) }},
 	{key: "mcpServers", editor: `{"fs":{"command":"mcp-fs","args":["--root","."]}}`, file: `{"web":{"url":"http://localhost:9000/mcp"}}`,
 		wrongType: `{"bad":{"command":"x","url":"http://y"}}`,
 		get:       func(c Config) any { return c.MCPServers }},

@@ -15,6 +15,8 @@ import (
 // task's steps under the call; and what the task has spent, so the
 // nested task stays within the task's budget.
 type Parent struct {
+	// Call is the tool call itself.
+	Call agent.ToolCall
 	// Prefix is the planner's prefix: the system prompt and project
 	// context, the same for every turn of the task.
 	Prefix []agent.Message
@@ -79,6 +81,7 @@ func (s *spent) get() agent.Usage {
 // parent is the Parent of call c in this run.
 func (r *run) parent(c agent.ToolCall) Parent {
 	return Parent{
+		Call:   c,
 		Prefix: slices.Clip(r.prefixMsgs),
 		Tools:  slices.Clip(r.specs),
 		Model:  r.d.Model,

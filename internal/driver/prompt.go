@@ -101,6 +101,9 @@ func (p WorkspacePlanner) Plan(ctx context.Context, t Assignment) (agent.Planned
 	if t.Editor != "" {
 		prefix = append(prefix, agent.Message{Role: agent.RoleUser, Content: "Editor context:\n" + t.Editor})
 	}
+	if t.HookContext != "" {
+		prefix = append(prefix, agent.Message{Role: agent.RoleUser, Content: "Context from the workspace's hooks:\n" + t.HookContext})
+	}
 	ms, misses := MentionsAndMisses(p.Root, t.Prompt, p.Secret)
 	if m := MentionsMessage(ms); m != "" {
 		prefix = append(prefix, agent.Message{Role: agent.RoleUser, Content: m})

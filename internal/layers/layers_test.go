@@ -42,12 +42,14 @@ var allowed = map[string][]string{
 	// which builds them from the settings.
 	"internal/verify/gate":     {"internal/agent", "internal/proc", "internal/textcut", "internal/verify"},
 	"internal/policy/approval": {"internal/config", "internal/policy", "internal/proc", "internal/tools"},
+	// Hooks in the shared format (Claude Code's, Codex's), run through proc.
+	"internal/hooks": {"internal/agent", "internal/proc"},
 	// The explore tool: a nested task on the core's driver.
 	"internal/subagent": {"internal/agent", "internal/driver", "internal/textcut"},
 	// The one assembly path.
 	"internal/assemble": {"internal/agent", "internal/config", "internal/driver", "internal/llm/chat", "internal/llm/responses",
 		"internal/mcp", "internal/policy", "internal/proc", "internal/session", "internal/tools", "internal/verify", "internal/textcut", "internal/verify/gate",
-		"internal/worktree", "internal/policy/approval", "internal/subagent"},
+		"internal/worktree", "internal/policy/approval", "internal/subagent", "internal/hooks"},
 	// Front ends: the assembly path and the core, never each other.
 	"internal/acp": {"internal/agent", "internal/assemble", "internal/commands", "internal/config", "internal/driver", "internal/logging",
 		"internal/mcp", "internal/policy", "internal/proc", "internal/render", "internal/review", "internal/session", "internal/textcut", "internal/tools", "internal/policy/approval", "internal/verify/gate"},

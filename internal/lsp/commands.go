@@ -58,7 +58,7 @@ var commands []command
 
 func init() {
 	commands = []command{
-		cmd("agentls.run", "{task, uri? or path?, range?, session?, review?, model?, isolation?}", (*Server).cmdRun).echoed(echoStarted),
+		cmd("agentls.run", "{task, uri? or path?, range?, session?, review?, model?, isolation?, until?}", (*Server).cmdRun).echoed(echoStarted),
 		cmd("agentls.cancel", "{taskId?}", (*Server).cmdCancel).echoed(echoCancel),
 		cmd("agentls.status", "{taskId?}", (*Server).cmdStatus),
 		cmd("agentls.wait", "{taskId, timeoutMs?}", (*Server).cmdWait),
@@ -149,6 +149,9 @@ type runArgs struct {
 	Model   string          `json:"model,omitempty"` // llm.model for this task only
 	// Isolation is agent.isolation for this task: "none" or "worktree".
 	Isolation string `json:"isolation,omitempty"`
+	// Until is the task's stop condition: a command that must succeed in
+	// the sandbox before the task ends (the budget permitting).
+	Until string `json:"until,omitempty"`
 
 	continueIn *worktree.Tree // agentls.worktreeContinue's worktree
 }
@@ -206,7 +209,7 @@ func (s *Server) startRun(name string, a runArgs, mustExist bool) (any, error) {
 	}
 	a.Task = expandProjectCommand(s.rootDir(), a.Task)
 	t := &runningTask{prompt: a.Task, session: a.Session, review: review, editor: editor, mustExist: mustExist, model: a.Model, dir: s.uriDir(a.URI),
-		isolation: iso, continueIn: a.continueIn}
+		isolation: iso, continueIn: a.continueIn, until: strings.TrimSpace(a.Until)}
 	s.tasks.start(t, s.runAgent)
 	return runResult{TaskID: t.id, Session: t.session}, nil
 }

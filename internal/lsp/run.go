@@ -60,6 +60,7 @@ func (s *Server) runAgent(ctx context.Context, t *runningTask) {
 
 			ConfirmWrite: s.confirmWrite,
 			AskNetwork:   s.askNetwork,
+			Until:        t.until,
 		},
 		Prompt:    t.prompt,
 		Editor:    t.editor,

@@ -331,6 +331,10 @@ func writeBeneath(r *os.Root, rel string, data []byte, mode fs.FileMode) error {
 
 // asViewer finds the Viewer in ws or in the workspaces it wraps (a
 // wrapper says what it wraps with Unwrap, as session.Recorder.Track's does).
+// AsViewer is the Viewer beneath ws (a workspace wrapped by others),
+// if the editor holds its files.
+func AsViewer(ws agent.Workspace) (Viewer, bool) { return asViewer(ws) }
+
 func asViewer(ws agent.Workspace) (Viewer, bool) {
 	for ws != nil {
 		if v, ok := ws.(Viewer); ok {

@@ -1,0 +1,227 @@
+package e2e
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// Hooks in the shared format (issue 40), written to what Claude Code's
+// hooks reference documents, as facts:
+//   - the payload on stdin has hook_event_name, session_id, cwd, and for
+//     tool events tool_name and tool_input (tool_use_id too); PostToolUse
+//     adds tool_response, Stop stop_hook_active;
+//   - exit code 2 blocks, with stderr as the reason the model reads;
+//   - a PreToolUse JSON answer's hookSpecificOutput.updatedInput replaces
+//     the tool's input; permissionDecision "deny" blocks;
+//   - a PostToolUse answer's hookSpecificOutput.additionalContext reaches
+//     the model;
+//   - a Stop hook's exit 2 (or decision "block") sends the agent back to
+//     work, and the next Stop payload says stop_hook_active: true;
+//   - hooks live in .claude/settings.json as {"hooks": {"Event":
+//     [{"matcher": "Bash", "hooks": [{"type": "command", "command": …}]}]}},
+//     and Codex reads the same format from .codex/hooks.json.
+
+// hookWorkspace is the hello workspace with a .claude/settings.json of
+// these hooks and the scripts under .claude/hooks.
+func hookWorkspace(t *testing.T, settings map[string]any, scripts map[string]string) string {
+	t.Helper()
+	dir := copyWorkspace(t, "hello")
+	files := map[string]string{}
+	b, _ := json.Marshal(map[string]any{"hooks": settings})
+	files[".claude/settings.json"] = string(b)
+	for name, body := range scripts {
+		files[".claude/hooks/"+name] = body
+	}
+	for rel, body := range files {
+		p := filepath.Join(dir, rel)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
+}
+
+func hook(matcher, command string) []map[string]any {
+	g := map[string]any{"hooks": []map[string]any{{"type": "command", "command": command, "timeout": 30}}}
+	if matcher != "" {
+		g["matcher"] = matcher
+	}
+	return []map[string]any{g}
+}
+
+// payloads reads the JSON payloads a hook logged, one a line.
+func payloads(t *testing.T, path string) []map[string]any {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("the hook left no log: %v", err)
+	}
+	var out []map[string]any
+	for _, l := range strings.Split(strings.TrimSpace(string(b)), "\n") {
+		var m map[string]any
+		if err := json.Unmarshal([]byte(l), &m); err != nil {
+			t.Fatalf("payload %q: %v", l, err)
+		}
+		out = append(out, m)
+	}
+	return out
+}
+
+// logAndBlockRm logs its payload and blocks any rm with exit code 2.
+const logAndBlockRm = `in=$(cat)
+printf '%s\n' "$in" >> "$CLAUDE_PROJECT_DIR/pre.log"
+case "$in" in
+*'"command":"rm '*) echo "rm is not allowed in this repository; use git clean" >&2; exit 2 ;;
+esac
+exit 0
+`
+
+func TestPreToolUseHookBlocksRm(t *testing.T) {
+	dir := hookWorkspace(t, map[string]any{"PreToolUse": hook("Bash", "sh .claude/hooks/pre.sh")}, map[string]string{"pre.sh": logAndBlockRm})
+	if err := os.WriteFile(filepath.Join(dir, "victim.txt"), []byte("keep me\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	script := scriptOf(
+		turn{calls: [][2]any{{"run_command", map[string]any{"command": "rm -f victim.txt"}}}},
+		turn{text: "I will not remove it.", expect: map[string]string{"lastToolContains": "rm is not allowed in this repository"}},
+	)
+	out, code := headless(t, dir, script, "--trust", "clean up")
+	if code != 0 {
+		t.Fatalf("exit %d\n%s", code, out)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "victim.txt")); err != nil {
+		t.Errorf("the blocked rm ran: %v", err)
+	}
+	ps := payloads(t, filepath.Join(dir, "pre.log"))
+	p := ps[0]
+	in, _ := p["tool_input"].(map[string]any)
+	if p["hook_event_name"] != "PreToolUse" || p["tool_name"] != "Bash" || in["command"] != "rm -f victim.txt" ||
+		p["cwd"] != dir || p["session_id"] == "" || p["session_id"] == nil || p["tool_use_id"] != "c1" {
+		t.Errorf("payload %v", p)
+	}
+}
+
+func TestPreToolUseHookRewritesTheCommand(t *testing.T) {
+	rewrite := `in=$(cat)
+case "$in" in
+*'"command":"echo original"'*) printf '%s' '{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"allow","updatedInput":{"command":"echo rewritten by the hook"}}}' ;;
+esac
+`
+	dir := hookWorkspace(t, map[string]any{"PreToolUse": hook("Bash", "sh .claude/hooks/rewrite.sh")}, map[string]string{"rewrite.sh": rewrite})
+	script := scriptOf(
+		turn{calls: [][2]any{{"run_command", map[string]any{"command": "echo original"}}}},
+		turn{text: "Done.", expect: map[string]string{"lastToolContains": "rewritten by the hook"}},
+	)
+	if out, code := headless(t, dir, script, "--trust", "say it"); code != 0 {
+		t.Fatalf("exit %d\n%s", code, out)
+	}
+}
+
+// A formatter after edits: the hook finds the file in tool_input's
+// file_path (absolute), formats it, and tells the model through
+// additionalContext.
+func TestPostToolUseHookFormats(t *testing.T) {
+	format := `in=$(cat)
+printf '%s\n' "$in" >> "$CLAUDE_PROJECT_DIR/post.log"
+f=$(printf '%s' "$in" | sed -n 's/.*"file_path":"\([^"]*\)".*/\1/p')
+[ -n "$f" ] || exit 0
+sed -i 's/[[:space:]]*$//' "$f"
+printf '{"hookSpecificOutput":{"hookEventName":"PostToolUse","additionalContext":"formatted %s"}}' "$(basename "$f")"
+`
+	dir := hookWorkspace(t, map[string]any{"PostToolUse": hook("Edit|Write", "sh .claude/hooks/format.sh")}, map[string]string{"format.sh": format})
+	script := scriptOf(
+		turn{calls: [][2]any{{"write_file", map[string]any{"path": "new.txt", "content": "one   \ntwo\t\n"}}}},
+		turn{text: "Written.", expect: map[string]string{"lastToolContains": "formatted new.txt"}},
+	)
+	if out, code := headless(t, dir, script, "--trust", "write it"); code != 0 {
+		t.Fatalf("exit %d\n%s", code, out)
+	}
+	if b, _ := os.ReadFile(filepath.Join(dir, "new.txt")); string(b) != "one\ntwo\n" {
+		t.Errorf("new.txt = %q, want the formatted text", b)
+	}
+	p := payloads(t, filepath.Join(dir, "post.log"))[0]
+	in, _ := p["tool_input"].(map[string]any)
+	resp, _ := p["tool_response"].(map[string]any)
+	if p["hook_event_name"] != "PostToolUse" || p["tool_name"] != "Write" || in["file_path"] != filepath.Join(dir, "new.txt") || resp == nil {
+		t.Errorf("payload %v", p)
+	}
+}
+
+// A Stop hook sends the agent back once: exit 2 while stop_hook_active is
+// false, then it lets it stop.
+func TestStopHookSendsTheAgentBackOnce(t *testing.T) {
+	stop := `in=$(cat)
+printf '%s\n' "$in" >> "$CLAUDE_PROJECT_DIR/stop.log"
+case "$in" in
+*'"stop_hook_active":false'*) echo "run the tests before you stop" >&2; exit 2 ;;
+esac
+exit 0
+`
+	dir := hookWorkspace(t, map[string]any{"Stop": hook("", "sh .claude/hooks/stop.sh")}, map[string]string{"stop.sh": stop})
+	script := scriptOf(
+		turn{text: "All done."},
+		turn{text: "Tests pass; done now.", expect: map[string]string{"lastUserContains": "run the tests before you stop"}},
+	)
+	out, code := headless(t, dir, script, "--trust", "finish")
+	if code != 0 {
+		t.Fatalf("exit %d\n%s", code, out)
+	}
+	ps := payloads(t, filepath.Join(dir, "stop.log"))
+	if len(ps) != 2 || ps[0]["hook_event_name"] != "Stop" || ps[0]["stop_hook_active"] != false || ps[1]["stop_hook_active"] != true {
+		t.Errorf("Stop payloads %v", ps)
+	}
+	if !containsAll(out, "a Stop hook sent the model back to work: run the tests before you stop", "Tests pass; done now.") {
+		t.Errorf("output:\n%s", out)
+	}
+}
+
+// The hooks of a workspace nobody trusted do not run: the rm the hook
+// would block runs (in the sandbox), and the user is told why.
+func TestUntrustedWorkspaceHooksDoNotRun(t *testing.T) {
+	dir := hookWorkspace(t, map[string]any{"PreToolUse": hook("Bash", "sh .claude/hooks/pre.sh")}, map[string]string{"pre.sh": logAndBlockRm})
+	if err := os.WriteFile(filepath.Join(dir, "victim.txt"), []byte("x\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	script := scriptOf(
+		turn{calls: [][2]any{{"run_command", map[string]any{"command": "rm -f victim.txt"}}}},
+		turn{text: "Removed."},
+	)
+	out, code := headless(t, dir, script, "clean up")
+	if code != 0 {
+		t.Fatalf("exit %d\n%s", code, out)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "pre.log")); err == nil {
+		t.Errorf("an untrusted workspace's hook ran")
+	}
+	if !containsAll(out, "hooks in .claude/settings.json", "do not run until you trust") {
+		t.Errorf("the user was not told why the hooks did not run:\n%s", out)
+	}
+}
+
+// Codex's hooks file is read the same way.
+func TestCodexHooksFile(t *testing.T) {
+	dir := copyWorkspace(t, "hello")
+	b, _ := json.Marshal(map[string]any{"hooks": map[string]any{"PreToolUse": hook("Bash", "sh .codex/pre.sh")}})
+	for rel, body := range map[string]string{".codex/hooks.json": string(b), ".codex/pre.sh": logAndBlockRm, "victim.txt": "x\n"} {
+		_ = os.MkdirAll(filepath.Dir(filepath.Join(dir, rel)), 0o755)
+		if err := os.WriteFile(filepath.Join(dir, rel), []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	script := scriptOf(
+		turn{calls: [][2]any{{"run_command", map[string]any{"command": "rm -f victim.txt"}}}},
+		turn{text: "Kept.", expect: map[string]string{"lastToolContains": "rm is not allowed"}},
+	)
+	if out, code := headless(t, dir, script, "--trust", "clean up"); code != 0 {
+		t.Fatalf("exit %d\n%s", code, out)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "victim.txt")); err != nil {
+		t.Errorf("the blocked rm ran: %v", err)
+	}
+}
