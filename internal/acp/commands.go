@@ -13,6 +13,7 @@ import (
 
 	"github.com/agentls/agentls/internal/assemble"
 	"github.com/agentls/agentls/internal/commands"
+	"github.com/agentls/agentls/internal/config"
 	"github.com/agentls/agentls/internal/render"
 )
 
@@ -75,7 +76,9 @@ func (a *Agent) availableCommands(root string) []sdk.AvailableCommand {
 // projectCommands are the project's prompts, without those named like
 // agentls's own commands (which win).
 func (a *Agent) projectCommands(root string) []commands.Command {
-	cmds, err := commands.Load(root)
+	// The listing is the user's; the model reads a skill under the task's
+	// own secret rules (read_file).
+	cmds, err := assemble.Commands(config.Defaults(), root)
 	if err != nil {
 		a.log.Warn("project commands", zap.Error(err))
 	}

@@ -87,6 +87,8 @@ func (p WorkspacePlanner) Plan(ctx context.Context, t Assignment) (agent.Planned
 		}
 		r.Close()
 	}
+	// Skills: their names and descriptions, in the stable part.
+	b.WriteString(skillsSection(Skills(p.Root, p.Secret)))
 	b.WriteString("\n\n")
 	b.WriteString(p.environment(t))
 	if p.Recall != nil {

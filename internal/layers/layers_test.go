@@ -49,7 +49,7 @@ var allowed = map[string][]string{
 	// The one assembly path.
 	"internal/assemble": {"internal/agent", "internal/config", "internal/driver", "internal/llm/chat", "internal/llm/responses",
 		"internal/mcp", "internal/policy", "internal/proc", "internal/session", "internal/tools", "internal/verify", "internal/textcut", "internal/verify/gate",
-		"internal/worktree", "internal/policy/approval", "internal/subagent", "internal/hooks"},
+		"internal/worktree", "internal/policy/approval", "internal/subagent", "internal/hooks", "internal/commands"},
 	// Front ends: the assembly path and the core, never each other.
 	"internal/acp": {"internal/agent", "internal/assemble", "internal/commands", "internal/config", "internal/driver", "internal/logging",
 		"internal/mcp", "internal/policy", "internal/proc", "internal/render", "internal/review", "internal/session", "internal/textcut", "internal/tools", "internal/policy/approval", "internal/verify/gate"},

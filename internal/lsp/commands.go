@@ -207,7 +207,7 @@ func (s *Server) startRun(name string, a runArgs, mustExist bool) (any, error) {
 		// Its change comes back as a proposal, whatever agent.review says.
 		review = true
 	}
-	a.Task = expandProjectCommand(s.rootDir(), a.Task)
+	a.Task = expandProjectCommand(s.config(), s.rootDir(), a.Task)
 	t := &runningTask{prompt: a.Task, session: a.Session, review: review, editor: editor, mustExist: mustExist, model: a.Model, dir: s.uriDir(a.URI),
 		isolation: iso, continueIn: a.continueIn, until: strings.TrimSpace(a.Until)}
 	s.tasks.start(t, s.runAgent)

@@ -11,6 +11,7 @@ import (
 	"go.lsp.dev/protocol"
 
 	"github.com/agentls/agentls/internal/agent"
+	"github.com/agentls/agentls/internal/config"
 )
 
 func TestAgentlsSettings(t *testing.T) {
@@ -160,7 +161,7 @@ func TestExpandProjectCommand(t *testing.T) {
 		"/tmp is full": "/tmp is full",
 		"fix 12":       "fix 12",
 	} {
-		if got := expandProjectCommand(root, in); got != want {
+		if got := expandProjectCommand(config.Defaults(), root, in); got != want {
 			t.Errorf("expandProjectCommand(%q) = %q, want %q", in, got, want)
 		}
 	}
