@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"go.lsp.dev/protocol"
 )
 
 // Hooks in the shared format (issue 40), written to what Claude Code's
@@ -223,5 +225,81 @@ func TestCodexHooksFile(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(dir, "victim.txt")); err != nil {
 		t.Errorf("the blocked rm ran: %v", err)
+	}
+}
+
+// In the editor, the trust question names the workspace's hook commands;
+// answered "Not now" they do not run, trusted they do.
+func TestEditorTrustQuestionNamesTheHooks(t *testing.T) {
+	b, _ := json.Marshal(map[string]any{"hooks": map[string]any{"PreToolUse": hook("Bash", "sh .claude/hooks/pre.sh")}})
+	files := map[string]string{".claude/settings.json": string(b), ".claude/hooks/pre.sh": logAndBlockRm, "victim.txt": "x\n"}
+	script := scriptOf(
+		turn{calls: [][2]any{{"run_command", map[string]any{"command": "rm -f victim.txt"}}}},
+		turn{text: "ok"},
+	)
+	var questions []string
+	answer := func(trust bool) func(p *protocol.ShowMessageRequestParams) *protocol.MessageActionItem {
+		return func(p *protocol.ShowMessageRequestParams) *protocol.MessageActionItem {
+			if !strings.Contains(p.Message, "Trust it?") {
+				return nil
+			}
+			questions = append(questions, p.Message)
+			if trust {
+				return &protocol.MessageActionItem{Title: "Trust this file"}
+			}
+			return &protocol.MessageActionItem{Title: "Not now"}
+		}
+	}
+	s := start(t, setup{script: script, files: files})
+	s.OnShowMessageRequest = answer(false)
+	s.run(t, map[string]any{"task": "clean"})
+	if len(questions) != 1 || !containsAll(questions[0], ".claude/settings.json runs these hooks", "PreToolUse (Bash): sh .claude/hooks/pre.sh") {
+		t.Fatalf("trust questions %q", questions)
+	}
+	if fileExists(filepath.Join(s.Root, "pre.log")) || fileExists(filepath.Join(s.Root, "victim.txt")) {
+		t.Errorf("an untrusted hook ran, or the rm it would block did not")
+	}
+
+	questions = nil
+	s = start(t, setup{script: scriptOf(
+		turn{calls: [][2]any{{"run_command", map[string]any{"command": "rm -f victim.txt"}}}},
+		turn{text: "kept", expect: map[string]string{"lastToolContains": "rm is not allowed"}},
+	), files: files})
+	s.OnShowMessageRequest = answer(true)
+	if r := s.run(t, map[string]any{"task": "clean"}); r.Status != "ok" {
+		t.Fatalf("%+v", r)
+	}
+	if len(questions) != 1 || !fileExists(filepath.Join(s.Root, "victim.txt")) {
+		t.Errorf("trusted: %d questions, victim kept %v", len(questions), fileExists(filepath.Join(s.Root, "victim.txt")))
+	}
+}
+
+// SessionStart's output and UserPromptSubmit's additionalContext join the
+// model's context; UserPromptSubmit's exit 2 stops the task before it
+// reaches the model.
+func TestPromptAndSessionHooks(t *testing.T) {
+	prompt := `in=$(cat)
+case "$in" in
+*'deploy to prod'*) echo "prompts about prod deploys go through the release process" >&2; exit 2 ;;
+esac
+printf '%s' '{"hookSpecificOutput":{"hookEventName":"UserPromptSubmit","additionalContext":"ticket ABC-123 is open"}}'
+`
+	dir := hookWorkspace(t, map[string]any{
+		"SessionStart":     hook("", "echo 'on-call: Ada'"),
+		"UserPromptSubmit": hook("", "sh .claude/hooks/prompt.sh"),
+	}, map[string]string{"prompt.sh": prompt})
+	llm, base := startModel(t, scriptOf(turn{text: "Noted."}))
+	if out, code := runHeadless(t, dir, base, "--trust", "fix the bug"); code != 0 {
+		t.Fatalf("exit %d\n%s", code, out)
+	}
+	all, _ := json.Marshal(llm.Requests()[0].Body.Messages)
+	if !containsAll(string(all), "on-call: Ada", "ticket ABC-123 is open") {
+		t.Errorf("the hooks' context is not in the request: %s", all)
+	}
+
+	llm, base = startModel(t, "")
+	out, code := runHeadless(t, dir, base, "--trust", "deploy to prod")
+	if code == 0 || len(llm.Requests()) != 0 || !containsAll(out, "a UserPromptSubmit hook blocked the prompt: prompts about prod deploys go through the release process") {
+		t.Errorf("exit %d, %d requests\n%s", code, len(llm.Requests()), out)
 	}
 }

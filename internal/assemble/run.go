@@ -230,6 +230,15 @@ func Run(ctx context.Context, tc TaskConfig) (res agent.Result, err error) {
 		block, more := r.UserPromptSubmit(ctx, tc.Prompt)
 		if block != "" {
 			res = agent.Result{Status: agent.StatusError, Reason: "hook", Error: "a UserPromptSubmit hook blocked the prompt: " + block}
+			// The task ends before the machine starts: its end event is
+			// sent here, as the driver would.
+			end := agent.Event{Kind: agent.KindEnd, Result: &res}
+			if rec != nil {
+				rec.Event(end)
+			}
+			if spec.OnEvent != nil {
+				spec.OnEvent(end)
+			}
 			if tc.Hooks.Ended != nil {
 				res, changes = tc.Hooks.Ended(ctx, res)
 			}
