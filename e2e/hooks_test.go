@@ -303,3 +303,28 @@ printf '%s' '{"hookSpecificOutput":{"hookEventName":"UserPromptSubmit","addition
 		t.Errorf("exit %d, %d requests\n%s", code, len(llm.Requests()), out)
 	}
 }
+
+// A hook that fails for want of network is asked about as a command is
+// (the sandbox has none); the user's no leaves it failed, a non-blocking
+// failure.
+func TestHookLeavingTheSandboxIsAsked(t *testing.T) {
+	b, _ := json.Marshal(map[string]any{"hooks": map[string]any{"PostToolUse": hook("", "curl -sS --max-time 10 http://example.com/ >/dev/null")}})
+	s := start(t, setup{workspace: "hello", files: map[string]string{".claude/settings.json": string(b)}, script: scriptOf(
+		turn{calls: [][2]any{{"read_file", map[string]any{"path": "hello.txt"}}}},
+		turn{text: "done"},
+	)})
+	var asked []string
+	s.OnShowMessageRequest = func(p *protocol.ShowMessageRequestParams) *protocol.MessageActionItem {
+		asked = append(asked, p.Message)
+		if strings.Contains(p.Message, "Trust it?") {
+			return &protocol.MessageActionItem{Title: "Trust this file"}
+		}
+		return &p.Actions[len(p.Actions)-1] // no
+	}
+	if r := s.run(t, map[string]any{"task": "read"}); r.Status != "ok" {
+		t.Fatalf("%+v", r)
+	}
+	if len(asked) != 2 || !strings.Contains(asked[1], "failed without network") || !strings.Contains(asked[1], "curl") {
+		t.Errorf("asked %q; want the trust question, then the network question about the hook", asked)
+	}
+}

@@ -212,8 +212,14 @@ func Run(ctx context.Context, tc TaskConfig) (res agent.Result, err error) {
 	task := driver.Assignment{Prompt: tc.Prompt, Images: tc.Images, Editor: tc.Editor, Dir: tc.Dir, History: rec.History()}
 	if tc.Hooks.Backend == nil && spec.EventHooks == nil {
 		spec.EventHooks = HookRunner(spec.Config, tc.Root, id, hookTrust(tc), warn)
-		if v, ok := tools.AsViewer(spec.Workspace); ok && spec.EventHooks != nil {
-			spec.EventHooks.View = v.View
+		if r := spec.EventHooks; r != nil {
+			if v, ok := tools.AsViewer(spec.Workspace); ok {
+				r.View = v.View
+			}
+			if spec.Config.Tools.Approval != config.ApprovalNever {
+				// Leaving the sandbox is asked as for any command.
+				r.AskNetwork = spec.AskNetwork
+			}
 		}
 	}
 	if r := spec.EventHooks; r != nil {

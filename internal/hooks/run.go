@@ -37,6 +37,10 @@ type Runner struct {
 	// hook writes then stays in the view: the buffers are the truth, and
 	// agentls the only writer of the user's tree.
 	View func(ctx context.Context) map[string][]byte
+	// AskNetwork asks the user whether a hook that failed for want of
+	// network may run again with it, as a command would be asked about;
+	// nil: never asked.
+	AskNetwork func(ctx context.Context, command string) (bool, error)
 	// Notice tells the user of a hook that failed without blocking; nil:
 	// logged only.
 	Notice func(msg string)
@@ -185,6 +189,18 @@ func (r *Runner) one(ctx context.Context, source string, h Handler, payload []by
 		return o
 	}
 	stderr, _ := os.ReadFile(errFile)
+	if offline := !spec.Sandbox.Network && spec.Sandbox.Mode != proc.ModeOff && res.ExitCode != 0 &&
+		proc.NetworkFailure(res.Output+"\n"+string(stderr)); offline && r.AskNetwork != nil {
+		// The hook failed for want of network: leaving the sandbox is asked
+		// as it is for a command.
+		if again, err := r.AskNetwork(ctx, h.Command); err == nil && again {
+			spec.Sandbox.Network = true
+			if res2, err := proc.Run(ctx, spec); err == nil {
+				res = res2
+				stderr, _ = os.ReadFile(errFile)
+			}
+		}
+	}
 	o.stdout, o.stderr = strings.TrimSpace(res.Output), strings.TrimSpace(string(stderr))
 	if len(o.stderr) > maxOutput {
 		o.stderr = o.stderr[:maxOutput]
