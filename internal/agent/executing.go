@@ -81,6 +81,7 @@ func (m *Machine) answered(summary string) []Action {
 func (m *Machine) stopChecked(c StopChecked) []Action {
 	m.checking = false
 	m.stopChecks++
+	m.sentBack = c.Continue
 	var acts []Action
 	if c.Note != "" {
 		acts = append(acts, Emit{Event{Kind: KindNotice, Step: m.steps, Text: c.Note}})
@@ -185,7 +186,7 @@ func (m *Machine) modelDone(r Response) []Action {
 	if len(calls) == 0 {
 		if m.limits.StopCheck {
 			m.checking = true
-			return append(acts, CheckStop{Answer: r.Content, Tries: m.stopChecks})
+			return append(acts, CheckStop{Answer: r.Content, Tries: m.stopChecks, Again: m.sentBack})
 		}
 		return append(acts, m.answered(r.Content)...)
 	}

@@ -194,6 +194,9 @@ type StartTimer struct {
 type CheckStop struct {
 	Answer string
 	Tries  int
+	// Again: the model is at work again because the last stop check sent
+	// it back (the hooks' stop_hook_active).
+	Again bool
 }
 
 // RunVerify asks for the verify gate; answer VerifyDone.

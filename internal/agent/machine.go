@@ -44,6 +44,7 @@ type Machine struct {
 	checking   bool   // a CheckStop is out: waiting for StopChecked
 	stopChecks int    // CheckStops answered
 	unmet      string // what the last stop check found not met
+	sentBack   bool   // the last stop check sent the model back to work
 
 	warned bool      // the model was told to wrap up
 	ending string    // "maxSteps" or "budget": the last, tool-less turn is under way

@@ -230,7 +230,7 @@ func (s stoppers) CheckStop(ctx context.Context, c agent.CheckStop) agent.StopCh
 type hookStop struct{ r *hooks.Runner }
 
 func (h hookStop) CheckStop(ctx context.Context, c agent.CheckStop) agent.StopChecked {
-	v := h.r.Stop(ctx, c.Tries > 0, c.Answer)
+	v := h.r.Stop(ctx, c.Again, c.Answer)
 	if !v.Continue {
 		return agent.StopChecked{}
 	}
