@@ -46,7 +46,7 @@ func exploreScript(t *testing.T) string {
 		}},
 		// Helper A is slow to answer its first turn, so helper B's
 		// requests come while A's is still streaming.
-		{"match": questionA, "usage": u, "delayMs": 300, "toolCalls": []map[string]any{{"id": "a1", "name": "read_file", "arguments": args(map[string]string{"path": "session.go"})}}},
+		{"match": questionA, "usage": u, "delayMs": 1500, "toolCalls": []map[string]any{{"id": "a1", "name": "read_file", "arguments": args(map[string]string{"path": "session.go"})}}},
 		{"match": questionA, "usage": u, "expect": map[string]string{"lastToolContains": "timeout := 30"}, "text": "The timeout is enforced in session.go:3 (expire)."},
 		{"match": questionB, "usage": u, "toolCalls": []map[string]any{{"id": "b1", "name": "grep", "arguments": args(map[string]string{"pattern": "Greet\\("})}}},
 		{"match": questionB, "usage": u, "expect": map[string]string{"lastToolContains": "main.go"}, "text": "Greet is called from main.go:5."},
@@ -112,6 +112,20 @@ func checkExploreRequests(t *testing.T, llm *fakellm.Server) {
 	if len(nested) != 4 || last.Model == "" {
 		t.Fatalf("turns served: %+v", reqs)
 	}
+	// The helpers ran at once: helper B's requests came while helper A's
+	// first answer was held back (1.5 s), before A's second request.
+	firstB, secondA := -1, -1
+	for i, r := range reqs {
+		switch {
+		case r.Turn == 3 && firstB < 0:
+			firstB = i
+		case r.Turn == 2:
+			secondA = i
+		}
+	}
+	if firstB < 0 || secondA < 0 || firstB > secondA {
+		t.Errorf("the helpers ran one after the other (turns in arrival order: %v)", turnsOf(reqs))
+	}
 	toolNames := func(r fakellm.ChatRequest) string {
 		b, _ := json.Marshal(r.Tools)
 		return string(b)
@@ -145,6 +159,14 @@ func checkExploreRequests(t *testing.T, llm *fakellm.Server) {
 	if strings.Contains(string(all), "timeout := 30") || strings.Contains(string(all), "func Greet") {
 		t.Errorf("the task's next request holds what the helpers read:\n%s", all)
 	}
+}
+
+func turnsOf(reqs []fakellm.RecordedRequest) []int {
+	var out []int
+	for _, r := range reqs {
+		out = append(out, r.Turn)
+	}
+	return out
 }
 
 func TestExploreTwiceInOneTurnHeadless(t *testing.T) {
