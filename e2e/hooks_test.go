@@ -328,3 +328,23 @@ func TestHookLeavingTheSandboxIsAsked(t *testing.T) {
 		t.Errorf("asked %q; want the trust question, then the network question about the hook", asked)
 	}
 }
+
+// Hooks from agentls's own settings (here the editor's) are the user's:
+// they run without a trust question.
+func TestHooksFromAgentlsSettings(t *testing.T) {
+	blockRm := `grep -q '"command":"rm ' && { echo 'rm is not allowed by your settings' >&2; exit 2; }; exit 0`
+	s := start(t, setup{workspace: "hello", files: map[string]string{"victim.txt": "x\n"},
+		settings: map[string]any{"hooks": map[string]any{"PreToolUse": hook("Bash", blockRm)}},
+		script: scriptOf(
+			turn{calls: [][2]any{{"run_command", map[string]any{"command": "rm -f victim.txt"}}}},
+			turn{text: "kept", expect: map[string]string{"lastToolContains": "rm is not allowed by your settings"}},
+		)})
+	asked := 0
+	s.OnShowMessageRequest = func(p *protocol.ShowMessageRequestParams) *protocol.MessageActionItem { asked++; return nil }
+	if r := s.run(t, map[string]any{"task": "clean"}); r.Status != "ok" {
+		t.Fatalf("%+v", r)
+	}
+	if asked != 0 || !fileExists(filepath.Join(s.Root, "victim.txt")) {
+		t.Errorf("asked %d questions; victim kept %v", asked, fileExists(filepath.Join(s.Root, "victim.txt")))
+	}
+}

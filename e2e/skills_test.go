@@ -108,3 +108,26 @@ func TestSkillsListedBesideProjectCommands(t *testing.T) {
 		t.Fatalf("stop reason %q", res.StopReason)
 	}
 }
+
+// The editor lists skills with the project commands (agentls.commands)
+// and runs one as "/name".
+func TestSkillsInTheEditor(t *testing.T) {
+	s := start(t, setup{workspace: "hello", script: scriptOf(turn{text: "Deployed.", expect: map[string]string{"lastUserContains": "read its instructions in .agents/skills/deploy/SKILL.md"}}),
+		files: map[string]string{".agents/skills/deploy/SKILL.md": deploySkill, ".agentls/commands/greet.md": "Say hello\n"}})
+	var list struct {
+		Commands []struct{ Name, Description, Path string }
+	}
+	if err := s.Command(s.ctx, "agentls.commands", map[string]any{}, &list); err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, c := range list.Commands {
+		got = append(got, c.Name+"="+c.Path)
+	}
+	if strings.Join(got, " ") != "greet=.agentls/commands/greet.md deploy=.agents/skills/deploy/SKILL.md" {
+		t.Errorf("agentls.commands: %v", got)
+	}
+	if r := s.run(t, map[string]any{"task": "/deploy to staging"}); r.Status != "ok" {
+		t.Fatalf("%+v", r)
+	}
+}
