@@ -44,6 +44,12 @@ func ParentOf(ctx context.Context) (Parent, bool) {
 	return p, ok
 }
 
+// WithParent is ctx for a tool call run in the task p describes, as the
+// driver gives it (a tool run on its own, a test).
+func WithParent(ctx context.Context, p Parent) context.Context {
+	return context.WithValue(ctx, parentKey{}, p)
+}
+
 // WithNested marks ctx as the context of a nested task's run: tool calls
 // of that run see Parent.Nested one deeper, so a sub-agent cannot start
 // sub-agents of its own.
