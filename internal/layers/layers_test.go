@@ -62,6 +62,10 @@ var allowed = map[string][]string{
 	// The evaluation harness: runs the agentls binary on tasks, through a
 	// recording proxy, against the endpoint or the scripted model.
 	"internal/eval": {"internal/assemble", "internal/config", "internal/llm/responses", "internal/proc", "internal/testkit/fakellm"},
+	// The reference pages' generator (make docs): reads the tables of the
+	// settings, the commands and the event kinds; nothing imports it.
+	"internal/docgen":     {"internal/agent", "internal/config", "internal/lsp"},
+	"internal/docgen/gen": {"internal/docgen"},
 	// Test doubles that speak the real protocols.
 	"internal/testkit/fakellm":   {"internal/textcut"},
 	"internal/testkit/fakeacp":   {},
