@@ -59,6 +59,9 @@ var allowed = map[string][]string{
 	"internal/lsp": {"internal/acpclient", "internal/agent", "internal/assemble", "internal/commands", "internal/config", "internal/driver",
 		"internal/edits", "internal/mcp", "internal/render", "internal/review", "internal/session", "internal/tools", "internal/verify", "internal/textcut", "internal/policy/approval", "internal/verify/gate",
 		"internal/worktree"},
+	// agentls doctor: a front end that only asks (the settings, the
+	// endpoint through the real backend, the sandbox's probes, trust).
+	"internal/doctor": {"internal/agent", "internal/assemble", "internal/config", "internal/policy", "internal/proc", "internal/session"},
 	// The evaluation harness: runs the agentls binary on tasks, through a
 	// recording proxy, against the endpoint or the scripted model.
 	"internal/eval": {"internal/assemble", "internal/config", "internal/llm/responses", "internal/proc", "internal/testkit/fakellm"},
