@@ -655,6 +655,40 @@ func unset(raw json.RawMessage) bool {
 	return false
 }
 
+// WorkspaceScopeKey holds, inside the agentls settings an editor sends,
+// the values set in the workspace's own scope (VS Code's workspace and
+// folder settings, which live in files the model can write). They rank
+// above the user's editor settings, as in the editor, but what widens
+// power applies only once the user trusts them, like .agentls.json.
+const WorkspaceScopeKey = "workspaceSettings"
+
+// SplitWorkspaceScope takes the workspace-scope settings out of an
+// agentls settings object: the user's settings without them, them, and
+// whether the object held the key at all. The language server and agentls
+// doctor read an editor's settings through it.
+func SplitWorkspaceScope(raw []byte) (user, ws []byte, sent bool) {
+	if len(raw) == 0 {
+		return raw, nil, false
+	}
+	var top map[string]json.RawMessage
+	if json.Unmarshal(raw, &top) != nil {
+		return raw, nil, false
+	}
+	v, ok := top[WorkspaceScopeKey]
+	if !ok {
+		return raw, nil, false
+	}
+	delete(top, WorkspaceScopeKey)
+	user, err := json.Marshal(top)
+	if err != nil {
+		return raw, nil, false
+	}
+	if string(v) == "null" || string(v) == "{}" {
+		v = nil
+	}
+	return user, v, true
+}
+
 // Load resolves the configuration for a workspace from editor settings (may
 // be nil), the workspace file, and the process environment.
 func Load(root string, settings []byte) (Config, []Problem) {

@@ -145,19 +145,28 @@ func Run(ctx context.Context, o Options) Report {
 	r.Checks = append(r.Checks, Check{Name: "binary", Status: OK, Summary: r.Binary + ": " + o.Version})
 
 	stateDir, stateErr := session.StateDirFrom(o.Getenv)
-	ws := assemble.ReadWorkspaceSettings(o.Root, trustStore(stateDir, stateErr))
-	ed, edProbs := config.FromJSON("editor settings", o.Settings)
-	cfg, origins, probs := config.ResolveWithOrigins(ed, ws.Source, config.FromEnv(o.Getenv))
-	probs = append(append(edProbs, ws.Problems...), probs...)
+	store := trustStore(stateDir, stateErr)
+	ws := assemble.ReadWorkspaceSettings(o.Root, store)
+	// As the language server layers them: the editor's workspace-scope
+	// settings (held back like .agentls.json), the user's, the file, the
+	// environment.
+	user, scoped, _ := config.SplitWorkspaceScope(o.Settings)
+	edWS := assemble.WorkspaceSettings{Source: config.Source{Name: "editor workspace settings"}}
+	if len(scoped) > 0 {
+		edWS = assemble.HoldBack("editor workspace settings", assemble.EditorWorkspaceFile(o.Root), scoped, store)
+	}
+	ed, edProbs := config.FromJSON("editor settings", user)
+	cfg, origins, probs := config.ResolveWithOrigins(edWS.Source, ed, ws.Source, config.FromEnv(o.Getenv))
+	probs = append(append(append(edWS.Problems, edProbs...), ws.Problems...), probs...)
 
 	r.Settings = settings(cfg, origins, o.Getenv)
 	r.Checks = append(r.Checks, settingsCheck(r.Settings, probs))
 	key := keyCheck(cfg, origins)
 	r.Checks = append(r.Checks, key)
-	trust := trustCheck(ws)
+	trust := trustCheck(ws, edWS)
 	r.Checks = append(r.Checks, trust)
 	var ep Check
-	r.Endpoint, ep = endpointCheck(ctx, cfg, key.Status == Fail, heldBackEndpoint(ws), o.Timeout)
+	r.Endpoint, ep = endpointCheck(ctx, cfg, key.Status == Fail, heldBackEndpoint(ws) || heldBackEndpoint(edWS), o.Timeout)
 	r.Checks = append(r.Checks, ep)
 	var sb Check
 	r.Sandbox, sb = sandboxCheck(ctx, cfg)
@@ -291,7 +300,21 @@ func heldBackEndpoint(ws assemble.WorkspaceSettings) bool {
 	return assemble.HeldBack(ws.Untrusted) != nil
 }
 
-func trustCheck(ws assemble.WorkspaceSettings) Check {
+func trustCheck(ws, edWS assemble.WorkspaceSettings) Check {
+	c := trustFile(ws)
+	if len(edWS.Untrusted) > 0 {
+		switch {
+		case heldBackEndpoint(edWS):
+			c.Status = Fail
+		case c.Status == OK:
+			c.Status = Warn
+		}
+		c.Details = append(c.Details, "the editor's workspace settings: "+strings.Join(edWS.Untrusted, ", ")+" held back until you trust them (the editor asks before the next task)")
+	}
+	return c
+}
+
+func trustFile(ws assemble.WorkspaceSettings) Check {
 	c := Check{Name: "trust", Status: OK}
 	switch {
 	case ws.Content == nil && len(ws.Problems) == 0:
