@@ -246,10 +246,16 @@ func (a *Agent) loadStored(cwd string, servers []sdk.McpServer, id string) (*acp
 		}
 		return nil, sdk.NewInternalError(map[string]any{"error": err.Error()})
 	}
-	// The session goes on as it was: its title, and the model its last
-	// task used when the endpoint still serves it.
+	// The session goes on as it was: its title, the model its last task
+	// used when the endpoint still serves it, and its running cost.
 	if n := len(stored.Tasks); n > 0 {
 		s.mu.Lock()
+		s.cost = 0
+		for _, t := range stored.Tasks {
+			if t.Result != nil {
+				s.cost += t.Result.Cost
+			}
+		}
 		s.title = sessionTitle(strings.TrimSpace(stored.Tasks[0].Prompt))
 		if m := stored.Tasks[n-1].Model; m != "" && slices.Contains(s.modelList, m) {
 			s.model = m
