@@ -36,7 +36,25 @@ func showWorktreeChange(stdout io.Writer, ren renderer, w *worktree.Tree, change
 	for _, n := range notes {
 		ren.warn("worktree: " + n)
 	}
-	ren.note(fmt.Sprintf("the change waits in the worktree %s (branch %s): agentls worktrees merge %s, or agentls worktrees discard %s", w.Dir(), w.Branch, w.ID, w.ID))
+	if len(changes) > 0 {
+		ren.note(fmt.Sprintf("the change waits in the worktree %s (branch %s): agentls worktrees merge %s, or agentls worktrees discard %s", w.Dir(), w.Branch, w.ID, w.ID))
+	}
+}
+
+// worktreeOutcome is what became of an isolated task's change, for its end
+// line: it waits in the worktree, with its size and the command that
+// merges it; or the task changed nothing there.
+func worktreeOutcome(w *worktree.Tree, changes []worktree.Change) string {
+	if len(changes) == 0 {
+		return "no change in worktree " + w.ID
+	}
+	add, del := 0, 0
+	for _, c := range changes {
+		a, d := diffStat(edits.Unified("a", "b", c.Base, c.Proposed, 0))
+		add, del = add+a, del+d
+	}
+	return fmt.Sprintf("the change waits in worktree %s: %d file%s, +%d -%d lines; merge it with: agentls worktrees merge %s",
+		w.ID, len(changes), plural(len(changes)), add, del, w.ID)
 }
 
 const worktreesUsage = `usage:
@@ -119,7 +137,11 @@ func Worktrees(args []string, stdout, stderr io.Writer) int {
 			fmt.Fprintln(stderr, "agentls worktrees:", err)
 			return exitFailed
 		}
-		fmt.Fprintf(stdout, "discarded %s (worktree and branch %s)\n", w.ID, w.Branch)
+		if w.Branch == "" {
+			fmt.Fprintf(stdout, "discarded %s (its branch went with the merge)\n", w.ID)
+		} else {
+			fmt.Fprintf(stdout, "discarded %s (worktree and branch %s)\n", w.ID, w.Branch)
+		}
 		return exitOK
 	case "merge":
 		w := find()
@@ -189,7 +211,7 @@ func mergeWorktree(ctx context.Context, root string, w *worktree.Tree, stdout, s
 	if conflicts > 0 {
 		return exitFailed
 	}
-	if err := w.Merged(); err != nil {
+	if err := w.Merged(ctx); err != nil {
 		fmt.Fprintln(stderr, "agentls worktrees:", err)
 	}
 	return exitOK
