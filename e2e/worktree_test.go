@@ -573,7 +573,7 @@ func TestACPWorktreeTask(t *testing.T) {
 		t.Errorf("the worktree's a.txt: %q", b)
 	}
 	_, _, text := toolCalls(r.client.snapshot())
-	if !strings.Contains(text, "agentls worktrees merge") {
+	if !strings.Contains(text, "/merge ") || !strings.Contains(text, "/discard ") {
 		t.Errorf("the client was not told where the change waits: %q", text)
 	}
 }

@@ -19,6 +19,7 @@ import (
 	"github.com/agentls/agentls/internal/policy/approval"
 	"github.com/agentls/agentls/internal/session"
 	"github.com/agentls/agentls/internal/verify/gate"
+	"github.com/agentls/agentls/internal/worktree"
 )
 
 // Prompt implements sdk.Agent: one agentls task, streamed as
@@ -126,6 +127,7 @@ func (a *Agent) Prompt(ctx context.Context, p sdk.PromptRequest) (_ sdk.PromptRe
 		},
 		Prompt:    text,
 		Images:    images,
+		Worktree:  sessionWorktree(cfg, s.root, s.id),
 		Untrusted: assemble.ReadWorkspaceSettings(s.root, trustStore()).Untrusted,
 		Store:     s.store,
 		Session:   s.id,
@@ -134,6 +136,9 @@ func (a *Agent) Prompt(ctx context.Context, p sdk.PromptRequest) (_ sdk.PromptRe
 			g.OnStart = out.verifyStarted
 		},
 		Hooks: assemble.Hooks{
+			Proposal: func(ctx context.Context, w *worktree.Tree, changes []worktree.Change, notes []string, err error) {
+				a.proposeWorktree(ctx, s, out, ws, w, changes, notes, err)
+			},
 			Ended: func(_ context.Context, res agent.Result) (agent.Result, []session.Change) { return res, ws.changes() },
 		},
 	})

@@ -5,12 +5,11 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"strings"
 	"text/tabwriter"
 
+	"github.com/agentls/agentls/internal/assemble"
 	"github.com/agentls/agentls/internal/edits"
 	"github.com/agentls/agentls/internal/render"
-	"github.com/agentls/agentls/internal/review"
 	"github.com/agentls/agentls/internal/session"
 	"github.com/agentls/agentls/internal/tools"
 	"github.com/agentls/agentls/internal/worktree"
@@ -175,35 +174,16 @@ func mergeWorktree(ctx context.Context, root string, w *worktree.Tree, stdout, s
 		fmt.Fprintln(stderr, "agentls worktrees:", err)
 		return exitFailed
 	}
-	merged, conflicts := 0, 0
-	for _, c := range changes {
-		if c.Deleted {
-			notes = append(notes, c.Rel+" was deleted in the worktree; delete it yourself if you agree")
-			continue
-		}
-		f := review.File{Rel: c.Rel, ReviewBase: c.Base, ReviewExisted: c.Existed, Proposed: c.Proposed, Proposing: true}
-		var left []review.Hunk
-		var cur string
-		err := disk.Edit(ctx, c.Rel, func(old []byte, exists bool) ([]byte, error) {
-			cur = string(old)
-			a, ok, cs := review.PlanMerge(f, cur, exists)
-			left = cs
-			if !ok {
-				return old, nil
-			}
-			merged += len(a.Accepted)
-			return []byte(a.Next), nil
-		})
-		if err != nil {
-			fmt.Fprintf(stderr, "agentls worktrees: %s: %v\n", c.Rel, err)
-			return exitFailed
-		}
-		for _, h := range left {
-			conflicts++
-			line := strings.Count(cur[:min(h.Cur.Start, len(cur))], "\n") + 1
-			fmt.Fprintf(stdout, "conflict: %s:%d: you changed this region since the task started; its change there was left out: %s\n", c.Rel, line, review.Describe(h.Change, c.Base))
-		}
+	rep, err := assemble.MergeWorktree(ctx, changes, disk.Edit)
+	if err != nil {
+		fmt.Fprintln(stderr, "agentls worktrees:", err)
+		return exitFailed
 	}
+	merged, conflicts := rep.Merged, len(rep.Conflicts)
+	for _, c := range rep.Conflicts {
+		fmt.Fprintf(stdout, "conflict: %s:%d: you changed this region since the task started; its change there was left out: %s\n", c.Rel, c.Line, c.What)
+	}
+	notes = append(notes, rep.Notes...)
 	for _, n := range notes {
 		fmt.Fprintln(stderr, "agentls worktrees:", n)
 	}

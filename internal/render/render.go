@@ -450,3 +450,11 @@ func mdLocated(l string) string {
 	}
 	return l
 }
+
+// Plural is "s" unless n is 1: "%d file%s".
+func Plural(n int) string {
+	if n == 1 {
+		return ""
+	}
+	return "s"
+}
