@@ -275,6 +275,9 @@ func TestVerifyBaselineKnowsTheUsersUnfinishedLine(t *testing.T) {
 	if !strings.Contains(summary, "there before this task") || !strings.Contains(summary, "greet.go:11") {
 		t.Errorf("verify summary %q does not say the failure at greet.go:11 was there before", summary)
 	}
+	if d, _ := s.diagsFor(s.URI("greet.go")); len(d) != 1 || !strings.HasSuffix(string(d[0].Message.(protocol.String)), "(there before this task)") || d[0].Severity != protocol.DiagnosticSeverityInformation {
+		t.Errorf("the editor's diagnostics for the user's line: %+v, want one, labelled, as information", d)
+	}
 	if n := len(s.LLM.Requests()); n != 3 {
 		t.Errorf("%d model requests: the pre-existing failure sent the model back", n)
 	}
