@@ -190,7 +190,7 @@ func newUUID() string {
 	return h[:8] + "-" + h[8:12] + "-" + h[12:16] + "-" + h[16:20] + "-" + h[20:]
 }
 
-// stopReason maps an agentls result to ACP's stop reasons (README, "Stop
+// stopReason maps an agentls result to ACP's stop reasons (docs/acp.md, "Stop
 // reasons"). An end no stop reason describes, and the model's backend
 // failing, is a JSON-RPC error the client shows.
 func stopReason(res agent.Result) (sdk.StopReason, error) {

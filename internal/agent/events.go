@@ -1,6 +1,6 @@
 package agent
 
-// State is a state of the agent machine (README.md, "How it is built").
+// State is a state of the agent machine (docs/architecture.md, "The agent core").
 type State string
 
 const (

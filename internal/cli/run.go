@@ -32,7 +32,7 @@ import (
 	"github.com/agentls/agentls/internal/worktree"
 )
 
-// Exit codes of `agentls run` (README.md, "Headless").
+// Exit codes of `agentls run` (docs/headless.md).
 const (
 	exitOK        = 0
 	exitFailed    = 1
