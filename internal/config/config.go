@@ -393,7 +393,7 @@ var fields = []field{
 		doc:  "The project's checks, run in the sandbox after a task changed files; their failures go back to the model and become diagnostics."},
 	{key: "verify.enabled",
 		kind: boolean(func(c *Config) *bool { return &c.Verify.Enabled }),
-		doc:  "Run the checks at all."},
+		doc:  "Run the checks at all. When the checks fail, they run once more on the changed files as the task found them (the user's unsaved text included): a finding that was there before, on the same line as the task's change maps it, is labelled \"there before this task\", shown apart to the model and in the summary, and neither fails the task nor sends the model back; one in a file the task created, on a line it changed, or in a file a command wrote always counts."},
 	{key: "verify.timeoutSeconds",
 		kind: intIn(1, 24*3600, func(c *Config) *int { return &c.Verify.TimeoutSeconds }),
 		doc:  "How long the checks may run."},
