@@ -11,6 +11,7 @@
 package doctor
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -217,9 +218,44 @@ func settings(cfg config.Config, origins map[string]string, getenv func(string) 
 				v = "(set)"
 			}
 		}
-		out = append(out, Setting{Key: d.Key, Value: v, Source: src})
+		out = append(out, Setting{Key: d.Key, Value: hideEnv(v), Source: src})
 	}
 	return out
+}
+
+// hideEnv shows a setting's value with the values of every "env" object
+// in it (mcpServers' and agent.backend's: the tokens and keys given to the
+// programs they start) replaced by "(set)".
+func hideEnv(v any) any {
+	b, err := json.Marshal(v)
+	if err != nil || !bytes.Contains(b, []byte(`"env"`)) {
+		return v
+	}
+	var x any
+	if json.Unmarshal(b, &x) != nil {
+		return "(not shown)"
+	}
+	var walk func(any) any
+	walk = func(x any) any {
+		switch t := x.(type) {
+		case map[string]any:
+			for k, sub := range t {
+				if env, ok := sub.(map[string]any); ok && k == "env" {
+					for name := range env {
+						env[name] = "(set)"
+					}
+					continue
+				}
+				t[k] = walk(sub)
+			}
+		case []any:
+			for i := range t {
+				t[i] = walk(t[i])
+			}
+		}
+		return x
+	}
+	return walk(x)
 }
 
 func settingsCheck(ss []Setting, probs []config.Problem) Check {
