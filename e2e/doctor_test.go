@@ -275,3 +275,17 @@ func TestDoctorHeldBackEndpoint(t *testing.T) {
 		t.Fatalf("the doctor sent %d requests", n)
 	}
 }
+
+// A model that refuses requests carrying tools (as Ollama answers for a
+// model without tool support) fails the endpoint check with the server's
+// reason: every task's requests carry tools.
+func TestDoctorModelRefusingTools(t *testing.T) {
+	refuse := `{"error": {"status": 400, "message": "registry.ollama.ai/library/gemma:2b does not support tools"}}`
+	_, base := startModel(t, `{"turns": [`+refuse+`, `+refuse+`], "models": ["gemma:2b"]}`)
+	env := doctorEnv(t, "AGENTLS_BASE_URL="+base, "AGENTLS_MODEL=gemma:2b")
+	code, text, r := runDoctor(t, copyWorkspace(t, "hello"), env)
+	st, msg := r.check(t, "endpoint")
+	if code != 1 || st != "fail" || r.Endpoint.ToolCalls || !r.Endpoint.ModelListed || !strings.Contains(msg, "does not support tools") {
+		t.Fatalf("exit %d, endpoint %s: %s\n%s", code, st, msg, text)
+	}
+}
