@@ -40,7 +40,7 @@ var allowed = map[string][]string{
 	// The verify gate (checks → the machine's report) and the approval
 	// policy (rules, answers, tools.approval, the sandbox): below assemble,
 	// which builds them from the settings.
-	"internal/verify/gate":     {"internal/agent", "internal/proc", "internal/textcut", "internal/verify"},
+	"internal/verify/gate":     {"internal/edits", "internal/agent", "internal/proc", "internal/textcut", "internal/verify"},
 	"internal/policy/approval": {"internal/config", "internal/policy", "internal/proc", "internal/tools"},
 	// The one assembly path.
 	"internal/assemble": {"internal/agent", "internal/config", "internal/driver", "internal/llm/chat", "internal/llm/responses",
