@@ -213,7 +213,7 @@ func Run(ctx context.Context, tc TaskConfig) (res agent.Result, err error) {
 	if tc.Hooks.Backend == nil && spec.EventHooks == nil {
 		spec.EventHooks = HookRunner(spec.Config, tc.Root, id, hookTrust(tc), warn)
 		if r := spec.EventHooks; r != nil {
-			if v, ok := tools.AsViewer(spec.Workspace); ok {
+			if v, ok := tools.As[tools.Viewer](spec.Workspace); ok {
 				r.View = v.View
 			}
 			if spec.Config.Tools.Approval != config.ApprovalNever {

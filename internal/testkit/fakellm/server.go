@@ -201,12 +201,16 @@ func (s *Server) take(rec RecordedRequest) (int, Turn) {
 	s.mu.Lock()
 	idx := -1
 	var t Turn
-	for i, turn := range s.script.Turns {
-		if !s.served[i] && rec.Body.matches(turn.Match) {
-			idx, t = i, turn
-			s.served[i] = true
-			s.left--
-			break
+	if i, a, ok := s.aside(rec.Body); ok {
+		idx, t = i, a
+	} else {
+		for i, turn := range s.script.Turns {
+			if !s.served[i] && rec.Body.matches(turn.Match) {
+				idx, t = i, turn
+				s.served[i] = true
+				s.left--
+				break
+			}
 		}
 	}
 	rec.Turn = idx
@@ -222,6 +226,19 @@ func (s *Server) take(rec RecordedRequest) (int, Turn) {
 		}
 	}
 	return idx, t
+}
+
+// asideBase numbers the asides' answers apart from the turns'.
+const asideBase = 1000
+
+// aside is the first aside whose Expect the request matches.
+func (s *Server) aside(req ChatRequest) (int, Turn, bool) {
+	for i, a := range s.script.Asides {
+		if req.expectMismatch(asideBase+i, a.Expect) == "" {
+			return asideBase + i, a, true
+		}
+	}
+	return 0, Turn{}, false
 }
 
 // begin takes the next turn for a request, records it, and plays the
