@@ -151,6 +151,7 @@ func Driver(ctx context.Context, s Spec) *driver.Driver {
 		Tools:       toolset,
 		Planner:     planner,
 		Root:        s.Root,
+		Secret:      planner.Secret,
 		Verifier:    s.Verifier,
 		Limits:      lim,
 		ToolTimeout: time.Duration(cfg.Agent.ToolTimeoutSeconds) * time.Second,

@@ -16,7 +16,7 @@ const module = "github.com/agentls/agentls/"
 var allowed = map[string][]string{
 	// The core: pure vocabulary and machine, then the driver.
 	"internal/agent":  {"internal/textcut"},
-	"internal/driver": {"internal/agent", "internal/textcut"},
+	"internal/driver": {"internal/agent", "internal/textcut", "internal/wsread"},
 	// Leaves.
 	"internal/config":        {"internal/policy"}, // the default secret files
 	"internal/edits":         {},
@@ -24,7 +24,8 @@ var allowed = map[string][]string{
 	"internal/policy":        {},
 	"internal/textcut":       {},
 	"internal/proc":          {"internal/policy", "internal/textcut"}, // the secret files: policy.Secrets
-	"internal/commands":      {"internal/textcut"},                    // a project's own prompts
+	"internal/commands":      {"internal/textcut", "internal/wsread"}, // a project's own prompts
+	"internal/wsread":        {"internal/policy"},                     // the one reader of workspace text for the model
 	"internal/layers":        {},
 	"internal/llm/llmhttp":   {"internal/textcut"},
 	"internal/llm/chat":      {"internal/agent", "internal/llm/llmhttp"},
@@ -48,7 +49,7 @@ var allowed = map[string][]string{
 		"internal/worktree"},
 	// Front ends: the assembly path and the core, never each other.
 	"internal/acp": {"internal/agent", "internal/assemble", "internal/commands", "internal/config", "internal/driver", "internal/logging",
-		"internal/mcp", "internal/policy", "internal/proc", "internal/render", "internal/review", "internal/session", "internal/textcut", "internal/tools", "internal/policy/approval", "internal/verify/gate"},
+		"internal/mcp", "internal/policy", "internal/proc", "internal/render", "internal/review", "internal/session", "internal/textcut", "internal/tools", "internal/policy/approval", "internal/verify/gate", "internal/wsread"},
 	// The bridge's ACP client, the LSP front end's backend for an external
 	// agent: apart from the ACP agent, so that lsp does not link it.
 	"internal/acpclient": {"internal/agent", "internal/assemble", "internal/config", "internal/driver", "internal/policy",

@@ -204,7 +204,7 @@ func (s *Server) startRun(name string, a runArgs, mustExist bool) (any, error) {
 		// Its change comes back as a proposal, whatever agent.review says.
 		review = true
 	}
-	a.Task = expandProjectCommand(s.rootDir(), a.Task)
+	a.Task = expandProjectCommand(s.rootDir(), a.Task, s.config().Tools.SecretFiles)
 	t := &runningTask{prompt: a.Task, session: a.Session, review: review, editor: editor, mustExist: mustExist, model: a.Model, dir: s.uriDir(a.URI),
 		isolation: iso, continueIn: a.continueIn}
 	s.tasks.start(t, s.runAgent)
