@@ -204,7 +204,7 @@ type scoped struct {
 	// defaults): sub/AGENTS.md -> ../.env is never shown.
 	secret func(rel string) bool
 	mu     sync.Mutex
-	seen map[string]bool // directories already looked at
+	seen   map[string]bool // directories already looked at
 }
 
 // maxScopedDepth bounds how many directories up from a path are looked at.
