@@ -73,3 +73,61 @@ func TestReadFileOfAHugeSparseFile(t *testing.T) {
 		t.Fatal("edit_file of 1 TiB went through")
 	}
 }
+
+// A protected name that is a symlink protects its target: with
+// .husky -> tools/husky, write_file tools/husky/pre-commit is a protected
+// write (refused with nobody to ask, asked otherwise), at any depth, and
+// so is every other write tool's; .vscode -> editor/vscode and
+// .agentls.json -> cfg/a.json the same, and a link inside a protected
+// directory (.git/hooks -> ../scripts/hooks). Before, only the names were
+// checked and these writes went through unasked.
+func TestProtectedLinkTargetsAreProtected(t *testing.T) {
+	ws := newDisk(t, map[string]string{
+		"tools/husky/pre-commit": "#!/bin/sh\n", "editor/vscode/settings.json": "{}", "cfg/a.json": "{}",
+		"scripts/hooks/pre-push": "#!/bin/sh\n", ".git/HEAD": "ref: refs/heads/main\n", "src/ok.txt": "x",
+		"deep/er/keep.txt": "x", "lib/x/y.txt": "y",
+	})
+	root := ws.Root()
+	for link, target := range map[string]string{
+		".husky": "tools/husky", ".vscode": "editor/vscode", ".agentls.json": "cfg/a.json",
+		".git/hooks": "../scripts/hooks", "deep/er/.husky": "../../lib",
+	} {
+		if err := os.Symlink(target, filepath.Join(root, link)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var asked []string
+	ask := func(_ context.Context, rel, why string) (bool, error) {
+		asked = append(asked, rel+": "+why)
+		return false, nil
+	}
+	for _, p := range []string{"tools/husky/pre-commit", "tools/husky/post-commit", "editor/vscode/tasks.json", "cfg/a.json",
+		"scripts/hooks/pre-push", "lib/x/y.txt"} {
+		for _, tool := range []string{"write_file", "delete_file"} {
+			args := map[string]string{"path": p}
+			if tool == "write_file" {
+				args["content"] = "evil"
+			}
+			if _, err := call(t, toolNamed(t, ws, Options{}, tool), args); err == nil {
+				t.Errorf("%s %s went through unasked", tool, p)
+			}
+		}
+		asked = nil
+		if _, err := call(t, toolNamed(t, ws, Options{ConfirmWrite: ask}, "write_file"), map[string]string{"path": p, "content": "evil"}); err == nil || len(asked) != 1 {
+			t.Errorf("write_file %s: %v, asked %q", p, err, asked)
+		}
+	}
+	if _, err := call(t, toolNamed(t, ws, Options{}, "move_file"), map[string]string{"from": "src/ok.txt", "to": "tools/husky/post-merge"}); err == nil {
+		t.Error("move_file into the hooks' target went through unasked")
+	}
+	if _, err := call(t, toolNamed(t, ws, Options{EditTool: "apply_patch"}, "apply_patch"), map[string]string{"input": "*** Begin Patch\n*** Add File: tools/husky/pre-rebase\n+evil\n*** End Patch"}); err == nil {
+		t.Error("apply_patch into the hooks' target went through unasked")
+	}
+	if b, _ := os.ReadFile(filepath.Join(root, "tools/husky/pre-commit")); string(b) != "#!/bin/sh\n" {
+		t.Errorf("the hook changed: %q", b)
+	}
+	// An ordinary file stays writable without a question.
+	if _, err := call(t, toolNamed(t, ws, Options{}, "write_file"), map[string]string{"path": "src/ok.txt", "content": "fine"}); err != nil {
+		t.Errorf("an ordinary write: %v", err)
+	}
+}

@@ -1,0 +1,115 @@
+package tools
+
+import (
+	"errors"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"strings"
+
+	"github.com/agentls/agentls/internal/policy"
+)
+
+// A protected name that is a symlink protects its target too: with
+// `.husky -> tools/husky` and git's core.hooksPath .husky, a write to
+// tools/husky/pre-commit changes the hook the user's next commit runs as
+// surely as a write to .husky/pre-commit. So does a link inside a
+// protected directory (.git/hooks -> ../scripts/hooks). ProtectedWrite
+// finds such links at the moment of the write by walking the workspace:
+// a write is rare next to a read, and any cache would be a window for a
+// link made meanwhile (by a command, or the user).
+
+// ProtectedWrite reports whether writing the file rel (workspace-relative,
+// '/'-separated, the real path after links) of the workspace root needs
+// the user's explicit approval, and why: rel or lexical (the path as the
+// model spelled it, "" if the same) is protected by name
+// (policy.Protected), or rel lies at or below the target of a symlink
+// whose name is protected, at any depth.
+func ProtectedWrite(root, rel, lexical string) (bool, string) {
+	if ok, why := policy.Protected(rel); ok {
+		return true, why
+	}
+	if lexical != "" && lexical != rel {
+		if ok, why := policy.Protected(lexical); ok {
+			return true, why
+		}
+	}
+	for _, a := range protectedLinks(root) {
+		if a.target == "." || rel == a.target || strings.HasPrefix(rel, a.target+"/") {
+			_, why := policy.Protected(a.link)
+			return true, rel + " lies where the symlink " + a.link + " leads, and " + why
+		}
+	}
+	return false, ""
+}
+
+// protectedLink is a symlink with a protected name (or in a protected
+// directory) and where it leads, both relative to the real root.
+type protectedLink struct{ link, target string }
+
+// protectedLinks walks root for symlinks that policy.Protected names and
+// returns those whose target lies in the workspace. It does not descend
+// into git's object store (no link there runs anything) or follow links.
+// A link whose target cannot be resolved (dangling, a loop) protects the
+// path it names as far as it resolves.
+func protectedLinks(root string) []protectedLink {
+	realRoot, err := realRootOf(filepath.Clean(root))
+	if err != nil {
+		return nil
+	}
+	var out []protectedLink
+	_ = filepath.WalkDir(realRoot, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			if d != nil && d.IsDir() && p != realRoot {
+				return fs.SkipDir
+			}
+			return nil
+		}
+		rel, ok := within(realRoot, p)
+		if !ok || rel == "." {
+			return nil
+		}
+		rel = filepath.ToSlash(rel)
+		if d.IsDir() {
+			if d.Name() == "objects" && inGitDir(path.Dir(rel)) {
+				return fs.SkipDir
+			}
+			return nil
+		}
+		if d.Type()&fs.ModeSymlink == 0 {
+			return nil
+		}
+		if ok, _ := policy.Protected(rel); !ok {
+			return nil
+		}
+		if t, ok := linkTarget(realRoot, rel); ok {
+			out = append(out, protectedLink{link: rel, target: t})
+		}
+		return nil
+	})
+	return out
+}
+
+// linkTarget resolves the link rel below realRoot, following every link
+// on the way (realPath); ok is false when it leads out of the workspace
+// (nothing of the workspace to protect then).
+func linkTarget(realRoot, rel string) (string, bool) {
+	real, err := realPath(realRoot, filepath.FromSlash(rel))
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return "", false
+	}
+	if err != nil {
+		// A dangling link: protect where it would create a file.
+		target, rerr := os.Readlink(filepath.Join(realRoot, filepath.FromSlash(rel)))
+		if rerr != nil || filepath.IsAbs(target) {
+			return "", false
+		}
+		real = filepath.Join(realRoot, filepath.Dir(filepath.FromSlash(rel)), target)
+	}
+	t, ok := within(realRoot, real)
+	if !ok {
+		return "", false
+	}
+	return filepath.ToSlash(t), true
+}
