@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"os"
 	"strings"
 	"text/tabwriter"
 
@@ -153,11 +154,36 @@ func mergeWorktree(ctx context.Context, root string, w *worktree.Tree, stdout, s
 		fmt.Fprintln(stderr, "agentls worktrees:", err)
 		return exitFailed
 	}
-	merged, conflicts := 0, 0
+	// A file that configures a program (a protected name at any depth,
+	// .gitattributes, or where a protected symlink leads) is asked about
+	// as any write to it is: at a terminal, with a question; without one,
+	// it is left out and the merge does not end ok.
+	var confirm func(ctx context.Context, question string) (bool, error)
+	if isTerminal(os.Stdin) && isTerminal(stderr) {
+		var once *lines
+		confirm = terminalYesNo(func() *lines {
+			if once == nil {
+				once = newLines(os.Stdin)
+			}
+			return once
+		}, stderr, nil)
+	}
+	merged, conflicts, leftOut := 0, 0, 0
 	for _, c := range changes {
 		if c.Deleted {
 			notes = append(notes, c.Rel+" was deleted in the worktree; delete it yourself if you agree")
 			continue
+		}
+		if protected, why := tools.ProtectedWrite(root, c.Rel, ""); protected {
+			ok := false
+			if confirm != nil {
+				ok, _ = confirm(ctx, fmt.Sprintf("the merge wants to change %s, which %s. Allow this change?", c.Rel, why))
+			}
+			if !ok {
+				leftOut++
+				fmt.Fprintf(stdout, "left out: %s: %s; only you change it (see it in %s)\n", c.Rel, why, w.Dir())
+				continue
+			}
 		}
 		f := review.File{Rel: c.Rel, ReviewBase: c.Base, ReviewExisted: c.Existed, Proposed: c.Proposed, Proposing: true}
 		var left []review.Hunk
@@ -186,7 +212,7 @@ func mergeWorktree(ctx context.Context, root string, w *worktree.Tree, stdout, s
 		fmt.Fprintln(stderr, "agentls worktrees:", n)
 	}
 	fmt.Fprintf(stdout, "merged %d hunk%s of %s; %d conflict%s\n", merged, plural(merged), w.ID, conflicts, plural(conflicts))
-	if conflicts > 0 {
+	if conflicts > 0 || leftOut > 0 {
 		return exitFailed
 	}
 	if err := w.Merged(); err != nil {

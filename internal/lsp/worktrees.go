@@ -15,6 +15,7 @@ import (
 	"github.com/agentls/agentls/internal/agent"
 	"github.com/agentls/agentls/internal/assemble"
 	"github.com/agentls/agentls/internal/session"
+	"github.com/agentls/agentls/internal/tools"
 	"github.com/agentls/agentls/internal/worktree"
 )
 
@@ -248,6 +249,9 @@ type mergeResult struct {
 	Merged    int             `json:"merged"`
 	Conflicts []mergeConflict `json:"conflicts"`
 	Applied   bool            `json:"applied"`
+	// LeftOut are protected files the user did not allow the merge to
+	// change (or could not be asked about); they stay proposed.
+	LeftOut []string `json:"leftOut"`
 }
 
 // cmdWorktreeMerge merges a worktree task's change into the user's files:
@@ -259,17 +263,38 @@ func (s *Server) cmdWorktreeMerge(ctx context.Context, a worktreeArgs) (any, err
 	if err != nil {
 		return nil, err
 	}
-	res := mergeResult{ID: a.ID, TaskID: t.id, Conflicts: []mergeConflict{}}
-	if len(t.changes.Pending()) == 0 {
+	res := mergeResult{ID: a.ID, TaskID: t.id, Conflicts: []mergeConflict{}, LeftOut: []string{}}
+	pending := t.changes.Pending()
+	if len(pending) == 0 {
 		return res, nil
 	}
-	out, err := s.acceptHunks(ctx, t, "", "", &res.Conflicts)
-	if err != nil {
-		return nil, err
+	// A file that configures a program (a protected name at any depth,
+	// .gitattributes, or where a protected symlink leads) is asked about
+	// as any write to it is; one the user does not allow stays proposed.
+	var only []string
+	for _, fc := range pending {
+		if ok, why := tools.ProtectedWrite(s.rootDir(), fc.Rel, ""); ok {
+			if yes, err := s.confirmWrite(ctx, fc.Rel, why); err != nil || !yes {
+				res.LeftOut = append(res.LeftOut, fc.Rel)
+				continue
+			}
+		}
+		only = append(only, s.fileURI(fc.Rel))
 	}
-	if m, ok := out.(map[string]any); ok {
-		res.Applied, _ = m["applied"].(bool)
-		res.Merged, _ = m["accepted"].(int)
+	if len(res.LeftOut) == 0 {
+		only = []string{""} // every file, in one applyEdit
+	}
+	for _, uri := range only {
+		out, err := s.acceptHunks(ctx, t, uri, "", &res.Conflicts)
+		if err != nil {
+			return nil, err
+		}
+		if m, ok := out.(map[string]any); ok {
+			applied, _ := m["applied"].(bool)
+			n, _ := m["accepted"].(int)
+			res.Applied = res.Applied || applied
+			res.Merged += n
+		}
 	}
 	if len(t.changes.Pending()) == 0 && res.Applied {
 		if w := t.tree(); w != nil {
