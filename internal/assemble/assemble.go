@@ -184,7 +184,7 @@ func ActorDriver(s Spec, model driver.Actor) *driver.Driver {
 		name = acp.Command
 	}
 	d := &driver.Driver{
-		LLM:         model,
+		LLM:         ScrubbedActor(model, Scrubber(s.Config)),
 		Model:       name,
 		Root:        s.Root,
 		Verifier:    s.Verifier,

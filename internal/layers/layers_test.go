@@ -59,7 +59,7 @@ var allowed = map[string][]string{
 		"internal/worktree"},
 	"internal/lsp": {"internal/acpclient", "internal/agent", "internal/assemble", "internal/commands", "internal/config", "internal/driver",
 		"internal/edits", "internal/mcp", "internal/render", "internal/review", "internal/session", "internal/tools", "internal/verify", "internal/textcut", "internal/policy/approval", "internal/verify/gate",
-		"internal/worktree"},
+		"internal/worktree", "internal/wsread"},
 	// The evaluation harness: runs the agentls binary on tasks, through a
 	// recording proxy, against the endpoint or the scripted model.
 	"internal/eval": {"internal/assemble", "internal/config", "internal/llm/responses", "internal/proc", "internal/testkit/fakellm"},

@@ -19,6 +19,7 @@ import (
 	"github.com/agentls/agentls/internal/edits"
 	"github.com/agentls/agentls/internal/textcut"
 	"github.com/agentls/agentls/internal/tools"
+	"github.com/agentls/agentls/internal/wsread"
 	"github.com/agentls/agentls/internal/worktree"
 )
 
@@ -233,11 +234,14 @@ func (s *Server) editorContext(u string, r *protocol.Range) (string, error) {
 	rel = filepath.ToSlash(rel)
 	text := d.text
 	if !open {
-		b, _, err := tools.ReadRegularFile(path) // a named pipe must not block the request
-		if err != nil {
+		// The one reader of workspace text for the model: a named pipe
+		// must not block the request, and a secret file (or a link to
+		// one) is not read.
+		f, err := wsread.New(root, s.config().Tools.SecretFiles).Read(rel, tools.MaxFileSize)
+		if err != nil || f.More {
 			return fmt.Sprintf("The user's current file is %s.", rel), nil
 		}
-		text = string(b)
+		text = string(f.Data)
 	}
 	if r == nil || r.Start == r.End {
 		if r != nil {
