@@ -19,8 +19,8 @@ import (
 	"github.com/agentls/agentls/internal/edits"
 	"github.com/agentls/agentls/internal/textcut"
 	"github.com/agentls/agentls/internal/tools"
-	"github.com/agentls/agentls/internal/wsread"
 	"github.com/agentls/agentls/internal/worktree"
+	"github.com/agentls/agentls/internal/wsread"
 )
 
 // command is one workspace/executeCommand command. The table below is the
