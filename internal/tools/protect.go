@@ -27,6 +27,13 @@ import (
 // (policy.Protected), or rel lies at or below the target of a symlink
 // whose name is protected, at any depth.
 func ProtectedWrite(root, rel, lexical string) (bool, string) {
+	if ok, why := protectedByName(rel, lexical); ok {
+		return true, why
+	}
+	return protectionOf(root).check(rel, lexical)
+}
+
+func protectedByName(rel, lexical string) (bool, string) {
 	if ok, why := policy.Protected(rel); ok {
 		return true, why
 	}
@@ -35,7 +42,21 @@ func ProtectedWrite(root, rel, lexical string) (bool, string) {
 			return true, why
 		}
 	}
-	for _, a := range protectedLinks(root) {
+	return false, ""
+}
+
+// protection is the workspace's protected links as of one walk, for a
+// caller that checks many paths at once (what a command wrote).
+type protection struct{ links []protectedLink }
+
+func protectionOf(root string) protection { return protection{links: protectedLinks(root)} }
+
+// check is ProtectedWrite against the links of p's walk.
+func (p protection) check(rel, lexical string) (bool, string) {
+	if ok, why := protectedByName(rel, lexical); ok {
+		return true, why
+	}
+	for _, a := range p.links {
 		if a.target == "." || rel == a.target || strings.HasPrefix(rel, a.target+"/") {
 			_, why := policy.Protected(a.link)
 			return true, rel + " lies where the symlink " + a.link + " leads, and " + why
