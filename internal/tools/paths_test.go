@@ -85,12 +85,15 @@ func TestProtectedLinkTargetsAreProtected(t *testing.T) {
 	ws := newDisk(t, map[string]string{
 		"tools/husky/pre-commit": "#!/bin/sh\n", "editor/vscode/settings.json": "{}", "cfg/a.json": "{}",
 		"scripts/hooks/pre-push": "#!/bin/sh\n", ".git/HEAD": "ref: refs/heads/main\n", "src/ok.txt": "x",
-		"deep/er/keep.txt": "x", "lib/x/y.txt": "y",
+		"deep/er/keep.txt": "x", "lib/x/y.txt": "y", ".envrc": "use nix\n",
 	})
 	root := ws.Root()
 	for link, target := range map[string]string{
 		".husky": "tools/husky", ".vscode": "editor/vscode", ".agentls.json": "cfg/a.json",
 		".git/hooks": "../scripts/hooks", "deep/er/.husky": "../../lib",
+		// The reverse: a link with an ordinary name that lands on a
+		// protected file.
+		"envrc-alias": ".envrc", "settings-alias.json": ".vscode/settings.json",
 	} {
 		if err := os.Symlink(target, filepath.Join(root, link)); err != nil {
 			t.Fatal(err)
@@ -102,7 +105,7 @@ func TestProtectedLinkTargetsAreProtected(t *testing.T) {
 		return false, nil
 	}
 	for _, p := range []string{"tools/husky/pre-commit", "tools/husky/post-commit", "editor/vscode/tasks.json", "cfg/a.json",
-		"scripts/hooks/pre-push", "lib/x/y.txt"} {
+		"scripts/hooks/pre-push", "lib/x/y.txt", "envrc-alias", "settings-alias.json"} {
 		for _, tool := range []string{"write_file", "delete_file"} {
 			args := map[string]string{"path": p}
 			if tool == "write_file" {
