@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 // write_file of .vscode/settings.json where .vscode is a symlink to another
@@ -132,5 +133,70 @@ func TestProtectedLinkTargetsAreProtected(t *testing.T) {
 	// An ordinary file stays writable without a question.
 	if _, err := call(t, toolNamed(t, ws, Options{}, "write_file"), map[string]string{"path": "src/ok.txt", "content": "fine"}); err != nil {
 		t.Errorf("an ordinary write: %v", err)
+	}
+}
+
+// The protected links are kept between writes (linkIndex) and seen again
+// as the tree changes: a link made in a directory read long ago, one made
+// at once after a read (the same clock tick), a directory renamed under
+// the link, a link removed. Every directory is backdated first, so that
+// only a change can make the index read it again.
+func TestProtectedLinksSeenAsTheTreeChanges(t *testing.T) {
+	ws := newDisk(t, map[string]string{"a/b/c/keep.txt": "x", "tools/husky/pre-commit": "x", "old/hooks/h": "x", "src/x.go": "x"})
+	root := ws.Root()
+	backdate := func() {
+		filepath.WalkDir(root, func(p string, d os.DirEntry, err error) error {
+			if err == nil && d.IsDir() {
+				old := time.Now().Add(-time.Hour)
+				os.Chtimes(p, old, old)
+			}
+			return nil
+		})
+	}
+	protected := func(rel string) bool { ok, _ := ProtectedWrite(root, rel, ""); return ok }
+	backdate()
+	if protected("tools/husky/pre-commit") {
+		t.Fatal("protected before any link")
+	}
+	// A link made in a directory read an hour "ago".
+	if err := os.Symlink("../../../tools/husky", filepath.Join(root, "a/b/c/.husky")); err != nil {
+		t.Fatal(err)
+	}
+	if !protected("tools/husky/pre-commit") {
+		t.Error("a new link in a deep directory was not seen")
+	}
+	// Removed: no longer protected.
+	os.Remove(filepath.Join(root, "a/b/c/.husky"))
+	backdate()
+	if protected("tools/husky/pre-commit") {
+		t.Error("a removed link still protects")
+	}
+	// Made right after a read, in the same clock tick: the racy rule
+	// reads the directory again.
+	if protected("src/x.go") {
+		t.Fatal("src/x.go")
+	}
+	os.Symlink("../src", filepath.Join(root, "a/.vscode"))
+	if !protected("src/x.go") {
+		t.Error("a link made just after a read was not seen")
+	}
+	// A directory holding a link renamed: the link moves with it and
+	// still protects; the old place does not.
+	os.Symlink("../old/hooks", filepath.Join(root, "tools/.githooks"))
+	backdate()
+	if !protected("old/hooks/h") {
+		t.Fatal("old/hooks/h not protected")
+	}
+	if err := os.Rename(filepath.Join(root, "tools"), filepath.Join(root, "moved")); err != nil {
+		t.Fatal(err)
+	}
+	os.Symlink("../old/hooks", filepath.Join(root, "moved/.githooks2"))
+	os.Remove(filepath.Join(root, "moved/.githooks2"))
+	if !protected("old/hooks/h") {
+		t.Error("the link in a renamed directory was lost")
+	}
+	os.Remove(filepath.Join(root, "moved/.githooks"))
+	if protected("old/hooks/h") {
+		t.Error("a link removed from a renamed directory still protects")
 	}
 }

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"io/fs"
 	"os"
-	"path"
 	"path/filepath"
 	"strings"
 
@@ -16,9 +15,10 @@ import (
 // tools/husky/pre-commit changes the hook the user's next commit runs as
 // surely as a write to .husky/pre-commit. So does a link inside a
 // protected directory (.git/hooks -> ../scripts/hooks). ProtectedWrite
-// finds such links at the moment of the write by walking the workspace:
-// a write is rare next to a read, and any cache would be a window for a
-// link made meanwhile (by a command, or the user).
+// finds such links at the moment of the write: every directory of the
+// workspace is checked (one lstat) and read again where it changed since
+// it was last read (linkindex.go), so a link made meanwhile, by a command
+// or the user, is seen.
 
 // ProtectedWrite reports whether writing the file rel (workspace-relative,
 // '/'-separated, the real path after links) of the workspace root needs
@@ -69,46 +69,23 @@ func (p protection) check(rel, lexical string) (bool, string) {
 // directory) and where it leads, both relative to the real root.
 type protectedLink struct{ link, target string }
 
-// protectedLinks walks root for symlinks that policy.Protected names and
-// returns those whose target lies in the workspace. It does not descend
-// into git's object store (no link there runs anything) or follow links.
-// A link whose target cannot be resolved (dangling, a loop) protects the
-// path it names as far as it resolves.
+// protectedLinks returns the symlinks of root that policy.Protected names
+// (by name, or inside a protected directory) and whose target lies in the
+// workspace, as the tree is now (linkIndex: every directory's entries, read
+// again where the directory changed). A link whose target cannot be
+// resolved (dangling, a loop) protects the path it names as far as it
+// resolves.
 func protectedLinks(root string) []protectedLink {
 	realRoot, err := realRootOf(filepath.Clean(root))
 	if err != nil {
 		return nil
 	}
 	var out []protectedLink
-	_ = filepath.WalkDir(realRoot, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			if d != nil && d.IsDir() && p != realRoot {
-				return fs.SkipDir
-			}
-			return nil
-		}
-		rel, ok := within(realRoot, p)
-		if !ok || rel == "." {
-			return nil
-		}
-		rel = filepath.ToSlash(rel)
-		if d.IsDir() {
-			if d.Name() == "objects" && inGitDir(path.Dir(rel)) {
-				return fs.SkipDir
-			}
-			return nil
-		}
-		if d.Type()&fs.ModeSymlink == 0 {
-			return nil
-		}
-		if ok, _ := policy.Protected(rel); !ok {
-			return nil
-		}
+	for _, rel := range indexOf(realRoot).links() {
 		if t, ok := linkTarget(realRoot, rel); ok {
 			out = append(out, protectedLink{link: rel, target: t})
 		}
-		return nil
-	})
+	}
 	return out
 }
 
