@@ -134,6 +134,13 @@ func gitEnv() []string {
 		"GIT_ATTR_NOSYSTEM=1", "GIT_PAGER=cat", "GIT_EDITOR=false")
 }
 
+// readsNoContent are the commands agentls runs that never pass a file's
+// content through a filter or diff driver: rev-parse and branch read refs,
+// cat-file blob (without --filters or --textconv) prints the object as
+// stored. They skip listing the drivers (one process fewer each; a task's
+// change reads one blob per file).
+var readsNoContent = map[string]bool{"rev-parse": true, "branch": true, "cat-file": true}
+
 // runGit runs git in dir through internal/proc (process group, kill on
 // cancellation, no secret in its environment), outside the sandbox: it
 // writes the repository's own .git, which no sandboxed process may, and so
@@ -154,10 +161,9 @@ func runGit(ctx context.Context, dir string, quiet bool, args ...string) (string
 	}
 	env := gitEnv()
 	settings := safety
-	if len(args) > len(gitDirArgs) && args[len(gitDirArgs)] != "rev-parse" {
-		// rev-parse reads no file's content; every other command may
-		// (status, add, diff, worktree add's checkout) and so could run a
-		// driver.
+	if len(args) > len(gitDirArgs) && !readsNoContent[args[len(gitDirArgs)]] {
+		// Every other command may read or write a file's content (status,
+		// add, diff, worktree add's checkout) and so could run a driver.
 		more, err := drivers(ctx, git, dir, gitDirArgs, env)
 		if err != nil {
 			return "", err
