@@ -336,3 +336,16 @@ func TestPlantedRepositoryMakesTheChangeUnreadable(t *testing.T) {
 		_ = tr.Discard(ctx)
 	}
 }
+
+// agentls's git reaches no other repository by any transport (file://
+// included, which needs no network): protocol.allow is never. Nothing it
+// runs fetches, but a fetch would run the repository's ssh or credential
+// programs.
+func TestGitUsesNoTransport(t *testing.T) {
+	root := repo(t, map[string]string{"a.txt": "a\n"})
+	other := repo(t, map[string]string{"b.txt": "b\n"})
+	out, err := runGit(context.Background(), root, false, "ls-remote", "file://"+other)
+	if err == nil || !strings.Contains(out, "not allowed") {
+		t.Fatalf("ls-remote of another repository: %v\n%s", err, out)
+	}
+}
