@@ -46,8 +46,15 @@ func plantPrograms(t *testing.T, root string) string {
 	if err := os.WriteFile(filepath.Join(root, ".gitattributes"), []byte("* filter=x diff=x\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	// Committed, so that checking the worktree out smudges every file;
+	// the test's own git runs neither the filter nor a hook.
+	gitOut(t, root, "-c", "filter.x.clean=cat", "add", ".gitattributes")
+	gitOut(t, root, "-c", "filter.x.clean=cat", "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "-m", "attributes")
 	for _, h := range []string{"pre-commit", "post-commit", "post-checkout", "reference-transaction"} {
 		os.WriteFile(filepath.Join(root, ".git", "hooks", h), []byte("#!/bin/sh\ntouch "+filepath.Join(marks, "RAN-hook-"+h)+"\n"), 0o755)
+	}
+	if ran := ranPrograms(marks); len(ran) > 0 {
+		t.Fatalf("the set-up ran %v", ran)
 	}
 	return marks
 }
