@@ -40,14 +40,43 @@ type dirEntry struct {
 // same time.
 const racyWindow = 2 * time.Second
 
-var linkIndexes sync.Map // real root → *linkIndex
+// maxLinkIndexes bounds the workspaces whose index is kept: a server
+// that runs many worktree tasks (a workspace each) keeps the most recently
+// used ones; another is read whole again on its next write.
+const maxLinkIndexes = 8
+
+var linkIndexes struct {
+	sync.Mutex
+	m    map[string]*linkIndex // by real root
+	used map[string]uint64
+	tick uint64
+}
 
 func indexOf(realRoot string) *linkIndex {
-	if ix, ok := linkIndexes.Load(realRoot); ok {
-		return ix.(*linkIndex)
+	li := &linkIndexes
+	li.Lock()
+	defer li.Unlock()
+	if li.m == nil {
+		li.m, li.used = map[string]*linkIndex{}, map[string]uint64{}
 	}
-	ix, _ := linkIndexes.LoadOrStore(realRoot, &linkIndex{root: realRoot, dirs: map[string]*dirEntry{}})
-	return ix.(*linkIndex)
+	li.tick++
+	li.used[realRoot] = li.tick
+	if ix, ok := li.m[realRoot]; ok {
+		return ix
+	}
+	if len(li.m) >= maxLinkIndexes {
+		oldest := ""
+		for r := range li.m {
+			if oldest == "" || li.used[r] < li.used[oldest] {
+				oldest = r
+			}
+		}
+		delete(li.m, oldest)
+		delete(li.used, oldest)
+	}
+	ix := &linkIndex{root: realRoot, dirs: map[string]*dirEntry{}}
+	li.m[realRoot] = ix
+	return ix
 }
 
 // links brings the index up to date and returns the protected symlinks.
