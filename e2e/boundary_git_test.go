@@ -215,3 +215,45 @@ func TestWorktreeMergeAsksAboutProtectedFiles(t *testing.T) {
 		t.Errorf("the rest was not merged: %+v, a.txt %q", m, text)
 	}
 }
+
+// ACP's merge of a worktree task asks about each protected file on its
+// own, with the yes/no permission every protected write gets: the user
+// who chose "Merge into my files" and answers no more keeps the hook and
+// the attributes out, while the rest merges. Before, the one merge
+// question wrote them all.
+func TestACPWorktreeMergeAsksAboutProtectedFiles(t *testing.T) {
+	r := startACP(t, "", plantScript, false, map[string]any{"agent": map[string]any{"isolation": "worktree"}})
+	os.WriteFile(filepath.Join(r.root, "a.txt"), []byte("alpha\n"), 0o644)
+	commitAll(t, r.root)
+	r.client.mu.Lock()
+	r.client.answer = optMergeForTest // the merge question's yes; not the yes of any other question
+	r.client.mu.Unlock()
+	id := r.newSession(t)
+	r.prompt(t, id, "plant")
+	if b, _ := os.ReadFile(filepath.Join(r.root, "a.txt")); string(b) != "ALPHA\n" {
+		t.Fatalf("the merge did not happen: a.txt %q", b)
+	}
+	for _, p := range []string{"deep/.husky/pre-commit", "sub/.gitattributes"} {
+		if _, err := os.Stat(filepath.Join(r.root, p)); err == nil {
+			t.Errorf("%s was merged unasked", p)
+		}
+	}
+	r.client.mu.Lock()
+	var titles []string
+	for _, q := range r.client.asked {
+		if q.ToolCall.Title != nil {
+			titles = append(titles, *q.ToolCall.Title)
+		}
+	}
+	r.client.mu.Unlock()
+	asked := strings.Join(titles, "\n")
+	if !strings.Contains(asked, "Change deep/.husky/pre-commit") || !strings.Contains(asked, "Change sub/.gitattributes") {
+		t.Errorf("the protected files were not asked about; the questions:\n%s", asked)
+	}
+	if _, _, text := toolCalls(r.client.snapshot()); !strings.Contains(text, "left out: deep/.husky/pre-commit") {
+		t.Errorf("the client is not told what was left out:\n%s", text)
+	}
+}
+
+// optMergeForTest is ACP's "Merge into my files" option.
+const optMergeForTest = "merge"
