@@ -197,6 +197,7 @@ func TestWorktreeMergeAsksAboutProtectedFiles(t *testing.T) {
 	}
 	var m struct {
 		mergeResult
+		TaskID  string   `json:"taskId"`
 		LeftOut []string `json:"leftOut"`
 	}
 	if err := s.Command(s.ctx, "agentls.worktreeMerge", map[string]any{"id": list[0].ID}, &m); err != nil {
@@ -213,6 +214,23 @@ func TestWorktreeMergeAsksAboutProtectedFiles(t *testing.T) {
 	}
 	if text, _ := s.Text("a.txt"); m.Merged != 3 || text != "ALPHA\n" { // a.txt, hook.txt, attrs.txt
 		t.Errorf("the rest was not merged: %+v, a.txt %q", m, text)
+	}
+	// Accepting what stays proposed (agentls.accept of the task, every
+	// file) asks again, and leaves them out again.
+	var acc struct {
+		LeftOut []string `json:"leftOut"`
+	}
+	if err := s.Command(s.ctx, "agentls.accept", map[string]any{"taskId": m.TaskID}, &acc); err != nil {
+		t.Fatal(err)
+	}
+	if len(acc.LeftOut) != 2 || len(asked) != 4 {
+		t.Errorf("accept: %+v; asked %d times", acc, len(asked))
+	}
+	for _, p := range []string{"deep/.husky/pre-commit", "sub/.gitattributes"} {
+		_, err := os.Stat(filepath.Join(s.Root, p))
+		if _, held := s.Text(p); held || err == nil {
+			t.Errorf("%s was accepted unasked", p)
+		}
 	}
 }
 
