@@ -130,6 +130,15 @@ func TestProtectedLinkTargetsAreProtected(t *testing.T) {
 	if b, _ := os.ReadFile(filepath.Join(root, "tools/husky/pre-commit")); string(b) != "#!/bin/sh\n" {
 		t.Errorf("the hook changed: %q", b)
 	}
+	got := map[string]bool{}
+	for _, t := range ProtectedTargets(root) {
+		got[t] = true
+	}
+	for _, want := range []string{"tools/husky", "editor/vscode", "cfg/a.json", "scripts/hooks", "lib"} {
+		if !got[want] {
+			t.Errorf("ProtectedTargets lacks %s: %v", want, got)
+		}
+	}
 	// An ordinary file stays writable without a question.
 	if _, err := call(t, toolNamed(t, ws, Options{}, "write_file"), map[string]string{"path": "src/ok.txt", "content": "fine"}); err != nil {
 		t.Errorf("an ordinary write: %v", err)
