@@ -163,6 +163,11 @@ func (c *cliRun) run(ctx context.Context) int {
 		ren = text
 	}
 	defer ren.close()
+	var out *resultFile
+	if o.result != "" {
+		out = newResultFile(ctx, root, cfg.Redact)
+		ren = teeRenderer{ren, out.events}
+	}
 	for _, p := range probs {
 		ren.warn(fmt.Sprintf("setting %q from %s: %s", p.Key, p.Source, p.Msg))
 	}
@@ -311,6 +316,21 @@ func (c *cliRun) run(ctx context.Context) int {
 			},
 		},
 	})
+	if out != nil {
+		code := exitCode(res)
+		if errors.Is(err, assemble.ErrUntrusted) {
+			code = exitFailed
+		}
+		if err == nil || errors.Is(err, assemble.ErrUntrusted) {
+			dir := root
+			if isolated != nil {
+				dir = isolated.Dir()
+			}
+			if werr := out.write(context.WithoutCancel(ctx), o.result, dir, model, code, res, st, store); werr != nil {
+				ren.warn("--result: " + werr.Error())
+			}
+		}
+	}
 	switch {
 	case errors.Is(err, assemble.ErrUntrusted):
 		ren.warn(err.Error())
@@ -422,6 +442,9 @@ func (o runOptions) apply(cfg config.Config) config.Config {
 	}
 	if o.noVerify {
 		cfg.Verify.Enabled = false
+	}
+	if o.approval != "" {
+		cfg.Tools.Approval = o.approval
 	}
 	// --allow goes through the same policy as tools.allow: the approver
 	// reads it from the configuration.

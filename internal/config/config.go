@@ -38,6 +38,9 @@ type Config struct {
 	Tools    Tools
 	Sessions Sessions
 	Sandbox  Sandbox
+	// Delegate is how agentls reaches the NATS server of delegated jobs
+	// (agentls submit, agentls worker, "Delegate task").
+	Delegate Delegate
 	// MCPServers has the shape other MCP clients use: name → server.
 	MCPServers map[string]MCPServer
 }
@@ -142,6 +145,19 @@ type Sandbox struct {
 	// DenyRead are more paths ("~/" is the home directory) that sandboxed
 	// commands read as empty, besides policy.DefaultDenyRead.
 	DenyRead []string
+}
+
+// Delegate is the connection to NATS JetStream for delegated jobs. It
+// comes only from the user's own settings and the environment: never from
+// the workspace file (the model writes it, and the URL says where tasks and
+// credentials go) and never from a job.
+type Delegate struct {
+	URL         string // nats://host:4222 (a comma-separated list for a cluster)
+	Credentials string // a .creds file (JWT and NKey seed)
+	NKey        string // an NKey seed file
+	TLSCA       string // CA certificate file for the server's TLS
+	TLSCert     string // client certificate file (mutual TLS)
+	TLSKey      string // client key file
 }
 
 type Sessions struct {
@@ -331,6 +347,12 @@ var fields = []field{
 	{key: "sandbox.network", set: boolean(func(c *Config) *bool { return &c.Sandbox.Network })},
 	{key: "sandbox.writableRoots", set: strs(func(c *Config) *[]string { return &c.Sandbox.WritableRoots })},
 	{key: "sandbox.denyRead", set: strs(func(c *Config) *[]string { return &c.Sandbox.DenyRead })},
+	{key: "delegate.url", env: []string{"AGENTLS_NATS_URL", "NATS_URL"}, notFromFile: true, set: str(func(c *Config) *string { return &c.Delegate.URL })},
+	{key: "delegate.credentials", env: []string{"AGENTLS_NATS_CREDS"}, notFromFile: true, set: str(func(c *Config) *string { return &c.Delegate.Credentials })},
+	{key: "delegate.nkey", env: []string{"AGENTLS_NATS_NKEY"}, notFromFile: true, set: str(func(c *Config) *string { return &c.Delegate.NKey })},
+	{key: "delegate.tlsCA", env: []string{"AGENTLS_NATS_CA"}, notFromFile: true, set: str(func(c *Config) *string { return &c.Delegate.TLSCA })},
+	{key: "delegate.tlsCert", env: []string{"AGENTLS_NATS_CERT"}, notFromFile: true, set: str(func(c *Config) *string { return &c.Delegate.TLSCert })},
+	{key: "delegate.tlsKey", env: []string{"AGENTLS_NATS_KEY"}, notFromFile: true, set: str(func(c *Config) *string { return &c.Delegate.TLSKey })},
 	{key: "sessions.maxConcurrent", set: intIn(1, 64, func(c *Config) *int { return &c.Sessions.MaxConcurrent })},
 	{key: "mcpServers", set: func(c *Config, raw json.RawMessage) error {
 		var m map[string]MCPServer

@@ -52,6 +52,11 @@ func gitEnv() []string {
 // quiet, stderr is dropped, so the output is git's stdout alone (for
 // parsing); otherwise it is both, for the error message.
 func runGit(ctx context.Context, dir string, quiet bool, args ...string) (string, error) {
+	return runGitEnv(ctx, dir, quiet, nil, args...)
+}
+
+// runGitEnv is runGit with more variables in git's environment.
+func runGitEnv(ctx context.Context, dir string, quiet bool, env []string, args ...string) (string, error) {
 	git, err := exec.LookPath("git")
 	if err != nil {
 		return "", fmt.Errorf("%w: git is not installed (or not in PATH)", ErrNoGit)
@@ -61,7 +66,7 @@ func runGit(ctx context.Context, dir string, quiet bool, args ...string) (string
 	if quiet {
 		argv = append([]string{"/bin/sh", "-c", `exec "$@" 2>/dev/null`, "sh"}, argv...)
 	}
-	res, err := proc.Run(ctx, proc.Spec{Argv: argv, Dir: dir, Env: gitEnv(), Timeout: gitTimeout,
+	res, err := proc.Run(ctx, proc.Spec{Argv: argv, Dir: dir, Env: append(gitEnv(), env...), Timeout: gitTimeout,
 		OutputLimit: 64 << 20, Sandbox: proc.Sandbox{Mode: proc.ModeOff}})
 	if err != nil {
 		return "", fmt.Errorf("git %s: %w", args[0], err)
