@@ -127,7 +127,7 @@ func isCommit(s string) bool {
 
 // Policy is what a worker lets a job do; a job may only narrow it.
 type Policy struct {
-	Repos    []string // repository URL patterns (path.Match; "*" any)
+	Repos    []string // repository URL patterns (path.Match; "*" alone: any)
 	Allow    []string // tools.allow patterns
 	MaxSteps int      // 0: the settings'
 }
@@ -137,7 +137,7 @@ type Policy struct {
 func (p Policy) Narrow(j Job) (allow []string, maxSteps int, err error) {
 	if !slices.ContainsFunc(p.Repos, func(pat string) bool {
 		ok, _ := path.Match(pat, j.Repo)
-		return ok || pat == j.Repo
+		return ok || pat == "*" || pat == j.Repo
 	}) {
 		return nil, 0, fmt.Errorf("job %s: repository %s is not one this worker takes (--repo)", j.ID, j.Repo)
 	}

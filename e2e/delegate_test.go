@@ -1,0 +1,311 @@
+package e2e
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/nats-io/nats-server/v2/server"
+
+	"github.com/agentls/agentls/internal/config"
+	"github.com/agentls/agentls/internal/delegate"
+	"github.com/agentls/agentls/internal/testkit/fakellm"
+)
+
+// startNATS runs a real NATS server with JetStream in this process (the
+// server's own Go module), on a free loopback port, and returns its URL.
+func startNATS(t testing.TB) string {
+	t.Helper()
+	ns, err := server.NewServer(&server.Options{Host: "127.0.0.1", Port: -1, JetStream: true,
+		StoreDir: t.TempDir(), NoLog: true, NoSigs: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	go ns.Start()
+	if !ns.ReadyForConnections(10 * time.Second) {
+		t.Fatal("nats-server did not start")
+	}
+	t.Cleanup(func() { ns.Shutdown(); ns.WaitForShutdown() })
+	return ns.ClientURL()
+}
+
+func git(t testing.TB, dir string, args ...string) string {
+	t.Helper()
+	cmd := exec.Command("git", append([]string{"-c", "user.name=t", "-c", "user.email=t@t", "-c", "init.defaultBranch=main", "-c", "commit.gpgsign=false"}, args...)...)
+	cmd.Dir = dir
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("git %v: %v\n%s", args, err, out)
+	}
+	return strings.TrimSpace(string(out))
+}
+
+// delegateRepo is a repository with a bare origin it is pushed to: keep.txt
+// and gone.txt committed and pushed.
+func delegateRepo(t testing.TB) (ws, origin string) {
+	t.Helper()
+	base := t.TempDir()
+	if real, err := filepath.EvalSymlinks(base); err == nil {
+		base = real
+	}
+	origin = filepath.Join(base, "origin.git")
+	ws = filepath.Join(base, "ws")
+	git(t, base, "init", "-q", "--bare", origin)
+	git(t, base, "init", "-q", ws)
+	for name, body := range map[string]string{"keep.txt": "keep\n", "gone.txt": "to be deleted\n"} {
+		if err := os.WriteFile(filepath.Join(ws, name), []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	git(t, ws, "add", "-A")
+	git(t, ws, "commit", "-qm", "start")
+	git(t, ws, "remote", "add", "origin", origin)
+	git(t, ws, "push", "-q", "-u", "origin", "main")
+	return ws, origin
+}
+
+// jobTurns is a job's conversation: add added-N.txt, delete gone.txt,
+// then say it is done. delayMs holds the first turn in flight.
+func jobTurns(n, delayMs int) []fakellm.Turn {
+	args := func(v any) string { b, _ := json.Marshal(v); return string(b) }
+	return []fakellm.Turn{
+		{DelayMs: delayMs, ToolCalls: []fakellm.ToolCall{
+			{ID: "w", Name: "write_file", Arguments: args(map[string]string{"path": fmt.Sprintf("added-%d.txt", n), "content": fmt.Sprintf("job %d was here\n", n)})},
+			{ID: "d", Name: "delete_file", Arguments: args(map[string]string{"path": "gone.txt"})},
+		}, Usage: &fakellm.Usage{PromptTokens: 100, CompletionTokens: 20}},
+		{Text: fmt.Sprintf("Added added-%d.txt and deleted gone.txt.", n), Usage: &fakellm.Usage{PromptTokens: 150, CompletionTokens: 10}},
+	}
+}
+
+type delegateEnv struct {
+	natsURL, modelURL string
+	llm               *fakellm.Server
+}
+
+func (d delegateEnv) env(state string) []string {
+	return append(os.Environ(), "AGENTLS_NATS_URL="+d.natsURL, "AGENTLS_BASE_URL="+d.modelURL,
+		"AGENTLS_API_KEY=sk-test-secret-key-123", "AGENTLS_MODEL=test-model", "XDG_STATE_HOME="+state)
+}
+
+func (d delegateEnv) agentls(t testing.TB, dir, state string, args ...string) (string, string, int) {
+	t.Helper()
+	cmd := exec.Command(binary, args...)
+	cmd.Dir = dir
+	cmd.Env = d.env(state)
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	err := cmd.Run()
+	code := 0
+	if ee, ok := err.(*exec.ExitError); ok {
+		code = ee.ExitCode()
+	} else if err != nil {
+		t.Fatal(err)
+	}
+	return out.String(), errb.String(), code
+}
+
+// startWorker starts `agentls worker` and stops it (SIGTERM) at the end.
+func (d delegateEnv) startWorker(t testing.TB, name string, concurrency int) *exec.Cmd {
+	t.Helper()
+	dir := t.TempDir()
+	cmd := exec.Command(binary, "worker", "--repo", "*", "--concurrency", strconv.Itoa(concurrency),
+		"--ack-wait", "2s", "--max-deliver", "3", "--dir", filepath.Join(dir, "work"), "--log-file", filepath.Join(dir, "worker.log"))
+	cmd.Env = d.env(filepath.Join(dir, "state"))
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		_ = cmd.Process.Signal(syscall.SIGTERM)
+		_ = cmd.Wait()
+		if t.Failed() {
+			b, _ := os.ReadFile(filepath.Join(dir, "worker.log"))
+			t.Logf("worker %s log:\n%s", name, b)
+		}
+	})
+	return cmd
+}
+
+func waitFinal(t testing.TB, ctx context.Context, q *delegate.Queue, ids []string) map[string]delegate.Status {
+	t.Helper()
+	deadline := time.Now().Add(2 * testWait)
+	out := map[string]delegate.Status{}
+	for len(out) < len(ids) {
+		if time.Now().After(deadline) {
+			t.Fatalf("jobs not finished: %d of %d (%v)", len(out), len(ids), out)
+		}
+		for _, id := range ids {
+			if st, err := delegate.LastStatus(ctx, q, id); err == nil && st.Final() {
+				out[id] = st
+			}
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	return out
+}
+
+// Two workers, five jobs, one worker SIGKILLed while a model turn of its
+// job is in flight: every job ends exactly once, done, with a patch that
+// applies at its commit and holds a new and a deleted file, and with its
+// result and transcript in the object store. Then a job's change comes
+// back as a worktree task and merges; a job from an unpushed commit is
+// refused.
+func TestDelegateWorkersSurviveAKill(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	const slow = 3
+	convs := map[string][]fakellm.Turn{}
+	for n := 1; n <= 5; n++ {
+		delay := 0
+		if n == slow {
+			delay = 4000
+		}
+		convs[fmt.Sprintf("JOBKEY%d", n)] = jobTurns(n, delay)
+	}
+	llm := fakellm.New(&fakellm.Script{Conversations: convs})
+	base, err := llm.Start()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { llm.Close() })
+	d := delegateEnv{natsURL: startNATS(t), modelURL: base, llm: llm}
+	ws, _ := delegateRepo(t)
+	userState := filepath.Join(t.TempDir(), "state")
+
+	ids := make([]string, 5)
+	for n := 1; n <= 5; n++ {
+		out, stderr, code := d.agentls(t, ws, userState, "submit", "--json", fmt.Sprintf("JOBKEY%d: add a file and delete gone.txt", n))
+		if code != 0 {
+			t.Fatalf("submit %d: exit %d\n%s", n, code, stderr)
+		}
+		var job delegate.Job
+		if err := json.Unmarshal([]byte(out), &job); err != nil {
+			t.Fatalf("submit --json: %v: %s", err, out)
+		}
+		ids[n-1] = job.ID
+	}
+	q, err := delegate.Connect(ctx, config.Delegate{URL: d.natsURL}, "test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer q.Close()
+
+	workers := map[int]*exec.Cmd{}
+	for _, name := range []string{"a", "b"} {
+		w := d.startWorker(t, name, 2)
+		workers[w.Process.Pid] = w
+	}
+	// The slow job's first turn is in flight: kill the worker running it.
+	deadline := time.Now().Add(testWait)
+	var killed int
+	for killed == 0 {
+		if time.Now().After(deadline) {
+			t.Fatal("the slow job never reached the model")
+		}
+		for _, r := range llm.Requests() {
+			if len(r.Body.Messages) > 0 && strings.Contains(firstUser(r.Body.Messages), fmt.Sprintf("JOBKEY%d", slow)) {
+				st, err := delegate.LastStatus(ctx, q, ids[slow-1])
+				if err != nil || st.State != delegate.StateRunning {
+					continue
+				}
+				_, pid, _ := strings.Cut(st.Worker, ":")
+				p, _ := strconv.Atoi(pid)
+				if w, ok := workers[p]; ok {
+					if err := w.Process.Signal(syscall.SIGKILL); err != nil {
+						t.Fatal(err)
+					}
+					killed = p
+				}
+			}
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	final := waitFinal(t, ctx, q, ids)
+
+	for n, id := range ids {
+		st := final[id]
+		if st.State != delegate.StateDone || st.Result == nil || st.Result.Status != "ok" {
+			t.Fatalf("job %d: %+v", n+1, st)
+		}
+		hist, err := delegate.History(ctx, q, id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ends := 0
+		for _, h := range hist {
+			if h.Final() {
+				ends++
+			}
+		}
+		if ends != 1 {
+			t.Errorf("job %d ended %d times: %+v", n+1, ends, hist)
+		}
+		if n+1 == slow {
+			if _, pid, _ := strings.Cut(st.Worker, ":"); pid == strconv.Itoa(killed) || st.Attempt < 2 {
+				t.Errorf("the slow job ended on the killed worker, or at its first delivery: %+v", st)
+			}
+		}
+		for _, obj := range []string{"result.json", "transcript.md", "events.jsonl", "patch", "session.json"} {
+			b, err := q.Obj.GetBytes(ctx, id+"/"+obj)
+			if err != nil || len(b) == 0 {
+				t.Errorf("job %d: object %s: %v (%d bytes)", n+1, obj, err, len(b))
+			}
+		}
+		tr, _ := q.Obj.GetString(ctx, id+"/transcript.md")
+		if !strings.Contains(tr, fmt.Sprintf("added-%d.txt", n+1)) {
+			t.Errorf("job %d: transcript does not mention its file:\n%s", n+1, tr)
+		}
+		patch, _ := q.Obj.GetString(ctx, id+"/patch")
+		if !strings.Contains(patch, fmt.Sprintf("+++ b/added-%d.txt", n+1)) || !strings.Contains(patch, "new file mode") ||
+			!strings.Contains(patch, "deleted file mode") || !strings.Contains(patch, "--- a/gone.txt") {
+			t.Errorf("job %d: the patch lacks the new or the deleted file:\n%s", n+1, patch)
+		}
+		// It applies at the job's commit.
+		check := t.TempDir()
+		git(t, check, "clone", "-q", ws, "c")
+		pf := filepath.Join(check, "p.patch")
+		os.WriteFile(pf, []byte(patch), 0o644)
+		git(t, filepath.Join(check, "c"), "apply", "--check", pf)
+	}
+
+	// Back for review: the first job's change as a worktree task, merged.
+	out, stderr, code := d.agentls(t, ws, userState, "jobs", "fetch", ids[0])
+	if code != 0 || !strings.Contains(out, "created added-1.txt") || !strings.Contains(out, "deleted gone.txt") {
+		t.Fatalf("jobs fetch: exit %d\n%s\n%s", code, out, stderr)
+	}
+	out, stderr, code = d.agentls(t, ws, userState, "worktrees", "merge", ids[0])
+	if code != 0 {
+		t.Fatalf("worktrees merge: exit %d\n%s\n%s", code, out, stderr)
+	}
+	if b, err := os.ReadFile(filepath.Join(ws, "added-1.txt")); err != nil || string(b) != "job 1 was here\n" {
+		t.Fatalf("merged added-1.txt: %q, %v", b, err)
+	}
+	out, _, code = d.agentls(t, ws, userState, "jobs")
+	if code != 0 || strings.Count(out, " done ") < 5 {
+		t.Errorf("jobs list:\n%s", out)
+	}
+
+	// A commit nobody pushed is refused, saying why.
+	git(t, ws, "commit", "-qm", "local only", "--allow-empty")
+	_, stderr, code = d.agentls(t, ws, userState, "submit", "JOBKEY1 again")
+	if code != 2 || !strings.Contains(stderr, "no remote-tracking branch") || !strings.Contains(stderr, "git push") {
+		t.Fatalf("submit of an unpushed commit: exit %d\n%s", code, stderr)
+	}
+}
+
+func firstUser(msgs []fakellm.Message) string {
+	for _, m := range msgs {
+		if m.Role == "user" {
+			return m.Content
+		}
+	}
+	return ""
+}
