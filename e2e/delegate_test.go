@@ -309,3 +309,130 @@ func firstUser(msgs []fakellm.Message) string {
 	}
 	return ""
 }
+
+// A session exported from one checkout and imported into a copy at
+// another path (another machine's state directory) is continued there: the
+// next task's request carries the first task's conversation. Before
+// export/import, --session in the copy failed with "no session … in this
+// workspace".
+func TestSessionTravels(t *testing.T) {
+	llm := fakellm.New(&fakellm.Script{Turns: []fakellm.Turn{
+		{Text: "The answer is forty-two."},
+		{Text: "You asked about the answer before."},
+	}})
+	base, err := llm.Start()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { llm.Close() })
+	d := delegateEnv{modelURL: base}
+	a, _ := delegateRepo(t)
+	stateA, stateB := filepath.Join(t.TempDir(), "a"), filepath.Join(t.TempDir(), "b")
+	_, stderr, code := d.agentls(t, a, stateA, "run", "--json", "--no-verify", "what is the answer, FIRSTPROMPT?")
+	if code != 0 {
+		t.Fatalf("run: %d\n%s", code, stderr)
+	}
+	var id string
+	for _, l := range strings.Split(stderr, "\n") {
+		var start struct{ Kind, Session string }
+		if json.Unmarshal([]byte(l), &start) == nil && start.Kind == "start" {
+			id = start.Session
+		}
+	}
+	if id == "" {
+		t.Fatalf("no session in:\n%s", stderr)
+	}
+	exported := filepath.Join(t.TempDir(), "s.json")
+	if _, stderr, code := d.agentls(t, a, stateA, "sessions", "export", "--output", exported, id); code != 0 {
+		t.Fatalf("export: %d\n%s", code, stderr)
+	}
+	b := filepath.Join(t.TempDir(), "elsewhere")
+	git(t, filepath.Dir(b), "clone", "-q", a, b)
+	if _, stderr, code := d.agentls(t, b, stateB, "run", "--session", id, "--no-verify", "again"); code != 2 || !strings.Contains(stderr, "no session") {
+		t.Fatalf("continue before import: exit %d\n%s", code, stderr)
+	}
+	if out, stderr, code := d.agentls(t, b, stateB, "sessions", "import", exported); code != 0 || !strings.Contains(out, "imported session "+id) {
+		t.Fatalf("import: %d\n%s%s", code, out, stderr)
+	}
+	if _, stderr, code := d.agentls(t, b, stateB, "sessions", "import", exported); code == 0 || !strings.Contains(stderr, "exists already") {
+		t.Fatalf("second import: %d\n%s", code, stderr)
+	}
+	if _, stderr, code := d.agentls(t, b, stateB, "run", "--session", id, "--no-verify", "what did I ask?"); code != 0 {
+		t.Fatalf("continue after import: %d\n%s", code, stderr)
+	}
+	reqs := llm.Requests()
+	if len(reqs) != 2 {
+		t.Fatalf("%d model requests", len(reqs))
+	}
+	var saw bool
+	for _, m := range reqs[1].Body.Messages {
+		saw = saw || strings.Contains(m.Content, "FIRSTPROMPT") || strings.Contains(m.Content, "forty-two")
+	}
+	if !saw {
+		t.Fatalf("the continued task's request lacks the first task's conversation: %+v", reqs[1].Body.Messages)
+	}
+	out, _, _ := d.agentls(t, b, stateB, "sessions", "show", id)
+	if !strings.Contains(out, b) || !strings.Contains(out, "transcript: "+stateB) {
+		t.Fatalf("the imported session is not this workspace's:\n%s", out)
+	}
+}
+
+// agentls run --result FILE: the outcome with a patch against the starting
+// commit that holds a new, a deleted and a binary file, the transcript and
+// the events; and nothing of it inside the checkout.
+func TestRunResultFile(t *testing.T) {
+	args := func(v any) string { b, _ := json.Marshal(v); return string(b) }
+	llm := fakellm.New(&fakellm.Script{Turns: []fakellm.Turn{
+		{ToolCalls: []fakellm.ToolCall{
+			{ID: "w", Name: "write_file", Arguments: args(map[string]string{"path": "CHANGELOG.md", "content": "# changes\n"})},
+			{ID: "d", Name: "delete_file", Arguments: args(map[string]string{"path": "gone.txt"})},
+		}},
+		{Text: "Wrote the changelog."},
+	}})
+	base, err := llm.Start()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { llm.Close() })
+	d := delegateEnv{modelURL: base}
+	ws, _ := delegateRepo(t)
+	// A binary file the user added before the run is in the patch too.
+	os.WriteFile(filepath.Join(ws, "logo.bin"), []byte{0, 1, 2, 0xff, 0}, 0o644)
+	resultPath := filepath.Join(t.TempDir(), "result.json")
+	state := filepath.Join(t.TempDir(), "state")
+	_, stderr, code := d.agentls(t, ws, state, "run", "--json", "--no-verify", "--result", resultPath, "add a changelog")
+	if code != 0 {
+		t.Fatalf("run: %d\n%s", code, stderr)
+	}
+	b, err := os.ReadFile(resultPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var r delegate.RunResult
+	if err := json.Unmarshal(b, &r); err != nil {
+		t.Fatal(err)
+	}
+	if r.Exit != 0 || r.Result.Status != "ok" || r.Session == "" || r.Export == nil || r.Commit == "" ||
+		!strings.Contains(r.Transcript, "CHANGELOG.md") || !strings.Contains(r.Events, `"kind":"end"`) {
+		t.Fatalf("result: %+v", r)
+	}
+	for _, want := range []string{"+++ b/CHANGELOG.md", "deleted file mode", "--- a/gone.txt", "GIT binary patch", "logo.bin"} {
+		if !strings.Contains(r.Patch, want) {
+			t.Errorf("patch lacks %q:\n%s", want, r.Patch)
+		}
+	}
+	// The patch is the whole change: applied to a clean clone it gives
+	// the workspace's files.
+	c := filepath.Join(t.TempDir(), "c")
+	git(t, filepath.Dir(c), "clone", "-q", ws, c)
+	pf := filepath.Join(t.TempDir(), "p")
+	os.WriteFile(pf, []byte(r.Patch), 0o644)
+	git(t, c, "apply", "--binary", pf)
+	if got, _ := os.ReadFile(filepath.Join(c, "logo.bin")); !bytes.Equal(got, []byte{0, 1, 2, 0xff, 0}) {
+		t.Errorf("logo.bin after apply: %v", got)
+	}
+	// Nothing of the job's state, events or result is left in the checkout.
+	if st := git(t, ws, "status", "--porcelain", "--untracked-files=all"); strings.Count(st, "\n")+1 != 3 {
+		t.Errorf("the checkout holds more than the task's change:\n%s", st)
+	}
+}
