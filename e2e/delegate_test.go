@@ -436,3 +436,84 @@ func TestRunResultFile(t *testing.T) {
 		t.Errorf("the checkout holds more than the task's change:\n%s", st)
 	}
 }
+
+// "Delegate task" from an editor over LSP and from an ACP client: each
+// publishes a job for the pushed commit, a worker runs it, and the
+// finished change comes back as a worktree task the editor merges (LSP)
+// or a worktree the ACP client is told of; an unpushed commit is refused
+// with the reason.
+func TestDelegateFromLSPAndACP(t *testing.T) {
+	convs := map[string][]fakellm.Turn{"LSPJOB": jobTurns(7, 0), "ACPJOB": jobTurns(8, 0)}
+	llm := fakellm.New(&fakellm.Script{Conversations: convs})
+	base, err := llm.Start()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { llm.Close() })
+	d := delegateEnv{natsURL: startNATS(t), modelURL: base, llm: llm}
+	ws, _ := delegateRepo(t)
+	d.startWorker(t, "w", 2)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	q, err := delegate.Connect(ctx, config.Delegate{URL: d.natsURL}, "test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer q.Close()
+
+	s := start(t, setup{root: ws, env: []string{"AGENTLS_NATS_URL=" + d.natsURL}})
+	var res struct{ Job, Commit string }
+	if err := s.Command(s.ctx, "agentls.delegate", map[string]any{"task": "LSPJOB: add a file"}, &res); err != nil {
+		t.Fatal(err)
+	}
+	if res.Job == "" || res.Commit != git(t, ws, "rev-parse", "HEAD") {
+		t.Fatalf("agentls.delegate: %+v", res)
+	}
+	waitFinal(t, ctx, q, []string{res.Job})
+	var jobs struct{ Jobs []delegate.Status }
+	if err := s.Command(s.ctx, "agentls.jobs", map[string]any{}, &jobs); err != nil || len(jobs.Jobs) != 1 || jobs.Jobs[0].State != delegate.StateDone {
+		t.Fatalf("agentls.jobs: %+v %v", jobs, err)
+	}
+	var fetched struct{ Worktree string }
+	if err := s.Command(s.ctx, "agentls.jobFetch", map[string]any{"id": res.Job}, &fetched); err != nil || fetched.Worktree != res.Job {
+		t.Fatalf("agentls.jobFetch: %+v %v", fetched, err)
+	}
+	var m mergeResult
+	if err := s.Command(s.ctx, "agentls.worktreeMerge", map[string]any{"id": res.Job}, &m); err != nil {
+		t.Fatal(err)
+	}
+	if !m.Applied || m.Merged < 1 || len(m.Conflicts) != 0 {
+		t.Fatalf("agentls.worktreeMerge: %+v", m)
+	}
+	if text, ok := s.Text("added-7.txt"); !ok || text != "job 7 was here\n" {
+		t.Fatalf("added-7.txt in the editor after the merge: %q, %v", text, ok)
+	}
+
+	// ACP: /delegate, then /jobs fetch.
+	t.Setenv("AGENTLS_NATS_URL", d.natsURL)
+	r := connectACP(t, ctx, ws, llm, base, filepath.Join(t.TempDir(), "acpstate"), `{"verify":{"enabled":false}}`, false)
+	sid := r.newSession(t)
+	r.prompt(t, sid, "/delegate ACPJOB: add a file")
+	text := agentText(r.client.snapshot())
+	i := strings.Index(text, "Delegated job ")
+	if i < 0 {
+		t.Fatalf("/delegate said:\n%s", text)
+	}
+	id := strings.Fields(text[i+len("Delegated job "):])[0]
+	waitFinal(t, ctx, q, []string{id})
+	r.prompt(t, sid, "/jobs fetch "+id)
+	if text := agentText(r.client.snapshot()); !strings.Contains(text, "created added-8.txt") || !strings.Contains(text, "deleted gone.txt") {
+		t.Fatalf("/jobs fetch said:\n%s", text)
+	}
+
+	// Unpushed: refused over LSP, saying why.
+	git(t, ws, "commit", "-qm", "local", "--allow-empty")
+	err = s.Command(s.ctx, "agentls.delegate", map[string]any{"task": "LSPJOB again"}, nil)
+	if err == nil || !strings.Contains(err.Error(), "no remote-tracking branch") {
+		t.Fatalf("agentls.delegate of an unpushed commit: %v", err)
+	}
+	r.prompt(t, sid, "/delegate ACPJOB again")
+	if text := agentText(r.client.snapshot()); !strings.Contains(text, "Not delegated") || !strings.Contains(text, "git push") {
+		t.Fatalf("/delegate of an unpushed commit:\n%s", text)
+	}
+}

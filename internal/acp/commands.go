@@ -137,7 +137,11 @@ func (a *Agent) runBuiltin(ctx context.Context, s *acpSession, out *stream, name
 	case "undo":
 		a.undoCommand(ctx, s, out)
 	default:
-		return false
+		f, ok := moreBuiltins[name]
+		if !ok {
+			return false
+		}
+		f(a, ctx, s, out, args)
 	}
 	return true
 }

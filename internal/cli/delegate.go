@@ -169,7 +169,7 @@ func Submit(args []string, stdout, stderr io.Writer) int {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, os.Interrupt)
 	defer stop()
-	job, warn, err := SubmitJob(ctx, cfg.Delegate, root, task, *maxSteps, allow)
+	job, warn, err := delegate.SubmitTask(ctx, cfg.Delegate, root, task, *maxSteps, allow)
 	if warn != "" {
 		fmt.Fprintln(stderr, "agentls: warning:", warn)
 	}
@@ -186,29 +186,6 @@ func Submit(args []string, stdout, stderr io.Writer) int {
 	fmt.Fprintf(stdout, "submitted job %s: %s at %s\n", job.ID, job.Repo, job.Commit[:12])
 	fmt.Fprintf(stdout, "see it with: agentls jobs; when it is done: agentls jobs fetch %s\n", job.ID)
 	return exitOK
-}
-
-// SubmitJob publishes a job for the repository around root at its pushed
-// commit. warn says what the job leaves out (uncommitted changes).
-func SubmitJob(ctx context.Context, d config.Delegate, root, task string, maxSteps int, allow []string) (delegate.Job, string, error) {
-	p, err := delegate.PushedCommit(ctx, root)
-	if err != nil {
-		return delegate.Job{}, "", err
-	}
-	var warn string
-	if p.Dirty {
-		warn = "the working tree has uncommitted changes; the job runs at the pushed commit " + p.Commit[:12] + " without them"
-	}
-	q, err := delegate.Connect(ctx, d, "agentls submit "+delegate.Host())
-	if err != nil {
-		return delegate.Job{}, warn, err
-	}
-	defer q.Close()
-	job := delegate.Job{ID: delegate.NewID(), Repo: p.Repo, Commit: p.Commit, Task: task, MaxSteps: maxSteps, Allow: allow, By: delegate.Host()}
-	if err := delegate.Submit(ctx, q, job); err != nil {
-		return job, warn, err
-	}
-	return job, warn, nil
 }
 
 const jobsUsage = `usage:

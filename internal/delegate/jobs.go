@@ -13,6 +13,7 @@ import (
 
 	"github.com/nats-io/nats.go/jetstream"
 
+	"github.com/agentls/agentls/internal/config"
 	"github.com/agentls/agentls/internal/session"
 	"github.com/agentls/agentls/internal/worktree"
 )
@@ -241,4 +242,28 @@ func Fetch(ctx context.Context, q *Queue, root, stateDir, id string) (*worktree.
 func Host() string {
 	h, _ := os.Hostname()
 	return fmt.Sprintf("%s:%d", h, os.Getpid())
+}
+
+// SubmitTask publishes a job for the repository around root at its pushed
+// commit (refusing, with why, a commit that is not pushed). warn says what
+// the job leaves out (uncommitted changes).
+func SubmitTask(ctx context.Context, d config.Delegate, root, task string, maxSteps int, allow []string) (Job, string, error) {
+	p, err := PushedCommit(ctx, root)
+	if err != nil {
+		return Job{}, "", err
+	}
+	var warn string
+	if p.Dirty {
+		warn = "the working tree has uncommitted changes; the job runs at the pushed commit " + p.Commit[:12] + " without them"
+	}
+	q, err := Connect(ctx, d, "agentls submit "+Host())
+	if err != nil {
+		return Job{}, warn, err
+	}
+	defer q.Close()
+	job := Job{ID: NewID(), Repo: p.Repo, Commit: p.Commit, Task: task, MaxSteps: maxSteps, Allow: allow, By: Host()}
+	if err := Submit(ctx, q, job); err != nil {
+		return job, warn, err
+	}
+	return job, warn, nil
 }

@@ -1,0 +1,91 @@
+package lsp
+
+import (
+	"context"
+	"errors"
+
+	"go.lsp.dev/jsonrpc2"
+	"go.lsp.dev/protocol"
+
+	"github.com/agentls/agentls/internal/delegate"
+)
+
+// Delegated tasks: "Delegate task" publishes a job for the workspace's
+// repository at its pushed commit (internal/delegate); agentls.jobs lists
+// them; agentls.jobFetch brings a finished one's change back as a worktree
+// task, which agentls.worktreeReview/Merge/Discard then handle like any.
+//
+// The commands join the table here, in a file of their own: files'
+// init functions run in the order of their names, so commands.go's table
+// exists when this one runs.
+func init() {
+	commands = append(commands,
+		cmd("agentls.delegate", "{task, maxSteps?, allow?}", (*Server).cmdDelegate),
+		cmd("agentls.jobs", "{}", (*Server).cmdJobs),
+		cmd("agentls.jobFetch", "{id}", (*Server).cmdJobFetch),
+	)
+}
+
+type delegateArgs struct {
+	Task     string   `json:"task"`
+	MaxSteps int      `json:"maxSteps,omitempty"`
+	Allow    []string `json:"allow,omitempty"`
+}
+
+type delegateResult struct {
+	Job     string `json:"job"`
+	Repo    string `json:"repo"`
+	Commit  string `json:"commit"`
+	Warning string `json:"warning,omitempty"`
+}
+
+func (s *Server) cmdDelegate(ctx context.Context, a delegateArgs) (any, error) {
+	if a.Task == "" {
+		return nil, jsonrpc2.Errorf(jsonrpc2.InvalidParams, "agentls.delegate: no task")
+	}
+	job, warn, err := delegate.SubmitTask(ctx, s.config().Delegate, s.rootDir(), a.Task, a.MaxSteps, a.Allow)
+	if errors.Is(err, delegate.ErrNotPushed) || errors.Is(err, delegate.ErrNoServer) {
+		return nil, jsonrpc2.Errorf(jsonrpc2.InvalidParams, "agentls.delegate: %v", err)
+	}
+	if err != nil {
+		return nil, jsonrpc2.Errorf(jsonrpc2.InternalError, "agentls.delegate: %v", err)
+	}
+	if warn != "" {
+		s.showMessage(ctx, protocol.MessageTypeWarning, "agentls: %s", warn)
+	}
+	s.showMessage(ctx, protocol.MessageTypeInfo, "agentls: delegated job %s; agentls.jobs lists it, agentls.jobFetch brings its change back", job.ID)
+	return delegateResult{Job: job.ID, Repo: job.Repo, Commit: job.Commit, Warning: warn}, nil
+}
+
+func (s *Server) cmdJobs(ctx context.Context, _ noArgs) (any, error) {
+	q, err := delegate.Connect(ctx, s.config().Delegate, "agentls lsp")
+	if err != nil {
+		return nil, jsonrpc2.Errorf(jsonrpc2.InternalError, "agentls.jobs: %v", err)
+	}
+	defer q.Close()
+	list, err := delegate.List(ctx, q)
+	if err != nil {
+		return nil, jsonrpc2.Errorf(jsonrpc2.InternalError, "agentls.jobs: %v", err)
+	}
+	if list == nil {
+		list = []delegate.Status{}
+	}
+	return map[string]any{"jobs": list}, nil
+}
+
+type jobFetchArgs struct {
+	ID string `json:"id"`
+}
+
+func (s *Server) cmdJobFetch(ctx context.Context, a jobFetchArgs) (any, error) {
+	q, err := delegate.Connect(ctx, s.config().Delegate, "agentls lsp")
+	if err != nil {
+		return nil, jsonrpc2.Errorf(jsonrpc2.InternalError, "agentls.jobFetch: %v", err)
+	}
+	defer q.Close()
+	t, st, err := delegate.Fetch(ctx, q, s.rootDir(), s.stateDir(), a.ID)
+	if err != nil {
+		return nil, jsonrpc2.Errorf(jsonrpc2.InvalidParams, "agentls.jobFetch: %v", err)
+	}
+	return map[string]any{"worktree": t.ID, "path": t.Dir(), "state": st.State, "result": st.Result}, nil
+}
