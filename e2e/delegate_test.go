@@ -114,11 +114,13 @@ func (d delegateEnv) agentls(t testing.TB, dir, state string, args ...string) (s
 }
 
 // startWorker starts `agentls worker` and stops it (SIGTERM) at the end.
-func (d delegateEnv) startWorker(t testing.TB, name string, concurrency int) *exec.Cmd {
+// More flags (extra) override the defaults here.
+func (d delegateEnv) startWorker(t testing.TB, name string, concurrency int, extra ...string) *exec.Cmd {
 	t.Helper()
 	dir := t.TempDir()
-	cmd := exec.Command(binary, "worker", "--repo", "*", "--concurrency", strconv.Itoa(concurrency),
-		"--ack-wait", "2s", "--max-deliver", "3", "--dir", filepath.Join(dir, "work"), "--log-file", filepath.Join(dir, "worker.log"))
+	args := []string{"worker", "--repo", "*", "--concurrency", strconv.Itoa(concurrency),
+		"--ack-wait", "2s", "--max-deliver", "3", "--dir", filepath.Join(dir, "work"), "--log-file", filepath.Join(dir, "worker.log")}
+	cmd := exec.Command(binary, append(args, extra...)...)
 	cmd.Env = d.env(filepath.Join(dir, "state"))
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
@@ -515,5 +517,96 @@ func TestDelegateFromLSPAndACP(t *testing.T) {
 	r.prompt(t, sid, "/delegate ACPJOB again")
 	if text := agentText(r.client.snapshot()); !strings.Contains(text, "Not delegated") || !strings.Contains(text, "git push") {
 		t.Fatalf("/delegate of an unpushed commit:\n%s", text)
+	}
+}
+
+// A stopped worker loses nothing: SIGTERM cancels its job mid-turn and
+// gives it back (Nak), and another worker runs it to the end. A job that
+// cannot run (its repository is not there) ends failed with the reason at
+// its MaxDeliver-th delivery; one whose worker dies at every delivery ends
+// failed from JetStream's max-deliveries advisory.
+func TestDelegateJobsEndOrComeBack(t *testing.T) {
+	convs := map[string][]fakellm.Turn{"TERMJOB": jobTurns(1, 3000), "DIEJOB": jobTurns(2, 3000)}
+	llm := fakellm.New(&fakellm.Script{Conversations: convs})
+	base, err := llm.Start()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { llm.Close() })
+	d := delegateEnv{natsURL: startNATS(t), modelURL: base, llm: llm}
+	ws, _ := delegateRepo(t)
+	userState := filepath.Join(t.TempDir(), "state")
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	q, err := delegate.Connect(ctx, config.Delegate{URL: d.natsURL}, "test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer q.Close()
+	submit := func(task string) string {
+		out, stderr, code := d.agentls(t, ws, userState, "submit", "--json", task)
+		if code != 0 {
+			t.Fatalf("submit: %d\n%s", code, stderr)
+		}
+		var j delegate.Job
+		json.Unmarshal([]byte(out), &j)
+		return j.ID
+	}
+	inFlight := func(key string) {
+		t.Helper()
+		deadline := time.Now().Add(testWait)
+		for time.Now().Before(deadline) {
+			for _, r := range llm.Requests() {
+				if strings.Contains(firstUser(r.Body.Messages), key) {
+					return
+				}
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+		t.Fatalf("%s never reached the model", key)
+	}
+
+	// SIGTERM: given back, finished by the next worker.
+	term := submit("TERMJOB: add a file")
+	w1 := d.startWorker(t, "first", 1)
+	inFlight("TERMJOB")
+	w1.Process.Signal(syscall.SIGTERM)
+	if err := w1.Wait(); err != nil {
+		t.Fatalf("the worker did not exit cleanly on SIGTERM: %v", err)
+	}
+	if st, _ := delegate.LastStatus(ctx, q, term); st.Final() {
+		t.Fatalf("the job ended with its worker: %+v", st)
+	}
+	w2 := d.startWorker(t, "second", 1)
+	if st := waitFinal(t, ctx, q, []string{term})[term]; st.State != delegate.StateDone || st.Attempt != 2 || st.Result.Status != "ok" {
+		t.Fatalf("after SIGTERM: %+v", st)
+	}
+
+	// No repository: failed at the last delivery, with the reason.
+	q2 := delegate.Job{ID: "nosuchrepo", Repo: filepath.Join(t.TempDir(), "missing.git"), Commit: git(t, ws, "rev-parse", "HEAD"), Task: "x"}
+	if err := delegate.Submit(ctx, q, q2); err != nil {
+		t.Fatal(err)
+	}
+	if st := waitFinal(t, ctx, q, []string{q2.ID})[q2.ID]; st.State != delegate.StateFailed || st.Attempt != 3 || !strings.Contains(st.Reason, "clone") {
+		t.Fatalf("a job that cannot run: %+v", st)
+	}
+
+	// A worker that dies at every delivery (MaxDeliver 1 here): the
+	// advisory ends the job as failed, and a live worker records it.
+	w3 := d.startWorker(t, "third", 1, "--max-deliver", "1") // the consumer's now
+	die := submit("DIEJOB: add a file")
+	inFlight("DIEJOB")
+	st, err := delegate.LastStatus(ctx, q, die)
+	for err == nil && st.State != delegate.StateRunning {
+		time.Sleep(20 * time.Millisecond)
+		st, err = delegate.LastStatus(ctx, q, die)
+	}
+	for _, w := range []*exec.Cmd{w2, w3} {
+		if strings.HasSuffix(st.Worker, ":"+strconv.Itoa(w.Process.Pid)) {
+			w.Process.Signal(syscall.SIGKILL)
+		}
+	}
+	if st := waitFinal(t, ctx, q, []string{die})[die]; st.State != delegate.StateFailed || !strings.Contains(st.Reason, "never finished") {
+		t.Fatalf("a job whose worker died: %+v", st)
 	}
 }
