@@ -610,3 +610,56 @@ func TestDelegateJobsEndOrComeBack(t *testing.T) {
 		t.Fatalf("a job whose worker died: %+v", st)
 	}
 }
+
+// BenchmarkE2EDelegateFiveWorkers: jobs per minute through a real
+// nats-server, five `agentls worker` processes on this machine (one job at
+// a time each), the scripted model answering at once: submit to the end
+// state of the last job, end to end (clone, agentls run, object store,
+// state). Each iteration runs 20 jobs.
+func BenchmarkE2EDelegateFiveWorkers(b *testing.B) {
+	const jobs = 20
+	convs := map[string][]fakellm.Turn{}
+	for n := range jobs {
+		convs[fmt.Sprintf("BENCHJOB%02d:", n)] = jobTurns(n, 0)
+	}
+	llm := fakellm.New(&fakellm.Script{Conversations: convs})
+	base, err := llm.Start()
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { llm.Close() })
+	d := delegateEnv{natsURL: startNATS(b), modelURL: base, llm: llm}
+	ws, _ := delegateRepo(b)
+	ctx := context.Background()
+	q, err := delegate.Connect(ctx, config.Delegate{URL: d.natsURL}, "bench")
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer q.Close()
+	for i := range 5 {
+		d.startWorker(b, fmt.Sprint(i), 1)
+	}
+	p, err := delegate.PushedCommit(ctx, ws)
+	if err != nil {
+		b.Fatal(err)
+	}
+	var elapsed time.Duration
+	b.ResetTimer()
+	for i := range b.N {
+		ids := make([]string, jobs)
+		start := time.Now()
+		for n := range jobs {
+			ids[n] = fmt.Sprintf("bench%d-%d", i, n)
+			if err := delegate.Submit(ctx, q, delegate.Job{ID: ids[n], Repo: p.Repo, Commit: p.Commit, Task: fmt.Sprintf("BENCHJOB%02d: go", n)}); err != nil {
+				b.Fatal(err)
+			}
+		}
+		for id, st := range waitFinal(b, ctx, q, ids) {
+			if st.State != delegate.StateDone {
+				b.Fatalf("%s: %+v", id, st)
+			}
+		}
+		elapsed += time.Since(start)
+	}
+	b.ReportMetric(float64(jobs*b.N)/elapsed.Minutes(), "jobs/min")
+}
