@@ -47,11 +47,11 @@ func Worker(args []string, stdout, stderr io.Writer) int {
 	dir := fs.String("dir", "", "where the jobs' clones, state and results live while they run (default: the state directory's worker/)")
 	fs.Var(&repos, "repo", "take jobs for repository URLs that `PATTERN` matches (path.Match; * any); repeatable, at least one")
 	fs.Var(&allow, "allow", "tools.allow for every job (a job may narrow it, never widen it); repeatable")
-	maxSteps := fs.Int("max-steps", 0, "agent.maxSteps at most for a job (a job may ask fewer)")
+	maxSteps := fs.Int("max-steps", 0, "model turns at most for a job (default agent.maxSteps of the settings; a job may ask fewer)")
 	ackWait := fs.Duration("ack-wait", delegate.DefaultConsumer.AckWait, "consumer AckWait: a job whose worker stops saying it is in progress for this long is redelivered")
 	maxDeliver := fs.Int("max-deliver", delegate.DefaultConsumer.MaxDeliver, "consumer MaxDeliver: deliveries of a job before it ends as failed")
 	maxAckPending := fs.Int("max-ack-pending", delegate.DefaultConsumer.MaxAckPending, "consumer MaxAckPending: jobs running at once across all workers")
-	settings := fs.String("settings", "", "a JSON file of settings (as in the editor's): delegate.*, llm.*")
+	settings := fs.String("settings", "", "a JSON file of settings (as in the editor's): delegate.*, and llm.*, tools.*, sandbox.*, agent.*, verify.* for every job (keep the API key in AGENTLS_API_KEY)")
 	logFile := fs.String("log-file", "", "write logs to this file instead of stderr")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -66,6 +66,13 @@ func Worker(args []string, stdout, stderr io.Writer) int {
 	cfg, code := userConfig(*settings, stderr, "worker")
 	if code != 0 {
 		return code
+	}
+	var settingsData []byte
+	if *settings != "" {
+		settingsData, _ = os.ReadFile(*settings)
+	}
+	if *maxSteps == 0 {
+		*maxSteps = cfg.Agent.MaxSteps // a job may ask for fewer, never more
 	}
 	log, closeLog, err := logging.New(*logFile, "info", stderr)
 	if err != nil {
@@ -102,6 +109,7 @@ func Worker(args []string, stdout, stderr io.Writer) int {
 		Dir:         *dir,
 		Exe:         exe,
 		Name:        delegate.Host(),
+		Settings:    settingsData,
 		Log:         log,
 	}
 	if err := w.Run(ctx); err != nil {

@@ -54,3 +54,26 @@ func TestPolicyOnlyNarrows(t *testing.T) {
 		t.Fatal("a worker with no --repo took a job")
 	}
 }
+
+// A job's run gets the worker's settings less tools.allow (the job's
+// narrowed list comes as --allow) and less the API key (kept out of any
+// file a sandboxed command could read), in every spelling.
+func TestJobSettingsDropAllowAndKey(t *testing.T) {
+	for _, in := range []string{
+		`{"tools":{"allow":["rm *"],"deny":["curl *"]},"llm":{"apiKey":"sk-123456789","model":"m"}}`,
+		`{"tools.allow":["rm *"],"tools.deny":["curl *"],"llm.apiKey":"sk-123456789","llm.model":"m"}`,
+		`{"agentls":{"tools":{"allow":["rm *"],"deny":["curl *"]},"llm.apiKey":"sk-123456789","llm":{"model":"m"}}}`,
+	} {
+		out, key, err := jobSettings([]byte(in))
+		if err != nil || key != "sk-123456789" {
+			t.Fatalf("%s: key %q, %v", in, key, err)
+		}
+		s := string(out)
+		if strings.Contains(s, "rm *") || strings.Contains(s, "sk-123456789") || !strings.Contains(s, "curl *") || !strings.Contains(s, `"m"`) {
+			t.Errorf("%s → %s", in, s)
+		}
+	}
+	if _, _, err := jobSettings([]byte(`[`)); err == nil {
+		t.Error("bad settings accepted")
+	}
+}

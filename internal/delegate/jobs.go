@@ -213,6 +213,8 @@ func Fetch(ctx context.Context, q *Queue, root, stateDir, id string) (*worktree.
 		return nil, st, fmt.Errorf("job %s failed: %s", id, st.Reason)
 	case !st.Final():
 		return nil, st, fmt.Errorf("job %s is %s, not finished yet", id, st.State)
+	case !isCommit(st.Commit):
+		return nil, st, fmt.Errorf("job %s: its state names no commit (%q)", id, st.Commit)
 	}
 	patch, err := q.Obj.GetBytes(ctx, id+"/patch")
 	if err != nil {

@@ -37,6 +37,11 @@ type Worker struct {
 	Exe string
 	// Name names the worker in job states (host:pid).
 	Name string
+	// Settings is the worker's settings file (JSON, as an editor sends
+	// them), nil for none: each job's agentls run gets it, less
+	// tools.allow (the job's narrowed list comes as --allow) and less an
+	// API key (which goes in the environment, where no command sees it).
+	Settings []byte
 	Log  *zap.Logger
 }
 
@@ -180,6 +185,9 @@ func (w *Worker) handle(ctx context.Context, msg jetstream.Msg) {
 	out, runErr := w.run(jctx, job, allow, maxSteps, log)
 	stop()
 	keep.Wait()
+	// Everything of the attempt is in out now (or lost with it); the next
+	// attempt starts from a fresh clone anyway.
+	os.RemoveAll(w.jobDir(job.ID))
 
 	switch {
 	case ctx.Err() != nil:
@@ -210,7 +218,6 @@ func (w *Worker) handle(ctx context.Context, msg jetstream.Msg) {
 		log.Warn("ack", zap.Error(err))
 	}
 	log.Info("job done", zap.String("status", res.Status), zap.Int("exit", out.Exit))
-	os.RemoveAll(w.jobDir(job.ID))
 }
 
 func status(j Job, state, worker string, md *jetstream.MsgMetadata, more func(*Status)) Status {
@@ -245,6 +252,19 @@ func (w *Worker) run(ctx context.Context, job Job, allow []string, maxSteps int,
 	}
 	resultPath := filepath.Join(dir, "result.json")
 	args := []string{"run", "--workspace", checkout, "--json", "--result", resultPath, "--approval", "never"}
+	var key string
+	if w.Settings != nil {
+		data, k, err := jobSettings(w.Settings)
+		if err != nil {
+			return nil, err
+		}
+		key = k
+		sp := filepath.Join(dir, "settings.json")
+		if err := os.WriteFile(sp, data, 0o600); err != nil {
+			return nil, err
+		}
+		args = append(args, "--settings", sp)
+	}
 	if maxSteps > 0 {
 		args = append(args, "--max-steps", fmt.Sprint(maxSteps))
 	}
@@ -265,6 +285,9 @@ func (w *Worker) run(ctx context.Context, job Job, allow []string, maxSteps int,
 	cmd := exec.Command(w.Exe, args...)
 	cmd.Dir = checkout
 	cmd.Env = childEnv(filepath.Join(dir, "state"))
+	if key != "" {
+		cmd.Env = append(cmd.Env, "AGENTLS_API_KEY="+key)
+	}
 	cmd.Stdin = nil
 	cmd.Stdout = events
 	cmd.Stderr = events
@@ -312,6 +335,40 @@ func childEnv(state string) []string {
 		env = append(env, kv)
 	}
 	return append(env, "XDG_STATE_HOME="+state)
+}
+
+// jobSettings is the worker's settings for a job's agentls run: without
+// tools.allow, which the job may have narrowed (it comes as --allow), and
+// without llm.apiKey, returned apart to go in the run's environment.
+func jobSettings(data []byte) ([]byte, string, error) {
+	var m map[string]any
+	if err := json.Unmarshal(data, &m); err != nil {
+		return nil, "", fmt.Errorf("worker settings: %w", err)
+	}
+	var key string
+	var strip func(m map[string]any)
+	strip = func(m map[string]any) {
+		delete(m, "tools.allow")
+		if k, ok := m["llm.apiKey"].(string); ok {
+			key = k
+		}
+		delete(m, "llm.apiKey")
+		if t, ok := m["tools"].(map[string]any); ok {
+			delete(t, "allow")
+		}
+		if l, ok := m["llm"].(map[string]any); ok {
+			if k, ok := l["apiKey"].(string); ok {
+				key = k
+			}
+			delete(l, "apiKey")
+		}
+		if a, ok := m["agentls"].(map[string]any); ok {
+			strip(a)
+		}
+	}
+	strip(m)
+	out, err := json.Marshal(m)
+	return out, key, err
 }
 
 func tail(path string) string {
