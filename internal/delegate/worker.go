@@ -42,7 +42,7 @@ type Worker struct {
 	// tools.allow (the job's narrowed list comes as --allow) and less an
 	// API key (which goes in the environment, where no command sees it).
 	Settings []byte
-	Log  *zap.Logger
+	Log      *zap.Logger
 }
 
 // Run consumes jobs until ctx ends. A job running then is cancelled and
