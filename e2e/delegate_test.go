@@ -582,6 +582,40 @@ func TestDelegateJobsEndOrComeBack(t *testing.T) {
 		t.Fatalf("after SIGTERM: %+v", st)
 	}
 
+	// Delivered again after its end was recorded (as when a worker dies
+	// between the result and the ack; here published again without the
+	// de-duplicating id): acked, not run again.
+	modelCalls := func() int {
+		n := 0
+		for _, r := range llm.Requests() {
+			if strings.Contains(firstUser(r.Body.Messages), "TERMJOB") {
+				n++
+			}
+		}
+		return n
+	}
+	before := modelCalls()
+	raw, _ := json.Marshal(delegate.Job{ID: term, Repo: filepath.Dir(ws) + "/origin.git", Commit: git(t, ws, "rev-parse", "HEAD"), Task: "TERMJOB: add a file"})
+	if _, err := q.JS.Publish(ctx, delegate.JobsSubject+"."+term, raw); err != nil {
+		t.Fatal(err)
+	}
+	jobsStream, err := q.JS.Stream(ctx, delegate.JobsStream)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for deadline := time.Now().Add(testWait); ; time.Sleep(50 * time.Millisecond) {
+		info, err := jobsStream.Info(ctx)
+		if err == nil && info.State.Msgs == 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the repeated job was never acked")
+		}
+	}
+	if hist, _ := delegate.History(ctx, q, term); len(hist) != 4 || modelCalls() != before { // queued, running ×2, done
+		t.Fatalf("the repeated job ran again: %d model calls, then %d; %+v", before, modelCalls(), hist)
+	}
+
 	// No repository: failed at the last delivery, with the reason.
 	q2 := delegate.Job{ID: "nosuchrepo", Repo: filepath.Join(t.TempDir(), "missing.git"), Commit: git(t, ws, "rev-parse", "HEAD"), Task: "x"}
 	if err := delegate.Submit(ctx, q, q2); err != nil {
