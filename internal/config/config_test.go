@@ -444,3 +444,22 @@ func TestUnknownKeySuggestsAndLocates(t *testing.T) {
 		}
 	}
 }
+
+// The workspace file (which the model can write) sets none of the keys
+// that are the user's alone: where delegated tasks and NATS credentials
+// go (delegate.*), the external agent to start (agent.backend).
+func TestNotFromFileKeysIgnoreTheFile(t *testing.T) {
+	for _, kc := range keyCases {
+		if !kc.notFromFile {
+			continue
+		}
+		file := mustJSON(t, FileName, dotted(kc.key, kc.editor))
+		c, probs := Resolve(file)
+		if got, def := kc.get(c), kc.get(Defaults()); !reflect.DeepEqual(got, def) {
+			t.Errorf("%s: the workspace file set it to %v", kc.key, got)
+		}
+		if len(probs) != 1 || probs[0].Key != kc.key || probs[0].Source != FileName {
+			t.Errorf("%s: problems %+v, want one from %s", kc.key, probs, FileName)
+		}
+	}
+}
