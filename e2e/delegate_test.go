@@ -283,6 +283,13 @@ func TestDelegateWorkersSurviveAKill(t *testing.T) {
 	if code != 0 || !strings.Contains(out, "created added-1.txt") || !strings.Contains(out, "deleted gone.txt") {
 		t.Fatalf("jobs fetch: exit %d\n%s\n%s", code, out, stderr)
 	}
+	// Its session came along: it can be continued here.
+	var res struct{ Session string }
+	rb, _ := q.Obj.GetBytes(ctx, ids[0]+"/result.json")
+	json.Unmarshal(rb, &res)
+	if out, _, code := d.agentls(t, ws, userState, "sessions", "show", res.Session); res.Session == "" || code != 0 || !strings.Contains(out, "JOBKEY1") {
+		t.Fatalf("the job's session %q was not imported: exit %d\n%s", res.Session, code, out)
+	}
 	out, stderr, code = d.agentls(t, ws, userState, "worktrees", "merge", ids[0])
 	if code != 0 {
 		t.Fatalf("worktrees merge: exit %d\n%s\n%s", code, out, stderr)

@@ -296,7 +296,10 @@ func (w *Worker) run(ctx context.Context, job Job, allow []string, maxSteps int,
 		return nil, err
 	}
 	done := make(chan error, 1)
-	go func() { done <- cmd.Wait() }()
+	go func() {
+		defer w.recover("waiting for a job's agentls run")
+		done <- cmd.Wait()
+	}()
 	select {
 	case err = <-done:
 	case <-ctx.Done():
