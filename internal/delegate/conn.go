@@ -44,7 +44,8 @@ type Queue struct {
 var ErrNoServer = errors.New("no NATS server configured: set delegate.url in your settings or AGENTLS_NATS_URL")
 
 // Connect opens the connection the settings describe and makes sure the
-// streams and the object store exist (creating them is idempotent). The
+// streams and the object store exist (created when missing; an existing
+// one is left as the operator set it). The
 // settings come from the user's settings and environment, never from a
 // job or the workspace file (config.Delegate).
 func Connect(ctx context.Context, d config.Delegate, name string) (*Queue, error) {
@@ -85,7 +86,7 @@ func open(ctx context.Context, nc *nats.Conn) (*Queue, error) {
 	if err != nil {
 		return nil, err
 	}
-	if _, err := js.CreateOrUpdateStream(ctx, jetstream.StreamConfig{
+	if err := ensureStream(ctx, js, jetstream.StreamConfig{
 		Name:        JobsStream,
 		Description: "agentls delegated jobs (work queue)",
 		Subjects:    []string{JobsSubject + ".>"},
@@ -95,7 +96,7 @@ func open(ctx context.Context, nc *nats.Conn) (*Queue, error) {
 	}); err != nil {
 		return nil, fmt.Errorf("stream %s: %w", JobsStream, err)
 	}
-	if _, err := js.CreateOrUpdateStream(ctx, jetstream.StreamConfig{
+	if err := ensureStream(ctx, js, jetstream.StreamConfig{
 		Name:        ResultsStream,
 		Description: "agentls delegated jobs' states",
 		Subjects:    []string{ResultsSubj + ".>"},
@@ -106,16 +107,33 @@ func open(ctx context.Context, nc *nats.Conn) (*Queue, error) {
 	}); err != nil {
 		return nil, fmt.Errorf("stream %s: %w", ResultsStream, err)
 	}
-	obj, err := js.CreateOrUpdateObjectStore(ctx, jetstream.ObjectStoreConfig{
-		Bucket:      Bucket,
-		Description: "agentls delegated jobs' results",
-		Storage:     jetstream.FileStorage,
-		TTL:         30 * 24 * time.Hour,
-	})
+	obj, err := js.ObjectStore(ctx, Bucket)
+	if errors.Is(err, jetstream.ErrBucketNotFound) {
+		obj, err = js.CreateObjectStore(ctx, jetstream.ObjectStoreConfig{
+			Bucket:      Bucket,
+			Description: "agentls delegated jobs' results",
+			Storage:     jetstream.FileStorage,
+			TTL:         30 * 24 * time.Hour,
+		})
+	}
 	if err != nil {
 		return nil, fmt.Errorf("object store %s: %w", Bucket, err)
 	}
 	return &Queue{NC: nc, JS: js, Obj: obj}, nil
+}
+
+// ensureStream creates the stream when it is missing and leaves one that
+// exists as it is: an operator's changes (replicas, limits, placement)
+// stay. Two creations at once agree, since the configurations are equal.
+func ensureStream(ctx context.Context, js jetstream.JetStream, cfg jetstream.StreamConfig) error {
+	_, err := js.Stream(ctx, cfg.Name)
+	if errors.Is(err, jetstream.ErrStreamNotFound) {
+		_, err = js.CreateStream(ctx, cfg)
+		if errors.Is(err, jetstream.ErrStreamNameAlreadyInUse) {
+			err = nil
+		}
+	}
+	return err
 }
 
 // Close drains the connection: what was published is sent.
