@@ -126,8 +126,15 @@ func (d delegateEnv) startWorker(t testing.TB, name string, concurrency int, ext
 		t.Fatal(err)
 	}
 	t.Cleanup(func() {
-		_ = cmd.Process.Signal(syscall.SIGTERM)
-		_ = cmd.Wait()
+		if cmd.ProcessState == nil { // not waited for by the test
+			_ = cmd.Process.Signal(syscall.SIGTERM)
+			err := cmd.Wait()
+			// A worker stops cleanly on SIGTERM (a race report would
+			// make it exit 66); one the test SIGKILLed is gone anyway.
+			if ws, ok := cmd.ProcessState.Sys().(syscall.WaitStatus); err != nil && !(ok && ws.Signaled() && ws.Signal() == syscall.SIGKILL) {
+				t.Errorf("worker %s: %v", name, err)
+			}
+		}
 		if t.Failed() {
 			b, _ := os.ReadFile(filepath.Join(dir, "worker.log"))
 			t.Logf("worker %s log:\n%s", name, b)
