@@ -126,12 +126,32 @@ func (w *Worker) slot(ctx context.Context, cons jetstream.Consumer) {
 			}
 			continue
 		}
-		w.handle(ctx, msg)
+		func() {
+			// A panic ends this job's handling, not the slot; the job
+			// comes back after AckWait.
+			defer w.recover("a job")
+			w.handle(ctx, cons, msg)
+		}()
 	}
 }
 
+// settings are the consumer's AckWait and MaxDeliver as the server has
+// them now (another worker may have set them), else this worker's.
+func (w *Worker) settings(ctx context.Context, cons jetstream.Consumer) (time.Duration, int) {
+	ackWait, maxDeliver := w.Consumer.AckWait, w.Consumer.MaxDeliver
+	if info, err := cons.Info(ctx); err == nil {
+		if info.Config.AckWait > 0 {
+			ackWait = info.Config.AckWait
+		}
+		if info.Config.MaxDeliver > 0 {
+			maxDeliver = info.Config.MaxDeliver
+		}
+	}
+	return ackWait, maxDeliver
+}
+
 // handle runs one delivery of a job, and acks, naks or terms it.
-func (w *Worker) handle(ctx context.Context, msg jetstream.Msg) {
+func (w *Worker) handle(ctx context.Context, cons jetstream.Consumer, msg jetstream.Msg) {
 	bg := context.WithoutCancel(ctx)
 	md, err := msg.Metadata()
 	if err != nil {
@@ -163,6 +183,7 @@ func (w *Worker) handle(ctx context.Context, msg jetstream.Msg) {
 		return
 	}
 	w.publish(bg, status(job, StateRunning, w.Name, md, nil))
+	ackWait, maxDeliver := w.settings(bg, cons)
 
 	// In progress while it runs: JetStream redelivers it only if this
 	// worker stops saying so (it died).
@@ -171,7 +192,7 @@ func (w *Worker) handle(ctx context.Context, msg jetstream.Msg) {
 	var keep sync.WaitGroup
 	keep.Go(func() {
 		defer w.recover("in-progress acks")
-		t := time.NewTicker(max(w.Consumer.AckWait/3, 100*time.Millisecond))
+		t := time.NewTicker(max(ackWait/3, 100*time.Millisecond))
 		defer t.Stop()
 		for {
 			select {
@@ -196,8 +217,8 @@ func (w *Worker) handle(ctx context.Context, msg jetstream.Msg) {
 		_ = msg.Nak()
 		return
 	case runErr != nil:
-		if int(md.NumDelivered) >= w.Consumer.MaxDeliver {
-			reason := fmt.Sprintf("attempt %d of %d: %v", md.NumDelivered, w.Consumer.MaxDeliver, runErr)
+		if int(md.NumDelivered) >= maxDeliver {
+			reason := fmt.Sprintf("attempt %d of %d: %v", md.NumDelivered, maxDeliver, runErr)
 			w.publish(bg, status(job, StateFailed, w.Name, md, func(s *Status) { s.Reason = reason }))
 			_ = msg.TermWithReason(reason)
 			return
