@@ -77,3 +77,20 @@ func TestJobSettingsDropAllowAndKey(t *testing.T) {
 		t.Error("bad settings accepted")
 	}
 }
+
+// A token in the remote's URL never goes into a job (every worker reads
+// it, everyone who lists jobs sees it).
+func TestRemoteURLLosesItsSecret(t *testing.T) {
+	for in, want := range map[string]string{
+		"https://x-access-token:ghs_abc123@example.com/team/app.git": "https://example.com/team/app.git",
+		"https://ghp_tokenonly@example.com/team/app.git":             "https://example.com/team/app.git",
+		"ssh://git:secret@example.com/team/app.git":                  "ssh://git@example.com/team/app.git",
+		"ssh://git@example.com/team/app.git":                         "ssh://git@example.com/team/app.git",
+		"git@example.com:team/app.git":                               "git@example.com:team/app.git",
+		"/srv/git/app.git":                                           "/srv/git/app.git",
+	} {
+		if got := withoutSecret(in); got != want {
+			t.Errorf("%s → %s, want %s", in, got, want)
+		}
+	}
+}

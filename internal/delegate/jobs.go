@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	neturl "net/url"
 	"os"
 	"path/filepath"
 	"sort"
@@ -188,7 +189,7 @@ func PushedCommit(ctx context.Context, root string) (Pushed, error) {
 	if err != nil {
 		return p, err
 	}
-	p.Repo = strings.TrimSpace(url)
+	p.Repo = withoutSecret(strings.TrimSpace(url))
 	if !strings.Contains(p.Repo, ":") && !filepath.IsAbs(p.Repo) {
 		// A remote that is a path relative to the repository.
 		p.Repo = filepath.Join(top, p.Repo)
@@ -197,6 +198,25 @@ func PushedCommit(ctx context.Context, root string) (Pushed, error) {
 		p.Dirty = true
 	}
 	return p, nil
+}
+
+// withoutSecret is a remote URL without a password or token in it: the
+// job goes to every worker and its state to everyone who lists jobs, and
+// a worker clones with credentials of its own.
+func withoutSecret(remote string) string {
+	u, err := neturl.Parse(remote)
+	if err != nil || u.User == nil || u.Scheme == "" {
+		return remote
+	}
+	switch _, hasPassword := u.User.Password(); {
+	case u.Scheme == "http" || u.Scheme == "https":
+		u.User = nil // a token as the user name is a secret too
+	case hasPassword:
+		u.User = neturl.User(u.User.Username())
+	default:
+		return remote
+	}
+	return u.String()
 }
 
 // Fetch brings a finished job's change into the workspace at root as a
