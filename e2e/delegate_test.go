@@ -485,7 +485,17 @@ func TestDelegateFromLSPAndACP(t *testing.T) {
 	if res.Job == "" || res.Commit != git(t, ws, "rev-parse", "HEAD") {
 		t.Fatalf("agentls.delegate: %+v", res)
 	}
-	waitFinal(t, ctx, q, []string{res.Job})
+	// When it ends, its change arrives as a worktree task by itself.
+	if !s.WaitFor(testWait, func() bool {
+		for _, n := range s.Notes("window/showMessage") {
+			if strings.Contains(string(n.Params), "delegated job "+res.Job+" is done") && strings.Contains(string(n.Params), "waits as worktree task") {
+				return true
+			}
+		}
+		return false
+	}) {
+		t.Fatalf("no message that job %s is done and waits for review", res.Job)
+	}
 	var jobs struct{ Jobs []delegate.Status }
 	if err := s.Command(s.ctx, "agentls.jobs", map[string]any{}, &jobs); err != nil || len(jobs.Jobs) != 1 || jobs.Jobs[0].State != delegate.StateDone {
 		t.Fatalf("agentls.jobs: %+v %v", jobs, err)

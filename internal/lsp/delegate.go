@@ -3,10 +3,15 @@ package lsp
 import (
 	"context"
 	"errors"
+	"fmt"
+
+	"github.com/nats-io/nats.go"
+	"go.uber.org/zap"
 
 	"go.lsp.dev/jsonrpc2"
 	"go.lsp.dev/protocol"
 
+	"github.com/agentls/agentls/internal/config"
 	"github.com/agentls/agentls/internal/delegate"
 )
 
@@ -53,7 +58,9 @@ func (s *Server) cmdDelegate(ctx context.Context, a delegateArgs) (any, error) {
 	if warn != "" {
 		s.showMessage(ctx, protocol.MessageTypeWarning, "agentls: %s", warn)
 	}
-	s.showMessage(ctx, protocol.MessageTypeInfo, "agentls: delegated job %s; agentls.jobs lists it, agentls.jobFetch brings its change back", job.ID)
+	s.showMessage(ctx, protocol.MessageTypeInfo, "agentls: delegated job %s; its change will wait here as a worktree task when it is done", job.ID)
+	cfg := s.config().Delegate
+	s.goSafe("watching a delegated job", func() { s.watchJob(cfg, job.ID) })
 	return delegateResult{Job: job.ID, Repo: job.Repo, Commit: job.Commit, Warning: warn}, nil
 }
 
@@ -88,4 +95,56 @@ func (s *Server) cmdJobFetch(ctx context.Context, a jobFetchArgs) (any, error) {
 		return nil, jsonrpc2.Errorf(jsonrpc2.InvalidParams, "agentls.jobFetch: %v", err)
 	}
 	return map[string]any{"worktree": t.ID, "path": t.Dir(), "state": st.State, "result": st.Result}, nil
+}
+
+// watchJob waits for a delegated job's end while the server runs, then
+// brings its change in as a worktree task (or says why it failed): the
+// change arrives like a worktree task's, for agentls.worktreeReview and
+// agentls.worktreeMerge. The job's state subject is followed with a plain
+// subscription; the last state is read after subscribing, so an end that
+// came first is not missed.
+func (s *Server) watchJob(cfg config.Delegate, id string) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	q, err := delegate.Connect(ctx, cfg, "agentls lsp")
+	if err != nil {
+		s.log.Warn("watching a delegated job", zap.String("job", id), zap.Error(err))
+		return
+	}
+	defer q.Close()
+	ch := make(chan *nats.Msg, 16)
+	sub, err := q.NC.ChanSubscribe(delegate.ResultsSubj+"."+id, ch)
+	if err != nil {
+		return
+	}
+	defer sub.Unsubscribe()
+	final := func() (delegate.Status, bool) {
+		st, err := delegate.LastStatus(ctx, q, id)
+		return st, err == nil && st.Final()
+	}
+	st, done := final()
+	for !done {
+		select {
+		case <-ch:
+			st, done = final()
+		case <-s.exited:
+			return
+		case <-s.conn.Done():
+			return
+		}
+	}
+	if st.State == delegate.StateFailed {
+		s.showMessage(ctx, protocol.MessageTypeWarning, "agentls: delegated job %s failed: %s", id, st.Reason)
+		return
+	}
+	t, st, err := delegate.Fetch(ctx, q, s.rootDir(), s.stateDir(), id)
+	if err != nil {
+		s.showMessage(ctx, protocol.MessageTypeWarning, "agentls: delegated job %s: %v", id, err)
+		return
+	}
+	status := ""
+	if st.Result != nil {
+		status = fmt.Sprintf(" (%s)", st.Result.Status)
+	}
+	s.showMessage(ctx, protocol.MessageTypeInfo, "agentls: delegated job %s is done%s: its change waits as worktree task %s (agentls.worktreeReview, agentls.worktreeMerge, agentls.worktreeDiscard)", id, status, t.ID)
 }
