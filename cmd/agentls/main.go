@@ -7,6 +7,7 @@
 //	agentls sessions [list | show ID]
 //	agentls trust [--yes] [--workspace DIR]
 //	agentls submit "task" | jobs [list | show ID | fetch ID] | worker
+//	agentls doctor [--json] [--workspace DIR] [--settings JSON]
 //	agentls version | help
 package main
 
@@ -82,6 +83,8 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return cli.Jobs(args, stdout, stderr)
 	case "worker":
 		return cli.Worker(args, stdout, stderr)
+	case "doctor":
+		return runDoctor(args, stdout, stderr)
 	case "version":
 		fmt.Fprintln(stdout, versionString())
 		return 0
@@ -110,6 +113,7 @@ commands:
   submit     delegate a task to a worker on another machine: agentls submit "task"
   jobs       delegated jobs: agentls jobs [list | show ID | fetch ID]
   worker     run delegated jobs from the NATS JetStream queue: agentls worker --repo PATTERN
+  doctor     check the key, the endpoint and model, the sandbox, trust and the editors: agentls doctor [--json]
   version    print the version (also --version)
   help       print this help (also -h, --help)
 

@@ -203,6 +203,8 @@ func (s *Server) take(rec RecordedRequest) (int, Turn) {
 	var t Turn
 	if len(s.script.Conversations) > 0 {
 		idx, t = conversationTurn(s.script.Conversations, rec.Body.Messages)
+	} else if i, a, ok := s.aside(rec.Body); ok {
+		idx, t = i, a
 	} else if s.next < len(s.script.Turns) {
 		idx, t = s.next, s.script.Turns[s.next]
 		s.next++
@@ -249,6 +251,19 @@ func conversationTurn(convs map[string][]Turn, msgs []Message) (int, Turn) {
 		}
 	}
 	return -1, Turn{}
+}
+
+// asideBase numbers the asides' answers apart from the turns'.
+const asideBase = 1000
+
+// aside is the first aside whose Expect the request matches.
+func (s *Server) aside(req ChatRequest) (int, Turn, bool) {
+	for i, a := range s.script.Asides {
+		if req.expectMismatch(asideBase+i, a.Expect) == "" {
+			return asideBase + i, a, true
+		}
+	}
+	return 0, Turn{}, false
 }
 
 // begin takes the next turn for a request, records it, and plays the
