@@ -143,7 +143,11 @@ func (a *Agent) runBuiltin(ctx context.Context, s *acpSession, out *stream, name
 	case "worktrees", "merge", "discard":
 		a.worktreesCommand(ctx, s, out, name, args)
 	default:
-		return false
+		f, ok := moreBuiltins[name]
+		if !ok {
+			return false
+		}
+		f(a, ctx, s, out, args)
 	}
 	return true
 }

@@ -148,6 +148,11 @@ var readsNoContent = map[string]bool{"rev-parse": true, "branch": true, "cat-fil
 // drivers). With quiet, stderr is dropped, so the output is git's stdout
 // alone (for parsing); otherwise it is both, for the error message.
 func runGit(ctx context.Context, dir string, quiet bool, args ...string) (string, error) {
+	return runGitEnv(ctx, dir, quiet, nil, args...)
+}
+
+// runGitEnv is runGit with more variables in git's environment.
+func runGitEnv(ctx context.Context, dir string, quiet bool, extra []string, args ...string) (string, error) {
 	git, err := exec.LookPath("git")
 	if err != nil {
 		return "", fmt.Errorf("%w: git is not installed (or not in PATH)", ErrNoGit)
@@ -159,7 +164,7 @@ func runGit(ctx context.Context, dir string, quiet bool, args ...string) (string
 		}
 		gitDirArgs = append(gitDirArgs, a)
 	}
-	env := gitEnv()
+	env := append(gitEnv(), extra...)
 	settings := safety
 	if len(args) > len(gitDirArgs) && !readsNoContent[args[len(gitDirArgs)]] {
 		// Every other command may read or write a file's content (status,
