@@ -13,7 +13,6 @@ import (
 
 	"github.com/agentls/agentls/internal/assemble"
 	"github.com/agentls/agentls/internal/commands"
-	"github.com/agentls/agentls/internal/config"
 	"github.com/agentls/agentls/internal/render"
 )
 
@@ -64,7 +63,7 @@ func isBuiltin(name string) bool {
 // root; a file it cannot use is left out and logged).
 func (a *Agent) availableCommands(root string) []sdk.AvailableCommand {
 	out := append([]sdk.AvailableCommand(nil), builtinCommands...)
-	for _, c := range a.projectCommands(root) {
+	for _, c := range a.projectCommands(root, nil) { // the default secret files
 		ac := sdk.AvailableCommand{Name: c.Name, Description: c.Description + " (" + c.Path + ")"}
 		h := c.ArgumentHint
 		if h == "" {
@@ -77,11 +76,10 @@ func (a *Agent) availableCommands(root string) []sdk.AvailableCommand {
 }
 
 // projectCommands are the project's prompts, without those named like
-// agentls's own commands (which win).
-func (a *Agent) projectCommands(root string) []commands.Command {
-	// The listing is the user's; the model reads a skill under the task's
-	// own secret rules (read_file).
-	cmds, err := assemble.Commands(config.Defaults(), root)
+// agentls's own commands (which win); a file that is or links to one of
+// secretFiles (tools.secretFiles; nil: the defaults) is left out.
+func (a *Agent) projectCommands(root string, secretFiles []string) []commands.Command {
+	cmds, err := assemble.Commands(root, secretFiles) // the project commands, then the skills
 	if err != nil {
 		a.log.Warn("project commands", zap.Error(err))
 	}
@@ -162,7 +160,11 @@ func (a *Agent) runBuiltin(ctx context.Context, s *acpSession, out *stream, name
 	case "worktrees", "merge", "discard":
 		a.worktreesCommand(ctx, s, out, name, args)
 	default:
-		return false
+		f, ok := moreBuiltins[name]
+		if !ok {
+			return false
+		}
+		f(a, ctx, s, out, args)
 	}
 	return true
 }

@@ -2,20 +2,20 @@ package assemble
 
 import (
 	"github.com/agentls/agentls/internal/commands"
-	"github.com/agentls/agentls/internal/config"
 	"github.com/agentls/agentls/internal/driver"
-	"github.com/agentls/agentls/internal/tools"
+	"github.com/agentls/agentls/internal/wsread"
 )
 
 // Commands are what every front end lists and runs as "/name args": the
 // project's commands (.agentls/commands) and then its skills
 // (.agents/skills, driver.Skills), a skill named like a command left out.
-// A skill runs as a prompt that points the model at its SKILL.md, which it
-// reads with read_file, under the same rules as every workspace file.
-func Commands(cfg config.Config, root string) ([]commands.Command, error) {
-	cmds, err := commands.Load(root)
-	secret := tools.Policy{Root: root, SecretFiles: cfg.Tools.SecretFiles}.IsSecret
-	for _, s := range driver.Skills(root, secret) {
+// Both are read through the one reader (internal/wsread) under
+// secretFiles (tools.secretFiles; nil: the defaults). A skill runs as a
+// prompt that points the model at its SKILL.md, which it reads with
+// read_file, under the same rules as every workspace file.
+func Commands(root string, secretFiles []string) ([]commands.Command, error) {
+	cmds, err := commands.Load(root, secretFiles)
+	for _, s := range driver.Skills(root, wsread.New(root, secretFiles).Secret) {
 		if _, taken := commands.Find(cmds, s.Name); taken {
 			continue
 		}

@@ -26,9 +26,7 @@ func expandCommand(root, task string, warn func(string)) (string, error) {
 	if !ok {
 		return task, nil
 	}
-	// Skills too (.agents/skills), listed under the default secret rules;
-	// the model reads a skill under the task's own (read_file).
-	cmds, err := assemble.Commands(config.Defaults(), root)
+	cmds, err := assemble.Commands(root, nil) // commands and skills; the default secret files: the settings are read after
 	if err != nil && warn != nil {
 		warn(err.Error())
 	}
@@ -41,7 +39,11 @@ func expandCommand(root, task string, warn func(string)) (string, error) {
 	if _, err := os.Lstat("/" + name); err == nil {
 		return task, nil
 	}
-	return "", fmt.Errorf("no project command /%s in %s; there are: %s", name, projcmd.Dir, strings.Join(projcmd.Names(cmds), ", "))
+	msg := fmt.Sprintf("no project command /%s in %s; there are: %s", name, projcmd.Dir, strings.Join(projcmd.Names(cmds), ", "))
+	if err != nil {
+		msg += " (left out: " + err.Error() + ")"
+	}
+	return "", errors.New(msg)
 }
 
 // checkEndpoint refuses a run that cannot reach any model before it

@@ -38,6 +38,9 @@ type Config struct {
 	Tools    Tools
 	Sessions Sessions
 	Sandbox  Sandbox
+	// Delegate is how agentls reaches the NATS server of delegated jobs
+	// (agentls submit, agentls worker, "Delegate task").
+	Delegate Delegate
 	// MCPServers has the shape other MCP clients use: name → server.
 	MCPServers map[string]MCPServer
 	// Hooks are hooks in the shared format (Claude Code's, Codex's):
@@ -150,6 +153,19 @@ type Sandbox struct {
 	// DenyRead are more paths ("~/" is the home directory) that sandboxed
 	// commands read as empty, besides policy.DefaultDenyRead.
 	DenyRead []string
+}
+
+// Delegate is the connection to NATS JetStream for delegated jobs. It
+// comes only from the user's own settings and the environment: never from
+// the workspace file (the model writes it, and the URL says where tasks and
+// credentials go) and never from a job.
+type Delegate struct {
+	URL         string // nats://host:4222 (a comma-separated list for a cluster)
+	Credentials string // a .creds file (JWT and NKey seed)
+	NKey        string // an NKey seed file
+	TLSCA       string // CA certificate file for the server's TLS
+	TLSCert     string // client certificate file (mutual TLS)
+	TLSKey      string // client key file
 }
 
 type Sessions struct {
@@ -436,6 +452,30 @@ var fields = []field{
 		kind: strs(func(c *Config) *[]string { return &c.Sandbox.DenyRead }),
 		def:  "none",
 		doc:  "More paths (`~/` is your home) that sandboxed commands read as empty, besides the credentials the [Security model](../security.md) lists."},
+	{key: "delegate.url", env: []string{"AGENTLS_NATS_URL", "NATS_URL"}, notFromFile: true,
+		kind: str(func(c *Config) *string { return &c.Delegate.URL }),
+		def:  "none",
+		doc:  "The NATS server (JetStream on) of delegated tasks: `nats://host:4222`, a comma-separated list for a cluster. `agentls submit`, `agentls worker`, `agentls jobs` and the editor's \"Delegate task\" use it (docs/multi-machine.md). Read from your settings and the environment only, never from `.agentls.json` or a job."},
+	{key: "delegate.credentials", env: []string{"AGENTLS_NATS_CREDS"}, notFromFile: true,
+		kind: str(func(c *Config) *string { return &c.Delegate.Credentials }),
+		def:  "none",
+		doc:  "A NATS `.creds` file (user JWT and NKey seed) to authenticate to `delegate.url`."},
+	{key: "delegate.nkey", env: []string{"AGENTLS_NATS_NKEY"}, notFromFile: true,
+		kind: str(func(c *Config) *string { return &c.Delegate.NKey }),
+		def:  "none",
+		doc:  "An NKey seed file to authenticate to `delegate.url`."},
+	{key: "delegate.tlsCA", env: []string{"AGENTLS_NATS_CA"}, notFromFile: true,
+		kind: str(func(c *Config) *string { return &c.Delegate.TLSCA }),
+		def:  "the system's roots",
+		doc:  "A CA certificate file to verify the NATS server's TLS certificate."},
+	{key: "delegate.tlsCert", env: []string{"AGENTLS_NATS_CERT"}, notFromFile: true,
+		kind: str(func(c *Config) *string { return &c.Delegate.TLSCert }),
+		def:  "none",
+		doc:  "A client certificate file for mutual TLS with the NATS server (with `delegate.tlsKey`)."},
+	{key: "delegate.tlsKey", env: []string{"AGENTLS_NATS_KEY"}, notFromFile: true,
+		kind: str(func(c *Config) *string { return &c.Delegate.TLSKey }),
+		def:  "none",
+		doc:  "The client certificate's key file (with `delegate.tlsCert`)."},
 	{key: "sessions.maxConcurrent",
 		kind: intIn(1, 64, func(c *Config) *int { return &c.Sessions.MaxConcurrent }),
 		doc:  "Sessions running at once; tasks of one session run one after another."},

@@ -31,9 +31,10 @@ type Skill struct {
 }
 
 // Skills are the workspace's skills, sorted by name. Each SKILL.md is
-// read as AGENTS.md is (readConfined): beneath the root, a regular file,
-// and not a secret by its name or by the file a link makes it (a skill
-// linked to .env is left out). Its front matter gives name (default: the
+// read as AGENTS.md is, through the one reader (readConfined, wsread):
+// beneath the root, without blocking, a regular file, and not a secret by
+// its name or by the file a link makes it (a skill linked to .env is left
+// out; secret nil: the default secret files). Its front matter gives name (default: the
 // directory's) and description.
 func Skills(root string, secret func(rel string) bool) []Skill {
 	r, err := os.OpenRoot(root)
@@ -58,8 +59,8 @@ func Skills(root string, secret func(rel string) bool) []Skill {
 			break
 		}
 		rel := path.Join(SkillsDir, e.Name(), "SKILL.md")
-		text, _, ok := readConfined(r, filepath.FromSlash(rel), maxContextFile, secret)
-		if !ok {
+		text, _, err := readConfined(root, filepath.FromSlash(rel), maxContextFile, secret)
+		if err != nil {
 			continue
 		}
 		s := parseSkill(e.Name(), text)

@@ -11,7 +11,6 @@ import (
 	"go.lsp.dev/protocol"
 
 	"github.com/agentls/agentls/internal/agent"
-	"github.com/agentls/agentls/internal/config"
 )
 
 func TestAgentlsSettings(t *testing.T) {
@@ -161,7 +160,7 @@ func TestExpandProjectCommand(t *testing.T) {
 		"/tmp is full": "/tmp is full",
 		"fix 12":       "fix 12",
 	} {
-		if got := expandProjectCommand(config.Defaults(), root, in); got != want {
+		if got := expandProjectCommand(root, in, nil); got != want {
 			t.Errorf("expandProjectCommand(%q) = %q, want %q", in, got, want)
 		}
 	}
