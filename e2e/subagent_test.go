@@ -33,27 +33,53 @@ var exploreFiles = map[string]string{
 }
 
 // exploreScript: the task explores twice in one turn; each helper reads
-// and answers; the task then finishes. Every turn costs 100 tokens in and
-// 10 out, so the task's totals say whose calls were counted.
+// and answers; the task then finishes. Each of the three conversations
+// (fakellm's Conversations: keyed by the first user message, the task's
+// prompt or a helper's question) is answered by its own turns, whatever
+// order the requests come in. Every turn costs 100 tokens in and 10 out,
+// so the task's totals say whose calls were counted.
 func exploreScript(t *testing.T) string {
 	t.Helper()
 	u := map[string]int{"prompt_tokens": 100, "completion_tokens": 10}
 	args := func(v any) string { b, _ := json.Marshal(v); return string(b) }
-	turns := []map[string]any{
-		{"text": "I will look around first.", "usage": u, "toolCalls": []map[string]any{
-			{"id": "e1", "name": "explore", "arguments": args(map[string]string{"question": questionA})},
-			{"id": "e2", "name": "explore", "arguments": args(map[string]string{"question": questionB})},
-		}},
+	convs := map[string][]map[string]any{
+		exploreTask: {
+			{"text": "I will look around first.", "usage": u, "toolCalls": []map[string]any{
+				{"id": "e1", "name": "explore", "arguments": args(map[string]string{"question": questionA})},
+				{"id": "e2", "name": "explore", "arguments": args(map[string]string{"question": questionB})},
+			}},
+			{"usage": u, "expect": map[string]string{"lastToolContains": "main.go:5"}, "text": "Both found."},
+		},
 		// Helper A is slow to answer its first turn, so helper B's
-		// requests come while A's is still streaming.
-		{"match": questionA, "usage": u, "delayMs": 1500, "toolCalls": []map[string]any{{"id": "a1", "name": "read_file", "arguments": args(map[string]string{"path": "session.go"})}}},
-		{"match": questionA, "usage": u, "expect": map[string]string{"lastToolContains": "timeout := 30"}, "text": "The timeout is enforced in session.go:3 (expire)."},
-		{"match": questionB, "usage": u, "toolCalls": []map[string]any{{"id": "b1", "name": "grep", "arguments": args(map[string]string{"pattern": "Greet\\("})}}},
-		{"match": questionB, "usage": u, "expect": map[string]string{"lastToolContains": "main.go"}, "text": "Greet is called from main.go:5."},
-		{"usage": u, "expect": map[string]string{"lastToolContains": "main.go:5"}, "text": "Both found."},
+		// requests come while A's is still held back.
+		questionA: {
+			{"usage": u, "delayMs": 1500, "toolCalls": []map[string]any{{"id": "a1", "name": "read_file", "arguments": args(map[string]string{"path": "session.go"})}}},
+			{"usage": u, "expect": map[string]string{"lastToolContains": "timeout := 30"}, "text": "The timeout is enforced in session.go:3 (expire)."},
+		},
+		questionB: {
+			{"usage": u, "toolCalls": []map[string]any{{"id": "b1", "name": "grep", "arguments": args(map[string]string{"pattern": "Greet\\("})}}},
+			{"usage": u, "expect": map[string]string{"lastToolContains": "main.go"}, "text": "Greet is called from main.go:5."},
+		},
 	}
-	b, _ := json.Marshal(map[string]any{"turns": turns})
+	b, _ := json.Marshal(map[string]any{"conversations": convs})
 	return string(b)
+}
+
+// conversationOf is which of the script's conversations a request belongs
+// to: the key its first user message holds.
+func conversationOf(r fakellm.RecordedRequest, keys ...string) string {
+	for _, m := range r.Body.Messages {
+		if m.Role != "user" {
+			continue
+		}
+		for _, k := range keys {
+			if strings.Contains(m.Content, k) {
+				return k
+			}
+		}
+		return ""
+	}
+	return ""
 }
 
 func exploreWorkspace(t *testing.T) string {
@@ -95,36 +121,34 @@ func runHeadless(t *testing.T, dir, base string, args ...string) (string, int) {
 func checkExploreRequests(t *testing.T, llm *fakellm.Server) {
 	t.Helper()
 	reqs := llm.Requests()
-	if len(reqs) != 6 || llm.Pending() != 0 {
-		t.Fatalf("%d requests, %d turns left; want 6, 0", len(reqs), llm.Pending())
+	if len(reqs) != 6 {
+		t.Fatalf("%d requests, want 6: %v", len(reqs), turnsOf(reqs))
 	}
 	parent := reqs[0].Body
 	var nested []fakellm.ChatRequest
 	var last fakellm.ChatRequest
-	for _, r := range reqs[1:] {
-		switch r.Turn {
-		case 1, 2, 3, 4:
+	// Where each helper's requests came in the order of arrival.
+	at := map[string][]int{}
+	for i, r := range reqs {
+		if r.Turn < 0 {
+			t.Fatalf("request %d had no turn: %+v", i, r.Body.Messages)
+		}
+		c := conversationOf(r, exploreTask, questionA, questionB)
+		at[c] = append(at[c], i)
+		switch {
+		case c == questionA || c == questionB:
 			nested = append(nested, r.Body)
-		case 5:
+		case c == exploreTask && i > 0:
 			last = r.Body
 		}
 	}
 	if len(nested) != 4 || last.Model == "" {
-		t.Fatalf("turns served: %+v", reqs)
+		t.Fatalf("conversations of the requests: %v", at)
 	}
 	// The helpers ran at once: helper B's requests came while helper A's
 	// first answer was held back (1.5 s), before A's second request.
-	firstB, secondA := -1, -1
-	for i, r := range reqs {
-		switch {
-		case r.Turn == 3 && firstB < 0:
-			firstB = i
-		case r.Turn == 2:
-			secondA = i
-		}
-	}
-	if firstB < 0 || secondA < 0 || firstB > secondA {
-		t.Errorf("the helpers ran one after the other (turns in arrival order: %v)", turnsOf(reqs))
+	if len(at[questionA]) != 2 || len(at[questionB]) != 2 || at[questionB][0] > at[questionA][1] {
+		t.Errorf("the helpers ran one after the other (requests in arrival order: %v)", at)
 	}
 	toolNames := func(r fakellm.ChatRequest) string {
 		b, _ := json.Marshal(r.Tools)
@@ -196,19 +220,20 @@ func TestExploreTwiceInOneTurnHeadless(t *testing.T) {
 	}
 }
 
-// A helper only reads: its edit is refused before anything runs, and its
+// A helper only reads (one helper: the script's turns in order serve the
+// task and it): its edit is refused before anything runs, and its
 // command runs in the read-only sandbox, which lets it write nothing.
 func TestExploreCannotWrite(t *testing.T) {
 	dir := exploreWorkspace(t)
 	args := func(v any) string { b, _ := json.Marshal(v); return string(b) }
 	script, _ := json.Marshal(map[string]any{"turns": []map[string]any{
 		{"toolCalls": []map[string]any{{"id": "e1", "name": "explore", "arguments": args(map[string]string{"question": "Can you write?"})}}},
-		{"match": "Can you write?", "toolCalls": []map[string]any{
+		{"toolCalls": []map[string]any{
 			{"id": "w1", "name": "edit_file", "arguments": args(map[string]string{"path": "hello.txt", "old_string": "hello", "new_string": "pwned"})},
 			{"id": "w2", "name": "run_command", "arguments": args(map[string]string{"command": "echo pwned > made.txt; echo pwned >> hello.txt"})},
 			{"id": "w3", "name": "explore", "arguments": args(map[string]string{"question": "deeper"})},
 		}},
-		{"match": "Can you write?", "expect": map[string]string{"lastToolContains": "helper"}, "text": "I could not write."},
+		{"expect": map[string]string{"lastToolContains": "helper"}, "text": "I could not write."},
 		{"expect": map[string]string{"lastToolContains": "I could not write."}, "text": "Done."},
 	}})
 	llm, base := startModel(t, string(script))
@@ -255,12 +280,12 @@ func TestExploreStepBoundReturnsWhatItFound(t *testing.T) {
 	}
 	args := func(v any) string { b, _ := json.Marshal(v); return string(b) }
 	read := func(p string) map[string]any {
-		return map[string]any{"match": "Look everywhere", "toolCalls": []map[string]any{{"name": "read_file", "arguments": args(map[string]string{"path": p})}}}
+		return map[string]any{"toolCalls": []map[string]any{{"name": "read_file", "arguments": args(map[string]string{"path": p})}}}
 	}
 	script, _ := json.Marshal(map[string]any{"turns": []map[string]any{
 		{"toolCalls": []map[string]any{{"id": "e1", "name": "explore", "arguments": args(map[string]string{"question": "Look everywhere"})}}},
 		read("main.go"), read("greet.go"),
-		{"match": "Look everywhere", "expect": map[string]string{"lastUserContains": "must stop"}, "text": "So far: Greet is in greet.go:3."},
+		{"expect": map[string]string{"lastUserContains": "must stop"}, "text": "So far: Greet is in greet.go:3."},
 		{"expect": map[string]string{"lastToolContains": "So far: Greet is in greet.go:3."}, "text": "Done."},
 	}})
 	llm, base := startModel(t, string(script))

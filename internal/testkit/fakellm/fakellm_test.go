@@ -564,37 +564,3 @@ func TestImagePartsRecorded(t *testing.T) {
 		t.Errorf("an image part without a URL: status %d, want 400", bad.StatusCode)
 	}
 }
-
-// Turns with a Match go to the requests they match, whatever the order
-// the requests come in; the others are served in order to the rest.
-func TestMatchServesEachConversationItsTurns(t *testing.T) {
-	s, url := start(t, &Script{Turns: []Turn{
-		{Text: "main-1"},
-		{Text: "a-1", Match: "question A"},
-		{Text: "b-1", Match: "question B"},
-		{Text: "a-2", Match: "question A"},
-		{Text: "main-2"},
-	}})
-	body := func(user string) string {
-		return `{"model":"m","stream":false,"messages":[{"role":"user","content":"` + user + `"}]}`
-	}
-	for _, c := range []struct{ user, want string }{
-		{"the task", "main-1"},
-		{"about question B", "b-1"},
-		{"about question A", "a-1"},
-		{"about question A", "a-2"},
-		{"the task", "main-2"},
-	} {
-		data, _ := io.ReadAll(post(t, url, body(c.user)).Body)
-		if !strings.Contains(string(data), `"content":"`+c.want+`"`) {
-			t.Errorf("%q got %s, want %s", c.user, data, c.want)
-		}
-	}
-	if s.Pending() != 0 {
-		t.Errorf("%d turns left", s.Pending())
-	}
-	data, _ := io.ReadAll(post(t, url, body("about question A")).Body)
-	if !strings.Contains(string(data), "script exhausted") {
-		t.Errorf("a request no turn is left for got %s", data)
-	}
-}

@@ -248,19 +248,6 @@ func (r ChatRequest) lastContent(role string) (string, bool) {
 	return "", false
 }
 
-// matches reports whether a user message contains match ("" matches).
-func (r ChatRequest) matches(match string) bool {
-	if match == "" {
-		return true
-	}
-	for _, m := range r.Messages {
-		if m.Role == "user" && strings.Contains(m.Content, match) {
-			return true
-		}
-	}
-	return false
-}
-
 // expectMismatch returns what diverged from e, or "".
 func (r ChatRequest) expectMismatch(turn int, e *Expect) string {
 	if e == nil {

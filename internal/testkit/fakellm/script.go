@@ -16,9 +16,7 @@ import (
 	"os"
 )
 
-// Script is a scripted conversation: request i gets Turns[i], but for
-// turns with a Match, which go to the requests they match (several
-// conversations at once: a task and its sub-agents).
+// Script is a scripted conversation: request i gets Turns[i].
 type Script struct {
 	Turns []Turn `json:"turns"`
 	// Conversations, when set, answer instead of Turns: a request is
@@ -72,12 +70,6 @@ type Turn struct {
 	// FinishReason overrides the finish reason ("stop" or "tool_calls").
 	FinishReason string  `json:"finishReason,omitempty"`
 	Expect       *Expect `json:"expect,omitempty"`
-	// Match makes the turn answer only a request one of whose user
-	// messages contains it (the question of a sub-agent, say): a request
-	// gets the first turn not yet served that it matches, a turn without
-	// Match matching every request. Requests that run at once, in any
-	// order, then each get their own conversation's turns.
-	Match string `json:"match,omitempty"`
 	// Reasoning are the encrypted contents of reasoning items that open
 	// the output on /v1/responses (ignored on chat completions).
 	Reasoning []string `json:"reasoning,omitempty"`

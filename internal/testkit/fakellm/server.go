@@ -35,8 +35,7 @@ type Server struct {
 	script *Script
 
 	mu       sync.Mutex
-	served   []bool // by turn index
-	left     int    // turns not served yet
+	next     int // index of the next turn to serve
 	requests []RecordedRequest
 	conns    int // TCP connections accepted
 	closed   bool
@@ -54,7 +53,7 @@ func New(script *Script) *Server {
 	if script == nil {
 		script = &Script{}
 	}
-	return &Server{script: script, done: make(chan struct{}), served: make([]bool, len(script.Turns)), left: len(script.Turns)}
+	return &Server{script: script, done: make(chan struct{})}
 }
 
 // Start listens and serves in the background. It returns the base URL that
@@ -137,7 +136,7 @@ func (s *Server) Requests() []RecordedRequest {
 func (s *Server) Pending() int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return s.left
+	return max(0, len(s.script.Turns)-s.next)
 }
 
 // Connections returns how many TCP connections the server accepted, so
@@ -206,15 +205,9 @@ func (s *Server) take(rec RecordedRequest) (int, Turn) {
 		idx, t = conversationTurn(s.script.Conversations, rec.Body.Messages)
 	} else if i, a, ok := s.aside(rec.Body); ok {
 		idx, t = i, a
-	} else {
-		for i, turn := range s.script.Turns {
-			if !s.served[i] && rec.Body.matches(turn.Match) {
-				idx, t = i, turn
-				s.served[i] = true
-				s.left--
-				break
-			}
-		}
+	} else if s.next < len(s.script.Turns) {
+		idx, t = s.next, s.script.Turns[s.next]
+		s.next++
 	}
 	rec.Turn = idx
 	s.requests = append(s.requests, rec)
