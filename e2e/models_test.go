@@ -204,6 +204,10 @@ var patchFiles = map[string]string{
 	"gone.txt": "bye\n",
 }
 
+// readPatched is the turn that reads the files patchAll updates, as
+// read-before-edit (agent.readBeforeEdit) wants.
+var readPatched = []call{{"read_file", map[string]any{"path": "a.go"}}, {"read_file", map[string]any{"path": "old.go"}}}
+
 // checkPatched checks the workspace after patchAll, reading through read.
 func checkPatched(t *testing.T, read func(rel string) (string, bool)) {
 	t.Helper()
@@ -226,7 +230,7 @@ func checkPatched(t *testing.T, read func(rel string) (string, bool)) {
 // updates, moves and deletes through the editor: text edits, a CreateFile,
 // a RenameFile and a DeleteFile.
 func TestApplyPatchThroughEditor(t *testing.T) {
-	script := callsScript(t, []call{{"apply_patch", map[string]any{"input": patchAll}}})
+	script := callsScript(t, readPatched, []call{{"apply_patch", map[string]any{"input": patchAll}}})
 	caps := lspclient.VSCodeCaps()
 	caps.FileOps = true
 	s := start(t, setup{caps: &caps, files: patchFiles, script: script, env: []string{"AGENTLS_MODEL=gpt-5-codex"}})
@@ -259,7 +263,7 @@ func TestApplyPatchThroughEditor(t *testing.T) {
 		b, err := os.ReadFile(filepath.Join(s.Root, rel))
 		return string(b), err == nil
 	})
-	if res := s.toolResults(); len(res) != 1 || !strings.Contains(res[0], "moved old.go to pkg/moved.go and updated it") {
+	if res := s.toolResults(); len(res) != 3 || !strings.Contains(res[2], "moved old.go to pkg/moved.go and updated it") {
 		t.Errorf("results %q", res)
 	}
 }
@@ -267,7 +271,7 @@ func TestApplyPatchThroughEditor(t *testing.T) {
 // The same patch headless, with agent.editTool chosen by setting for a
 // model that would otherwise get edit_file.
 func TestApplyPatchHeadless(t *testing.T) {
-	script := callsScript(t, []call{{"apply_patch", map[string]any{"input": patchAll}}})
+	script := callsScript(t, readPatched, []call{{"apply_patch", map[string]any{"input": patchAll}}})
 	llm, base := startModel(t, script)
 	dir := copyWorkspace(t, "")
 	writeTree(t, dir, patchFiles)
@@ -345,9 +349,11 @@ func TestPromptEnvironmentAndStablePrefix(t *testing.T) {
 // On the Responses API, apply_patch is a custom (freeform) tool, as the
 // GPT-5 and Codex models are trained to call it: the patch arrives as free
 // text (custom_tool_call), is applied, and goes back as a custom tool
-// call and its output on the next request.
+// call and its output on the next request. The tool's format is the patch
+// grammar, so the model's sampling is held to the patch language, and every
+// request of the session carries the same prompt_cache_key.
 func TestApplyPatchFreeformOnResponses(t *testing.T) {
-	script := callsScript(t, []call{{"apply_patch", map[string]any{"input": patchAll}}})
+	script := callsScript(t, readPatched, []call{{"apply_patch", map[string]any{"input": patchAll}}})
 	caps := lspclient.VSCodeCaps()
 	caps.FileOps = true
 	s := start(t, setup{caps: &caps, files: patchFiles, script: script, env: []string{"AGENTLS_MODEL=gpt-5-codex"},
@@ -357,25 +363,39 @@ func TestApplyPatchFreeformOnResponses(t *testing.T) {
 		t.Fatalf("status %q, error %q", r.Status, r.Error)
 	}
 	reqs := s.LLM.Requests()
-	if len(reqs) != 2 {
+	if len(reqs) != 3 {
 		t.Fatalf("%d requests", len(reqs))
 	}
-	custom := false
+	custom, grammar := false, ""
 	for _, tl := range reqs[0].Body.Tools {
 		if tl.Name == "apply_patch" {
-			custom = tl.Custom
+			custom, grammar = tl.Custom, tl.Grammar
 		}
 	}
 	if !custom {
 		t.Errorf("apply_patch was not offered as a custom tool: %+v", reqs[0].Body.Tools)
 	}
+	for _, want := range []string{`"*** Begin Patch"`, `"*** Update File: "`, `"*** Move to: "`, `"@@ "`, `"*** End of File"`, `"*** End Patch"`} {
+		if !strings.Contains(grammar, want) {
+			t.Errorf("apply_patch's grammar lacks %s:\n%s", want, grammar)
+		}
+	}
+	key := reqs[0].Responses.PromptCacheKey
+	if !strings.HasPrefix(key, "agentls-") {
+		t.Errorf("prompt_cache_key %q", key)
+	}
+	for i, r := range reqs {
+		if r.Responses.PromptCacheKey != key {
+			t.Errorf("request %d: prompt_cache_key %q, the first had %q", i, r.Responses.PromptCacheKey, key)
+		}
+	}
 	var items []string
-	for _, it := range reqs[1].Responses.Items {
+	for _, it := range reqs[2].Responses.Items {
 		if !strings.HasPrefix(it, "message:") {
 			items = append(items, it)
 		}
 	}
-	if got := strings.Join(items, " "); got != "custom_tool_call:call_a0 custom_tool_call_output:call_a0" {
+	if got := strings.Join(items, " "); got != "function_call:call_a0 function_call:call_a1 function_call_output:call_a0 function_call_output:call_a1 custom_tool_call:call_b0 custom_tool_call_output:call_b0" {
 		t.Errorf("second request's items: %s", got)
 	}
 	checkPatched(t, func(rel string) (string, bool) {

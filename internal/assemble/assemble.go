@@ -57,6 +57,10 @@ type Spec struct {
 	Warn func(msg string)
 	// Log is the front end's logger, for what the driver logs; nil: none.
 	Log *zap.Logger
+	// CacheKey is sent with every model request of the task (Responses
+	// API: prompt_cache_key); Run sets it from the session, so it is the
+	// same for all tasks of one session. "": none.
+	CacheKey string
 }
 
 // Planner is the prompt of a task in root: the profile agent.promptProfile
@@ -132,6 +136,8 @@ func Driver(ctx context.Context, s Spec) *driver.Driver {
 		ConfirmWrite: confirmWrite,
 		EditTool:     cfg.Agent.EditTool,
 		Model:        cfg.LLM.Model,
+
+		ReadBeforeEdit: cfg.Agent.ReadBeforeEdit,
 	})
 	toolset = append(toolset, tools.UpdatePlan())
 	if s.MCP != nil {
@@ -148,6 +154,7 @@ func Driver(ctx context.Context, s Spec) *driver.Driver {
 	d := &driver.Driver{
 		LLM:         llm,
 		Model:       cfg.LLM.Model,
+		CacheKey:    s.CacheKey,
 		Tools:       toolset,
 		Planner:     planner,
 		Root:        s.Root,

@@ -81,6 +81,11 @@ type Agent struct {
 	// and Codex families, edit_file for others), "edit_file" or
 	// "apply_patch".
 	EditTool string
+	// ReadBeforeEdit refuses an edit of a file the model has not read
+	// in this task (edit_file, apply_patch's updates and overwrites),
+	// with a message to read it first: an edit of imagined text is the
+	// cheapest mistake to stop. false allows such edits.
+	ReadBeforeEdit bool
 	// PromptProfile is the system prompt's profile: "auto" (by model
 	// name), "contract" or "terse".
 	PromptProfile string
@@ -307,6 +312,7 @@ var fields = []field{
 	{key: "agent.toolTimeoutSeconds", set: intIn(1, 3600, func(c *Config) *int { return &c.Agent.ToolTimeoutSeconds })},
 	{key: "agent.maxToolOutput", set: intIn(1024, 16<<20, func(c *Config) *int { return &c.Agent.MaxToolOutput })},
 	{key: "agent.editTool", set: oneOf([]string{"auto", "edit_file", "apply_patch"}, func(c *Config) *string { return &c.Agent.EditTool })},
+	{key: "agent.readBeforeEdit", set: boolean(func(c *Config) *bool { return &c.Agent.ReadBeforeEdit })},
 	{key: "agent.promptProfile", set: oneOf([]string{"auto", "contract", "terse"}, func(c *Config) *string { return &c.Agent.PromptProfile })},
 	{key: "agent.isolation", set: oneOf([]string{"none", "worktree"}, func(c *Config) *string { return &c.Agent.Isolation })},
 	{key: "agent.backend", notFromFile: true, set: func(c *Config, raw json.RawMessage) error {
@@ -371,6 +377,7 @@ func Defaults() Config {
 			ToolTimeoutSeconds: 120,
 			MaxToolOutput:      64 << 10,
 			EditTool:           "auto",
+			ReadBeforeEdit:     true,
 			PromptProfile:      "auto",
 			Isolation:          "none",
 		},

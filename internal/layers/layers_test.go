@@ -63,10 +63,11 @@ var allowed = map[string][]string{
 	// recording proxy, against the endpoint or the scripted model.
 	"internal/eval": {"internal/assemble", "internal/config", "internal/llm/responses", "internal/proc", "internal/testkit/fakellm"},
 	// Test doubles that speak the real protocols.
-	"internal/testkit/fakellm":   {"internal/textcut"},
-	"internal/testkit/fakeacp":   {},
-	"internal/testkit/llmfaults": {"internal/agent", "internal/testkit/fakellm"},
-	"internal/testkit/lspclient": {"internal/edits", "internal/lsp"}, // the server's codec
+	"internal/testkit/fakellm":    {"internal/textcut"},
+	"internal/testkit/fakeacp":    {},
+	"internal/testkit/codexpatch": {}, // Codex's apply_patch cases as data
+	"internal/testkit/llmfaults":  {"internal/agent", "internal/testkit/fakellm"},
+	"internal/testkit/lspclient":  {"internal/edits", "internal/lsp"}, // the server's codec
 }
 
 func TestDependenciesPointOneWay(t *testing.T) {

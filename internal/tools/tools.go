@@ -57,6 +57,11 @@ type Options struct {
 	// AskNetwork asks the user whether a command that failed for want of
 	// network may run again with it; nil: never asked.
 	AskNetwork func(ctx context.Context, command string) (bool, error)
+	// ReadBeforeEdit refuses an edit of an existing file the model has
+	// not read (or written) with these tools in this task (see readLog).
+	ReadBeforeEdit bool
+
+	reads *readLog // shared by one Default's tools when ReadBeforeEdit
 }
 
 func (o Options) withDefaults(ws agent.Workspace) Options {
@@ -93,6 +98,9 @@ func (o Options) withDefaults(ws agent.Workspace) Options {
 // run_command.
 func Default(ws agent.Workspace, opts Options) []agent.Tool {
 	o := opts.withDefaults(ws)
+	if o.ReadBeforeEdit && o.reads == nil {
+		o.reads = &readLog{}
+	}
 	ts := []agent.Tool{
 		newReadFile(ws, o),
 		newListFiles(ws, o),
@@ -134,12 +142,13 @@ type tool struct {
 	name, description string
 	schema            json.RawMessage
 	readOnly          bool
-	freeform          bool // see agent.ToolSpec.Freeform
+	freeform          bool   // see agent.ToolSpec.Freeform
+	grammar           string // see agent.ToolSpec.Grammar
 	run               func(ctx context.Context, args json.RawMessage) (agent.ToolResult, error)
 }
 
 func (t *tool) Spec() agent.ToolSpec {
-	return agent.ToolSpec{Name: t.name, Description: t.description, Parameters: t.schema, Freeform: t.freeform}
+	return agent.ToolSpec{Name: t.name, Description: t.description, Parameters: t.schema, Freeform: t.freeform, Grammar: t.grammar}
 }
 
 func (t *tool) ReadOnly() bool { return t.readOnly }
