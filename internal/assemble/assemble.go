@@ -83,7 +83,8 @@ func Planner(cfg config.Config, root string, recall func(ctx context.Context, ta
 			Sandbox: cfg.Sandbox.Mode, Network: cfg.Sandbox.Network,
 			Approval: approval,
 		},
-		Recall: recall,
+		Recall:      recall,
+		Orientation: func(ctx context.Context) string { return Orientation(ctx, cfg, root) },
 	}
 }
 
