@@ -406,3 +406,48 @@ func TestApplyPatchFreeformOnResponses(t *testing.T) {
 		return string(b), err == nil
 	})
 }
+
+// The first request of a task in a Go module with an uncommitted change
+// carries the orientation in its system prompt: the checks agentls runs
+// (by kind), git status --short, and the repository map; across the
+// task's requests the system prompt is byte-identical (a prompt cache
+// keeps working) even though the task changes a file, and the status is
+// not refreshed within the task.
+func TestOrientationInTheStablePrefix(t *testing.T) {
+	root := copyWorkspace(t, "")
+	writeTree(t, root, map[string]string{"go.mod": "module example.com/m\n\ngo 1.22\n", "main.go": "package main\n\nfunc main() {}\n", "docs/a.md": "# A\n"})
+	commitAll(t, root)
+	writeTree(t, root, map[string]string{"main.go": "package main\n\nfunc main() { println() }\n"})
+	script := callsScript(t,
+		[]call{{"read_file", map[string]any{"path": "main.go"}}},
+		[]call{{"write_file", map[string]any{"path": "new.go", "content": "package main\n"}}},
+	)
+	s := start(t, setup{root: root, script: script, settings: map[string]any{"verify": map[string]any{"enabled": true}}})
+	r := s.run(t, map[string]any{"task": "look around"})
+	if len(r.FilesChanged) != 1 {
+		t.Fatalf("result %+v", r)
+	}
+	reqs := s.LLM.Requests()
+	if len(reqs) != 3 {
+		t.Fatalf("%d requests", len(reqs))
+	}
+	sys := reqs[0].Body.Messages[0].Content
+	for _, want := range []string{
+		"## Orientation",
+		"- Checks agentls runs after your edits (run the relevant ones yourself first): build `go build ./...`; lint `go vet ./...`; test `go test ./...`",
+		"- git status --short:\n   M main.go",
+		"- Repository map (3 tracked files):",
+		"languages: Go 1, Markdown 1",
+		"manifests: go.mod",
+		"top level: docs/ (1), go.mod, main.go",
+	} {
+		if !strings.Contains(sys, want) {
+			t.Errorf("system prompt lacks %q:\n%s", want, sys)
+		}
+	}
+	for i := 1; i < len(reqs); i++ {
+		if got := reqs[i].Body.Messages[0].Content; got != sys {
+			t.Errorf("request %d: the system prompt changed within the task", i)
+		}
+	}
+}
