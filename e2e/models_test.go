@@ -242,7 +242,7 @@ func TestApplyPatchThroughEditor(t *testing.T) {
 	for _, tl := range s.LLM.Requests()[0].Body.Tools {
 		names = append(names, tl.Name)
 	}
-	if got := strings.Join(names, ","); got != "read_file,list_files,grep,apply_patch,run_command,update_plan" {
+	if got := strings.Join(names, ","); got != "read_file,list_files,grep,view_image,apply_patch,run_command,update_plan" {
 		t.Errorf("tools offered to gpt-5-codex: %s", got)
 	}
 	kinds := map[string]int{}
@@ -448,6 +448,40 @@ func TestOrientationInTheStablePrefix(t *testing.T) {
 	for i := 1; i < len(reqs); i++ {
 		if got := reqs[i].Body.Messages[0].Content; got != sys {
 			t.Errorf("request %d: the system prompt changed within the task", i)
+		}
+	}
+}
+
+// A model that takes images is offered view_image: it opens a workspace
+// image, whose picture reaches the model after the tool results, as a user
+// message with the image (the one message the APIs carry images in); a
+// model that takes none is not offered the tool.
+func TestViewImage(t *testing.T) {
+	shot := "\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR\x00\x00\x00\x01\x00\x00\x00\x01\x08\x06\x00\x00\x00\x1f\x15\xc4\x89\x00\x00\x00\rIDATx\x9cc\xf8\x0f\x00\x00\x01\x01\x00\x05\x18\xd8N\x00\x00\x00\x00IEND\xaeB`\x82"
+	script := callsScript(t, []call{{"view_image", map[string]any{"path": "out/shot.png"}}})
+	s := start(t, setup{files: map[string]string{"out/shot.png": shot}, script: script, env: []string{"AGENTLS_MODEL=gpt-5"}})
+	if r := s.run(t, map[string]any{"task": "look at the screenshot"}); r.Status != "ok" {
+		t.Fatalf("status %q, error %q", r.Status, r.Error)
+	}
+	reqs := s.LLM.Requests()
+	if len(reqs) != 2 {
+		t.Fatalf("%d requests", len(reqs))
+	}
+	msgs := reqs[1].Body.Messages
+	last := msgs[len(msgs)-1]
+	if prev := msgs[len(msgs)-2]; prev.Role != "tool" || !strings.Contains(prev.Content, "opened out/shot.png (image/png") {
+		t.Errorf("the tool result: %+v", prev)
+	}
+	if last.Role != "user" || len(last.Images) != 1 || !strings.HasPrefix(last.Images[0], "data:image/png;base64,") || !strings.Contains(last.Content, "out/shot.png") {
+		t.Errorf("the image did not follow the tool result: %+v", last)
+	}
+
+	// A model agentls knows takes no images is not offered view_image.
+	s2 := start(t, setup{script: callsScript(t), env: []string{"AGENTLS_MODEL=llama3"}})
+	s2.run(t, map[string]any{"task": "hi"})
+	for _, tl := range s2.LLM.Requests()[0].Body.Tools {
+		if tl.Name == "view_image" {
+			t.Error("view_image offered to llama3")
 		}
 	}
 }

@@ -139,6 +139,7 @@ func Driver(ctx context.Context, s Spec) *driver.Driver {
 		Model:        cfg.LLM.Model,
 
 		ReadBeforeEdit: cfg.Agent.ReadBeforeEdit,
+		Images:         TakesImages(cfg, cfg.LLM.Model),
 	})
 	toolset = append(toolset, tools.UpdatePlan())
 	if s.MCP != nil {

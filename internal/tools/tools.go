@@ -60,6 +60,8 @@ type Options struct {
 	// ReadBeforeEdit refuses an edit of an existing file the model has
 	// not read (or written) with these tools in this task (see readLog).
 	ReadBeforeEdit bool
+	// Images offers view_image, for a model that takes images.
+	Images bool
 
 	reads *readLog // shared by one Default's tools when ReadBeforeEdit
 }
@@ -105,6 +107,9 @@ func Default(ws agent.Workspace, opts Options) []agent.Tool {
 		newReadFile(ws, o),
 		newListFiles(ws, o),
 		newGrep(ws, o),
+	}
+	if o.Images {
+		ts = append(ts, newViewImage(ws, o))
 	}
 	if UsesPatch(o.EditTool, o.Model) {
 		return append(ts, newApplyPatch(ws, o), newRunCommand(ws, o))
