@@ -67,7 +67,7 @@ func (s *session) toolResults() []string {
 func TestEditRepairsAndSyntaxErrors(t *testing.T) {
 	const src = "package a\n\nfunc A() int {\n\treturn 1\n}\n\nfunc B() int {\n\treturn 1\n}\n"
 	script := callsScript(t,
-		[]call{{"edit_file", map[string]any{"path": "a.go", "old_string": "     3\tfunc A() int {\n     4\t\treturn 1\n", "new_string": "     3\tfunc A() int {\n     4\t\treturn 10\n"}}},
+		[]call{{"read_file", map[string]any{"path": "a.go"}}, {"edit_file", map[string]any{"path": "a.go", "old_string": "     3\tfunc A() int {\n     4\t\treturn 1\n", "new_string": "     3\tfunc A() int {\n     4\t\treturn 10\n"}}},
 		[]call{{"edit_file", map[string]any{"path": "a.go", "old_string": "func B() int {\n    return 1\n}", "new_string": "func B() int {\n    return 20\n}"}}},
 		[]call{{"edit_file", map[string]any{"path": "a.go", "edits": []any{
 			map[string]any{"old_string": "return 10", "new_string": "return 11"},
@@ -79,7 +79,7 @@ func TestEditRepairsAndSyntaxErrors(t *testing.T) {
 	if r.Status != "ok" {
 		t.Fatalf("status %q, error %q", r.Status, r.Error)
 	}
-	res := s.toolResults()
+	res := s.toolResults()[1:] // after the read
 	if len(res) != 3 {
 		t.Fatalf("%d tool results: %q", len(res), res)
 	}

@@ -42,7 +42,7 @@ func Orientation(ctx context.Context, cfg config.Config, root string) string {
 			fmt.Fprintf(&b, "%s `%s`", checkKind(c), c)
 		}
 	}
-	if st, ok := gitStatus(ctx, root); ok {
+	if st, ok := gitStatus(ctx, cfg, root); ok {
 		if st == "" {
 			b.WriteString("\n- git status --short: clean")
 		} else {
@@ -86,11 +86,15 @@ const (
 	statusTimeout  = 5 * time.Second
 )
 
-// gitStatus runs git status --short in root through internal/proc, with
-// none of the repository's hooks or file-system monitor (programs the
-// workspace names), and caps it; ok is false when root is not in a git
-// repository or git is missing or fails.
-func gitStatus(ctx context.Context, root string) (string, bool) {
+// gitStatus runs git status --short in root and caps it; ok is false
+// when root is not in a git repository, git is missing or fails, or the
+// sandbox cannot be had. The workspace is untrusted and git runs what its
+// config names (a clean filter, say), so git runs as the checks do:
+// through internal/proc, in the sandbox, here read-only and without
+// network, with none of the repository's hooks or file-system monitor and
+// no optional lock taken; where the sandbox is unavailable (or
+// sandbox.mode is off) agentls does not run git for the prompt at all.
+func gitStatus(ctx context.Context, cfg config.Config, root string) (string, bool) {
 	if _, err := os.Lstat(filepath.Join(root, ".git")); err != nil {
 		return "", false
 	}
@@ -98,11 +102,15 @@ func gitStatus(ctx context.Context, root string) (string, bool) {
 	if err != nil {
 		return "", false
 	}
+	sb, confined, _ := Sandbox(cfg, root)
+	if !confined {
+		return "", false
+	}
+	sb.Mode, sb.Network = proc.ModeReadOnly, false
 	argv := []string{"/bin/sh", "-c", `exec "$@" 2>/dev/null`, "sh", git, "-c", "core.hooksPath=/dev/null", "-c", "core.fsmonitor=false", "-c", "core.untrackedCache=false",
 		"-c", "core.quotePath=false", "status", "--short", "--untracked-files=normal", "--no-renames"}
 	env := []string{"GIT_TERMINAL_PROMPT=0", "GIT_OPTIONAL_LOCKS=0", "LC_ALL=C", "PATH=" + os.Getenv("PATH"), "HOME=" + os.Getenv("HOME")}
-	res, err := proc.Run(ctx, proc.Spec{Argv: argv, Dir: root, Env: env, Timeout: statusTimeout, OutputLimit: 256 << 10,
-		Sandbox: proc.Sandbox{Mode: proc.ModeOff}})
+	res, err := proc.Run(ctx, proc.Spec{Argv: argv, Dir: root, Env: env, Timeout: statusTimeout, OutputLimit: 256 << 10, Sandbox: sb})
 	if err != nil || res.ExitCode != 0 || res.TimedOut || res.Cancelled {
 		return "", false
 	}

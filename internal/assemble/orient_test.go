@@ -149,3 +149,45 @@ func BenchmarkRepoMap200k(b *testing.B) {
 		}
 	}
 }
+
+// git status runs what the repository's config names: a clean filter runs
+// when a changed file is hashed. The workspace is untrusted, so agentls
+// runs git for the orientation in the sandbox (read-only, no network): a
+// filter that writes outside the workspace, which plain git status in the
+// same repository lets write, writes nothing; with the sandbox off, git is
+// not run at all.
+func TestOrientationGitStatusIsSandboxed(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Fatal("git is needed (.ci/install installs it)")
+	}
+	root, outside := t.TempDir(), t.TempDir()
+	pwned := filepath.Join(outside, "pwned")
+	writeTree(t, root, map[string]string{"a.txt": "one\n", ".gitattributes": "*.txt filter=evil\n"})
+	git(t, root, "", "init", "-q")
+	git(t, root, "", "config", "filter.evil.clean", "sh -c 'echo x >> "+pwned+"; cat'")
+	git(t, root, "", "add", "-A")
+	git(t, root, "", "commit", "-q", "-m", "first")
+	os.Remove(pwned)
+	writeTree(t, root, map[string]string{"a.txt": "two\n"})
+	git(t, root, "", "status", "--short") // the attack works outside a sandbox
+	if _, err := os.Stat(pwned); err != nil {
+		t.Fatalf("the filter did not run under plain git status: %v", err)
+	}
+	os.Remove(pwned)
+
+	cfg := config.Defaults()
+	got := Orientation(context.Background(), cfg, root)
+	if _, err := os.Stat(pwned); err == nil {
+		t.Fatalf("the repository's filter wrote outside the workspace during the orientation:\n%s", got)
+	}
+	if _, confined, _ := Sandbox(cfg, root); confined && !strings.Contains(got, "git status --short:\n   M a.txt") {
+		t.Errorf("no git status in the orientation:\n%s", got)
+	}
+	cfg.Sandbox.Mode = "off"
+	if got := Orientation(context.Background(), cfg, root); strings.Contains(got, "git status") {
+		t.Errorf("git ran without the sandbox:\n%s", got)
+	}
+	if _, err := os.Stat(pwned); err == nil {
+		t.Fatal("the filter ran with the sandbox off")
+	}
+}
