@@ -485,3 +485,33 @@ func TestViewImage(t *testing.T) {
 		}
 	}
 }
+
+// Read before edit (agent.readBeforeEdit, on by default): an edit of a
+// file the model has not read in this task is refused with a message to
+// read it, and goes through once it has; a file the prompt mentions whole
+// (@path) has been read; the setting off lets the edit through.
+func TestReadBeforeEdit(t *testing.T) {
+	edit := call{"edit_file", map[string]any{"path": "hello.txt", "old_string": "hello", "new_string": "HELLO"}}
+	s := start(t, setup{files: map[string]string{"hello.txt": "hello\n"}, script: callsScript(t,
+		[]call{edit}, []call{{"read_file", map[string]any{"path": "hello.txt"}}}, []call{edit})})
+	if r := s.run(t, map[string]any{"task": "shout"}); r.Status != "ok" {
+		t.Fatalf("status %q, error %q", r.Status, r.Error)
+	}
+	res := s.toolResults()
+	if len(res) != 3 || !strings.Contains(res[0], "hello.txt has not been read in this task: read it with read_file first") || !strings.Contains(res[2], "edited hello.txt") {
+		t.Errorf("results %q", res)
+	}
+
+	s = start(t, setup{files: map[string]string{"hello.txt": "hello\n"}, script: callsScript(t, []call{edit})})
+	s.run(t, map[string]any{"task": "shout @hello.txt"})
+	if res := s.toolResults(); len(res) != 1 || !strings.Contains(res[0], "edited hello.txt") {
+		t.Errorf("a mentioned file: results %q", res)
+	}
+
+	s = start(t, setup{files: map[string]string{"hello.txt": "hello\n"}, script: callsScript(t, []call{edit}),
+		settings: map[string]any{"agent": map[string]any{"readBeforeEdit": false}}})
+	s.run(t, map[string]any{"task": "shout"})
+	if res := s.toolResults(); len(res) != 1 || !strings.Contains(res[0], "edited hello.txt") {
+		t.Errorf("agent.readBeforeEdit false: results %q", res)
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"math"
 	"runtime"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -57,6 +58,9 @@ type Spec struct {
 	Warn func(msg string)
 	// Log is the front end's logger, for what the driver logs; nil: none.
 	Log *zap.Logger
+	// Seen are files whose whole text the task's prompt holds (its @
+	// mentions, see Mentioned): read, as far as read-before-edit goes.
+	Seen []string
 	// CacheKey is sent with every model request of the task (Responses
 	// API: prompt_cache_key); Run sets it from the session, so it is the
 	// same for all tasks of one session. "": none.
@@ -139,6 +143,7 @@ func Driver(ctx context.Context, s Spec) *driver.Driver {
 		Model:        cfg.LLM.Model,
 
 		ReadBeforeEdit: cfg.Agent.ReadBeforeEdit,
+		Seen:           s.Seen,
 		Images:         TakesImages(cfg, cfg.LLM.Model),
 	})
 	toolset = append(toolset, tools.UpdatePlan())
@@ -175,6 +180,19 @@ func Driver(ctx context.Context, s Spec) *driver.Driver {
 	}
 	observe(d, s)
 	return d
+}
+
+// Mentioned are the files a prompt's @ mentions put in it whole (not a
+// line range, not cut): the model has read them.
+func Mentioned(cfg config.Config, root, prompt string) []string {
+	secret := tools.Policy{Root: root, SecretFiles: cfg.Tools.SecretFiles}.IsSecret
+	var out []string
+	for _, m := range driver.Mentions(root, prompt, secret) {
+		if m.Start == 0 && !strings.HasSuffix(m.Text, "\n[file truncated]") {
+			out = append(out, m.Path)
+		}
+	}
+	return out
 }
 
 // ActorDriver builds the driver for a task whose model acts on its own (an

@@ -234,6 +234,7 @@ func Run(ctx context.Context, tc TaskConfig) (res agent.Result, err error) {
 			defer release()
 			spec.MCP = m
 		}
+		spec.Seen = Mentioned(spec.Config, spec.Root, task.Prompt)
 		res = Driver(ctx, spec).Run(ctx, task)
 	}
 	if wt != nil {

@@ -60,6 +60,9 @@ type Options struct {
 	// ReadBeforeEdit refuses an edit of an existing file the model has
 	// not read (or written) with these tools in this task (see readLog).
 	ReadBeforeEdit bool
+	// Seen are files whose whole text the model already has (the task's
+	// @ mentions): read, for ReadBeforeEdit.
+	Seen []string
 	// Images offers view_image, for a model that takes images.
 	Images bool
 
@@ -102,6 +105,7 @@ func Default(ws agent.Workspace, opts Options) []agent.Tool {
 	o := opts.withDefaults(ws)
 	if o.ReadBeforeEdit && o.reads == nil {
 		o.reads = &readLog{}
+		o.reads.saw(o.Seen...)
 	}
 	ts := []agent.Tool{
 		newReadFile(ws, o),
