@@ -3,8 +3,11 @@ package tools
 import (
 	"errors"
 	"fmt"
+	"regexp"
 	"strings"
 )
+
+var heredoc = regexp.MustCompile(`^(?:apply_patch\s+)?<<(['"]?)([A-Za-z_][A-Za-z0-9_]*)(['"]?)$`)
 
 // The patch language, as the models trained on it write it and as Codex's
 // own apply_patch reads it (the cases of its tests are table-tested in
@@ -101,14 +104,11 @@ func envelope(lines []string) ([]string, error) {
 	if err == nil {
 		return body, nil
 	}
-	if n := len(lines); n >= 4 && strings.HasSuffix(lines[n-1], "EOF") {
-		first := lines[0]
-		// "apply_patch <<'EOF'", a shell command some models keep.
-		if rest, ok := strings.CutPrefix(first, "apply_patch "); ok {
-			first = strings.TrimSpace(rest)
-		}
-		switch first {
-		case "<<EOF", "<<'EOF'", `<<"EOF"`:
+	// A heredoc: <<EOF, <<'EOF' or <<"EOF" (any word, the quotes
+	// matching), perhaps after "apply_patch ", a shell command some models
+	// keep, closed by the word.
+	if n := len(lines); n >= 4 {
+		if m := heredoc.FindStringSubmatch(strings.TrimSpace(lines[0])); m != nil && m[1] == m[3] && strings.HasSuffix(strings.TrimSpace(lines[n-1]), m[2]) {
 			return strict(lines[1 : n-1])
 		}
 	}

@@ -182,3 +182,22 @@ func TestApplyPatchSpec(t *testing.T) {
 	}
 	wantContains(t, "description", spec.Description, "All or nothing", "no file is changed", "A hunk of only + lines goes at the end")
 }
+
+// A patch inside a shell heredoc, as models sometimes send it to the
+// tool: the wrapper goes whatever its word, when its quotes match.
+func TestApplyPatchHeredocs(t *testing.T) {
+	body := "*** Begin Patch\n*** Update File: a.txt\n@@\n-one\n+two\n*** End Patch"
+	for wrapped, ok := range map[string]bool{
+		"apply_patch <<'EOF'\n" + body + "\nEOF\n":     true,
+		"apply_patch <<'PATCH'\n" + body + "\nPATCH\n": true,
+		"<<\"EOF\"\n" + body + "\nEOF":                 true,
+		"<<'EOF\"\n" + body + "\nEOF":                  false,
+		"cat <<EOF\n" + body + "\nEOF":                 false,
+	} {
+		ws := newDisk(t, map[string]string{"a.txt": "one\n"})
+		_, err := call(t, toolNamed(t, ws, Options{EditTool: "apply_patch"}, "apply_patch"), map[string]string{"input": wrapped})
+		if got, _ := readDisk(t, ws, "a.txt"); (err == nil) != ok || ok && got != "two\n" {
+			t.Errorf("%q: error %v, a.txt %q", wrapped, err, got)
+		}
+	}
+}
