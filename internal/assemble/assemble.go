@@ -68,8 +68,9 @@ type Spec struct {
 }
 
 // Planner is the prompt of a task in root: the profile agent.promptProfile
-// picks for the model, the edit tool agent.editTool gives it, and the
-// environment (OS, shell, sandbox, network, approval, today's date).
+// picks for the model, the edit tool agent.editTool gives it, the
+// environment (OS, shell, sandbox, network, approval, today's date) and the
+// orientation (the checks, git status, the repository map: Orientation).
 func Planner(cfg config.Config, root string, recall func(ctx context.Context, task string) []string) driver.WorkspacePlanner {
 	approval := "a command runs only if tools.allow covers it or the user approves it when asked; a refused command returns an error saying why"
 	if slices.Contains(cfg.Tools.Allow, "*") {
