@@ -120,9 +120,13 @@ func Driver(ctx context.Context, s Spec) *driver.Driver {
 			return inner.Approve(ctx, command)
 		})
 	}
+	ws := recordFirstTexts(s.Workspace)
 	if g, ok := s.Verifier.(*gate.Gate); ok {
 		if g.Approve == nil && approver != nil {
 			g.Approve = approver.Approve
+		}
+		if g.Before == nil {
+			g.Before = ws.before
 		}
 		if g.Warn == nil {
 			g.Warn = s.Warn
@@ -133,7 +137,7 @@ func Driver(ctx context.Context, s Spec) *driver.Driver {
 		// tools.approval "never": nothing is asked; what would be, is refused.
 		askNetwork, confirmWrite = nil, nil
 	}
-	toolset := tools.Default(s.Workspace, tools.Options{
+	toolset := tools.Default(ws, tools.Options{
 		Policy:       tools.Policy{Root: s.Root, SecretFiles: cfg.Tools.SecretFiles},
 		Approver:     approver,
 		Sandbox:      configured(cfg, s.Root),
@@ -246,14 +250,19 @@ func observe(d *driver.Driver, s Spec) {
 // DefaultLLM is the model backend for a configuration: any
 // OpenAI-compatible server, over chat completions or the Responses API as
 // llm.api selects.
-func DefaultLLM(cfg config.Config) agent.LLM {
-	if responses.Select(cfg.LLM.API, cfg.LLM.BaseURL, cfg.LLM.Model) == responses.APIResponses {
+func DefaultLLM(cfg config.Config) agent.LLM { return llmFor(cfg, 0) }
+
+// llmFor is DefaultLLM asking for at most maxTokens of answer (0: the
+// server's default).
+func llmFor(cfg config.Config, maxTokens int) agent.LLM {
+	if API(cfg) == responses.APIResponses {
 		return responses.New(responses.Config{
 			BaseURL:         cfg.LLM.BaseURL,
 			APIKey:          cfg.LLM.APIKey,
 			Model:           cfg.LLM.Model,
 			ReasoningEffort: cfg.LLM.ReasoningEffort,
 			IdleTimeout:     time.Duration(cfg.LLM.IdleTimeoutSeconds) * time.Second,
+			MaxTokens:       maxTokens,
 		})
 	}
 	return chat.NewOpenAI(chat.OpenAIConfig{
@@ -261,7 +270,14 @@ func DefaultLLM(cfg config.Config) agent.LLM {
 		APIKey:      cfg.LLM.APIKey,
 		Model:       cfg.LLM.Model,
 		IdleTimeout: time.Duration(cfg.LLM.IdleTimeoutSeconds) * time.Second,
+		MaxTokens:   maxTokens,
 	})
+}
+
+// API is the wire API cfg's model is reached over: "chat" (chat
+// completions) or "responses" (the Responses API), as llm.api selects.
+func API(cfg config.Config) string {
+	return responses.Select(cfg.LLM.API, cfg.LLM.BaseURL, cfg.LLM.Model)
 }
 
 // Limits are the machine's limits from the configuration.

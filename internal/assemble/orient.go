@@ -162,6 +162,9 @@ func RepoMap(root string) string {
 	if more {
 		count = "more than " + count
 	}
+	if total == 1 {
+		source = strings.TrimSuffix(source, "s")
+	}
 	fmt.Fprintf(&b, "- Repository map (%s %s):", count, source)
 	if len(langs) > 0 {
 		b.WriteString("\n  languages: ")

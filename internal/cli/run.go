@@ -32,7 +32,7 @@ import (
 	"github.com/agentls/agentls/internal/worktree"
 )
 
-// Exit codes of `agentls run` (README.md, "Headless").
+// Exit codes of `agentls run` (docs/headless.md).
 const (
 	exitOK        = 0
 	exitFailed    = 1
@@ -257,6 +257,7 @@ func (c *cliRun) run(ctx context.Context) int {
 
 	var st *session.Recorder
 	var isolated *worktree.Tree
+	var waiting []worktree.Change
 	res, err := assemble.Run(ctx, assemble.TaskConfig{
 		Spec: assemble.Spec{
 			Config:    cfg,
@@ -293,7 +294,7 @@ func (c *cliRun) run(ctx context.Context) int {
 					Transcript: st.TranscriptPath(), DryRun: o.dryRun, Replay: replay != nil, NoProject: c.noProject})
 			},
 			Proposal: func(_ context.Context, w *worktree.Tree, changes []worktree.Change, notes []string, err error) {
-				isolated = w
+				isolated, waiting = w, changes
 				showWorktreeChange(c.stdout, ren, w, changes, notes, err)
 			},
 			Ended: func(ctx context.Context, res agent.Result) (agent.Result, []session.Change) {
@@ -301,6 +302,7 @@ func (c *cliRun) run(ctx context.Context) int {
 				if isolated != nil {
 					// Nothing landed in the workspace: the change waits in the worktree.
 					res.FilesChanged = nil
+					res.Outcome = worktreeOutcome(isolated, waiting)
 				}
 				written := c.land(ctx, cfg, root, ws, review, text, ren, &res, st)
 				refusedMu.Lock()

@@ -40,15 +40,16 @@ var allowed = map[string][]string{
 	// The verify gate (checks → the machine's report) and the approval
 	// policy (rules, answers, tools.approval, the sandbox): below assemble,
 	// which builds them from the settings.
-	"internal/verify/gate":     {"internal/agent", "internal/proc", "internal/textcut", "internal/verify"},
+	"internal/verify/gate":     {"internal/edits", "internal/agent", "internal/proc", "internal/textcut", "internal/verify"},
 	"internal/policy/approval": {"internal/config", "internal/policy", "internal/proc", "internal/tools"},
 	// The one assembly path.
 	"internal/assemble": {"internal/agent", "internal/config", "internal/driver", "internal/llm/chat", "internal/llm/responses",
-		"internal/mcp", "internal/policy", "internal/proc", "internal/session", "internal/tools", "internal/verify", "internal/textcut", "internal/verify/gate",
+		"internal/mcp", "internal/policy", "internal/proc", "internal/review", "internal/session", "internal/tools", "internal/verify", "internal/textcut", "internal/verify/gate",
 		"internal/worktree"},
 	// Front ends: the assembly path and the core, never each other.
 	"internal/acp": {"internal/agent", "internal/assemble", "internal/commands", "internal/config", "internal/driver", "internal/logging",
-		"internal/mcp", "internal/policy", "internal/proc", "internal/render", "internal/review", "internal/session", "internal/textcut", "internal/tools", "internal/policy/approval", "internal/verify/gate"},
+		"internal/mcp", "internal/policy", "internal/proc", "internal/render", "internal/review", "internal/session", "internal/textcut", "internal/tools", "internal/policy/approval", "internal/verify/gate",
+		"internal/worktree"},
 	// The bridge's ACP client, the LSP front end's backend for an external
 	// agent: apart from the ACP agent, so that lsp does not link it.
 	"internal/acpclient": {"internal/agent", "internal/assemble", "internal/config", "internal/driver", "internal/policy",
@@ -59,9 +60,16 @@ var allowed = map[string][]string{
 	"internal/lsp": {"internal/acpclient", "internal/agent", "internal/assemble", "internal/commands", "internal/config", "internal/driver",
 		"internal/edits", "internal/mcp", "internal/render", "internal/review", "internal/session", "internal/tools", "internal/verify", "internal/textcut", "internal/policy/approval", "internal/verify/gate",
 		"internal/worktree"},
+	// agentls doctor: a front end that only asks (the settings, the
+	// endpoint through the real backend, the sandbox's probes, trust).
+	"internal/doctor": {"internal/agent", "internal/assemble", "internal/config", "internal/policy", "internal/proc", "internal/session"},
 	// The evaluation harness: runs the agentls binary on tasks, through a
 	// recording proxy, against the endpoint or the scripted model.
 	"internal/eval": {"internal/assemble", "internal/config", "internal/llm/responses", "internal/proc", "internal/testkit/fakellm"},
+	// The reference pages' generator (make docs): reads the tables of the
+	// settings, the commands and the event kinds; nothing imports it.
+	"internal/docgen":     {"internal/agent", "internal/config", "internal/lsp"},
+	"internal/docgen/gen": {"internal/docgen"},
 	// Test doubles that speak the real protocols.
 	"internal/testkit/fakellm":    {"internal/textcut"},
 	"internal/testkit/fakeacp":    {},

@@ -200,7 +200,9 @@ func (s *Server) take(rec RecordedRequest) (int, Turn) {
 	s.mu.Lock()
 	idx := -1
 	var t Turn
-	if s.next < len(s.script.Turns) {
+	if i, a, ok := s.aside(rec.Body); ok {
+		idx, t = i, a
+	} else if s.next < len(s.script.Turns) {
 		idx, t = s.next, s.script.Turns[s.next]
 		s.next++
 	}
@@ -217,6 +219,19 @@ func (s *Server) take(rec RecordedRequest) (int, Turn) {
 		}
 	}
 	return idx, t
+}
+
+// asideBase numbers the asides' answers apart from the turns'.
+const asideBase = 1000
+
+// aside is the first aside whose Expect the request matches.
+func (s *Server) aside(req ChatRequest) (int, Turn, bool) {
+	for i, a := range s.script.Asides {
+		if req.expectMismatch(asideBase+i, a.Expect) == "" {
+			return asideBase + i, a, true
+		}
+	}
+	return 0, Turn{}, false
 }
 
 // begin takes the next turn for a request, records it, and plays the
