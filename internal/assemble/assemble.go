@@ -170,6 +170,7 @@ func Driver(ctx context.Context, s Spec) *driver.Driver {
 		Tools:       toolset,
 		Planner:     planner,
 		Root:        s.Root,
+		Secret:      planner.Secret,
 		Verifier:    s.Verifier,
 		Limits:      lim,
 		ToolTimeout: time.Duration(cfg.Agent.ToolTimeoutSeconds) * time.Second,
@@ -215,7 +216,7 @@ func ActorDriver(s Spec, model driver.Actor) *driver.Driver {
 		name = acp.Command
 	}
 	d := &driver.Driver{
-		LLM:         model,
+		LLM:         ScrubbedActor(model, Scrubber(s.Config)),
 		Model:       name,
 		Root:        s.Root,
 		Verifier:    s.Verifier,

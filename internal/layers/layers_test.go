@@ -16,7 +16,7 @@ const module = "github.com/agentls/agentls/"
 var allowed = map[string][]string{
 	// The core: pure vocabulary and machine, then the driver.
 	"internal/agent":  {"internal/textcut"},
-	"internal/driver": {"internal/agent", "internal/textcut"},
+	"internal/driver": {"internal/agent", "internal/textcut", "internal/wsread"},
 	// Leaves.
 	"internal/config":        {"internal/policy"}, // the default secret files
 	"internal/edits":         {},
@@ -24,7 +24,8 @@ var allowed = map[string][]string{
 	"internal/policy":        {},
 	"internal/textcut":       {},
 	"internal/proc":          {"internal/policy", "internal/textcut"}, // the secret files: policy.Secrets
-	"internal/commands":      {"internal/textcut"},                    // a project's own prompts
+	"internal/commands":      {"internal/textcut", "internal/wsread"}, // a project's own prompts
+	"internal/wsread":        {"internal/policy"},                     // the one reader of workspace text for the model
 	"internal/layers":        {},
 	"internal/llm/llmhttp":   {"internal/textcut"},
 	"internal/llm/chat":      {"internal/agent", "internal/llm/llmhttp"},
@@ -34,7 +35,7 @@ var allowed = map[string][]string{
 	"internal/session":       {"internal/agent", "internal/edits", "internal/render", "internal/textcut"},
 	"internal/review":        {"internal/edits", "internal/textcut"}, // pure: plans, no I/O
 	"internal/verify":        {"internal/proc", "internal/textcut"},
-	"internal/tools":         {"internal/agent", "internal/policy", "internal/proc", "internal/textcut"},
+	"internal/tools":         {"internal/agent", "internal/policy", "internal/proc", "internal/textcut", "internal/wsread"}, // view_image reads through wsread
 	"internal/mcp":           {"internal/agent", "internal/config", "internal/proc", "internal/tools"},
 	"internal/worktree":      {"internal/proc"}, // a task's git worktree
 	// The verify gate (checks → the machine's report) and the approval
@@ -49,7 +50,7 @@ var allowed = map[string][]string{
 	// Front ends: the assembly path and the core, never each other.
 	"internal/acp": {"internal/agent", "internal/assemble", "internal/commands", "internal/config", "internal/driver", "internal/logging",
 		"internal/mcp", "internal/policy", "internal/proc", "internal/render", "internal/review", "internal/session", "internal/textcut", "internal/tools", "internal/policy/approval", "internal/verify/gate",
-		"internal/worktree"},
+		"internal/worktree", "internal/wsread"},
 	// The bridge's ACP client, the LSP front end's backend for an external
 	// agent: apart from the ACP agent, so that lsp does not link it.
 	"internal/acpclient": {"internal/agent", "internal/assemble", "internal/config", "internal/driver", "internal/policy",
@@ -59,7 +60,7 @@ var allowed = map[string][]string{
 		"internal/worktree"},
 	"internal/lsp": {"internal/acpclient", "internal/agent", "internal/assemble", "internal/commands", "internal/config", "internal/driver",
 		"internal/edits", "internal/mcp", "internal/render", "internal/review", "internal/session", "internal/tools", "internal/verify", "internal/textcut", "internal/policy/approval", "internal/verify/gate",
-		"internal/worktree"},
+		"internal/worktree", "internal/wsread"},
 	// agentls doctor: a front end that only asks (the settings, the
 	// endpoint through the real backend, the sandbox's probes, trust).
 	"internal/doctor": {"internal/agent", "internal/assemble", "internal/config", "internal/policy", "internal/proc", "internal/session"},

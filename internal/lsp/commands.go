@@ -21,6 +21,7 @@ import (
 	"github.com/agentls/agentls/internal/textcut"
 	"github.com/agentls/agentls/internal/tools"
 	"github.com/agentls/agentls/internal/worktree"
+	"github.com/agentls/agentls/internal/wsread"
 )
 
 // command is one workspace/executeCommand command. The table below is the
@@ -80,7 +81,7 @@ func init() {
 		cmd("agentls.wait", "{taskId, timeoutMs?}", (*Server).cmdWait).
 			documented("`timeoutMs` defaults to 15 s (under Helix's 20 s request timeout). Answers the task once it ended, or `{status: \"timeout\"}`."),
 		cmd("agentls.accept", "{taskId?, uri?, hunk?}", (*Server).cmdAccept).
-			documented("Accepts review-mode proposals: none named, the whole task; `uri`: one file; `hunk`: one change. Answers `{applied}`."),
+			documented("Accepts review-mode proposals: none named, the whole task; `uri`: one file; `hunk`: one change. Answers `{applied}`; for a worktree task, a protected file among them is asked about first, and one you do not allow stays proposed and is listed in `leftOut`."),
 		cmd("agentls.reject", "{taskId?, uri?, hunk?}", (*Server).cmdReject).
 			documented("Rejects review-mode proposals: none named, the whole task; `uri`: one file; `hunk`: one change. Answers `{applied}`."),
 		cmd("agentls.undo", "{taskId?}", (*Server).cmdUndo).
@@ -106,7 +107,7 @@ func init() {
 		cmd("agentls.worktrees", "{}", (*Server).cmdWorktrees).
 			documented("Answers `{worktrees: [{id, taskId?, task, state, path, uri, branch, created, pending}]}`: the workspace's [worktree tasks](../worktrees.md); `state` is `running`, `ended`, `merged`, `interrupted` (its server stopped mid-task) or `running elsewhere`; `path`/`uri` open the worktree; `pending`: files whose change waits."),
 		cmd("agentls.worktreeMerge", "{id}", (*Server).cmdWorktreeMerge).
-			documented("Answers `{id, taskId, merged, applied, conflicts: [{uri, hunk, range, proposed}]}`: every hunk you have not edited over since the task started, in one `workspace/applyEdit`; the others stay proposed and are listed."),
+			documented("Answers `{id, taskId, merged, applied, conflicts: [{uri, hunk, range, proposed}], leftOut}`: every hunk you have not edited over since the task started, in one `workspace/applyEdit`; the others stay proposed and are listed. A protected file (a protected name at any depth, `.gitattributes`, a file where a protected symlink leads) is asked about first; one you do not allow stays proposed and is listed in `leftOut`."),
 		cmd("agentls.worktreeReview", "{id}", (*Server).cmdWorktreeReview).
 			documented("Answers the task (as `agentls.status`): its change as review-mode proposals (diagnostics, code actions, `reviewDocument`), for `agentls.accept` / `agentls.reject` / `agentls.proposal` with its `taskId`."),
 		cmd("agentls.worktreeDiscard", "{id}", (*Server).cmdWorktreeDiscard).
@@ -239,7 +240,7 @@ func (s *Server) startRun(name string, a runArgs, mustExist bool) (any, error) {
 		// Its change comes back as a proposal, whatever agent.review says.
 		review = true
 	}
-	a.Task = expandProjectCommand(s.rootDir(), a.Task)
+	a.Task = expandProjectCommand(s.rootDir(), a.Task, s.config().Tools.SecretFiles)
 	t := &runningTask{prompt: a.Task, session: a.Session, review: review, editor: editor, mustExist: mustExist, model: a.Model, dir: s.uriDir(a.URI),
 		isolation: iso, continueIn: a.continueIn}
 	s.tasks.start(t, s.runAgent)
@@ -268,11 +269,14 @@ func (s *Server) editorContext(u string, r *protocol.Range) (string, error) {
 	rel = filepath.ToSlash(rel)
 	text := d.text
 	if !open {
-		b, _, err := tools.ReadRegularFile(path) // a named pipe must not block the request
-		if err != nil {
+		// The one reader of workspace text for the model: a named pipe
+		// must not block the request, and a secret file (or a link to
+		// one) is not read.
+		f, err := wsread.New(root, s.config().Tools.SecretFiles).Read(rel, tools.MaxFileSize)
+		if err != nil || f.More {
 			return fmt.Sprintf("The user's current file is %s.", rel), nil
 		}
-		text = string(b)
+		text = string(f.Data)
 	}
 	if r == nil || r.Start == r.End {
 		if r != nil {

@@ -4,17 +4,14 @@ import (
 	"context"
 	"encoding/base64"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"io"
 	"net/http"
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
 
 	"github.com/agentls/agentls/internal/agent"
+	"github.com/agentls/agentls/internal/wsread"
 )
 
 // ImageOf checks the bytes of an image file for the model, by the rules
@@ -33,33 +30,21 @@ func ImageOf(raw []byte, name string) (agent.Image, error) {
 	return agent.Image{MIME: mime, Data: base64.StdEncoding.EncodeToString(raw), Name: name}, nil
 }
 
-// ReadImage reads the image file rel (relative to root, already resolved
-// by the policy) through os.Root, so a link swapped in after the check
-// cannot lead out: a regular file, still no link once read, that ImageOf
-// takes.
-func ReadImage(root, rel string) (agent.Image, error) {
-	r, err := os.OpenRoot(root)
+// ReadImage reads the image file rel beneath root through the one reader
+// of workspace text for the model (internal/wsread: resolved beneath the
+// root at the open, a link out refused, a regular file checked on its
+// descriptor, never a secret by its name or by where a link leads; secrets
+// are tools.secretFiles, nil: the defaults), then ImageOf's rules: the
+// rules a client's linked image follows too.
+func ReadImage(root, rel string, secrets []string) (agent.Image, error) {
+	f, err := wsread.New(root, secrets).Read(rel, agent.MaxImageBytes)
 	if err != nil {
 		return agent.Image{}, err
 	}
-	defer r.Close()
-	f, err := r.Open(filepath.FromSlash(rel))
-	if err != nil {
-		return agent.Image{}, fmt.Errorf("cannot be opened: %v", errors.Unwrap(err))
+	if f.More {
+		return agent.Image{}, fmt.Errorf("it is over %d KB, the most agentls sends", agent.MaxImageBytes/1024)
 	}
-	defer f.Close()
-	st, err := f.Stat()
-	if err != nil || !st.Mode().IsRegular() {
-		return agent.Image{}, errors.New("it is not a regular file")
-	}
-	raw, err := io.ReadAll(io.LimitReader(f, int64(agent.MaxImageBytes)+1))
-	if err != nil {
-		return agent.Image{}, err
-	}
-	if st, err := r.Lstat(filepath.FromSlash(rel)); err != nil || !st.Mode().IsRegular() {
-		return agent.Image{}, errors.New("it changed while it was read")
-	}
-	return ImageOf(raw, filepath.ToSlash(rel))
+	return ImageOf(f.Data, f.Real)
 }
 
 type viewImageArgs struct {
@@ -89,7 +74,7 @@ func newViewImage(ws agent.Workspace, o Options) agent.Tool {
 		if err != nil {
 			return agent.ToolResult{}, err
 		}
-		im, err := ReadImage(o.Policy.Root, rel)
+		im, err := ReadImage(o.Policy.Root, rel, o.Policy.SecretFiles)
 		if err != nil {
 			return agent.ToolResult{}, fmt.Errorf("%s cannot be viewed: %w", rel, err)
 		}

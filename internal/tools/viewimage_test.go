@@ -57,7 +57,7 @@ func TestViewImage(t *testing.T) {
 		"link.png":   "outside the workspace",
 		"../x.png":   "outside the workspace",
 		"big.png":    "over 5120 KB",
-		"none.png":   "cannot be opened",
+		"none.png":   "no such file",
 	} {
 		res, err := call(t, tl, map[string]string{"path": path})
 		if err == nil || !strings.Contains(err.Error(), why) || len(res.Images) != 0 {
