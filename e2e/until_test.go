@@ -14,8 +14,9 @@ func TestUntilPassesOnTheSecondTry(t *testing.T) {
 	dir := copyWorkspace(t, "hello")
 	script := scriptOf(
 		turn{text: "Done, I think."},
-		turn{calls: [][2]any{{"edit_file", map[string]any{"path": "hello.txt", "old_string": "hello", "new_string": "goodbye"}}},
+		turn{calls: [][2]any{{"read_file", map[string]any{"path": "hello.txt"}}},
 			expect: map[string]string{"lastUserContains": "You may stop only once `grep -q goodbye hello.txt` succeeds"}},
+		turn{calls: [][2]any{{"edit_file", map[string]any{"path": "hello.txt", "old_string": "hello", "new_string": "goodbye"}}}},
 		turn{text: "Now it says goodbye."},
 	)
 	out, code := headless(t, dir, script, "--until", "grep -q goodbye hello.txt", "say goodbye")
@@ -52,8 +53,9 @@ func TestUntilNeverPassingEndsNonZeroAtTheBudget(t *testing.T) {
 func TestUntilFromTheEditor(t *testing.T) {
 	script := scriptOf(
 		turn{text: "Done, I think."},
-		turn{calls: [][2]any{{"edit_file", map[string]any{"path": "hello.txt", "old_string": "hello", "new_string": "goodbye"}}},
+		turn{calls: [][2]any{{"read_file", map[string]any{"path": "hello.txt"}}},
 			expect: map[string]string{"lastUserContains": "You may stop only once `grep -q goodbye hello.txt` succeeds"}},
+		turn{calls: [][2]any{{"edit_file", map[string]any{"path": "hello.txt", "old_string": "hello", "new_string": "goodbye"}}}},
 		turn{text: "Now it says goodbye."},
 	)
 	s := start(t, setup{workspace: "hello", script: script})
@@ -78,8 +80,9 @@ func TestUntilFromTheEditor(t *testing.T) {
 func TestUntilOverACP(t *testing.T) {
 	script := scriptOf(
 		turn{text: "Done, I think."},
-		turn{calls: [][2]any{{"edit_file", map[string]any{"path": "hello.txt", "old_string": "hello", "new_string": "goodbye"}}},
+		turn{calls: [][2]any{{"read_file", map[string]any{"path": "hello.txt"}}},
 			expect: map[string]string{"lastUserContains": "You may stop only once `grep -q goodbye hello.txt` succeeds"}},
+		turn{calls: [][2]any{{"edit_file", map[string]any{"path": "hello.txt", "old_string": "hello", "new_string": "goodbye"}}}},
 		turn{text: "Now it says goodbye."},
 	)
 	r := startACP(t, "hello", script, false, nil)

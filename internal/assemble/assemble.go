@@ -5,6 +5,7 @@ import (
 	"math"
 	"runtime"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -67,11 +68,19 @@ type Spec struct {
 	Warn func(msg string)
 	// Log is the front end's logger, for what the driver logs; nil: none.
 	Log *zap.Logger
+	// Seen are files whose whole text the task's prompt holds (its @
+	// mentions, see Mentioned): read, as far as read-before-edit goes.
+	Seen []string
+	// CacheKey is sent with every model request of the task (Responses
+	// API: prompt_cache_key); Run sets it from the session, so it is the
+	// same for all tasks of one session. "": none.
+	CacheKey string
 }
 
 // Planner is the prompt of a task in root: the profile agent.promptProfile
-// picks for the model, the edit tool agent.editTool gives it, and the
-// environment (OS, shell, sandbox, network, approval, today's date).
+// picks for the model, the edit tool agent.editTool gives it, the
+// environment (OS, shell, sandbox, network, approval, today's date) and the
+// orientation (the checks, git status, the repository map: Orientation).
 func Planner(cfg config.Config, root string, recall func(ctx context.Context, task string) []string) driver.WorkspacePlanner {
 	approval := "a command runs only if tools.allow covers it or the user approves it when asked; a refused command returns an error saying why"
 	if slices.Contains(cfg.Tools.Allow, "*") {
@@ -89,7 +98,8 @@ func Planner(cfg config.Config, root string, recall func(ctx context.Context, ta
 			Sandbox: cfg.Sandbox.Mode, Network: cfg.Sandbox.Network,
 			Approval: approval,
 		},
-		Recall: recall,
+		Recall:      recall,
+		Orientation: func(ctx context.Context) string { return Orientation(ctx, cfg, root) },
 	}
 }
 
@@ -146,6 +156,10 @@ func Driver(ctx context.Context, s Spec) *driver.Driver {
 		ConfirmWrite: confirmWrite,
 		EditTool:     cfg.Agent.EditTool,
 		Model:        cfg.LLM.Model,
+
+		ReadBeforeEdit: cfg.Agent.ReadBeforeEdit,
+		Seen:           s.Seen,
+		Images:         TakesImages(cfg, cfg.LLM.Model),
 	})
 	toolset = append(toolset, tools.UpdatePlan())
 	if n := cfg.Agent.SubagentSteps; n > 0 {
@@ -180,6 +194,7 @@ func Driver(ctx context.Context, s Spec) *driver.Driver {
 	d := &driver.Driver{
 		LLM:         llm,
 		Model:       cfg.LLM.Model,
+		CacheKey:    s.CacheKey,
 		Tools:       toolset,
 		Planner:     planner,
 		Root:        s.Root,
@@ -209,6 +224,19 @@ func Driver(ctx context.Context, s Spec) *driver.Driver {
 	}
 	observe(d, s)
 	return d
+}
+
+// Mentioned are the files a prompt's @ mentions put in it whole (not a
+// line range, not cut): the model has read them.
+func Mentioned(cfg config.Config, root, prompt string) []string {
+	secret := tools.Policy{Root: root, SecretFiles: cfg.Tools.SecretFiles}.IsSecret
+	var out []string
+	for _, m := range driver.Mentions(root, prompt, secret) {
+		if m.Start == 0 && !strings.HasSuffix(m.Text, "\n[file truncated]") {
+			out = append(out, m.Path)
+		}
+	}
+	return out
 }
 
 // ActorDriver builds the driver for a task whose model acts on its own (an

@@ -2,6 +2,8 @@ package assemble
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"strings"
@@ -179,6 +181,7 @@ func Run(ctx context.Context, tc TaskConfig) (res agent.Result, err error) {
 	if id == "" {
 		id = session.NewID(time.Now())
 	}
+	spec.CacheKey = CacheKey(id)
 	wt, err := isolate(ctx, tc, &spec, id, warn)
 	if err != nil {
 		finished = true
@@ -276,6 +279,7 @@ func Run(ctx context.Context, tc TaskConfig) (res agent.Result, err error) {
 			defer release()
 			spec.MCP = m
 		}
+		spec.Seen = Mentioned(spec.Config, spec.Root, task.Prompt)
 		res = Driver(ctx, spec).Run(ctx, task)
 	}
 	if wt != nil {
@@ -319,6 +323,13 @@ func hookTrust(tc TaskConfig) *policy.TrustStore {
 		dir = d
 	}
 	return TrustStore(dir)
+}
+
+// CacheKey is the prompt cache key of a session: a digest of its ID, so
+// the provider learns nothing of the ID itself.
+func CacheKey(session string) string {
+	sum := sha256.Sum256([]byte("agentls session " + session))
+	return "agentls-" + hex.EncodeToString(sum[:12])
 }
 
 // begin opens the task's session. A session that cannot be written is

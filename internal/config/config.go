@@ -88,6 +88,11 @@ type Agent struct {
 	// and Codex families, edit_file for others), "edit_file" or
 	// "apply_patch".
 	EditTool string
+	// ReadBeforeEdit refuses an edit of a file the model has not read
+	// in this task (edit_file, apply_patch's updates and overwrites),
+	// with a message to read it first: an edit of imagined text is the
+	// cheapest mistake to stop. false allows such edits.
+	ReadBeforeEdit bool
 	// PromptProfile is the system prompt's profile: "auto" (by model
 	// name), "contract" or "terse".
 	PromptProfile string
@@ -377,7 +382,7 @@ var fields = []field{
 		doc:  "`false`: apply edits at once; `true`: propose, then accept or reject (see [Review](../review.md))."},
 	{key: "agent.memory",
 		kind: boolean(func(c *Config) *bool { return &c.Agent.Memory }),
-		doc:  "Summaries of earlier tasks join the prompt."},
+		doc:  "Summaries of earlier tasks join the prompt: what each changed and whether the checks passed, from how it ended, never from the model's answer (a task that changed nothing is remembered so, not as done)."},
 	{key: "agent.taskTimeoutSeconds",
 		kind: intIn(0, 7*24*3600, func(c *Config) *int { return &c.Agent.TaskTimeoutSeconds }),
 		def:  "0 (none)",
@@ -391,6 +396,9 @@ var fields = []field{
 	{key: "agent.editTool",
 		kind: oneOf([]string{"auto", "edit_file", "apply_patch"}, func(c *Config) *string { return &c.Agent.EditTool }),
 		doc:  "How the model edits. `auto`: `apply_patch` for the GPT-5 and Codex families (`gpt-5*`, `*codex*`), `edit_file` for others (see [Tools offered to the model](../commands.md#tools-offered-to-the-model))."},
+	{key: "agent.readBeforeEdit",
+		kind: boolean(func(c *Config) *bool { return &c.Agent.ReadBeforeEdit }),
+		doc:  "`true`: an edit (`edit_file`, `apply_patch`'s updates and overwrites) of a file the model has not read or written in this task, nor had whole in the prompt (`@path`), is refused with a message to read it first; `false` allows it. A file changed since it was read is not refused: the write's compare-and-swap deals with it (see [Models](../models.md#read-before-edit))."},
 	{key: "agent.promptProfile",
 		kind: oneOf([]string{"auto", "contract", "terse"}, func(c *Config) *string { return &c.Agent.PromptProfile }),
 		doc:  "The system prompt's profile. `auto`: `terse` for the Codex family, `contract` for others (see [Models](../models.md#what-the-model-is-told-prompt-profiles))."},
@@ -532,6 +540,7 @@ func Defaults() Config {
 			ToolTimeoutSeconds: 120,
 			MaxToolOutput:      64 << 10,
 			EditTool:           "auto",
+			ReadBeforeEdit:     true,
 			PromptProfile:      "auto",
 			Isolation:          "none",
 			SubagentSteps:      20,

@@ -59,6 +59,8 @@ var keyCases = []keyCase{
 		get: func(c Config) any { return c.Agent.MaxToolOutput }},
 	{key: "agent.editTool", editor: `"apply_patch"`, file: `"edit_file"`, wrongType: `true`, outOfRange: `"diff"`,
 		get: func(c Config) any { return c.Agent.EditTool }},
+	{key: "agent.readBeforeEdit", editor: `true`, file: `false`, wrongType: `"no"`,
+		get: func(c Config) any { return c.Agent.ReadBeforeEdit }},
 	{key: "agent.promptProfile", editor: `"terse"`, file: `"contract"`, wrongType: `1`, outOfRange: `"long"`,
 		get: func(c Config) any { return c.Agent.PromptProfile }},
 	{key: "agent.subagentSteps", editor: `10`, file: `0`, wrongType: `"ten"`, outOfRange: `1001`,

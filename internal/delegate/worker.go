@@ -265,7 +265,7 @@ func (w *Worker) run(ctx context.Context, job Job, allow []string, maxSteps int,
 		return nil, err
 	}
 	checkout := filepath.Join(dir, "checkout")
-	if _, err := worktree.GitVerbose(ctx, dir, "-c", "protocol.ext.allow=never", "clone", "--quiet", "--no-checkout", "--", job.Repo, checkout); err != nil {
+	if err := worktree.Clone(ctx, dir, job.Repo, checkout); err != nil {
 		return nil, fmt.Errorf("clone %s: %w", job.Repo, err)
 	}
 	if _, err := worktree.GitVerbose(ctx, checkout, "checkout", "--quiet", "--detach", job.Commit); err != nil {

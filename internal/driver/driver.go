@@ -86,8 +86,11 @@ type Timeouter interface {
 // Driver runs tasks: it performs the machine's actions and feeds the
 // outcomes back. A Driver may run several tasks at once.
 type Driver struct {
-	LLM      agent.LLM
-	Model    string
+	LLM   agent.LLM
+	Model string
+	// CacheKey goes with every model request (agent.Request.CacheKey):
+	// one per session, so the provider's prompt cache is found again.
+	CacheKey string
 	Tools    []agent.Tool
 	Planner  Planner  // nil: a bare system prompt
 	Verifier Verifier // nil: no verify gate
@@ -305,7 +308,7 @@ func (r *run) do(a agent.Action) (agent.Result, bool) {
 		})
 	case agent.CallModel:
 		r.conversation(a.Messages)
-		req := agent.Request{Model: d.Model, Messages: a.Messages, Tools: r.specs}
+		req := agent.Request{Model: d.Model, Messages: a.Messages, Tools: r.specs, CacheKey: d.CacheKey}
 		if a.NoTools {
 			req.Tools = nil // the summary turn at the end of the budget
 		}

@@ -22,9 +22,11 @@ type Parent struct {
 	Prefix []agent.Message
 	// Tools are the task's tool schemas, in the order they are offered.
 	Tools []agent.ToolSpec
-	// Model and Limits are the task's.
-	Model  string
-	Limits agent.Limits
+	// Model, CacheKey and Limits are the task's: a nested task's requests
+	// carry the same prompt cache key.
+	Model    string
+	CacheKey string
+	Limits   agent.Limits
 	// Spent is the task's usage when the call started.
 	Spent agent.Usage
 	// Nested is the depth: 0 for a call of the task itself, 1 for a
@@ -87,13 +89,14 @@ func (s *spent) get() agent.Usage {
 // parent is the Parent of call c in this run.
 func (r *run) parent(c agent.ToolCall) Parent {
 	return Parent{
-		Call:   c,
-		Prefix: slices.Clip(r.prefixMsgs),
-		Tools:  slices.Clip(r.specs),
-		Model:  r.d.Model,
-		Limits: r.limits,
-		Spent:  r.spent.get(),
-		Nested: nestedDepth(r.ctx),
+		Call:     c,
+		Prefix:   slices.Clip(r.prefixMsgs),
+		Tools:    slices.Clip(r.specs),
+		Model:    r.d.Model,
+		CacheKey: r.d.CacheKey,
+		Limits:   r.limits,
+		Spent:    r.spent.get(),
+		Nested:   nestedDepth(r.ctx),
 		Progress: func(ev agent.Event) {
 			r.send(agent.ToolProgress{ID: c.ID, Event: ev})
 		},

@@ -45,6 +45,11 @@ type WorkspacePlanner struct {
 	// Recall returns summaries of earlier tasks worth knowing, newest
 	// first; nil for none.
 	Recall func(ctx context.Context, task string) []string
+	// Orientation returns what the model should know of the workspace
+	// before its first step (the checks, git status, a repository map);
+	// called once per task, so it stays the same for all its requests.
+	// nil: none.
+	Orientation func(ctx context.Context) string
 	// Secret says whether a workspace-relative, '/'-separated path names a
 	// secret file (tools.secretFiles): such a file is never put in the
 	// prompt, as a context file or a mention. nil: the default secret
@@ -90,6 +95,11 @@ func (p WorkspacePlanner) Plan(ctx context.Context, t Assignment) (agent.Planned
 	b.WriteString(skillsSection(Skills(p.Root, p.Secret)))
 	b.WriteString("\n\n")
 	b.WriteString(p.environment(t))
+	if p.Orientation != nil {
+		if o := p.Orientation(ctx); o != "" {
+			b.WriteString("\n\n" + o)
+		}
+	}
 	if p.Recall != nil {
 		if mem := p.Recall(ctx, t.Prompt); len(mem) > 0 {
 			b.WriteString("\n\n## Earlier tasks in this workspace\n")

@@ -35,7 +35,7 @@ var allowed = map[string][]string{
 	"internal/session":       {"internal/agent", "internal/edits", "internal/render", "internal/textcut"},
 	"internal/review":        {"internal/edits", "internal/textcut"}, // pure: plans, no I/O
 	"internal/verify":        {"internal/proc", "internal/textcut"},
-	"internal/tools":         {"internal/agent", "internal/policy", "internal/proc", "internal/textcut"},
+	"internal/tools":         {"internal/agent", "internal/policy", "internal/proc", "internal/textcut", "internal/wsread"}, // view_image reads through wsread
 	"internal/mcp":           {"internal/agent", "internal/config", "internal/proc", "internal/tools"},
 	"internal/worktree":      {"internal/proc"}, // a task's git worktree
 	// The verify gate (checks → the machine's report) and the approval
@@ -79,10 +79,11 @@ var allowed = map[string][]string{
 	"internal/docgen":     {"internal/agent", "internal/config", "internal/lsp"},
 	"internal/docgen/gen": {"internal/docgen"},
 	// Test doubles that speak the real protocols.
-	"internal/testkit/fakellm":   {"internal/textcut"},
-	"internal/testkit/fakeacp":   {},
-	"internal/testkit/llmfaults": {"internal/agent", "internal/testkit/fakellm"},
-	"internal/testkit/lspclient": {"internal/edits", "internal/lsp"}, // the server's codec
+	"internal/testkit/fakellm":    {"internal/textcut"},
+	"internal/testkit/fakeacp":    {},
+	"internal/testkit/codexpatch": {}, // Codex's apply_patch cases as data
+	"internal/testkit/llmfaults":  {"internal/agent", "internal/testkit/fakellm"},
+	"internal/testkit/lspclient":  {"internal/edits", "internal/lsp"}, // the server's codec
 }
 
 func TestDependenciesPointOneWay(t *testing.T) {

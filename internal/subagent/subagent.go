@@ -118,6 +118,7 @@ func (e *explore) Run(ctx context.Context, raw json.RawMessage) (agent.ToolResul
 	d := &driver.Driver{
 		LLM:         e.c.LLM,
 		Model:       p.Model,
+		CacheKey:    p.CacheKey,
 		Tools:       e.tools(p.Tools),
 		Planner:     planner{prefix: stablePrefix(p.Prefix)},
 		Limits:      lim,

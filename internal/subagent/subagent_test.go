@@ -45,7 +45,7 @@ func withParent(t *testing.T, p driver.Parent) context.Context {
 }
 
 // A helper's requests hold the parent's system prompt and tool schemas,
-// then its question; the tools it may not use refuse; its usage comes
+// then its question, with the task's prompt cache key; the tools it may not use refuse; its usage comes
 // back with its answer.
 func TestHelperSharesThePrefixAndRefusesWrites(t *testing.T) {
 	llm := &scripted{resps: []agent.Response{
@@ -54,9 +54,10 @@ func TestHelperSharesThePrefixAndRefusesWrites(t *testing.T) {
 	}}
 	var events []string
 	p := driver.Parent{
-		Prefix: []agent.Message{{Role: agent.RoleSystem, Content: "SYSTEM"}, {Role: agent.RoleUser, Content: "Editor context: secret.go"}},
-		Tools:  []agent.ToolSpec{echo{"read_file"}.Spec(), echo{"edit_file"}.Spec(), New(Config{}).Spec()},
-		Limits: agent.DefaultLimits(),
+		Prefix:   []agent.Message{{Role: agent.RoleSystem, Content: "SYSTEM"}, {Role: agent.RoleUser, Content: "Editor context: secret.go"}},
+		Tools:    []agent.ToolSpec{echo{"read_file"}.Spec(), echo{"edit_file"}.Spec(), New(Config{}).Spec()},
+		Limits:   agent.DefaultLimits(),
+		CacheKey: "agentls-session-key",
 		Progress: func(ev agent.Event) {
 			events = append(events, ev.Kind)
 		},
@@ -69,6 +70,9 @@ func TestHelperSharesThePrefixAndRefusesWrites(t *testing.T) {
 	first := llm.reqs[0]
 	if len(first.Messages) != 2 || first.Messages[0].Content != "SYSTEM" || !strings.Contains(first.Messages[1].Content, "where?") {
 		t.Errorf("first request %+v", first.Messages)
+	}
+	if first.CacheKey != "agentls-session-key" {
+		t.Errorf("the helper's request has cache key %q, not the task's", first.CacheKey)
 	}
 	if len(first.Tools) != 3 || first.Tools[2].Name != Name {
 		t.Errorf("tools %+v", first.Tools)

@@ -21,6 +21,14 @@ func GitVerbose(ctx context.Context, dir string, args ...string) (string, error)
 	return runGit(ctx, dir, false, args...)
 }
 
+// Clone clones repo into dest without a checkout, for a delegated job
+// (cloneSafety: the transports and the operator's credentials, no hook).
+// What runs in the clone afterwards is GitVerbose's, with every safety.
+func Clone(ctx context.Context, dir, repo, dest string) error {
+	_, err := runGitWith(ctx, dir, false, nil, cloneSafety, "clone", "--quiet", "--no-checkout", "--", repo, dest)
+	return err
+}
+
 // Top is the top directory of the repository around dir.
 func Top(ctx context.Context, dir string) (string, error) {
 	out, err := runGit(ctx, dir, true, "rev-parse", "--show-toplevel")

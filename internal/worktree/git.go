@@ -153,6 +153,24 @@ func runGit(ctx context.Context, dir string, quiet bool, args ...string) (string
 
 // runGitEnv is runGit with more variables in git's environment.
 func runGitEnv(ctx context.Context, dir string, quiet bool, extra []string, args ...string) (string, error) {
+	return runGitWith(ctx, dir, quiet, extra, safety, args...)
+}
+
+// cloneSafety are the settings of a delegated job's clone (Clone): the
+// worker's operator, not the model, names the repository, and reaching it
+// needs a transport and the operator's own ssh and credentials; still, no
+// hook, no ext:: transport (a command line as a URL), no submodule and no
+// file-system monitor.
+var cloneSafety = [][2]string{
+	{"core.hooksPath", "/dev/null"},
+	{"core.fsmonitor", "false"},
+	{"protocol.ext.allow", "never"},
+	{"submodule.recurse", "false"},
+	{"core.pager", "cat"},
+}
+
+// runGitWith is runGitEnv with base as the settings every command carries.
+func runGitWith(ctx context.Context, dir string, quiet bool, extra []string, base [][2]string, args ...string) (string, error) {
 	git, err := exec.LookPath("git")
 	if err != nil {
 		return "", fmt.Errorf("%w: git is not installed (or not in PATH)", ErrNoGit)
@@ -165,7 +183,7 @@ func runGitEnv(ctx context.Context, dir string, quiet bool, extra []string, args
 		gitDirArgs = append(gitDirArgs, a)
 	}
 	env := append(gitEnv(), extra...)
-	settings := safety
+	settings := base
 	if len(args) > len(gitDirArgs) && !readsNoContent[args[len(gitDirArgs)]] {
 		// Every other command may read or write a file's content (status,
 		// add, diff, worktree add's checkout) and so could run a driver.
@@ -173,7 +191,7 @@ func runGitEnv(ctx context.Context, dir string, quiet bool, extra []string, args
 		if err != nil {
 			return "", err
 		}
-		settings = append(append([][2]string(nil), safety...), more...)
+		settings = append(append([][2]string(nil), base...), more...)
 	}
 	argv := append([]string{git}, args...)
 	if quiet {
