@@ -25,7 +25,7 @@ var allowed = map[string][]string{
 	"internal/textcut":       {},
 	"internal/proc":          {"internal/policy", "internal/textcut"}, // the secret files: policy.Secrets
 	"internal/commands":      {"internal/textcut", "internal/wsread"}, // a project's own prompts
-	"internal/wsread":        {"internal/policy"},                     // the one reader of workspace text for the model
+	"internal/wsread":        {"internal/policy", "internal/textcut"}, // the one reader of workspace text for the model
 	"internal/layers":        {},
 	"internal/llm/llmhttp":   {"internal/textcut"},
 	"internal/llm/chat":      {"internal/agent", "internal/llm/llmhttp"},

@@ -25,9 +25,9 @@ import (
 	"path"
 	"path/filepath"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/agentls/agentls/internal/policy"
+	"github.com/agentls/agentls/internal/textcut"
 )
 
 // Errors Read wraps, for callers that tell refusals apart.
@@ -121,16 +121,9 @@ func (r Reader) Read(rel string, limit int) (File, error) {
 	}
 	out := File{Data: b, Real: real}
 	if limit > 0 && len(b) > limit {
-		// Cut where a character starts: half a character is invalid
-		// UTF-8, which the model would get as U+FFFD.
-		n := limit
-		for n > 0 && limit-n < utf8.UTFMax && !utf8.RuneStart(b[n]) {
-			n--
-		}
-		if !utf8.RuneStart(b[n]) {
-			n = limit // not UTF-8 text: bytes are bytes
-		}
-		out.Data, out.More = b[:n], true
+		// Cut on a character boundary: half a character reaches the model
+		// as U+FFFD (a cut file's data is text for the model, or refused).
+		out.Data, out.More = textcut.Head(b, limit), true
 	}
 	return out, nil
 }

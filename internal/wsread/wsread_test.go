@@ -4,10 +4,8 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
-	"strings"
 	"syscall"
 	"testing"
-	"unicode/utf8"
 )
 
 func TestReadKeepsTheRules(t *testing.T) {
@@ -69,21 +67,5 @@ func TestReadKeepsTheRules(t *testing.T) {
 	// New with patterns: only what they name is secret.
 	if _, err := New(root, []string{"*.md"}).Read("AGENTS.md", 100); !errors.Is(err, ErrSecret) {
 		t.Errorf("custom patterns: %v", err)
-	}
-}
-
-// A read cut at its limit ends where a character starts: the merge of the
-// one reader cut AGENTS.md mid-character (TestContextCutsWholeCharacters
-// saw U+FFFD reach the model).
-func TestReadCutsWholeCharacters(t *testing.T) {
-	root := t.TempDir()
-	if err := os.WriteFile(filepath.Join(root, "a.md"), []byte(strings.Repeat("é", 100)), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	for _, limit := range []int{1, 2, 3, 51, 100} {
-		f, err := New(root, nil).Read("a.md", limit)
-		if err != nil || !f.More || !utf8.Valid(f.Data) || len(f.Data) > limit || len(f.Data) < limit-1 {
-			t.Errorf("limit %d: %d bytes, valid %v, more %v, %v", limit, len(f.Data), utf8.Valid(f.Data), f.More, err)
-		}
 	}
 }
