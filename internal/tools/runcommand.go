@@ -11,6 +11,7 @@ import (
 
 	"github.com/agentls/agentls/internal/agent"
 	"github.com/agentls/agentls/internal/proc"
+	"github.com/google/jsonschema-go/jsonschema"
 )
 
 type runCommandArgs struct {
@@ -21,7 +22,7 @@ type runCommandArgs struct {
 
 // runCommandDecl declares run_command's arguments for o's timeouts.
 func runCommandDecl(o Options) *args[runCommandArgs] {
-	return declare[runCommandArgs](func(props map[string]*prop) {
+	return declare[runCommandArgs](func(props map[string]*jsonschema.Schema) {
 		p := props["timeout_seconds"]
 		p.Description = fmt.Sprintf("Seconds before it is killed (default %d).", int(o.CommandTimeout/time.Second))
 		maxSeconds := float64(o.MaxCommandTimeout / time.Second)

@@ -17,26 +17,19 @@ import (
 
 // A tool declares its arguments once, as a struct: the json tag names a
 // field (omitempty makes it optional), the jsonschema tag describes it to
-// the model, and minimum/maximum tags bound an integer. The model is shown
-// the schema rendered from that struct (render), and its arguments are
-// validated against the schema jsonschema-go infers from the same struct
-// (jsonschema.For) before they are decoded into it. TestSchemaTextMatchesLibrary
-// holds the two equal for every tool.
-//
-// The text is rendered by hand because every command that starts the
-// agent shows the model its tools: inferring, marshalling and resolving
-// the library's schemas cost about 1.3 ms of a 10 ms one-turn run, for
-// arguments a text-only answer never parses. The library's schema is built
-// on the first parse instead.
+// the model, and minimum/maximum tags bound an integer. jsonschema-go infers
+// the schema from that struct (jsonschema.For); the model is shown that
+// schema marshalled, and its arguments are validated against the same
+// schema, resolved, before they are decoded into it. One schema, so what
+// the model is told and what is checked cannot differ. The text is
+// marshalled once per declaration, and json.Marshal of the same schema is
+// the same bytes every time, which a prompt cache needs.
 
 // args is the declaration of a tool's arguments T.
 type args[T any] struct {
-	props []prop // the properties, in field order, adjusted
+	root  *jsonschema.Schema
+	whole *jsonschema.Resolved
 	text  json.RawMessage
-
-	libOnce sync.Once
-	root    *jsonschema.Schema
-	whole   *jsonschema.Resolved
 	// field holds each property resolved alone, so that an error can name
 	// the field at fault; resolved on the first error (fieldOnce), since
 	// valid calls never need it.
@@ -44,184 +37,87 @@ type args[T any] struct {
 	fieldOnce sync.Once
 }
 
-// prop is one property as the model is shown it. adjust may change
-// Description and the bounds.
-type prop struct {
-	Name, Type, Description string
-	Minimum, Maximum        *float64
-	required                bool
-	items                   []prop // an array's element object, for Type "array"
-}
-
-// declare reads T's declaration and renders its schema. adjust, if not
-// nil, may change the properties first (for bounds and descriptions known
-// only at run time). An error is a mistake in T or adjust, found by every
-// test that builds the tools, so it panics like regexp.MustCompile.
-func declare[T any](adjust func(props map[string]*prop)) *args[T] {
-	props, err := properties(reflect.TypeFor[T]())
+// declare infers T's schema. adjust, if not nil, may change the properties
+// first (bounds and descriptions known only at run time). An error is a
+// mistake in T or adjust, found by every test that builds the tools, so it
+// panics like regexp.MustCompile.
+func declare[T any](adjust func(props map[string]*jsonschema.Schema)) *args[T] {
+	fail := func(err error) { panic(fmt.Sprintf("tools: arguments %T: %v", *new(T), err)) }
+	root, err := jsonschema.For[T](nil)
 	if err != nil {
-		panic(fmt.Sprintf("tools: arguments %T: %v", *new(T), err))
+		fail(err)
+	}
+	if err := bounds(reflect.TypeFor[T](), root); err != nil {
+		fail(err)
 	}
 	if adjust != nil {
-		byName := make(map[string]*prop, len(props))
-		for i := range props {
-			byName[props[i].Name] = &props[i]
-		}
-		adjust(byName)
+		adjust(root.Properties)
 	}
-	return &args[T]{props: props, text: render(props)}
+	whole, err := root.Resolve(nil)
+	if err != nil {
+		fail(err)
+	}
+	text, err := json.Marshal(root)
+	if err != nil {
+		fail(err)
+	}
+	return &args[T]{root: root, whole: whole, text: text}
 }
 
-// properties reads the properties of the argument struct t.
-func properties(t reflect.Type) ([]prop, error) {
+// bounds checks that t's fields are of the kinds a tool argument may have
+// (a string, a bool, a signed integer, a list of objects), sets the
+// minimum and maximum tags of its integers on root's properties, and
+// makes a list's type "array": a nil slice marshals to null, so the
+// library allows null, but the model is told an array and null is dropped
+// before validation anyway (check).
+func bounds(t reflect.Type, root *jsonschema.Schema) error {
 	if t.Kind() != reflect.Struct {
-		return nil, fmt.Errorf("not a struct")
+		return fmt.Errorf("not a struct")
 	}
-	var props []prop
 	for _, f := range reflect.VisibleFields(t) {
-		if !f.IsExported() || f.Anonymous {
+		if !f.IsExported() || f.Anonymous || f.Tag.Get("json") == "-" {
 			continue
 		}
-		tag := f.Tag.Get("json")
-		if tag == "-" {
-			continue
-		}
-		name, opts, _ := strings.Cut(tag, ",")
+		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
 		if name == "" {
 			name = f.Name
 		}
-		p := prop{Name: name, Description: f.Tag.Get("jsonschema"), required: !strings.Contains(","+opts+",", ",omitempty,")}
+		p := root.Properties[name]
+		if p == nil {
+			return fmt.Errorf("jsonschema-go has no property %s", name)
+		}
+		integer := false
 		switch f.Type.Kind() {
-		case reflect.String:
-			p.Type = "string"
-		case reflect.Bool:
-			p.Type = "boolean"
+		case reflect.String, reflect.Bool:
 		case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
-			p.Type = "integer"
+			integer = true
 		case reflect.Slice:
-			// A list of objects (edit_file's edits): rendered as an array
-			// whose items are that object's schema.
-			if f.Type.Elem().Kind() != reflect.Struct {
-				return nil, fmt.Errorf("field %s: a list argument must be of objects", f.Name)
+			if f.Type.Elem().Kind() != reflect.Struct || p.Items == nil {
+				return fmt.Errorf("field %s: a list argument must be of objects", f.Name)
 			}
-			items, err := properties(f.Type.Elem())
-			if err != nil {
-				return nil, fmt.Errorf("field %s: %v", f.Name, err)
+			if err := bounds(f.Type.Elem(), p.Items); err != nil {
+				return fmt.Errorf("field %s: %v", f.Name, err)
 			}
-			p.Type, p.items = "array", items
+			p.Type, p.Types = "array", nil
 		default:
-			return nil, fmt.Errorf("field %s: type %s is not one a tool argument may have (string, bool, a signed integer, a list of objects)", f.Name, f.Type)
+			return fmt.Errorf("field %s: type %s is not one a tool argument may have (string, bool, a signed integer, a list of objects)", f.Name, f.Type)
 		}
-		lo, hasLo := f.Tag.Lookup("minimum")
-		hi, hasHi := f.Tag.Lookup("maximum")
-		if (hasLo || hasHi) && p.Type != "integer" {
-			return nil, fmt.Errorf("field %s: minimum or maximum on a field that is not an integer property", f.Name)
-		}
-		var err error
-		if hasLo {
-			if p.Minimum, err = parseBound(lo); err != nil {
-				return nil, fmt.Errorf("field %s: minimum: %v", f.Name, err)
+		for tag, dst := range map[string]**float64{"minimum": &p.Minimum, "maximum": &p.Maximum} {
+			v, ok := f.Tag.Lookup(tag)
+			if !ok {
+				continue
 			}
-		}
-		if hasHi {
-			if p.Maximum, err = parseBound(hi); err != nil {
-				return nil, fmt.Errorf("field %s: maximum: %v", f.Name, err)
+			if !integer {
+				return fmt.Errorf("field %s: %s on a field that is not an integer property", f.Name, tag)
 			}
-		}
-		props = append(props, p)
-	}
-	return props, nil
-}
-
-func parseBound(s string) (*float64, error) {
-	n, err := strconv.ParseFloat(s, 64)
-	return &n, err
-}
-
-// render writes the schema of props: an object of exactly these
-// properties, the ones without omitempty required.
-func render(props []prop) json.RawMessage {
-	return appendObject(nil, props)
-}
-
-func appendObject(b []byte, props []prop) []byte {
-	b = append(b, `{"type":"object","properties":{`...)
-	var required []string
-	for i, p := range props {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = appendString(b, p.Name)
-		b = append(b, `:{"type":`...)
-		b = appendString(b, p.Type)
-		if p.Type == "array" {
-			b = append(b, `,"items":`...)
-			b = appendObject(b, p.items)
-		}
-		if p.Description != "" {
-			b = append(b, `,"description":`...)
-			b = appendString(b, p.Description)
-		}
-		if p.Minimum != nil {
-			b = append(b, `,"minimum":`...)
-			b = strconv.AppendFloat(b, *p.Minimum, 'f', -1, 64)
-		}
-		if p.Maximum != nil {
-			b = append(b, `,"maximum":`...)
-			b = strconv.AppendFloat(b, *p.Maximum, 'f', -1, 64)
-		}
-		b = append(b, '}')
-		if p.required {
-			required = append(required, p.Name)
+			n, err := strconv.ParseFloat(v, 64)
+			if err != nil {
+				return fmt.Errorf("field %s: %s: %v", f.Name, tag, err)
+			}
+			*dst = &n
 		}
 	}
-	b = append(b, '}')
-	if len(required) > 0 {
-		b = append(b, `,"required":[`...)
-		for i, r := range required {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			b = appendString(b, r)
-		}
-		b = append(b, ']')
-	}
-	return append(b, `,"additionalProperties":false}`...)
-}
-
-// appendString appends s as a JSON string.
-func appendString(b []byte, s string) []byte {
-	q, _ := json.Marshal(s) // a string always marshals
-	return append(b, q...)
-}
-
-// lib is T's schema as jsonschema-go infers it, with the same adjustments,
-// inferred and resolved on first use.
-func (a *args[T]) lib() {
-	a.libOnce.Do(func() {
-		root, err := jsonschema.For[T](nil)
-		if err != nil {
-			panic(fmt.Sprintf("tools: arguments %T: %v", *new(T), err))
-		}
-		for _, p := range a.props {
-			lp := root.Properties[p.Name]
-			if lp == nil {
-				panic(fmt.Sprintf("tools: arguments %T: jsonschema-go has no property %s", *new(T), p.Name))
-			}
-			lp.Description, lp.Minimum, lp.Maximum = p.Description, p.Minimum, p.Maximum
-			if p.Type == "array" {
-				// A nil slice marshals to null, so the library allows
-				// null; the model is told an array, and null is dropped
-				// before validation anyway (check).
-				lp.Type, lp.Types = "array", nil
-			}
-		}
-		whole, err := root.Resolve(nil)
-		if err != nil {
-			panic(fmt.Sprintf("tools: arguments %T: %v", *new(T), err))
-		}
-		a.root, a.whole = root, whole
-	})
+	return nil
 }
 
 // schema is the JSON Schema the model is shown.
@@ -257,7 +153,6 @@ func (a *args[T]) check(raw json.RawMessage) ([]byte, error) {
 			return nil, fmt.Errorf("arguments are not valid JSON (%v)", err)
 		}
 	}
-	a.lib()
 	values := map[string]any{}
 	for k, raw := range fields {
 		var v any

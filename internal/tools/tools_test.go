@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -239,40 +238,20 @@ func TestParse(t *testing.T) {
 	}
 }
 
-// The model is shown a schema rendered from each argument struct; the
-// arguments are validated against the schema jsonschema-go infers from the
-// same struct. The two must say the same, for every tool.
-func TestSchemaTextMatchesLibrary(t *testing.T) {
+// The model is shown the schema jsonschema-go infers from each argument
+// struct, with the bounds of its tags and the run-time adjustments, and the
+// same bytes on every declaration (a prompt cache keeps working).
+func TestSchemaText(t *testing.T) {
 	o := Options{CommandTimeout: 30 * time.Second, MaxCommandTimeout: 90 * time.Second}.withDefaults(newDisk(t, nil))
-	check := func(name string, text json.RawMessage, lib func() ([]byte, error)) {
-		t.Helper()
-		want, err := lib()
-		if err != nil {
-			t.Fatalf("%s: %v", name, err)
-		}
-		var got, exp any
-		if err := json.Unmarshal(text, &got); err != nil {
-			t.Fatalf("%s: rendered schema is not JSON: %v\n%s", name, err, text)
-		}
-		if err := json.Unmarshal(want, &exp); err != nil {
-			t.Fatal(err)
-		}
-		if !reflect.DeepEqual(got, exp) {
-			t.Errorf("%s: rendered schema\n%s\ndiffers from jsonschema-go's\n%s", name, text, want)
-		}
-	}
-	check("read_file", readFileDecl().schema(), libText(readFileDecl()))
-	check("list_files", listFilesDecl().schema(), libText(listFilesDecl()))
-	check("grep", grepDecl().schema(), libText(grepDecl()))
-	check("write_file", writeFileDecl().schema(), libText(writeFileDecl()))
-	check("edit_file", editFileDecl().schema(), libText(editFileDecl()))
-	check("delete_file", deleteFileDecl().schema(), libText(deleteFileDecl()))
-	check("move_file", moveFileDecl().schema(), libText(moveFileDecl()))
-	check("apply_patch", applyPatchDecl().schema(), libText(applyPatchDecl()))
 	rc := runCommandDecl(o)
-	check("run_command", rc.schema(), libText(rc))
-	if !strings.Contains(string(rc.schema()), `"maximum":90`) || !strings.Contains(string(rc.schema()), "default 30") {
-		t.Errorf("run_command's schema lost its options: %s", rc.schema())
+	if want := `{"type":"object","properties":{"command":{"type":"string","description":"The command line."},"timeout_seconds":{"type":"integer","description":"Seconds before it is killed (default 30).","minimum":1,"maximum":90}},"required":["command"],"additionalProperties":false}`; string(rc.schema()) != want {
+		t.Errorf("run_command's schema\n%s\nwant\n%s", rc.schema(), want)
+	}
+	if !bytes.Equal(runCommandDecl(o).schema(), rc.schema()) {
+		t.Error("two declarations of run_command differ")
+	}
+	if ef := string(editFileDecl().schema()); !strings.Contains(ef, `"edits":{"type":"array","items":{"type":"object"`) {
+		t.Errorf("edit_file's edits are not an array of objects: %s", ef)
 	}
 	type mixed struct {
 		S string `json:"s" jsonschema:"a \"quoted\" <text> & more"`
@@ -281,11 +260,30 @@ func TestSchemaTextMatchesLibrary(t *testing.T) {
 		I int64  `json:"i,omitempty"`
 	}
 	m := declare[mixed](nil)
-	check("mixed", m.schema(), libText(m))
-}
-
-func libText[T any](a *args[T]) func() ([]byte, error) {
-	return func() ([]byte, error) { a.lib(); return json.Marshal(a.root) }
+	if want := `{"type":"object","properties":{"s":{"type":"string","description":"a \"quoted\" \u003ctext\u003e \u0026 more"},"n":{"type":"integer","minimum":-2,"maximum":7},"b":{"type":"boolean"},"i":{"type":"integer"}},"required":["s","b"],"additionalProperties":false}`; string(m.schema()) != want {
+		t.Errorf("mixed\n%s\nwant\n%s", m.schema(), want)
+	}
+	if _, err := m.parse("mixed", json.RawMessage(`{"s":"x","b":true,"n":8}`)); err == nil || !strings.Contains(err.Error(), "from -2 to 7") {
+		t.Errorf("n=8 passed the tag's maximum: %v", err)
+	}
+	for name, bad := range map[string]func(){
+		"float":           func() { declare[struct{ F float64 }](nil) },
+		"list of strings": func() { declare[struct{ L []string }](nil) },
+		"bound on string": func() {
+			declare[struct {
+				S string `minimum:"1"`
+			}](nil)
+		},
+	} {
+		func() {
+			defer func() {
+				if recover() == nil {
+					t.Errorf("%s: declared without a panic", name)
+				}
+			}()
+			bad()
+		}()
+	}
 }
 
 // The argument shown back in an error is cut on a character boundary:

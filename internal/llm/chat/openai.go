@@ -52,7 +52,6 @@ type OpenAI struct {
 	http *http.Client // feeds the idle timer of each call (llmhttp)
 	auth string       // the Authorization header; empty without a key
 	ep   llmhttp.Endpoint
-	body bodyCache // encoded messages, reused across requests (body.go)
 }
 
 var _ agent.LLM = (*OpenAI)(nil)
@@ -85,7 +84,7 @@ func (o *OpenAI) Stream(ctx context.Context, req agent.Request, onText func(delt
 	parent := ctx
 	ctx, call := llmhttp.Begin(ctx, creq.Model, o.ep.Idle)
 	defer call.End()
-	if err := validateChat(creq, req); err != nil {
+	if err := validateChat(creq); err != nil {
 		return agent.Response{}, o.classify(parent, ctx, call, err, false)
 	}
 
