@@ -67,7 +67,6 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	case "serve":
 		return serve(args, stdin, stdout, stderr)
 	case "run":
-		tuneRun()
 		return cli.Run(args, stdin, stdout, stderr)
 	case "acp":
 		return acp.Command(args, stdin, stdout, stderr, version)

@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"runtime"
 	"strings"
 
 	"go.lsp.dev/jsonrpc2"
@@ -117,19 +116,11 @@ type eventParams struct {
 
 // safeEvent is onEvent behind a panic barrier: the driver calls it on its
 // own goroutine, and a panic there must end this task only, as "internal".
-//
-// Then the task yields its processor. Go's scheduler has no priorities: an
-// editor request whose read returned while every processor runs agent work
-// waits in the global run queue until a task goroutine blocks, or for the
-// runtime's 10 ms preemption, and a task streaming a fast model seldom
-// blocks. Yielding at every event bounds that wait by one event's work, at
-// a cost of a few hundred nanoseconds an event (BenchmarkEditorLatency).
 func (s *Server) safeEvent(ctx context.Context, t *runningTask, prog *progress, ev agent.Event) {
 	if err := s.catch("onEvent", func() { s.onEvent(ctx, t, prog, ev) }); err != nil {
 		t.fail(err)
 		t.cancel()
 	}
-	runtime.Gosched()
 }
 
 // onEvent forwards an agent event to the client: the agentls/event
