@@ -103,7 +103,7 @@ func (m *Machine) compacted(in Compacted) []Action {
 		return append(acts, m.finish(Result{Status: StatusError, Reason: "context",
 			Error: fmt.Sprintf("the conversation needs about %d tokens after compaction (llm.contextTokens is %d)", m.tokens(), m.limits.ContextTokens)})...)
 	}
-	return append(acts, m.modelCall())
+	return append(acts, m.modelCall()...)
 }
 
 // summaryHeader starts the message that replaces compacted turns.

@@ -2,7 +2,11 @@ package agent
 
 // Executing: a model call streams; it ends in tool calls, a final answer
 // (on to Verifying or Reporting), or a failure that is retried with backoff
-// or ends the task.
+// or ends the task. Executing has four sub-states, each with its own step
+// function, as raft installs one per role: streaming (a model call is in
+// flight), backoff (a retry timer is pending), compacting (the summary of
+// dropped turns is awaited, before the next call) and stopCheck (the model
+// has answered; the stop check is out). They exclude one another.
 
 import (
 	"errors"
@@ -12,23 +16,22 @@ import (
 )
 
 func (m *Machine) stepExecuting(in Input) []Action {
-	if c, ok := in.(Compacted); ok {
-		return m.compacted(c)
+	switch {
+	case m.cut != 0:
+		return m.stepCompacting(in)
+	case m.checking:
+		return m.stepStopCheck(in)
+	case m.timer != 0:
+		return m.stepBackoff(in)
 	}
-	if m.checking {
-		if c, ok := in.(StopChecked); ok {
-			return m.stopChecked(c)
-		}
-		return nil // the model has answered; only the stop check is out
-	}
-	if m.cut != 0 {
-		return nil // waiting for Compacted; no model call is in flight
-	}
+	return m.stepStreaming(in)
+}
+
+// stepStreaming: the model call's deltas and events reach subscribers, and
+// its outcome decides the turn.
+func (m *Machine) stepStreaming(in Input) []Action {
 	switch in := in.(type) {
 	case TextDelta:
-		if m.timer != 0 {
-			return nil
-		}
 		m.partial += in.Text
 		return []Action{Emit{Event{Kind: KindText, Step: m.steps + 1, Text: in.Text}}}
 	case Observed:
@@ -37,31 +40,42 @@ func (m *Machine) stepExecuting(in Input) []Action {
 		default:
 			return nil
 		}
-		if m.timer != 0 {
-			return nil
-		}
 		ev := in.Event
 		ev.Step = m.steps + 1
 		return []Action{Emit{ev}}
-	case TimerFired:
-		// ID 0 is never a timer: without the first test a stray
-		// TimerFired{} would start a second model call.
-		if m.timer == 0 || in.ID != m.timer {
-			return nil
-		}
-		m.timer = 0
-		m.partial = ""
-		return []Action{m.modelCall()}
 	case ModelFailed:
-		if m.timer != 0 {
-			return nil
-		}
 		return m.modelFailed(in)
 	case ModelDone:
-		if m.timer != 0 {
-			return nil
-		}
 		return m.modelDone(in.Response)
+	}
+	return nil
+}
+
+// stepBackoff: the failed call's stragglers are ignored until the retry
+// timer fires; then the call goes out again.
+func (m *Machine) stepBackoff(in Input) []Action {
+	// ID 0 is never a timer: without the test a stray TimerFired{} would
+	// start a second model call.
+	if t, ok := in.(TimerFired); ok && t.ID != 0 && t.ID == m.timer {
+		m.timer = 0
+		m.partial = ""
+		return m.modelCall()
+	}
+	return nil
+}
+
+// stepCompacting: no model call is in flight; only the summary is awaited.
+func (m *Machine) stepCompacting(in Input) []Action {
+	if c, ok := in.(Compacted); ok {
+		return m.compacted(c)
+	}
+	return nil
+}
+
+// stepStopCheck: the model has answered; only the stop check is out.
+func (m *Machine) stepStopCheck(in Input) []Action {
+	if c, ok := in.(StopChecked); ok {
+		return m.stopChecked(c)
 	}
 	return nil
 }

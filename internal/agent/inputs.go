@@ -205,6 +205,17 @@ type RunVerify struct{ Changed []string }
 // Compact asks for a summary of dropped turns; answer Compacted.
 type Compact struct{ Dropped []Message }
 
+// Persist hands the driver the conversation to keep, as raft's Ready hands
+// its caller the entries to store: before every model call and when a task
+// that got past planning ends. The driver keeps it for a continued session
+// (Conversation) and gives a nested task the same prefix (one prompt
+// cache); it answers nothing. Both slices are clipped views of the
+// machine's history: read them, do not append to them.
+type Persist struct {
+	Prefix       []Message // the planner's prefix: system prompt, context
+	Conversation []Message // everything after the prefix
+}
+
 // Report asks the driver to store what the task learned; answer Reported.
 type Report struct{ Result Result }
 
@@ -219,5 +230,6 @@ func (StartTimer) action() {}
 func (RunVerify) action()  {}
 func (CheckStop) action()  {}
 func (Compact) action()    {}
+func (Persist) action()    {}
 func (Report) action()     {}
 func (Finish) action()     {}

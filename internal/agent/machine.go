@@ -108,10 +108,7 @@ func (m *Machine) step(in Input) []Action {
 	case Verifying:
 		return m.stepVerifying(in)
 	case Reporting:
-		if _, ok := in.(Reported); ok {
-			r := m.result
-			return append(m.transition(Idle), Emit{Event{Kind: KindEnd, Step: m.steps, Result: &r}}, Finish{r})
-		}
+		return m.stepReporting(in)
 	}
 	return nil
 }

@@ -115,7 +115,10 @@ var tableVariants = map[string]Input{
 }
 
 func TestTransitionTable(t *testing.T) {
-	const end = "emit:state emit:end finish" // cancel and fail, from any busy state
+	// Cancel and fail, from any busy state: the conversation is persisted
+	// once planning has given the task one.
+	const end = "emit:state persist emit:end finish"
+	const endUnplanned = "emit:state emit:end finish"
 	table := []struct {
 		state, input string
 		next         State
@@ -138,7 +141,7 @@ func TestTransitionTable(t *testing.T) {
 		{"idle", "Fail", Idle, ""},
 
 		{"planning", "Start", Planning, ""},
-		{"planning", "Planned", Executing, "emit:state callModel"},
+		{"planning", "Planned", Executing, "emit:state persist callModel"},
 		{"planning", "TextDelta", Planning, ""},
 		{"planning", "Observed", Planning, ""},
 		{"planning", "ModelDone", Planning, ""},
@@ -150,8 +153,8 @@ func TestTransitionTable(t *testing.T) {
 		{"planning", "Reported", Planning, ""},
 		{"planning", "StopChecked", Planning, ""},
 		{"planning", "ToolProgress", Planning, ""},
-		{"planning", "Cancel", Idle, end},
-		{"planning", "Fail", Idle, end},
+		{"planning", "Cancel", Idle, endUnplanned},
+		{"planning", "Fail", Idle, endUnplanned},
 
 		{"executing", "Start", Executing, ""},
 		{"executing", "Planned", Executing, ""},
@@ -180,7 +183,7 @@ func TestTransitionTable(t *testing.T) {
 		{"executing/retryWait", "Observed", Executing, ""},
 		{"executing/retryWait", "ModelDone", Executing, ""},
 		{"executing/retryWait", "ModelFailed", Executing, ""},
-		{"executing/retryWait", "TimerFired", Executing, "callModel"},
+		{"executing/retryWait", "TimerFired", Executing, "persist callModel"},
 		{"executing/retryWait", "TimerFired{0}", Executing, ""},
 		{"executing/retryWait", "TimerFired{2}", Executing, ""},
 		{"executing/retryWait", "ToolDone", Executing, ""},
@@ -202,8 +205,8 @@ func TestTransitionTable(t *testing.T) {
 		{"executing/compacting", "TimerFired{0}", Executing, ""},
 		{"executing/compacting", "ToolDone", Executing, ""},
 		{"executing/compacting", "VerifyDone", Executing, ""},
-		{"executing/compacting", "Compacted", Executing, "emit:compaction callModel"},
-		{"executing/compacting", "Compacted{err}", Executing, "emit:compaction callModel"},
+		{"executing/compacting", "Compacted", Executing, "emit:compaction persist callModel"},
+		{"executing/compacting", "Compacted{err}", Executing, "emit:compaction persist callModel"},
 		{"executing/compacting", "Reported", Executing, ""},
 		{"executing/compacting", "StopChecked", Executing, ""},
 		{"executing/compacting", "ToolProgress", Executing, ""},
@@ -223,7 +226,7 @@ func TestTransitionTable(t *testing.T) {
 		{"executing/stopCheck", "Compacted", Executing, ""},
 		{"executing/stopCheck", "Reported", Executing, ""},
 		{"executing/stopCheck", "StopChecked", Reporting, "emit:notice emit:state report"},
-		{"executing/stopCheck", "StopChecked{again}", Executing, "callModel"},
+		{"executing/stopCheck", "StopChecked{again}", Executing, "persist callModel"},
 		{"executing/stopCheck", "Cancel", Idle, end},
 		{"executing/stopCheck", "Fail", Idle, end},
 
@@ -234,9 +237,9 @@ func TestTransitionTable(t *testing.T) {
 		{"tools", "ModelDone", Tools, ""},
 		{"tools", "ModelFailed", Tools, ""},
 		{"tools", "TimerFired", Tools, ""},
-		{"tools", "ToolDone", Executing, "emit:toolResult emit:state callModel"},
+		{"tools", "ToolDone", Executing, "emit:toolResult emit:state persist callModel"},
 		{"tools", "ToolDone{other}", Tools, ""},
-		{"tools", "ToolDone{usage}", Executing, "emit:toolResult emit:usage emit:state callModel"},
+		{"tools", "ToolDone{usage}", Executing, "emit:toolResult emit:usage emit:state persist callModel"},
 		{"tools", "StopChecked", Tools, ""},
 		{"tools", "ToolProgress", Tools, "emit:nested"},
 		{"tools", "ToolProgress{other}", Tools, ""},
@@ -255,7 +258,7 @@ func TestTransitionTable(t *testing.T) {
 		{"verifying", "TimerFired", Verifying, ""},
 		{"verifying", "ToolDone", Verifying, ""},
 		{"verifying", "VerifyDone", Reporting, "emit:verify emit:state report"},
-		{"verifying", "VerifyDone{fail}", Executing, "emit:verify emit:state callModel"},
+		{"verifying", "VerifyDone{fail}", Executing, "emit:verify emit:state persist callModel"},
 		{"verifying", "Compacted", Verifying, ""},
 		{"verifying", "Reported", Verifying, ""},
 		{"verifying", "StopChecked", Verifying, ""},
@@ -273,7 +276,7 @@ func TestTransitionTable(t *testing.T) {
 		{"reporting", "ToolDone", Reporting, ""},
 		{"reporting", "VerifyDone", Reporting, ""},
 		{"reporting", "Compacted", Reporting, ""},
-		{"reporting", "Reported", Idle, "emit:state emit:end finish"},
+		{"reporting", "Reported", Idle, "emit:state persist emit:end finish"},
 		{"reporting", "StopChecked", Reporting, ""},
 		{"reporting", "ToolProgress", Reporting, ""},
 		{"reporting", "Cancel", Idle, end},
@@ -302,7 +305,7 @@ func TestTransitionTable(t *testing.T) {
 				t.Errorf("an ignored input changed the history (%d → %d messages)", histLen, len(m.History()))
 			}
 			checkStateEvents(t, from, acts)
-			if row.acts == end {
+			if row.acts == end || row.acts == endUnplanned {
 				checkEnd(t, in, acts)
 			}
 		})
@@ -314,6 +317,58 @@ func TestTransitionTable(t *testing.T) {
 				t.Errorf("no row for %s × %s", s, in)
 			}
 		}
+	}
+}
+
+// The driver learns the conversation from Persist, never by reading the
+// machine's inputs or state: the prefix the planner gave, the rest after
+// it, before every model call (a retry's and a compacted history's too) and
+// at the end, and never for a task that ended while planning.
+func TestPersistHandsTheDriverTheConversation(t *testing.T) {
+	persisted := func(acts []Action) *Persist {
+		for i, a := range acts {
+			if p, ok := a.(Persist); ok {
+				if _, next := acts[i+1].(CallModel); !next {
+					if _, ok := acts[i+1].(Emit); !ok {
+						t.Fatalf("Persist is followed by %T", acts[i+1])
+					}
+				}
+				return &p
+			}
+		}
+		return nil
+	}
+	prefix := []Message{{Role: RoleSystem, Content: "sys"}, {Role: RoleUser, Content: "context"}}
+	earlier := []Message{{Role: RoleUser, Content: "earlier"}, {Role: RoleAssistant, Content: strings.Repeat("x", 4000)}}
+	l := DefaultLimits()
+	l.ContextTokens = 1000
+	m := NewMachine()
+	m.Step(Start{Task: "task", Limits: l, Seed: 1})
+	acts := m.Step(Planned{Prefix: prefix, History: earlier})
+	if p := persisted(acts); p != nil {
+		t.Fatalf("persisted before the compaction that must come first: %+v", p)
+	}
+	acts = m.Step(Compacted{Summary: "earlier: x"})
+	p := persisted(acts)
+	if p == nil || !reflect.DeepEqual(p.Prefix, prefix) || roles(p.Conversation) != "u u" || !reflect.DeepEqual(append(slices.Clone(p.Prefix), p.Conversation...), m.History()) {
+		t.Fatalf("after compaction persisted %+v; history %s", p, roles(m.History()))
+	}
+	if cap(p.Prefix) != len(p.Prefix) || cap(p.Conversation) != len(p.Conversation) {
+		t.Error("Persist's slices are not clipped: an append would write into the machine's history")
+	}
+	acts = m.Step(ModelFailed{Err: &LLMError{Status: 503, Retryable: true}})
+	acts = m.Step(TimerFired{ID: acts[len(acts)-1].(StartTimer).ID})
+	if p := persisted(acts); p == nil || len(p.Conversation) != 2 {
+		t.Errorf("the retry persisted %+v", p)
+	}
+	m.Step(ModelDone{Response{Content: "done"}})
+	acts = m.Step(Reported{})
+	if p := persisted(acts); p == nil || roles(p.Conversation) != "u u a" || !reflect.DeepEqual(p.Prefix, prefix) {
+		t.Errorf("the end persisted %+v", p)
+	}
+	m.Step(Start{Task: "again", Limits: DefaultLimits(), Seed: 2})
+	if p := persisted(m.Step(Cancel{})); p != nil {
+		t.Errorf("a task cancelled while planning persisted %+v", p)
 	}
 }
 

@@ -84,12 +84,17 @@ func (m *Machine) callModel() []Action {
 				Error: fmt.Sprintf("the conversation needs about %d tokens and nothing more can be dropped (llm.contextTokens is %d)", m.tokens(), m.limits.ContextTokens)})
 		}
 	}
-	return []Action{m.modelCall()}
+	return m.modelCall()
 }
 
-// modelCall is the CallModel for the history as it stands. The slice is
-// clipped: a receiver that appends to it must not write into the machine's
-// backing array, which the next turn appends to.
-func (m *Machine) modelCall() CallModel {
-	return CallModel{Messages: slices.Clip(m.history), Attempt: m.attempt, NoTools: m.ending != ""}
+// modelCall persists the history as it stands and calls the model with it.
+// The slices are clipped: a receiver that appends to one must not write
+// into the machine's backing array, which the next turn appends to.
+func (m *Machine) modelCall() []Action {
+	return []Action{m.persist(), CallModel{Messages: slices.Clip(m.history), Attempt: m.attempt, NoTools: m.ending != ""}}
+}
+
+// persist is the Persist of the history as it stands.
+func (m *Machine) persist() Persist {
+	return Persist{Prefix: slices.Clip(m.history[:m.prefix]), Conversation: slices.Clip(m.history[m.prefix:])}
 }

@@ -380,6 +380,9 @@ func checkActions(t *testing.T, where string, m *Machine, acts []Action) {
 	for i, a := range acts {
 		switch a := a.(type) {
 		case CallModel:
+			if p, ok := acts[max(i-1, 0)].(Persist); !ok || len(p.Prefix)+len(p.Conversation) != len(a.Messages) {
+				t.Errorf("%s: CallModel without the Persist of its messages before it", where)
+			}
 			if err := wellFormed(a.Messages); err != nil {
 				t.Errorf("%s: CallModel messages: %v", where, err)
 			}
@@ -452,6 +455,8 @@ func renderAction(a Action) string {
 		return fmt.Sprintf("runVerify %v", a.Changed)
 	case Compact:
 		return fmt.Sprintf("compact dropped=[%s]", roles(a.Dropped))
+	case Persist:
+		return fmt.Sprintf("persist prefix=[%s] conversation=[%s]", roles(a.Prefix), roles(a.Conversation))
 	case Report:
 		return "report " + renderResult(a.Result)
 	case Finish:

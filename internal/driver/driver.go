@@ -190,10 +190,6 @@ func (d *Driver) Run(ctx context.Context, t Assignment) agent.Result {
 		}
 		select {
 		case in := <-run.inputs:
-			if p, ok := in.(agent.Planned); ok && m.State() == agent.Planning {
-				run.prefix, run.planned = len(p.Prefix), true
-				run.prefixMsgs = p.Prefix
-			}
 			acts = run.step(in)
 		case <-done:
 			done = nil // step once; the machine is Idle afterwards
@@ -217,14 +213,12 @@ type run struct {
 	specs  []agent.ToolSpec
 	limits agent.Limits
 
-	prefixMsgs []agent.Message // the planner's prefix, for Parent
-	spent      spent           // the task's usage so far, for Parent
+	prefix []agent.Message // the planner's prefix (Persist), for Parent
+	spent  spent           // the task's usage so far, for Parent
 
 	scoped *scoped // nested AGENTS.md already shown
 
-	m       *agent.Machine // read on the loop only
-	prefix  int            // the planner's prefix length, for OnConversation
-	planned bool
+	m *agent.Machine // read on the loop only
 }
 
 // step feeds in to the machine and logs it when the machine ignored it.
@@ -235,17 +229,6 @@ func (r *run) step(in agent.Input) []agent.Action {
 		r.d.Log.Info("the agent machine ignored an input", zap.String("input", fmt.Sprintf("%T", in)), zap.String("state", string(state)))
 	}
 	return acts
-}
-
-// conversation hands the history less the prefix to OnConversation.
-// Before planning ended there is no conversation to report.
-func (r *run) conversation(history []agent.Message) {
-	if !r.planned || len(history) < r.prefix {
-		return
-	}
-	if h := r.d.OnConversation; h != nil {
-		safeHook(func() { h(r.ctx, history[r.prefix:]) })
-	}
 }
 
 // send delivers an input unless the run is over.
@@ -263,6 +246,7 @@ func (r *run) goDo(f func() agent.Input) {
 		func() {
 			defer func() {
 				if p := recover(); p != nil {
+					r.d.logPanic("a driver goroutine", p)
 					in = agent.Fail{Reason: "internal", Err: fmt.Sprintf("internal error: %v", p)}
 				}
 			}()
@@ -290,8 +274,12 @@ func (r *run) do(a agent.Action) (agent.Result, bool) {
 		if d.OnEvent != nil {
 			d.OnEvent(ev)
 		}
+	case agent.Persist:
+		r.prefix = a.Prefix
+		if h := d.OnConversation; h != nil {
+			d.safeHook("OnConversation", func() { h(r.ctx, a.Conversation) })
+		}
 	case agent.Finish:
-		r.conversation(r.m.History())
 		res := a.Result
 		res.Cost = d.cost(res.Usage)
 		return res, true
@@ -307,7 +295,6 @@ func (r *run) do(a agent.Action) (agent.Result, bool) {
 			return p
 		})
 	case agent.CallModel:
-		r.conversation(a.Messages)
 		req := agent.Request{Model: d.Model, Messages: a.Messages, Tools: r.specs, CacheKey: d.CacheKey}
 		if a.NoTools {
 			req.Tools = nil // the summary turn at the end of the budget
@@ -417,8 +404,21 @@ func truncate(s string, n int) string {
 }
 
 // safeHook runs an observer hook; a panic in it is a bug in the hook, not
-// a reason to take the server down.
-func safeHook(f func()) {
-	defer func() { _ = recover() }()
+// a reason to take the server down, and it is logged with its stack.
+func (d *Driver) safeHook(name string, f func()) {
+	defer func() {
+		if p := recover(); p != nil {
+			d.logPanic(name, p)
+		}
+	}()
 	f()
+}
+
+// logPanic logs a recovered panic with the stack of the goroutine that
+// recovered it (inside the deferred call, that is the panicking one).
+func (d *Driver) logPanic(where string, p any) {
+	if d.Log == nil {
+		return
+	}
+	d.Log.Error("recovered a panic", zap.String("in", where), zap.Any("panic", p), zap.Stack("stack"))
 }

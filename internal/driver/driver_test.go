@@ -639,15 +639,37 @@ func TestWorkspacePlanner(t *testing.T) {
 }
 
 // A conversation hook that panics is a bug in the hook; the task still
-// ends normally.
+// ends normally, and every recovered panic is logged with where it was
+// (a hook's swallowed one was silent before).
 func TestDriverHookPanicIsContained(t *testing.T) {
 	llm := &scriptLLM{turns: []turn{calls(`c1 edit {"path":"a.go"}`), say("done")}}
 	calls := 0
-	d := &Driver{LLM: llm, Model: "m", Tools: []agent.Tool{editTool}, Limits: agent.DefaultLimits(),
+	core, logs := observer.New(zap.ErrorLevel)
+	d := &Driver{LLM: llm, Model: "m", Tools: []agent.Tool{editTool}, Limits: agent.DefaultLimits(), Log: zap.New(core),
 		OnConversation: func(context.Context, []agent.Message) { calls++; panic("conversation") }}
 	res := d.Run(context.Background(), Assignment{Prompt: "x", Seed: 1})
 	if res.Status != agent.StatusOK || len(res.FilesChanged) != 1 || calls < 2 {
 		t.Fatalf("result %+v after %d hook calls", res, calls)
+	}
+	got := logs.FilterField(zap.String("in", "OnConversation")).All()
+	if len(got) != calls || got[0].ContextMap()["panic"] != "conversation" || got[0].ContextMap()["stack"] == "" {
+		t.Errorf("%d hook panics, logged %+v", calls, logs.All())
+	}
+}
+
+// The conversation a continued session starts from is the history after
+// the planner's prefix, handed over before each model call and at the end.
+func TestDriverPersistsTheConversationAfterThePrefix(t *testing.T) {
+	llm := &scriptLLM{turns: []turn{calls(`c1 edit {"path":"a.go"}`), say("done")}}
+	var last []agent.Message
+	n := 0
+	d := &Driver{LLM: llm, Model: "m", Tools: []agent.Tool{editTool}, Limits: agent.DefaultLimits(),
+		OnConversation: func(_ context.Context, h []agent.Message) { n++; last = h }}
+	if res := d.Run(context.Background(), Assignment{Prompt: "x", Seed: 1}); res.Status != agent.StatusOK {
+		t.Fatalf("result %+v", res)
+	}
+	if n != 3 || len(last) != 4 || last[0].Role != agent.RoleUser || last[0].Content != "x" || last[3].Content != "done" {
+		t.Errorf("%d conversations, the last %+v", n, last)
 	}
 }
 

@@ -90,7 +90,7 @@ func (s *spent) get() agent.Usage {
 func (r *run) parent(c agent.ToolCall) Parent {
 	return Parent{
 		Call:     c,
-		Prefix:   slices.Clip(r.prefixMsgs),
+		Prefix:   slices.Clip(r.prefix),
 		Tools:    slices.Clip(r.specs),
 		Model:    r.d.Model,
 		CacheKey: r.d.CacheKey,

@@ -27,6 +27,7 @@ func (r *run) runTools(calls []agent.ToolCall) {
 		// bookkeeping ends the task, never the process.
 		defer func() {
 			if p := recover(); p != nil {
+				r.d.logPanic("running tools", p)
 				r.send(agent.Fail{Reason: "internal", Err: fmt.Sprintf("internal error running tools: %v", p)})
 			}
 		}()
@@ -74,6 +75,7 @@ func (r *run) readOnly(c agent.ToolCall) bool {
 func (r *run) runTool(c agent.ToolCall) (res agent.ToolResult, err error) {
 	defer func() {
 		if p := recover(); p != nil {
+			r.d.logPanic("tool "+c.Name, p)
 			err = fmt.Errorf("tool %s crashed: %v", c.Name, p)
 		}
 	}()
@@ -107,7 +109,7 @@ func (r *run) runTool(c agent.ToolCall) (res agent.ToolResult, err error) {
 		}
 		msg := fmt.Sprintf("%s did not stop within %s after %s and was abandoned; it may be stuck in a system call (reading a named pipe, socket or device, or a hung file system)", c.Name, r.grace(), why)
 		if r.d.OnAbandoned != nil {
-			safeHook(func() { r.d.OnAbandoned(c, msg) })
+			r.d.safeHook("OnAbandoned", func() { r.d.OnAbandoned(c, msg) })
 		}
 		return agent.ToolResult{}, errors.New(msg)
 	}
@@ -158,6 +160,7 @@ func (r *run) runBounded(ctx context.Context, t agent.Tool, c agent.ToolCall, ar
 		var o outcome
 		defer func() {
 			if p := recover(); p != nil {
+				r.d.logPanic("tool "+c.Name, p)
 				o = outcome{err: fmt.Errorf("tool %s crashed: %v", c.Name, p)}
 			}
 			ch <- o
