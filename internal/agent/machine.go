@@ -58,9 +58,6 @@ func NewMachine() *Machine { return &Machine{state: Idle} }
 // State reports the current state.
 func (m *Machine) State() State { return m.state }
 
-// History returns the conversation so far (shared; do not modify).
-func (m *Machine) History() []Message { return m.history }
-
 // Ignored is how many inputs Step ignored: a state answers every input it
 // expects with at least one action, so an input that yields none was not
 // for it (a stray result, a late delta, a stale timer). Raft logs such

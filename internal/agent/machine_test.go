@@ -293,7 +293,7 @@ func TestTransitionTable(t *testing.T) {
 			}
 			m := machineSetups[row.state](t)
 			from := m.State()
-			histLen := len(m.History())
+			histLen := len(m.history)
 			acts := m.Step(in)
 			if got := actionTypes(acts); got != row.acts {
 				t.Errorf("actions %q, want %q", got, row.acts)
@@ -301,8 +301,8 @@ func TestTransitionTable(t *testing.T) {
 			if m.State() != row.next {
 				t.Errorf("state %s, want %s", m.State(), row.next)
 			}
-			if row.acts == "" && len(m.History()) != histLen {
-				t.Errorf("an ignored input changed the history (%d → %d messages)", histLen, len(m.History()))
+			if row.acts == "" && len(m.history) != histLen {
+				t.Errorf("an ignored input changed the history (%d → %d messages)", histLen, len(m.history))
 			}
 			checkStateEvents(t, from, acts)
 			if row.acts == end || row.acts == endUnplanned {
@@ -350,8 +350,8 @@ func TestPersistHandsTheDriverTheConversation(t *testing.T) {
 	}
 	acts = m.Step(Compacted{Summary: "earlier: x"})
 	p := persisted(acts)
-	if p == nil || !reflect.DeepEqual(p.Prefix, prefix) || roles(p.Conversation) != "u u" || !reflect.DeepEqual(append(slices.Clone(p.Prefix), p.Conversation...), m.History()) {
-		t.Fatalf("after compaction persisted %+v; history %s", p, roles(m.History()))
+	if p == nil || !reflect.DeepEqual(p.Prefix, prefix) || roles(p.Conversation) != "u u" || !reflect.DeepEqual(append(slices.Clone(p.Prefix), p.Conversation...), m.history) {
+		t.Fatalf("after compaction persisted %+v; history %s", p, roles(m.history))
 	}
 	if cap(p.Prefix) != len(p.Prefix) || cap(p.Conversation) != len(p.Conversation) {
 		t.Error("Persist's slices are not clipped: an append would write into the machine's history")

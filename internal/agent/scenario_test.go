@@ -257,7 +257,7 @@ func (h *harness) run(line string, body []string) []string {
 	switch cmd {
 	case "history":
 		_, full := args["full"]
-		return renderHistory(h.m.History(), full)
+		return renderHistory(h.m.history, full)
 	case "state":
 		return []string{string(h.m.State())}
 	case "start":

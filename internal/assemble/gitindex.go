@@ -14,22 +14,13 @@ import (
 // 200,000-file repository's is about 20 MB).
 const maxIndexSize = 128 << 20
 
-// indexPaths returns the paths git tracks in the repository at root, read
-// from its index file without running git (git in an untrusted workspace
-// runs what its config says). The index is opened beneath the root, or
-// beneath the git directory a worktree's .git file names; a missing or
-// unreadable index (not a repository, SHA-256 objects, a new index
-// version) is an error, and the caller walks the tree instead.
-func indexPaths(root string) ([]string, error) {
-	data, err := readIndex(root)
-	if err != nil {
-		return nil, err
-	}
-	return parseIndex(data)
-}
-
-// eachIndexPath calls fn with each path of root's git index (see
-// indexPaths); the slice is fn's only for the call.
+// eachIndexPath calls fn with each path git tracks in the repository at
+// root, read from its index file without running git (git in an untrusted
+// workspace runs what its config says); the slice is fn's only for the
+// call. The index is opened beneath the root, or beneath the git directory
+// a worktree's .git file names; a missing or unreadable index (not a
+// repository, SHA-256 objects, a new index version) is an error, and the
+// caller walks the tree instead.
 func eachIndexPath(root string, fn func(name []byte)) (int, error) {
 	data, err := readIndex(root)
 	if err != nil {
@@ -88,13 +79,6 @@ func readRegular(r *os.Root, name string) ([]byte, error) {
 }
 
 var errIndex = errors.New("unreadable git index")
-
-// parseIndex reads the paths of a git index (versions 2 to 4, SHA-1).
-func parseIndex(b []byte) ([]string, error) {
-	var paths []string
-	_, err := walkIndex(b, func(name []byte) { paths = append(paths, string(name)) })
-	return paths, err
-}
 
 // walkIndex calls fn with each path of a git index and returns how many.
 func walkIndex(b []byte, fn func(name []byte)) (int, error) {

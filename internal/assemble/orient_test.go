@@ -191,3 +191,20 @@ func TestOrientationGitStatusIsSandboxed(t *testing.T) {
 		t.Fatal("the filter ran with the sandbox off")
 	}
 }
+
+// indexPaths is the paths of root's git index as one slice, the tests'
+// view of readIndex and walkIndex.
+func indexPaths(root string) ([]string, error) {
+	data, err := readIndex(root)
+	if err != nil {
+		return nil, err
+	}
+	return parseIndex(data)
+}
+
+// parseIndex is the paths of the git index b, through walkIndex.
+func parseIndex(b []byte) ([]string, error) {
+	var paths []string
+	_, err := walkIndex(b, func(name []byte) { paths = append(paths, string(name)) })
+	return paths, err
+}

@@ -99,7 +99,7 @@ func (r *run) runTool(c agent.ToolCall) (res agent.ToolResult, err error) {
 	if tt, ok := t.(Timeouter); ok {
 		timeout = tt.Timeout(args, timeout)
 	}
-	ctx, cancel := context.WithTimeout(context.WithValue(r.ctx, parentKey{}, r.parent(c)), timeout)
+	ctx, cancel := context.WithTimeout(WithParent(r.ctx, r.parent(c)), timeout)
 	defer cancel()
 	res, err, stuck := r.runBounded(ctx, t, c, args)
 	if stuck {

@@ -105,10 +105,6 @@ func NewMapper(text string) *Mapper {
 // Text returns the text the mapper was built for.
 func (m *Mapper) Text() string { return m.text }
 
-// LineCount returns the number of lines; a text ending in '\n' has an empty
-// last line, as the position just after that '\n' is a valid LSP position.
-func (m *Mapper) LineCount() int { return len(m.lines) }
-
 // contentEnd is the offset where line i's text ends, before its terminator.
 func (m *Mapper) contentEnd(i int) int {
 	if i+1 >= len(m.lines) {

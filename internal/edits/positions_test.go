@@ -51,8 +51,8 @@ func TestEncodingNames(t *testing.T) {
 
 func TestOffsetToPosition(t *testing.T) {
 	m := NewMapper(mixed)
-	if m.LineCount() != 3 {
-		t.Fatalf("LineCount = %d, want 3", m.LineCount())
+	if len(m.lines) != 3 {
+		t.Fatalf("LineCount = %d, want 3", len(m.lines))
 	}
 	for _, tc := range []struct {
 		off              int
@@ -139,8 +139,8 @@ func TestMapperEdgeTexts(t *testing.T) {
 		{"a\n\nb\n", 4, pos(3, 0)},
 	} {
 		m := NewMapper(tc.text)
-		if m.LineCount() != tc.lines {
-			t.Errorf("%q: LineCount = %d, want %d", tc.text, m.LineCount(), tc.lines)
+		if len(m.lines) != tc.lines {
+			t.Errorf("%q: LineCount = %d, want %d", tc.text, len(m.lines), tc.lines)
 		}
 		if got := m.OffsetToPosition(len(tc.text), UTF16); got != tc.end {
 			t.Errorf("%q: end position = %v, want %v", tc.text, got, tc.end)

@@ -17,14 +17,6 @@ func TestToolNamesBothWays(t *testing.T) {
 		if got := ToolName(tool); got != name {
 			t.Errorf("ToolName(%s) = %s, want %s", tool, got, name)
 		}
-		if want := tool; name != tool {
-			if got := AgentlsName(name); got != want {
-				t.Errorf("AgentlsName(%s) = %s, want %s", name, got, want)
-			}
-		}
-	}
-	if AgentlsName("Glob") != "list_files" {
-		t.Errorf("Glob does not stand for list_files")
 	}
 	for _, c := range []struct {
 		matcher, tool string

@@ -33,24 +33,6 @@ func ToolName(tool string) string {
 	return tool
 }
 
-// AgentlsName is the agentls tool a hook-facing name stands for ("" when
-// it stands for none of agentls's own, such as an MCP tool's name).
-func AgentlsName(name string) string {
-	for a, h := range toolNames {
-		if h == name {
-			return a
-		}
-	}
-	for a, hs := range alsoMatches {
-		for _, h := range hs {
-			if h == name {
-				return a
-			}
-		}
-	}
-	return ""
-}
-
 // names are the names a matcher is tried on for tool.
 func names(tool string) []string {
 	out := []string{tool}

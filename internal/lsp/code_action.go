@@ -110,19 +110,9 @@ func keysOf[V any](m map[string]V) map[string]bool {
 	return out
 }
 
-// overlaps reports whether two ranges share a position (touching counts,
-// so a cursor at either end of a diagnostic finds it).
-func overlaps(a, b protocol.Range) bool {
-	return !lessPos(a.End, b.Start) && !lessPos(b.End, a.Start)
-}
-
 // linesMeet reports whether two ranges share a line.
 func linesMeet(a, b protocol.Range) bool {
 	return a.Start.Line <= b.End.Line && b.Start.Line <= a.End.Line
-}
-
-func lessPos(a, b protocol.Position) bool {
-	return a.Line < b.Line || a.Line == b.Line && a.Character < b.Character
 }
 
 // reviewAt returns the review diagnostics of u whose lines meet r's lines,

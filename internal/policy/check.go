@@ -19,16 +19,6 @@ const (
 	Deny
 )
 
-func (v Verdict) String() string {
-	switch v {
-	case Allow:
-		return "allow"
-	case Deny:
-		return "deny"
-	}
-	return "ask"
-}
-
 // Rules are the tools.allow and tools.deny settings.
 //
 // A rule is a program followed by arguments, compared word by word after
@@ -360,30 +350,3 @@ func suggest(l layer) string {
 	return ruleText(w[:1])
 }
 
-// SuggestRule proposes an allow rule for a command the user chose to always
-// allow: the first program's name and subcommand ("go test" for
-// "go test ./..."), or the whole command when it uses an option that runs
-// another program, so that the rule admits no more than what was asked.
-// It returns "" for a command no rule can allow.
-func SuggestRule(command string) string {
-	a := analyze(strings.TrimSpace(command))
-	if len(a.asks) > 0 || len(a.invs) == 0 {
-		return ""
-	}
-	if len(a.invs) == 0 {
-		return ""
-	}
-	// The first program of the command line is what the rule names.
-	inv := a.invs[0]
-	for _, l := range inv.layers {
-		if t, dyn := findings(l, false); dyn != "" {
-			return ""
-		} else if len(t) > 0 {
-			return ruleText(inv.layers[0].strs(0))
-		}
-	}
-	if inv.layers[0].opaque {
-		return ruleText(inv.layers[0].strs(0))
-	}
-	return suggest(inv.last())
-}

@@ -237,29 +237,6 @@ func TestDecisionFields(t *testing.T) {
 	}
 }
 
-func TestSuggestRule(t *testing.T) {
-	for cmd, want := range map[string]string{
-		"go test ./...":             "go test",
-		"ls -la":                    "ls",
-		"git status":                "git status",
-		"go test -exec 'touch m' .": "go test -exec 'touch m' .",
-		"timeout 5 make check":      "make check",
-		"sudo apt-get update":       "sudo apt-get update",
-		"$X":                        "",
-		"eval x":                    "",
-	} {
-		if got := SuggestRule(cmd); got != want {
-			t.Errorf("SuggestRule(%q) = %q, want %q", cmd, got, want)
-		}
-		// A suggested rule admits the command it was made from.
-		if want != "" {
-			if d := (Rules{Allow: []string{want}}).Check(cmd); d.Verdict != Allow {
-				t.Errorf("rule %q does not admit %q: %s", want, cmd, d.Reason)
-			}
-		}
-	}
-}
-
 func TestWildMatch(t *testing.T) {
 	for _, tc := range []struct {
 		p, s string
@@ -285,7 +262,6 @@ func FuzzCheck(f *testing.F) {
 		if d.Verdict == Allow && strings.Contains(d.Reason, "deny") {
 			t.Fatalf("allowed with reason %q", d.Reason)
 		}
-		_ = SuggestRule(cmd)
 	})
 }
 

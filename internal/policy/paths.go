@@ -152,13 +152,6 @@ func DefaultSecretFiles() []string {
 	}
 }
 
-// IsSecret reports whether the '/'-separated relative path rel matches one
-// of patterns (see Secrets.Match). rel may be unclean or use '\'.
-func IsSecret(rel string, patterns []string) bool {
-	rel = path.Clean("/" + strings.ReplaceAll(rel, `\`, "/"))[1:]
-	return CompileSecrets(patterns).Match(rel, path.Base(rel))
-}
-
 // Secrets are secret-file globs sorted by the cheapest way to test them,
 // because walks test every file.
 type Secrets struct {

@@ -208,3 +208,14 @@ func Example_generatedDisguises() {
 	// deny "echo \"$( sudo -u bob   busybox rm x)\" && echo hi"
 	// deny "cat f\ncat <( nice -10 \\\n cat <( $'git'\t-c a.b=c \\\n push))"
 }
+
+// String names a verdict as the examples print it.
+func (v Verdict) String() string {
+	switch v {
+	case Allow:
+		return "allow"
+	case Deny:
+		return "deny"
+	}
+	return "ask"
+}

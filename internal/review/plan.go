@@ -87,9 +87,6 @@ type Conflict struct {
 	Reason string
 }
 
-// Noop reports whether the plan does nothing to the file.
-func (u Undo) Noop() bool { return !u.Delete && len(u.Changes) == 0 }
-
 // PlanUndo plans reverting the task's applied changes to f over cur, the
 // file as the user has it now (exists: it exists).
 func PlanUndo(f File, cur string, exists bool) Undo {

@@ -85,7 +85,7 @@ func TestPlanUndo(t *testing.T) {
 			switch {
 			case u.Delete:
 				got = "delete"
-			case u.Noop():
+			case !u.Delete && len(u.Changes) == 0:
 				got = "keep"
 			}
 			if got != c.want || len(u.Conflicts) != c.conflct {

@@ -59,12 +59,6 @@ func newApplyPatch(ws agent.Workspace, o Options) agent.Tool {
 	return t
 }
 
-// ApplyPatch applies a patch in apply_patch's format to ws, confined by o
-// (the eval harness applies recorded solutions with it).
-func ApplyPatch(ctx context.Context, ws agent.Workspace, o Options, patch string) (agent.ToolResult, error) {
-	return applyPatch(ctx, ws, o.withDefaults(ws), patch)
-}
-
 // applyPatch parses the patch, checks every path and computes every new
 // text before it changes anything, then applies the changes in order: a
 // patch of which a part cannot apply changes nothing.

@@ -111,7 +111,7 @@ func inGitDir(rel string) bool {
 	return false
 }
 
-// Resolve confines a path the model gave to the workspace root. It accepts
+// resolve confines a path the model gave to the workspace root. It accepts
 // workspace-relative paths, and absolute paths that lie inside root. ".." is
 // applied lexically to the path as given (that is what the model means);
 // symlinks along the way are then followed the way the kernel follows them,
@@ -123,13 +123,9 @@ func inGitDir(rel string) bool {
 // location relative to root (so a symlink inside the workspace resolves to
 // its target). Neither contains a symlink below root, so opening abs cannot
 // leave root unless the tree changes between Resolve and the open.
-func Resolve(root, p string) (abs, rel string, err error) {
-	abs, rel, _, err = resolve(root, p)
-	return abs, rel, err
-}
-
-// resolve is Resolve that also returns the lexical relative path (before
-// symlinks), for the policy checks that must hold on both names.
+//
+// lexical is the relative path before symlinks, for the policy checks that
+// must hold on both names.
 func resolve(root, p string) (abs, rel, lexical string, err error) {
 	if root == "" {
 		return "", "", "", fmt.Errorf("no workspace root: %w", ErrBadPath)

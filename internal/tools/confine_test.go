@@ -5,6 +5,7 @@ import (
 	"io/fs"
 	"math/rand/v2"
 	"os"
+	"path"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -316,8 +317,8 @@ func TestIsSecret(t *testing.T) {
 	}
 	// The tools' matcher is policy's: they agree on every default pattern.
 	for _, rel := range []string{".env", ".ENV", "a/.env.prod", "x.PEM", "ID_rsa", ".git/config", "a/.Git/CONFIG", "git/config", ".docker/config.json", "a/b.p12", "main.go", ".envrc"} {
-		if got, want := (Policy{}).IsSecret(rel), policy.IsSecret(rel, policy.DefaultSecretFiles()); got != want {
-			t.Errorf("IsSecret(%q) = %v, policy.IsSecret %v", rel, got, want)
+		if got, want := (Policy{}).IsSecret(rel), isSecret(rel, policy.DefaultSecretFiles()); got != want {
+			t.Errorf("IsSecret(%q) = %v, policy's matcher %v", rel, got, want)
 		}
 	}
 	if (Policy{SecretFiles: []string{}}).IsSecret(".env") {
@@ -326,4 +327,18 @@ func TestIsSecret(t *testing.T) {
 	if !(Policy{}).IsSecret("prod.key") {
 		t.Error("nil SecretFiles must use the defaults")
 	}
+}
+
+// isSecret reports whether the '/'-separated relative path rel (unclean or
+// with '\\') matches one of patterns, as a walk asks Secrets.Match.
+func isSecret(rel string, patterns []string) bool {
+	rel = path.Clean("/" + strings.ReplaceAll(rel, `\`, "/"))[1:]
+	return policy.CompileSecrets(patterns).Match(rel, path.Base(rel))
+}
+
+// Resolve is resolve without the lexical path: the confinement tests'
+// view of it.
+func Resolve(root, p string) (abs, rel string, err error) {
+	abs, rel, _, err = resolve(root, p)
+	return abs, rel, err
 }

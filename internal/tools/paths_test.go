@@ -131,12 +131,12 @@ func TestProtectedLinkTargetsAreProtected(t *testing.T) {
 		t.Errorf("the hook changed: %q", b)
 	}
 	got := map[string]bool{}
-	for _, t := range ProtectedTargets(root) {
-		got[t] = true
+	for _, l := range protectedLinks(root) {
+		got[l.target] = true
 	}
 	for _, want := range []string{"tools/husky", "editor/vscode", "cfg/a.json", "scripts/hooks", "lib"} {
 		if !got[want] {
-			t.Errorf("ProtectedTargets lacks %s: %v", want, got)
+			t.Errorf("the protected links lack %s: %v", want, got)
 		}
 	}
 	// An ordinary file stays writable without a question.

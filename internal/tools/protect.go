@@ -33,18 +33,6 @@ func ProtectedWrite(root, rel, lexical string) (bool, string) {
 	return protectionOf(root).check(rel, lexical)
 }
 
-// ProtectedTargets are the places in the workspace root where a
-// protected symlink leads (tools/husky for .husky -> tools/husky),
-// workspace-relative and '/'-separated, for a view that must protect them
-// as it protects the names themselves (the sandbox's read-only binds).
-func ProtectedTargets(root string) []string {
-	var out []string
-	for _, l := range protectedLinks(root) {
-		out = append(out, l.target)
-	}
-	return out
-}
-
 func protectedByName(rel, lexical string) (bool, string) {
 	if ok, why := policy.Protected(rel); ok {
 		return true, why
