@@ -6,6 +6,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"os/exec"
 	"runtime"
 )
@@ -16,9 +17,22 @@ func Available() (ok bool, why string) {
 	return false, fmt.Sprintf("no sandbox on %s", runtime.GOOS)
 }
 
-func sandboxed(ctx context.Context, argv, env []string, sb Sandbox, dir string, transient bool) (*exec.Cmd, func(), error) {
+func sandboxed(ctx context.Context, argv, env []string, sb Sandbox, dir string, transient bool) (*exec.Cmd, func(), func() bool, error) {
 	_, why := Available()
-	return nil, nil, fmt.Errorf("proc: %w: %s", ErrUnavailable, why)
+	return nil, nil, nil, fmt.Errorf("proc: %w: %s", ErrUnavailable, why)
 }
+
+// workspaceIdentity is the workspace directory's inode.
+func workspaceIdentity(ws string) string {
+	fi, err := os.Stat(ws)
+	if err != nil {
+		return ""
+	}
+	return fmt.Sprint(fi.Sys())
+}
+
+func layerSlot(dir, ws string) (string, *os.File) { return "", nil }
+
+func pruneOnce() {}
 
 func launch(string) error { return errors.New("no sandbox launcher on " + runtime.GOOS) }

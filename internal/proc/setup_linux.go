@@ -126,11 +126,10 @@ func runOps(ops []op, slots *[nslots]uintptr) (int, uintptr) {
 	return -1, 0
 }
 
-// buildMounts: private mounts, a fresh /proc and the view.
+// buildMounts: private mounts and the view.
 func buildMounts(cfg launchConfig, view map[string][]byte) (*plan, error) {
 	p := &plan{}
 	p.mount("make mounts private", "", "/", "", unix.MS_REC|unix.MS_PRIVATE, "")
-	p.mount("mount /proc", "proc", "/proc", "proc", unix.MS_NOSUID|unix.MS_NODEV|unix.MS_NOEXEC, "")
 	if cfg.View {
 		if err := p.view(cfg, view); err != nil {
 			return nil, err
@@ -224,7 +223,11 @@ func (p *plan) view(cfg launchConfig, files map[string][]byte) error {
 	}
 	opts := "lowerdir=/proc/self/fd/" + strconv.Itoa(fdLower) +
 		",upperdir=/proc/self/fd/" + strconv.Itoa(fdUpper) + "/u" +
-		",workdir=/proc/self/fd/" + strconv.Itoa(fdUpper) + "/w"
+		",workdir=/proc/self/fd/" + strconv.Itoa(fdUpper) + "/w" +
+		// Whiteouts and opaque directories as user.overlay.* attributes
+		// (a user namespace may not set trusted.*): without them,
+		// deleting a directory of the disk fails half-way with EIO.
+		",userxattr"
 	p.mount("mount the view (overlayfs)", "agentls-view", ws, "overlay", unix.MS_NOSUID|unix.MS_NODEV, opts)
 	p.add("close", unix.SYS_CLOSE, fdUpper)
 	return nil
