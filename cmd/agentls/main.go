@@ -6,6 +6,7 @@
 //	agentls acp [--settings JSON] [--log-file F]       ACP agent on stdin/stdout
 //	agentls sessions [list | show ID]
 //	agentls trust [--yes] [--workspace DIR]
+//	agentls sandbox [show | caches | prune]
 //	agentls version | help
 package main
 
@@ -75,6 +76,8 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return cli.Worktrees(args, stdout, stderr)
 	case "trust":
 		return cli.Trust(args, stdin, stdout, stderr)
+	case "sandbox":
+		return cli.Sandbox(args, stdout, stderr)
 	case "version":
 		fmt.Fprintln(stdout, versionString())
 		return 0
@@ -100,6 +103,7 @@ commands:
   sessions   list the workspace's sessions, or show one: agentls sessions [list | show ID]
   worktrees  the workspace's worktree tasks: agentls worktrees [list | merge ID | discard ID]
   trust      trust the workspace's .agentls.json as it is now: agentls trust [--yes]
+  sandbox    what sandboxed commands see, and the cache layers: agentls sandbox [show | caches | prune]
   version    print the version (also --version)
   help       print this help (also -h, --help)
 

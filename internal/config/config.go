@@ -129,6 +129,9 @@ type Tools struct {
 	SecretFiles []string
 }
 
+// DefaultMemoryMiB is sandbox.memoryMiB's default (proc.DefaultMemoryMax).
+const DefaultMemoryMiB = 4096
+
 // Sandbox confines what agentls runs for the model: run_command, the
 // verify checks and MCP stdio servers.
 type Sandbox struct {
@@ -142,6 +145,15 @@ type Sandbox struct {
 	// DenyRead are more paths ("~/" is the home directory) that sandboxed
 	// commands read as empty, besides policy.DefaultDenyRead.
 	DenyRead []string
+	// AllowRead are more paths ("~/" is the home directory) sandboxed
+	// commands may read (read-only), beyond the declared ones: the
+	// workspace, the system, the workspace's languages' toolchains and
+	// caches, and PATH (see `agentls sandbox show`).
+	AllowRead []string
+	// MemoryMiB caps each sandboxed command's memory, its whole tree's
+	// (a cgroup's memory.max where agentls can make one, else each
+	// process's RLIMIT_DATA); 0 means no cap.
+	MemoryMiB int
 }
 
 type Sessions struct {
@@ -331,6 +343,8 @@ var fields = []field{
 	{key: "sandbox.network", set: boolean(func(c *Config) *bool { return &c.Sandbox.Network })},
 	{key: "sandbox.writableRoots", set: strs(func(c *Config) *[]string { return &c.Sandbox.WritableRoots })},
 	{key: "sandbox.denyRead", set: strs(func(c *Config) *[]string { return &c.Sandbox.DenyRead })},
+	{key: "sandbox.allowRead", set: strs(func(c *Config) *[]string { return &c.Sandbox.AllowRead })},
+	{key: "sandbox.memoryMiB", set: intIn(0, 1<<24, func(c *Config) *int { return &c.Sandbox.MemoryMiB })},
 	{key: "sessions.maxConcurrent", set: intIn(1, 64, func(c *Config) *int { return &c.Sessions.MaxConcurrent })},
 	{key: "mcpServers", set: func(c *Config, raw json.RawMessage) error {
 		var m map[string]MCPServer
@@ -377,7 +391,7 @@ func Defaults() Config {
 		Verify:   Verify{Enabled: true, TimeoutSeconds: 600},
 		Tools:    Tools{Approval: ApprovalSandboxed, SecretFiles: policy.DefaultSecretFiles()},
 		Sessions: Sessions{MaxConcurrent: 4},
-		Sandbox:  Sandbox{Mode: "workspace-write"},
+		Sandbox:  Sandbox{Mode: "workspace-write", MemoryMiB: DefaultMemoryMiB},
 	}
 }
 

@@ -70,11 +70,32 @@ type Declaration struct {
 	MaxProcs  int   `json:"maxProcs"`
 	// CacheLayers is where the copy-on-write caches' layers live.
 	CacheLayers string `json:"cacheLayers,omitempty"`
+	// GitConfigs are git configurations outside the workspace (a linked
+	// worktree's repository) shown with their credentials stripped.
+	GitConfigs []string `json:"gitConfigs,omitempty"`
 }
 
 // systemDirs are declared read-only (a symlink among them, /bin -> usr/bin
 // on a merged /usr, is declared as the symlink).
 var systemDirs = []string{"/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc", "/opt"}
+
+// skipDirs are not searched for protected or secret names: dependencies
+// and build products, large and not the user's own files.
+var skipDirs = map[string]bool{"node_modules": true, ".venv": true, "venv": true, ".tox": true, "__pycache__": true,
+	"target": true, ".next": true, ".gradle": true, ".terraform": true}
+
+func lookPath(name, pathEnv string) (string, error) {
+	for _, dir := range strings.Split(pathEnv, ":") {
+		if dir == "" {
+			dir = "."
+		}
+		p := dir + "/" + name
+		if fi, err := os.Stat(p); err == nil && fi.Mode().IsRegular() && fi.Mode()&0o111 != 0 {
+			return p, nil
+		}
+	}
+	return "", fmt.Errorf("%s: executable file not found in $PATH", name)
+}
 
 // markers name the files at the top of a project (or one directory down)
 // that say which language it is written in.
@@ -203,16 +224,25 @@ func Declare(sb Sandbox, env []string) (Declaration, error) {
 	for _, p := range sb.AllowRead {
 		add(expandHome(p, home), ReadOnly, "sandbox.allowRead")
 	}
-	gitCommonDir(sb.Workspace, add)
+	if common := gitCommonDir(sb.Workspace, add); common != "" {
+		d.GitConfigs = append(d.GitConfigs, filepath.Join(common, "config"))
+	}
 	d.Languages = languages(sb.Workspace)
 	for _, c := range toolchains(d.Languages, env, home) {
 		add(c.Path, c.Access, c.Why)
 	}
-	// The programs on PATH: a directory outside the system's.
+	// The programs on PATH: a directory outside the system's; a version
+	// manager's shims (pyenv, rbenv, asdf) run programs of its root.
 	for _, p := range filepath.SplitList(lookupEnv(env, "PATH")) {
-		if filepath.IsAbs(p) && filepath.Clean(p) != home {
-			add(p, ReadOnly, "PATH")
+		if !filepath.IsAbs(p) || filepath.Clean(p) == home {
+			continue
 		}
+		p = filepath.Clean(p)
+		if filepath.Base(p) == "shims" && filepath.Dir(p) != home {
+			add(filepath.Dir(p), ReadOnly, "PATH (a version manager's shims)")
+			continue
+		}
+		add(p, ReadOnly, "PATH")
 	}
 	d.Entries = settle(es)
 	return d, nil
@@ -337,18 +367,18 @@ func toolchains(langs []string, env []string, home string) []Entry {
 
 // gitCommonDir declares, read-only, the repository a linked worktree's
 // .git file points to (its objects and refs), so git works in it.
-func gitCommonDir(ws string, add func(string, Access, string)) {
+func gitCommonDir(ws string, add func(string, Access, string)) string {
 	fi, err := os.Lstat(filepath.Join(ws, ".git"))
 	if err != nil || !fi.Mode().IsRegular() || fi.Size() > 4096 {
-		return
+		return ""
 	}
 	b, err := os.ReadFile(filepath.Join(ws, ".git"))
 	if err != nil {
-		return
+		return ""
 	}
 	gitdir, ok := strings.CutPrefix(strings.TrimSpace(string(b)), "gitdir: ")
 	if !ok {
-		return
+		return ""
 	}
 	if !filepath.IsAbs(gitdir) {
 		gitdir = filepath.Join(ws, gitdir)
@@ -362,6 +392,10 @@ func gitCommonDir(ws string, add func(string, Access, string)) {
 	}
 	add(common, ReadOnly, "git repository of this worktree")
 	add(gitdir, ReadOnly, "git repository of this worktree")
+	if r, err := filepath.EvalSymlinks(common); err == nil {
+		return r
+	}
+	return ""
 }
 
 // String is the declaration as `agentls sandbox show` prints it.

@@ -29,11 +29,6 @@ import (
 // secret names, so a huge tree cannot stall every command.
 const walkLimit = 50000
 
-// skipDirs are not searched for protected or secret names: dependencies
-// and build products, large and not the user's own files.
-var skipDirs = map[string]bool{"node_modules": true, ".venv": true, "venv": true, ".tox": true, "__pycache__": true,
-	"target": true, ".next": true, ".gradle": true, ".terraform": true}
-
 const (
 	beneath   = unix.RESOLVE_BENEATH | unix.RESOLVE_NO_SYMLINKS | unix.RESOLVE_NO_MAGICLINKS
 	cloneTree = unix.OPEN_TREE_CLONE | unix.OPEN_TREE_CLOEXEC | unix.AT_RECURSIVE | unix.AT_EMPTY_PATH
@@ -66,6 +61,24 @@ func mountBoundary(cfg launchConfig, m *masker) (layered []string, err error) {
 	if len(cfg.Protect) > 0 || len(cfg.Secrets) > 0 {
 		if err := walkWorkspace(cfg, m); err != nil {
 			return nil, err
+		}
+	}
+	for _, p := range cfg.GitConfigs {
+		// A linked worktree's repository: its config, stripped too.
+		dir, err := unix.Open(filepath.Dir(p), unix.O_PATH|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+		if err != nil {
+			continue
+		}
+		fd, err := openBeneath(dir, filepath.Base(p), unix.O_PATH|unix.O_NOFOLLOW)
+		if err == nil {
+			err = m.showGitConfig(dir, filepath.Base(p), fd)
+			unix.Close(fd)
+		} else {
+			err = nil
+		}
+		unix.Close(dir)
+		if err != nil {
+			return nil, fmt.Errorf("show %s: %w", p, err)
 		}
 	}
 	return layered, nil

@@ -250,10 +250,11 @@ type launchConfig struct {
 	DenyRead []string `json:"denyRead,omitempty"`
 	// Root is the declaration the new root is built from (Declare); its
 	// copy-on-write entries are layered in CacheLayer.
-	Root       []Entry `json:"root,omitempty"`
-	Home       string  `json:"home,omitempty"`
-	CacheLayer string  `json:"cacheLayer,omitempty"`
-	MaxProcs   int     `json:"maxProcs,omitempty"`
+	Root       []Entry  `json:"root,omitempty"`
+	GitConfigs []string `json:"gitConfigs,omitempty"`
+	Home       string   `json:"home,omitempty"`
+	CacheLayer string   `json:"cacheLayer,omitempty"`
+	MaxProcs   int      `json:"maxProcs,omitempty"`
 	// MemoryMax, when set, is applied as RLIMIT_DATA: no cgroup holds it.
 	MemoryMax int64 `json:"memoryMax,omitempty"`
 	// Descriptors the launcher inherits: the view's texts and the

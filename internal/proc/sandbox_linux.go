@@ -169,7 +169,7 @@ func configFor(argv, env []string, sb Sandbox, dir string) (launchConfig, error)
 		return launchConfig{}, err
 	}
 	cfg := launchConfig{Argv: argv, Dir: dir, Workspace: sb.Workspace, Network: sb.Network,
-		Writable: sb.writable(), MaxProcs: sb.MaxProcs, Root: d.Entries, Home: d.Home}
+		Writable: sb.writable(), MaxProcs: sb.MaxProcs, Root: d.Entries, Home: d.Home, GitConfigs: d.GitConfigs}
 	if sb.Mode == ModeWorkspaceWrite {
 		cfg.Protect = sb.Protect
 	}
@@ -334,17 +334,4 @@ func resolve(name, pathEnv string) (string, error) {
 		return name, nil
 	}
 	return lookPath(name, pathEnv)
-}
-
-func lookPath(name, pathEnv string) (string, error) {
-	for _, dir := range strings.Split(pathEnv, ":") {
-		if dir == "" {
-			dir = "."
-		}
-		p := dir + "/" + name
-		if fi, err := os.Stat(p); err == nil && fi.Mode().IsRegular() && fi.Mode()&0o111 != 0 {
-			return p, nil
-		}
-	}
-	return "", fmt.Errorf("%s: executable file not found in $PATH", name)
 }

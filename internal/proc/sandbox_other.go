@@ -6,7 +6,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"os/exec"
 	"runtime"
 )
@@ -21,18 +20,5 @@ func sandboxed(ctx context.Context, argv, env []string, sb Sandbox, dir string, 
 	_, why := Available()
 	return nil, nil, nil, fmt.Errorf("proc: %w: %s", ErrUnavailable, why)
 }
-
-// workspaceIdentity is the workspace directory's inode.
-func workspaceIdentity(ws string) string {
-	fi, err := os.Stat(ws)
-	if err != nil {
-		return ""
-	}
-	return fmt.Sprint(fi.Sys())
-}
-
-func layerSlot(dir, ws string) (string, *os.File) { return "", nil }
-
-func pruneOnce() {}
 
 func launch(string) error { return errors.New("no sandbox launcher on " + runtime.GOOS) }
