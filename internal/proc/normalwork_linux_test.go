@@ -58,7 +58,7 @@ func TestSandboxNormalWorkKeepsWorking(t *testing.T) {
 			prep: "git init -q . && git remote add origin https://example.com/r.git",
 			cmd:  "git remote -v", want: "origin\thttps://example.com/r.git (fetch)"},
 		{name: "go test ./...", tools: []string{"go"}, files: map[string]string{"go.mod": goMod["go.mod"],
-			"w.go": "package w\n\nfunc Add(a, b int) int { return a + b }\n",
+			"w.go":      "package w\n\nfunc Add(a, b int) int { return a + b }\n",
 			"w_test.go": "package w\n\nimport \"testing\"\n\nfunc TestAdd(t *testing.T) {\n\tif Add(1, 2) != 3 {\n\t\tt.Fatal()\n\t}\n}\n"},
 			cmd: "go test ./...", want: "ok"},
 		{name: "make clean", tools: []string{"make"}, files: map[string]string{"Makefile": "clean:\n\trm -rf build out.bin\n\t@echo cleaned\n",
