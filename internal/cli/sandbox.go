@@ -12,7 +12,6 @@ import (
 	"github.com/agentls/agentls/internal/assemble"
 	"github.com/agentls/agentls/internal/config"
 	"github.com/agentls/agentls/internal/policy"
-	"github.com/agentls/agentls/internal/proc"
 	"github.com/agentls/agentls/internal/session"
 )
 
@@ -85,7 +84,7 @@ func showSandbox(workspace string, asJSON bool, stdout, stderr io.Writer) int {
 		return writeJSON(stdout, d)
 	}
 	fmt.Fprint(stdout, d.String())
-	if ok, why := proc.Available(); !ok && d.Mode != proc.ModeOff {
+	if ok, why := assemble.SandboxAvailable(); !ok && !assemble.SandboxOff(d) {
 		fmt.Fprintf(stdout, "\nThis machine cannot sandbox (%s): commands run unconfined, each after a question.\n", why)
 	}
 	if len(ws.Untrusted) > 0 {
@@ -95,14 +94,14 @@ func showSandbox(workspace string, asJSON bool, stdout, stderr io.Writer) int {
 }
 
 func listCacheLayers(asJSON bool, stdout, stderr io.Writer) int {
-	ls, err := proc.CacheLayers("")
+	ls, err := assemble.CacheLayers()
 	if err != nil {
 		fmt.Fprintln(stderr, "agentls sandbox:", err)
 		return exitFailed
 	}
 	if asJSON {
 		if ls == nil {
-			ls = []proc.CacheLayer{}
+			ls = []assemble.CacheLayer{}
 		}
 		return writeJSON(stdout, ls)
 	}
@@ -110,7 +109,7 @@ func listCacheLayers(asJSON bool, stdout, stderr io.Writer) int {
 	return exitOK
 }
 
-func printLayers(ls []proc.CacheLayer, stdout io.Writer) {
+func printLayers(ls []assemble.CacheLayer, stdout io.Writer) {
 	var total int64
 	tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "SIZE\tLAST USED\tSTATE\tWORKSPACE")
@@ -122,7 +121,7 @@ func printLayers(ls []proc.CacheLayer, stdout io.Writer) {
 			state = "in use"
 		case l.Orphaned:
 			state = "orphaned"
-		case time.Since(l.LastUsed) > proc.DefaultCacheMaxAge:
+		case time.Since(l.LastUsed) > assemble.CacheMaxAge:
 			state = "expired"
 		}
 		w := l.Workspace
@@ -133,18 +132,18 @@ func printLayers(ls []proc.CacheLayer, stdout io.Writer) {
 	}
 	tw.Flush()
 	fmt.Fprintf(stdout, "%d workspaces, %s in %s (cap %s, unused for %d days: pruned)\n", len(ls), size(total),
-		proc.CacheLayersDir(), size(proc.DefaultCacheMaxBytes), int(proc.DefaultCacheMaxAge.Hours()/24))
+		assemble.CacheLayersDir(), size(assemble.CacheMaxBytes), int(assemble.CacheMaxAge.Hours()/24))
 }
 
 func pruneCacheLayers(all, asJSON bool, stdout, stderr io.Writer) int {
-	removed, err := proc.PruneCacheLayers("", proc.DefaultCacheMaxAge, proc.DefaultCacheMaxBytes, all)
+	removed, err := assemble.PruneCacheLayers(assemble.CacheMaxAge, assemble.CacheMaxBytes, all)
 	if err != nil {
 		fmt.Fprintln(stderr, "agentls sandbox:", err)
 		return exitFailed
 	}
 	if asJSON {
 		if removed == nil {
-			removed = []proc.CacheLayer{}
+			removed = []assemble.CacheLayer{}
 		}
 		return writeJSON(stdout, removed)
 	}

@@ -88,7 +88,11 @@ func layerSlot(dir, ws string) (string, *os.File) {
 // CacheLayersDir is the directory of every workspace's cache layers:
 // $XDG_STATE_HOME/agentls/sandbox.
 func CacheLayersDir() string {
-	return filepath.Dir(defaultCacheLayer("/"))
+	d := defaultCacheLayer("/")
+	if d == "" {
+		return ""
+	}
+	return filepath.Dir(d)
 }
 
 // CacheLayer is one workspace's cache layers.
@@ -107,7 +111,9 @@ type CacheLayer struct {
 // the most recently used first.
 func CacheLayers(dir string) ([]CacheLayer, error) {
 	if dir == "" {
-		dir = CacheLayersDir()
+		if dir = CacheLayersDir(); dir == "" {
+			return nil, nil
+		}
 	}
 	ents, err := os.ReadDir(dir)
 	if os.IsNotExist(err) {

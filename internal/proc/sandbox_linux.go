@@ -168,6 +168,13 @@ func configFor(argv, env []string, sb Sandbox, dir string) (launchConfig, error)
 	if err != nil {
 		return launchConfig{}, err
 	}
+	// The program run (an MCP server, a tool named by its path) is
+	// declared too, the file itself, read-only.
+	if p, err := resolve(argv[0], lookupEnv(env, "PATH")); err == nil && filepath.IsAbs(p) {
+		if r, err := filepath.EvalSymlinks(p); err == nil {
+			d.Entries = settle(append(d.Entries, Entry{Path: r, Access: ReadOnly, Why: "the program run"}))
+		}
+	}
 	cfg := launchConfig{Argv: argv, Dir: dir, Workspace: sb.Workspace, Network: sb.Network,
 		Writable: sb.writable(), MaxProcs: sb.MaxProcs, Root: d.Entries, Home: d.Home, GitConfigs: d.GitConfigs}
 	if sb.Mode == ModeWorkspaceWrite {
