@@ -26,6 +26,9 @@ var builtinCommands = []sdk.AvailableCommand{
 	{Name: "undo", Description: "Undo the last task's edits (files changed since are left alone)"},
 	{Name: "review", Description: "Review mode: on asks before every edit, off applies them", Input: inputHint("on | off")},
 	{Name: "model", Description: "Show the models the endpoint serves, or pick one", Input: inputHint("model name")},
+	{Name: "worktrees", Description: "List this workspace's worktree tasks and their state"},
+	{Name: "merge", Description: "Merge a worktree task's change into your files", Input: inputHint("worktree ID")},
+	{Name: "discard", Description: "Remove a worktree task's worktree and branch", Input: inputHint("worktree ID")},
 }
 
 func inputHint(h string) *sdk.AvailableCommandInput {
@@ -136,6 +139,8 @@ func (a *Agent) runBuiltin(ctx context.Context, s *acpSession, out *stream, name
 		a.verifyCommand(ctx, s, out)
 	case "undo":
 		a.undoCommand(ctx, s, out)
+	case "worktrees", "merge", "discard":
+		a.worktreesCommand(ctx, s, out, name, args)
 	default:
 		return false
 	}

@@ -110,9 +110,13 @@ func Driver(ctx context.Context, s Spec) *driver.Driver {
 			return inner.Approve(ctx, command)
 		})
 	}
+	ws := recordFirstTexts(s.Workspace)
 	if g, ok := s.Verifier.(*gate.Gate); ok {
 		if g.Approve == nil && approver != nil {
 			g.Approve = approver.Approve
+		}
+		if g.Before == nil {
+			g.Before = ws.before
 		}
 		if g.Warn == nil {
 			g.Warn = s.Warn
@@ -123,7 +127,7 @@ func Driver(ctx context.Context, s Spec) *driver.Driver {
 		// tools.approval "never": nothing is asked; what would be, is refused.
 		askNetwork, confirmWrite = nil, nil
 	}
-	toolset := tools.Default(s.Workspace, tools.Options{
+	toolset := tools.Default(ws, tools.Options{
 		Policy:       tools.Policy{Root: s.Root, SecretFiles: cfg.Tools.SecretFiles},
 		Approver:     approver,
 		Sandbox:      configured(cfg, s.Root),

@@ -32,7 +32,7 @@ import (
 	"github.com/agentls/agentls/internal/worktree"
 )
 
-// Exit codes of `agentls run` (README.md, "Headless").
+// Exit codes of `agentls run` (docs/headless.md).
 const (
 	exitOK        = 0
 	exitFailed    = 1
@@ -254,6 +254,7 @@ func (c *cliRun) run(ctx context.Context) int {
 
 	var st *session.Recorder
 	var isolated *worktree.Tree
+	var waiting []worktree.Change
 	res, err := assemble.Run(ctx, assemble.TaskConfig{
 		Spec: assemble.Spec{
 			Config:    cfg,
@@ -290,7 +291,7 @@ func (c *cliRun) run(ctx context.Context) int {
 					Transcript: st.TranscriptPath(), DryRun: o.dryRun, Replay: replay != nil, NoProject: c.noProject})
 			},
 			Proposal: func(_ context.Context, w *worktree.Tree, changes []worktree.Change, notes []string, err error) {
-				isolated = w
+				isolated, waiting = w, changes
 				showWorktreeChange(c.stdout, ren, w, changes, notes, err)
 			},
 			Ended: func(ctx context.Context, res agent.Result) (agent.Result, []session.Change) {
@@ -298,6 +299,7 @@ func (c *cliRun) run(ctx context.Context) int {
 				if isolated != nil {
 					// Nothing landed in the workspace: the change waits in the worktree.
 					res.FilesChanged = nil
+					res.Outcome = worktreeOutcome(isolated, waiting)
 				}
 				written := c.land(ctx, cfg, root, ws, review, text, ren, &res, st)
 				refusedMu.Lock()

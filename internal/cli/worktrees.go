@@ -5,12 +5,11 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"strings"
 	"text/tabwriter"
 
+	"github.com/agentls/agentls/internal/assemble"
 	"github.com/agentls/agentls/internal/edits"
 	"github.com/agentls/agentls/internal/render"
-	"github.com/agentls/agentls/internal/review"
 	"github.com/agentls/agentls/internal/session"
 	"github.com/agentls/agentls/internal/tools"
 	"github.com/agentls/agentls/internal/worktree"
@@ -36,7 +35,25 @@ func showWorktreeChange(stdout io.Writer, ren renderer, w *worktree.Tree, change
 	for _, n := range notes {
 		ren.warn("worktree: " + n)
 	}
-	ren.note(fmt.Sprintf("the change waits in the worktree %s (branch %s): agentls worktrees merge %s, or agentls worktrees discard %s", w.Dir(), w.Branch, w.ID, w.ID))
+	if len(changes) > 0 {
+		ren.note(fmt.Sprintf("the change waits in the worktree %s (branch %s): agentls worktrees merge %s, or agentls worktrees discard %s", w.Dir(), w.Branch, w.ID, w.ID))
+	}
+}
+
+// worktreeOutcome is what became of an isolated task's change, for its end
+// line: it waits in the worktree, with its size and the command that
+// merges it; or the task changed nothing there.
+func worktreeOutcome(w *worktree.Tree, changes []worktree.Change) string {
+	if len(changes) == 0 {
+		return "no change in worktree " + w.ID
+	}
+	add, del := 0, 0
+	for _, c := range changes {
+		a, d := diffStat(edits.Unified("a", "b", c.Base, c.Proposed, 0))
+		add, del = add+a, del+d
+	}
+	return fmt.Sprintf("the change waits in worktree %s: %d file%s, +%d -%d lines; merge it with: agentls worktrees merge %s",
+		w.ID, len(changes), plural(len(changes)), add, del, w.ID)
 }
 
 const worktreesUsage = `usage:
@@ -119,7 +136,11 @@ func Worktrees(args []string, stdout, stderr io.Writer) int {
 			fmt.Fprintln(stderr, "agentls worktrees:", err)
 			return exitFailed
 		}
-		fmt.Fprintf(stdout, "discarded %s (worktree and branch %s)\n", w.ID, w.Branch)
+		if w.Branch == "" {
+			fmt.Fprintf(stdout, "discarded %s (its branch went with the merge)\n", w.ID)
+		} else {
+			fmt.Fprintf(stdout, "discarded %s (worktree and branch %s)\n", w.ID, w.Branch)
+		}
 		return exitOK
 	case "merge":
 		w := find()
@@ -153,35 +174,16 @@ func mergeWorktree(ctx context.Context, root string, w *worktree.Tree, stdout, s
 		fmt.Fprintln(stderr, "agentls worktrees:", err)
 		return exitFailed
 	}
-	merged, conflicts := 0, 0
-	for _, c := range changes {
-		if c.Deleted {
-			notes = append(notes, c.Rel+" was deleted in the worktree; delete it yourself if you agree")
-			continue
-		}
-		f := review.File{Rel: c.Rel, ReviewBase: c.Base, ReviewExisted: c.Existed, Proposed: c.Proposed, Proposing: true}
-		var left []review.Hunk
-		var cur string
-		err := disk.Edit(ctx, c.Rel, func(old []byte, exists bool) ([]byte, error) {
-			cur = string(old)
-			a, ok, cs := review.PlanMerge(f, cur, exists)
-			left = cs
-			if !ok {
-				return old, nil
-			}
-			merged += len(a.Accepted)
-			return []byte(a.Next), nil
-		})
-		if err != nil {
-			fmt.Fprintf(stderr, "agentls worktrees: %s: %v\n", c.Rel, err)
-			return exitFailed
-		}
-		for _, h := range left {
-			conflicts++
-			line := strings.Count(cur[:min(h.Cur.Start, len(cur))], "\n") + 1
-			fmt.Fprintf(stdout, "conflict: %s:%d: you changed this region since the task started; its change there was left out: %s\n", c.Rel, line, review.Describe(h.Change, c.Base))
-		}
+	rep, err := assemble.MergeWorktree(ctx, changes, disk.Edit)
+	if err != nil {
+		fmt.Fprintln(stderr, "agentls worktrees:", err)
+		return exitFailed
 	}
+	merged, conflicts := rep.Merged, len(rep.Conflicts)
+	for _, c := range rep.Conflicts {
+		fmt.Fprintf(stdout, "conflict: %s:%d: you changed this region since the task started; its change there was left out: %s\n", c.Rel, c.Line, c.What)
+	}
+	notes = append(notes, rep.Notes...)
 	for _, n := range notes {
 		fmt.Fprintln(stderr, "agentls worktrees:", n)
 	}
@@ -189,7 +191,7 @@ func mergeWorktree(ctx context.Context, root string, w *worktree.Tree, stdout, s
 	if conflicts > 0 {
 		return exitFailed
 	}
-	if err := w.Merged(); err != nil {
+	if err := w.Merged(ctx); err != nil {
 		fmt.Fprintln(stderr, "agentls worktrees:", err)
 	}
 	return exitOK

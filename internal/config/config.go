@@ -8,7 +8,7 @@
 package config
 
 // This file is over 400 lines because the table of keys, their parsers and
-// the layering of sources are one declaration that the README, the editors
+// the layering of sources are one declaration that docs/configuration.md, the editors
 // and the tests read from.
 
 import (

@@ -273,7 +273,7 @@ func (s *Server) cmdWorktreeMerge(ctx context.Context, a worktreeArgs) (any, err
 	}
 	if len(t.changes.Pending()) == 0 && res.Applied {
 		if w := t.tree(); w != nil {
-			if err := w.Merged(); err != nil {
+			if err := w.Merged(ctx); err != nil {
 				s.log.Warn("recording the merge", zap.Error(err))
 			}
 		}

@@ -77,7 +77,7 @@ func Protected(rel string) (bool, string) {
 }
 
 // ProtectedNames is the one list of protected names, as the sandbox
-// enforces it and the README states it: every name of protectedDirs with a
+// enforces it and docs/security.md states it: every name of protectedDirs with a
 // trailing "/" (a directory), every name of protectedFiles, and the glob
 // "*.code-workspace". The 8.3 short name git~1 is left out (it exists only
 // on Windows file systems). Sorted.

@@ -75,17 +75,17 @@ func TestProtectedNamesAreProtected(t *testing.T) {
 	}
 }
 
-// The README's Security model names every protected name and every path
+// docs/security.md (the Security model) names every protected name and every path
 // of DefaultDenyRead, so the documented boundary is the enforced one.
-func TestREADMENamesTheLists(t *testing.T) {
-	b, err := os.ReadFile("../../README.md")
+func TestSecurityPageNamesTheLists(t *testing.T) {
+	b, err := os.ReadFile("../../docs/security.md")
 	if err != nil {
 		t.Fatal(err)
 	}
 	readme := string(b)
 	for _, n := range append(ProtectedNames(), DefaultDenyRead()...) {
 		if !strings.Contains(readme, "`"+n+"`") {
-			t.Errorf("README does not name `%s`", n)
+			t.Errorf("docs/security.md does not name `%s`", n)
 		}
 	}
 }

@@ -329,20 +329,26 @@ func writeBeneath(r *os.Root, rel string, data []byte, mode fs.FileMode) error {
 	return nil
 }
 
-// asViewer finds the Viewer in ws or in the workspaces it wraps (a
-// wrapper says what it wraps with Unwrap, as session.Recorder.Track's does).
-func asViewer(ws agent.Workspace) (Viewer, bool) {
+// asViewer finds the Viewer in ws or in the workspaces it wraps.
+func asViewer(ws agent.Workspace) (Viewer, bool) { return As[Viewer](ws) }
+
+// As finds an optional interface of a workspace (FileOps, BufferLister,
+// Viewer) in ws or in the workspaces it wraps, as errors.As does: a
+// wrapper says what it wraps with Unwrap, and passes on what it does not
+// implement itself.
+func As[T any](ws agent.Workspace) (T, bool) {
 	for ws != nil {
-		if v, ok := ws.(Viewer); ok {
+		if v, ok := ws.(T); ok {
 			return v, true
 		}
 		u, ok := ws.(interface{ Unwrap() agent.Workspace })
 		if !ok {
-			return nil, false
+			break
 		}
 		ws = u.Unwrap()
 	}
-	return nil, false
+	var zero T
+	return zero, false
 }
 
 // viewOf is the view run_command runs in, or nil: the workspace holds no

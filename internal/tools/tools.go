@@ -104,7 +104,7 @@ func Default(ws agent.Workspace, opts Options) []agent.Tool {
 	ts = append(ts, newWriteFile(ws, o), newEditFile(ws, o))
 	// Only a workspace that can delete and move (the editor, the disk; not
 	// an ACP client's file system) is offered the tools that do.
-	if _, ok := ws.(FileOps); ok {
+	if _, ok := As[FileOps](ws); ok {
 		ts = append(ts, newDeleteFile(ws, o), newMoveFile(ws, o))
 	}
 	return append(ts, newRunCommand(ws, o))

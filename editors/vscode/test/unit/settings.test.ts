@@ -10,10 +10,10 @@ const root = path.resolve(__dirname, '..', '..', '..');
 const pkg = JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8'));
 const props: Record<string, unknown> = pkg.contributes.configuration.properties;
 
-/** Keys of the Configure table in the project README: `llm.model` etc. */
+/** Keys of the settings table in docs/configuration.md: `llm.model` etc. */
 function readmeKeys(): string[] {
-  const readme = fs.readFileSync(path.join(root, '..', '..', 'README.md'), 'utf8');
-  const section = readme.split('## Configure')[1]?.split('\n## ')[0] ?? '';
+  const readme = fs.readFileSync(path.join(root, '..', '..', 'docs', 'configuration.md'), 'utf8');
+  const section = readme.split('## Settings')[1]?.split('\n## ')[0] ?? '';
   const keys = new Set<string>();
   for (const line of section.split('\n')) {
     if (!line.startsWith('| `')) continue;
@@ -23,9 +23,9 @@ function readmeKeys(): string[] {
   return [...keys].sort();
 }
 
-test('package.json contributes every server setting of the README, and no other', () => {
+test('package.json contributes every server setting of docs/configuration.md, and no other', () => {
   const want = readmeKeys().filter((k) => k !== 'llm.apiKey');
-  assert.ok(want.length >= 20, `README table parsed to only ${want.length} keys: ${want}`);
+  assert.ok(want.length >= 20, `docs/configuration.md's table parsed to only ${want.length} keys: ${want}`);
   assert.deepEqual(serverKeys(props), want);
 });
 

@@ -1,0 +1,88 @@
+package assemble
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/agentls/agentls/internal/review"
+	"github.com/agentls/agentls/internal/worktree"
+)
+
+// Editor writes one file through a front end's write path: transform gets
+// the current text and returns the next.
+type Editor func(ctx context.Context, rel string, transform func(old []byte, exists bool) ([]byte, error)) error
+
+// MergeConflict is a hunk of a worktree's change left out of a merge
+// because the user changed that region since the task started.
+type MergeConflict struct {
+	Rel  string
+	Line int // 1-based, in the current text
+	What string
+}
+
+// MergeReport says what a worktree merge did.
+type MergeReport struct {
+	Merged    int      // hunks merged
+	Files     []string // files written
+	Conflicts []MergeConflict
+	Notes     []string // what was not merged and why (a deleted file)
+	// Before and After hold each written file's text before and after the
+	// merge, for the front end's change log.
+	Before, After map[string]string
+	Existed       map[string]bool
+}
+
+// PlanWorktreeMerge is each changed file's text after a merge into cur
+// (what the front end shows before asking), and the hunks that would be
+// left out.
+func PlanWorktreeMerge(c worktree.Change, cur string, exists bool) (next string, ok bool, left []review.Hunk) {
+	f := review.File{Rel: c.Rel, ReviewBase: c.Base, ReviewExisted: c.Existed, Proposed: c.Proposed, Proposing: true}
+	a, ok, left := review.PlanMerge(f, cur, exists)
+	if !ok {
+		return cur, false, left
+	}
+	return a.Next, true, left
+}
+
+// MergeWorktree merges a worktree task's changes into the user's files
+// through edit: each file's hunks placed in its current text (the plan
+// the editor's merge makes); those over the user's own changes since the
+// snapshot are left out and reported. A file the task deleted is not
+// deleted: the report says so.
+func MergeWorktree(ctx context.Context, changes []worktree.Change, edit Editor) (MergeReport, error) {
+	rep := MergeReport{Before: map[string]string{}, After: map[string]string{}, Existed: map[string]bool{}}
+	for _, c := range changes {
+		if c.Deleted {
+			rep.Notes = append(rep.Notes, c.Rel+" was deleted in the worktree; delete it yourself if you agree")
+			continue
+		}
+		f := review.File{Rel: c.Rel, ReviewBase: c.Base, ReviewExisted: c.Existed, Proposed: c.Proposed, Proposing: true}
+		var left []review.Hunk
+		var cur, next string
+		var existed, wrote bool
+		err := edit(ctx, c.Rel, func(old []byte, exists bool) ([]byte, error) {
+			cur, existed = string(old), exists
+			a, ok, cs := review.PlanMerge(f, cur, exists)
+			left = cs
+			if !ok {
+				return old, nil
+			}
+			rep.Merged += len(a.Accepted)
+			next, wrote = a.Next, true
+			return []byte(a.Next), nil
+		})
+		if err != nil {
+			return rep, fmt.Errorf("%s: %w", c.Rel, err)
+		}
+		if wrote {
+			rep.Files = append(rep.Files, c.Rel)
+			rep.Before[c.Rel], rep.After[c.Rel], rep.Existed[c.Rel] = cur, next, existed
+		}
+		for _, h := range left {
+			line := strings.Count(cur[:min(h.Cur.Start, len(cur))], "\n") + 1
+			rep.Conflicts = append(rep.Conflicts, MergeConflict{Rel: c.Rel, Line: line, What: review.Describe(h.Change, c.Base)})
+		}
+	}
+	return rep, nil
+}
