@@ -221,6 +221,9 @@ func Declare(sb Sandbox, env []string) (Declaration, error) {
 	for _, p := range sb.WritableRoots {
 		add(expandHome(p, home), ws, "sandbox.writableRoots")
 	}
+	for _, p := range sb.Scratch {
+		add(p, ReadWrite, "agentls's exchange with the command")
+	}
 	for _, p := range sb.AllowRead {
 		add(expandHome(p, home), ReadOnly, "sandbox.allowRead")
 	}

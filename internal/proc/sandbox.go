@@ -68,6 +68,10 @@ type Sandbox struct {
 	// inside the sandbox: the user's credentials and histories
 	// (policy.DefaultDenyRead and sandbox.denyRead).
 	DenyRead []string
+	// Scratch are directories agentls made for this command alone (the
+	// LSP view's exchange directory, a check's copy of the workspace): they
+	// are declared, and writable in every mode.
+	Scratch []string
 	// AllowRead are more paths ("~/" is the home directory) a command may
 	// read, beyond the declared ones (sandbox.allowRead).
 	AllowRead []string
@@ -153,6 +157,7 @@ func (sb Sandbox) writable() []string {
 		dirs = append(dirs, sb.Workspace)
 		dirs = append(dirs, sb.WritableRoots...)
 	}
+	dirs = append(dirs, sb.Scratch...)
 	var out []string
 	seen := map[string]bool{}
 	for _, d := range dirs {

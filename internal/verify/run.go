@@ -236,10 +236,10 @@ func newFallback(opts RunOptions, cmds []string, sandboxed bool) (*fallback, err
 	if sandboxed {
 		// A sandboxed command's file system holds only what is declared:
 		// the copy it runs in, and go -overlay's stand-ins.
-		f.sb.WritableRoots = append([]string(nil), f.sb.WritableRoots...)
+		f.sb.Scratch = append([]string(nil), f.sb.Scratch...)
 		f.sb.AllowRead = append([]string(nil), f.sb.AllowRead...)
 		if f.ov.temp {
-			f.sb.WritableRoots = append(f.sb.WritableRoots, f.ov.dirReal)
+			f.sb.Scratch = append(f.sb.Scratch, f.ov.dirReal)
 		}
 		if goOv {
 			for _, fl := range strings.Fields(flags) {
