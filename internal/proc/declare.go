@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
+	"time"
 )
 
 // Access is what a sandboxed command may do with a declared path.
@@ -106,9 +108,39 @@ var markers = map[string]string{
 	"pyproject.toml": "python", "setup.py": "python", "setup.cfg": "python", "requirements.txt": "python", "Pipfile": "python",
 }
 
+// langCache keeps each workspace's languages for a few seconds: every
+// command declares them, and a workspace without markers at its top is
+// searched one level down.
+var langCache struct {
+	sync.Mutex
+	m map[string]langEntry
+}
+
+type langEntry struct {
+	langs []string
+	at    time.Time
+}
+
 // languages are those whose markers stand at the top of ws or one
 // directory below it.
 func languages(ws string) []string {
+	langCache.Lock()
+	e, ok := langCache.m[ws]
+	langCache.Unlock()
+	if ok && time.Since(e.at) < 5*time.Second {
+		return e.langs
+	}
+	langs := findLanguages(ws)
+	langCache.Lock()
+	if langCache.m == nil || len(langCache.m) > 64 {
+		langCache.m = map[string]langEntry{}
+	}
+	langCache.m[ws] = langEntry{langs, time.Now()}
+	langCache.Unlock()
+	return langs
+}
+
+func findLanguages(ws string) []string {
 	found := map[string]bool{}
 	look := func(dir string) {
 		for m, lang := range markers {
@@ -210,7 +242,7 @@ func Declare(sb Sandbox, env []string) (Declaration, error) {
 		Entry{Path: "/dev", Access: Own, Why: "null, zero, full, random, urandom, tty and pseudo-terminals of its own"},
 		Entry{Path: "/tmp", Access: Private, Why: "temporary files (TMPDIR)"},
 		Entry{Path: "/dev/shm", Access: Private, Why: "shared memory"})
-	if home != "" {
+	if home != "" && home != "/" {
 		es = append(es, Entry{Path: home, Access: Private, Why: "home: empty but for what is declared in it"})
 	}
 	ws := ReadWrite
