@@ -96,6 +96,16 @@ type Sandbox struct {
 	// mapping. A path through a symlink or onto a directory is an error.
 	// Linux only (ModeWorkspaceWrite or ModeReadOnly).
 	View map[string][]byte
+	// ViewLayer, with View, is an empty directory of the caller's own
+	// (outside the workspace, on a file system with user extended
+	// attributes) that becomes the view's upper layer instead of a tmpfs
+	// that dies with the command: once the command has ended, ViewLayer/u
+	// holds everything it wrote in the workspace as overlayfs leaves it (new
+	// and changed files; a deletion as a 0/0 character device; a directory
+	// replaced whole marked with the user.overlay.opaque attribute), and
+	// the view's texts, for the caller to carry in through the write path.
+	// The command never sees the directory.
+	ViewLayer string
 	// ViewThrough are workspace-relative directories (build products:
 	// node_modules, target) that the view shows as they are on disk,
 	// writes included, so builds stay incremental. Missing ones are
@@ -245,6 +255,7 @@ type launchConfig struct {
 	Dir         string   `json:"dir,omitempty"`
 	Workspace   string   `json:"workspace,omitempty"`
 	View        bool     `json:"view,omitempty"`
+	ViewLayer   string   `json:"viewLayer,omitempty"`
 	ViewThrough []string `json:"viewThrough,omitempty"`
 	Network     bool     `json:"network"`
 	Writable    []string `json:"writable"`

@@ -193,6 +193,11 @@ func configFor(argv, env []string, sb Sandbox, dir string) (launchConfig, error)
 
 	if sb.View != nil {
 		cfg.View, cfg.ViewThrough = true, sb.ViewThrough
+		if sb.ViewLayer != "" {
+			if cfg.ViewLayer, err = filepath.EvalSymlinks(sb.ViewLayer); err != nil {
+				return launchConfig{}, fmt.Errorf("proc: view layer: %w", err)
+			}
+		}
 	}
 	return cfg, nil
 }

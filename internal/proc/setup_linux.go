@@ -170,13 +170,21 @@ func (p *plan) view(cfg launchConfig, files map[string][]byte) error {
 	}
 	p.open("open the workspace", ws, unix.O_PATH|unix.O_DIRECTORY|unix.O_CLOEXEC, 0, slotLower)
 	p.onSlot(unix.SYS_DUP3, "dup", slotLower, fdLower, unix.O_CLOEXEC)
-	p.mount("mount the view's tmpfs", "agentls-view", ws, "tmpfs", unix.MS_NOSUID|unix.MS_NODEV, "mode=0700")
-	p.open("open the view's tmpfs", ws, unix.O_PATH|unix.O_DIRECTORY|unix.O_CLOEXEC, 0, slotTmp)
+	// The upper layer: a tmpfs mounted for a moment on the workspace's
+	// path, or the caller's directory (Sandbox.ViewLayer), where the
+	// command's writes stay once it has ended.
+	base := ws
+	if cfg.ViewLayer != "" {
+		base = cfg.ViewLayer
+	} else {
+		p.mount("mount the view's tmpfs", "agentls-view", ws, "tmpfs", unix.MS_NOSUID|unix.MS_NODEV, "mode=0700")
+	}
+	p.open("open the view's upper layer", base, unix.O_PATH|unix.O_DIRECTORY|unix.O_CLOEXEC, 0, slotTmp)
 	p.onSlot(unix.SYS_DUP3, "dup", slotTmp, fdUpper, unix.O_CLOEXEC)
 	p.onSlot(unix.SYS_CLOSE, "close", slotTmp)
-	upper := filepath.Join(ws, "u")
+	upper := filepath.Join(base, "u")
 	p.mkdir(upper, wsInfo.Mode())
-	p.mkdir(filepath.Join(ws, "w"), 0o700)
+	p.mkdir(filepath.Join(base, "w"), 0o700)
 	made := map[string]bool{}
 	for _, rel := range slices.Sorted(maps.Keys(files)) {
 		local := filepath.Clean(filepath.FromSlash(rel))
