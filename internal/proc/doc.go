@@ -75,9 +75,10 @@
 // path: the real workspace below, and above it a tmpfs of the mount
 // namespace's own holding View's texts. The command sees the texts at
 // real paths (what it prints needs no mapping), and every write it makes
-// in the workspace lands in the tmpfs, which dies with it. (The upper
-// directory is the seam for carrying a command's writes in later: made a
-// directory the caller holds, it is the command's private layer.) Renaming
+// in the workspace lands in the tmpfs, which dies with it. With
+// Sandbox.ViewLayer, the upper layer is a directory of the caller's own
+// instead, and the command's writes stay there, its private layer, for the
+// write path to carry in. Renaming
 // a directory of the disk in the view or a cache layer fails with EXDEV
 // (overlayfs's redirect_dir is not for user namespaces); mv, git, go, npm
 // and cargo copy instead.
