@@ -262,6 +262,24 @@ func Declare(sb Sandbox, env []string) (Declaration, error) {
 	if common := gitCommonDir(sb.Workspace, add); common != "" {
 		d.GitConfigs = append(d.GitConfigs, filepath.Join(common, "config"))
 	}
+	// git's user configuration (who commits, aliases, ignores), shown
+	// with its credentials stripped as .git/config is; not the files it
+	// includes, nor its credentials file.
+	if home != "" {
+		xdg := lookupEnv(env, "XDG_CONFIG_HOME")
+		if !filepath.IsAbs(xdg) {
+			xdg = filepath.Join(home, ".config")
+		}
+		for _, f := range []string{filepath.Join(home, ".gitconfig"), filepath.Join(xdg, "git", "config")} {
+			if fi, err := os.Lstat(f); err == nil && fi.Mode().IsRegular() {
+				add(f, ReadOnly, "git's user configuration, credentials stripped")
+				d.GitConfigs = append(d.GitConfigs, f)
+			}
+		}
+		if fi, err := os.Lstat(filepath.Join(xdg, "git", "ignore")); err == nil && fi.Mode().IsRegular() {
+			add(filepath.Join(xdg, "git", "ignore"), ReadOnly, "git's user ignores")
+		}
+	}
 	d.Languages = languages(sb.Workspace)
 	for _, c := range toolchains(d.Languages, env, home) {
 		add(c.Path, c.Access, c.Why)

@@ -278,3 +278,22 @@ func TestStripGitCredentials(t *testing.T) {
 		}
 	}
 }
+
+// git's user configuration is declared with its credentials stripped: a
+// commit knows who makes it, and a token in a URL rewrite does not leak.
+func TestSandboxGitUserConfigIsStripped(t *testing.T) {
+	needSandbox(t)
+	home, ws := outsideDir(t), t.TempDir()
+	write(t, filepath.Join(home, ".gitconfig"), "[user]\n\tname = Sandbox Tester\n\temail = t@example.com\n[url \"https://x:SECRET-gitconfig@example.com/\"]\n\tinsteadOf = https://example.com/\n", 0o644)
+	write(t, filepath.Join(home, ".config/git/credentials"), "https://u:SECRET-cred@example.com\n", 0o600)
+	write(t, filepath.Join(ws, "a.txt"), "a\n", 0o644)
+	env := append(os.Environ(), "HOME="+home, "XDG_CONFIG_HOME=")
+	cmd := "git init -q . && git add a.txt && git commit -qm a && git log --format=%an && cat " + filepath.Join(home, ".gitconfig") + " " + filepath.Join(home, ".config/git/credentials")
+	r := run(t, proc.Spec{Shell: cmd, Env: env, Dir: ws, Sandbox: confined()})
+	if !strings.Contains(r.Output, "Sandbox Tester") {
+		t.Errorf("git in the sandbox does not know who commits: %+v", r)
+	}
+	if strings.Contains(r.Output, "SECRET") {
+		t.Errorf("a credential of git's user configuration leaked: %s", r.Output)
+	}
+}
