@@ -240,8 +240,13 @@ func TestSandboxedCommandMemoryIsCapped(t *testing.T) {
 		files:  map[string]string{"hog.py": "b = b'x' * (4608 << 20)\nprint('ALLOCATED', len(b) >> 20, 'MiB')\n"},
 		script: runCommandsScript("python3 hog.py"),
 	})
-	if r := s.run(t, map[string]any{"task": "allocate"}); r.Status == "" {
-		t.Fatalf("task: %+v", r)
+	// Touching 4 GiB takes a while on a busy machine.
+	id, err := s.Run(s.ctx, map[string]any{"task": "allocate"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r, err := s.Wait(s.ctx, id, 3*time.Minute); err != nil || r.Status == "" {
+		t.Fatalf("task: %+v %v", r, err)
 	}
 	out := toolOutputs(s)
 	t.Logf("the model was sent:\n%s", out)
