@@ -62,7 +62,7 @@ func isBuiltin(name string) bool {
 // root; a file it cannot use is left out and logged).
 func (a *Agent) availableCommands(root string) []sdk.AvailableCommand {
 	out := append([]sdk.AvailableCommand(nil), builtinCommands...)
-	for _, c := range a.projectCommands(root) {
+	for _, c := range a.projectCommands(root, nil) { // the default secret files
 		ac := sdk.AvailableCommand{Name: c.Name, Description: c.Description + " (" + c.Path + ")"}
 		h := c.ArgumentHint
 		if h == "" {
@@ -75,9 +75,10 @@ func (a *Agent) availableCommands(root string) []sdk.AvailableCommand {
 }
 
 // projectCommands are the project's prompts, without those named like
-// agentls's own commands (which win).
-func (a *Agent) projectCommands(root string) []commands.Command {
-	cmds, err := commands.Load(root)
+// agentls's own commands (which win); a file that is or links to one of
+// secretFiles (tools.secretFiles; nil: the defaults) is left out.
+func (a *Agent) projectCommands(root string, secretFiles []string) []commands.Command {
+	cmds, err := commands.Load(root, secretFiles)
 	if err != nil {
 		a.log.Warn("project commands", zap.Error(err))
 	}
@@ -142,7 +143,11 @@ func (a *Agent) runBuiltin(ctx context.Context, s *acpSession, out *stream, name
 	case "worktrees", "merge", "discard":
 		a.worktreesCommand(ctx, s, out, name, args)
 	default:
-		return false
+		f, ok := moreBuiltins[name]
+		if !ok {
+			return false
+		}
+		f(a, ctx, s, out, args)
 	}
 	return true
 }

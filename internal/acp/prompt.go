@@ -88,7 +88,7 @@ func (a *Agent) Prompt(ctx context.Context, p sdk.PromptRequest) (_ sdk.PromptRe
 			}
 			return sdk.PromptResponse{StopReason: sdk.StopReasonEndTurn, UserMessageId: &userMsg}, nil
 		}
-		if c, ok := commands.Find(a.projectCommands(s.root), name); ok {
+		if c, ok := commands.Find(a.projectCommands(s.root, s.taskConfig().Tools.SecretFiles), name); ok {
 			text = c.Expand(args)
 		}
 	}

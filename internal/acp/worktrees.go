@@ -82,7 +82,7 @@ func (a *Agent) proposeWorktree(ctx context.Context, s *acpSession, out *stream,
 		return
 	}
 	out.send(sdk.UpdateToolCall(sdk.ToolCallId(id), sdk.WithUpdateStatus(sdk.ToolCallStatusInProgress)))
-	rep, merr := a.mergeWorktree(context.WithoutCancel(ctx), ws, w, changes)
+	rep, merr := a.mergeWorktree(context.WithoutCancel(ctx), s, out, ws, w, changes)
 	st := sdk.ToolCallStatusCompleted
 	if merr != nil {
 		st = sdk.ToolCallStatusFailed
@@ -94,14 +94,20 @@ func (a *Agent) proposeWorktree(ctx context.Context, s *acpSession, out *stream,
 // mergeWorktree merges changes into the session's files through ws and,
 // when nothing was left out, records the merge (the branch goes). What it
 // wrote joins ws's change log, so /undo takes it back.
-func (a *Agent) mergeWorktree(ctx context.Context, ws *clientWorkspace, w *worktree.Tree, changes []worktree.Change) (assemble.MergeReport, error) {
-	rep, err := assemble.MergeWorktree(ctx, changes, func(ctx context.Context, rel string, transform func([]byte, bool) ([]byte, error)) error {
+//
+// A protected file is asked about on its own, as the tools ask about a
+// write to it; one the user does not allow stays in the worktree.
+func (a *Agent) mergeWorktree(ctx context.Context, s *acpSession, out *stream, ws *clientWorkspace, w *worktree.Tree, changes []worktree.Change) (assemble.MergeReport, error) {
+	confirm := func(ctx context.Context, rel, why string) (bool, error) {
+		return a.yesNo(ctx, s, out, "Change "+rel, map[string]any{"path": rel, "why": "it " + why})
+	}
+	rep, err := assemble.MergeWorktree(ctx, s.root, changes, func(ctx context.Context, rel string, transform func([]byte, bool) ([]byte, error)) error {
 		return ws.edit(ctx, rel, transform, false)
-	})
+	}, confirm)
 	for _, rel := range rep.Files {
 		ws.record(rel, []byte(rep.Before[rel]), rep.Existed[rel], []byte(rep.After[rel]))
 	}
-	if err == nil && len(rep.Conflicts) == 0 {
+	if err == nil && len(rep.Conflicts) == 0 && len(rep.LeftOut) == 0 {
 		err = w.Merged(ctx)
 	}
 	return rep, err
@@ -113,6 +119,9 @@ func mergeText(w *worktree.Tree, rep assemble.MergeReport, err error) string {
 	fmt.Fprintf(&b, "Merged %d hunk%s of worktree %s into %s.\n", rep.Merged, render.Plural(rep.Merged), w.ID, strings.Join(rep.Files, ", "))
 	for _, c := range rep.Conflicts {
 		fmt.Fprintf(&b, "- conflict: %s:%d: you changed this region since the task started; its change there was left out: %s\n", c.Rel, c.Line, c.What)
+	}
+	for _, l := range rep.LeftOut {
+		fmt.Fprintf(&b, "- left out: %s: %s; it waits in the worktree\n", l.Rel, l.Why)
 	}
 	for _, n := range rep.Notes {
 		fmt.Fprintf(&b, "- %s\n", n)
@@ -209,7 +218,7 @@ func (a *Agent) worktreesCommand(ctx context.Context, s *acpSession, out *stream
 			out.text(err.Error() + "\n")
 			return
 		}
-		rep, err := a.mergeWorktree(ctx, ws, w, changes)
+		rep, err := a.mergeWorktree(ctx, s, out, ws, w, changes)
 		rep.Notes = append(notes, rep.Notes...)
 		out.text(mergeText(w, rep, err))
 		if len(rep.Files) > 0 {

@@ -155,6 +155,7 @@ func Driver(ctx context.Context, s Spec) *driver.Driver {
 		Tools:       toolset,
 		Planner:     planner,
 		Root:        s.Root,
+		Secret:      planner.Secret,
 		Verifier:    s.Verifier,
 		Limits:      lim,
 		ToolTimeout: time.Duration(cfg.Agent.ToolTimeoutSeconds) * time.Second,
@@ -187,7 +188,7 @@ func ActorDriver(s Spec, model driver.Actor) *driver.Driver {
 		name = acp.Command
 	}
 	d := &driver.Driver{
-		LLM:         model,
+		LLM:         ScrubbedActor(model, Scrubber(s.Config)),
 		Model:       name,
 		Root:        s.Root,
 		Verifier:    s.Verifier,
@@ -222,14 +223,19 @@ func observe(d *driver.Driver, s Spec) {
 // DefaultLLM is the model backend for a configuration: any
 // OpenAI-compatible server, over chat completions or the Responses API as
 // llm.api selects.
-func DefaultLLM(cfg config.Config) agent.LLM {
-	if responses.Select(cfg.LLM.API, cfg.LLM.BaseURL, cfg.LLM.Model) == responses.APIResponses {
+func DefaultLLM(cfg config.Config) agent.LLM { return llmFor(cfg, 0) }
+
+// llmFor is DefaultLLM asking for at most maxTokens of answer (0: the
+// server's default).
+func llmFor(cfg config.Config, maxTokens int) agent.LLM {
+	if API(cfg) == responses.APIResponses {
 		return responses.New(responses.Config{
 			BaseURL:         cfg.LLM.BaseURL,
 			APIKey:          cfg.LLM.APIKey,
 			Model:           cfg.LLM.Model,
 			ReasoningEffort: cfg.LLM.ReasoningEffort,
 			IdleTimeout:     time.Duration(cfg.LLM.IdleTimeoutSeconds) * time.Second,
+			MaxTokens:       maxTokens,
 		})
 	}
 	return chat.NewOpenAI(chat.OpenAIConfig{
@@ -237,7 +243,14 @@ func DefaultLLM(cfg config.Config) agent.LLM {
 		APIKey:      cfg.LLM.APIKey,
 		Model:       cfg.LLM.Model,
 		IdleTimeout: time.Duration(cfg.LLM.IdleTimeoutSeconds) * time.Second,
+		MaxTokens:   maxTokens,
 	})
+}
+
+// API is the wire API cfg's model is reached over: "chat" (chat
+// completions) or "responses" (the Responses API), as llm.api selects.
+func API(cfg config.Config) string {
+	return responses.Select(cfg.LLM.API, cfg.LLM.BaseURL, cfg.LLM.Model)
 }
 
 // Limits are the machine's limits from the configuration.

@@ -237,6 +237,13 @@ func Run(ctx context.Context, tc TaskConfig) (res agent.Result, err error) {
 		// The task's work is committed on its branch, for the proposal now
 		// and for a merge after a restart.
 		cs, notes, err := wt.Finish(context.WithoutCancel(ctx))
+		if err != nil && res.Status == agent.StatusOK {
+			// A change nobody can read cannot be merged: the task did not
+			// do what it says it did (a repository it planted inside the
+			// worktree, sub/.git, hides what it wrote there).
+			res.Status, res.Reason = agent.StatusError, "worktree"
+			res.Error = "the task's change in its worktree could not be read: " + err.Error()
+		}
 		switch {
 		case tc.Hooks.Proposal != nil:
 			tc.Hooks.Proposal(ctx, wt, cs, notes, err)

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/agentls/agentls/internal/review"
+	"github.com/agentls/agentls/internal/tools"
 	"github.com/agentls/agentls/internal/worktree"
 )
 
@@ -27,6 +28,11 @@ type MergeReport struct {
 	Files     []string // files written
 	Conflicts []MergeConflict
 	Notes     []string // what was not merged and why (a deleted file)
+	// LeftOut are protected files (tools.ProtectedWrite: a protected name
+	// at any depth, .gitattributes, a file where a protected link leads)
+	// the user did not allow the merge to change, or could not be asked
+	// about; the merge does not count as done while they wait.
+	LeftOut []MergeLeftOut
 	// Before and After hold each written file's text before and after the
 	// merge, for the front end's change log.
 	Before, After map[string]string
@@ -45,17 +51,36 @@ func PlanWorktreeMerge(c worktree.Change, cur string, exists bool) (next string,
 	return a.Next, true, left
 }
 
+// MergeLeftOut is a protected file a merge did not write, and why it is
+// protected.
+type MergeLeftOut struct{ Rel, Why string }
+
 // MergeWorktree merges a worktree task's changes into the user's files
-// through edit: each file's hunks placed in its current text (the plan
-// the editor's merge makes); those over the user's own changes since the
-// snapshot are left out and reported. A file the task deleted is not
-// deleted: the report says so.
-func MergeWorktree(ctx context.Context, changes []worktree.Change, edit Editor) (MergeReport, error) {
+// under root through edit: each file's hunks placed in its current text
+// (the plan the editor's merge makes); those over the user's own changes
+// since the snapshot are left out and reported. A file the task deleted
+// is not deleted: the report says so. A protected file is asked about
+// first, as any write to it is (confirm; nil: nobody can be asked, and it
+// is left out).
+func MergeWorktree(ctx context.Context, root string, changes []worktree.Change, edit Editor, confirm func(ctx context.Context, rel, why string) (bool, error)) (MergeReport, error) {
 	rep := MergeReport{Before: map[string]string{}, After: map[string]string{}, Existed: map[string]bool{}}
 	for _, c := range changes {
 		if c.Deleted {
 			rep.Notes = append(rep.Notes, c.Rel+" was deleted in the worktree; delete it yourself if you agree")
 			continue
+		}
+		if protected, why := tools.ProtectedWrite(root, c.Rel, ""); protected {
+			ok := false
+			if confirm != nil {
+				var err error
+				if ok, err = confirm(ctx, c.Rel, why); err != nil {
+					ok = false
+				}
+			}
+			if !ok {
+				rep.LeftOut = append(rep.LeftOut, MergeLeftOut{Rel: c.Rel, Why: why})
+				continue
+			}
 		}
 		f := review.File{Rel: c.Rel, ReviewBase: c.Base, ReviewExisted: c.Existed, Proposed: c.Proposed, Proposing: true}
 		var left []review.Hunk

@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"os"
+	"sync"
 	"text/tabwriter"
 
 	"github.com/agentls/agentls/internal/assemble"
@@ -174,12 +176,26 @@ func mergeWorktree(ctx context.Context, root string, w *worktree.Tree, stdout, s
 		fmt.Fprintln(stderr, "agentls worktrees:", err)
 		return exitFailed
 	}
-	rep, err := assemble.MergeWorktree(ctx, changes, disk.Edit)
+	// A protected file (a protected name at any depth, .gitattributes, a
+	// file where a protected symlink leads) is asked about as any write to
+	// it is: at a terminal, with a question; without one, it is left out
+	// and the merge does not end ok.
+	var confirm func(ctx context.Context, rel, why string) (bool, error)
+	if isTerminal(os.Stdin) && isTerminal(stderr) {
+		yesNo := terminalYesNo(sync.OnceValue(func() *lines { return newLines(os.Stdin) }), stderr, nil)
+		confirm = func(ctx context.Context, rel, why string) (bool, error) {
+			return yesNo(ctx, fmt.Sprintf("the merge wants to change %s, which %s. Allow this change?", rel, why))
+		}
+	}
+	rep, err := assemble.MergeWorktree(ctx, root, changes, disk.Edit, confirm)
 	if err != nil {
 		fmt.Fprintln(stderr, "agentls worktrees:", err)
 		return exitFailed
 	}
-	merged, conflicts := rep.Merged, len(rep.Conflicts)
+	merged, conflicts, leftOut := rep.Merged, len(rep.Conflicts), len(rep.LeftOut)
+	for _, l := range rep.LeftOut {
+		fmt.Fprintf(stdout, "left out: %s: %s; only you change it (see it in %s)\n", l.Rel, l.Why, w.Dir())
+	}
 	for _, c := range rep.Conflicts {
 		fmt.Fprintf(stdout, "conflict: %s:%d: you changed this region since the task started; its change there was left out: %s\n", c.Rel, c.Line, c.What)
 	}
@@ -188,7 +204,7 @@ func mergeWorktree(ctx context.Context, root string, w *worktree.Tree, stdout, s
 		fmt.Fprintln(stderr, "agentls worktrees:", n)
 	}
 	fmt.Fprintf(stdout, "merged %d hunk%s of %s; %d conflict%s\n", merged, plural(merged), w.ID, conflicts, plural(conflicts))
-	if conflicts > 0 {
+	if conflicts > 0 || leftOut > 0 {
 		return exitFailed
 	}
 	if err := w.Merged(ctx); err != nil {

@@ -98,6 +98,11 @@ type Driver struct {
 	// Root is the workspace root whose nested AGENTS.md files join tool
 	// results when the task first touches their subtree; "": none.
 	Root string
+	// Secret says whether a workspace-relative, '/'-separated path names a
+	// secret file (tools.secretFiles), for the nested AGENTS.md files:
+	// one that is, or links to, a secret is never shown. nil: the default
+	// secret files.
+	Secret func(rel string) bool
 	// OnEvent receives every event of every task, in order per task. It is
 	// called from the driver's loop, so it must not block for long.
 	OnEvent func(agent.Event)
@@ -118,7 +123,7 @@ type Driver struct {
 // the task (Result.Cancelled); in-flight model streams, tools and checks are
 // stopped and waited for before Run returns.
 func (d *Driver) Run(ctx context.Context, t Assignment) agent.Result {
-	run := &run{d: d, inputs: make(chan agent.Input, 256), tools: map[string]agent.Tool{}, scoped: &scoped{root: d.Root}}
+	run := &run{d: d, inputs: make(chan agent.Input, 256), tools: map[string]agent.Tool{}, scoped: &scoped{root: d.Root, secret: d.Secret}}
 	for _, tl := range d.Tools {
 		run.tools[tl.Spec().Name] = tl
 		run.specs = append(run.specs, tl.Spec())

@@ -9,6 +9,7 @@ import (
 	"go.lsp.dev/protocol"
 	"go.lsp.dev/uri"
 
+	"github.com/agentls/agentls/internal/assemble"
 	"github.com/agentls/agentls/internal/edits"
 	"github.com/agentls/agentls/internal/review"
 )
@@ -17,6 +18,15 @@ func (s *Server) cmdAccept(ctx context.Context, a reviewArgs) (any, error) {
 	t, a, err := s.reviewTask("agentls.accept", a)
 	if err != nil {
 		return nil, err
+	}
+	if t.isolation == assemble.IsolationWorktree {
+		// A worktree task's commands wrote files nobody was asked about:
+		// a protected one is asked about now (acceptAsked).
+		applied, n, leftOut, err := s.acceptAsked(ctx, t, a.URI, a.Hunk, nil)
+		if err != nil {
+			return nil, err
+		}
+		return map[string]any{"applied": applied, "accepted": n, "leftOut": append([]string{}, leftOut...)}, nil
 	}
 	return s.accept(ctx, t, a.URI, a.Hunk)
 }

@@ -168,19 +168,22 @@ func writable(ctx context.Context, o Options, path string) (abs, rel string, err
 
 // confirmWrite refuses a write to a protected file unless the user
 // approves it explicitly. rel is the real path; lexical, if it differs,
-// the path as given.
+// the path as given. A file is protected by its name, by the name it was
+// given, or by a protected symlink that leads to it (ProtectedWrite).
 func confirmWrite(ctx context.Context, o Options, rel, lexical string) error {
-	protected, why := writeProtected(rel)
-	if !protected && lexical != "" && lexical != rel {
-		if protected, why = writeProtected(lexical); protected {
-			rel = lexical + " (" + rel + ")"
+	protected, why := ProtectedWrite(o.Policy.Root, rel, lexical)
+	if protected && lexical != "" && lexical != rel {
+		if p, _ := policy.Protected(rel); !p {
+			if p, _ := policy.Protected(lexical); p {
+				rel = lexical + " (" + rel + ")"
+			}
 		}
 	}
 	if !protected {
 		return nil
 	}
 	if o.ConfirmWrite == nil {
-		return fmt.Errorf("%s %s; the model may change it only with the user's explicit approval, and the user cannot be asked here: ask the user to make this change", rel, why)
+		return fmt.Errorf("%s; the model may change it only with the user's explicit approval, and the user cannot be asked here: ask the user to make this change", why)
 	}
 	ok, err := o.ConfirmWrite(ctx, rel, why)
 	if err != nil {

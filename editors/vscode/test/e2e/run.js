@@ -585,6 +585,38 @@ def('API key from "agentls: Set API Key" reaches the model, and nothing writes i
   }
 });
 
+def('agentls: Doctor reports the key found but never shown, the model taking tools, and that a task can run', async ({ browser, port }) => {
+  const key = 'sk-vscode-doctor-SECRET-31';
+  const llm = await startFakeLLM('doctor', ['-api-key', key]);
+  const dir = path.join(WORK, 'ws-doctor' + RETRY.suffix);
+  writeFiles(dir, { 'notes.txt': 'nothing here\n', '.vscode/settings.json': workspaceSettings(llm) });
+  const { page, folder } = await openWindow(browser, port, dir);
+  await runPaletteCommand(page, 'agentls: Set API Key');
+  await page.locator('.quick-input-widget .quick-input-title', { hasText: 'Set API Key' }).waitFor({ state: 'visible' });
+  await page.keyboard.type(key);
+  await page.keyboard.press('Enter');
+  await waitProbe(folder, 'the server to restart with the key', (r) => r.kind === 'ready' && probe(folder).some((x) => x.kind === 'apiKeySet' && x.time <= r.time), 20000);
+  await runPaletteCommand(page, 'agentls: Doctor');
+  const r = await waitProbe(folder, 'the doctor report', (x) => x.kind === 'doctor', 60000);
+  const check = (name) => (r.checks || []).find((c) => c.name === name) || {};
+  assert(r.exit === 0, `doctor exited ${r.exit}: ${r.error || r.text}`);
+  assert(check('key').status === 'ok' && /never shown/.test(check('key').summary), `key: ${JSON.stringify(check('key'))}`);
+  assert(check('endpoint').status === 'ok' && /tool calls accepted/.test(check('endpoint').summary), `endpoint: ${JSON.stringify(check('endpoint'))}`);
+  const toast = page.locator('.notifications-toasts .notification-toast', { hasText: 'a task can run here' }).first();
+  await toast.waitFor({ state: 'visible', timeout: 15000 });
+  const out = page.locator('.output-view, .panel .monaco-editor .view-lines').first();
+  await waitFor('the doctor report in the output panel', async () => /a task can run here/.test(await domText(out)), 15000);
+  await page.screenshot({ path: path.join(ARTIFACTS, 'vscode-doctor.png') });
+  console.log(`  screenshot: ${path.join(ARTIFACTS, 'vscode-doctor.png')}`);
+  const reqs = fs.readFileSync(llm.reqLog, 'utf8');
+  assert(/agentls_doctor/.test(reqs), 'the model got no request with the doctor\'s tool');
+  await page.close();
+  await sleep(300);
+  for (const f of [RESULTS, path.join(ARTIFACTS, 'code-server.log')]) {
+    if (fs.existsSync(f)) assert(!fs.readFileSync(f, 'utf8').includes(key), `the API key is written in ${f}`);
+  }
+});
+
 def('a workspace .agentls.json that widens power: "Trust this file" is asked natively and the answer reaches the server', async ({ browser, port }) => {
   const llm = await startFakeLLM('trust');
   const dir = path.join(WORK, 'ws-trust' + RETRY.suffix);
