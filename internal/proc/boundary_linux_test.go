@@ -157,6 +157,9 @@ func TestSandboxMasksSecrets(t *testing.T) {
 	}
 	sb := confined()
 	sb.DenyRead = append(sb.DenyRead, filepath.Join(extra, "token"))
+	// sandbox.denyRead holds within declared paths: extra is declared,
+	// its token masked; and so is the home, its credentials masked.
+	sb.AllowRead = []string{extra, home}
 	r = run(t, proc.Spec{Shell: cmd, Env: env, Dir: ws, Sandbox: sb})
 	if strings.Contains(r.Output, "SECRET") || strings.Contains(r.Output, "id_ed25519") || strings.Contains(r.Output, "credentials") {
 		t.Errorf("a sandboxed command read a secret:\n%s", r.Output)

@@ -3,7 +3,6 @@ package proc
 import (
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 
@@ -26,10 +25,6 @@ const attachAt = "/tmp"
 // devices are bound from the host's /dev into the new one.
 var devices = []string{"null", "zero", "full", "random", "urandom", "tty"}
 
-type placed struct {
-	path string
-	bind bool
-}
 
 // buildRoot makes the new root from cfg.Root and pivots into it. layered
 // says which copy-on-write entries got a layer (the others are read-only).
@@ -319,4 +314,3 @@ func maskDenied(cfg launchConfig, m *masker) error {
 	return nil
 }
 
-var _ = os.Getpid
