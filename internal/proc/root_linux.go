@@ -25,7 +25,6 @@ const attachAt = "/tmp"
 // devices are bound from the host's /dev into the new one.
 var devices = []string{"null", "zero", "full", "random", "urandom", "tty"}
 
-
 // buildRoot makes the new root from cfg.Root and pivots into it. layered
 // says which copy-on-write entries got a layer (the others are read-only).
 func buildRoot(cfg launchConfig, layered map[string]bool) error {
@@ -313,4 +312,3 @@ func maskDenied(cfg launchConfig, m *masker) error {
 	}
 	return nil
 }
-
