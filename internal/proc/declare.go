@@ -197,9 +197,10 @@ func Declare(sb Sandbox, env []string) (Declaration, error) {
 	if home == "" {
 		home, _ = os.UserHomeDir()
 	}
+	var homeLink string
 	if home != "" {
-		if r, err := filepath.EvalSymlinks(home); err == nil {
-			home = r
+		if r, err := filepath.EvalSymlinks(home); err == nil && r != filepath.Clean(home) {
+			homeLink, home = filepath.Clean(home), r
 		}
 		d.Home = home
 	}
@@ -244,6 +245,10 @@ func Declare(sb Sandbox, env []string) (Declaration, error) {
 		Entry{Path: "/dev/shm", Access: Private, Why: "shared memory"})
 	if home != "" && home != "/" {
 		es = append(es, Entry{Path: home, Access: Private, Why: "home: empty but for what is declared in it"})
+		if homeLink != "" {
+			// $HOME names the home through a link (/home/u -> /data/u).
+			es = append(es, Entry{Path: homeLink, Access: Symlink, Why: "home", Target: home})
+		}
 	}
 	ws := ReadWrite
 	if sb.Mode == ModeReadOnly {

@@ -114,11 +114,10 @@ func buildRoot(cfg launchConfig, layered map[string]bool) error {
 			if err != nil {
 				continue
 			}
-			err = unix.Symlinkat(e.Target, parent, name)
+			// (A link that cannot be made, below a read-only declared
+			// path, is left out: it only names what is declared.)
+			_ = unix.Symlinkat(e.Target, parent, name)
 			unix.Close(parent)
-			if err != nil && !errors.Is(err, unix.EEXIST) {
-				return fmt.Errorf("symlink %s: %w", e.Path, err)
-			}
 		case Private:
 			parent, name, err := makeParents(root, e.Path, binds)
 			if err != nil {
