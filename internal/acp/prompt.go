@@ -106,6 +106,9 @@ func (a *Agent) Prompt(ctx context.Context, p sdk.PromptRequest) (_ sdk.PromptRe
 		newLLM = assemble.DefaultLLM
 	}
 	start := time.Now()
+	s.mu.Lock()
+	until := s.until
+	s.mu.Unlock()
 	res, err := assemble.Run(ctx, assemble.TaskConfig{
 		Spec: assemble.Spec{
 			Config:    cfg,
@@ -124,6 +127,7 @@ func (a *Agent) Prompt(ctx context.Context, p sdk.PromptRequest) (_ sdk.PromptRe
 			AskNetwork: func(ctx context.Context, command string) (bool, error) {
 				return a.yesNo(ctx, s, out, "Run `"+command+"` again with network", map[string]any{"command": command, "why": "it failed without network in the sandbox"})
 			},
+			Until: until,
 		},
 		Prompt:    text,
 		Images:    images,

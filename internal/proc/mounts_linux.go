@@ -81,6 +81,20 @@ func mountBoundary(cfg launchConfig, m *masker) (layered []string, err error) {
 			return nil, fmt.Errorf("show %s: %w", p, err)
 		}
 	}
+	if cfg.ReadOnly {
+		// Last, so that the copy holds the masks and the view: Landlock
+		// cannot take back from a writable parent (the temp directory)
+		// what a read-only workspace beneath it must not be given.
+		ws, err := unix.Open(cfg.Workspace, unix.O_PATH|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+		if err != nil {
+			return nil, fmt.Errorf("open the workspace: %w", err)
+		}
+		err = bindFD(ws, ws, true)
+		unix.Close(ws)
+		if err != nil {
+			return nil, fmt.Errorf("bind the workspace read-only: %w", err)
+		}
+	}
 	return layered, nil
 }
 

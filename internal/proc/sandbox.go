@@ -261,8 +261,12 @@ type launchConfig struct {
 	Writable    []string `json:"writable"`
 	// Protect and Secrets are name globs the launcher looks for in the
 	// workspace (ReadOnly: the whole workspace is read-only already).
-	Protect  []string `json:"protect,omitempty"`
-	Secrets  []string `json:"secrets,omitempty"`
+	Protect []string `json:"protect,omitempty"`
+	Secrets []string `json:"secrets,omitempty"`
+	// ReadOnly binds the workspace read-only over itself (ModeReadOnly):
+	// a workspace beneath a writable directory (the temp directory) stays
+	// read-only all the same.
+	ReadOnly bool     `json:"readOnly,omitempty"`
 	DenyRead []string `json:"denyRead,omitempty"`
 	// Root is the declaration the new root is built from (Declare); its
 	// copy-on-write entries are layered in CacheLayer.

@@ -180,6 +180,7 @@ func configFor(argv, env []string, sb Sandbox, dir string) (launchConfig, error)
 	if sb.Mode == ModeWorkspaceWrite {
 		cfg.Protect = sb.Protect
 	}
+	cfg.ReadOnly = sb.Mode == ModeReadOnly
 	cfg.Secrets = sb.SecretFiles
 	home := lookupEnv(env, "HOME")
 	if home == "" {

@@ -428,3 +428,36 @@ func TestDenyReadAroundTheWorkspace(t *testing.T) {
 		t.Fatalf("unconfined, the command reads: %q", off.Output)
 	}
 }
+
+// Read-only means read-only where the workspace lies: one beneath the temp
+// directory, which sandboxed commands may write, stays unwritten, with or
+// without a view of the editor's texts. Before, Landlock's writable temp
+// directory covered the workspace inside it.
+func TestReadOnlyWorkspaceInsideTempDir(t *testing.T) {
+	needSandbox(t)
+	ws := t.TempDir()
+	if err := os.WriteFile(filepath.Join(ws, "a.txt"), []byte("disk\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, view := range []map[string][]byte{nil, {"a.txt": []byte("buffer\n")}} {
+		sb := proc.Sandbox{Mode: proc.ModeReadOnly, View: view}
+		r := run(t, proc.Spec{Shell: "cat a.txt; echo x > made.txt; echo x >> a.txt; mkdir d", Dir: ws, Sandbox: sb})
+		if _, err := os.Stat(filepath.Join(ws, "made.txt")); err == nil {
+			t.Errorf("view %v: read-only mode created a file in the workspace: %+v", view != nil, r)
+		}
+		if b, _ := os.ReadFile(filepath.Join(ws, "a.txt")); string(b) != "disk\n" {
+			t.Errorf("view %v: read-only mode changed a.txt to %q", view != nil, b)
+		}
+		want := "disk"
+		if view != nil {
+			want = "buffer"
+		}
+		if !strings.Contains(r.Output, want) || !strings.Contains(r.Output, "Read-only file system") {
+			t.Errorf("view %v: output %q, want the text %q and a read-only error", view != nil, r.Output, want)
+		}
+	}
+	// Temporary files elsewhere are still allowed.
+	if r := run(t, proc.Spec{Shell: "f=$(mktemp) && echo ok > $f && cat $f", Dir: ws, Sandbox: proc.Sandbox{Mode: proc.ModeReadOnly}}); r.ExitCode != 0 {
+		t.Errorf("read-only mode cannot write a temporary file: %+v", r)
+	}
+}
