@@ -67,7 +67,9 @@ func evalCommand(args []string, stdout, stderr io.Writer) int {
 	jsonOut := fs.String("json", "", "also write the report as JSON to this file (- for stdout, instead of the table)")
 	model := fs.String("model", "", "model (default: llm.model / AGENTLS_MODEL)")
 	baseURL := fs.String("base-url", "", "endpoint (default: llm.baseURL / AGENTLS_BASE_URL)")
-	verify := fs.Bool("verify", false, "run agentls's verify gate during each task")
+	noVerify := fs.Bool("no-verify", false, "turn agentls's verify gate off (it is on, as users run agentls)")
+	api := fs.String("api", "", "wire API: chat or responses (scripted: default chat; endpoint: what llm.api picks)")
+	repeat := fs.Int("repeat", 1, "run every task N times (pass rates then come with confidence intervals)")
 	keep := fs.Bool("keep", false, "keep each task's directory and say where")
 	agentls := fs.String("agentls", "", "the agentls binary to evaluate (default: agentls beside this program, else on PATH)")
 	sets := setFlags{}
@@ -91,6 +93,15 @@ func evalCommand(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "agentls-eval: %v\n", err)
 		return 2
 	}
+	if *api != "" && *api != "chat" && *api != "responses" {
+		fmt.Fprintln(stderr, "agentls-eval: --api is chat or responses")
+		return 2
+	}
+	suiteAbs, err := filepath.Abs(*suite)
+	if err != nil {
+		fmt.Fprintf(stderr, "agentls-eval: %v\n", err)
+		return 2
+	}
 	cfg, _ := config.Resolve(config.FromEnv(os.Getenv))
 	if *model != "" {
 		cfg.LLM.Model = *model
@@ -110,7 +121,7 @@ func evalCommand(args []string, stdout, stderr io.Writer) int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	var log io.Writer = stderr
-	rep := eval.Run(ctx, tasks, eval.Options{Binary: bin, Config: cfg, Scripted: *scripted, Settings: sets, Verify: *verify, Keep: *keep, Log: log})
+	rep := eval.Run(ctx, tasks, eval.Options{Binary: bin, Config: cfg, Scripted: *scripted, Settings: sets, NoVerify: *noVerify, API: *api, Suite: suiteAbs, Repeat: *repeat, Keep: *keep, Log: log})
 	if *jsonOut != "" {
 		b, _ := json.MarshalIndent(rep, "", "  ")
 		b = append(b, '\n')

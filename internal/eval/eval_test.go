@@ -4,7 +4,9 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/agentls/agentls/internal/config"
@@ -12,55 +14,131 @@ import (
 
 const suite = "../../testdata/eval"
 
-// Every task is a real task: its hidden tests fail on the repository as
-// given, so only a fix passes them. Slow (every suite's toolchain once
-// per task), so run on demand: AGENTLS_EVAL_CHECK=1.
-func TestHiddenTestsFailWithoutAFix(t *testing.T) {
-	if os.Getenv("AGENTLS_EVAL_CHECK") == "" {
-		t.Skip("set AGENTLS_EVAL_CHECK=1 to check that every task's hidden tests fail unfixed")
-	}
+// Every task is a real task: on the repository as given, each of its
+// FailToPass tests fails and each PassToPass test passes; with the
+// project's own (fixed) files, all of them pass. Graded as a run grades,
+// test by test from the runner's report, in the sandbox.
+func TestEveryTaskFailsWithoutAFixAndPassesWithOne(t *testing.T) {
 	tasks, err := Load(suite, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	cfg := config.Defaults()
+	sem := make(chan struct{}, 2)
+	var wg sync.WaitGroup
 	for _, task := range tasks {
-		ws := t.TempDir()
-		if err := copyTree(filepath.Join(task.Dir, "repo"), ws); err != nil {
-			t.Fatal(err)
+		if task.Project == "" {
+			t.Errorf("%s: the suite's tasks are projects with a base/ (so the fix is known)", task.Name)
+			continue
 		}
-		if err := copyTree(filepath.Join(task.Dir, "hidden"), ws); err != nil {
-			t.Fatal(err)
+		if why := task.Missing(); why != "" {
+			t.Errorf("%s: %s (.ci/install installs every toolchain the suite needs)", task.Name, why)
+			continue
 		}
-		if task.Lang == "ts" {
-			if err := transpile(ws); err != nil {
-				t.Fatal(err)
-			}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			sem <- struct{}{}
+			defer func() { <-sem }()
+			checkTask(t, cfg, task)
+		}()
+	}
+	wg.Wait()
+}
+
+func checkTask(t *testing.T, cfg config.Config, task Task) {
+	ctx := context.Background()
+	tmp := t.TempDir()
+	unfixed, fixed := filepath.Join(tmp, "unfixed"), filepath.Join(tmp, "fixed")
+	if err := materialize(ctx, task, unfixed); err != nil {
+		t.Errorf("%s: %v", task.Name, err)
+		return
+	}
+	if err := copyTree(filepath.Join(task.Dir, task.Project), fixed); err != nil {
+		t.Errorf("%s: %v", task.Name, err)
+		return
+	}
+	for _, dir := range []string{unfixed, fixed} {
+		if err := copyTree(filepath.Join(task.Dir, "hidden"), dir); err != nil {
+			t.Errorf("%s: %v", task.Name, err)
+			return
 		}
-		passed, out, err := runHidden(context.Background(), cfg, ws, task.Test)
-		if err != nil {
-			t.Fatal(err)
+	}
+	got, out, err := runTests(ctx, grading{cfg: cfg, dir: unfixed, layer: filepath.Join(tmp, "layer")}, task)
+	if err != nil {
+		t.Errorf("%s: %v", task.Name, err)
+		return
+	}
+	for _, id := range task.FailToPass {
+		if got[id] == TestPass {
+			t.Errorf("%s: %s passes without a fix", task.Name, id)
 		}
-		if passed {
-			t.Errorf("%s: the hidden tests pass without a fix:\n%s", task.Name, out)
+	}
+	for _, id := range task.PassToPass {
+		if got[id] != TestPass {
+			t.Errorf("%s: %s (pass to pass) is %q on the repository as given:\n%s", task.Name, id, got[id], lastLines(out, 30))
 		}
+	}
+	got, out, err = runTests(ctx, grading{cfg: cfg, dir: fixed, layer: filepath.Join(tmp, "layer2")}, task)
+	if err != nil {
+		t.Errorf("%s: %v", task.Name, err)
+		return
+	}
+	if v := judge(task, got); !v.Passed {
+		t.Errorf("%s: with the fix, %v do not pass:\n%s", task.Name, v.Failing, lastLines(out, 30))
 	}
 }
 
-func TestLoadSuite(t *testing.T) {
+// The suite measures the model, not the loop: at least 20 tasks on
+// projects of 30 source files or more, a third of the fixes touching two
+// files or more, and no prompt naming a file the fix changes.
+func TestSuiteShape(t *testing.T) {
 	tasks, err := Load(suite, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	langs := map[string]int{}
+	multi := 0
+	projects := map[string]bool{}
 	for _, task := range tasks {
-		langs[task.Lang]++
-		if _, err := task.Solution(); err != nil {
-			t.Errorf("%s: %v", task.Name, err)
+		projects[filepath.Join(task.Dir, task.Project)] = true
+		var changed []string
+		base := filepath.Join(task.Dir, "base")
+		_ = filepath.WalkDir(base, func(p string, d os.DirEntry, err error) error {
+			if err == nil && !d.IsDir() {
+				rel, _ := filepath.Rel(base, p)
+				changed = append(changed, filepath.ToSlash(rel))
+			}
+			return nil
+		})
+		if len(changed) == 0 {
+			t.Errorf("%s: base/ changes nothing", task.Name)
+		}
+		if len(changed) >= 2 {
+			multi++
+		}
+		for _, f := range changed {
+			if strings.Contains(task.Prompt, f) || strings.Contains(task.Prompt, filepath.Base(f)) {
+				t.Errorf("%s: the prompt names %s", task.Name, f)
+			}
+		}
+		if task.Read != nil {
+			t.Errorf("%s: the scripted solution should find its files itself", task.Name)
 		}
 	}
-	if len(tasks) < 20 || langs["go"] == 0 || langs["python"] == 0 || langs["ts"] == 0 {
-		t.Errorf("suite: %d tasks, by language %v", len(tasks), langs)
+	if len(tasks) < 20 || 3*multi < len(tasks) {
+		t.Errorf("%d tasks, %d with fixes in two files or more", len(tasks), multi)
+	}
+	for p := range projects {
+		n := 0
+		_ = filepath.WalkDir(p, func(p string, d os.DirEntry, err error) error {
+			if err == nil && !d.IsDir() && slices.Contains([]string{".go", ".py"}, filepath.Ext(p)) {
+				n++
+			}
+			return nil
+		})
+		if n < 30 {
+			t.Errorf("%s: %d source files", p, n)
+		}
 	}
 	if _, err := Load(suite, []string{"no-such-task"}); err == nil || !strings.Contains(err.Error(), "no such task") {
 		t.Errorf("unknown task: %v", err)

@@ -1,3 +1,0 @@
-module example.com/golruget
-
-go 1.22
