@@ -63,7 +63,11 @@ func evalSuite(t *testing.T, tasks ...string) string {
 
 func runEval(t *testing.T, args ...string) eval.Report {
 	t.Helper()
-	cmd := exec.Command(agentlsEval(t), append([]string{"--agentls", binary, "--json", "-"}, args...)...)
+	flags := []string{"--agentls", binary, "--json", "-"}
+	if len(args) > 0 && args[0] == "polyglot" {
+		flags, args = append([]string{"polyglot"}, flags...), args[1:]
+	}
+	cmd := exec.Command(agentlsEval(t), append(flags, args...)...)
 	cmd.Env = cleanEnv()
 	var stderr strings.Builder
 	cmd.Stderr = &stderr
@@ -219,5 +223,120 @@ func TestEvalCheatingModelScoresZero(t *testing.T) {
 	stolen, _ := os.ReadFile(filepath.Join(pyRes.Dir, "work", "stolen.py"))
 	if len(stolen) != 0 {
 		t.Errorf("the model read the hidden test:\n%s", stolen)
+	}
+}
+
+// agentls-eval polyglot runs a checkout in the layout of Aider's polyglot
+// benchmark with its protocol (here the project's own exercises, one per
+// language on the machine: the benchmark is not vendored). The scripted
+// model writing the reference solutions passes each on the first try; a
+// model that does nothing passes none; a model that gets it wrong first
+// receives the test output (its script expects the failing test's name in
+// the second prompt) and passes on the second try. The report gives the
+// rates after each try per language and says the tests were hidden.
+func TestEvalPolyglotScripted(t *testing.T) {
+	root := filepath.Join(t.TempDir(), "polyglot")
+	if _, err := lspclient.CopyTree(filepath.Join("..", "testdata", "eval", "_polyglot"), root); err != nil {
+		t.Fatal(err)
+	}
+	practice := func(lang, name string) string { return filepath.Join(root, lang, "exercises", "practice", name) }
+	if _, err := lspclient.CopyTree(practice("go", "word-wrap"), practice("go", "word-wrap-idle")); err != nil {
+		t.Fatal(err)
+	}
+	writeScript(t, filepath.Join(practice("go", "word-wrap-idle"), ".meta"), fakellm.Script{Turns: []fakellm.Turn{{Text: "Nothing to do."}, {Text: "Still nothing."}}})
+	retry := practice("python", "bracket-balance-retry")
+	if _, err := lspclient.CopyTree(practice("python", "bracket-balance"), retry); err != nil {
+		t.Fatal(err)
+	}
+	stub, _ := os.ReadFile(filepath.Join(retry, "bracket_balance.py"))
+	right, _ := os.ReadFile(filepath.Join(retry, ".meta", "example.py"))
+	wrong := "def is_balanced(text):\n    return text.count(\"(\") == text.count(\")\")\n"
+	patch := func(from, to string) string {
+		var b strings.Builder
+		b.WriteString("*** Begin Patch\n*** Update File: bracket_balance.py\n@@\n")
+		for _, l := range strings.Split(strings.TrimSuffix(from, "\n"), "\n") {
+			b.WriteString("-" + l + "\n")
+		}
+		for _, l := range strings.Split(strings.TrimSuffix(to, "\n"), "\n") {
+			b.WriteString("+" + l + "\n")
+		}
+		b.WriteString("*** End Patch\n")
+		return b.String()
+	}
+	writeScript(t, filepath.Join(retry, ".meta"), fakellm.Script{Turns: []fakellm.Turn{
+		{ToolCalls: []fakellm.ToolCall{toolCall("p1", "apply_patch", map[string]string{"input": patch(string(stub), wrong)})}},
+		{Text: "Done."},
+		{Expect: &fakellm.Expect{LastUserContains: "FAIL: test_unbalanced"}, ToolCalls: []fakellm.ToolCall{toolCall("p2", "apply_patch", map[string]string{"input": patch(wrong, string(right))})}},
+		{Text: "Fixed."},
+	}})
+	rep := runEval(t, "polyglot", "--scripted", root)
+	p := rep.Polyglot
+	if p == nil || p.TestsVisible || p.Tries != 2 || len(rep.Results) != 7 {
+		t.Fatalf("report: %+v, %d results", p, len(rep.Results))
+	}
+	for _, r := range rep.Results {
+		want := 1
+		switch r.Task {
+		case "go/word-wrap-idle":
+			want = 0
+		case "python/bracket-balance-retry":
+			want = 2
+		}
+		if r.PassedOnTry != want || r.Passed != (want > 0) || !r.Sealed {
+			t.Errorf("%s: passed on try %d (want %d), tries %v, sealed %v: %s\n%s", r.Task, r.PassedOnTry, want, r.Tries, r.Sealed, r.Error, r.TestOutput)
+		}
+	}
+	if g, py := p.ByLang["go"], p.ByLang["python"]; g.Exercises != 2 || g.Try1 != 1 || g.Try2 != 1 || py.Try1 != 1 || py.Try2 != 2 || p.Total.Exercises != 7 || p.Total.Try2 != 6 {
+		t.Errorf("rates: %+v", p)
+	}
+	if r := result(t, rep, "rust/run-length"); !slices.Equal(r.Change.Applied, []string{"src/lib.rs"}) {
+		t.Errorf("rust change: %+v", r.Change)
+	}
+
+	// With --tests-visible the model's workspace holds the tests.
+	rep = runEval(t, "polyglot", "--scripted", "--tests-visible", "--keep", "--task", "python/bracket-balance", root)
+	r := result(t, rep, "python/bracket-balance")
+	defer os.RemoveAll(r.Dir)
+	if !rep.Polyglot.TestsVisible || !r.Passed {
+		t.Errorf("tests visible: %+v, passed %v", rep.Polyglot, r.Passed)
+	}
+	if _, err := os.Stat(filepath.Join(r.Dir, "work", "bracket_balance_test.py")); err != nil {
+		t.Errorf("the tests are not in the model's workspace: %v", err)
+	}
+}
+
+// Two recorded runs of the same task, one by a model that fixes it and one
+// by a model that does nothing, each repeated twice: agentls-eval compare
+// prints per-task and overall pass rates with Wilson intervals, tokens,
+// cost and time, and names the task that flipped.
+func TestEvalCompare(t *testing.T) {
+	good := evalSuite(t, "todo-next-weekday")
+	idle := evalSuite(t, "todo-next-weekday")
+	writeScript(t, filepath.Join(idle, "todo-next-weekday"), fakellm.Script{Turns: []fakellm.Turn{{Text: "Nothing to change."}, {Text: "Nothing to change."}}})
+	dir := t.TempDir()
+	for name, suite := range map[string]string{"a.json": good, "b.json": idle} {
+		cmd := exec.Command(agentlsEval(t), "--agentls", binary, "--scripted", "--repeat", "2", "--suite", suite, "--json", filepath.Join(dir, name))
+		cmd.Env = cleanEnv()
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("%s: %v\n%s", name, err, out)
+		}
+	}
+	out, err := exec.Command(agentlsEval(t), "compare", filepath.Join(dir, "a.json"), filepath.Join(dir, "b.json")).CombinedOutput()
+	if err != nil {
+		t.Fatalf("compare: %v\n%s", err, out)
+	}
+	text := string(out)
+	for _, want := range []string{
+		"2/2 100% [34–100]", "0/2 0% [0–66]", "lost",
+		"input tokens", "of which cached", "cost $ (with cache)", "time s",
+		"flipped: 0 passed in B only [], 1 passed in A only [todo-next-weekday]",
+		"the overall intervals overlap",
+	} {
+		if !strings.Contains(text, want) {
+			t.Errorf("compare output lacks %q:\n%s", want, text)
+		}
+	}
+	if out, err := exec.Command(agentlsEval(t), "compare", filepath.Join(dir, "a.json")).CombinedOutput(); err == nil || !strings.Contains(string(out), "usage") {
+		t.Errorf("compare with one report: %v\n%s", err, out)
 	}
 }

@@ -73,6 +73,10 @@ type Result struct {
 	// the required tests that did not pass.
 	Change  Change   `json:"change"`
 	Failing []string `json:"failing,omitempty"`
+	// PassedOnTry is the polyglot try that passed (0: none); Tries the
+	// outcome of each try.
+	PassedOnTry int    `json:"passedOnTry,omitempty"`
+	Tries       []bool `json:"tries,omitempty"`
 	// Status is agentls's end status (ok, error, …) and Error what went
 	// wrong when the agent or the harness failed.
 	Status string `json:"status"`
@@ -110,8 +114,10 @@ type Report struct {
 	Verify   bool           `json:"verify"`
 	Repeat   int            `json:"repeat,omitempty"`
 	Settings map[string]any `json:"settings,omitempty"`
-	Results  []Result       `json:"results"`
-	Total    Total          `json:"total"`
+	// Polyglot is set for a run of Aider's polyglot benchmark.
+	Polyglot *PolyglotSummary `json:"polyglot,omitempty"`
+	Results  []Result         `json:"results"`
+	Total    Total            `json:"total"`
 }
 
 // Total sums the results.

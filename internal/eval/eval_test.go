@@ -2,6 +2,8 @@ package eval
 
 import (
 	"context"
+	"math"
+	"reflect"
 	"os"
 	"path/filepath"
 	"slices"
@@ -162,5 +164,42 @@ func TestPrefixAndUsage(t *testing.T) {
 	in, cached, out = usageOf([]byte("event: response.completed\ndata: {\"type\":\"response.completed\",\"response\":{\"usage\":{\"input_tokens\":50,\"output_tokens\":5,\"input_tokens_details\":{\"cached_tokens\":32}}}}\n"))
 	if in != 50 || cached != 32 || out != 5 {
 		t.Errorf("responses usage %d %d %d", in, cached, out)
+	}
+}
+
+func TestWilson(t *testing.T) {
+	for _, c := range []struct {
+		k, n   int
+		lo, hi float64
+	}{
+		{0, 10, 0, 0.2775}, {10, 10, 0.7225, 1}, {5, 10, 0.2366, 0.7634}, {1, 2, 0.0945, 0.9055}, {0, 0, 0, 0},
+	} {
+		r := Wilson(c.k, c.n)
+		if math.Abs(r.Lo-c.lo) > 1e-3 || math.Abs(r.Hi-c.hi) > 1e-3 {
+			t.Errorf("Wilson(%d, %d) = [%.4f, %.4f], want [%.4f, %.4f]", c.k, c.n, r.Lo, r.Hi, c.lo, c.hi)
+		}
+	}
+}
+
+func TestCompareFlips(t *testing.T) {
+	a := Report{Model: "m1", Results: []Result{{Task: "x", Passed: true}, {Task: "x", Passed: true}, {Task: "y"}, {Task: "z", Skipped: true}}}
+	b := Report{Model: "m2", Results: []Result{{Task: "x"}, {Task: "x", Passed: true}, {Task: "y", Passed: true}}}
+	c := Compare(a, b, "a", "b")
+	if len(c.Tasks) != 2 || c.Tasks[0].Flipped != "lost" || c.Tasks[1].Flipped != "gained" {
+		t.Errorf("%+v", c.Tasks)
+	}
+	if c.A.Rate.Passed != 2 || c.A.Rate.Runs != 3 || c.B.Rate.Passed != 2 || c.B.Rate.Runs != 3 {
+		t.Errorf("totals %+v %+v", c.A.Rate, c.B.Rate)
+	}
+}
+
+func TestSortChange(t *testing.T) {
+	orig := map[string][]byte{"go.mod": []byte("module m"), "a.go": []byte("a"), "a_test.go": []byte("t")}
+	work := map[string][]byte{"go.mod": []byte("module m\nreplace x => y"), "a.go": []byte("A"), "b.go": []byte("b"),
+		"z_test.go": []byte("TestMain"), "json.py": []byte(""), "pkg/json.py": []byte(""), "unittest/__init__.py": []byte(""), "conftest.py": []byte("")}
+	c := sortChange(orig, work, defaultTestPatterns["go"], map[string]bool{"json": true, "unittest": true})
+	want := Change{Applied: []string{"a.go", "b.go", "pkg/json.py"}, Dropped: []string{"a_test.go", "z_test.go"}, Restored: []string{"conftest.py", "go.mod", "json.py", "unittest/__init__.py"}}
+	if !reflect.DeepEqual(c, want) {
+		t.Errorf("got %+v\nwant %+v", c, want)
 	}
 }

@@ -194,6 +194,9 @@ class Result(unittest.TextTestResult):
         super().addSubTest(t, s, e)
         if e is not None: out[t.id()] = "fail"
 suite = unittest.TestSuite()
+if names == ["--discover"]:
+    names = []
+    suite.addTests(unittest.defaultTestLoader.discover(root, pattern="*_test.py", top_level_dir=root))
 for n in names:
     try:
         suite.addTests(unittest.defaultTestLoader.loadTestsFromName(n))

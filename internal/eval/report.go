@@ -66,7 +66,32 @@ func WriteTable(w io.Writer, rep Report) {
 			fmt.Fprintln(w)
 		}
 	}
+	if p := rep.Polyglot; p != nil {
+		writePolyglot(w, *p)
+	}
 	if unsealed > 0 {
 		fmt.Fprintf(w, "WARNING: %d tasks ran without the sandbox: the model could read the hidden tests; these scores are not sealed\n", unsealed)
 	}
+}
+
+// writePolyglot prints the pass rates after each try, per language and
+// overall, and the mode, as Aider's leaderboard reports them.
+func writePolyglot(w io.Writer, p PolyglotSummary) {
+	mode := "tests hidden from the model (Aider's protocol)"
+	if p.TestsVisible {
+		mode = "tests visible to the model (as agent harnesses run it)"
+	}
+	fmt.Fprintf(w, "\npolyglot, %s, %d tries; the original tests restored before grading\n", mode, p.Tries)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "language\texercises\tpass try 1\tpass try 2\tskipped\t")
+	row := func(name string, t TryRates) {
+		fmt.Fprintf(tw, "%s\t%d\t%.1f%%\t%.1f%%\t%d\t\n", name, t.Exercises, 100*t.Rate1, 100*t.Rate2, t.Skipped)
+	}
+	for _, l := range PolyglotLangs {
+		if t, ok := p.ByLang[l]; ok {
+			row(l, t)
+		}
+	}
+	row("overall", p.Total)
+	tw.Flush()
 }
