@@ -3,9 +3,9 @@ package eval
 import (
 	"context"
 	"math"
-	"reflect"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
 	"sync"
