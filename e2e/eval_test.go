@@ -340,3 +340,79 @@ func TestEvalCompare(t *testing.T) {
 		t.Errorf("compare with one report: %v\n%s", err, out)
 	}
 }
+
+// A task can be a git repository at a commit (SWE-bench's shape): here a
+// repository whose first commit has the bug and whose second has the fix.
+// The model gets the first commit alone (no later history, no branch, no
+// remote), the scripted model's patch fixes it, and the hidden test and
+// the pass-to-pass tests decide.
+func TestEvalRepoAtCommit(t *testing.T) {
+	src := filepath.Join("..", "testdata", "eval")
+	repo := filepath.Join(t.TempDir(), "ledger")
+	if _, err := lspclient.CopyTree(filepath.Join(src, "_projects", "ledger"), repo); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := lspclient.CopyTree(filepath.Join(src, "ledger-tab-separated", "base"), repo); err != nil {
+		t.Fatal(err)
+	}
+	git := func(args ...string) string {
+		t.Helper()
+		cmd := exec.Command("git", append([]string{"-c", "user.name=t", "-c", "user.email=t@localhost", "-c", "commit.gpgsign=false"}, args...)...)
+		cmd.Dir = repo
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+		return strings.TrimSpace(string(out))
+	}
+	git("init", "-q")
+	git("add", "-A")
+	git("commit", "-qm", "ledger with the tab bug")
+	buggy := git("rev-parse", "HEAD")
+	broken, _ := os.ReadFile(filepath.Join(repo, "journal", "lexer.go"))
+	fixed, _ := os.ReadFile(filepath.Join(src, "_projects", "ledger", "journal", "lexer.go"))
+	if err := os.WriteFile(filepath.Join(repo, "journal", "lexer.go"), fixed, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	git("commit", "-qam", "the fix")
+	fix := git("rev-parse", "HEAD")
+
+	var orig eval.Task
+	b, _ := os.ReadFile(filepath.Join(src, "ledger-tab-separated", "task.json"))
+	if err := json.Unmarshal(b, &orig); err != nil {
+		t.Fatal(err)
+	}
+	suite := filepath.Join(t.TempDir(), "suite")
+	task := filepath.Join(suite, "ledger-at-commit")
+	if _, err := lspclient.CopyTree(filepath.Join(src, "ledger-tab-separated", "hidden"), filepath.Join(task, "hidden")); err != nil {
+		t.Fatal(err)
+	}
+	spec, _ := json.Marshal(map[string]any{"lang": "go", "repo": repo, "commit": buggy, "prompt": orig.Prompt, "failToPass": orig.FailToPass, "passToPass": orig.PassToPass})
+	var patch strings.Builder
+	patch.WriteString("*** Begin Patch\n*** Update File: journal/lexer.go\n@@\n")
+	for _, l := range strings.Split(strings.TrimSuffix(string(broken), "\n"), "\n") {
+		patch.WriteString("-" + l + "\n")
+	}
+	for _, l := range strings.Split(strings.TrimSuffix(string(fixed), "\n"), "\n") {
+		patch.WriteString("+" + l + "\n")
+	}
+	patch.WriteString("*** End Patch\n")
+	if err := os.WriteFile(filepath.Join(task, "task.json"), spec, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(task, "solution.patch"), []byte(patch.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	rep := runEval(t, "--scripted", "--keep", "--suite", suite)
+	r := result(t, rep, "ledger-at-commit")
+	defer os.RemoveAll(r.Dir)
+	if !r.Passed || !slices.Equal(r.Change.Applied, []string{"journal/lexer.go"}) {
+		t.Fatalf("passed %v, change %+v: %s\n%s", r.Passed, r.Change, r.Error, r.TestOutput)
+	}
+	cmd := exec.Command("git", "log", "--all", "--format=%H")
+	cmd.Dir = filepath.Join(r.Dir, "work")
+	out, err := cmd.Output()
+	if err != nil || strings.TrimSpace(string(out)) != buggy || strings.Contains(string(out), fix) {
+		t.Errorf("the model's repository has history %q (%v); want only %s", out, err, buggy)
+	}
+}

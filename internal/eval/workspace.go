@@ -20,15 +20,7 @@ func materialize(ctx context.Context, t Task, dst string) error {
 		if !strings.Contains(src, "://") && !strings.HasPrefix(src, "git@") && !filepath.IsAbs(src) {
 			src = filepath.Join(t.Dir, src)
 		}
-		if err := git(ctx, "", "clone", "--quiet", "--no-checkout", src, dst); err != nil {
-			return err
-		}
-		if err := git(ctx, dst, "checkout", "--quiet", "--detach", t.Commit); err != nil {
-			return err
-		}
-		// No way back to the fix: the history after the commit and the
-		// remote it came from are gone.
-		return git(ctx, dst, "remote", "remove", "origin")
+		return checkout(ctx, src, t.Commit, dst)
 	case t.Project != "":
 		if err := copyTree(filepath.Join(t.Dir, t.Project), dst); err != nil {
 			return err
@@ -40,6 +32,22 @@ func materialize(ctx context.Context, t Task, dst string) error {
 	default:
 		return copyTree(filepath.Join(t.Dir, "repo"), dst)
 	}
+}
+
+// checkout makes dst the repository src at commit with no way forward:
+// only that commit is fetched (no branch, no later history, no remote), so
+// the fix that followed it is not in the model's reach.
+func checkout(ctx context.Context, src, commit, dst string) error {
+	if err := os.MkdirAll(dst, 0o755); err != nil {
+		return err
+	}
+	if err := git(ctx, dst, "init", "--quiet"); err != nil {
+		return err
+	}
+	if err := git(ctx, dst, "fetch", "--quiet", "--depth=1", src, commit); err != nil {
+		return fmt.Errorf("fetching %s at %s: %w", src, commit, err)
+	}
+	return git(ctx, dst, "checkout", "--quiet", "--detach", "FETCH_HEAD")
 }
 
 // git runs the harness's own git (never on the model's behalf: the model's
