@@ -155,6 +155,9 @@ func Run(ctx context.Context, tasks []Task, o Options) Report {
 	if o.Repeat < 1 {
 		o.Repeat = 1
 	}
+	if o.Scripted && o.API == "" {
+		o.API = "chat"
+	}
 	rep := Report{Model: model, Scripted: o.Scripted, API: o.API, Verify: !o.NoVerify, Repeat: o.Repeat, Settings: o.Settings}
 	// One directory for the run's tasks: each task's sandbox reads the
 	// others (a kept grading copy holds hidden tests) as empty.

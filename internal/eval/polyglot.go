@@ -124,6 +124,9 @@ func RunPolyglot(ctx context.Context, exs []Exercise, o Options, p Polyglot) Rep
 	if o.Repeat < 1 {
 		o.Repeat = 1
 	}
+	if o.Scripted && o.API == "" {
+		o.API = "chat"
+	}
 	rep := Report{Model: model, Scripted: o.Scripted, API: o.API, Verify: !o.NoVerify, Repeat: o.Repeat, Settings: o.Settings}
 	root, err := os.MkdirTemp("", "agentls-polyglot-")
 	if err != nil {
