@@ -203,3 +203,64 @@ func TestSortChange(t *testing.T) {
 		t.Errorf("got %+v\nwant %+v", c, want)
 	}
 }
+
+func TestRunnerReports(t *testing.T) {
+	got, text := parseGoJSON(`{"Action":"run","Package":"m/a","Test":"TestX"}
+{"Action":"output","Package":"m/a","Test":"TestX","Output":"--- PASS: TestX\n"}
+{"Action":"pass","Package":"m/a","Test":"TestX"}
+{"Action":"fail","Package":"m","Test":"TestY/sub"}
+{"Action":"skip","Package":"m","Test":"TestZ"}
+build failed
+`, "m")
+	if !reflect.DeepEqual(got, map[string]string{"a:TestX": TestPass, ".:TestY/sub": TestFail, ".:TestZ": TestSkip}) || !strings.Contains(text, "build failed") || !strings.Contains(text, "--- PASS: TestX") {
+		t.Errorf("go: %v\n%s", got, text)
+	}
+	got = parseTAP("TAP version 13\n# Subtest: adds\nok 1 - adds\n    not ok 2 - nested one\nok 3 - later # SKIP not now\n")
+	if !reflect.DeepEqual(got, map[string]string{"adds": TestPass, "nested one": TestFail, "later": TestSkip}) {
+		t.Errorf("tap: %v", got)
+	}
+	got = parseLibtest("running 3 tests\ntest encodes ... ok\ntest tests::decodes ... FAILED\ntest slow ... ignored\n")
+	if !reflect.DeepEqual(got, map[string]string{"encodes": TestPass, "tests::decodes": TestFail, "slow": TestSkip}) {
+		t.Errorf("libtest: %v", got)
+	}
+	if allPassed(map[string]string{}) || allPassed(map[string]string{"a": TestPass, "b": TestFail}) || !allPassed(map[string]string{"a": TestPass, "b": TestSkip}) {
+		t.Error("allPassed")
+	}
+	v := judge(Task{FailToPass: []string{"a"}, PassToPass: []string{"b"}}, map[string]string{"a": TestPass})
+	if v.Passed || !reflect.DeepEqual(v.Failing, []string{"b"}) {
+		t.Errorf("a test missing from the report must fail: %+v", v)
+	}
+}
+
+// Any language loads; one without a runner here needs a test command; a
+// task whose toolchain is missing is skipped with the reason and does not
+// stop the others or count in the pass rate.
+func TestAnyLanguageAndMissingToolchains(t *testing.T) {
+	suite := t.TempDir()
+	write := func(name, spec string) {
+		if err := os.MkdirAll(filepath.Join(suite, name), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(suite, name, "task.json"), []byte(spec), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("rust-task", `{"lang": "rust", "prompt": "p", "failToPass": ["tests::x"]}`)
+	write("zig-task", `{"lang": "zig", "prompt": "p", "test": "zig build test"}`)
+	tasks, err := Load(suite, nil)
+	if err != nil || len(tasks) != 2 {
+		t.Fatalf("%v %v", tasks, err)
+	}
+	write("bad-task", `{"lang": "zig", "prompt": "p"}`)
+	if _, err := Load(suite, nil); err == nil || !strings.Contains(err.Error(), `no test runner for "zig"`) {
+		t.Errorf("a language without a runner and no test command: %v", err)
+	}
+	t.Setenv("PATH", t.TempDir())
+	if why := tasks[0].Missing(); why != "no cargo on PATH" {
+		t.Errorf("missing: %q", why)
+	}
+	rep := Run(context.Background(), tasks[:1], Options{Binary: "/nonexistent", Scripted: true})
+	if r := rep.Results[0]; !r.Skipped || !strings.Contains(r.Error, "no cargo") || rep.Total.Tasks != 0 || rep.Total.Skipped != 1 {
+		t.Errorf("%+v %+v", r, rep.Total)
+	}
+}
