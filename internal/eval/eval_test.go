@@ -264,3 +264,20 @@ func TestAnyLanguageAndMissingToolchains(t *testing.T) {
 		t.Errorf("%+v %+v", r, rep.Total)
 	}
 }
+
+func TestPolyglotProtocol(t *testing.T) {
+	var ex Exercise
+	ex.Lang, ex.Name = "rust", "x"
+	ex.Files.Solution = []string{"src/lib.rs", "Cargo.toml"}
+	ex.Files.Test = []string{"tests/x.rs"}
+	if got := ex.editable(); !reflect.DeepEqual(got, []string{"src/lib.rs"}) {
+		t.Errorf("editable %v", got)
+	}
+	got := ex.retry("test a ... FAILED\ntest result: FAILED. 1 passed; 1 failed; finished in 0.05s\n")
+	if strings.Contains(got, "0.05s") || !strings.Contains(got, "test a ... FAILED") || !strings.Contains(got, "lib.rs") {
+		t.Errorf("retry prompt:\n%s", got)
+	}
+	if b := string(disabled.ReplaceAll([]byte("  @Disabled(\"Remove to run test\")\n  @Test\n"), nil)); strings.Contains(b, "Disabled") || !strings.Contains(b, "@Test") {
+		t.Errorf("java: %q", b)
+	}
+}

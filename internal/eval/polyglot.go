@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"time"
@@ -31,6 +32,31 @@ type Exercise struct {
 
 // ID is LANG/NAME.
 func (e Exercise) ID() string { return e.Lang + "/" + e.Name }
+
+// editable are the solution files the model is asked to change: as in
+// Aider's benchmark, not the build files (CMakeLists.txt, Cargo.toml), the
+// tests, the examples or anything under .meta or .docs.
+func (e Exercise) editable() []string {
+	var out []string
+	for _, f := range e.Files.Solution {
+		base := filepath.Base(f)
+		if base == "CMakeLists.txt" || base == "Cargo.toml" || slices.Contains(e.Files.Test, f) || slices.Contains(e.Files.Example, f) ||
+			strings.HasPrefix(f, ".meta/") || strings.HasPrefix(f, ".docs/") {
+			continue
+		}
+		out = append(out, f)
+	}
+	return out
+}
+
+// fileList names the editable files as the prompts do (base names).
+func (e Exercise) fileList() string {
+	var names []string
+	for _, f := range e.editable() {
+		names = append(names, filepath.Base(f))
+	}
+	return strings.Join(names, " ")
+}
 
 // PolyglotLangs are the benchmark's languages, in its order.
 var PolyglotLangs = []string{"cpp", "go", "java", "javascript", "python", "rust"}
@@ -221,19 +247,21 @@ func (e Exercise) instructions() string {
 			b.WriteString("\n")
 		}
 	}
-	fmt.Fprintf(&b, "\n####\n\nUse these instructions to change the files %s. Keep the names of the existing functions, classes and types: tests and other code use them. Use only the language's standard library; install no packages.\n", strings.Join(e.Files.Solution, " "))
+	fmt.Fprintf(&b, "\n####\n\nUse these instructions to change the files %s. Keep the names of the existing functions, classes and types: tests and other code use them. Use only the language's standard library; install no packages.\n", e.fileList())
 	return b.String()
 }
 
-// retry is the second try's prompt: the start of the test output, then
-// what to do about it.
+// retry is the next try's prompt: the test output (timings taken out, as
+// Aider does, so that it does not vary), then what to do about it.
 func (e Exercise) retry(output string) string {
-	lines := strings.Split(strings.TrimRight(output, "\n"), "\n")
-	if len(lines) > 50 {
-		lines = lines[:50]
-	}
-	return strings.Join(lines, "\n") + fmt.Sprintf("\n\n####\n\nThe tests failed with the errors above. The tests are right; do not change them. Fix the code in %s so that they pass.\n", strings.Join(e.Files.Solution, " "))
+	output = timings.ReplaceAllString(output, "")
+	return strings.TrimRight(output, "\n") + fmt.Sprintf("\n\n####\n\nThe tests failed with the errors above. The tests are right; do not change them. Fix the code in %s so that they pass.\n", e.fileList())
 }
+
+var (
+	timings  = regexp.MustCompile(`\bin \d+\.\d+s\b`)
+	disabled = regexp.MustCompile(`@Disabled\([^)]*\)\s*\n`)
+)
 
 // copyExercise copies the exercise without .meta (its example solution)
 // and .docs (given in the prompt); without its test files unless tests.
@@ -288,7 +316,7 @@ func (e Exercise) script() (*fakellm.Script, error) {
 	var b strings.Builder
 	b.WriteString("*** Begin Patch\n")
 	used := map[string]bool{}
-	for _, sol := range e.Files.Solution {
+	for _, sol := range e.editable() {
 		stub, err := os.ReadFile(filepath.Join(e.Dir, sol))
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", e.ID(), err)
@@ -407,7 +435,7 @@ func (ex Exercise) sortChange(orig, work map[string][]byte) Change {
 			continue
 		}
 		switch {
-		case slices.Contains(ex.Files.Solution, p):
+		case slices.Contains(ex.editable(), p):
 			c.Applied = append(c.Applied, p)
 		case slices.Contains(ex.Files.Test, p):
 			c.Dropped = append(c.Dropped, p)
@@ -424,13 +452,23 @@ func (ex Exercise) grade(ctx context.Context, o Options, dir string, work map[st
 	if err := ex.copyTo(dir, true); err != nil {
 		return false, "", err
 	}
-	for _, f := range ex.Files.Solution {
+	for _, f := range ex.editable() {
 		if b, ok := work[f]; ok {
 			if err := os.WriteFile(filepath.Join(dir, filepath.FromSlash(f)), b, 0o644); err != nil {
 				return false, "", err
 			}
 		} else {
 			_ = os.Remove(filepath.Join(dir, filepath.FromSlash(f)))
+		}
+	}
+	// Java's exercises disable all but the first test; the benchmark runs
+	// them all.
+	for _, f := range ex.Files.Test {
+		if strings.HasSuffix(f, ".java") {
+			p := filepath.Join(dir, filepath.FromSlash(f))
+			if b, err := os.ReadFile(p); err == nil {
+				_ = os.WriteFile(p, disabled.ReplaceAll(b, nil), 0o644)
+			}
 		}
 	}
 	g := grading{cfg: o.Config, dir: dir, deny: deny, layer: dir + "-layer"}
