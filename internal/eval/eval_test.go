@@ -3,6 +3,7 @@ package eval
 import (
 	"context"
 	"math"
+	"os/exec"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -279,5 +280,30 @@ func TestPolyglotProtocol(t *testing.T) {
 	}
 	if b := string(disabled.ReplaceAll([]byte("  @Disabled(\"Remove to run test\")\n  @Test\n"), nil)); strings.Contains(b, "Disabled") || !strings.Contains(b, "@Test") {
 		t.Errorf("java: %q", b)
+	}
+}
+
+// The sealed paths cover the suite and the repository around it, never a
+// repository that holds the home directory (dotfiles in git) or the
+// temporary directory.
+func TestSealedPaths(t *testing.T) {
+	home := t.TempDir()
+	t.Setenv("HOME", home)
+	suite := filepath.Join(home, "src", "proj", "testdata", "eval")
+	if err := os.MkdirAll(suite, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{{"init", "-q", home}, {"init", "-q", filepath.Join(home, "src", "proj")}} {
+		if out, err := exec.Command("git", args...).CombinedOutput(); err != nil {
+			t.Fatalf("%v: %s", err, out)
+		}
+	}
+	real := func(p string) string { r, _ := filepath.EvalSymlinks(p); return r }
+	got := sealed(suite, filepath.Join(home, "bin", "agentls"), []string{"/tmp/other-task"})
+	if !slices.Contains(got, real(suite)) || !slices.Contains(got, real(filepath.Join(home, "src", "proj"))) || !slices.Contains(got, "/tmp/other-task") {
+		t.Errorf("sealed %v", got)
+	}
+	if slices.Contains(got, real(home)) {
+		t.Errorf("the home directory's repository is sealed: %v", got)
 	}
 }

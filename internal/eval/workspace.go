@@ -244,29 +244,32 @@ func applyChange(dir string, work map[string][]byte, c Change) error {
 // hidden tests, solutions and projects), the repositories around it, around
 // the directory the eval runs in and around the agentls binary (a checkout
 // of the suite's project holds another copy), with their histories, and
-// every other task's directory of this run.
+// every other task's directory of this run. A repository that holds the
+// home directory or the temporary directory (dotfiles kept in git) is too
+// wide to hide: the model's builds need what is under them.
 func sealed(suite, binary string, others []string) []string {
 	var out []string
-	add := func(p string) {
+	add := func(p string, always bool) {
 		if p == "" {
 			return
 		}
 		if r, err := filepath.EvalSymlinks(p); err == nil {
 			p = r
 		}
+		if !always && tooWide(p) {
+			return
+		}
 		if !slices.Contains(out, p) {
 			out = append(out, p)
 		}
 	}
+	add(suite, true)
 	wd, _ := os.Getwd()
 	roots := []string{suite, wd}
 	if binary != "" {
 		roots = append(roots, filepath.Dir(binary))
 	}
-	for i, dir := range roots {
-		if i == 0 {
-			add(dir)
-		}
+	for _, dir := range roots {
 		if dir == "" {
 			continue
 		}
@@ -274,14 +277,31 @@ func sealed(suite, binary string, others []string) []string {
 			cmd := exec.Command("git", args...)
 			cmd.Dir = dir
 			if b, err := cmd.Output(); err == nil {
-				add(strings.TrimSpace(string(b)))
+				add(strings.TrimSpace(string(b)), false)
 			}
 		}
 	}
 	for _, o := range others {
-		add(o)
+		add(o, true)
 	}
 	return out
+}
+
+// tooWide reports whether p holds the home or the temporary directory.
+func tooWide(p string) bool {
+	home, _ := os.UserHomeDir()
+	for _, d := range []string{home, os.TempDir()} {
+		if d == "" {
+			continue
+		}
+		if r, err := filepath.EvalSymlinks(d); err == nil {
+			d = r
+		}
+		if d == p || strings.HasPrefix(d, p+string(filepath.Separator)) || p == string(filepath.Separator) {
+			return true
+		}
+	}
+	return false
 }
 
 // copyTree copies the regular files under src into dst.
