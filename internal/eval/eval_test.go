@@ -3,8 +3,8 @@ package eval
 import (
 	"context"
 	"math"
-	"os/exec"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"reflect"
 	"slices"
