@@ -1,0 +1,3 @@
+module example.com/golruget
+
+go 1.22
