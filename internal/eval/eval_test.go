@@ -307,3 +307,30 @@ func TestSealedPaths(t *testing.T) {
 		t.Errorf("the home directory's repository is sealed: %v", got)
 	}
 }
+
+// TypeScript tasks are type-stripped, then judged test by test from
+// node's TAP report.
+func TestTypeScriptRunner(t *testing.T) {
+	dir := t.TempDir()
+	files := map[string]string{
+		"src/add.ts":  "export function add(a: number, b: number): number { return a + b; }\n",
+		"add.test.ts": "import { test } from 'node:test';\nimport assert from 'node:assert/strict';\nimport { add } from './src/add.js';\ntest('adds', () => assert.equal(add(1, 2), 3));\ntest('is wrong', () => assert.equal(add(1, 2), 4));\n",
+		"package.json": `{"type": "module"}`,
+	}
+	for p, s := range files {
+		if err := os.MkdirAll(filepath.Dir(filepath.Join(dir, p)), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, p), []byte(s), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	task := Task{Lang: "ts", FailToPass: []string{"adds", "is wrong"}}
+	got, out, err := runTests(context.Background(), grading{cfg: config.Defaults(), dir: dir, layer: filepath.Join(t.TempDir(), "layer")}, task)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got["adds"] != TestPass || got["is wrong"] != TestFail {
+		t.Errorf("%v\n%s", got, out)
+	}
+}
