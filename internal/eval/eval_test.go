@@ -313,8 +313,8 @@ func TestSealedPaths(t *testing.T) {
 func TestTypeScriptRunner(t *testing.T) {
 	dir := t.TempDir()
 	files := map[string]string{
-		"src/add.ts":  "export function add(a: number, b: number): number { return a + b; }\n",
-		"add.test.ts": "import { test } from 'node:test';\nimport assert from 'node:assert/strict';\nimport { add } from './src/add.js';\ntest('adds', () => assert.equal(add(1, 2), 3));\ntest('is wrong', () => assert.equal(add(1, 2), 4));\n",
+		"src/add.ts":   "export function add(a: number, b: number): number { return a + b; }\n",
+		"add.test.ts":  "import { test } from 'node:test';\nimport assert from 'node:assert/strict';\nimport { add } from './src/add.js';\ntest('adds', () => assert.equal(add(1, 2), 3));\ntest('is wrong', () => assert.equal(add(1, 2), 4));\n",
 		"package.json": `{"type": "module"}`,
 	}
 	for p, s := range files {
