@@ -134,7 +134,7 @@ func TestSuiteShape(t *testing.T) {
 	for p := range projects {
 		n := 0
 		_ = filepath.WalkDir(p, func(p string, d os.DirEntry, err error) error {
-			if err == nil && !d.IsDir() && slices.Contains([]string{".go", ".py"}, filepath.Ext(p)) {
+			if err == nil && !d.IsDir() && slices.Contains([]string{".go", ".py", ".js"}, filepath.Ext(p)) {
 				n++
 			}
 			return nil

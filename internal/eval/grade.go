@@ -13,6 +13,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/agentls/agentls/internal/assemble"
@@ -80,7 +81,7 @@ func runTests(ctx context.Context, g grading, t Task) (map[string]string, string
 				return nil, err.Error(), nil
 			}
 		}
-		res, err := g.run(ctx, []string{"node", "--test", "--test-reporter=tap"}, "")
+		res, err := g.run(ctx, append([]string{"node", "--test", "--test-reporter=tap"}, nodeConcurrency()...), "")
 		if err != nil {
 			return nil, "", err
 		}
@@ -122,6 +123,17 @@ func goPackages(t Task) []string {
 	slices.Sort(pkgs)
 	return pkgs
 }
+
+// nodeConcurrency runs several test files at once where node can (20.10
+// and later): by default it runs one fewer than the cores, one on a
+// two-core machine.
+var nodeConcurrency = sync.OnceValue(func() []string {
+	out, err := exec.Command("node", "--help").Output()
+	if err != nil || !strings.Contains(string(out), "--test-concurrency") {
+		return nil
+	}
+	return []string{"--test-concurrency=4"}
+})
 
 func goModule(dir string) string {
 	b, _ := os.ReadFile(filepath.Join(dir, "go.mod"))
