@@ -31,7 +31,11 @@ type Options struct {
 	// instead of asking the configured endpoint.
 	Scripted bool
 	// Settings are written to each task's .agentls.json (for instance
-	// {"agent": {"promptProfile": "terse"}}), to compare profiles.
+	// {"agent": {"promptProfile": "terse"}}), to compare profiles. The
+	// file replaces any the task's repository has (a repository's own
+	// settings could point the model at another endpoint) and is trusted
+	// (--trust): it is the user's, and sandbox.denyRead, which seals the
+	// suite, is a setting that needs trust.
 	Settings map[string]any
 	// NoVerify turns agentls's verify gate off (users run with it on).
 	NoVerify bool
