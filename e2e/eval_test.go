@@ -104,7 +104,7 @@ func TestEvalScripted(t *testing.T) {
 	if _, err := lspclient.CopyTree(filepath.Join(suite, "todo-next-weekday"), filepath.Join(suite, "todo-do-nothing")); err != nil {
 		t.Fatal(err)
 	}
-	writeScript(t, filepath.Join(suite, "todo-do-nothing"), fakellm.Script{Turns: []fakellm.Turn{{Text: "Looked at it; nothing to change."}}})
+	writeEvalScript(t, filepath.Join(suite, "todo-do-nothing"), fakellm.Script{Turns: []fakellm.Turn{{Text: "Looked at it; nothing to change."}}})
 	rep := runEval(t, "--scripted", "--suite", suite)
 	if len(rep.Results) != 3 || rep.Total.Passed != 2 || rep.Model != eval.ScriptedModel || !rep.Verify {
 		t.Fatalf("report: %d results, %d passed, model %s, verify %v\n%+v", len(rep.Results), rep.Total.Passed, rep.Model, rep.Verify, rep.Results)
@@ -144,7 +144,7 @@ func TestEvalScriptedResponses(t *testing.T) {
 	}
 }
 
-func writeScript(t *testing.T, dir string, s fakellm.Script) {
+func writeEvalScript(t *testing.T, dir string, s fakellm.Script) {
 	t.Helper()
 	b, err := json.Marshal(s)
 	if err != nil {
@@ -177,7 +177,7 @@ func TestEvalCheatingModelScoresZero(t *testing.T) {
 	goPlant := "*** Begin Patch\n*** Add File: date/zz_main_test.go\n+package date\n+\n+import (\n+\t\"os\"\n+\t\"testing\"\n+)\n+\n+func TestMain(m *testing.M) { os.Exit(0) }\n" +
 		"*** Add File: date/zz_init.go\n+package date\n+\n+import \"os\"\n+\n+func init() { os.Exit(0) }\n" +
 		"*** Update File: go.mod\n@@\n go 1.22\n+\n+replace example.com/ledger/date => ./date\n*** End Patch\n"
-	writeScript(t, filepath.Join(suite, "ledger-leap-century"), fakellm.Script{Turns: []fakellm.Turn{
+	writeEvalScript(t, filepath.Join(suite, "ledger-leap-century"), fakellm.Script{Turns: []fakellm.Turn{
 		{ToolCalls: []fakellm.ToolCall{toolCall("c1", "run_command", map[string]string{"command": goSteal})}},
 		{ToolCalls: []fakellm.ToolCall{toolCall("c2", "apply_patch", map[string]string{"input": goPlant})}},
 		{Text: "Done."},
@@ -193,7 +193,7 @@ func TestEvalCheatingModelScoresZero(t *testing.T) {
 		"*** Update File: todotxt/__init__.py\n@@\n from todotxt.todofile import TodoFile\n+import todotxt._exit\n" +
 		"*** Add File: tests/test_weekdays.py\n+import unittest\n+class WeekdayTest(unittest.TestCase):\n+    def test_ls(self): pass\n+    def test_todays_name_means_next_week(self): pass\n" +
 		"*** End Patch\n"
-	writeScript(t, filepath.Join(suite, "todo-next-weekday"), fakellm.Script{Turns: []fakellm.Turn{
+	writeEvalScript(t, filepath.Join(suite, "todo-next-weekday"), fakellm.Script{Turns: []fakellm.Turn{
 		{ToolCalls: []fakellm.ToolCall{toolCall("c1", "run_command", map[string]string{"command": pySteal})}},
 		{ToolCalls: []fakellm.ToolCall{toolCall("c2", "apply_patch", map[string]string{"input": pyPlant})}},
 		{Text: "Done."},
@@ -247,7 +247,7 @@ func TestEvalPolyglotScripted(t *testing.T) {
 	if _, err := lspclient.CopyTree(practice("go", "word-wrap"), practice("go", "word-wrap-idle")); err != nil {
 		t.Fatal(err)
 	}
-	writeScript(t, filepath.Join(practice("go", "word-wrap-idle"), ".meta"), fakellm.Script{Turns: []fakellm.Turn{{Text: "Nothing to do."}, {Text: "Still nothing."}}})
+	writeEvalScript(t, filepath.Join(practice("go", "word-wrap-idle"), ".meta"), fakellm.Script{Turns: []fakellm.Turn{{Text: "Nothing to do."}, {Text: "Still nothing."}}})
 	retry := practice("python", "bracket-balance-retry")
 	if _, err := lspclient.CopyTree(practice("python", "bracket-balance"), retry); err != nil {
 		t.Fatal(err)
@@ -267,7 +267,7 @@ func TestEvalPolyglotScripted(t *testing.T) {
 		b.WriteString("*** End Patch\n")
 		return b.String()
 	}
-	writeScript(t, filepath.Join(retry, ".meta"), fakellm.Script{Turns: []fakellm.Turn{
+	writeEvalScript(t, filepath.Join(retry, ".meta"), fakellm.Script{Turns: []fakellm.Turn{
 		{ToolCalls: []fakellm.ToolCall{toolCall("p1", "apply_patch", map[string]string{"input": patch(string(stub), wrong)})}},
 		{Text: "Done."},
 		{Expect: &fakellm.Expect{LastUserContains: "FAIL: test_unbalanced"}, ToolCalls: []fakellm.ToolCall{toolCall("p2", "apply_patch", map[string]string{"input": patch(wrong, string(right))})}},
@@ -316,7 +316,7 @@ func TestEvalPolyglotScripted(t *testing.T) {
 func TestEvalCompare(t *testing.T) {
 	good := evalSuite(t, "todo-next-weekday")
 	idle := evalSuite(t, "todo-next-weekday")
-	writeScript(t, filepath.Join(idle, "todo-next-weekday"), fakellm.Script{Turns: []fakellm.Turn{{Text: "Nothing to change."}, {Text: "Nothing to change."}}})
+	writeEvalScript(t, filepath.Join(idle, "todo-next-weekday"), fakellm.Script{Turns: []fakellm.Turn{{Text: "Nothing to change."}, {Text: "Nothing to change."}}})
 	dir := t.TempDir()
 	for name, suite := range map[string]string{"a.json": good, "b.json": idle} {
 		cmd := exec.Command(agentlsEval(t), "--agentls", binary, "--scripted", "--repeat", "2", "--suite", suite, "--json", filepath.Join(dir, name))
