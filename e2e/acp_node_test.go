@@ -57,6 +57,9 @@ func TestACPNodeClient(t *testing.T) {
 		{"trust-elicit", trustScript, trustSettings, false, trustFile, nil},
 		{"trust-permission", trustScript, trustSettings, false, trustFile, nil},
 		{"cancel-request", trustScript, trustSettings, false, trustFile, nil},
+		{"mcp", `{"turns":[
+		 {"toolCalls":[{"id":"c1","name":"mcp__loud__shout","arguments":"{\"text\":\"hello mcp\"}"}]},
+		 {"expect":{"lastToolContains":"HELLO MCP"},"text":"it shouted"}]}`, "", false, nil, nil},
 		{"fork", `{"turns":[{"text":"one"},{"text":"two"},{"text":"three"}]}`, "", false, nil, func(t *testing.T, llm *fakellm.Server) {
 			reqs := llm.Requests()
 			if len(reqs) != 3 {
@@ -98,11 +101,18 @@ func TestACPNodeClient(t *testing.T) {
 			if c.git {
 				commitAll(t, root)
 			}
+			// The MCP server the mcp scenario's client passes in session/new.
+			mcpServer := filepath.Join(t.TempDir(), "mcpserver")
+			if c.name == "mcp" {
+				if out, err := exec.Command("go", "build", "-o", mcpServer, "./testdata/mcpserver").CombinedOutput(); err != nil {
+					t.Fatalf("build: %v\n%s", err, out)
+				}
+			}
 			cmd := exec.CommandContext(ctx, node, filepath.Join(dir, "client.mjs"), c.name)
 			cmd.Dir = dir
 			cmd.Env = append(os.Environ(), "AGENTLS_BIN="+binary, "WORKSPACE="+root,
 				"AGENTLS_BASE_URL="+base, "AGENTLS_API_KEY=sk-test-secret-key-123", "AGENTLS_MODEL=test-model",
-				"XDG_STATE_HOME="+filepath.Join(t.TempDir(), "state"))
+				"XDG_STATE_HOME="+filepath.Join(t.TempDir(), "state"), "MCP_SERVER_BIN="+mcpServer)
 			if c.settings != "" {
 				cmd.Env = append(cmd.Env, "AGENTLS_SETTINGS="+c.settings)
 			}

@@ -1,7 +1,7 @@
 // An ACP client built on the official TypeScript SDK (its client side),
 // driving the real `agentls acp` binary. One scenario per run:
 //   node client.mjs task|disk|deny|cancel|load|malformed|worktree|
-//                   trust-elicit|trust-permission|cancel-request|fork
+//                   trust-elicit|trust-permission|cancel-request|fork|mcp
 // The Go test (e2e/acp_node_test.go) starts the fake model, sets
 // AGENTLS_BIN, WORKSPACE and the model's environment, and reads the last
 // stdout line: a JSON object of measurements. Failures exit 1.
@@ -342,9 +342,26 @@ async function fork() {
   return { parent: A, fork: B };
 }
 
+// The client's own MCP servers (JetBrains passes the IDE's): a stdio
+// server given in session/new is started for the session, and its tool,
+// asked about as a command is, runs.
+async function mcp() {
+  return withAgent({ answer: "allow-once" }, async (ctx, seen) => {
+    await init(ctx, false, seen);
+    const server = { name: "loud", command: process.env.MCP_SERVER_BIN, args: [], env: [] };
+    const s = await ctx.request(acp.methods.agent.session.new, { cwd: root, mcpServers: [server] });
+    const res = await prompt(ctx, s.sessionId, "shout");
+    check(res.stopReason === "end_turn", "stop reason " + res.stopReason);
+    const { ends, text } = calls(seen.updates);
+    check(ends.c1 && ends.c1.status === "completed", "the MCP tool call completed: " + JSON.stringify(ends.c1));
+    check(text.includes("it shouted"), "the model saw the tool's answer: " + text);
+    return { asked: seen.asked.length };
+  });
+}
+
 const scenarios = {
   task: () => task(true), disk: () => task(false), deny, cancel, load, malformed, worktree,
-  "trust-elicit": trustElicit, "trust-permission": trustPermission, "cancel-request": cancelRequest, fork,
+  "trust-elicit": trustElicit, "trust-permission": trustPermission, "cancel-request": cancelRequest, fork, mcp,
 };
 try {
   const out = await scenarios[scenario]();
