@@ -57,6 +57,7 @@ func TestACPNodeClient(t *testing.T) {
 		{"trust-elicit", trustScript, trustSettings, false, trustFile, nil},
 		{"trust-permission", trustScript, trustSettings, false, trustFile, nil},
 		{"cancel-request", trustScript, trustSettings, false, trustFile, nil},
+		{"cancel-permission", trustScript, trustSettings, false, trustFile, nil},
 		{"mcp", `{"turns":[
 		 {"toolCalls":[{"id":"c1","name":"mcp__loud__shout","arguments":"{\"text\":\"hello mcp\"}"}]},
 		 {"expect":{"lastToolContains":"HELLO MCP"},"text":"it shouted"}]}`, "", false, nil, nil},

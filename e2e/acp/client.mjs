@@ -1,7 +1,7 @@
 // An ACP client built on the official TypeScript SDK (its client side),
 // driving the real `agentls acp` binary. One scenario per run:
 //   node client.mjs task|disk|deny|cancel|load|malformed|worktree|
-//                   trust-elicit|trust-permission|cancel-request|fork|mcp
+//                   trust-elicit|trust-permission|cancel-request|cancel-permission|fork|mcp
 // The Go test (e2e/acp_node_test.go) starts the fake model, sets
 // AGENTLS_BIN, WORKSPACE and the model's environment, and reads the last
 // stdout line: a JSON object of measurements. Failures exit 1.
@@ -308,6 +308,47 @@ async function cancelRequest() {
   });
 }
 
+// session/cancel while the turn waits on a permission request (a client
+// without elicitation): the agent cancels that request with
+// $/cancel_request, and the prompt answers "cancelled".
+async function cancelPermission() {
+  let cancelledByAgent = false;
+  let asked = 0;
+  const { child, stream } = startAgent();
+  const seen = { updates: [], waiters: [] };
+  const app = acp
+    .client({ name: "agentls-e2e" })
+    .onNotification(acp.methods.client.session.update, ({ params }) => {
+      seen.updates.push(params.update);
+    })
+    .onRequest(acp.methods.client.session.requestPermission, ({ signal }) =>
+      new Promise((resolve) => {
+        asked++;
+        for (const w of seen.waiters.splice(0)) w();
+        signal.addEventListener("abort", () => {
+          cancelledByAgent = true;
+          resolve({ outcome: { outcome: "cancelled" } });
+        });
+      }));
+  try {
+    return await app.connectWith(stream, async (ctx) => {
+      await init(ctx, false);
+      const s = await ctx.request(acp.methods.agent.session.new, { cwd: root, mcpServers: [] });
+      const pending = prompt(ctx, s.sessionId, "make a file");
+      await until(seen, () => asked === 1);
+      await ctx.notify(acp.methods.agent.session.cancel, { sessionId: s.sessionId });
+      const res = await pending;
+      check(res.stopReason === "cancelled", "stop reason " + res.stopReason);
+      check(cancelledByAgent, "the agent cancelled its pending permission request with $/cancel_request");
+      check(!existsSync(join(root, "made")), "nothing ran");
+      return { cancelled: true };
+    });
+  } finally {
+    child.stdin.end();
+    await new Promise((r) => (child.exitCode !== null ? r() : child.on("exit", r)));
+  }
+}
+
 // session/fork: the fork has the conversation so far and goes on apart
 // from the session it came from (the Go test checks what the model saw).
 async function fork() {
@@ -361,7 +402,7 @@ async function mcp() {
 
 const scenarios = {
   task: () => task(true), disk: () => task(false), deny, cancel, load, malformed, worktree,
-  "trust-elicit": trustElicit, "trust-permission": trustPermission, "cancel-request": cancelRequest, fork, mcp,
+  "trust-elicit": trustElicit, "trust-permission": trustPermission, "cancel-request": cancelRequest, "cancel-permission": cancelPermission, fork, mcp,
 };
 try {
   const out = await scenarios[scenario]();
