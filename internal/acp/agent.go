@@ -116,6 +116,9 @@ type acpSession struct {
 	untrusted *assemble.WorkspaceSettings
 	// clientServers are the MCP servers the client gave session/new.
 	clientServers []sdk.McpServer
+	// until is the stop condition /until set for the session's tasks ("":
+	// none); guarded by mu.
+	until string
 
 	// turn is the session's turn: a prompt holds its one slot while it
 	// runs. It is a channel, not a mutex, so that a prompt waiting for the

@@ -29,6 +29,7 @@ var builtinCommands = []sdk.AvailableCommand{
 	{Name: "worktrees", Description: "List this workspace's worktree tasks and their state"},
 	{Name: "merge", Description: "Merge a worktree task's change into your files", Input: inputHint("worktree ID")},
 	{Name: "discard", Description: "Remove a worktree task's worktree and branch", Input: inputHint("worktree ID")},
+	{Name: "until", Description: "Keep this session's tasks going until a command succeeds in the sandbox (or the budget ends); `/until off` stops it", Input: inputHint("command | off")},
 }
 
 func inputHint(h string) *sdk.AvailableCommandInput {
@@ -78,7 +79,7 @@ func (a *Agent) availableCommands(root string) []sdk.AvailableCommand {
 // agentls's own commands (which win); a file that is or links to one of
 // secretFiles (tools.secretFiles; nil: the defaults) is left out.
 func (a *Agent) projectCommands(root string, secretFiles []string) []commands.Command {
-	cmds, err := commands.Load(root, secretFiles)
+	cmds, err := assemble.Commands(root, secretFiles) // the project commands, then the skills
 	if err != nil {
 		a.log.Warn("project commands", zap.Error(err))
 	}
@@ -136,6 +137,22 @@ func (a *Agent) runBuiltin(ctx context.Context, s *acpSession, out *stream, name
 		changed, _ := s.setOption(optMode, mode)
 		a.optionsChanged(s, changed)
 		out.text(map[string]string{modeAsk: "Review on: each edit is asked about first.\n", modeApply: "Review off: edits are applied as they are made.\n"}[mode])
+	case "until":
+		s.mu.Lock()
+		switch {
+		case args == "":
+		case strings.EqualFold(args, "off"):
+			s.until = ""
+		default:
+			s.until = args
+		}
+		cur := s.until
+		s.mu.Unlock()
+		if cur == "" {
+			out.text("No stop condition: a task ends when the model stops.\n")
+		} else {
+			out.text("Stop condition: each task goes on after the model stops until `" + cur + "` succeeds in the sandbox, or the budget ends.\n")
+		}
 	case "verify":
 		a.verifyCommand(ctx, s, out)
 	case "undo":

@@ -106,6 +106,9 @@ func (a *Agent) Prompt(ctx context.Context, p sdk.PromptRequest) (_ sdk.PromptRe
 		newLLM = assemble.DefaultLLM
 	}
 	start := time.Now()
+	s.mu.Lock()
+	until := s.until
+	s.mu.Unlock()
 	res, err := assemble.Run(ctx, assemble.TaskConfig{
 		Spec: assemble.Spec{
 			Config:    cfg,
@@ -125,6 +128,7 @@ func (a *Agent) Prompt(ctx context.Context, p sdk.PromptRequest) (_ sdk.PromptRe
 					message: "Run `" + command + "` again with network? " + why + ".", call: out.knownCall(command), kind: sdk.ToolKindExecute,
 					raw: map[string]any{"command": command, "why": why}, yes: choice{optAllowOnce, "Allow"}, no: choice{optReject, "Reject"}})
 			},
+			Until: until,
 		},
 		Prompt:    text,
 		Images:    images,

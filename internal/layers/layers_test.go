@@ -25,7 +25,7 @@ var allowed = map[string][]string{
 	"internal/textcut":       {},
 	"internal/proc":          {"internal/policy", "internal/textcut"}, // the secret files: policy.Secrets
 	"internal/commands":      {"internal/textcut", "internal/wsread"}, // a project's own prompts
-	"internal/wsread":        {"internal/policy"},                     // the one reader of workspace text for the model
+	"internal/wsread":        {"internal/policy", "internal/textcut"}, // the one reader of workspace text for the model
 	"internal/layers":        {},
 	"internal/llm/llmhttp":   {"internal/textcut"},
 	"internal/llm/chat":      {"internal/agent", "internal/llm/llmhttp"},
@@ -35,7 +35,7 @@ var allowed = map[string][]string{
 	"internal/session":       {"internal/agent", "internal/edits", "internal/render", "internal/textcut"},
 	"internal/review":        {"internal/edits", "internal/textcut"}, // pure: plans, no I/O
 	"internal/verify":        {"internal/proc", "internal/textcut"},
-	"internal/tools":         {"internal/agent", "internal/policy", "internal/proc", "internal/textcut"},
+	"internal/tools":         {"internal/agent", "internal/policy", "internal/proc", "internal/textcut", "internal/wsread"}, // view_image reads through wsread
 	"internal/mcp":           {"internal/agent", "internal/config", "internal/proc", "internal/tools"},
 	"internal/worktree":      {"internal/proc"}, // a task's git worktree
 	// The verify gate (checks → the machine's report) and the approval
@@ -43,10 +43,14 @@ var allowed = map[string][]string{
 	// which builds them from the settings.
 	"internal/verify/gate":     {"internal/edits", "internal/agent", "internal/proc", "internal/textcut", "internal/verify"},
 	"internal/policy/approval": {"internal/config", "internal/policy", "internal/proc", "internal/tools"},
+	// Hooks in the shared format (Claude Code's, Codex's), run through proc.
+	"internal/hooks": {"internal/agent", "internal/proc"},
+	// The explore tool: a nested task on the core's driver.
+	"internal/subagent": {"internal/agent", "internal/driver", "internal/textcut"},
 	// The one assembly path.
 	"internal/assemble": {"internal/agent", "internal/config", "internal/driver", "internal/llm/chat", "internal/llm/responses",
 		"internal/mcp", "internal/policy", "internal/proc", "internal/review", "internal/session", "internal/tools", "internal/verify", "internal/textcut", "internal/verify/gate",
-		"internal/worktree"},
+		"internal/worktree", "internal/policy/approval", "internal/subagent", "internal/hooks", "internal/commands", "internal/wsread"},
 	// Delegated jobs: the NATS JetStream queue, the worker, the results;
 	// beside assemble, below the front ends that submit and fetch.
 	"internal/delegate": {"internal/agent", "internal/config", "internal/proc", "internal/session", "internal/worktree"},
@@ -75,10 +79,11 @@ var allowed = map[string][]string{
 	"internal/docgen":     {"internal/agent", "internal/config", "internal/lsp"},
 	"internal/docgen/gen": {"internal/docgen"},
 	// Test doubles that speak the real protocols.
-	"internal/testkit/fakellm":   {"internal/textcut"},
-	"internal/testkit/fakeacp":   {},
-	"internal/testkit/llmfaults": {"internal/agent", "internal/testkit/fakellm"},
-	"internal/testkit/lspclient": {"internal/edits", "internal/lsp"}, // the server's codec
+	"internal/testkit/fakellm":    {"internal/textcut"},
+	"internal/testkit/fakeacp":    {},
+	"internal/testkit/codexpatch": {}, // Codex's apply_patch cases as data
+	"internal/testkit/llmfaults":  {"internal/agent", "internal/testkit/fakellm"},
+	"internal/testkit/lspclient":  {"internal/edits", "internal/lsp"}, // the server's codec
 }
 
 func TestDependenciesPointOneWay(t *testing.T) {

@@ -85,6 +85,9 @@ func runInView(ctx context.Context, o Options, v Viewer, root, command string, t
 	sb.Workspace = root
 	sb.Network = sb.Network || network
 	sb.View, sb.ViewThrough = view, through
+	// The exchange directory is declared for the command: nothing else
+	// outside the workspace exists for it.
+	sb.Scratch = append(append([]string(nil), sb.Scratch...), x)
 	// The command goes in a file, not the environment: a variable holding
 	// a secret would be dropped (proc.CleanEnv), and with it the command.
 	if err := os.WriteFile(filepath.Join(x, "command"), []byte(command), 0o600); err != nil {
