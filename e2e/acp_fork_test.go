@@ -14,9 +14,11 @@ import (
 // session's (whose kept change stays apart).
 func TestACPForkHasItsOwnWorktree(t *testing.T) {
 	r := startACP(t, "hello", `{"turns":[
+	 {"toolCalls":[{"id":"r1","name":"read_file","arguments":"{\"path\":\"hello.txt\"}"}]},
 	 {"toolCalls":[{"id":"e1","name":"edit_file","arguments":"{\"path\":\"hello.txt\",\"old_string\":\"hello\",\"new_string\":\"goodbye\"}"}]},
 	 {"text":"Said goodbye."},
-	 {"toolCalls":[{"id":"e2","name":"edit_file","arguments":"{\"path\":\"hello.txt\",\"old_string\":\"hello\",\"new_string\":\"hi\"}"}]},
+	 {"toolCalls":[{"id":"r2","name":"read_file","arguments":"{\"path\":\"hello.txt\"}"}]},
+	 {"expect":{"lastToolContains":"hello"},"toolCalls":[{"id":"e2","name":"edit_file","arguments":"{\"path\":\"hello.txt\",\"old_string\":\"hello\",\"new_string\":\"hi\"}"}]},
 	 {"expect":{"lastToolContains":"hello.txt"},"text":"Said hi."}]}`, false, map[string]any{"agent": map[string]any{"isolation": "worktree"}})
 	commitAll(t, r.root)
 	r.client.answer = optKeepWorktree
