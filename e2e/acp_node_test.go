@@ -55,6 +55,9 @@ func TestACPNodeClient(t *testing.T) {
 		 {"toolCalls":[{"id":"e2","name":"edit_file","arguments":"{\"path\":\"hello.txt\",\"old_string\":\"goodbye\",\"new_string\":\"GOODBYE\"}"}]},
 		 {"text":"Shouted."}]}`, `{"verify":{"enabled":false},"agent":{"isolation":"worktree"}}`, true, nil, nil},
 		{"trust-elicit", trustScript, trustSettings, false, trustFile, nil},
+		{"trust-decline", `{"turns":[
+		 {"toolCalls":[{"id":"call_cmd","name":"run_command","arguments":"{\"command\":\"touch made\"}"}]},
+		 {"expect":{"lastToolContains":"denied"},"text":"Not allowed."}]}`, trustSettings, false, trustFile, nil},
 		{"trust-permission", trustScript, trustSettings, false, trustFile, nil},
 		{"cancel-request", trustScript, trustSettings, false, trustFile, nil},
 		{"cancel-permission", trustScript, trustSettings, false, trustFile, nil},

@@ -1,7 +1,7 @@
 // An ACP client built on the official TypeScript SDK (its client side),
 // driving the real `agentls acp` binary. One scenario per run:
 //   node client.mjs task|disk|deny|cancel|load|malformed|worktree|
-//                   trust-elicit|trust-permission|cancel-request|cancel-permission|fork|mcp
+//                   trust-elicit|trust-decline|trust-permission|cancel-request|cancel-permission|fork|mcp
 // The Go test (e2e/acp_node_test.go) starts the fake model, sets
 // AGENTLS_BIN, WORKSPACE and the model's environment, and reads the last
 // stdout line: a JSON object of measurements. Failures exit 1.
@@ -262,6 +262,22 @@ async function trustElicit() {
   });
 }
 
+// Declined, the form is a no, as "reject" is: the settings stay held
+// back, so the command is asked about on its own (and rejected here).
+async function trustDecline() {
+  const elicit = () => ({ action: "decline" });
+  return withAgent({ elicit, answer: "reject" }, async (ctx, seen) => {
+    await init(ctx, false, seen);
+    const s = await ctx.request(acp.methods.agent.session.new, { cwd: root, mcpServers: [] });
+    const res = await prompt(ctx, s.sessionId, "make a file");
+    check(res.stopReason === "end_turn", "stop reason " + res.stopReason);
+    check(seen.elicited.length === 1, "one elicitation");
+    check(seen.asked.length === 1 && seen.asked[0].toolCall.toolCallId === "call_cmd", "the command asked about: " + JSON.stringify(seen.asked));
+    check(!existsSync(join(root, "made")), "the held-back allow rule admitted nothing");
+    return { elicited: seen.elicited.length, asked: seen.asked.length };
+  });
+}
+
 // A client without elicitation gets the same question as a permission
 // request, whose "allow-once" means the same yes.
 async function trustPermission() {
@@ -402,7 +418,7 @@ async function mcp() {
 
 const scenarios = {
   task: () => task(true), disk: () => task(false), deny, cancel, load, malformed, worktree,
-  "trust-elicit": trustElicit, "trust-permission": trustPermission, "cancel-request": cancelRequest, "cancel-permission": cancelPermission, fork, mcp,
+  "trust-elicit": trustElicit, "trust-decline": trustDecline, "trust-permission": trustPermission, "cancel-request": cancelRequest, "cancel-permission": cancelPermission, fork, mcp,
 };
 try {
   const out = await scenarios[scenario]();
