@@ -40,10 +40,12 @@ type grading struct {
 // run runs a test command in the sandbox the configuration asks for (the
 // tests run the model's code), in an environment that cannot redirect the
 // build: GOFLAGS and the Python and node variables that load code are
-// cleared.
-func (g grading) run(ctx context.Context, argv []string, shell string) (proc.Result, error) {
+// cleared. read are more paths the tests may read (the harness's own
+// runner): the sandbox declares nothing else outside the copy.
+func (g grading) run(ctx context.Context, argv []string, shell string, read ...string) (proc.Result, error) {
 	sb, _, _ := assemble.Sandbox(g.cfg, g.dir)
 	sb.DenyRead = append(sb.DenyRead, g.deny...)
+	sb.AllowRead = append(sb.AllowRead, read...)
 	sb.CacheLayer = g.layer
 	return proc.Run(ctx, proc.Spec{Argv: argv, Shell: shell, Dir: g.dir, Env: gradingEnv(), Timeout: 10 * time.Minute, OutputLimit: 64 << 20, Sandbox: sb})
 }
@@ -232,7 +234,7 @@ func runPython(ctx context.Context, g grading, ids []string) (map[string]string,
 	var n [12]byte
 	_, _ = rand.Read(n[:])
 	nonce := "AGENTLS-EVAL-" + hex.EncodeToString(n[:]) + " "
-	res, err := g.run(ctx, append([]string{"python3", "-I", "-B", script, nonce, g.dir}, ids...), "")
+	res, err := g.run(ctx, append([]string{"python3", "-I", "-B", script, nonce, g.dir}, ids...), "", scratch)
 	if err != nil {
 		return nil, "", err
 	}
