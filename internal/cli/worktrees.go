@@ -180,6 +180,9 @@ func mergeWorktree(ctx context.Context, root string, w *worktree.Tree, stdout, s
 			conflicts++
 			line := strings.Count(cur[:min(h.Cur.Start, len(cur))], "\n") + 1
 			fmt.Fprintf(stdout, "conflict: %s:%d: you changed this region since the task started; its change there was left out: %s\n", c.Rel, line, review.Describe(h.Change, c.Base))
+			if yours, task, _, ok := review.Sides(f, cur, h); ok {
+				fmt.Fprintf(stdout, "  yours:\n%s  the task's:\n%s", indent(yours), indent(task))
+			}
 		}
 	}
 	for _, n := range notes {
@@ -193,4 +196,19 @@ func mergeWorktree(ctx context.Context, root string, w *worktree.Tree, stdout, s
 		fmt.Fprintln(stderr, "agentls worktrees:", err)
 	}
 	return exitOK
+}
+
+// indent prefixes each line of s with four spaces (s ends with a newline).
+func indent(s string) string {
+	if s == "" {
+		return "    (nothing)\n"
+	}
+	lines := strings.SplitAfter(s, "\n")
+	var b strings.Builder
+	for _, l := range lines {
+		if l != "" {
+			b.WriteString("    " + strings.TrimSuffix(l, "\n") + "\n")
+		}
+	}
+	return b.String()
 }

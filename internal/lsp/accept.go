@@ -123,8 +123,10 @@ func (s *Server) planAccept(t *runningTask, ws *editorWorkspace, only, hunk stri
 			p, ok, conflicts = review.PlanMerge(fc, cur, exists)
 			m := edits.NewMapper(cur)
 			for _, h := range conflicts {
-				*merge = append(*merge, mergeConflict{URI: s.fileURI(fc.Rel), Hunk: h.ID,
-					Range: m.OffsetsToRange(h.Cur.Start, max(h.Cur.End, min(h.Cur.Start+1, len(cur))), enc), Proposed: h.Change.NewText})
+				mc := mergeConflict{URI: s.fileURI(fc.Rel), Hunk: h.ID,
+					Range: m.OffsetsToRange(h.Cur.Start, max(h.Cur.End, min(h.Cur.Start+1, len(cur))), enc), Proposed: h.Change.NewText}
+				mc.Yours, mc.Task, _, _ = review.Sides(fc, cur, h)
+				*merge = append(*merge, mc)
 			}
 		} else {
 			p, ok, err = review.PlanAccept(fc, cur, exists, hunk)

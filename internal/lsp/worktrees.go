@@ -240,6 +240,10 @@ type mergeConflict struct {
 	Hunk     string         `json:"hunk"`
 	Range    protocol.Range `json:"range"`
 	Proposed string         `json:"proposed"`
+	// Yours and Task are the conflicting lines as the user has them and
+	// as the task wrote them: both sides, never a combination.
+	Yours string `json:"yours,omitempty"`
+	Task  string `json:"task,omitempty"`
 }
 
 type mergeResult struct {
