@@ -25,6 +25,8 @@ import (
 	"slices"
 	"sync"
 	"time"
+
+	"github.com/agentls/agentls/internal/edits"
 )
 
 // Text is a file as the user has it, as read for a plan.
@@ -92,12 +94,18 @@ func (r *Refused) Error() string { return "the editor did not apply the change: 
 // (by path); it runs again on newer texts when a change went stale.
 type Plan func(cur map[string]Text) ([]Change, error)
 
-// Applier carries changes through one Transport.
-type Applier struct {
-	t Transport
-
+// Slots are the paths with a change in flight. Appliers over different
+// transports of one workspace (an ACP connection's sessions, each with
+// its own requests) share them, so their changes to a file take turns.
+type Slots struct {
 	mu   sync.Mutex
 	busy map[string]chan struct{} // a path's change in flight; closed when it ends
+}
+
+// Applier carries changes through one Transport.
+type Applier struct {
+	t     Transport
+	slots *Slots
 
 	// Attempts bounds the plans a change gets (stale or lost ones are
 	// planned again); Backoff is the wait before a retry after ErrMoved.
@@ -109,8 +117,12 @@ type Applier struct {
 }
 
 // New returns an Applier over t.
-func New(t Transport) *Applier {
-	return &Applier{t: t, busy: map[string]chan struct{}{}, Attempts: 4, Backoff: 2 * time.Millisecond, Moved: 40}
+func New(t Transport) *Applier { return Shared(t, &Slots{}) }
+
+// Shared returns an Applier over t whose changes take turns with those of
+// every Applier on the same slots.
+func Shared(t Transport, s *Slots) *Applier {
+	return &Applier{t: t, slots: s, Attempts: 4, Backoff: 2 * time.Millisecond, Moved: 40}
 }
 
 // Transport returns the transport changes go through.
@@ -225,25 +237,29 @@ func names(rels []string) string {
 // each other in a circle), waiting while another change to one of them is
 // in flight; release gives them back.
 func (a *Applier) claim(ctx context.Context, rels []string) (release func(), err error) {
+	s := a.slots
 	var held []string
 	release = func() {
-		a.mu.Lock()
-		defer a.mu.Unlock()
+		s.mu.Lock()
+		defer s.mu.Unlock()
 		for _, rel := range held {
-			close(a.busy[rel])
-			delete(a.busy, rel)
+			close(s.busy[rel])
+			delete(s.busy, rel)
 		}
 		held = nil
 	}
 	for _, rel := range rels {
 		for {
-			a.mu.Lock()
-			ch, taken := a.busy[rel]
+			s.mu.Lock()
+			if s.busy == nil {
+				s.busy = map[string]chan struct{}{}
+			}
+			ch, taken := s.busy[rel]
 			if !taken {
-				a.busy[rel] = make(chan struct{})
+				s.busy[rel] = make(chan struct{})
 				held = append(held, rel)
 			}
-			a.mu.Unlock()
+			s.mu.Unlock()
 			if !taken {
 				break
 			}
@@ -267,4 +283,16 @@ func sleep(ctx context.Context, d time.Duration) error {
 	case <-ctx.Done():
 		return ctx.Err()
 	}
+}
+
+// Landed reports whether text, a file as the other side has it now, holds
+// the change from base to next: it is next, or next's changed lines are
+// in it and whatever else changed (the user's typing) lies apart from
+// them (edits.Merge3 adds nothing to text).
+func Landed(base, text, next string) bool {
+	if text == next {
+		return true
+	}
+	m := edits.Merge3(base, text, next)
+	return len(m.Conflicts) == 0 && m.Text == text
 }

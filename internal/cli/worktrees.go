@@ -8,11 +8,11 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"github.com/agentls/agentls/internal/apply"
 	"github.com/agentls/agentls/internal/edits"
 	"github.com/agentls/agentls/internal/render"
 	"github.com/agentls/agentls/internal/review"
 	"github.com/agentls/agentls/internal/session"
-	"github.com/agentls/agentls/internal/tools"
 	"github.com/agentls/agentls/internal/worktree"
 )
 
@@ -148,11 +148,12 @@ func mergeWorktree(ctx context.Context, root string, w *worktree.Tree, stdout, s
 		return exitFailed
 	}
 	_ = w.SetState(worktree.StateEnded)
-	disk, err := tools.NewDiskWorkspace(root)
+	disk, err := apply.NewDisk(root)
 	if err != nil {
 		fmt.Fprintln(stderr, "agentls worktrees:", err)
 		return exitFailed
 	}
+	files := apply.New(disk)
 	merged, conflicts := 0, 0
 	for _, c := range changes {
 		if c.Deleted {
@@ -162,16 +163,19 @@ func mergeWorktree(ctx context.Context, root string, w *worktree.Tree, stdout, s
 		f := review.File{Rel: c.Rel, ReviewBase: c.Base, ReviewExisted: c.Existed, Proposed: c.Proposed, Proposing: true}
 		var left []review.Hunk
 		var cur string
-		err := disk.Edit(ctx, c.Rel, func(old []byte, exists bool) ([]byte, error) {
-			cur = string(old)
-			a, ok, cs := review.PlanMerge(f, cur, exists)
-			left = cs
+		n := 0
+		_, err := files.Apply(ctx, []string{c.Rel}, apply.Batch{}, func(now map[string]apply.Text) ([]apply.Change, error) {
+			t := now[c.Rel]
+			cur = t.Data
+			a, ok, cs := review.PlanMerge(f, cur, t.Exists)
+			left, n = cs, 0
 			if !ok {
-				return old, nil
+				return nil, nil
 			}
-			merged += len(a.Accepted)
-			return []byte(a.Next), nil
+			n = len(a.Accepted)
+			return []apply.Change{{Rel: c.Rel, Cur: t, Next: a.Next}}, nil
 		})
+		merged += n
 		if err != nil {
 			fmt.Fprintf(stderr, "agentls worktrees: %s: %v\n", c.Rel, err)
 			return exitFailed

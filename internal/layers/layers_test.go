@@ -38,7 +38,7 @@ var allowed = map[string][]string{
 	"internal/mcp":           {"internal/agent", "internal/config", "internal/proc", "internal/tools"},
 	"internal/worktree":      {"internal/proc"}, // a task's git worktree
 	// The one write path to the user's files, below the front ends.
-	"internal/apply": {"internal/tools"},
+	"internal/apply": {"internal/edits", "internal/tools"},
 	// The verify gate (checks → the machine's report) and the approval
 	// policy (rules, answers, tools.approval, the sandbox): below assemble,
 	// which builds them from the settings.
