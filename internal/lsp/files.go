@@ -21,6 +21,10 @@ import (
 // edit in the document (Eglot sends it half a second late).
 const confirmWait = 2 * time.Second
 
+// confirmGrace is how long a dropped edit's late didChange is waited for
+// once the document moved past the edit's version without it.
+const confirmGrace = 250 * time.Millisecond
+
 // editorFiles is the language server's transport of the write path
 // (apply.Transport): the editor's buffers through workspace/applyEdit,
 // the disk where the client cannot apply an edit. It holds exactly its
@@ -67,7 +71,8 @@ type outgoing struct {
 	c    apply.Change
 	abs  string
 	uri  string
-	from int32 // the held document's version
+	from  int32 // the held document's version
+	steps int32 // the didChanges the edit may take (one per text edit)
 }
 
 // Write implements apply.Transport.
@@ -171,9 +176,11 @@ func (f *editorFiles) Write(ctx context.Context, b apply.Batch) error {
 
 // send makes one applyEdit and confirms it from the documents.
 func (f *editorFiles) send(ctx context.Context, label string, we protocol.WorkspaceEdit, out []outgoing, enc edits.Encoding) error {
-	for _, s := range out {
+	for i, s := range out {
 		if s.c.Cur.Held && !s.c.Delete {
-			f.docs.expectEdit(s.abs, s.from, s.c.Next, len(edits.Compute(s.c.Cur.Data, s.c.Next, enc)))
+			n := len(edits.Compute(s.c.Cur.Data, s.c.Next, enc))
+			out[i].steps = int32(max(n, 1))
+			f.docs.expectEdit(s.abs, s.from, s.c.Next, n)
 		}
 	}
 	res, err := f.client.ApplyEdit(ctx, &protocol.ApplyWorkspaceEditParams{Label: &label, Edit: we})
@@ -237,11 +244,16 @@ func (f *editorFiles) send(ctx context.Context, label string, we protocol.Worksp
 // be late) is taken at its word, as settle records. It reports false
 // when didChanges came and none has the edit: the editor dropped it.
 func (f *editorFiles) confirm(ctx context.Context, s outgoing) bool {
+	landed := func(d document) bool { return d.version != s.from && present(s.c.Cur.Data, d.text, s.c.Next) }
 	wctx, cancel := context.WithTimeout(ctx, confirmWait)
 	defer cancel()
-	ok := f.docs.waitFor(wctx, s.abs, func(d document) bool {
-		return d.version != s.from && present(s.c.Cur.Data, d.text, s.c.Next)
-	})
+	// The edit's own didChanges come first; once as many came as it has
+	// text edits without it, a late one gets a moment more only (an
+	// editor that checks versions cannot apply it after the user's typing).
+	f.docs.waitFor(wctx, s.abs, func(d document) bool { return landed(d) || d.version >= s.from+s.steps })
+	gctx, gcancel := context.WithTimeout(wctx, confirmGrace)
+	defer gcancel()
+	ok := f.docs.waitFor(gctx, s.abs, landed)
 	disagree := f.docs.settle(s.abs, s.from, s.c.Next, true)
 	if ok {
 		return true
