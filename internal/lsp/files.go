@@ -68,9 +68,9 @@ func (f *editorFiles) Read(ctx context.Context, rel string) (apply.Text, error) 
 
 // outgoing is one file of an applyEdit in flight.
 type outgoing struct {
-	c    apply.Change
-	abs  string
-	uri  string
+	c     apply.Change
+	abs   string
+	uri   string
 	from  int32 // the held document's version
 	steps int32 // the didChanges the edit may take (one per text edit)
 }

@@ -291,4 +291,3 @@ func TestEditReplannedAfterTyping(t *testing.T) {
 		t.Errorf("the buffer %q after %d applyEdits", d.text, len(f.edits))
 	}
 }
-
