@@ -92,6 +92,7 @@ func runInView(ctx context.Context, o Options, v Viewer, root, command string, t
 		return "", proc.Result{}, fmt.Errorf("run %q: %w", command, err)
 	}
 	env := append(commandEnv(o.Env), "AGENTLS_VIEW_EXCHANGE="+x, "AGENTLS_VIEW_PRUNE="+prune)
+	started := time.Now()
 	res, err := proc.Run(ctx, proc.Spec{Shell: viewScript, Dir: root, Env: env, Secrets: o.Secrets,
 		Timeout: timeout, OutputLimit: o.MaxCommandOutput, Sandbox: sb})
 	if err != nil {
@@ -108,7 +109,7 @@ func runInView(ctx context.Context, o Options, v Viewer, root, command string, t
 		// The workspace is read-only: what the view took is not carried.
 		return out, res, nil
 	}
-	note, cerr := carry(ctx, v, root, x, view)
+	note, cerr := carry(ctx, v, root, x, view, started)
 	if cerr != nil {
 		note = "[what the command wrote could not be carried out of its view: " + cerr.Error() + "]\n"
 	}
@@ -127,7 +128,10 @@ func holds(view map[string][]byte, d string) bool {
 
 // carry applies what the command wrote in its view: the exchange holds the
 // listings before and after and a tar of the files changed since the stamp.
-func carry(ctx context.Context, v Viewer, root, x string, view map[string][]byte) (string, error) {
+// A file the editor does not hold is written or deleted only if nobody
+// changed it on disk since the command started (an edit of another task
+// meanwhile): the command never saw that text, and it is not written over.
+func carry(ctx context.Context, v Viewer, root, x string, view map[string][]byte, started time.Time) (string, error) {
 	// The command could write the exchange directory too: what is read
 	// from it is checked like any other input (regular files of bounded
 	// size, paths confined and carriable).
@@ -203,6 +207,10 @@ func carry(ctx context.Context, v Viewer, root, x string, view map[string][]byte
 		if old, err := r.ReadFile(filepath.FromSlash(rel)); err == nil && bytes.Equal(old, next) {
 			continue
 		}
+		if changedSince(r, rel, started) {
+			notes = append(notes, rel+" (changed by someone else while the command ran: the command's text was not written over it)")
+			continue
+		}
 		if err := writeBeneath(r, rel, next, fs.FileMode(h.Mode).Perm()); err != nil {
 			notes = append(notes, fmt.Sprintf("%s (%v)", rel, err))
 			continue
@@ -219,6 +227,10 @@ func carry(ctx context.Context, v Viewer, root, x string, view map[string][]byte
 		}
 		if err := carriable(r, rel); err != nil {
 			notes = append(notes, fmt.Sprintf("%s, deleted by the command (%v)", rel, err))
+			continue
+		}
+		if changedSince(r, rel, started) {
+			notes = append(notes, rel+" (deleted by the command, but changed by someone else while it ran: not deleted)")
 			continue
 		}
 		if err := r.Remove(filepath.FromSlash(rel)); err != nil && !errors.Is(err, fs.ErrNotExist) {
@@ -239,6 +251,13 @@ func carry(ctx context.Context, v Viewer, root, x string, view map[string][]byte
 	say("it deleted", deleted)
 	say("not carried", notes)
 	return b.String(), nil
+}
+
+// changedSince reports whether rel was modified on disk after t (by
+// another task's edit or the user's save, while the command ran in its view).
+func changedSince(r *os.Root, rel string, t time.Time) bool {
+	fi, err := r.Lstat(filepath.FromSlash(rel))
+	return err == nil && fi.ModTime().After(t)
 }
 
 // listing reads a NUL-separated find listing as a set of clean relative
