@@ -246,7 +246,7 @@ func carry(ctx context.Context, v Viewer, root, x string, view map[string][]byte
 			fmt.Fprintf(&b, "[%s: %s]\n", what, strings.Join(rels, ", "))
 		}
 	}
-	say("the command ran on the editor's unsaved text; it wrote to disk", wrote)
+	say("the command ran in a view of the workspace (the editor's unsaved text); it wrote to disk", wrote)
 	say("it changed files open in the editor, which now show the change", edited)
 	say("it deleted", deleted)
 	say("not carried", notes)
@@ -364,10 +364,15 @@ func asViewer(ws agent.Workspace) (Viewer, bool) {
 	return nil, false
 }
 
-// viewOf is the view run_command runs in, or nil: the workspace holds no
-// files, or the sandbox that mounts views is off or unavailable (then the
-// command runs on the disk, as the checks' fallback does not apply to
-// commands that must write).
+// viewOf is the view run_command runs in, or nil: the workspace is no
+// Viewer (headless, the disk is the truth), or the sandbox that mounts
+// views is off or unavailable (then the command runs on the disk, as the
+// checks' fallback does not apply to commands that must write). A
+// Viewer's command runs in a view even when the editor holds no file:
+// what it writes lands in a private layer and is carried into the tree
+// when it ends, so no sandboxed process runs on the real tree while the
+// editor writes an edit (a directory it swaps for a symlink out cannot
+// carry that write outside).
 func viewOf(ctx context.Context, ws agent.Workspace, o Options) (Viewer, map[string][]byte) {
 	v, ok := asViewer(ws)
 	if !ok || o.Sandbox.Mode == proc.ModeOff {
@@ -377,8 +382,8 @@ func viewOf(ctx context.Context, ws agent.Workspace, o Options) (Viewer, map[str
 		return nil, nil
 	}
 	view := v.View(ctx)
-	if len(view) == 0 {
-		return nil, nil
+	if view == nil {
+		view = map[string][]byte{}
 	}
 	return v, view
 }
