@@ -2,12 +2,15 @@ package e2e
 
 import (
 	"fmt"
+	"os"
 	"path/filepath"
 	"sync"
 	"testing"
 	"time"
 
 	sdk "github.com/coder/acp-go-sdk"
+
+	"github.com/agentls/agentls/internal/testkit/lspclient"
 )
 
 // Issue 31: two ACP sessions on one connection, prompted at once, each
@@ -54,5 +57,44 @@ func TestACPTwoSessionsEditOneFile(t *testing.T) {
 			}
 			t.Logf("%d of 12 runs lost an edit", lost)
 		})
+	}
+}
+
+// Issue 31: what a command wrote is in the task's change log: undo puts
+// back a file the command changed and removes one it created, as for the
+// task's own edits. On main undo knew nothing of them ("changed no
+// files"), as Claude Code says of its checkpoints and bash commands.
+func TestCommandWritesAreUndone(t *testing.T) {
+	caps := lspclient.VSCodeCaps()
+	caps.FileOps = true
+	s := start(t, setup{caps: &caps, workspace: "hello", script: scriptOf(
+		turn{calls: [][2]any{{"run_command", map[string]any{"command": "sed -i 's/hello/goodbye/' hello.txt && echo made > new.txt"}}}},
+		turn{text: "Done."},
+	)})
+	r := s.run(t, map[string]any{"task": "rewrite"})
+	if r.Status != "ok" {
+		t.Fatalf("%+v", r)
+	}
+	if b, _ := os.ReadFile(filepath.Join(s.Root, "hello.txt")); string(b) != "goodbye world\nsecond line\n" {
+		t.Fatalf("the command's change did not land: %q", b)
+	}
+	var undo struct {
+		Applied   bool   `json:"applied"`
+		Reason    string `json:"reason"`
+		Conflicts []any  `json:"conflicts"`
+	}
+	if err := s.Command(s.ctx, "agentls.undo", map[string]any{"taskId": r.TaskID}, &undo); err != nil || !undo.Applied {
+		t.Fatalf("undo: %+v, %v", undo, err)
+	}
+	text, open := s.Text("hello.txt")
+	if !open {
+		b, _ := os.ReadFile(filepath.Join(s.Root, "hello.txt"))
+		text = string(b)
+	}
+	if text != "hello world\nsecond line\n" {
+		t.Errorf("hello.txt after undo: %q", text)
+	}
+	if fileExists(filepath.Join(s.Root, "new.txt")) {
+		t.Errorf("new.txt, created by the command, is still there after undo (%+v)", undo)
 	}
 }

@@ -90,6 +90,13 @@ func (w *editorWorkspace) View(ctx context.Context) map[string][]byte {
 	for _, rel := range w.OpenFiles() {
 		add(rel)
 	}
+	// What agentls sent to files the editor has not opened is part of its
+	// view of the workspace too.
+	for abs := range w.s.docs.shadowed() {
+		if rel, ok := relTo(w.root, abs); ok {
+			add(rel)
+		}
+	}
 	for _, fc := range w.t.changes.Applied() {
 		add(fc.Rel)
 	}
@@ -257,4 +264,17 @@ func (w *editorWorkspace) applyResource(ctx context.Context, what string, we pro
 	return nil
 }
 
-var _ tools.Viewer = (*editorWorkspace)(nil)
+// Carried records a file a command's view wrote into the tree itself (one
+// the editor does not hold) in the task's change log, so undo and rewind
+// cover what commands wrote (tools.Carrier).
+func (w *editorWorkspace) Carried(rel string, old []byte, existed bool, next []byte) {
+	if w.t == nil || w.t.review {
+		return
+	}
+	w.t.changes.RecordApplied(rel, string(old), existed, string(next))
+}
+
+var (
+	_ tools.Viewer  = (*editorWorkspace)(nil)
+	_ tools.Carrier = (*editorWorkspace)(nil)
+)

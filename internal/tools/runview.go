@@ -67,7 +67,7 @@ exit $code
 // the Viewer (an applyEdit; the buffer stays the truth), the others to
 // disk beneath the root, deletions too. It returns the output as
 // runShell does, with a line saying what was carried.
-func runInView(ctx context.Context, o Options, v Viewer, root, command string, timeout time.Duration, network bool, view map[string][]byte) (string, proc.Result, error) {
+func runInView(ctx context.Context, o Options, v Viewer, root, command string, timeout time.Duration, network bool, view map[string][]byte, record recordFunc) (string, proc.Result, error) {
 	x, err := os.MkdirTemp("", "agentls-command-")
 	if err != nil {
 		return "", proc.Result{}, fmt.Errorf("run %q: %w", command, err)
@@ -109,7 +109,7 @@ func runInView(ctx context.Context, o Options, v Viewer, root, command string, t
 		// The workspace is read-only: what the view took is not carried.
 		return out, res, nil
 	}
-	note, cerr := carry(ctx, v, root, x, view, started)
+	note, cerr := carry(ctx, v, root, x, view, started, record)
 	if cerr != nil {
 		note = "[what the command wrote could not be carried out of its view: " + cerr.Error() + "]\n"
 	}
@@ -131,7 +131,7 @@ func holds(view map[string][]byte, d string) bool {
 // A file the editor does not hold is written or deleted only if nobody
 // changed it on disk since the command started (an edit of another task
 // meanwhile): the command never saw that text, and it is not written over.
-func carry(ctx context.Context, v Viewer, root, x string, view map[string][]byte, started time.Time) (string, error) {
+func carry(ctx context.Context, v Viewer, root, x string, view map[string][]byte, started time.Time, record recordFunc) (string, error) {
 	// The command could write the exchange directory too: what is read
 	// from it is checked like any other input (regular files of bounded
 	// size, paths confined and carriable).
@@ -204,7 +204,8 @@ func carry(ctx context.Context, v Viewer, root, x string, view map[string][]byte
 			notes = append(notes, fmt.Sprintf("%s (%v)", rel, err))
 			continue
 		}
-		if old, err := r.ReadFile(filepath.FromSlash(rel)); err == nil && bytes.Equal(old, next) {
+		old, rerr := r.ReadFile(filepath.FromSlash(rel))
+		if rerr == nil && bytes.Equal(old, next) {
 			continue
 		}
 		if changedSince(r, rel, started) {
@@ -214,6 +215,9 @@ func carry(ctx context.Context, v Viewer, root, x string, view map[string][]byte
 		if err := writeBeneath(r, rel, next, fs.FileMode(h.Mode).Perm()); err != nil {
 			notes = append(notes, fmt.Sprintf("%s (%v)", rel, err))
 			continue
+		}
+		if record != nil {
+			record(rel, old, rerr == nil, next)
 		}
 		wrote = append(wrote, rel)
 	}
@@ -346,6 +350,40 @@ func writeBeneath(r *os.Root, rel string, data []byte, mode fs.FileMode) error {
 		return err
 	}
 	return nil
+}
+
+// Carrier is a workspace, or a wrapper of one, that keeps a record of the
+// files a command's view carried into the tree itself (those the editor
+// does not hold), so the task's change log and checkpoints hold what
+// commands wrote and undo, rewind and review cover it.
+type Carrier interface {
+	Carried(rel string, old []byte, existed bool, next []byte)
+}
+
+// recordFunc records one file carried in (nil: nobody keeps a record).
+type recordFunc func(rel string, old []byte, existed bool, next []byte)
+
+// recorderOf tells every Carrier in ws and the workspaces it wraps.
+func recorderOf(ws agent.Workspace) recordFunc {
+	var cs []Carrier
+	for ws != nil {
+		if c, ok := ws.(Carrier); ok {
+			cs = append(cs, c)
+		}
+		u, ok := ws.(interface{ Unwrap() agent.Workspace })
+		if !ok {
+			break
+		}
+		ws = u.Unwrap()
+	}
+	if len(cs) == 0 {
+		return nil
+	}
+	return func(rel string, old []byte, existed bool, next []byte) {
+		for _, c := range cs {
+			c.Carried(rel, old, existed, next)
+		}
+	}
 }
 
 // asViewer finds the Viewer in ws or in the workspaces it wraps (a
