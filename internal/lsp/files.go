@@ -216,7 +216,7 @@ func (f *editorFiles) send(ctx context.Context, label string, we protocol.Worksp
 		case s.c.Delete:
 			f.docs.forgetShadow(s.abs)
 		case s.c.Cur.Held:
-			if !f.confirm(ctx, s) {
+			if f.confirm(ctx, s) == editLost {
 				lost = append(lost, s.c.Rel)
 			}
 		default:
@@ -238,12 +238,26 @@ func (f *editorFiles) send(ctx context.Context, label string, we protocol.Worksp
 	return nil
 }
 
+// editOutcome is what the document's own didChanges say of an edit.
+type editOutcome int
+
+const (
+	editLanded editOutcome = iota
+	editLost               // not in the text, which is otherwise as planned: plan it again
+)
+
 // confirm waits for the held document to show the edit: its text is the
 // edited text, or has the edit's lines with the user's typing elsewhere.
 // An editor that sends no didChange at all within the wait (Eglot can
-// be late) is taken at its word, as settle records. It reports false
-// when didChanges came and none has the edit: the editor dropped it.
-func (f *editorFiles) confirm(ctx context.Context, s outgoing) bool {
+// be late) is taken at its word, as settle records. Past that, the edit
+// is lost when the text lacks it but is otherwise what it was planned on
+// (Neovim dropped an edit for an older version). When the user typed on
+// or next to the edit's lines, whether it landed cannot be told from the
+// text (Neovim sends the edit and the typing after it in one debounced
+// didChange, and applies an edit for version 0, which it does not check,
+// at its old place): the editor's text goes on, and the user is told if
+// it is not what the edit should have left.
+func (f *editorFiles) confirm(ctx context.Context, s outgoing) editOutcome {
 	landed := func(d document) bool { return d.version != s.from && present(s.c.Cur.Data, d.text, s.c.Next) }
 	wctx, cancel := context.WithTimeout(ctx, confirmWait)
 	defer cancel()
@@ -256,24 +270,22 @@ func (f *editorFiles) confirm(ctx context.Context, s outgoing) bool {
 	ok := f.docs.waitFor(gctx, s.abs, landed)
 	disagree := f.docs.settle(s.abs, s.from, s.c.Next, true)
 	if ok {
-		return true
+		return editLanded
 	}
 	d, open := f.docs.get(s.abs)
 	switch {
 	case !open || d.text == s.c.Next || d.assumed:
-		return true
+		return editLanded
 	case d.version == s.from:
-		return true // no didChange: settle took the answer
+		return editLanded // no didChange: settle took the answer
 	}
 	if l := lineMerge(s.c.Cur.Data, d.text, s.c.Next); len(l.Conflicts) > 0 {
-		// The user typed on the edit's lines: whether it landed cannot be
-		// told from the text, so the editor's text is what goes on.
 		if disagree {
 			f.disagree(ctx, s.uri)
 		}
-		return true
+		return editLanded
 	}
-	return false
+	return editLost
 }
 
 func present(base, text, next string) bool { return apply.Landed(base, text, next) }
