@@ -1,9 +1,12 @@
 package e2e
 
 import (
+	"encoding/json"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -96,5 +99,55 @@ func TestCommandWritesAreUndone(t *testing.T) {
 	}
 	if fileExists(filepath.Join(s.Root, "new.txt")) {
 		t.Errorf("new.txt, created by the command, is still there after undo (%+v)", undo)
+	}
+}
+
+// Issue 31: the worktree merge judges by line. The task rewrote the
+// expression of a line the user appended a comment to: a conflict that
+// shows both lines and writes neither (main wrote "return b + a // A", a
+// line nobody wrote); asked for, the conflict goes into the file between
+// conflict markers.
+func TestCLIWorktreeMergeSameLine(t *testing.T) {
+	root := copyWorkspace(t, "")
+	os.WriteFile(filepath.Join(root, "calc.go"), []byte("package calc\n\nfunc Add(a, b int) int {\n\treturn a + b\n}\n"), 0o644)
+	commitAll(t, root)
+	state := filepath.Join(t.TempDir(), "state")
+	_, base := startModel(t, `{"turns":[
+ {"toolCalls":[{"id":"a1","name":"edit_file","arguments":"{\"path\":\"calc.go\",\"old_string\":\"return a + b\",\"new_string\":\"return b + a\"}"}]},
+ {"text":"done."}]}`)
+	env := append(cleanEnv(), "AGENTLS_API_KEY=sk-test-secret-key-123", "AGENTLS_MODEL=test-model", "XDG_STATE_HOME="+state)
+	agentls := func(args ...string) (string, int) {
+		cmd := exec.Command(binary, args...)
+		cmd.Dir, cmd.Env = root, env
+		out, err := cmd.CombinedOutput()
+		code := 0
+		if exit, ok := err.(*exec.ExitError); ok {
+			code = exit.ExitCode()
+		} else if err != nil {
+			t.Fatal(err)
+		}
+		return string(out), code
+	}
+	if out, code := agentls("run", "--base-url", base, "--no-verify", "--isolation", "worktree", "swap"); code != 0 {
+		t.Fatalf("run: exit %d\n%s", code, out)
+	}
+	out, _ := agentls("worktrees", "list", "--json")
+	var list []worktreeEntry
+	if err := json.Unmarshal([]byte(out), &list); err != nil || len(list) != 1 {
+		t.Fatalf("list: %v\n%s", err, out)
+	}
+	mine := "package calc\n\nfunc Add(a, b int) int {\n\treturn a + b // A: the sum\n}\n"
+	os.WriteFile(filepath.Join(root, "calc.go"), []byte(mine), 0o644)
+	out, code := agentls("worktrees", "merge", list[0].ID)
+	if code != 1 || !strings.Contains(out, "conflict: calc.go:4") || !strings.Contains(out, "return a + b // A: the sum") || !strings.Contains(out, "return b + a") {
+		t.Fatalf("merge: exit %d\n%s", code, out)
+	}
+	if b, _ := os.ReadFile(filepath.Join(root, "calc.go")); string(b) != mine {
+		t.Fatalf("a conflicting merge wrote %q", b)
+	}
+	out, code = agentls("worktrees", "merge", "--markers", list[0].ID)
+	want := "package calc\n\nfunc Add(a, b int) int {\n<<<<<<< yours\n\treturn a + b // A: the sum\n=======\n\treturn b + a\n>>>>>>> task " + list[0].ID + "\n}\n"
+	if b, _ := os.ReadFile(filepath.Join(root, "calc.go")); code != 1 || string(b) != want {
+		t.Fatalf("merge --markers: exit %d\n%s\ncalc.go:\n%s", code, out, b)
 	}
 }

@@ -43,9 +43,11 @@ const worktreesUsage = `usage:
   agentls worktrees [list] [--workspace DIR] [--json]
         the workspace's worktree tasks (agent.isolation "worktree") and their state;
         one a crashed agentls left is "interrupted"
-  agentls worktrees merge [--workspace DIR] ID
-        merge the task's change into the workspace's files, three-way against what
-        you changed since it started: hunks over your own edits are left out and listed
+  agentls worktrees merge [--workspace DIR] [--markers] ID
+        merge the task's change into the workspace's files, three-way by line against
+        what you changed since it started: hunks on or next to lines you edited are
+        conflicts, left out and listed with both sides (--markers: written into the
+        file between git's conflict markers instead)
   agentls worktrees discard [--workspace DIR] ID
         remove the worktree and its branch
 
@@ -55,6 +57,7 @@ Flags:
 // Worktrees is the worktrees command.
 func Worktrees(args []string, stdout, stderr io.Writer) int {
 	c := newSubcommand("worktrees", worktreesUsage, stderr)
+	markers := c.fs.Bool("markers", false, "merge: write conflicts into the files between conflict markers")
 	sub, pos, code, done := c.parse(args, "list")
 	if done {
 		return code
@@ -130,7 +133,7 @@ func Worktrees(args []string, stdout, stderr io.Writer) int {
 			fmt.Fprintf(stderr, "agentls worktrees: %s is still running\n", w.ID)
 			return exitFailed
 		}
-		return mergeWorktree(ctx, root, w, stdout, stderr)
+		return mergeWorktree(ctx, root, w, *markers, stdout, stderr)
 	}
 	fs.Usage()
 	return exitUsage
@@ -141,7 +144,7 @@ func Worktrees(args []string, stdout, stderr io.Writer) int {
 // plan the editor's merge makes); those over the user's own changes since
 // the snapshot are left out and listed. The files are written beneath the
 // root (tools.DiskWorkspace).
-func mergeWorktree(ctx context.Context, root string, w *worktree.Tree, stdout, stderr io.Writer) int {
+func mergeWorktree(ctx context.Context, root string, w *worktree.Tree, markers bool, stdout, stderr io.Writer) int {
 	changes, notes, err := w.Finish(ctx)
 	if err != nil {
 		fmt.Fprintln(stderr, "agentls worktrees:", err)
@@ -169,6 +172,12 @@ func mergeWorktree(ctx context.Context, root string, w *worktree.Tree, stdout, s
 			cur = t.Data
 			a, ok, cs := review.PlanMerge(f, cur, t.Exists)
 			left, n = cs, 0
+			if markers && len(cs) > 0 {
+				// Asked for: the whole merge, conflicts between markers.
+				m := edits.Merge3Markers(c.Base, cur, c.Proposed, edits.Markers{Ours: "yours", Theirs: "task " + w.ID})
+				n = len(edits.Diff(c.Base, c.Proposed)) - len(cs)
+				return []apply.Change{{Rel: c.Rel, Cur: t, Next: m.Text}}, nil
+			}
 			if !ok {
 				return nil, nil
 			}
@@ -179,6 +188,11 @@ func mergeWorktree(ctx context.Context, root string, w *worktree.Tree, stdout, s
 		if err != nil {
 			fmt.Fprintf(stderr, "agentls worktrees: %s: %v\n", c.Rel, err)
 			return exitFailed
+		}
+		if markers && len(left) > 0 {
+			conflicts += len(left)
+			fmt.Fprintf(stdout, "conflict: %s: %d hunk%s written between conflict markers (<<<<<<< yours … >>>>>>> task %s)\n", c.Rel, len(left), plural(len(left)), w.ID)
+			continue
 		}
 		for _, h := range left {
 			conflicts++
