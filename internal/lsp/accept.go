@@ -27,15 +27,17 @@ func (s *Server) cmdAccept(ctx context.Context, a reviewArgs) (any, error) {
 // review.mu, the edit is sent without it, and the result is committed
 // under it again, checked against the proposal it was planned from.
 func (s *Server) accept(ctx context.Context, t *runningTask, only, hunk string) (any, error) {
-	return s.acceptHunks(ctx, t, only, hunk, nil)
+	return s.acceptHunks(ctx, t, only, hunk, nil, false)
 }
 
 // acceptHunks is accept; with merge set (a worktree task's merge), every
 // hunk the user has not edited over is accepted and the others are left
-// proposed and added to *merge as conflicts. The plan is made by
+// proposed and added to *merge as conflicts (with markers, the asked-for
+// whole merge is written instead, each conflict between git's markers).
+// The plan is made by
 // internal/review on the texts the write path read, and goes out over
 // them only (planned again if the user typed meanwhile).
-func (s *Server) acceptHunks(ctx context.Context, t *runningTask, only, hunk string, merge *[]mergeConflict) (any, error) {
+func (s *Server) acceptHunks(ctx context.Context, t *runningTask, only, hunk string, merge *[]mergeConflict, markers bool) (any, error) {
 	files, err := s.files()
 	if err != nil {
 		return nil, err
@@ -58,7 +60,7 @@ func (s *Server) acceptHunks(ctx context.Context, t *runningTask, only, hunk str
 	label := "agentls: accept " + shorten(t.prompt, 60)
 	_, err = files.Apply(ctx, rels, apply.Batch{Label: label, Confirm: true}, func(cur map[string]apply.Text) (cs []apply.Change, err error) {
 		conflicts = nil
-		s.review.locked(func() { plan, err = s.planAccept(t, cur, only, hunk, merge != nil, &conflicts) })
+		s.review.locked(func() { plan, err = s.planAccept(t, cur, only, hunk, merge != nil, markers, &conflicts) })
 		for _, p := range plan {
 			cs = append(cs, apply.Change{Rel: p.Rel, Cur: cur[p.Rel], Next: p.Next})
 		}
@@ -105,7 +107,7 @@ func (s *Server) acceptHunks(ctx context.Context, t *runningTask, only, hunk str
 // planAccept plans the accept (review.PlanAccept, or PlanMerge for a
 // merge, whose conflicts go to *conflicts) over the texts read; review.mu
 // is held.
-func (s *Server) planAccept(t *runningTask, cur map[string]apply.Text, only, hunk string, merge bool, conflicts *[]mergeConflict) ([]review.Accept, error) {
+func (s *Server) planAccept(t *runningTask, cur map[string]apply.Text, only, hunk string, merge, markers bool, conflicts *[]mergeConflict) ([]review.Accept, error) {
 	_, enc := s.clientState()
 	var plan []review.Accept
 	for _, fc := range s.reviewFiles(t, only) {
@@ -125,6 +127,12 @@ func (s *Server) planAccept(t *runningTask, cur map[string]apply.Text, only, hun
 					Range: m.OffsetsToRange(h.Cur.Start, max(h.Cur.End, min(h.Cur.Start+1, len(c.Data))), enc), Proposed: h.Change.NewText}
 				mc.Yours, mc.Task, _, _ = review.Sides(fc, c.Data, h)
 				*conflicts = append(*conflicts, mc)
+			}
+			if markers && len(left) > 0 {
+				m := edits.Merge3Markers(fc.ReviewBase, c.Data, fc.Proposed, edits.Markers{Ours: "yours", Theirs: "task " + t.id})
+				p = review.Accept{Rel: fc.Rel, Gen: fc.Gen, Cur: c.Data, Existed: c.Exists, Next: m.Text,
+					Accepted: edits.Diff(fc.ReviewBase, fc.Proposed)}
+				ok = true
 			}
 		} else {
 			p, ok, err = review.PlanAccept(fc, c.Data, c.Exists, hunk)

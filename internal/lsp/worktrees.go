@@ -186,6 +186,9 @@ func (s *Server) cmdWorktrees(ctx context.Context, _ noArgs) (any, error) {
 
 type worktreeArgs struct {
 	ID string `json:"id"`
+	// Markers (agentls.worktreeMerge): write the conflicts into the files
+	// between git's conflict markers instead of leaving them proposed.
+	Markers bool `json:"markers,omitempty"`
 }
 
 // reviewable returns the ended task holding worktree id's proposal: this
@@ -267,7 +270,7 @@ func (s *Server) cmdWorktreeMerge(ctx context.Context, a worktreeArgs) (any, err
 	if len(t.changes.Pending()) == 0 {
 		return res, nil
 	}
-	out, err := s.acceptHunks(ctx, t, "", "", &res.Conflicts)
+	out, err := s.acceptHunks(ctx, t, "", "", &res.Conflicts, a.Markers)
 	if err != nil {
 		return nil, err
 	}

@@ -291,3 +291,34 @@ func TestEditReplannedAfterTyping(t *testing.T) {
 		t.Errorf("the buffer %q after %d applyEdits", d.text, len(f.edits))
 	}
 }
+
+// A worktree task's merge over a line the user changed: the conflict is
+// listed with both sides and the file keeps the user's line; asked for
+// markers, the whole merge is written with the conflict between them.
+func TestWorktreeMergeConflictSidesAndMarkers(t *testing.T) {
+	const base = "func Add(a, b int) int {\n\treturn a + b\n}\n\n// end\n"
+	const mine = "func Add(a, b int) int {\n\treturn a + b // A\n}\n\n// end\n"
+	const task = "func Add(a, b int) int {\n\treturn b + a\n}\n\n// END\n"
+	for _, markers := range []bool{false, true} {
+		root := tempRoot(t, map[string]string{"calc.go": mine})
+		s, c := newUnitServer(t, root)
+		s.caps = clientCaps{applyEdit: true, documentChanges: true}
+		diskEditor(t, c, 0)
+		tk := finished(t, s, "B", false, func(tk *runningTask) { tk.changes.ProposeWhole("calc.go", base, true, task) })
+		var conflicts []mergeConflict
+		if _, err := s.acceptHunks(context.Background(), tk, "", "", &conflicts, markers); err != nil {
+			t.Fatal(err)
+		}
+		got, _ := os.ReadFile(filepath.Join(root, "calc.go"))
+		if len(conflicts) == 0 || conflicts[0].Yours != "\treturn a + b // A\n" || conflicts[0].Task != "\treturn b + a\n" {
+			t.Errorf("markers %v: conflicts %+v", markers, conflicts)
+		}
+		want := strings.Replace(mine, "// end", "// END", 1)
+		if markers {
+			want = "func Add(a, b int) int {\n<<<<<<< yours\n\treturn a + b // A\n=======\n\treturn b + a\n>>>>>>> task " + tk.id + "\n}\n\n// END\n"
+		}
+		if string(got) != want {
+			t.Errorf("markers %v: calc.go = %q, want %q", markers, got, want)
+		}
+	}
+}
