@@ -13,7 +13,6 @@ import (
 	"go.lsp.dev/uri"
 
 	"github.com/agentls/agentls/internal/apply"
-	"github.com/agentls/agentls/internal/assemble"
 	"github.com/agentls/agentls/internal/edits"
 	"github.com/agentls/agentls/internal/tools"
 )
@@ -31,11 +30,6 @@ type editorWorkspace struct {
 }
 
 func (w *editorWorkspace) Root() string { return w.root }
-
-// beneath refuses rel when it resolves outside the root now (see
-// assemble.Beneath); every edit agentls sends or writes outside the tools
-// is checked so just before it goes.
-func (w *editorWorkspace) beneath(rel string) error { return assemble.Beneath(w.root, rel) }
 
 func (w *editorWorkspace) abs(rel string) string {
 	return filepath.Join(w.root, filepath.FromSlash(rel))

@@ -306,8 +306,5 @@ func TestEditorConfinement(t *testing.T) {
 		if _, err := os.Stat(filepath.Join(outside, "new.txt")); err == nil {
 			t.Fatal("a file was created outside")
 		}
-		if err := f.w.beneath("out/f.txt"); err == nil {
-			t.Error("beneath let a symlink out through")
-		}
 	}
 }
