@@ -314,7 +314,9 @@ func (o *openDocs) openPaths() []string {
 }
 
 // waitFor waits until the document at path satisfies ok (a copy is
-// passed), or it closes, or ctx ends; it reports whether ok held.
+// passed, and ok runs without the lock: a three-way check of a big file
+// must not hold up the didChanges on the read loop), or it closes, or ctx
+// ends; it reports whether ok held.
 func (o *openDocs) waitFor(ctx context.Context, path string, ok func(document) bool) bool {
 	for {
 		o.mu.Lock()
@@ -323,12 +325,12 @@ func (o *openDocs) waitFor(ctx context.Context, path string, ok func(document) b
 			o.mu.Unlock()
 			return false
 		}
-		if ok(*o.docs[u]) {
-			o.mu.Unlock()
-			return true
-		}
+		d := *o.docs[u]
 		ch := o.changed
 		o.mu.Unlock()
+		if ok(d) {
+			return true
+		}
 		select {
 		case <-ch:
 		case <-ctx.Done():
