@@ -10,7 +10,7 @@ LDFLAGS := -s -w -X main.version=$(VERSION)
 # serve what cgo served. (Tests keep cgo: -race needs it.)
 NOCGO   := CGO_ENABLED=0
 
-.PHONY: vsix all build install demo demo-cli demo-record test unit e2e race vet fmt bench eval eval-scripted editors-test clean
+.PHONY: docs vsix all build install demo demo-cli demo-record test unit e2e race vet fmt bench eval eval-scripted editors-test clean
 
 all: build
 
@@ -94,6 +94,11 @@ bench: build
 # Editor integrations in the real editors this machine has (see editors/).
 editors-test:
 	editors/test.sh
+
+# The reference pages under docs/reference, from the code's tables (settings,
+# commands, event kinds); TestPagesMatchTheCode fails when they differ.
+docs:
+	$(GO) generate ./...
 
 fmt:
 	gofmt -w $$(git ls-files '*.go')

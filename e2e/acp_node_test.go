@@ -25,15 +25,23 @@ func TestACPNodeClient(t *testing.T) {
 	}
 	cases := []struct {
 		name, script, settings string
+		git                    bool // the workspace is a committed git repository
 	}{
-		{"task", readEditScript, `{"verify":{"enabled":true,"commands":["grep -q goodbye hello.txt"]}}`},
-		{"disk", readEditScript, ""},
+		{"task", readEditScript, `{"verify":{"enabled":true,"commands":["grep -q goodbye hello.txt"]}}`, false},
+		{"disk", readEditScript, "", false},
 		{"deny", `{"turns":[
 		 {"toolCalls":[{"id":"call_cmd","name":"run_command","arguments":"{\"command\":\"touch pwned\"}"}]},
-		 {"expect":{"lastToolContains":"denied"},"text":"Not allowed."}]}`, `{"tools":{"approval":"always-ask"}}`},
-		{"cancel", `{"turns":[{"text":"` + strings.Repeat("slow words ", 200) + `","chunkSize":4,"chunkDelayMs":20}]}`, ""},
-		{"load", readEditScript, ""},
-		{"malformed", `{"turns":[]}`, ""},
+		 {"expect":{"lastToolContains":"denied"},"text":"Not allowed."}]}`, `{"tools":{"approval":"always-ask"}}`, false},
+		{"cancel", `{"turns":[{"text":"` + strings.Repeat("slow words ", 200) + `","chunkSize":4,"chunkDelayMs":20}]}`, "", false},
+		{"load", readEditScript, "", false},
+		{"malformed", `{"turns":[]}`, "", false},
+		{"worktree", `{"turns":[
+		 {"toolCalls":[{"id":"r1","name":"read_file","arguments":"{\"path\":\"hello.txt\"}"}]},
+		 {"toolCalls":[{"id":"e1","name":"edit_file","arguments":"{\"path\":\"hello.txt\",\"old_string\":\"hello\",\"new_string\":\"goodbye\"}"}]},
+		 {"text":"Said goodbye."},
+		 {"toolCalls":[{"id":"r2","name":"read_file","arguments":"{\"path\":\"hello.txt\"}"}]},
+		 {"toolCalls":[{"id":"e2","name":"edit_file","arguments":"{\"path\":\"hello.txt\",\"old_string\":\"goodbye\",\"new_string\":\"GOODBYE\"}"}]},
+		 {"text":"Shouted."}]}`, `{"verify":{"enabled":false},"agent":{"isolation":"worktree"}}`, true},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -41,6 +49,9 @@ func TestACPNodeClient(t *testing.T) {
 			defer cancel()
 			_, base := startModel(t, c.script)
 			root := copyWorkspace(t, "hello")
+			if c.git {
+				commitAll(t, root)
+			}
 			cmd := exec.CommandContext(ctx, node, filepath.Join(dir, "client.mjs"), c.name)
 			cmd.Dir = dir
 			cmd.Env = append(os.Environ(), "AGENTLS_BIN="+binary, "WORKSPACE="+root,

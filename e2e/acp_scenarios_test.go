@@ -3,6 +3,7 @@ package e2e
 import (
 	"bufio"
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -272,5 +273,63 @@ func TestACPWorkspaceSettingsNeedTrust(t *testing.T) {
 			}
 		}
 		t.Errorf("asked %d times %q; want the trust question, then the command", len(asked), titles)
+	}
+}
+
+// session/load in a new process shows the session as the live one left it:
+// the model's latest plan and the usage with the session's running cost,
+// not an empty plan and no usage (Zed's panel showed both empty after a
+// restart).
+func TestACPLoadReplaysPlanAndUsage(t *testing.T) {
+	settings := map[string]any{"llm": map[string]any{"prices": map[string]any{"test-model": map[string]any{"input": 1.0, "output": 2.0}}}}
+	r := startACP(t, "hello", `{"turns":[
+	 {"toolCalls":[{"id":"call_plan","name":"update_plan","arguments":"{\"plan\":[{\"step\":\"Read hello.txt\",\"status\":\"completed\"},{\"step\":\"Say goodbye\",\"status\":\"in_progress\"}]}"}]},
+	 {"toolCalls":[{"id":"call_plan2","name":"update_plan","arguments":"{\"plan\":[{\"step\":\"Read hello.txt\",\"status\":\"completed\"},{\"step\":\"Say goodbye\",\"status\":\"completed\"}]}"}]},
+	 {"text":"Planned."},
+	 {"text":"Second task."}]}`, false, settings)
+	id := r.newSession(t)
+	r.prompt(t, id, "Plan it")
+	r.prompt(t, id, "Again")
+	last := func(ups []sdk.SessionUpdate) (*sdk.SessionUpdatePlan, *sdk.SessionUsageUpdate) {
+		var plan *sdk.SessionUpdatePlan
+		var usage *sdk.SessionUsageUpdate
+		for _, u := range ups {
+			if u.Plan != nil {
+				plan = u.Plan
+			}
+			if u.UsageUpdate != nil {
+				usage = u.UsageUpdate
+			}
+		}
+		return plan, usage
+	}
+	livePlan, liveUsage := last(r.client.snapshot())
+	if livePlan == nil || liveUsage == nil || liveUsage.Cost == nil {
+		t.Fatalf("the live session sent plan %+v, usage %+v", livePlan, liveUsage)
+	}
+	raw, _ := json.Marshal(map[string]any{"verify": map[string]any{"enabled": false}, "llm": settings["llm"]})
+	r2 := connectACP(t, r.ctx, r.root, r.llm, "http://127.0.0.1:1/v1", r.state, string(raw), false)
+	if _, err := r2.LoadSession(r.ctx, sdk.LoadSessionRequest{SessionId: id, Cwd: r.root, McpServers: []sdk.McpServer{}}); err != nil {
+		t.Fatalf("session/load: %v", err)
+	}
+	plan, usage := last(r2.client.snapshot())
+	if plan == nil {
+		t.Fatal("session/load replayed no plan")
+	}
+	var steps []string
+	for _, e := range plan.Entries {
+		steps = append(steps, e.Content+":"+string(e.Status))
+	}
+	if got := strings.Join(steps, ", "); got != "Read hello.txt:completed, Say goodbye:completed" {
+		t.Errorf("replayed plan %s, want the latest one", got)
+	}
+	if usage == nil {
+		t.Fatal("session/load replayed no usage")
+	}
+	if usage.Used != liveUsage.Used || usage.Size != liveUsage.Size {
+		t.Errorf("replayed usage %d/%d, the live session's last %d/%d", usage.Used, usage.Size, liveUsage.Used, liveUsage.Size)
+	}
+	if usage.Cost == nil || fmt.Sprintf("%.9f", usage.Cost.Amount) != fmt.Sprintf("%.9f", liveUsage.Cost.Amount) {
+		t.Errorf("replayed cost %+v, the live session's running cost %+v", usage.Cost, liveUsage.Cost)
 	}
 }

@@ -84,7 +84,7 @@ func TestLongTaskCompletesUnderDefaults(t *testing.T) {
 // the end event, the result and the progress's end message. Before, it
 // stopped dead after the last tool call: no warning, no summary, no checks.
 func TestTaskAtItsLimitIsWarnedSummarisedAndChecked(t *testing.T) {
-	turns := []turn{{calls: [][2]any{{"edit_file", map[string]any{"path": "hello.txt", "old_string": "hello", "new_string": "goodbye"}}}}}
+	turns := []turn{{calls: [][2]any{{"read_file", map[string]any{"path": "hello.txt"}}, {"edit_file", map[string]any{"path": "hello.txt", "old_string": "hello", "new_string": "goodbye"}}}}}
 	for i := 2; i <= 5; i++ {
 		turns = append(turns, readTurn(i))
 	}

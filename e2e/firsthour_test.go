@@ -29,7 +29,7 @@ func runCLIStatus(t *testing.T, dir string, env []string, args ...string) (int, 
 	return 0, ""
 }
 
-// The README's no-key path: `make demo-cli` replays a recording made by
+// The README's no-key path ("Try it"): `make demo-cli` replays a recording made by
 // `agentls run` on a copy of the demo workspace, with no key, no endpoint
 // and no network, and the edit lands and passes the checks.
 func TestCLIRunsWithoutAKeyFromTheDemoRecording(t *testing.T) {

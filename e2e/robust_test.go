@@ -86,7 +86,7 @@ func TestPathEscapeRefused(t *testing.T) {
 // (internal/lsp TestEditReplannedAfterTyping).
 func TestRejectedEdit(t *testing.T) {
 	s := start(t, setup{workspace: "hello", script: `{"turns":[
-		{"toolCalls":[{"id":"c1","name":"edit_file","arguments":"{\"path\":\"hello.txt\",\"old_string\":\"hello\",\"new_string\":\"bye\"}"}]},
+		{"toolCalls":[{"id":"c1r","name":"read_file","arguments":"{\"path\":\"hello.txt\"}"},{"id":"c1","name":"edit_file","arguments":"{\"path\":\"hello.txt\",\"old_string\":\"hello\",\"new_string\":\"bye\"}"}]},
 		{"expect":{"lastToolContains":"rejected"},"text":"The editor refused."}]}`})
 	s.OnApplyEdit = func(*protocol.ApplyWorkspaceEditParams) (bool, string) { return false, "user said no" }
 	if err := s.Open(s.ctx, "hello.txt"); err != nil {
@@ -119,7 +119,7 @@ func TestRejectedEdit(t *testing.T) {
 func TestCancelStopsPromptly(t *testing.T) {
 	s := start(t, setup{workspace: "hello", script: `{"turns":[
 		{"text":"thinking slowly about the change I will make","chunkSize":2,"chunkDelayMs":200,
-		 "toolCalls":[{"id":"c1","name":"edit_file","arguments":"{\"path\":\"hello.txt\",\"old_string\":\"hello\",\"new_string\":\"bye\"}"}]},
+		 "toolCalls":[{"id":"c1r","name":"read_file","arguments":"{\"path\":\"hello.txt\"}"},{"id":"c1","name":"edit_file","arguments":"{\"path\":\"hello.txt\",\"old_string\":\"hello\",\"new_string\":\"bye\"}"}]},
 		{"text":"done"}]}`})
 	id, err := s.Run(s.ctx, map[string]any{"task": "slow"})
 	if err != nil {
@@ -273,8 +273,8 @@ func TestUTF16EmojiCRLF(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			text := "a😀b 😀😀 x\r\nline 2 é😀 end\r\nlast 😀"
 			s := start(t, setup{caps: &tc.caps, files: map[string]string{"emoji.txt": text}, script: `{"turns":[
-				{"toolCalls":[{"id":"c1","name":"edit_file","arguments":"{\"path\":\"emoji.txt\",\"old_string\":\"é😀 end\",\"new_string\":\"ü🎉 fin\"}"}]},
-				{"toolCalls":[{"id":"c2","name":"edit_file","arguments":"{\"path\":\"emoji.txt\",\"old_string\":\"😀😀 x\",\"new_string\":\"y\"}"}]},
+				{"toolCalls":[{"id":"c1r","name":"read_file","arguments":"{\"path\":\"emoji.txt\"}"},{"id":"c1","name":"edit_file","arguments":"{\"path\":\"emoji.txt\",\"old_string\":\"é😀 end\",\"new_string\":\"ü🎉 fin\"}"}]},
+				{"toolCalls":[{"id":"c2r","name":"read_file","arguments":"{\"path\":\"emoji.txt\"}"},{"id":"c2","name":"edit_file","arguments":"{\"path\":\"emoji.txt\",\"old_string\":\"😀😀 x\",\"new_string\":\"y\"}"}]},
 				{"text":"ok"}]}`})
 			if string(s.Enc.Kind()) != tc.name {
 				t.Fatalf("negotiated %s", s.Enc)

@@ -274,7 +274,7 @@ func TestWithoutSandboxEverythingIsAsked(t *testing.T) {
 	}
 }
 
-// With the default settings, the secret files the README lists are never
+// With the default settings, the secret files docs/security.md lists are never
 // read, listed or searched into the model's context, whatever the case of
 // their names. Before, the defaults held only five patterns: .git/config
 // and .netrc went to the model.

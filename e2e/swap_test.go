@@ -14,7 +14,7 @@ import (
 )
 
 const confEdit = `{"turns":[
- {"toolCalls":[{"id":"c1","name":"edit_file","arguments":"{\"path\":\"cfg/app.conf\",\"old_string\":\"key = 1\",\"new_string\":\"key = 2\"}"}]},
+ {"toolCalls":[{"id":"c1r","name":"read_file","arguments":"{\"path\":\"cfg/app.conf\"}"},{"id":"c1","name":"edit_file","arguments":"{\"path\":\"cfg/app.conf\",\"old_string\":\"key = 1\",\"new_string\":\"key = 2\"}"}]},
  {"text":"changed."}]}`
 
 // swapOut turns the workspace's cfg/ into a symlink to a directory

@@ -14,10 +14,10 @@ import (
 )
 
 const brokenThenFixed = `{"turns":[
- {"toolCalls":[{"id":"c1","name":"edit_file","arguments":"{\"path\":\"greet.go\",\"old_string\":\"Hello %s\\\", name)\",\"new_string\":\"Hello, %s!\\\", nme)\"}"}]},
+ {"toolCalls":[{"id":"c1r","name":"read_file","arguments":"{\"path\":\"greet.go\"}"},{"id":"c1","name":"edit_file","arguments":"{\"path\":\"greet.go\",\"old_string\":\"Hello %s\\\", name)\",\"new_string\":\"Hello, %s!\\\", nme)\"}"}]},
  {"text":"Done."},
  {"expect":{"lastUserContains":"undefined: nme"},
-  "toolCalls":[{"id":"c2","name":"edit_file","arguments":"{\"path\":\"greet.go\",\"old_string\":\"\\treturn fmt.Sprintf(\\\"Hello, %s!\\\", nme)\",\"new_string\":\"\\tif name == \\\"\\\" {\\n\\t\\tname = \\\"world\\\"\\n\\t}\\n\\treturn fmt.Sprintf(\\\"Hello, %s!\\\", name)\"}"}]},
+  "toolCalls":[{"id":"c2r","name":"read_file","arguments":"{\"path\":\"greet.go\"}"},{"id":"c2","name":"edit_file","arguments":"{\"path\":\"greet.go\",\"old_string\":\"\\treturn fmt.Sprintf(\\\"Hello, %s!\\\", nme)\",\"new_string\":\"\\tif name == \\\"\\\" {\\n\\t\\tname = \\\"world\\\"\\n\\t}\\n\\treturn fmt.Sprintf(\\\"Hello, %s!\\\", name)\"}"}]},
  {"text":"Fixed the typo and the empty-name case."}]}`
 
 func verifySettings() map[string]any {
@@ -115,7 +115,7 @@ func TestVerifyRetriesExhausted(t *testing.T) {
 	settings := verifySettings()
 	settings["agent"] = map[string]any{"maxRetries": 1}
 	s := start(t, setup{workspace: "demo", settings: settings, script: `{"turns":[
- {"toolCalls":[{"id":"c1","name":"edit_file","arguments":"{\"path\":\"greet.go\",\"old_string\":\"name)\",\"new_string\":\"nme)\"}"}]},
+ {"toolCalls":[{"id":"c1r","name":"read_file","arguments":"{\"path\":\"greet.go\"}"},{"id":"c1","name":"edit_file","arguments":"{\"path\":\"greet.go\",\"old_string\":\"name)\",\"new_string\":\"nme)\"}"}]},
  {"text":"Done."},
  {"expect":{"lastUserContains":"undefined: nme"},"text":"I cannot fix it."}]}`})
 	if err := s.Open(s.ctx, "greet.go"); err != nil {
@@ -233,5 +233,64 @@ func TestCancelDuringVerifyKillsTree(t *testing.T) {
 	t.Logf("process tree gone %s after cancel", time.Since(began).Round(time.Millisecond))
 	if r, err := s.Wait(s.ctx, res.TaskID, 5*time.Second); err != nil || r.Status != "cancelled" {
 		t.Fatalf("%+v %v", r, err)
+	}
+}
+
+// The checks know the baseline: a failure that was there before the task
+// (here the user's half-typed, unsaved line in the file the task edits)
+// does not fail the task's verification, is labelled as there before, and
+// sends the model back to nothing; a second error the task adds in the
+// same file fails it, and the model is told only of its own.
+func TestVerifyBaselineKnowsTheUsersUnfinishedLine(t *testing.T) {
+	settings := map[string]any{"verify": map[string]any{"enabled": true, "commands": []string{"go build ./..."}}, "agent": map[string]any{"maxRetries": 1}}
+	s := start(t, setup{workspace: "demo", settings: settings, script: `{"turns":[
+ {"toolCalls":[{"id":"r1","name":"read_file","arguments":"{\"path\":\"greet.go\"}"}]},
+ {"toolCalls":[{"id":"c1","name":"edit_file","arguments":"{\"path\":\"greet.go\",\"old_string\":\"Hello %s\",\"new_string\":\"Hello, %s\"}"}]},
+ {"text":"Added the comma."},
+ {"toolCalls":[{"id":"r2","name":"read_file","arguments":"{\"path\":\"greet.go\"}"}]},
+ {"toolCalls":[{"id":"c2","name":"edit_file","arguments":"{\"path\":\"greet.go\",\"old_string\":\"// Greeting returns\",\"new_string\":\"func Other() { y := * }\\n\\n// Greeting returns\"}"}]},
+ {"text":"Added a function."},
+ {"expect":{"lastUserContains":"There before this task"},"text":"I see my error."}]}`})
+	unfinished := "// Package greet says hello.\npackage greet\n\nimport \"fmt\"\n\n// Greeting returns the greeting for name.\nfunc Greeting(name string) string {\n\treturn fmt.Sprintf(\"Hello %s\", name)\n}\n\nfunc Half() { x := / }\n"
+	if err := s.Open(s.ctx, "greet.go", unfinished); err != nil {
+		t.Fatal(err)
+	}
+	id, err := s.Run(s.ctx, map[string]any{"task": "add a comma"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := s.Wait(s.ctx, id, 60*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Status != "ok" || !r.Verified {
+		t.Fatalf("the task whose only failure is the user's line: status %q verified %v reason %q: %s", r.Status, r.Verified, r.Reason, r.Summary)
+	}
+	var summary string
+	for _, ev := range s.Events(id) {
+		if ev["kind"] == "verify" {
+			summary = ev["verify"].(map[string]any)["summary"].(string)
+		}
+	}
+	if !strings.Contains(summary, "there before this task") || !strings.Contains(summary, "greet.go:11") {
+		t.Errorf("verify summary %q does not say the failure at greet.go:11 was there before", summary)
+	}
+	if d, _ := s.diagsFor(s.URI("greet.go")); len(d) != 1 || !strings.HasSuffix(string(d[0].Message.(protocol.String)), "(there before this task)") || d[0].Severity != protocol.DiagnosticSeverityInformation {
+		t.Errorf("the editor's diagnostics for the user's line: %+v, want one, labelled, as information", d)
+	}
+	if n := len(s.LLM.Requests()); n != 3 {
+		t.Errorf("%d model requests: the pre-existing failure sent the model back", n)
+	}
+
+	r = s.run(t, map[string]any{"task": "add a variable"})
+	if r.Verified || r.Reason != "verifyFailed" {
+		t.Fatalf("the task that added an error of its own: verified %v reason %q: %s", r.Verified, r.Reason, r.Summary)
+	}
+	reqs := s.LLM.Requests()
+	fb := reqs[len(reqs)-1].Body.Messages
+	last := fb[len(fb)-1].Content
+	own, before, _ := strings.Cut(last, "There before this task")
+	if !strings.Contains(own, "greet.go:6") || strings.Contains(own, "greet.go:13") || !strings.Contains(before, "greet.go:13") {
+		t.Errorf("feedback: the task's own error (greet.go:6) first, the user's line (greet.go:13) apart as there before:\n%s", last)
 	}
 }

@@ -95,9 +95,9 @@ func TestWorktreeTasksMergeAndConflict(t *testing.T) {
 	// B edits Add too; the requests are taken in that order because B
 	// starts once A's second request is in.
 	script := `{"turns":[
- {"toolCalls":[{"id":"a1","name":"edit_file","arguments":"{\"path\":\"calc.go\",\"old_string\":\"return a + b\",\"new_string\":\"return b + a // A\"}"}]},
+ {"toolCalls":[{"id":"a1r","name":"read_file","arguments":"{\"path\":\"calc.go\"}"},{"id":"a1","name":"edit_file","arguments":"{\"path\":\"calc.go\",\"old_string\":\"return a + b\",\"new_string\":\"return b + a // A\"}"}]},
  {"delayMs":1500,"text":"A done."},
- {"toolCalls":[{"id":"b1","name":"edit_file","arguments":"{\"path\":\"calc.go\",\"old_string\":\"return a + b\",\"new_string\":\"return a + b + 0 // B\"}"}]},
+ {"toolCalls":[{"id":"b1r","name":"read_file","arguments":"{\"path\":\"calc.go\"}"},{"id":"b1","name":"edit_file","arguments":"{\"path\":\"calc.go\",\"old_string\":\"return a + b\",\"new_string\":\"return a + b + 0 // B\"}"}]},
  {"text":"B done."}]}`
 	s := start(t, setup{script: script, files: map[string]string{"calc.go": calcGo},
 		settings: map[string]any{"agent": map[string]any{"isolation": "worktree"}}})
@@ -342,7 +342,7 @@ func TestWorktreeLeftByACrashIsListedAndCleaned(t *testing.T) {
 	state := filepath.Join(t.TempDir(), "state")
 	root := copyWorkspace(t, "")
 	script := `{"turns":[
- {"toolCalls":[{"id":"a1","name":"edit_file","arguments":"{\"path\":\"a.txt\",\"old_string\":\"alpha\",\"new_string\":\"ALPHA\"}"}]},
+ {"toolCalls":[{"id":"a1r","name":"read_file","arguments":"{\"path\":\"a.txt\"}"},{"id":"a1","name":"edit_file","arguments":"{\"path\":\"a.txt\",\"old_string\":\"alpha\",\"new_string\":\"ALPHA\"}"}]},
  {"delayMs":60000,"text":"never"}]}`
 	s := start(t, setup{root: root, script: script, files: map[string]string{"a.txt": "alpha\nbeta\n"}, env: []string{"XDG_STATE_HOME=" + state},
 		settings: map[string]any{"agent": map[string]any{"isolation": "worktree"}}})
@@ -414,9 +414,9 @@ func TestWorktreeFallsBackWithoutGit(t *testing.T) {
 func continueScenario(t *testing.T, text string) *session {
 	t.Helper()
 	script := `{"turns":[
- {"toolCalls":[{"id":"a1","name":"edit_file","arguments":"{\"path\":\"a.txt\",\"old_string\":\"alpha\",\"new_string\":\"ALPHA\"}"}]},
+ {"toolCalls":[{"id":"a1r","name":"read_file","arguments":"{\"path\":\"a.txt\"}"},{"id":"a1","name":"edit_file","arguments":"{\"path\":\"a.txt\",\"old_string\":\"alpha\",\"new_string\":\"ALPHA\"}"}]},
  {"text":"first done."},
- {"expect":{"lastUserContains":"and omega"},"toolCalls":[{"id":"a2","name":"edit_file","arguments":"{\"path\":\"a.txt\",\"old_string\":\"omega\",\"new_string\":\"OMEGA\"}"}]},
+ {"expect":{"lastUserContains":"and omega"},"toolCalls":[{"id":"a2r","name":"read_file","arguments":"{\"path\":\"a.txt\"}"},{"id":"a2","name":"edit_file","arguments":"{\"path\":\"a.txt\",\"old_string\":\"omega\",\"new_string\":\"OMEGA\"}"}]},
  {"text":"second done."}]}`
 	s := start(t, setup{script: script, files: map[string]string{"a.txt": text},
 		settings: map[string]any{"agent": map[string]any{"isolation": "worktree"}}})
@@ -473,7 +473,7 @@ func TestCLIWorktreeRunMergeDiscard(t *testing.T) {
 	commitAll(t, root)
 	state := filepath.Join(t.TempDir(), "state")
 	_, base := startModel(t, `{"turns":[
- {"toolCalls":[{"id":"a1","name":"edit_file","arguments":"{\"path\":\"a.txt\",\"old_string\":\"alpha\\nmid\\nomega\",\"new_string\":\"ALPHA\\nmid\\nOMEGA\"}"}]},
+ {"toolCalls":[{"id":"a1r","name":"read_file","arguments":"{\"path\":\"a.txt\"}"},{"id":"a1","name":"edit_file","arguments":"{\"path\":\"a.txt\",\"old_string\":\"alpha\\nmid\\nomega\",\"new_string\":\"ALPHA\\nmid\\nOMEGA\"}"}]},
  {"text":"done."}]}`)
 	env := append(cleanEnv(), "AGENTLS_API_KEY=sk-test-secret-key-123", "AGENTLS_MODEL=test-model", "XDG_STATE_HOME="+state)
 	agentls := func(args ...string) (string, int) {
@@ -555,7 +555,7 @@ func TestWorktreeContinueAfterMerge(t *testing.T) {
 // files alone and says where its change waits and how to merge it.
 func TestACPWorktreeTask(t *testing.T) {
 	script := `{"turns":[
- {"toolCalls":[{"id":"a1","name":"edit_file","arguments":"{\"path\":\"a.txt\",\"old_string\":\"alpha\",\"new_string\":\"ALPHA\"}"}]},
+ {"toolCalls":[{"id":"a1r","name":"read_file","arguments":"{\"path\":\"a.txt\"}"},{"id":"a1","name":"edit_file","arguments":"{\"path\":\"a.txt\",\"old_string\":\"alpha\",\"new_string\":\"ALPHA\"}"}]},
  {"text":"done."}]}`
 	r := startACP(t, "", script, false, map[string]any{"agent": map[string]any{"isolation": "worktree"}})
 	os.WriteFile(filepath.Join(r.root, "a.txt"), []byte("alpha\n"), 0o644)
@@ -573,7 +573,7 @@ func TestACPWorktreeTask(t *testing.T) {
 		t.Errorf("the worktree's a.txt: %q", b)
 	}
 	_, _, text := toolCalls(r.client.snapshot())
-	if !strings.Contains(text, "agentls worktrees merge") {
+	if !strings.Contains(text, "/merge ") || !strings.Contains(text, "/discard ") {
 		t.Errorf("the client was not told where the change waits: %q", text)
 	}
 }
@@ -647,5 +647,69 @@ func TestWorktreeReviewHunkByHunk(t *testing.T) {
 	}
 	if text, _ := s2.Text("f.txt"); text != strings.Replace(fText, "alpha", "ALPHA", 1) {
 		t.Fatalf("after accepting one hunk and rejecting the other: %q", text)
+	}
+}
+
+// Headless, a worktree task's end line says its change waits, with its
+// size and the exact merge command, and the run exits 0 (README, exit
+// status); a task that changed nothing there says so. A merge deletes the
+// task's branch (it used to stay until the worktree was discarded).
+func TestCLIWorktreeEndLineAndMergeDeletesBranch(t *testing.T) {
+	root := copyWorkspace(t, "")
+	os.WriteFile(filepath.Join(root, "a.txt"), []byte("alpha\nmid\nomega\n"), 0o644)
+	commitAll(t, root)
+	state := filepath.Join(t.TempDir(), "state")
+	_, base := startModel(t, `{"turns":[
+ {"toolCalls":[{"id":"r1","name":"read_file","arguments":"{\"path\":\"a.txt\"}"}]},
+ {"toolCalls":[{"id":"a1","name":"edit_file","arguments":"{\"path\":\"a.txt\",\"old_string\":\"alpha\\nmid\",\"new_string\":\"ALPHA\\nMID\\nnew\"}"}]},
+ {"text":"done."},
+ {"text":"nothing to do."}]}`)
+	env := append(cleanEnv(), "AGENTLS_API_KEY=sk-test-secret-key-123", "AGENTLS_MODEL=test-model", "XDG_STATE_HOME="+state)
+	agentls := func(args ...string) (string, int) {
+		cmd := exec.Command(binary, args...)
+		cmd.Dir, cmd.Env = root, env
+		out, err := cmd.CombinedOutput()
+		code := 0
+		if exit, ok := err.(*exec.ExitError); ok {
+			code = exit.ExitCode()
+		} else if err != nil {
+			t.Fatal(err)
+		}
+		return string(out), code
+	}
+	out, code := agentls("run", "--base-url", base, "--no-verify", "--isolation", "worktree", "shout")
+	var list []worktreeEntry
+	lo, _ := agentls("worktrees", "list", "--json")
+	if err := json.Unmarshal([]byte(lo), &list); err != nil || len(list) != 1 {
+		t.Fatalf("list: %v\n%s", err, lo)
+	}
+	id := list[0].ID
+	want := "the change waits in worktree " + id + ": 1 file, +3 -2 lines; merge it with: agentls worktrees merge " + id
+	if code != 0 || !strings.Contains(out, want) || strings.Contains(out, "no files changed") {
+		t.Fatalf("run: exit %d, want 0 and an end line with %q\n%s", code, want, out)
+	}
+	if b := gitOut(t, root, "branch", "--list", "agentls/*"); b == "" {
+		t.Fatalf("the task's branch is missing before the merge")
+	}
+	if out, code = agentls("worktrees", "merge", id); code != 0 || !strings.Contains(out, "0 conflicts") {
+		t.Fatalf("merge: exit %d\n%s", code, out)
+	}
+	if b, _ := os.ReadFile(filepath.Join(root, "a.txt")); string(b) != "ALPHA\nMID\nnew\nomega\n" {
+		t.Fatalf("after the merge: %q", b)
+	}
+	if b := gitOut(t, root, "branch", "--list", "agentls/*"); b != "" {
+		t.Errorf("the merged task's branch is left: %q", b)
+	}
+	lo, _ = agentls("worktrees", "list", "--json")
+	if err := json.Unmarshal([]byte(lo), &list); err != nil || len(list) != 1 || list[0].State != "merged" {
+		t.Fatalf("list after the merge: %v\n%s", err, lo)
+	}
+	if out, code = agentls("worktrees", "discard", id); code != 0 {
+		t.Fatalf("discard after the merge: exit %d\n%s", code, out)
+	}
+
+	out, code = agentls("run", "--base-url", base, "--no-verify", "--isolation", "worktree", "look")
+	if code != 0 || !strings.Contains(out, "no change in worktree") || strings.Contains(out, "waits in") {
+		t.Fatalf("a run that changed nothing: exit %d\n%s", code, out)
 	}
 }

@@ -19,7 +19,7 @@ func TestHelpAndVersion(t *testing.T) {
 		if r.code != 0 {
 			t.Errorf("%s: exit %d: %s", arg, r.code, r.stderr)
 		}
-		for _, w := range []string{"\n  serve ", "\n  run ", "\n  acp ", "\n  sessions ", "\n  trust ", "\n  version ", "\n  help "} {
+		for _, w := range []string{"\n  serve ", "\n  run ", "\n  acp ", "\n  sessions ", "\n  trust ", "\n  doctor ", "\n  version ", "\n  help "} {
 			if !strings.Contains(r.stdout, w) {
 				t.Errorf("%s: no line for %q:\n%s", arg, strings.TrimSpace(w), r.stdout)
 			}

@@ -6,6 +6,8 @@
 //	agentls acp [--settings JSON] [--log-file F]       ACP agent on stdin/stdout
 //	agentls sessions [list | show ID]
 //	agentls trust [--yes] [--workspace DIR]
+//	agentls submit "task" | jobs [list | show ID | fetch ID] | worker
+//	agentls doctor [--json] [--workspace DIR] [--settings JSON]
 //	agentls version | help
 package main
 
@@ -75,6 +77,14 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return cli.Worktrees(args, stdout, stderr)
 	case "trust":
 		return cli.Trust(args, stdin, stdout, stderr)
+	case "submit":
+		return cli.Submit(args, stdout, stderr)
+	case "jobs":
+		return cli.Jobs(args, stdout, stderr)
+	case "worker":
+		return cli.Worker(args, stdout, stderr)
+	case "doctor":
+		return runDoctor(args, stdout, stderr)
 	case "version":
 		fmt.Fprintln(stdout, versionString())
 		return 0
@@ -100,6 +110,10 @@ commands:
   sessions   list the workspace's sessions, or show one: agentls sessions [list | show ID]
   worktrees  the workspace's worktree tasks: agentls worktrees [list | merge ID | discard ID]
   trust      trust the workspace's .agentls.json as it is now: agentls trust [--yes]
+  submit     delegate a task to a worker on another machine: agentls submit "task"
+  jobs       delegated jobs: agentls jobs [list | show ID | fetch ID]
+  worker     run delegated jobs from the NATS JetStream queue: agentls worker --repo PATTERN
+  doctor     check the key, the endpoint and model, the sandbox, trust and the editors: agentls doctor [--json]
   version    print the version (also --version)
   help       print this help (also -h, --help)
 

@@ -1,6 +1,6 @@
 // An ACP client built on the official TypeScript SDK (its client side),
 // driving the real `agentls acp` binary. One scenario per run:
-//   node client.mjs task|disk|deny|cancel|load|malformed
+//   node client.mjs task|disk|deny|cancel|load|malformed|worktree
 // The Go test (e2e/acp_node_test.go) starts the fake model, sets
 // AGENTLS_BIN, WORKSPACE and the model's environment, and reads the last
 // stdout line: a JSON object of measurements. Failures exit 1.
@@ -51,7 +51,8 @@ function makeClient({ answer = "reject" } = {}) {
     })
     .onRequest(acp.methods.client.session.requestPermission, ({ params }) => {
       seen.asked.push(params);
-      return { outcome: { outcome: "selected", optionId: answer } };
+      const optionId = typeof answer === "function" ? answer(params) : answer;
+      return { outcome: { outcome: "selected", optionId } };
     });
   return { app, seen };
 }
@@ -180,7 +181,47 @@ async function malformed() {
   return { errors: [parse.error.code, params.error.code] };
 }
 
-const scenarios = { task: () => task(true), disk: () => task(false), deny, cancel, load, malformed };
+// A worktree task (agent.isolation "worktree"): its change arrives as a
+// tool call with diff content and a permission request; "merge" writes it
+// through the client's fs; a second task's change kept in its worktree is
+// listed by /worktrees and removed by /discard.
+async function worktree() {
+  const answers = ["merge", "keep"];
+  return withAgent({ answer: () => answers.shift() }, async (ctx, seen) => {
+    await init(ctx, true);
+    const s = await ctx.request(acp.methods.agent.session.new, { cwd: root, mcpServers: [] });
+    const file = join(root, "hello.txt");
+    let res = await prompt(ctx, s.sessionId, "Say goodbye");
+    check(res.stopReason === "end_turn", "stop reason " + res.stopReason);
+    check(seen.asked.length === 1, "asked once, about the merge: " + JSON.stringify(seen.asked));
+    const q = seen.asked[0];
+    check(q.options.map((o) => o.kind).join() === "allow_once,reject_once", "merge options " + JSON.stringify(q.options));
+    const diff = (q.toolCall.content || []).find((c) => c.type === "diff");
+    check(diff && diff.path === file && diff.oldText.includes("hello") && diff.newText.includes("goodbye"), "the merge question's diff " + JSON.stringify(diff));
+    const { starts } = calls(seen.updates);
+    const wt = Object.values(starts).find((u) => String(u.toolCallId).startsWith("worktree-"));
+    check(wt && (wt.content || []).some((c) => c.type === "diff"), "a worktree tool call with diff content");
+    check(seen.buffers.get(file) && seen.buffers.get(file).includes("goodbye"), "the merge wrote through the client: " + seen.buffers.get(file));
+    check(readFileSync(file, "utf8").includes("hello"), "the disk stays untouched");
+
+    res = await prompt(ctx, s.sessionId, "Shout it");
+    check(seen.asked.length === 2, "asked about the second merge");
+    const second = calls(seen.updates).starts;
+    const kept = Object.values(second).filter((u) => String(u.toolCallId).startsWith("worktree-")).pop();
+    const id = kept.rawInput.worktree;
+    const dir = kept.rawInput.path;
+    check(id && existsSync(dir), "the kept worktree exists: " + dir);
+    const before = seen.updates.length;
+    await prompt(ctx, s.sessionId, "/worktrees");
+    const listed = calls(seen.updates.slice(before)).text;
+    check(listed.includes(id), "/worktrees lists " + id + ": " + listed);
+    await prompt(ctx, s.sessionId, "/discard " + id);
+    check(!existsSync(dir), "/discard removed the worktree " + dir);
+    return { asked: seen.asked.length, worktree: id };
+  });
+}
+
+const scenarios = { task: () => task(true), disk: () => task(false), deny, cancel, load, malformed, worktree };
 try {
   const out = await scenarios[scenario]();
   console.log(JSON.stringify(out));

@@ -35,6 +35,7 @@
 (require 'cl-lib)
 (require 'subr-x)
 (require 'eglot)
+(require 'json)
 (require 'jsonrpc)
 (require 'agentls-conn)
 (declare-function agentls--history-label "agentls-review")
@@ -607,6 +608,38 @@ are diagnostics.  Returns the task id."
     id))
 
 ;;;###autoload
+(defun agentls-doctor (&optional directory)
+  "Run `agentls doctor' on the project around DIRECTORY (default: here).
+It checks what a task needs, with `agentls-initialization-options' as
+the editor's settings: the key (never shown), the endpoint and whether
+the model takes a request with a tool, the sandbox, trust, the state
+directory and the editors' plugins.  The report is shown in
+*agentls-doctor*; returns agentls doctor's exit status (0 a task can
+run, 1 it could not, 3 it runs but the sandbox is unavailable)."
+  (interactive)
+  (let* ((default-directory (file-name-as-directory (expand-file-name (or directory default-directory))))
+         (settings (and agentls-initialization-options
+                        (let ((json-false :json-false)) (json-encode agentls-initialization-options))))
+         (buf (get-buffer-create "*agentls-doctor*"))
+         (status nil))
+    (with-current-buffer buf
+      (let ((inhibit-read-only t))
+        (erase-buffer)
+        (setq status (apply #'call-process (car agentls-program) nil t nil
+                            "doctor" (and settings (list "--settings" settings))))
+        (goto-char (point-min)))
+      (special-mode))
+    (when (called-interactively-p 'any)
+      (display-buffer buf))
+    (message "agentls doctor: %s"
+             (pcase status
+               (0 "a task can run here")
+               (1 "a task could not run here: see *agentls-doctor*")
+               (3 "the sandbox is unavailable here: see *agentls-doctor*")
+               (_ (format "exit %s: see *agentls-doctor*" status))))
+    status))
+
+;;;###autoload
 (defun agentls-cancel (&optional task-id)
   "Cancel TASK-ID, else the newest running task."
   (interactive)
@@ -787,6 +820,7 @@ task's proposals are in `agentls-review-diff'.  Returns the buffer."
     (define-key m "r" #'agentls-run)
     (define-key m "c" #'agentls-cancel)
     (define-key m "v" #'agentls-verify)
+    (define-key m "?" #'agentls-doctor)
     (define-key m "s" #'agentls-status)
     (define-key m "a" #'agentls-accept)
     (define-key m "x" #'agentls-reject)

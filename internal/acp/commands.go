@@ -25,6 +25,9 @@ var builtinCommands = []sdk.AvailableCommand{
 	{Name: "undo", Description: "Undo the last task's edits (files changed since are left alone)"},
 	{Name: "review", Description: "Review mode: on asks before every edit, off applies them", Input: inputHint("on | off")},
 	{Name: "model", Description: "Show the models the endpoint serves, or pick one", Input: inputHint("model name")},
+	{Name: "worktrees", Description: "List this workspace's worktree tasks and their state"},
+	{Name: "merge", Description: "Merge a worktree task's change into your files", Input: inputHint("worktree ID")},
+	{Name: "discard", Description: "Remove a worktree task's worktree and branch", Input: inputHint("worktree ID")},
 }
 
 func inputHint(h string) *sdk.AvailableCommandInput {
@@ -58,7 +61,7 @@ func isBuiltin(name string) bool {
 // root; a file it cannot use is left out and logged).
 func (a *Agent) availableCommands(root string) []sdk.AvailableCommand {
 	out := append([]sdk.AvailableCommand(nil), builtinCommands...)
-	for _, c := range a.projectCommands(root) {
+	for _, c := range a.projectCommands(root, nil) { // the default secret files
 		ac := sdk.AvailableCommand{Name: c.Name, Description: c.Description + " (" + c.Path + ")"}
 		h := c.ArgumentHint
 		if h == "" {
@@ -71,9 +74,10 @@ func (a *Agent) availableCommands(root string) []sdk.AvailableCommand {
 }
 
 // projectCommands are the project's prompts, without those named like
-// agentls's own commands (which win).
-func (a *Agent) projectCommands(root string) []commands.Command {
-	cmds, err := commands.Load(root)
+// agentls's own commands (which win); a file that is or links to one of
+// secretFiles (tools.secretFiles; nil: the defaults) is left out.
+func (a *Agent) projectCommands(root string, secretFiles []string) []commands.Command {
+	cmds, err := commands.Load(root, secretFiles)
 	if err != nil {
 		a.log.Warn("project commands", zap.Error(err))
 	}
@@ -135,8 +139,14 @@ func (a *Agent) runBuiltin(ctx context.Context, s *acpSession, out *stream, name
 		a.verifyCommand(ctx, s, out)
 	case "undo":
 		a.undoCommand(ctx, s, out)
+	case "worktrees", "merge", "discard":
+		a.worktreesCommand(ctx, s, out, name, args)
 	default:
-		return false
+		f, ok := moreBuiltins[name]
+		if !ok {
+			return false
+		}
+		f(a, ctx, s, out, args)
 	}
 	return true
 }

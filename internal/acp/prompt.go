@@ -19,6 +19,7 @@ import (
 	"github.com/agentls/agentls/internal/policy/approval"
 	"github.com/agentls/agentls/internal/session"
 	"github.com/agentls/agentls/internal/verify/gate"
+	"github.com/agentls/agentls/internal/worktree"
 )
 
 // Prompt implements sdk.Agent: one agentls task, streamed as
@@ -87,7 +88,7 @@ func (a *Agent) Prompt(ctx context.Context, p sdk.PromptRequest) (_ sdk.PromptRe
 			}
 			return sdk.PromptResponse{StopReason: sdk.StopReasonEndTurn, UserMessageId: &userMsg}, nil
 		}
-		if c, ok := commands.Find(a.projectCommands(s.root), name); ok {
+		if c, ok := commands.Find(a.projectCommands(s.root, s.taskConfig().Tools.SecretFiles), name); ok {
 			text = c.Expand(args)
 		}
 	}
@@ -126,6 +127,7 @@ func (a *Agent) Prompt(ctx context.Context, p sdk.PromptRequest) (_ sdk.PromptRe
 		},
 		Prompt:    text,
 		Images:    images,
+		Worktree:  sessionWorktree(cfg, s.root, s.id),
 		Untrusted: assemble.ReadWorkspaceSettings(s.root, trustStore()).Untrusted,
 		Store:     s.store,
 		Session:   s.id,
@@ -134,6 +136,9 @@ func (a *Agent) Prompt(ctx context.Context, p sdk.PromptRequest) (_ sdk.PromptRe
 			g.OnStart = out.verifyStarted
 		},
 		Hooks: assemble.Hooks{
+			Proposal: func(ctx context.Context, w *worktree.Tree, changes []worktree.Change, notes []string, err error) {
+				a.proposeWorktree(ctx, s, out, ws, w, changes, notes, err)
+			},
 			Ended: func(_ context.Context, res agent.Result) (agent.Result, []session.Change) { return res, ws.changes() },
 		},
 	})
@@ -185,7 +190,7 @@ func newUUID() string {
 	return h[:8] + "-" + h[8:12] + "-" + h[12:16] + "-" + h[16:20] + "-" + h[20:]
 }
 
-// stopReason maps an agentls result to ACP's stop reasons (README, "Stop
+// stopReason maps an agentls result to ACP's stop reasons (docs/acp.md, "Stop
 // reasons"). An end no stop reason describes, and the model's backend
 // failing, is a JSON-RPC error the client shows.
 func stopReason(res agent.Result) (sdk.StopReason, error) {
@@ -246,10 +251,16 @@ func (a *Agent) loadStored(cwd string, servers []sdk.McpServer, id string) (*acp
 		}
 		return nil, sdk.NewInternalError(map[string]any{"error": err.Error()})
 	}
-	// The session goes on as it was: its title, and the model its last
-	// task used when the endpoint still serves it.
+	// The session goes on as it was: its title, the model its last task
+	// used when the endpoint still serves it, and its running cost.
 	if n := len(stored.Tasks); n > 0 {
 		s.mu.Lock()
+		s.cost = 0
+		for _, t := range stored.Tasks {
+			if t.Result != nil {
+				s.cost += t.Result.Cost
+			}
+		}
 		s.title = sessionTitle(strings.TrimSpace(stored.Tasks[0].Prompt))
 		if m := stored.Tasks[n-1].Model; m != "" && slices.Contains(s.modelList, m) {
 			s.model = m

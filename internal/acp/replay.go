@@ -8,14 +8,19 @@ import (
 
 	"github.com/agentls/agentls/internal/agent"
 	"github.com/agentls/agentls/internal/session"
+	"github.com/agentls/agentls/internal/tools"
 )
 
 // replay sends a stored session's conversation as session/update
 // notifications, the way session/load wants it: the user's messages, the
-// agent's, and each tool call with its result.
+// agent's, and each tool call with its result; then the model's latest plan
+// and the usage with the session's running cost, as the live session last
+// sent them.
 func (a *Agent) replay(ctx context.Context, s *acpSession, stored *session.Session) {
 	out := a.newStream(s)
+	out.priced(a.loadConfig(s), s)
 	calls := map[string]*agent.ToolCall{}
+	var plan *agent.WorkPlan
 	for _, m := range stored.Messages {
 		if ctx.Err() != nil {
 			return
@@ -44,6 +49,31 @@ func (a *Agent) replay(ctx context.Context, s *acpSession, stored *session.Sessi
 			}
 			isErr := strings.HasPrefix(m.Content, "error:") || strings.HasPrefix(m.Content, "refused:")
 			out.toolResult(agent.Event{Kind: agent.KindToolResult, Call: c, Output: m.Content, IsErr: isErr})
+			if c.Name == tools.PlanToolName && !isErr {
+				if p, err := agent.ParsePlan([]byte(c.Arguments)); err == nil {
+					plan = &p
+				}
+			}
 		}
 	}
+	if ctx.Err() != nil {
+		return
+	}
+	if plan != nil {
+		out.modelPlan(plan)
+	}
+	if u := lastUsage(stored); u != nil {
+		out.event(agent.Event{Kind: agent.KindUsage, Usage: u, TaskUsage: &agent.Usage{}})
+	}
+}
+
+// lastUsage is the usage of the stored session's last model request, from
+// its newest task that recorded one.
+func lastUsage(stored *session.Session) *agent.Usage {
+	for i := len(stored.Tasks) - 1; i >= 0; i-- {
+		if u := stored.Tasks[i].LastUsage; u != nil {
+			return u
+		}
+	}
+	return nil
 }

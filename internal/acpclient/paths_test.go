@@ -27,7 +27,7 @@ func (w diskWorkspace) Edit(_ context.Context, rel string, f func([]byte, bool) 
 }
 
 // The external agent's fs/read_text_file and fs/write_text_file are
-// refused outside the workspace (README, "The bridge"), relative or
+// refused outside the workspace (docs/acp.md, "The bridge"), relative or
 // absolute.
 func TestBridgeRefusesPathsOutsideTheWorkspace(t *testing.T) {
 	dir := t.TempDir()

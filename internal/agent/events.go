@@ -1,6 +1,6 @@
 package agent
 
-// State is a state of the agent machine (README.md, "How it is built").
+// State is a state of the agent machine (docs/architecture.md, "The agent core").
 type State string
 
 const (
@@ -110,6 +110,9 @@ type VerifyReport struct {
 	// Skipped: no check had anything to check (a Go module with no Go
 	// files yet); the task is done but nothing was verified.
 	Skipped bool `json:"skipped,omitempty"`
+	// PreExisting counts the located problems that were there before the
+	// task (the gate's baseline): shown, but not the task's to fix.
+	PreExisting int `json:"preExisting,omitempty"`
 }
 
 // Status of a finished (or queued, running) task.

@@ -36,6 +36,7 @@ type Machine struct {
 	pending  []ToolCall        // calls of this turn, in model order
 	results  map[string]string // call ID → result content
 	failed   map[string]bool
+	opened   map[string][]Image // call ID → images its result opened (view_image)
 	verified bool
 	result   Result
 	partial  string

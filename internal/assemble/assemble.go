@@ -5,6 +5,7 @@ import (
 	"math"
 	"runtime"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -57,11 +58,19 @@ type Spec struct {
 	Warn func(msg string)
 	// Log is the front end's logger, for what the driver logs; nil: none.
 	Log *zap.Logger
+	// Seen are files whose whole text the task's prompt holds (its @
+	// mentions, see Mentioned): read, as far as read-before-edit goes.
+	Seen []string
+	// CacheKey is sent with every model request of the task (Responses
+	// API: prompt_cache_key); Run sets it from the session, so it is the
+	// same for all tasks of one session. "": none.
+	CacheKey string
 }
 
 // Planner is the prompt of a task in root: the profile agent.promptProfile
-// picks for the model, the edit tool agent.editTool gives it, and the
-// environment (OS, shell, sandbox, network, approval, today's date).
+// picks for the model, the edit tool agent.editTool gives it, the
+// environment (OS, shell, sandbox, network, approval, today's date) and the
+// orientation (the checks, git status, the repository map: Orientation).
 func Planner(cfg config.Config, root string, recall func(ctx context.Context, task string) []string) driver.WorkspacePlanner {
 	approval := "a command runs only if tools.allow covers it or the user approves it when asked; a refused command returns an error saying why"
 	if slices.Contains(cfg.Tools.Allow, "*") {
@@ -79,7 +88,8 @@ func Planner(cfg config.Config, root string, recall func(ctx context.Context, ta
 			Sandbox: cfg.Sandbox.Mode, Network: cfg.Sandbox.Network,
 			Approval: approval,
 		},
-		Recall: recall,
+		Recall:      recall,
+		Orientation: func(ctx context.Context) string { return Orientation(ctx, cfg, root) },
 	}
 }
 
@@ -110,9 +120,13 @@ func Driver(ctx context.Context, s Spec) *driver.Driver {
 			return inner.Approve(ctx, command)
 		})
 	}
+	ws := recordFirstTexts(s.Workspace)
 	if g, ok := s.Verifier.(*gate.Gate); ok {
 		if g.Approve == nil && approver != nil {
 			g.Approve = approver.Approve
+		}
+		if g.Before == nil {
+			g.Before = ws.before
 		}
 		if g.Warn == nil {
 			g.Warn = s.Warn
@@ -123,7 +137,7 @@ func Driver(ctx context.Context, s Spec) *driver.Driver {
 		// tools.approval "never": nothing is asked; what would be, is refused.
 		askNetwork, confirmWrite = nil, nil
 	}
-	toolset := tools.Default(s.Workspace, tools.Options{
+	toolset := tools.Default(ws, tools.Options{
 		Policy:       tools.Policy{Root: s.Root, SecretFiles: cfg.Tools.SecretFiles},
 		Approver:     approver,
 		Sandbox:      configured(cfg, s.Root),
@@ -132,6 +146,10 @@ func Driver(ctx context.Context, s Spec) *driver.Driver {
 		ConfirmWrite: confirmWrite,
 		EditTool:     cfg.Agent.EditTool,
 		Model:        cfg.LLM.Model,
+
+		ReadBeforeEdit: cfg.Agent.ReadBeforeEdit,
+		Seen:           s.Seen,
+		Images:         TakesImages(cfg, cfg.LLM.Model),
 	})
 	toolset = append(toolset, tools.UpdatePlan())
 	if s.MCP != nil {
@@ -148,9 +166,11 @@ func Driver(ctx context.Context, s Spec) *driver.Driver {
 	d := &driver.Driver{
 		LLM:         llm,
 		Model:       cfg.LLM.Model,
+		CacheKey:    s.CacheKey,
 		Tools:       toolset,
 		Planner:     planner,
 		Root:        s.Root,
+		Secret:      planner.Secret,
 		Verifier:    s.Verifier,
 		Limits:      lim,
 		ToolTimeout: time.Duration(cfg.Agent.ToolTimeoutSeconds) * time.Second,
@@ -168,6 +188,19 @@ func Driver(ctx context.Context, s Spec) *driver.Driver {
 	return d
 }
 
+// Mentioned are the files a prompt's @ mentions put in it whole (not a
+// line range, not cut): the model has read them.
+func Mentioned(cfg config.Config, root, prompt string) []string {
+	secret := tools.Policy{Root: root, SecretFiles: cfg.Tools.SecretFiles}.IsSecret
+	var out []string
+	for _, m := range driver.Mentions(root, prompt, secret) {
+		if m.Start == 0 && !strings.HasSuffix(m.Text, "\n[file truncated]") {
+			out = append(out, m.Path)
+		}
+	}
+	return out
+}
+
 // ActorDriver builds the driver for a task whose model acts on its own (an
 // external ACP agent, driver.Actor): no tools and no planner of agentls's,
 // but the same machine, verify gate, limits, timeout, session and events as
@@ -183,7 +216,7 @@ func ActorDriver(s Spec, model driver.Actor) *driver.Driver {
 		name = acp.Command
 	}
 	d := &driver.Driver{
-		LLM:         model,
+		LLM:         ScrubbedActor(model, Scrubber(s.Config)),
 		Model:       name,
 		Root:        s.Root,
 		Verifier:    s.Verifier,
@@ -218,14 +251,19 @@ func observe(d *driver.Driver, s Spec) {
 // DefaultLLM is the model backend for a configuration: any
 // OpenAI-compatible server, over chat completions or the Responses API as
 // llm.api selects.
-func DefaultLLM(cfg config.Config) agent.LLM {
-	if responses.Select(cfg.LLM.API, cfg.LLM.BaseURL, cfg.LLM.Model) == responses.APIResponses {
+func DefaultLLM(cfg config.Config) agent.LLM { return llmFor(cfg, 0) }
+
+// llmFor is DefaultLLM asking for at most maxTokens of answer (0: the
+// server's default).
+func llmFor(cfg config.Config, maxTokens int) agent.LLM {
+	if API(cfg) == responses.APIResponses {
 		return responses.New(responses.Config{
 			BaseURL:         cfg.LLM.BaseURL,
 			APIKey:          cfg.LLM.APIKey,
 			Model:           cfg.LLM.Model,
 			ReasoningEffort: cfg.LLM.ReasoningEffort,
 			IdleTimeout:     time.Duration(cfg.LLM.IdleTimeoutSeconds) * time.Second,
+			MaxTokens:       maxTokens,
 		})
 	}
 	return chat.NewOpenAI(chat.OpenAIConfig{
@@ -233,7 +271,14 @@ func DefaultLLM(cfg config.Config) agent.LLM {
 		APIKey:      cfg.LLM.APIKey,
 		Model:       cfg.LLM.Model,
 		IdleTimeout: time.Duration(cfg.LLM.IdleTimeoutSeconds) * time.Second,
+		MaxTokens:   maxTokens,
 	})
+}
+
+// API is the wire API cfg's model is reached over: "chat" (chat
+// completions) or "responses" (the Responses API), as llm.api selects.
+func API(cfg config.Config) string {
+	return responses.Select(cfg.LLM.API, cfg.LLM.BaseURL, cfg.LLM.Model)
 }
 
 // Limits are the machine's limits from the configuration.

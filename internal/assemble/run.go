@@ -2,6 +2,8 @@ package assemble
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"strings"
@@ -177,6 +179,7 @@ func Run(ctx context.Context, tc TaskConfig) (res agent.Result, err error) {
 	if id == "" {
 		id = session.NewID(time.Now())
 	}
+	spec.CacheKey = CacheKey(id)
 	wt, err := isolate(ctx, tc, &spec, id, warn)
 	if err != nil {
 		finished = true
@@ -231,12 +234,20 @@ func Run(ctx context.Context, tc TaskConfig) (res agent.Result, err error) {
 			defer release()
 			spec.MCP = m
 		}
+		spec.Seen = Mentioned(spec.Config, spec.Root, task.Prompt)
 		res = Driver(ctx, spec).Run(ctx, task)
 	}
 	if wt != nil {
 		// The task's work is committed on its branch, for the proposal now
 		// and for a merge after a restart.
 		cs, notes, err := wt.Finish(context.WithoutCancel(ctx))
+		if err != nil && res.Status == agent.StatusOK {
+			// A change nobody can read cannot be merged: the task did not
+			// do what it says it did (a repository it planted inside the
+			// worktree, sub/.git, hides what it wrote there).
+			res.Status, res.Reason = agent.StatusError, "worktree"
+			res.Error = "the task's change in its worktree could not be read: " + err.Error()
+		}
 		switch {
 		case tc.Hooks.Proposal != nil:
 			tc.Hooks.Proposal(ctx, wt, cs, notes, err)
@@ -253,6 +264,13 @@ func Run(ctx context.Context, tc TaskConfig) (res agent.Result, err error) {
 	}
 	finished = true
 	return res, nil
+}
+
+// CacheKey is the prompt cache key of a session: a digest of its ID, so
+// the provider learns nothing of the ID itself.
+func CacheKey(session string) string {
+	sum := sha256.Sum256([]byte("agentls session " + session))
+	return "agentls-" + hex.EncodeToString(sum[:12])
 }
 
 // begin opens the task's session. A session that cannot be written is

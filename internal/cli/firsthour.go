@@ -25,7 +25,7 @@ func expandCommand(root, task string, warn func(string)) (string, error) {
 	if !ok {
 		return task, nil
 	}
-	cmds, err := projcmd.Load(root)
+	cmds, err := projcmd.Load(root, nil) // the default secret files: the settings are read after
 	if err != nil && warn != nil {
 		warn(err.Error())
 	}
@@ -38,7 +38,11 @@ func expandCommand(root, task string, warn func(string)) (string, error) {
 	if _, err := os.Lstat("/" + name); err == nil {
 		return task, nil
 	}
-	return "", fmt.Errorf("no project command /%s in %s; there are: %s", name, projcmd.Dir, strings.Join(projcmd.Names(cmds), ", "))
+	msg := fmt.Sprintf("no project command /%s in %s; there are: %s", name, projcmd.Dir, strings.Join(projcmd.Names(cmds), ", "))
+	if err != nil {
+		msg += " (left out: " + err.Error() + ")"
+	}
+	return "", errors.New(msg)
 }
 
 // checkEndpoint refuses a run that cannot reach any model before it

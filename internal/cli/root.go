@@ -26,6 +26,10 @@ func findRoot(dir string) string {
 	}
 }
 
+// WorkspaceRoot is the workspace a command works in: dir when given, else
+// the project around the current directory (as agentls run finds it).
+func WorkspaceRoot(dir string) (string, error) { return workspaceRoot(dir) }
+
 // workspaceRoot is --workspace when given, else the project around the
 // current directory.
 func workspaceRoot(flag string) (string, error) {

@@ -32,7 +32,7 @@ import (
 	"github.com/agentls/agentls/internal/worktree"
 )
 
-// Exit codes of `agentls run` (README.md, "Headless").
+// Exit codes of `agentls run` (docs/headless.md).
 const (
 	exitOK        = 0
 	exitFailed    = 1
@@ -113,7 +113,10 @@ func (c *cliRun) run(ctx context.Context) int {
 		return c.usage("%v", err)
 	}
 
-	cfg, probs, untrusted := c.loadConfig(root)
+	cfg, probs, untrusted, err := c.loadConfig(root)
+	if err != nil {
+		return c.usage("%v", err)
+	}
 	if o.baseURL != "" || o.replay != "" {
 		// --base-url names the endpoint for this run, and --replay uses
 		// none: the file's is moot.
@@ -163,6 +166,11 @@ func (c *cliRun) run(ctx context.Context) int {
 		ren = text
 	}
 	defer ren.close()
+	var out *resultFile
+	if o.result != "" {
+		out = newResultFile(ctx, root, cfg.Redact)
+		ren = teeRenderer{ren, out.events}
+	}
 	for _, p := range probs {
 		ren.warn(fmt.Sprintf("setting %q from %s: %s", p.Key, p.Source, p.Msg))
 	}
@@ -249,11 +257,15 @@ func (c *cliRun) run(ctx context.Context) int {
 	}
 	model := cfg.LLM.Model
 	if replay != nil && replay.Model() != "" {
-		model = replay.Model() // the model that answers is the recorded one
+		// The model that answers is the recorded one, and what it was
+		// offered (its tools, its prompt) follows its name.
+		model = replay.Model()
+		cfg.LLM.Model = model
 	}
 
 	var st *session.Recorder
 	var isolated *worktree.Tree
+	var waiting []worktree.Change
 	res, err := assemble.Run(ctx, assemble.TaskConfig{
 		Spec: assemble.Spec{
 			Config:    cfg,
@@ -290,7 +302,7 @@ func (c *cliRun) run(ctx context.Context) int {
 					Transcript: st.TranscriptPath(), DryRun: o.dryRun, Replay: replay != nil, NoProject: c.noProject})
 			},
 			Proposal: func(_ context.Context, w *worktree.Tree, changes []worktree.Change, notes []string, err error) {
-				isolated = w
+				isolated, waiting = w, changes
 				showWorktreeChange(c.stdout, ren, w, changes, notes, err)
 			},
 			Ended: func(ctx context.Context, res agent.Result) (agent.Result, []session.Change) {
@@ -298,6 +310,7 @@ func (c *cliRun) run(ctx context.Context) int {
 				if isolated != nil {
 					// Nothing landed in the workspace: the change waits in the worktree.
 					res.FilesChanged = nil
+					res.Outcome = worktreeOutcome(isolated, waiting)
 				}
 				written := c.land(ctx, cfg, root, ws, review, text, ren, &res, st)
 				refusedMu.Lock()
@@ -311,6 +324,21 @@ func (c *cliRun) run(ctx context.Context) int {
 			},
 		},
 	})
+	if out != nil {
+		code := exitCode(res)
+		if errors.Is(err, assemble.ErrUntrusted) {
+			code = exitFailed
+		}
+		if err == nil || errors.Is(err, assemble.ErrUntrusted) {
+			dir := root
+			if isolated != nil {
+				dir = isolated.Dir()
+			}
+			if werr := out.write(context.WithoutCancel(ctx), o.result, dir, model, code, res, st, store); werr != nil {
+				ren.warn("--result: " + werr.Error())
+			}
+		}
+	}
 	switch {
 	case errors.Is(err, assemble.ErrUntrusted):
 		ren.warn(err.Error())
@@ -423,6 +451,9 @@ func (o runOptions) apply(cfg config.Config) config.Config {
 	if o.noVerify {
 		cfg.Verify.Enabled = false
 	}
+	if o.approval != "" {
+		cfg.Tools.Approval = o.approval
+	}
 	// --allow goes through the same policy as tools.allow: the approver
 	// reads it from the configuration.
 	cfg.Tools.Allow = append(append([]string(nil), cfg.Tools.Allow...), o.allow...)
@@ -463,11 +494,11 @@ func exitCode(res agent.Result) int {
 	return exitFailed
 }
 
-// loadConfig resolves the settings: .agentls.json, the environment, the
-// defaults. Settings in the workspace file that widen what agentls may run
+// loadConfig resolves the settings: --settings, .agentls.json, the
+// environment, the defaults. Settings in the workspace file that widen what agentls may run
 // apply only once the user trusts the file's content: with --trust, or
 // when asked on a terminal; otherwise they are held back with a warning.
-func (c *cliRun) loadConfig(root string) (config.Config, []config.Problem, []string) {
+func (c *cliRun) loadConfig(root string) (config.Config, []config.Problem, []string, error) {
 	var store *policy.TrustStore
 	if dir, err := session.StateDir(); err == nil {
 		store = assemble.TrustStore(dir)
@@ -486,13 +517,22 @@ func (c *cliRun) loadConfig(root string) (config.Config, []config.Problem, []str
 			ws.Source, ws.Problems = config.FromJSON(config.FileName, ws.Content)
 		}
 	}
-	cfg, probs := config.Resolve(ws.Source, config.FromEnv(os.Getenv))
-	probs = append(ws.Problems, probs...)
+	var user config.Source
+	var userProbs []config.Problem
+	if c.o.settings != "" {
+		data, err := os.ReadFile(c.o.settings)
+		if err != nil {
+			return config.Config{}, nil, nil, fmt.Errorf("--settings: %w", err)
+		}
+		user, userProbs = config.FromJSON(c.o.settings, data)
+	}
+	cfg, probs := config.Resolve(user, ws.Source, config.FromEnv(os.Getenv))
+	probs = append(append(userProbs, ws.Problems...), probs...)
 	if len(ws.Untrusted) > 0 {
 		probs = append(probs, config.Problem{Key: strings.Join(ws.Untrusted, ", "), Source: config.FileName,
 			Msg: "not applied: the file widens what agentls may run and is not trusted; run with --trust, or answer yes on a terminal"})
 	}
-	return cfg, probs, ws.Untrusted
+	return cfg, probs, ws.Untrusted, nil
 }
 
 // checkAccepted runs the checks again on what a review wrote when it is

@@ -5,14 +5,17 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"os"
 	"strings"
+	"sync"
 	"text/tabwriter"
 
 	"github.com/agentls/agentls/internal/apply"
+	"github.com/agentls/agentls/internal/assemble"
 	"github.com/agentls/agentls/internal/edits"
 	"github.com/agentls/agentls/internal/render"
-	"github.com/agentls/agentls/internal/review"
 	"github.com/agentls/agentls/internal/session"
+	"github.com/agentls/agentls/internal/tools"
 	"github.com/agentls/agentls/internal/worktree"
 )
 
@@ -36,7 +39,25 @@ func showWorktreeChange(stdout io.Writer, ren renderer, w *worktree.Tree, change
 	for _, n := range notes {
 		ren.warn("worktree: " + n)
 	}
-	ren.note(fmt.Sprintf("the change waits in the worktree %s (branch %s): agentls worktrees merge %s, or agentls worktrees discard %s", w.Dir(), w.Branch, w.ID, w.ID))
+	if len(changes) > 0 {
+		ren.note(fmt.Sprintf("the change waits in the worktree %s (branch %s): agentls worktrees merge %s, or agentls worktrees discard %s", w.Dir(), w.Branch, w.ID, w.ID))
+	}
+}
+
+// worktreeOutcome is what became of an isolated task's change, for its end
+// line: it waits in the worktree, with its size and the command that
+// merges it; or the task changed nothing there.
+func worktreeOutcome(w *worktree.Tree, changes []worktree.Change) string {
+	if len(changes) == 0 {
+		return "no change in worktree " + w.ID
+	}
+	add, del := 0, 0
+	for _, c := range changes {
+		a, d := diffStat(edits.Unified("a", "b", c.Base, c.Proposed, 0))
+		add, del = add+a, del+d
+	}
+	return fmt.Sprintf("the change waits in worktree %s: %d file%s, +%d -%d lines; merge it with: agentls worktrees merge %s",
+		w.ID, len(changes), plural(len(changes)), add, del, w.ID)
 }
 
 const worktreesUsage = `usage:
@@ -122,7 +143,11 @@ func Worktrees(args []string, stdout, stderr io.Writer) int {
 			fmt.Fprintln(stderr, "agentls worktrees:", err)
 			return exitFailed
 		}
-		fmt.Fprintf(stdout, "discarded %s (worktree and branch %s)\n", w.ID, w.Branch)
+		if w.Branch == "" {
+			fmt.Fprintf(stdout, "discarded %s (its branch went with the merge)\n", w.ID)
+		} else {
+			fmt.Fprintf(stdout, "discarded %s (worktree and branch %s)\n", w.ID, w.Branch)
+		}
 		return exitOK
 	case "merge":
 		w := find()
@@ -142,8 +167,9 @@ func Worktrees(args []string, stdout, stderr io.Writer) int {
 // mergeWorktree merges a worktree's change into the files on disk: each
 // file's hunks placed in its current text (review.PlanMerge, the same
 // plan the editor's merge makes); those over the user's own changes since
-// the snapshot are left out and listed. The files are written beneath the
-// root (tools.DiskWorkspace).
+// the snapshot are left out and listed with both sides (or, asked for,
+// written between conflict markers). The files are written through the
+// write path (apply.Disk: beneath the root, over the text planned on only).
 func mergeWorktree(ctx context.Context, root string, w *worktree.Tree, markers bool, stdout, stderr io.Writer) int {
 	changes, notes, err := w.Finish(ctx)
 	if err != nil {
@@ -151,66 +177,58 @@ func mergeWorktree(ctx context.Context, root string, w *worktree.Tree, markers b
 		return exitFailed
 	}
 	_ = w.SetState(worktree.StateEnded)
-	disk, err := apply.NewDisk(root)
+	disk, err := tools.NewDiskWorkspace(root)
 	if err != nil {
 		fmt.Fprintln(stderr, "agentls worktrees:", err)
 		return exitFailed
 	}
-	files := apply.New(disk)
-	merged, conflicts := 0, 0
-	for _, c := range changes {
-		if c.Deleted {
-			notes = append(notes, c.Rel+" was deleted in the worktree; delete it yourself if you agree")
-			continue
-		}
-		f := review.File{Rel: c.Rel, ReviewBase: c.Base, ReviewExisted: c.Existed, Proposed: c.Proposed, Proposing: true}
-		var left []review.Hunk
-		var cur string
-		n := 0
-		_, err := files.Apply(ctx, []string{c.Rel}, apply.Batch{}, func(now map[string]apply.Text) ([]apply.Change, error) {
-			t := now[c.Rel]
-			cur = t.Data
-			a, ok, cs := review.PlanMerge(f, cur, t.Exists)
-			left, n = cs, 0
-			if markers && len(cs) > 0 {
-				// Asked for: the whole merge, conflicts between markers.
-				m := edits.Merge3Markers(c.Base, cur, c.Proposed, edits.Markers{Ours: "yours", Theirs: "task " + w.ID})
-				n = len(edits.Diff(c.Base, c.Proposed)) - len(cs)
-				return []apply.Change{{Rel: c.Rel, Cur: t, Next: m.Text}}, nil
-			}
-			if !ok {
-				return nil, nil
-			}
-			n = len(a.Accepted)
-			return []apply.Change{{Rel: c.Rel, Cur: t, Next: a.Next}}, nil
-		})
-		merged += n
-		if err != nil {
-			fmt.Fprintf(stderr, "agentls worktrees: %s: %v\n", c.Rel, err)
-			return exitFailed
-		}
-		if markers && len(left) > 0 {
-			conflicts += len(left)
-			fmt.Fprintf(stdout, "conflict: %s: %d hunk%s written between conflict markers (<<<<<<< yours … >>>>>>> task %s)\n", c.Rel, len(left), plural(len(left)), w.ID)
-			continue
-		}
-		for _, h := range left {
-			conflicts++
-			line := strings.Count(cur[:min(h.Cur.Start, len(cur))], "\n") + 1
-			fmt.Fprintf(stdout, "conflict: %s:%d: you changed this region since the task started; its change there was left out: %s\n", c.Rel, line, review.Describe(h.Change, c.Base))
-			if yours, task, _, ok := review.Sides(f, cur, h); ok {
-				fmt.Fprintf(stdout, "  yours:\n%s  the task's:\n%s", indent(yours), indent(task))
-			}
+	// A protected file (a protected name at any depth, .gitattributes, a
+	// file where a protected symlink leads) is asked about as any write to
+	// it is: at a terminal, with a question; without one, it is left out
+	// and the merge does not end ok.
+	var confirm func(ctx context.Context, rel, why string) (bool, error)
+	if isTerminal(os.Stdin) && isTerminal(stderr) {
+		yesNo := terminalYesNo(sync.OnceValue(func() *lines { return newLines(os.Stdin) }), stderr, nil)
+		confirm = func(ctx context.Context, rel, why string) (bool, error) {
+			return yesNo(ctx, fmt.Sprintf("the merge wants to change %s, which %s. Allow this change?", rel, why))
 		}
 	}
+	files := apply.New(&apply.Disk{W: disk})
+	edit := func(ctx context.Context, rel string, transform func([]byte, bool) ([]byte, error)) error {
+		_, err := files.Edit(ctx, rel, "", func(t apply.Text) (string, error) {
+			b, err := transform([]byte(t.Data), t.Exists)
+			return string(b), err
+		})
+		return err
+	}
+	rep, err := assemble.MergeWorktree(ctx, root, changes, edit, confirm, markers, "task "+w.ID)
+	if err != nil {
+		fmt.Fprintln(stderr, "agentls worktrees:", err)
+		return exitFailed
+	}
+	merged, conflicts, leftOut := rep.Merged, len(rep.Conflicts), len(rep.LeftOut)
+	for _, l := range rep.LeftOut {
+		fmt.Fprintf(stdout, "left out: %s: %s; only you change it (see it in %s)\n", l.Rel, l.Why, w.Dir())
+	}
+	for _, c := range rep.Conflicts {
+		if c.Marked {
+			fmt.Fprintf(stdout, "conflict: %s:%d: you changed this region since the task started; both sides are in the file between conflict markers: %s\n", c.Rel, c.Line, c.What)
+			continue
+		}
+		fmt.Fprintf(stdout, "conflict: %s:%d: you changed this region since the task started; its change there was left out: %s\n", c.Rel, c.Line, c.What)
+		if c.Yours != "" || c.Task != "" {
+			fmt.Fprintf(stdout, "  yours:\n%s  the task's:\n%s", indent(c.Yours), indent(c.Task))
+		}
+	}
+	notes = append(notes, rep.Notes...)
 	for _, n := range notes {
 		fmt.Fprintln(stderr, "agentls worktrees:", n)
 	}
 	fmt.Fprintf(stdout, "merged %d hunk%s of %s; %d conflict%s\n", merged, plural(merged), w.ID, conflicts, plural(conflicts))
-	if conflicts > 0 {
+	if conflicts > 0 || leftOut > 0 {
 		return exitFailed
 	}
-	if err := w.Merged(); err != nil {
+	if err := w.Merged(ctx); err != nil {
 		fmt.Fprintln(stderr, "agentls worktrees:", err)
 	}
 	return exitOK
@@ -221,9 +239,8 @@ func indent(s string) string {
 	if s == "" {
 		return "    (nothing)\n"
 	}
-	lines := strings.SplitAfter(s, "\n")
 	var b strings.Builder
-	for _, l := range lines {
+	for _, l := range strings.SplitAfter(s, "\n") {
 		if l != "" {
 			b.WriteString("    " + strings.TrimSuffix(l, "\n") + "\n")
 		}

@@ -76,8 +76,11 @@ type Timeouter interface {
 // Driver runs tasks: it performs the machine's actions and feeds the
 // outcomes back. A Driver may run several tasks at once.
 type Driver struct {
-	LLM         agent.LLM
-	Model       string
+	LLM   agent.LLM
+	Model string
+	// CacheKey goes with every model request (agent.Request.CacheKey):
+	// one per session, so the provider's prompt cache is found again.
+	CacheKey    string
 	Tools       []agent.Tool
 	Planner     Planner  // nil: a bare system prompt
 	Verifier    Verifier // nil: no verify gate
@@ -98,6 +101,11 @@ type Driver struct {
 	// Root is the workspace root whose nested AGENTS.md files join tool
 	// results when the task first touches their subtree; "": none.
 	Root string
+	// Secret says whether a workspace-relative, '/'-separated path names a
+	// secret file (tools.secretFiles), for the nested AGENTS.md files:
+	// one that is, or links to, a secret is never shown. nil: the default
+	// secret files.
+	Secret func(rel string) bool
 	// OnEvent receives every event of every task, in order per task. It is
 	// called from the driver's loop, so it must not block for long.
 	OnEvent func(agent.Event)
@@ -118,7 +126,7 @@ type Driver struct {
 // the task (Result.Cancelled); in-flight model streams, tools and checks are
 // stopped and waited for before Run returns.
 func (d *Driver) Run(ctx context.Context, t Assignment) agent.Result {
-	run := &run{d: d, inputs: make(chan agent.Input, 256), tools: map[string]agent.Tool{}, scoped: &scoped{root: d.Root}}
+	run := &run{d: d, inputs: make(chan agent.Input, 256), tools: map[string]agent.Tool{}, scoped: &scoped{root: d.Root, secret: d.Secret}}
 	for _, tl := range d.Tools {
 		run.tools[tl.Spec().Name] = tl
 		run.specs = append(run.specs, tl.Spec())
@@ -277,7 +285,7 @@ func (r *run) do(a agent.Action) (agent.Result, bool) {
 		})
 	case agent.CallModel:
 		r.conversation(a.Messages)
-		req := agent.Request{Model: d.Model, Messages: a.Messages, Tools: r.specs}
+		req := agent.Request{Model: d.Model, Messages: a.Messages, Tools: r.specs, CacheKey: d.CacheKey}
 		if a.NoTools {
 			req.Tools = nil // the summary turn at the end of the budget
 		}

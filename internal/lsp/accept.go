@@ -8,6 +8,7 @@ import (
 	"go.lsp.dev/jsonrpc2"
 
 	"github.com/agentls/agentls/internal/apply"
+	"github.com/agentls/agentls/internal/assemble"
 	"github.com/agentls/agentls/internal/edits"
 	"github.com/agentls/agentls/internal/review"
 )
@@ -16,6 +17,15 @@ func (s *Server) cmdAccept(ctx context.Context, a reviewArgs) (any, error) {
 	t, a, err := s.reviewTask("agentls.accept", a)
 	if err != nil {
 		return nil, err
+	}
+	if t.isolation == assemble.IsolationWorktree {
+		// A worktree task's commands wrote files nobody was asked about:
+		// a protected one is asked about now (acceptAsked).
+		applied, n, leftOut, err := s.acceptAsked(ctx, t, a.URI, a.Hunk, nil, false)
+		if err != nil {
+			return nil, err
+		}
+		return map[string]any{"applied": applied, "accepted": n, "leftOut": append([]string{}, leftOut...)}, nil
 	}
 	return s.accept(ctx, t, a.URI, a.Hunk)
 }

@@ -46,37 +46,10 @@ func agentlsSettings(raw protocol.LSPAny) []byte {
 	return raw
 }
 
-// workspaceScopeKey holds, inside the agentls settings an editor sends,
-// the values set in the workspace's own scope (VS Code's workspace and
-// folder settings, which live in files the model can write). They rank
-// above the user's editor settings, as in the editor, but what widens
-// power applies only once the user trusts them, like .agentls.json.
-const workspaceScopeKey = "workspaceSettings"
-
-// splitWorkspaceScope takes the workspace-scope settings out of an
-// agentls settings object: the user's settings without them, them, and
-// whether the object held the key at all.
+// splitWorkspaceScope takes the workspace-scope settings out of an agentls
+// settings object (config.SplitWorkspaceScope).
 func splitWorkspaceScope(raw []byte) (user, ws []byte, sent bool) {
-	if len(raw) == 0 {
-		return raw, nil, false
-	}
-	var top map[string]json.RawMessage
-	if json.Unmarshal(raw, &top) != nil {
-		return raw, nil, false
-	}
-	v, ok := top[workspaceScopeKey]
-	if !ok {
-		return raw, nil, false
-	}
-	delete(top, workspaceScopeKey)
-	user, err := json.Marshal(top)
-	if err != nil {
-		return raw, nil, false
-	}
-	if string(v) == "null" || string(v) == "{}" {
-		v = nil
-	}
-	return user, v, true
+	return config.SplitWorkspaceScope(raw)
 }
 
 // configure re-resolves the configuration and reports each new problem

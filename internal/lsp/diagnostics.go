@@ -110,6 +110,12 @@ func (s *Server) toProtocol(ds []verify.Diagnostic) map[string][]protocol.Diagno
 		if pd.Severity == 0 {
 			pd.Severity = protocol.DiagnosticSeverityError
 		}
+		if d.PreExisting {
+			// There before the task (the verify gate's baseline): shown,
+			// but as information, not the task's error.
+			pd.Message = protocol.String(d.Message + " (there before this task)")
+			pd.Severity = protocol.DiagnosticSeverityInformation
+		}
 		code := d.Source
 		if d.Code != "" {
 			code = d.Source + " " + d.Code

@@ -23,7 +23,7 @@ type commandsResult struct {
 // cmdCommands lists the workspace's project commands (.agentls/commands),
 // read afresh on each call so a new file shows without a restart.
 func (s *Server) cmdCommands(ctx context.Context, _ noArgs) (any, error) {
-	cmds, err := projcmd.Load(s.rootDir())
+	cmds, err := projcmd.Load(s.rootDir(), s.config().Tools.SecretFiles)
 	res := commandsResult{Commands: []projectCommand{}}
 	for _, c := range cmds {
 		res.Commands = append(res.Commands, projectCommand{Name: c.Name, Description: c.Description, ArgumentHint: c.ArgumentHint, Path: c.Path})
@@ -39,12 +39,12 @@ func (s *Server) cmdCommands(ctx context.Context, _ noArgs) (any, error) {
 // as typed ("/tmp is full" stays a sentence). The expansion is text the
 // user asked for; it starts the task like any prompt and changes nothing
 // else about it.
-func expandProjectCommand(root, task string) string {
+func expandProjectCommand(root, task string, secretFiles []string) string {
 	name, args, ok := projcmd.Split(task)
 	if !ok {
 		return task
 	}
-	cmds, _ := projcmd.Load(root)
+	cmds, _ := projcmd.Load(root, secretFiles)
 	c, ok := projcmd.Find(cmds, name)
 	if !ok {
 		return task

@@ -80,9 +80,15 @@ func (s *Server) rewindSession(ctx context.Context, name string, a rewindArgs) (
 	return st, sess, nil
 }
 
+// checkpointArgs name the session whose steps agentls.checkpoints lists.
+type checkpointArgs struct {
+	TaskID  string `json:"taskId,omitempty"`
+	Session string `json:"session,omitempty"`
+}
+
 // cmdCheckpoints lists a session's steps, for a picker.
-func (s *Server) cmdCheckpoints(ctx context.Context, a rewindArgs) (any, error) {
-	_, sess, err := s.rewindSession(ctx, "agentls.checkpoints", a)
+func (s *Server) cmdCheckpoints(ctx context.Context, a checkpointArgs) (any, error) {
+	_, sess, err := s.rewindSession(ctx, "agentls.checkpoints", rewindArgs{TaskID: a.TaskID, Session: a.Session})
 	if err != nil {
 		return nil, err
 	}

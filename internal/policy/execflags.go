@@ -12,7 +12,7 @@ import (
 // whose arguments are not all static asks, because a variable or a glob
 // could expand to such a flag.
 //
-// The list, documented for the README:
+// The list, documented in docs/security.md:
 //   - go: -exec, -toolexec, -vettool (any subcommand); go generate; go tool;
 //     go env -w/-u.
 //   - find: -exec, -execdir, -ok, -okdir. fd: -x, -X, --exec, --exec-batch.

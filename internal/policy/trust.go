@@ -29,6 +29,18 @@ import (
 // verify.enabled/timeoutSeconds, sessions.*.
 var wideningKeys = []string{"tools.allow", "tools.secretFiles", "verify.commands", "mcpServers", "llm.baseURL", "sandbox"}
 
+// Widens reports whether a setting, set in a workspace file, can give the
+// model more power than the defaults, so that it applies only once the
+// user trusts the file (for some values: WideningKeys decides per value).
+func Widens(key string) bool {
+	for _, k := range wideningKeys {
+		if key == k || strings.HasPrefix(key, k+".") {
+			return true
+		}
+	}
+	return false
+}
+
 // WideningKeys returns, sorted, the settings in a workspace settings object
 // (an .agentls.json, or the agentls section of workspace editor settings;
 // nested {"tools":{"allow":…}} or dotted {"tools.allow":…}, as config

@@ -89,7 +89,7 @@
 //     have the pids controller); elsewhere RLIMIT_NPROC, which the kernel
 //     does not apply to root.
 //   - Cost: each command starts the agentls binary once more as the
-//     launcher (BenchmarkSandboxOverhead; README, Measured).
+//     launcher (BenchmarkSandboxOverhead; docs/performance.md).
 //   - Network detection (Result.NetworkBlocked) is a heuristic over the
 //     output's error messages.
 //

@@ -339,10 +339,14 @@ func ResultLine(r agent.Result) string {
 		status = "error (" + r.Reason + ")"
 	}
 	parts = append(parts, status)
-	switch n := len(r.FilesChanged); n {
-	case 0:
+	switch n := len(r.FilesChanged); {
+	case n == 0 && r.Outcome != "":
+		// Nothing landed, and the front end says what became of the
+		// change (it waits in a worktree, or for review).
+		parts = append(parts, r.Outcome)
+	case n == 0:
 		parts = append(parts, "no files changed")
-	case 1:
+	case n == 1:
 		parts = append(parts, "1 file changed")
 	default:
 		parts = append(parts, fmt.Sprintf("%d files changed", n))
@@ -445,4 +449,12 @@ func mdLocated(l string) string {
 		return "`" + strings.ReplaceAll(l[:i], "`", "'") + "` " + l[i+2:]
 	}
 	return l
+}
+
+// Plural is "s" unless n is 1: "%d file%s".
+func Plural(n int) string {
+	if n == 1 {
+		return ""
+	}
+	return "s"
 }

@@ -294,47 +294,13 @@ func (t *Recorder) Track(ws agent.Workspace) agent.Workspace {
 	if t == nil || ws == nil {
 		return ws
 	}
-	// The wrapper keeps the optional interfaces the tools look for: the
-	// editor's open buffers (tools.BufferLister) and deleting and moving
-	// files (tools.FileOps; a delete or move is not a checkpoint's text
-	// change, so it is passed through unrecorded).
-	l, lists := ws.(interface{ OpenFiles() []string })
-	ops, moves := ws.(fileOps)
-	switch base := (tracked{Workspace: ws, t: t}); {
-	case lists && moves:
-		return &trackedListerOps{trackedLister{base, l}, ops}
-	case lists:
-		return &trackedLister{base, l}
-	case moves:
-		return &trackedOps{base, ops}
-	default:
-		return &base
-	}
+	// The optional interfaces the tools look for (the editor's open
+	// buffers, deleting and moving files, the editor's view for commands)
+	// are found through Unwrap (tools.As): a delete, a move or what a
+	// command writes is not a checkpoint's text change, and passes
+	// through unrecorded.
+	return &tracked{Workspace: ws, t: t}
 }
-
-// fileOps is tools.FileOps, which this package cannot import.
-type fileOps interface {
-	Delete(ctx context.Context, rel string) error
-	Move(ctx context.Context, from, to string) error
-}
-
-type trackedOps struct {
-	tracked
-	fileOps
-}
-
-type trackedListerOps struct {
-	trackedLister
-	fileOps
-}
-
-// trackedLister keeps the editor's list of open buffers (tools.BufferLister).
-type trackedLister struct {
-	tracked
-	l interface{ OpenFiles() []string }
-}
-
-func (w *trackedLister) OpenFiles() []string { return w.l.OpenFiles() }
 
 type tracked struct {
 	agent.Workspace
@@ -342,9 +308,7 @@ type tracked struct {
 }
 
 // Unwrap is the workspace tracked, for the optional interfaces the
-// wrapper does not pass on itself: tools.Viewer (run_command in the
-// editor's view; what a command writes reaches the editor through it,
-// unrecorded, like a delete or a move).
+// wrapper does not implement itself (tools.As).
 func (w *tracked) Unwrap() agent.Workspace { return w.Workspace }
 
 // Carried records what a command's view wrote into the tree itself (the

@@ -53,6 +53,8 @@ type Recorder struct {
 	err      error
 	end      bool
 	track    tracker // file changes for the next checkpoint
+	// lastUsage is the last model request's usage, kept with the result.
+	lastUsage *agent.Usage
 }
 
 // Change is one file a task changed.
@@ -278,7 +280,16 @@ func (t *Recorder) write(recs ...any) {
 
 // Event feeds the transcript; call it from the driver's OnEvent.
 func (t *Recorder) Event(ev agent.Event) {
-	if t == nil || t.transcript == nil {
+	if t == nil {
+		return
+	}
+	if ev.Kind == agent.KindUsage && ev.Usage != nil {
+		t.mu.Lock()
+		u := *ev.Usage
+		t.lastUsage = &u
+		t.mu.Unlock()
+	}
+	if t.transcript == nil {
 		return
 	}
 	t.transcript.Event(ev)
@@ -309,7 +320,7 @@ func (t *Recorder) End(res agent.Result, changes []Change) error {
 	for i := range changes {
 		recs = append(recs, record{Type: "change", Seq: t.seq, Change: &changes[i]})
 	}
-	recs = append(recs, record{Type: "result", Time: now, Seq: t.seq, Result: &res})
+	recs = append(recs, record{Type: "result", Time: now, Seq: t.seq, Result: &res, LastUsage: t.lastUsage})
 	t.write(recs...)
 	if err := t.gs.close(); err != nil && t.err == nil {
 		t.err = fmt.Errorf("session %s: %w", t.session, err)

@@ -178,6 +178,9 @@ type record struct {
 	Messages []agent.Message `json:"messages,omitempty"` // reset
 	Change   *Change         `json:"change,omitempty"`   // change
 	Result   *agent.Result   `json:"result,omitempty"`   // result
+	// LastUsage is the usage of the task's last model request (result): the
+	// context it filled, which a reloaded session shows again.
+	LastUsage *agent.Usage `json:"lastUsage,omitempty"`
 
 	Checkpoint *Checkpoint `json:"checkpoint,omitempty"` // checkpoint
 	Rewind     *rewindRec  `json:"rewind,omitempty"`     // rewind (with Messages)
@@ -217,6 +220,9 @@ type TaskRecord struct {
 	Result     *agent.Result `json:"result"`         // nil when it never ended
 	Changes    []Change      `json:"changes,omitempty"`
 	Transcript string        `json:"transcript,omitempty"`
+	// LastUsage is the usage of the task's last model request, nil when
+	// none was recorded.
+	LastUsage *agent.Usage `json:"lastUsage,omitempty"`
 }
 
 // Status is the task's status, or "interrupted" when it has no result.
@@ -278,7 +284,7 @@ func (s *Store) Load(id string) (*Session, error) {
 			}
 		case "result":
 			t := task(r.Seq)
-			t.Result, t.Ended = r.Result, r.Time
+			t.Result, t.Ended, t.LastUsage = r.Result, r.Time, r.LastUsage
 		}
 	})
 	if isNotExist(err) {

@@ -4,7 +4,7 @@
 // the headless CLI and of tests.
 //
 // Names, arguments and results are part of the public contract
-// (README.md, "Use"): recorded conversations replay against them. Reads go
+// (docs/commands.md, "Tools offered to the model"): recorded conversations replay against them. Reads go
 // through agent.Workspace so open editor buffers win over the disk, and
 // writes go through Workspace.Edit so the editor applies them. The package
 // must never import lsp.

@@ -100,7 +100,7 @@ func exists(ctx context.Context, ws agent.Workspace, rel string) bool {
 
 // fileOps returns ws's FileOps, or an error saying this front end has none.
 func fileOps(ws agent.Workspace) (FileOps, error) {
-	if f, ok := ws.(FileOps); ok {
+	if f, ok := As[FileOps](ws); ok {
 		return f, nil
 	}
 	return nil, errors.New("this workspace cannot delete or move files")

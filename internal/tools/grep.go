@@ -305,7 +305,7 @@ func grep(ctx context.Context, ws agent.Workspace, pol Policy, m *matcher, dir s
 		return g == nil || g.match(f) || g.match(relTo(f, rel))
 	}
 	open := map[string]bool{}
-	if bl, ok := ws.(BufferLister); ok {
+	if bl, ok := As[BufferLister](ws); ok {
 		for _, f := range bl.OpenFiles() {
 			open[f] = true
 		}

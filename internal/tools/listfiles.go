@@ -134,7 +134,7 @@ func listFiles(ctx context.Context, ws agent.Workspace, pol Policy, dir string, 
 // unsavedBuffers returns the open files under dir that do not exist on disk
 // yet, so a file the user just created in the editor is found too.
 func unsavedBuffers(ws agent.Workspace, pol Policy, dir string, keep func(string) bool) []string {
-	bl, ok := ws.(BufferLister)
+	bl, ok := As[BufferLister](ws)
 	if !ok {
 		return nil
 	}

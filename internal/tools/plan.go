@@ -19,12 +19,16 @@ const planSchema = `{"type":"object","properties":{` +
 	`"explanation":{"type":"string","description":"Why the plan changed, in a sentence (optional)."}},` +
 	`"required":["plan"],"additionalProperties":false}`
 
+// PlanToolName is update_plan's name, for the views that read its calls
+// back from a stored conversation.
+const PlanToolName = "update_plan"
+
 // UpdatePlan is the update_plan tool: the model keeps a short plan the
 // user watches (every front end shows it). Each call replaces the plan
 // whole; the machine keeps the latest and emits it as a plan event.
 func UpdatePlan() agent.Tool {
 	return &tool{
-		name: "update_plan",
+		name: PlanToolName,
 		description: "Keep a short plan of the task that the user sees live. Send the whole plan each time, " +
 			"with each step pending, in_progress or completed (at most one in_progress); " +
 			"update it as you finish steps. Use it for tasks of several steps; it changes no file.",

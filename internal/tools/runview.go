@@ -16,7 +16,6 @@ import (
 	"time"
 
 	"github.com/agentls/agentls/internal/agent"
-	"github.com/agentls/agentls/internal/policy"
 	"github.com/agentls/agentls/internal/proc"
 )
 
@@ -152,6 +151,9 @@ func carry(ctx context.Context, v Viewer, root, x string, view map[string][]byte
 		return "", err
 	}
 	defer r.Close()
+	// The protected links as the command left them (one walk for all
+	// that it wrote): a file where one leads is not carried either.
+	prot := protectionOf(root)
 	var wrote, edited, deleted, notes []string
 	tb, err := exchangeFile(filepath.Join(x, "changed.tar"))
 	if errors.Is(err, fs.ErrNotExist) {
@@ -200,7 +202,7 @@ func carry(ctx context.Context, v Viewer, root, x string, view map[string][]byte
 			edited = append(edited, rel)
 			continue
 		}
-		if err := carriable(r, rel); err != nil {
+		if err := carriable(r, rel, prot); err != nil {
 			notes = append(notes, fmt.Sprintf("%s (%v)", rel, err))
 			continue
 		}
@@ -229,7 +231,7 @@ func carry(ctx context.Context, v Viewer, root, x string, view map[string][]byte
 			notes = append(notes, rel+" (deleted by the command, but the editor holds it: not deleted)")
 			continue
 		}
-		if err := carriable(r, rel); err != nil {
+		if err := carriable(r, rel, prot); err != nil {
 			notes = append(notes, fmt.Sprintf("%s, deleted by the command (%v)", rel, err))
 			continue
 		}
@@ -299,13 +301,13 @@ func exchangeFile(p string) ([]byte, error) {
 
 // carriable refuses to carry out of the view what the command could not
 // have changed on disk either: .git, the files that configure agentls or
-// the editor (policy.Protected), and any path through a symlink or onto
-// one.
-func carriable(r *os.Root, rel string) error {
+// the editor (policy.Protected, or where a protected symlink leads:
+// prot), and any path through a symlink or onto one.
+func carriable(r *os.Root, rel string, prot protection) error {
 	if rel == ".git" || strings.HasPrefix(rel, ".git/") {
 		return errors.New("inside .git, which stays read-only")
 	}
-	if p, why := policy.Protected(rel); p {
+	if p, why := prot.check(rel, ""); p {
 		return errors.New(why + "; only the user changes it")
 	}
 	parts := strings.Split(rel, "/")
@@ -386,20 +388,26 @@ func recorderOf(ws agent.Workspace) recordFunc {
 	}
 }
 
-// asViewer finds the Viewer in ws or in the workspaces it wraps (a
-// wrapper says what it wraps with Unwrap, as session.Recorder.Track's does).
-func asViewer(ws agent.Workspace) (Viewer, bool) {
+// asViewer finds the Viewer in ws or in the workspaces it wraps.
+func asViewer(ws agent.Workspace) (Viewer, bool) { return As[Viewer](ws) }
+
+// As finds an optional interface of a workspace (FileOps, BufferLister,
+// Viewer) in ws or in the workspaces it wraps, as errors.As does: a
+// wrapper says what it wraps with Unwrap, and passes on what it does not
+// implement itself.
+func As[T any](ws agent.Workspace) (T, bool) {
 	for ws != nil {
-		if v, ok := ws.(Viewer); ok {
+		if v, ok := ws.(T); ok {
 			return v, true
 		}
 		u, ok := ws.(interface{ Unwrap() agent.Workspace })
 		if !ok {
-			return nil, false
+			break
 		}
 		ws = u.Unwrap()
 	}
-	return nil, false
+	var zero T
+	return zero, false
 }
 
 // viewOf is the view run_command runs in, or nil: the workspace is no

@@ -81,7 +81,7 @@ func TestCarryRefusesAForgedExchange(t *testing.T) {
 	if err := syscall.Mkfifo(filepath.Join(x, "before"), 0o644); err != nil {
 		t.Skip("no FIFOs here")
 	}
-	if _, err := carry(context.Background(), v, root, x, nil, time.Now(), nil); err == nil {
+	if _, err := carry(context.Background(), v, root, x, nil, time.Now().Add(time.Hour), nil); err == nil {
 		t.Error("a FIFO listing was read")
 	}
 }
@@ -122,6 +122,43 @@ func BenchmarkRunCommandView(b *testing.B) {
 				}
 			}
 		})
+	}
+}
+
+// What a command wrote in the editor's view is not carried to where a
+// protected symlink leads (.husky -> tools/husky): a file there is a git
+// hook as surely as .husky/pre-commit. Before, only names were checked and
+// tools/husky/post-commit was carried to disk.
+func TestCarryRefusesWhereAProtectedLinkLeads(t *testing.T) {
+	root, x := t.TempDir(), t.TempDir()
+	os.MkdirAll(filepath.Join(root, "tools", "husky"), 0o755)
+	os.MkdirAll(filepath.Join(root, "src"), 0o755)
+	if err := os.Symlink("tools/husky", filepath.Join(root, ".husky")); err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	tw := tar.NewWriter(&buf)
+	for _, name := range []string{"./tools/husky/post-commit", "./src/ok.go"} {
+		body := "#!/bin/sh\necho pwned\n"
+		tw.WriteHeader(&tar.Header{Name: name, Mode: 0o755, Size: int64(len(body)), Typeflag: tar.TypeReg})
+		tw.Write([]byte(body))
+	}
+	tw.Close()
+	os.WriteFile(filepath.Join(x, "changed.tar"), buf.Bytes(), 0o644)
+	os.WriteFile(filepath.Join(x, "before"), nil, 0o644)
+	os.WriteFile(filepath.Join(x, "after"), []byte("./tools/husky/post-commit\x00./src/ok.go\x00"), 0o644)
+	note, err := carry(context.Background(), &fakeViewer{wrote: map[string]string{}}, root, x, nil, time.Now().Add(time.Hour), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Lstat(filepath.Join(root, "tools/husky/post-commit")); err == nil {
+		t.Errorf("the hook was carried to disk; note %q", note)
+	}
+	if _, err := os.Stat(filepath.Join(root, "src/ok.go")); err != nil {
+		t.Errorf("an ordinary file was not carried: %v", err)
+	}
+	if !strings.Contains(note, ".husky") {
+		t.Errorf("note %q does not say why", note)
 	}
 }
 

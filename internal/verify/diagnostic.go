@@ -42,6 +42,9 @@ type Diagnostic struct {
 	Code string
 	// Source names the tool, such as "go vet" or "tsc".
 	Source string
+	// PreExisting: the same finding was there before the task (the verify
+	// gate's baseline); it is shown, labelled, and is not the task's.
+	PreExisting bool
 }
 
 func (d Diagnostic) String() string {

@@ -22,16 +22,24 @@ func Feedback(results []Result, maxBytes int) string {
 	}
 	var passed []string
 	var failed []Result
+	var before []string
 	for _, r := range results {
-		if r.Passed {
+		for _, d := range r.Diagnostics {
+			if d.PreExisting && len(before) < 5 {
+				before = append(before, diagnosticLine(d, r.Root))
+			}
+		}
+		switch {
+		case r.Passed:
 			passed = append(passed, "`"+r.Command+"`")
-		} else {
+		case !r.PreExisting:
 			failed = append(failed, r)
 		}
 	}
 	if len(failed) == 0 {
 		return ""
 	}
+
 	var b strings.Builder
 	if len(passed) > 0 {
 		fmt.Fprintf(&b, "Passed: %s.\n", strings.Join(passed, ", "))
@@ -44,8 +52,13 @@ func Feedback(results []Result, maxBytes int) string {
 		b.WriteString(failureHeader(r))
 		writeDiagnostics(&b, r, start+share*2/3)
 		if room := start + share - b.Len(); room > 200 {
-			writeTail(&b, r.Output, room)
+			writeTail(&b, withoutPreExisting(r), room)
 		}
+	}
+	if len(before) > 0 {
+		// Labelled apart, so the model leaves them: they were there
+		// before the task (the user's unfinished text, an old failure).
+		b.WriteString("There before this task, not yours to fix (leave them):\n" + strings.Join(before, ""))
 	}
 	return textcut.Head(b.String(), maxBytes)
 }
@@ -63,7 +76,12 @@ func failureHeader(r Result) string {
 const maxFeedbackEntry = 600
 
 func writeDiagnostics(b *strings.Builder, r Result, limit int) {
-	diags := append([]Diagnostic(nil), r.Diagnostics...)
+	var diags []Diagnostic
+	for _, d := range r.Diagnostics {
+		if !d.PreExisting {
+			diags = append(diags, d)
+		}
+	}
 	sort.SliceStable(diags, func(i, j int) bool { return diags[i].Severity < diags[j].Severity })
 	for i, d := range diags {
 		line := diagnosticLine(d, r.Root)
@@ -120,4 +138,39 @@ func writeTail(b *strings.Builder, output string, room int) {
 	b.WriteString(header)
 	b.WriteString(out)
 	b.WriteString("\n")
+}
+
+// withoutPreExisting is r's output without the lines that locate a
+// finding that was there before the task: the model is told of those
+// apart.
+func withoutPreExisting(r Result) string {
+	var locs []string
+	for _, d := range r.Diagnostics {
+		if !d.PreExisting {
+			continue
+		}
+		p := d.Path
+		if rel, err := filepath.Rel(r.Root, d.Path); err == nil && filepath.IsLocal(rel) {
+			p = filepath.ToSlash(rel)
+		}
+		locs = append(locs, fmt.Sprintf("%s:%d:", p, d.Line))
+	}
+	if len(locs) == 0 {
+		return r.Output
+	}
+	lines := strings.SplitAfter(r.Output, "\n")
+	out := lines[:0]
+	for _, l := range lines {
+		drop := false
+		for _, loc := range locs {
+			if strings.Contains(l, loc) {
+				drop = true
+				break
+			}
+		}
+		if !drop {
+			out = append(out, l)
+		}
+	}
+	return strings.Join(out, "")
 }

@@ -62,6 +62,9 @@ type Result struct {
 	// Root is the workspace the paths in Diagnostics lie in; Feedback
 	// prints them relative to it.
 	Root string
+	// PreExisting: the check failed, but only as it did before the task
+	// (every finding PreExisting, see the verify gate's baseline).
+	PreExisting bool
 }
 
 // Run runs the checks in order and stops at the first that fails: there is

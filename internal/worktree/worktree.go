@@ -317,10 +317,27 @@ func (t *Tree) SetState(state string) error {
 
 // Merged records that everything the task proposed was merged: the
 // snapshot moves to the task's last commit, so a follow-up in the worktree
-// proposes only what it changes after that.
-func (t *Tree) Merged() error {
+// proposes only what it changes after that. The task's branch has served
+// (its change is in the user's files now) and is deleted; the worktree
+// stays, on a detached HEAD, for a follow-up. HEAD is detached by
+// update-ref, which touches no file and runs none of the repository's
+// programs, as a checkout would.
+func (t *Tree) Merged(ctx context.Context) error {
 	if t.Head != "" {
 		t.Base = t.Head
+	}
+	if t.Branch != "" {
+		head, err := t.git(ctx, true, "rev-parse", "--verify", "HEAD")
+		if err == nil {
+			_, err = t.git(ctx, false, "update-ref", "--no-deref", "HEAD", strings.TrimSpace(head))
+		}
+		if err == nil {
+			_, err = runGit(ctx, t.Top, false, "branch", "-D", t.Branch)
+		}
+		if err != nil {
+			return fmt.Errorf("worktree %s: deleting its branch %s: %w", t.ID, t.Branch, err)
+		}
+		t.Branch = ""
 	}
 	return t.SetState(StateMerged)
 }
@@ -413,7 +430,9 @@ func (t *Tree) Discard(ctx context.Context) error {
 	if _, err := runGit(ctx, t.Top, false, "worktree", "prune"); err != nil {
 		errs = append(errs, err)
 	}
-	if out, _ := runGit(ctx, t.Top, true, "branch", "--list", t.Branch); strings.TrimSpace(out) != "" {
+	if t.Branch == "" {
+		// Deleted when the change was merged.
+	} else if out, _ := runGit(ctx, t.Top, true, "branch", "--list", t.Branch); strings.TrimSpace(out) != "" {
 		if _, err := runGit(ctx, t.Top, false, "branch", "-D", t.Branch); err != nil {
 			errs = append(errs, err)
 		}

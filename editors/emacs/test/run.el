@@ -118,6 +118,18 @@
           agentls-initialization-options
           `(:llm (:baseURL ,url :model "test-model") :verify (:enabled :json-false)))
     (agentls-eglot-setup '(text-mode))
+    ;; 0. M-x agentls-doctor: the report of agentls doctor with these
+    ;; settings, the key never in it.
+    (setenv "AGENTLS_API_KEY" "sk-emacs-doctor-SECRET-7")
+    (let* ((status (agentls-doctor test-ws))
+           (text (with-current-buffer "*agentls-doctor*" (buffer-string))))
+      (setenv "AGENTLS_API_KEY" nil)
+      (test-check "agentls-doctor shows agentls doctor's report: key found, the model took tools, a task can run"
+                  (and (eql status 0) (string-search "key       found in the environment (never shown)" text)
+                       (string-search "tool calls accepted" text) (string-search "sandbox" text)
+                       (string-search "a task can run here" text))
+                  (format "exit %S:\n%s" status text))
+      (test-check "agentls-doctor never shows the key" (not (string-search "SECRET" text)) text))
     ;; Eglot needs a project; the test workspace is not a VC checkout.
     (add-hook 'project-find-functions
               (lambda (dir)
@@ -148,8 +160,11 @@
       (test-check "task 1 edits the buffer" (equal (test-line1 hello) "goodbye world")
                   (format "line 1 is %S" (test-line1 hello)))
       (let ((first (with-temp-buffer
+                     ;; The script's first turn (agentls-doctor's probe
+                     ;; above was an aside, turn 1000).
                      (insert-file-contents (expand-file-name "requests.jsonl" test-out))
-                     (buffer-substring (point-min) (line-end-position)))))
+                     (search-forward "{\"turn\":0," nil t)
+                     (buffer-substring (line-beginning-position) (line-end-position)))))
         (test-check "uri and selection reach the model"
                     (string-search "hello.txt; selected lines 1–1:\\n```\\nhello\\n```" first)
                     "no \"selected lines 1–1 ... hello\" in the first request"))

@@ -239,8 +239,13 @@ function M.run(a, s)
   local htext = table.concat(hl, '\n')
   T.check(':checkhealth agentls reports binary, version, endpoint and key',
     htext:find('found: ', 1, true) and htext:find('version: agentls', 1, true)
-      and htext:find('endpoint reachable: /v1/models lists 3 models', 1, true) and htext:find('API key: set', 1, true) and true or false,
+      and htext:find('3 model(s) listed, "test-model" among them', 1, true) and htext:find('key: found in the environment (never shown)', 1, true) and true or false,
     htext:sub(1, 1500))
+  T.check(':checkhealth agentls runs agentls doctor: the model took tools, the sandbox and trust are reported',
+    htext:find('agentls doctor', 1, true) and htext:find('tool calls accepted', 1, true)
+      and htext:find('sandbox: ', 1, true) and htext:find('trust: ', 1, true)
+      and htext:find('a task can run here', 1, true) and true or false,
+    htext:sub(1, 2500))
   T.check(':checkhealth never shows the key', not htext:find('SECRET', 1, true), 'the key is in the report')
 
   -- :checkhealth while the server is still starting: it waits for the

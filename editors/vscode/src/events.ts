@@ -1,4 +1,4 @@
-// The agentls/event stream (README.md, "What the server sends"): its shape,
+// The agentls/event stream (docs/commands.md, "What the server sends"): its shape,
 // how it reads as text in the output channel, and the task list the status
 // bar and the commands work from. No vscode import.
 

@@ -5,6 +5,7 @@
 // plain LSP; this file adds only what LSP has no UI for. Over 400 lines:
 // one class holds the client and every command that needs it; the panel,
 // the diff review and the event text live in their own files.
+import { execFile } from 'child_process';
 import * as fs from 'fs';
 import * as os from 'os';
 import * as vscode from 'vscode';
@@ -23,6 +24,7 @@ import { worktreeTasks } from './worktrees';
 import { WorktreeAction } from './worktreeItems';
 import { AgentEvent, ModelInfo, StreamRenderer, TaskTracker, endSummary, statusWord, usageLine, vscodeHint, Heads, composedTask } from './events';
 import { ConversationPanel } from './panel';
+import { doctorMessage, doctorText, parseDoctor } from './doctor';
 import { TasksView } from './tasksView';
 import { Probe } from './probe';
 import { PROPOSAL_SCHEME, ProposalProvider, openReviewDiffs, parse as parseProposal } from './review';
@@ -68,6 +70,7 @@ class Agentls {
   private client: LanguageClient | undefined;
   private readonly output = vscode.window.createOutputChannel('agentls');
   private readonly serverLog = vscode.window.createOutputChannel('agentls server');
+  private readonly doctorLog = vscode.window.createOutputChannel('agentls doctor');
   /** The activity-bar view of the server's tasks. */
   private readonly heads = new Heads();
   readonly tasksView = new TasksView({ status: () => this.quietStatus() });
@@ -106,6 +109,70 @@ class Agentls {
     return explicitSettings(this.keys, (k) => cfg.inspect(k));
   }
 
+  /** The agentls binary to run, as resolveServerPath finds it. */
+  serverPath(): ReturnType<typeof resolveServerPath> {
+    const cfg = vscode.workspace.getConfiguration('agentls');
+    return resolveServerPath(
+      {
+        // The user's own value only: a workspace must never choose the
+        // program the extension starts (the setting is machine scope too).
+        setting: cfg.inspect<string>('server.path')?.globalValue,
+        extensionPath: this.ctx.extensionPath,
+        workspaceFolder: vscode.workspace.workspaceFolders?.[0]?.uri.fsPath,
+        env: process.env,
+        platform: process.platform,
+        home: os.homedir(),
+      },
+      isExecutable,
+    );
+  }
+
+  /** The binary's environment. The key travels here only: initializationOptions
+   * show up in LSP traces and logs. */
+  async serverEnv(): Promise<Record<string, string | undefined>> {
+    const env: Record<string, string | undefined> = { ...process.env };
+    const secret = await this.ctx.secrets.get(SECRET_KEY);
+    if (secret) env.AGENTLS_API_KEY = secret;
+    return env;
+  }
+
+  /**
+   * "agentls: Doctor": runs `agentls doctor --json` on the workspace with
+   * this window's settings and the key from secret storage, shows its report
+   * in the "agentls doctor" output channel and says in a notification
+   * whether a task can run. The binary never prints the key.
+   */
+  async doctor(): Promise<void> {
+    const found = this.serverPath();
+    if (found.path === undefined) {
+      void vscode.window.showErrorMessage(found.reason);
+      return;
+    }
+    const folder = vscode.workspace.workspaceFolders?.[0]?.uri.fsPath;
+    const args = ['doctor', '--json', '--settings', JSON.stringify(this.settings())];
+    const env = await this.serverEnv();
+    const stdout = await new Promise<string>((resolve) => {
+      execFile(found.path!, args, { cwd: folder, env, maxBuffer: 4 << 20, timeout: 120000 }, (_err, out, errOut) =>
+        resolve(out || errOut || String(_err ?? '')),
+      );
+    });
+    const report = parseDoctor(stdout);
+    this.doctorLog.clear();
+    if (!report) {
+      this.doctorLog.append(stdout);
+      this.doctorLog.show(true);
+      this.probe.write('doctor', { error: stdout.slice(0, 2000) });
+      void vscode.window.showErrorMessage('agentls doctor did not report; see the "agentls doctor" output.');
+      return;
+    }
+    this.doctorLog.append(doctorText(report));
+    this.doctorLog.show(true);
+    this.probe.write('doctor', { exit: report.exit, checks: report.checks.map((c) => ({ name: c.name, status: c.status, summary: c.summary })), text: doctorText(report) });
+    const m = doctorMessage(report);
+    const show = m.level === 'info' ? vscode.window.showInformationMessage : m.level === 'warning' ? vscode.window.showWarningMessage : vscode.window.showErrorMessage;
+    void show(m.text);
+  }
+
   async start(): Promise<void> {
     const cfg = vscode.workspace.getConfiguration('agentls');
     const scopes = plainTextKeyScopes(cfg.inspect('llm.apiKey'));
@@ -116,19 +183,7 @@ class Agentls {
       );
     }
     const folder = vscode.workspace.workspaceFolders?.[0]?.uri.fsPath;
-    const found = resolveServerPath(
-      {
-        // The user's own value only: a workspace must never choose the
-        // program the extension starts (the setting is machine scope too).
-        setting: cfg.inspect<string>('server.path')?.globalValue,
-        extensionPath: this.ctx.extensionPath,
-        workspaceFolder: folder,
-        env: process.env,
-        platform: process.platform,
-        home: os.homedir(),
-      },
-      isExecutable,
-    );
+    const found = this.serverPath();
     if (found.path === undefined) {
       this.probe.write('noServer', { reason: found.reason, tried: found.tried });
       this.status.text = '$(error) agentls: no server';
@@ -138,11 +193,7 @@ class Agentls {
       return;
     }
 
-    // The key travels in the server's environment only: initializationOptions
-    // show up in LSP traces and logs.
-    const env: Record<string, string | undefined> = { ...process.env };
-    const secret = await this.ctx.secrets.get(SECRET_KEY);
-    if (secret) env.AGENTLS_API_KEY = secret;
+    const env = await this.serverEnv();
     const args = cfg.inspect<string[]>('server.args')?.globalValue ?? [];
     const serverOptions: ServerOptions = {
       command: found.path,
@@ -758,6 +809,7 @@ export async function activate(ctx: vscode.ExtensionContext): Promise<void> {
   reg('agentls.restartServer', () => a.restart());
   // Not agentls.verify: the language client registers the server's commands under their own ids.
   reg('agentls.verifyProject', () => a.verify());
+  reg('agentls.doctor', () => a.doctor());
   reg('agentls.composeTask', () => a.composeTask());
   reg('agentls.sendComposedTask', () => a.sendComposedTask());
   reg('agentls.refreshTasks', () => a.tasksView.refresh());

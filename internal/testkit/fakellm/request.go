@@ -14,8 +14,8 @@ import (
 
 // RecordedRequest is one chat completion request as the server received it.
 type RecordedRequest struct {
-	// Turn is the index of the turn that answered, or -1 when the script
-	// was exhausted.
+	// Turn is the index of the turn that answered, -1 when the script
+	// was exhausted, or 1000+i when aside i answered.
 	Turn int `json:"turn"`
 	// Authorization is "" when the header was absent, else its scheme
 	// followed by "[redacted]": tests may check a key was sent, never which.
@@ -67,6 +67,8 @@ type Tool struct {
 	// Custom is a freeform (custom) tool of the Responses API: its calls
 	// carry one string, recorded as the arguments {"input": …}.
 	Custom bool `json:"custom,omitempty"`
+	// Grammar is a custom tool's format: the grammar its input is held to.
+	Grammar string `json:"grammar,omitempty"`
 }
 
 // The wire shapes, only for decoding.

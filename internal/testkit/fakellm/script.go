@@ -19,8 +19,19 @@ import (
 // Script is a scripted conversation: request i gets Turns[i].
 type Script struct {
 	Turns []Turn `json:"turns"`
+	// Conversations, when set, answer instead of Turns: a request is
+	// answered from the conversation whose key its first user message
+	// contains, with the turn its number of assistant messages gives.
+	// Nothing depends on the order of requests, so several agents (or
+	// one that starts over) can share one server.
+	Conversations map[string][]Turn `json:"conversations,omitempty"`
 	// Models is what GET /v1/models lists; default ["fake-model"].
 	Models []string `json:"models,omitempty"`
+	// Asides answer, out of the script's order and as often as asked,
+	// the requests their Expect matches (each must have one): requests a
+	// test does not sequence, such as a health check's probe sent
+	// whenever an editor's :checkhealth runs. They take no turn.
+	Asides []Turn `json:"asides,omitempty"`
 }
 
 // Turn is one scripted model answer, or one scripted failure.
@@ -147,6 +158,11 @@ func Parse(data []byte) (*Script, error) {
 // Validate reports options that cannot work.
 func (s *Script) Validate() error {
 	var errs []error
+	for i, a := range s.Asides {
+		if a.Expect == nil || *a.Expect == (Expect{}) {
+			errs = append(errs, fmt.Errorf("aside %d: needs an expect, or it would answer every request", i))
+		}
+	}
 	for i, t := range s.Turns {
 		bad := func(format string, args ...any) {
 			errs = append(errs, fmt.Errorf("turn %d: %s", i, fmt.Sprintf(format, args...)))

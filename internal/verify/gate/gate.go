@@ -46,6 +46,11 @@ type Gate struct {
 	Approve func(ctx context.Context, command string) (bool, string, error)
 	// Warn is told once that checks run without the sandbox's view.
 	Warn func(string)
+	// Before tells the changed files' texts as the task found them: when
+	// the checks fail, they run again on those (the baseline), and what
+	// failed before the task too is labelled pre-existing and does not
+	// fail the task. nil: no baseline.
+	Before Before
 	// Detected: Commands came from verify.DetectAny, so each run detects
 	// again with the task's files: a check with nothing to check (go vet
 	// on a module with no Go files) is skipped, and one the task's new
@@ -94,10 +99,16 @@ func (g *Gate) Verify(ctx context.Context, changed []string) (agent.VerifyReport
 			}
 		}
 	}
-	results, err := verify.Run(ctx, verify.RunOptions{Root: g.Root, Commands: cmds, Unsaved: unsaved, Timeout: g.Timeout, OnStart: g.OnStart,
-		Sandbox: sb, Warn: g.Warn, Secrets: g.Secrets})
+	opts := verify.RunOptions{Root: g.Root, Commands: cmds, Unsaved: unsaved, Timeout: g.Timeout, OnStart: g.OnStart,
+		Sandbox: sb, Warn: g.Warn, Secrets: g.Secrets}
+	results, err := verify.Run(ctx, opts)
 	if err != nil {
 		return agent.VerifyReport{}, err
+	}
+	if g.Before != nil && failed(results) {
+		if base, maps := g.baseline(ctx, opts, changed, unsaved); base != nil {
+			excuse(g.Root, results, base, changed, maps)
+		}
 	}
 	if g.OnResults != nil {
 		g.OnResults(ctx, results)
@@ -105,19 +116,42 @@ func (g *Gate) Verify(ctx context.Context, changed []string) (agent.VerifyReport
 	return Report(results, cmds), nil
 }
 
+// failed reports whether a check failed.
+func failed(results []verify.Result) bool {
+	for _, r := range results {
+		if !r.Passed {
+			return true
+		}
+	}
+	return false
+}
+
 // Report sums check results up. The summary holds no timings, so a replayed
 // task sends the same events as the recorded one, in every front end.
 func Report(results []verify.Result, commands []string) agent.VerifyReport {
 	rep := agent.VerifyReport{Passed: true, Commands: commands}
-	var failed, unlocated []string
+	var failed, unlocated, before []string
 	for _, r := range results {
 		rep.Problems += len(r.Diagnostics)
 		for _, d := range r.Diagnostics {
+			if d.PreExisting {
+				rep.PreExisting++
+				if len(before) < 3 {
+					before = append(before, located(r.Root, d))
+				}
+			}
 			if len(rep.Located) < agent.MaxLocated {
-				rep.Located = append(rep.Located, located(r.Root, d))
+				l := located(r.Root, d)
+				if d.PreExisting {
+					l += " (there before this task)"
+				}
+				rep.Located = append(rep.Located, l)
 			}
 		}
-		if !r.Passed {
+		if !r.Passed && r.PreExisting && len(r.Diagnostics) == 0 {
+			before = append(before, fmt.Sprintf("`%s` failed before this task too", r.Command))
+		}
+		if !r.Passed && !r.PreExisting {
 			rep.Passed = false
 			what := fmt.Sprintf("failed (exit %d)", r.ExitCode)
 			if r.TimedOut {
@@ -127,12 +161,23 @@ func Report(results []verify.Result, commands []string) agent.VerifyReport {
 			unlocated = append(unlocated, r.Unlocated...)
 		}
 	}
+	pre := ""
+	if len(before) > 0 {
+		pre = fmt.Sprintf("; there before this task, not its own: %s", strings.Join(before, " | "))
+		if rep.PreExisting > len(before) {
+			pre += fmt.Sprintf(" (and %d more)", rep.PreExisting-len(before))
+		}
+	}
 	if rep.Passed {
+		if pre != "" {
+			rep.Summary = fmt.Sprintf("no new problems from this task (%s)%s", strings.Join(commands, "; "), pre)
+			return rep
+		}
 		rep.Summary = fmt.Sprintf("%d check%s passed (%s)", len(results), plural(len(results)), strings.Join(commands, "; "))
 		return rep
 	}
 	rep.Feedback = verify.Feedback(results, 0)
-	rep.Summary = fmt.Sprintf("%s; %d problem%s located", strings.Join(failed, ", "), rep.Problems, plural(rep.Problems))
+	rep.Summary = fmt.Sprintf("%s; %d problem%s located%s", strings.Join(failed, ", "), rep.Problems-rep.PreExisting, plural(rep.Problems-rep.PreExisting), pre)
 	if n := min(len(unlocated), 3); n > 0 {
 		rep.Summary += "; output: " + strings.Join(unlocated[:n], " | ")
 	}

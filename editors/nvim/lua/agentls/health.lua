@@ -1,6 +1,7 @@
--- :checkhealth agentls — the binary, its version, the running server's
--- endpoint and model list, whether a key is set (never the key), and what
--- this Neovim supports.
+-- :checkhealth agentls — the binary, its version, the running server, what
+-- `agentls doctor` finds (the key, never shown; the endpoint and model; the
+-- sandbox; trust; the state directory; the editors' plugins), and what this
+-- Neovim supports.
 local M = {}
 
 local h = vim.health or require('health')
@@ -10,20 +11,62 @@ local err = h.error or h.report_error
 local info = h.info or h.report_info
 local start = h.start or h.report_start
 
--- request runs an agentls command on the running client and waits.
-local function request(command, args)
-  local a = require('agentls')
-  local done, e, r = false, nil, nil
-  a.exec(command, args or {}, function(x, y)
-    done, e, r = true, x, y
-  end)
-  vim.wait(12000, function()
-    return done
-  end, 20)
-  if not done then
-    return { message = 'no answer within 12 s' }, nil
+-- report maps one of `agentls doctor`'s checks onto the health report.
+local function report(check)
+  local line = check.name .. ': ' .. check.summary
+  local advice = check.details
+  if advice and #advice == 0 then
+    advice = nil
   end
-  return e, r
+  if check.status == 'ok' then
+    ok(line)
+  elseif check.status == 'warn' then
+    warn(line, advice)
+  elseif check.status == 'fail' then
+    err(line, advice)
+  else
+    info(line)
+  end
+  if check.status == 'ok' or check.status == 'info' then
+    for _, d in ipairs(advice or {}) do
+      info('  ' .. d)
+    end
+  end
+end
+
+-- doctor runs `agentls doctor --json` on the server's workspace with the
+-- settings the plugin sends it, and reports each of its checks: the key
+-- (never shown), the endpoint and model, the sandbox, trust, the state
+-- directory and the editors' plugins.
+function M.doctor(path, client)
+  local a = require('agentls')
+  start('agentls doctor')
+  local cfg = client and client.config or {}
+  local settings = vim.tbl_deep_extend('force', cfg.init_options or a.config.init_options or {},
+    ((cfg.settings or a.config.settings or {}).agentls) or {})
+  local root = cfg.root_dir or vim.fn.getcwd()
+  local cmd = { path, 'doctor', '--json', '--workspace', root }
+  if next(settings) ~= nil then
+    vim.list_extend(cmd, { '--settings', vim.fn.json_encode(settings) })
+  end
+  local out = vim.fn.system(cmd)
+  local okj, r = pcall(vim.fn.json_decode, out)
+  if not okj or type(r) ~= 'table' or type(r.checks) ~= 'table' then
+    err('`agentls doctor --json` failed (exit ' .. vim.v.shell_error .. '): ' .. vim.trim(out):sub(1, 400))
+    return
+  end
+  for _, check in ipairs(r.checks) do
+    if check.name ~= 'binary' then
+      report(check)
+    end
+  end
+  if r.exit == 1 then
+    err('a task could not run here (agentls doctor exit 1): see the errors above')
+  elseif r.exit == 3 then
+    warn('a task runs unconfined here: the sandbox is unavailable, so every command is asked about (agentls doctor exit 3)')
+  else
+    ok('a task can run here')
+  end
 end
 
 function M.check()
@@ -61,32 +104,10 @@ function M.check()
     warn('no agentls server is running: open a file in a workspace (setup() starts one), then run :checkhealth agentls again')
   else
     ok(string.format('running (client %d, root %s)', c.id, c.config.root_dir or '?'))
-    local e, r = request('agentls.info')
-    if e then
-      err('agentls.info: ' .. (e.message or vim.inspect(e)))
-    else
-      info(string.format('endpoint %s, model %s, context %d tokens', r.baseURL or '?', a.config.model or r.model or '?', r.contextTokens or 0))
-      if r.keySet then
-        ok('API key: set')
-      else
-        warn('API key: not set (fine for a local server; else set AGENTLS_API_KEY or OPENAI_API_KEY)')
-      end
-      if (r.priceInput or 0) > 0 then
-        info(string.format('prices: $%g in / $%g out per million tokens', r.priceInput, r.priceOutput or 0))
-      end
-    end
-    local me, mr = request('agentls.models')
-    if me then
-      err('endpoint unreachable or /v1/models failed: ' .. (me.message or vim.inspect(me)))
-    else
-      local models = mr.models or {}
-      ok(string.format('endpoint reachable: /v1/models lists %d model%s (%s)', #models, #models == 1 and '' or 's',
-        table.concat(vim.list_slice(models, 1, 8), ', ')))
-      local want = a.config.model or mr.current
-      if want and not vim.tbl_contains(models, want) then
-        warn('the model ' .. want .. ' is not in the list')
-      end
-    end
+  end
+
+  if path ~= '' then
+    M.doctor(path, c)
   end
 
   start('Neovim')

@@ -484,10 +484,11 @@ def('conversation panel: Markdown, one line per tool call, model picker, follow-
   assert((await log.locator('strong', { hasText: 'notes.txt' }).count()) === 1, 'bold text not rendered');
   assert((await log.locator('li').count()) >= 2, 'list not rendered');
   const tools = log.locator('details.tool');
-  assert((await tools.count()) === 1, `want one collapsed line per tool call, got ${await tools.count()}`);
-  const summary = await tools.first().locator('summary').innerText();
+  // read_file, then edit_file (read before edit).
+  assert((await tools.count()) === 2, `want one collapsed line per tool call, got ${await tools.count()}`);
+  const summary = await tools.nth(1).locator('summary').innerText();
   assert(summary.includes('→ edit_file notes.txt · ok (1 line → 4 lines)'), `tool line: ${summary}`);
-  assert(!(await tools.first().evaluate((d) => d.open)), 'the tool call is not collapsed');
+  assert(!(await tools.nth(1).evaluate((d) => d.open)), 'the tool call is not collapsed');
   const meta = await chat.locator('#metatext').innerText();
   assert(/model gpt-4o-mini · 41000 in \/ 70 out tokens · context 16% of 128k · \$0\.0062/.test(meta), `meta line: ${meta}`);
 
@@ -581,6 +582,38 @@ def('API key from "agentls: Set API Key" reaches the model, and nothing writes i
   await page.close();
   await sleep(300);
   for (const f of [RESULTS, path.join(ARTIFACTS, `agentls-${llm.name}.log`), path.join(ARTIFACTS, 'code-server.log'), path.join(dir, '.vscode', 'settings.json'), path.join(WORK, 'user-data', 'User', 'settings.json')]) {
+    if (fs.existsSync(f)) assert(!fs.readFileSync(f, 'utf8').includes(key), `the API key is written in ${f}`);
+  }
+});
+
+def('agentls: Doctor reports the key found but never shown, the model taking tools, and that a task can run', async ({ browser, port }) => {
+  const key = 'sk-vscode-doctor-SECRET-31';
+  const llm = await startFakeLLM('doctor', ['-api-key', key]);
+  const dir = path.join(WORK, 'ws-doctor' + RETRY.suffix);
+  writeFiles(dir, { 'notes.txt': 'nothing here\n', '.vscode/settings.json': workspaceSettings(llm) });
+  const { page, folder } = await openWindow(browser, port, dir);
+  await runPaletteCommand(page, 'agentls: Set API Key');
+  await page.locator('.quick-input-widget .quick-input-title', { hasText: 'Set API Key' }).waitFor({ state: 'visible' });
+  await page.keyboard.type(key);
+  await page.keyboard.press('Enter');
+  await waitProbe(folder, 'the server to restart with the key', (r) => r.kind === 'ready' && probe(folder).some((x) => x.kind === 'apiKeySet' && x.time <= r.time), 20000);
+  await runPaletteCommand(page, 'agentls: Doctor');
+  const r = await waitProbe(folder, 'the doctor report', (x) => x.kind === 'doctor', 60000);
+  const check = (name) => (r.checks || []).find((c) => c.name === name) || {};
+  assert(r.exit === 0, `doctor exited ${r.exit}: ${r.error || r.text}`);
+  assert(check('key').status === 'ok' && /never shown/.test(check('key').summary), `key: ${JSON.stringify(check('key'))}`);
+  assert(check('endpoint').status === 'ok' && /tool calls accepted/.test(check('endpoint').summary), `endpoint: ${JSON.stringify(check('endpoint'))}`);
+  const toast = page.locator('.notifications-toasts .notification-toast', { hasText: 'a task can run here' }).first();
+  await toast.waitFor({ state: 'visible', timeout: 15000 });
+  const out = page.locator('.output-view, .panel .monaco-editor .view-lines').first();
+  await waitFor('the doctor report in the output panel', async () => /a task can run here/.test(await domText(out)), 15000);
+  await page.screenshot({ path: path.join(ARTIFACTS, 'vscode-doctor.png') });
+  console.log(`  screenshot: ${path.join(ARTIFACTS, 'vscode-doctor.png')}`);
+  const reqs = fs.readFileSync(llm.reqLog, 'utf8');
+  assert(/agentls_doctor/.test(reqs), 'the model got no request with the doctor\'s tool');
+  await page.close();
+  await sleep(300);
+  for (const f of [RESULTS, path.join(ARTIFACTS, 'code-server.log')]) {
     if (fs.existsSync(f)) assert(!fs.readFileSync(f, 'utf8').includes(key), `the API key is written in ${f}`);
   }
 });

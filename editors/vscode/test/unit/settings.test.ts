@@ -10,22 +10,20 @@ const root = path.resolve(__dirname, '..', '..', '..');
 const pkg = JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8'));
 const props: Record<string, unknown> = pkg.contributes.configuration.properties;
 
-/** Keys of the Configure table in the project README: `llm.model` etc. */
+/** Keys of the settings reference generated from the server's code: `llm.model` etc. */
 function readmeKeys(): string[] {
-  const readme = fs.readFileSync(path.join(root, '..', '..', 'README.md'), 'utf8');
-  const section = readme.split('## Configure')[1]?.split('\n## ')[0] ?? '';
+  const page = fs.readFileSync(path.join(root, '..', '..', 'docs', 'reference', 'settings.md'), 'utf8');
   const keys = new Set<string>();
-  for (const line of section.split('\n')) {
-    if (!line.startsWith('| `')) continue;
-    const first = line.split('|')[1];
-    for (const m of first.matchAll(/`([A-Za-z.]+)`/g)) keys.add(m[1]);
+  for (const line of page.split('\n')) {
+    const m = /^\| \[`([A-Za-z.]+)`\]/.exec(line);
+    if (m) keys.add(m[1]);
   }
   return [...keys].sort();
 }
 
-test('package.json contributes every server setting of the README, and no other', () => {
+test('package.json contributes every server setting of docs/reference/settings.md, and no other', () => {
   const want = readmeKeys().filter((k) => k !== 'llm.apiKey');
-  assert.ok(want.length >= 20, `README table parsed to only ${want.length} keys: ${want}`);
+  assert.ok(want.length >= 20, `docs/reference/settings.md parsed to only ${want.length} keys: ${want}`);
   assert.deepEqual(serverKeys(props), want);
 });
 
