@@ -31,7 +31,9 @@ func TestACPTwoSessionsEditOneFile(t *testing.T) {
 		t.Run(delay.String(), func(t *testing.T) {
 			lost := 0
 			for run := range 12 {
-				r := startACP(t, "hello", script, true, nil)
+				// Each session edits without a read of its own (the turns
+				// go to whichever session asks first).
+				r := startACP(t, "hello", script, true, map[string]any{"agent": map[string]any{"readBeforeEdit": false}})
 				r.client.mu.Lock()
 				r.client.writeDelay = delay
 				r.client.mu.Unlock()
@@ -113,6 +115,7 @@ func TestCLIWorktreeMergeSameLine(t *testing.T) {
 	commitAll(t, root)
 	state := filepath.Join(t.TempDir(), "state")
 	_, base := startModel(t, `{"turns":[
+ {"toolCalls":[{"id":"r1","name":"read_file","arguments":"{\"path\":\"calc.go\"}"}]},
  {"toolCalls":[{"id":"a1","name":"edit_file","arguments":"{\"path\":\"calc.go\",\"old_string\":\"return a + b\",\"new_string\":\"return b + a\"}"}]},
  {"text":"done."}]}`)
 	env := append(cleanEnv(), "AGENTLS_API_KEY=sk-test-secret-key-123", "AGENTLS_MODEL=test-model", "XDG_STATE_HOME="+state)
