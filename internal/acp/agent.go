@@ -14,6 +14,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/agentls/agentls/internal/agent"
+	"github.com/agentls/agentls/internal/apply"
 	"github.com/agentls/agentls/internal/assemble"
 	"github.com/agentls/agentls/internal/config"
 	"github.com/agentls/agentls/internal/mcp"
@@ -95,6 +96,9 @@ type Agent struct {
 	roots map[string]bool
 	// modelLists are the endpoints' model lists, by base URL.
 	modelLists map[string][]string
+	// slots: each workspace's files with a change in flight, shared by
+	// the sessions' write paths (files.go).
+	slots map[string]*apply.Slots
 	// closing: the connection is ending; no prompt starts any more.
 	closing bool
 	// running counts the prompts and other work the connection's end waits

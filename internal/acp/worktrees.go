@@ -100,7 +100,7 @@ func (a *Agent) proposeWorktree(ctx context.Context, s *acpSession, out *stream,
 func (a *Agent) mergeWorktree(ctx context.Context, s *acpSession, out *stream, ws *clientWorkspace, w *worktree.Tree, changes []worktree.Change) (assemble.MergeReport, error) {
 	rep, err := assemble.MergeWorktree(ctx, s.root, changes, func(ctx context.Context, rel string, transform func([]byte, bool) ([]byte, error)) error {
 		return ws.edit(ctx, rel, transform, false)
-	}, a.confirmWrite(s, out))
+	}, a.confirmWrite(s, out), false, "task "+w.ID)
 	for _, rel := range rep.Files {
 		ws.record(rel, []byte(rep.Before[rel]), rep.Existed[rel], []byte(rep.After[rel]))
 	}
