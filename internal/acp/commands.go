@@ -4,13 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io/fs"
-	"os"
 	"strings"
 
 	sdk "github.com/coder/acp-go-sdk"
 	"go.uber.org/zap"
 
+	"github.com/agentls/agentls/internal/apply"
 	"github.com/agentls/agentls/internal/assemble"
 	"github.com/agentls/agentls/internal/commands"
 	"github.com/agentls/agentls/internal/render"
@@ -256,30 +255,22 @@ func (w *clientWorkspace) undo(ctx context.Context, rel string) error {
 		return nil
 	}
 	if !fc.Existed {
-		// A file the task created: removed from the disk when it is still
-		// what the task wrote; the client's fs has no delete.
-		cur, exists, err := w.current(ctx, rel)
-		if err != nil {
-			return err
-		}
-		if !exists {
-			return nil
-		}
-		if string(cur) != fc.After {
-			return errChangedSince
-		}
-		if w.write {
+		// A file the task created: removed when it is still what the task
+		// wrote (from the disk; the client's fs has no delete).
+		_, err := w.files.Apply(ctx, []string{rel}, apply.Batch{Label: "agentls: undo " + rel}, func(cur map[string]apply.Text) ([]apply.Change, error) {
+			c := cur[rel]
+			switch {
+			case !c.Exists:
+				return nil, nil
+			case c.Data != fc.After:
+				return nil, errChangedSince
+			}
+			return []apply.Change{{Rel: rel, Cur: c, Delete: true}}, nil
+		})
+		if err != nil && w.write && !errors.Is(err, errChangedSince) {
 			return errors.New("created by the task; the editor cannot delete files over ACP, delete it yourself")
 		}
-		r, err := os.OpenRoot(w.disk.Root())
-		if err != nil {
-			return err
-		}
-		defer r.Close()
-		if err := r.Remove(rel); err != nil && !errors.Is(err, fs.ErrNotExist) {
-			return err
-		}
-		return nil
+		return err
 	}
 	return w.edit(ctx, rel, func(old []byte, exists bool) ([]byte, error) {
 		if !exists || string(old) != fc.After {

@@ -362,6 +362,11 @@ func configured(cfg config.Config, root string) proc.Sandbox {
 		Protect:     policy.ProtectedNames(),
 		SecretFiles: cfg.Tools.SecretFiles,
 		DenyRead:    append(policy.DefaultDenyRead(), cfg.Sandbox.DenyRead...),
+		AllowRead:   cfg.Sandbox.AllowRead,
+		MemoryMax:   int64(cfg.Sandbox.MemoryMiB) << 20,
+	}
+	if cfg.Sandbox.MemoryMiB == 0 {
+		sb.MemoryMax = -1 // no cap
 	}
 	if d, err := session.StateDir(); err == nil {
 		sb.DenyRead = append(sb.DenyRead, d)
@@ -370,6 +375,12 @@ func configured(cfg config.Config, root string) proc.Sandbox {
 		sb.Mode = proc.ModeWorkspaceWrite
 	}
 	return sb
+}
+
+// Declaration is what a command sandboxed by the sandbox.* settings sees
+// of the machine, for `agentls sandbox show`.
+func Declaration(cfg config.Config, root string) (proc.Declaration, error) {
+	return proc.Declare(configured(cfg, root), proc.CleanEnv(nil, secrets(cfg)))
 }
 
 // Sandbox is the sandbox for what runs on the model's behalf, from the

@@ -145,6 +145,9 @@ type Tools struct {
 	SecretFiles []string
 }
 
+// DefaultMemoryMiB is sandbox.memoryMiB's default (proc.DefaultMemoryMax).
+const DefaultMemoryMiB = 4096
+
 // Sandbox confines what agentls runs for the model: run_command, the
 // verify checks and MCP stdio servers.
 type Sandbox struct {
@@ -158,6 +161,15 @@ type Sandbox struct {
 	// DenyRead are more paths ("~/" is the home directory) that sandboxed
 	// commands read as empty, besides policy.DefaultDenyRead.
 	DenyRead []string
+	// AllowRead are more paths ("~/" is the home directory) sandboxed
+	// commands may read (read-only), beyond the declared ones: the
+	// workspace, the system, the workspace's languages' toolchains and
+	// caches, and PATH (see `agentls sandbox show`).
+	AllowRead []string
+	// MemoryMiB caps each sandboxed command's memory, its whole tree's
+	// (a cgroup's memory.max where agentls can make one, else each
+	// process's RLIMIT_DATA); 0 means no cap.
+	MemoryMiB int
 }
 
 // Delegate is the connection to NATS JetStream for delegated jobs. It
@@ -460,6 +472,14 @@ var fields = []field{
 		kind: strs(func(c *Config) *[]string { return &c.Sandbox.DenyRead }),
 		def:  "none",
 		doc:  "More paths (`~/` is your home) that sandboxed commands read as empty, besides the credentials the [Security model](../security.md) lists."},
+	{key: "sandbox.allowRead",
+		kind: strs(func(c *Config) *[]string { return &c.Sandbox.AllowRead }),
+		def:  "none",
+		doc:  "More paths (`~/` is your home) sandboxed commands may read, read-only, besides the declared ones: the workspace, the system, the workspace's languages' toolchains and caches, `PATH` (`agentls sandbox show` prints them; see [The declaration](../security.md#the-declaration))."},
+	{key: "sandbox.memoryMiB",
+		kind: intIn(0, 1<<24, func(c *Config) *int { return &c.Sandbox.MemoryMiB }),
+		def:  "4096",
+		doc:  "Each sandboxed command's memory cap in MiB, its whole tree's (a memory cgroup where agentls can make one, else each process's `RLIMIT_DATA`); a command killed at the cap says so. 0 is no cap."},
 	{key: "delegate.url", env: []string{"AGENTLS_NATS_URL", "NATS_URL"}, notFromFile: true,
 		kind: str(func(c *Config) *string { return &c.Delegate.URL }),
 		def:  "none",
@@ -548,7 +568,7 @@ func Defaults() Config {
 		Verify:   Verify{Enabled: true, TimeoutSeconds: 600},
 		Tools:    Tools{Approval: ApprovalSandboxed, SecretFiles: policy.DefaultSecretFiles()},
 		Sessions: Sessions{MaxConcurrent: 4},
-		Sandbox:  Sandbox{Mode: "workspace-write"},
+		Sandbox:  Sandbox{Mode: "workspace-write", MemoryMiB: DefaultMemoryMiB},
 	}
 }
 

@@ -150,7 +150,7 @@ func TestSandboxHasNoNetwork(t *testing.T) {
 		}
 	}()
 	dial := func(sb proc.Sandbox, addr string) proc.Result {
-		return run(t, proc.Spec{Argv: []string{os.Args[0]}, Env: append(os.Environ(), "PROC_TEST_DIAL="+addr), Dir: t.TempDir(), Sandbox: sb})
+		return run(t, proc.Spec{Argv: []string{os.Args[0]}, Env: append(os.Environ(), "PROC_TEST_DIAL="+addr), Dir: t.TempDir(), Sandbox: self(sb)})
 	}
 	addr := ln.Addr().String()
 	if r := dial(off, addr); r.ExitCode != 0 {
@@ -321,7 +321,7 @@ func TestSandboxedCommandIsConfined(t *testing.T) {
 				t.Fatalf("unconfined attack failed, it proves nothing: exit %d\n%s", code, output)
 			}
 			os.Remove(filepath.Join(out, "pwned"))
-			s.Sandbox = proc.Sandbox{}
+			s.Sandbox = self(proc.Sandbox{})
 			if code, output := viaCommand(t, s); a.done(code, output) {
 				t.Errorf("sandboxed attack succeeded: exit %d\n%s", code, output)
 			}
@@ -382,7 +382,7 @@ func TestSandboxWithNetworkCannotReachAbstractSockets(t *testing.T) {
 		}
 	}()
 	dial := func(sb proc.Sandbox) proc.Result {
-		return run(t, proc.Spec{Argv: []string{os.Args[0]}, Env: append(os.Environ(), "PROC_TEST_DIAL=unix:"+name), Dir: t.TempDir(), Sandbox: sb})
+		return run(t, proc.Spec{Argv: []string{os.Args[0]}, Env: append(os.Environ(), "PROC_TEST_DIAL=unix:"+name), Dir: t.TempDir(), Sandbox: self(sb)})
 	}
 	if r := dial(off); r.ExitCode != 0 {
 		t.Fatalf("unconfined dial failed, the attack proves nothing: %+v", r)
