@@ -9,7 +9,7 @@ import (
 	sdk "github.com/coder/acp-go-sdk"
 
 	"github.com/agentls/agentls/internal/apply"
-	"github.com/agentls/agentls/internal/assemble"
+	"github.com/agentls/agentls/internal/tools"
 )
 
 // clientFiles is the ACP front end's transport of the write path
@@ -48,7 +48,7 @@ func (f *clientFiles) Write(ctx context.Context, b apply.Batch) error {
 			return errors.New("the editor cannot delete files over ACP, delete it yourself")
 		}
 		// The client writes the path it is sent: checked now.
-		if err := assemble.Beneath(f.root, c.Rel); err != nil {
+		if err := tools.Beneath(f.root, c.Rel); err != nil {
 			return fmt.Errorf("%w: %v", apply.ErrMoved, err)
 		}
 		if _, err := f.conn.WriteTextFile(ctx, sdk.WriteTextFileRequest{SessionId: f.session, Path: f.abs(c.Rel), Content: c.Next}); err != nil {

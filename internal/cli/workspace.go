@@ -9,7 +9,6 @@ import (
 	"sync"
 
 	"github.com/agentls/agentls/internal/apply"
-	"github.com/agentls/agentls/internal/assemble"
 	"github.com/agentls/agentls/internal/edits"
 	"github.com/agentls/agentls/internal/review"
 	"github.com/agentls/agentls/internal/session"
@@ -159,7 +158,7 @@ func (w *cliWorkspace) apply(ctx context.Context, rel string) error {
 	fc := w.change(rel)
 	// A command the task ran may have swapped a directory for a symlink
 	// out of the workspace since the change was proposed: checked now.
-	if err := assemble.Beneath(w.disk.Root(), rel); err != nil {
+	if err := tools.Beneath(w.disk.Root(), rel); err != nil {
 		return err
 	}
 	_, err := w.files.Edit(ctx, rel, "", func(cur apply.Text) (string, error) {

@@ -13,8 +13,8 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/agentls/agentls/internal/apply"
-	"github.com/agentls/agentls/internal/assemble"
 	"github.com/agentls/agentls/internal/edits"
+	"github.com/agentls/agentls/internal/tools"
 )
 
 // confirmWait bounds the wait for the didChange that shows an applied
@@ -120,7 +120,7 @@ func (f *editorFiles) Write(ctx context.Context, b apply.Batch) error {
 		// Checked now, when the change goes out: beneath the root (a
 		// command may have swapped a directory for a symlink out), and
 		// still the text it was planned on.
-		if err := assemble.Beneath(f.root, c.Rel); err != nil {
+		if err := tools.Beneath(f.root, c.Rel); err != nil {
 			return fmt.Errorf("%w: %v", apply.ErrMoved, err)
 		}
 		now, err := f.Read(ctx, c.Rel)

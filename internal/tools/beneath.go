@@ -1,4 +1,4 @@
-package assemble
+package tools
 
 import (
 	"errors"
@@ -51,15 +51,4 @@ func Beneath(root, rel string) error {
 		}
 		p = path.Dir(p)
 	}
-}
-
-// RemoveBeneath deletes rel beneath root without following a symlink out
-// (the name itself is removed, never what a link points to).
-func RemoveBeneath(root, rel string) error {
-	r, err := os.OpenRoot(root)
-	if err != nil {
-		return err
-	}
-	defer r.Close()
-	return r.Remove(filepath.FromSlash(rel))
 }
