@@ -67,158 +67,24 @@ func applyPatch(ctx context.Context, ws agent.Workspace, o Options, patch string
 	if err != nil {
 		return agent.ToolResult{}, fmt.Errorf("%v; nothing was changed", err)
 	}
-	type planned struct {
-		op       patchOp
-		rel, to  string
-		text     string
-		existing bool // add: the file exists and is replaced
-		onto     bool // move: the destination exists and is replaced
-	}
-	var plan []planned
-	unchanged := func(err error) (agent.ToolResult, error) {
-		return agent.ToolResult{}, fmt.Errorf("%w; nothing was changed", err)
-	}
+	var plan []plannedOp
 	for _, op := range ops {
-		abs, rel, err := writable(ctx, o, op.path)
+		p, err := planOp(ctx, ws, o, op)
 		if err != nil {
-			return unchanged(fmt.Errorf("%s: %w", op.path, err))
-		}
-		if err := checkRegular(abs, rel, ""); err != nil {
-			return unchanged(err)
-		}
-		p := planned{op: op, rel: rel}
-		cur, rerr := ws.ReadFile(ctx, rel)
-		p.existing = rerr == nil
-		switch op.kind {
-		case "add":
-			if p.existing {
-				// Add over a file replaces it, as the models expect; its
-				// text must have been seen, as for an update.
-				if err := o.reads.check(rel); err != nil {
-					return unchanged(err)
-				}
-			}
-			p.text = strings.Join(op.lines, "\n")
-			if len(op.lines) > 0 {
-				p.text += "\n"
-			}
-		case "delete", "update":
-			if !p.existing {
-				return unchanged(fmt.Errorf("%s: %v", rel, rerr))
-			}
-			if op.kind == "delete" {
-				break
-			}
-			if err := o.reads.check(rel); err != nil {
-				return unchanged(err)
-			}
-			if isBinary(cur) {
-				return unchanged(fmt.Errorf("%s is a binary file; apply_patch changes text only", rel))
-			}
-			if p.text, err = applyHunks(rel, string(cur), op.hunks); err != nil {
-				return unchanged(err)
-			}
-			if op.moveTo != "" {
-				absT, to, err := writable(ctx, o, op.moveTo)
-				if err != nil {
-					return unchanged(fmt.Errorf("*** Move to: %s: %w", op.moveTo, err))
-				}
-				if err := checkRegular(absT, to, ""); err != nil {
-					return unchanged(err)
-				}
-				if to != rel && exists(ctx, ws, to) {
-					// Moving onto a file replaces it, as the models expect.
-					if err := o.reads.check(to); err != nil {
-						return unchanged(err)
-					}
-					p.onto = true
-				}
-				if to != rel {
-					p.to = to
-				}
-			}
+			return agent.ToolResult{}, fmt.Errorf("%w; nothing was changed", err)
 		}
 		plan = append(plan, p)
 	}
-	var done []string
+	var done, changed []string
 	var out strings.Builder
-	var changed []string
-	fail := func(err error) (agent.ToolResult, error) {
-		if len(done) > 0 {
-			err = fmt.Errorf("%w (already applied: %s)", err, strings.Join(done, "; "))
-		}
-		return agent.ToolResult{Output: out.String(), Changed: changed}, err
-	}
 	for _, p := range plan {
-		var what string
-		switch p.op.kind {
-		case "delete":
-			ops, err := fileOps(ws)
-			if err != nil {
-				return fail(err)
+		what, ch, err := p.apply(ctx, ws, o)
+		changed = append(changed, ch...)
+		if err != nil {
+			if len(done) > 0 {
+				err = fmt.Errorf("%w (already applied: %s)", err, strings.Join(done, "; "))
 			}
-			if err := ops.Delete(ctx, p.rel); err != nil {
-				return fail(fmt.Errorf("delete %s: %w", p.rel, err))
-			}
-			what = "deleted " + p.rel
-			changed = append(changed, p.rel)
-		case "add", "update":
-			target := p.rel
-			if p.to != "" && !p.onto {
-				ops, err := fileOps(ws)
-				if err != nil {
-					return fail(err)
-				}
-				if err := ops.Move(ctx, p.rel, p.to); err != nil {
-					return fail(fmt.Errorf("move %s to %s: %w", p.rel, p.to, err))
-				}
-				changed = append(changed, p.rel)
-				target = p.to
-			} else if p.onto {
-				target = p.to
-			}
-			// The transform runs again on newer text if the user typed
-			// meanwhile (the Workspace contract): the hunks are applied
-			// to that text, so what they typed stays.
-			text, op, onto := p.text, p.op, p.onto
-			err := ws.Edit(ctx, target, func(old []byte, exists bool) ([]byte, error) {
-				if op.kind == "add" || onto || !exists {
-					return []byte(text), nil
-				}
-				t, err := applyHunks(target, string(old), op.hunks)
-				text = t
-				return []byte(t), err
-			})
-			if err != nil {
-				return fail(fmt.Errorf("write %s: %w", target, err))
-			}
-			if p.onto {
-				// The moved file's text is in its new place: the old
-				// one goes.
-				ops, err := fileOps(ws)
-				if err == nil {
-					err = ops.Delete(ctx, p.rel)
-				}
-				if err != nil {
-					return fail(fmt.Errorf("moved %s onto %s, but removing %s failed: %w", p.rel, p.to, p.rel, err))
-				}
-				changed = append(changed, p.rel)
-			}
-			changed = append(changed, target)
-			o.reads.saw(target)
-			switch {
-			case p.op.kind == "add" && p.existing:
-				what = "replaced " + target + " (*** Add File over an existing file)"
-			case p.op.kind == "add":
-				what = "added " + target
-			case p.onto:
-				what = fmt.Sprintf("moved %s onto %s (replacing it) and updated it", p.rel, p.to)
-			case p.to != "":
-				what = fmt.Sprintf("moved %s to %s and updated it", p.rel, p.to)
-			default:
-				what = "updated " + target
-			}
-			what += syntaxNote(target, []byte(text))
+			return agent.ToolResult{Output: out.String(), Changed: changed}, err
 		}
 		done = append(done, what)
 		if out.Len() > 0 {
@@ -227,4 +93,156 @@ func applyPatch(ctx context.Context, ws agent.Workspace, o Options, patch string
 		out.WriteString(what)
 	}
 	return agent.ToolResult{Output: out.String(), Changed: changed}, nil
+}
+
+// plannedOp is one operation of a patch, checked and computed before any
+// is applied.
+type plannedOp struct {
+	op       patchOp
+	rel, to  string
+	text     string
+	existing bool // add: the file exists and is replaced
+	onto     bool // move: the destination exists and is replaced
+}
+
+// planOp checks op's paths and computes its new text; it changes nothing.
+func planOp(ctx context.Context, ws agent.Workspace, o Options, op patchOp) (plannedOp, error) {
+	abs, rel, err := writable(ctx, o, op.path)
+	if err != nil {
+		return plannedOp{}, fmt.Errorf("%s: %w", op.path, err)
+	}
+	if err := checkRegular(abs, rel, ""); err != nil {
+		return plannedOp{}, err
+	}
+	p := plannedOp{op: op, rel: rel}
+	cur, rerr := ws.ReadFile(ctx, rel)
+	p.existing = rerr == nil
+	switch op.kind {
+	case "add":
+		if p.existing {
+			// Add over a file replaces it, as the models expect; its
+			// text must have been seen, as for an update.
+			if err := o.reads.check(rel); err != nil {
+				return p, err
+			}
+		}
+		p.text = strings.Join(op.lines, "\n")
+		if len(op.lines) > 0 {
+			p.text += "\n"
+		}
+	case "delete", "update":
+		if !p.existing {
+			return p, fmt.Errorf("%s: %v", rel, rerr)
+		}
+		if op.kind == "delete" {
+			break
+		}
+		if err := o.reads.check(rel); err != nil {
+			return p, err
+		}
+		if isBinary(cur) {
+			return p, fmt.Errorf("%s is a binary file; apply_patch changes text only", rel)
+		}
+		if p.text, err = applyHunks(rel, string(cur), op.hunks); err != nil {
+			return p, err
+		}
+		if op.moveTo != "" {
+			if err := p.planMove(ctx, ws, o); err != nil {
+				return p, err
+			}
+		}
+	}
+	return p, nil
+}
+
+// planMove checks an update's destination (*** Move to).
+func (p *plannedOp) planMove(ctx context.Context, ws agent.Workspace, o Options) error {
+	absT, to, err := writable(ctx, o, p.op.moveTo)
+	if err != nil {
+		return fmt.Errorf("*** Move to: %s: %w", p.op.moveTo, err)
+	}
+	if err := checkRegular(absT, to, ""); err != nil {
+		return err
+	}
+	if to != p.rel && exists(ctx, ws, to) {
+		// Moving onto a file replaces it, as the models expect.
+		if err := o.reads.check(to); err != nil {
+			return err
+		}
+		p.onto = true
+	}
+	if to != p.rel {
+		p.to = to
+	}
+	return nil
+}
+
+// apply carries out p: what was done in words, and the files it changed
+// (also when it fails part way).
+func (p plannedOp) apply(ctx context.Context, ws agent.Workspace, o Options) (what string, changed []string, err error) {
+	if p.op.kind == "delete" {
+		ops, err := fileOps(ws)
+		if err != nil {
+			return "", nil, err
+		}
+		if err := ops.Delete(ctx, p.rel); err != nil {
+			return "", nil, fmt.Errorf("delete %s: %w", p.rel, err)
+		}
+		return "deleted " + p.rel, []string{p.rel}, nil
+	}
+	target := p.rel
+	if p.to != "" && !p.onto {
+		ops, err := fileOps(ws)
+		if err != nil {
+			return "", nil, err
+		}
+		if err := ops.Move(ctx, p.rel, p.to); err != nil {
+			return "", nil, fmt.Errorf("move %s to %s: %w", p.rel, p.to, err)
+		}
+		changed = append(changed, p.rel)
+		target = p.to
+	} else if p.onto {
+		target = p.to
+	}
+	// The transform runs again on newer text if the user typed
+	// meanwhile (the Workspace contract): the hunks are applied
+	// to that text, so what they typed stays.
+	text, op, onto := p.text, p.op, p.onto
+	err = ws.Edit(ctx, target, func(old []byte, exists bool) ([]byte, error) {
+		if op.kind == "add" || onto || !exists {
+			return []byte(text), nil
+		}
+		t, err := applyHunks(target, string(old), op.hunks)
+		text = t
+		return []byte(t), err
+	})
+	if err != nil {
+		return "", changed, fmt.Errorf("write %s: %w", target, err)
+	}
+	if p.onto {
+		// The moved file's text is in its new place: the old one goes.
+		ops, err := fileOps(ws)
+		if err == nil {
+			err = ops.Delete(ctx, p.rel)
+		}
+		if err != nil {
+			return "", changed, fmt.Errorf("moved %s onto %s, but removing %s failed: %w", p.rel, p.to, p.rel, err)
+		}
+		changed = append(changed, p.rel)
+	}
+	changed = append(changed, target)
+	o.reads.saw(target)
+	switch {
+	case p.op.kind == "add" && p.existing:
+		what = "replaced " + target + " (*** Add File over an existing file)"
+	case p.op.kind == "add":
+		what = "added " + target
+	case p.onto:
+		what = fmt.Sprintf("moved %s onto %s (replacing it) and updated it", p.rel, p.to)
+	case p.to != "":
+		what = fmt.Sprintf("moved %s to %s and updated it", p.rel, p.to)
+	default:
+		what = "updated " + target
+	}
+	return what + syntaxNote(target, []byte(text)), changed, nil
 }

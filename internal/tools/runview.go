@@ -149,15 +149,6 @@ func carry(ctx context.Context, v Viewer, root, x string, view map[string][]byte
 	if err != nil {
 		return "", err
 	}
-	r, err := os.OpenRoot(root)
-	if err != nil {
-		return "", err
-	}
-	defer r.Close()
-	// The protected links as the command left them (one walk for all
-	// that it wrote): a file where one leads is not carried either.
-	prot := protectionOf(root)
-	var wrote, edited, deleted, notes []string
 	tb, err := exchangeFile(filepath.Join(x, "changed.tar"))
 	if errors.Is(err, fs.ErrNotExist) {
 		tb, err = nil, nil // nothing changed: no archive
@@ -165,89 +156,132 @@ func carry(ctx context.Context, v Viewer, root, x string, view map[string][]byte
 	if err != nil {
 		return "", err
 	}
-	tr := tar.NewReader(bytes.NewReader(tb))
+	r, err := os.OpenRoot(root)
+	if err != nil {
+		return "", err
+	}
+	defer r.Close()
+	// The protected links as the command left them (one walk for all
+	// that it wrote): a file where one leads is not carried either.
+	c := &carrier{ctx: ctx, v: v, r: r, prot: protectionOf(root), view: view, started: started, record: record}
+	if err := c.writes(tar.NewReader(bytes.NewReader(tb))); err != nil {
+		return "", err
+	}
+	for rel := range before {
+		if !after[rel] {
+			c.delete(rel)
+		}
+	}
+	return c.report(), nil
+}
+
+// carrier carries one command's writes from its view into the workspace.
+type carrier struct {
+	ctx     context.Context
+	v       Viewer
+	r       *os.Root
+	prot    protection
+	view    map[string][]byte
+	started time.Time
+	record  recordFunc
+
+	wrote, edited, deleted, notes []string
+}
+
+// writes carries the files of the command's archive.
+func (c *carrier) writes(tr *tar.Reader) error {
 	total := int64(0)
 	for {
 		h, err := tr.Next()
 		if errors.Is(err, io.EOF) {
-			break
+			return nil
 		}
 		if err != nil {
-			return "", err
+			return err
 		}
 		rel := path.Clean(strings.TrimPrefix(h.Name, "./"))
 		if !filepath.IsLocal(rel) || h.Typeflag != tar.TypeReg {
 			if h.Typeflag == tar.TypeSymlink {
-				notes = append(notes, rel+" (a symlink the command made is not carried)")
+				c.notes = append(c.notes, rel+" (a symlink the command made is not carried)")
 			}
 			continue
 		}
 		if total += h.Size; total > maxViewWrites {
-			notes = append(notes, fmt.Sprintf("%s and later files (over %d MiB written)", rel, maxViewWrites>>20))
-			break
+			c.notes = append(c.notes, fmt.Sprintf("%s and later files (over %d MiB written)", rel, maxViewWrites>>20))
+			return nil
 		}
 		next, err := io.ReadAll(tr)
 		if err != nil {
-			return "", err
+			return err
 		}
-		if seen, held := view[rel]; held {
-			if bytes.Equal(seen, next) {
-				continue
-			}
-			note, err := v.Wrote(ctx, rel, seen, next)
-			if err != nil {
-				notes = append(notes, fmt.Sprintf("%s (%v)", rel, err))
-				continue
-			}
-			if note != "" {
-				notes = append(notes, rel+" ("+note+")")
-			}
-			edited = append(edited, rel)
-			continue
-		}
-		if err := carriable(r, rel, prot); err != nil {
-			notes = append(notes, fmt.Sprintf("%s (%v)", rel, err))
-			continue
-		}
-		old, rerr := r.ReadFile(filepath.FromSlash(rel))
-		if rerr == nil && bytes.Equal(old, next) {
-			continue
-		}
-		if changedSince(r, rel, started) {
-			notes = append(notes, rel+" (changed by someone else while the command ran: the command's text was not written over it)")
-			continue
-		}
-		if err := writeBeneath(r, rel, next, fs.FileMode(h.Mode).Perm()); err != nil {
-			notes = append(notes, fmt.Sprintf("%s (%v)", rel, err))
-			continue
-		}
-		if record != nil {
-			record(rel, old, rerr == nil, next)
-		}
-		wrote = append(wrote, rel)
+		c.write(rel, next, fs.FileMode(h.Mode).Perm())
 	}
-	for rel := range before {
-		if after[rel] {
-			continue
+}
+
+// write carries one file the command wrote: into the editor's buffer if it
+// holds the file, else to disk if nobody changed it since the command
+// started.
+func (c *carrier) write(rel string, next []byte, perm fs.FileMode) {
+	if seen, held := c.view[rel]; held {
+		if bytes.Equal(seen, next) {
+			return
 		}
-		if _, held := view[rel]; held {
-			notes = append(notes, rel+" (deleted by the command, but the editor holds it: not deleted)")
-			continue
+		note, err := c.v.Wrote(c.ctx, rel, seen, next)
+		if err != nil {
+			c.notes = append(c.notes, fmt.Sprintf("%s (%v)", rel, err))
+			return
 		}
-		if err := carriable(r, rel, prot); err != nil {
-			notes = append(notes, fmt.Sprintf("%s, deleted by the command (%v)", rel, err))
-			continue
+		if note != "" {
+			c.notes = append(c.notes, rel+" ("+note+")")
 		}
-		if changedSince(r, rel, started) {
-			notes = append(notes, rel+" (deleted by the command, but changed by someone else while it ran: not deleted)")
-			continue
-		}
-		if err := r.Remove(filepath.FromSlash(rel)); err != nil && !errors.Is(err, fs.ErrNotExist) {
-			notes = append(notes, fmt.Sprintf("%s (%v)", rel, err))
-			continue
-		}
-		deleted = append(deleted, rel)
+		c.edited = append(c.edited, rel)
+		return
 	}
+	if err := carriable(c.r, rel, c.prot); err != nil {
+		c.notes = append(c.notes, fmt.Sprintf("%s (%v)", rel, err))
+		return
+	}
+	old, rerr := c.r.ReadFile(filepath.FromSlash(rel))
+	if rerr == nil && bytes.Equal(old, next) {
+		return
+	}
+	if changedSince(c.r, rel, c.started) {
+		c.notes = append(c.notes, rel+" (changed by someone else while the command ran: the command's text was not written over it)")
+		return
+	}
+	if err := writeBeneath(c.r, rel, next, perm); err != nil {
+		c.notes = append(c.notes, fmt.Sprintf("%s (%v)", rel, err))
+		return
+	}
+	if c.record != nil {
+		c.record(rel, old, rerr == nil, next)
+	}
+	c.wrote = append(c.wrote, rel)
+}
+
+// delete carries one file the command deleted.
+func (c *carrier) delete(rel string) {
+	if _, held := c.view[rel]; held {
+		c.notes = append(c.notes, rel+" (deleted by the command, but the editor holds it: not deleted)")
+		return
+	}
+	if err := carriable(c.r, rel, c.prot); err != nil {
+		c.notes = append(c.notes, fmt.Sprintf("%s, deleted by the command (%v)", rel, err))
+		return
+	}
+	if changedSince(c.r, rel, c.started) {
+		c.notes = append(c.notes, rel+" (deleted by the command, but changed by someone else while it ran: not deleted)")
+		return
+	}
+	if err := c.r.Remove(filepath.FromSlash(rel)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		c.notes = append(c.notes, fmt.Sprintf("%s (%v)", rel, err))
+		return
+	}
+	c.deleted = append(c.deleted, rel)
+}
+
+// report is what the model is told of the carry.
+func (c *carrier) report() string {
 	var b strings.Builder
 	say := func(what string, rels []string) {
 		if len(rels) > 0 {
@@ -255,11 +289,11 @@ func carry(ctx context.Context, v Viewer, root, x string, view map[string][]byte
 			fmt.Fprintf(&b, "[%s: %s]\n", what, strings.Join(rels, ", "))
 		}
 	}
-	say("the command ran in a view of the workspace (the editor's unsaved text); it wrote to disk", wrote)
-	say("it changed files open in the editor, which now show the change", edited)
-	say("it deleted", deleted)
-	say("not carried", notes)
-	return b.String(), nil
+	say("the command ran in a view of the workspace (the editor's unsaved text); it wrote to disk", c.wrote)
+	say("it changed files open in the editor, which now show the change", c.edited)
+	say("it deleted", c.deleted)
+	say("not carried", c.notes)
+	return b.String()
 }
 
 // changedSince reports whether rel was modified on disk after t (by
