@@ -142,6 +142,43 @@ func Driver(ctx context.Context, s Spec) *driver.Driver {
 			g.Warn = s.Warn
 		}
 	}
+	toolset := toolsOf(ctx, s, llm, ws, approver)
+	toolset = hooked(toolset, s.EventHooks)
+	planner := Planner(cfg, s.Root, s.Recall)
+	planner.Secret = tools.Policy{Root: s.Root, SecretFiles: cfg.Tools.SecretFiles}.IsSecret
+	d := &driver.Driver{
+		LLM:         llm,
+		Model:       cfg.LLM.Model,
+		CacheKey:    s.CacheKey,
+		Tools:       toolset,
+		Planner:     planner,
+		Root:        s.Root,
+		Secret:      planner.Secret,
+		Verifier:    s.Verifier,
+		Limits:      lim,
+		ToolTimeout: time.Duration(cfg.Agent.ToolTimeoutSeconds) * time.Second,
+		TaskTimeout: time.Duration(cfg.Agent.TaskTimeoutSeconds) * time.Second,
+	}
+	if stop := stoppersOf(s); len(stop) > 0 {
+		d.Stopper = stop
+	}
+	d.Price.Input, d.Price.Output = Price(cfg)
+	if cfg.Agent.MaxCostUSD > 0 && d.Price.Input == 0 && d.Price.Output == 0 && s.Warn != nil {
+		s.Warn("agent.maxCostUSD is set, but no price is known for the model " + cfg.LLM.Model + ": set llm.prices, or the cost budget is never reached")
+	}
+	d.Log = s.Log
+	if s.Warn != nil {
+		d.OnAbandoned = func(_ agent.ToolCall, msg string) { s.Warn(msg) }
+	}
+	observe(d, s)
+	return d
+}
+
+// toolsOf is the task's tool set before its hooks: the built-in tools with
+// the task's policy, sandbox and questions, update_plan, explore, and the
+// MCP servers' tools.
+func toolsOf(ctx context.Context, s Spec, llm agent.LLM, ws agent.Workspace, approver tools.Approver) []agent.Tool {
+	cfg := s.Config
 	askNetwork, confirmWrite := s.AskNetwork, s.ConfirmWrite
 	if cfg.Tools.Approval == config.ApprovalNever {
 		// tools.approval "never": nothing is asked; what would be, is refused.
@@ -188,22 +225,13 @@ func Driver(ctx context.Context, s Spec) *driver.Driver {
 		}
 		toolset = append(toolset, more...)
 	}
-	toolset = hooked(toolset, s.EventHooks)
-	planner := Planner(cfg, s.Root, s.Recall)
-	planner.Secret = tools.Policy{Root: s.Root, SecretFiles: cfg.Tools.SecretFiles}.IsSecret
-	d := &driver.Driver{
-		LLM:         llm,
-		Model:       cfg.LLM.Model,
-		CacheKey:    s.CacheKey,
-		Tools:       toolset,
-		Planner:     planner,
-		Root:        s.Root,
-		Secret:      planner.Secret,
-		Verifier:    s.Verifier,
-		Limits:      lim,
-		ToolTimeout: time.Duration(cfg.Agent.ToolTimeoutSeconds) * time.Second,
-		TaskTimeout: time.Duration(cfg.Agent.TaskTimeoutSeconds) * time.Second,
-	}
+	return toolset
+}
+
+// stoppersOf is what may send the model back to work when it stops: the
+// Stop hooks, the --until command.
+func stoppersOf(s Spec) stoppers {
+	cfg := s.Config
 	var stop stoppers
 	if s.EventHooks.Active(hooks.Stop) {
 		stop = append(stop, hookStop{s.EventHooks})
@@ -211,19 +239,7 @@ func Driver(ctx context.Context, s Spec) *driver.Driver {
 	if s.Until != "" {
 		stop = append(stop, until{command: s.Until, cfg: cfg, root: s.Root, ws: s.Workspace})
 	}
-	if len(stop) > 0 {
-		d.Stopper = stop
-	}
-	d.Price.Input, d.Price.Output = Price(cfg)
-	if cfg.Agent.MaxCostUSD > 0 && d.Price.Input == 0 && d.Price.Output == 0 && s.Warn != nil {
-		s.Warn("agent.maxCostUSD is set, but no price is known for the model " + cfg.LLM.Model + ": set llm.prices, or the cost budget is never reached")
-	}
-	d.Log = s.Log
-	if s.Warn != nil {
-		d.OnAbandoned = func(_ agent.ToolCall, msg string) { s.Warn(msg) }
-	}
-	observe(d, s)
-	return d
+	return stop
 }
 
 // Mentioned are the files a prompt's @ mentions put in it whole (not a
