@@ -15,11 +15,11 @@ import (
 
 	"github.com/agentls/agentls/internal/agent"
 	"github.com/agentls/agentls/internal/apply"
+	"github.com/agentls/agentls/internal/approval"
 	"github.com/agentls/agentls/internal/assemble"
 	"github.com/agentls/agentls/internal/config"
 	"github.com/agentls/agentls/internal/mcp"
 	"github.com/agentls/agentls/internal/policy"
-	"github.com/agentls/agentls/internal/policy/approval"
 	"github.com/agentls/agentls/internal/session"
 	"github.com/agentls/agentls/internal/tools"
 )

@@ -11,10 +11,11 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/agentls/agentls/internal/llm"
+
 	sdk "github.com/coder/acp-go-sdk"
 
 	"github.com/agentls/agentls/internal/agent"
-	"github.com/agentls/agentls/internal/assemble"
 	"github.com/agentls/agentls/internal/config"
 	"github.com/agentls/agentls/internal/textcut"
 	"github.com/agentls/agentls/internal/tools"
@@ -105,7 +106,7 @@ func (s *acpSession) linkedImage(uri string) (agent.Image, string) {
 	if cfg.Agent.Backend.ACP != nil {
 		return agent.Image{}, "the external agent (agent.backend) is handed text"
 	}
-	if !assemble.TakesImages(cfg, cfg.LLM.Model) {
+	if !llm.TakesImages(cfg, cfg.LLM.Model) {
 		return agent.Image{}, fmt.Sprintf("it is an image, and the model %q takes no images as far as agentls knows (llm.images)", cfg.LLM.Model)
 	}
 	raw, name, why := s.readLink(uri, agent.MaxImageBytes)
@@ -150,7 +151,7 @@ func promptImages(blocks []sdk.ContentBlock, linked []agent.Image, cfg config.Co
 		switch {
 		case cfg.Agent.Backend.ACP != nil:
 			return nil, refuse("agentls cannot send an image to the external agent (agent.backend): it hands that agent the prompt's text. Attach text instead.")
-		case !assemble.TakesImages(cfg, cfg.LLM.Model):
+		case !llm.TakesImages(cfg, cfg.LLM.Model):
 			return nil, refuse("agentls cannot send an image to the model %q: it takes no images as far as agentls knows (the built-in model table; set llm.images to true if it does). Pick a model that takes images, or attach text.", cfg.LLM.Model)
 		case n > agent.MaxImages:
 			return nil, refuse("the prompt has more than %d images; agentls sends at most %d to the model", agent.MaxImages, agent.MaxImages)
@@ -180,7 +181,7 @@ func promptImages(blocks []sdk.ContentBlock, linked []agent.Image, cfg config.Co
 func (a *Agent) imagesAdvertised() bool {
 	editor, _ := config.FromJSON("client settings", a.opts.Settings)
 	cfg, _ := config.Resolve(editor, config.FromEnv(os.Getenv))
-	return cfg.Agent.Backend.ACP == nil && assemble.TakesImages(cfg, cfg.LLM.Model)
+	return cfg.Agent.Backend.ACP == nil && llm.TakesImages(cfg, cfg.LLM.Model)
 }
 
 // readLink reads the file a file:// link names when it lies in the

@@ -6,10 +6,11 @@ import (
 	"slices"
 	"time"
 
+	"github.com/agentls/agentls/internal/llm"
+
 	sdk "github.com/coder/acp-go-sdk"
 	"go.uber.org/zap"
 
-	"github.com/agentls/agentls/internal/assemble"
 	"github.com/agentls/agentls/internal/config"
 )
 
@@ -40,7 +41,7 @@ func (a *Agent) models(cfg config.Config) []string {
 	if !ok {
 		ctx, cancel := context.WithTimeout(context.Background(), modelsTimeout)
 		var err error
-		list, err = assemble.ListModels(ctx, cfg.LLM.BaseURL, cfg.LLM.APIKey)
+		list, err = llm.ListModels(ctx, cfg.LLM.BaseURL, cfg.LLM.APIKey)
 		cancel()
 		if err != nil {
 			a.log.Info("the model list is not available", zap.String("error", cfg.Redact(err.Error())))

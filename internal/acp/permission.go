@@ -7,8 +7,8 @@ import (
 	sdk "github.com/coder/acp-go-sdk"
 	"go.uber.org/zap"
 
+	"github.com/agentls/agentls/internal/approval"
 	"github.com/agentls/agentls/internal/assemble"
-	"github.com/agentls/agentls/internal/policy/approval"
 )
 
 // Permission options offered for a command; their IDs are what the client

@@ -14,9 +14,9 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/agentls/agentls/internal/agent"
+	"github.com/agentls/agentls/internal/approval"
 	"github.com/agentls/agentls/internal/assemble"
 	"github.com/agentls/agentls/internal/commands"
-	"github.com/agentls/agentls/internal/policy/approval"
 	"github.com/agentls/agentls/internal/session"
 	"github.com/agentls/agentls/internal/verify/gate"
 	"github.com/agentls/agentls/internal/worktree"

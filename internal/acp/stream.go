@@ -8,6 +8,8 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/agentls/agentls/internal/llm"
+
 	sdk "github.com/coder/acp-go-sdk"
 	"go.uber.org/zap"
 
@@ -85,7 +87,7 @@ func (o *stream) endMessage() {
 
 // priced sets what usage_update needs for one task of session s.
 func (o *stream) priced(cfg config.Config, s *acpSession) {
-	in, out := assemble.Price(cfg)
+	in, out := llm.Price(cfg)
 	s.mu.Lock()
 	before := s.cost
 	s.mu.Unlock()

@@ -12,7 +12,7 @@ import (
 
 	"github.com/agentls/agentls/internal/agent"
 	"github.com/agentls/agentls/internal/apply"
-	"github.com/agentls/agentls/internal/policy/approval"
+	"github.com/agentls/agentls/internal/approval"
 	"github.com/agentls/agentls/internal/review"
 	"github.com/agentls/agentls/internal/session"
 	"github.com/agentls/agentls/internal/tools"

@@ -9,7 +9,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/agentls/agentls/internal/agent"
-	"github.com/agentls/agentls/internal/policy/approval"
+	"github.com/agentls/agentls/internal/approval"
 )
 
 // panickyWorkspace stands for a language server's workspace that panics.

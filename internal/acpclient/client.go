@@ -12,7 +12,7 @@ import (
 	sdk "github.com/coder/acp-go-sdk"
 
 	"github.com/agentls/agentls/internal/agent"
-	"github.com/agentls/agentls/internal/policy/approval"
+	"github.com/agentls/agentls/internal/approval"
 	"github.com/agentls/agentls/internal/tools"
 )
 

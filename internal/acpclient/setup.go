@@ -13,8 +13,8 @@ import (
 	sdk "github.com/coder/acp-go-sdk"
 	"go.uber.org/zap"
 
+	"github.com/agentls/agentls/internal/approval"
 	"github.com/agentls/agentls/internal/config"
-	"github.com/agentls/agentls/internal/policy/approval"
 	"github.com/agentls/agentls/internal/session"
 )
 

@@ -9,9 +9,12 @@ import (
 	"sync"
 	"time"
 
+	agentllm "github.com/agentls/agentls/internal/llm"
+
 	"go.uber.org/zap"
 
 	"github.com/agentls/agentls/internal/agent"
+	"github.com/agentls/agentls/internal/approval"
 	"github.com/agentls/agentls/internal/config"
 	"github.com/agentls/agentls/internal/driver"
 	"github.com/agentls/agentls/internal/hooks"
@@ -19,7 +22,6 @@ import (
 	"github.com/agentls/agentls/internal/llm/responses"
 	"github.com/agentls/agentls/internal/mcp"
 	"github.com/agentls/agentls/internal/policy"
-	"github.com/agentls/agentls/internal/policy/approval"
 	"github.com/agentls/agentls/internal/proc"
 	"github.com/agentls/agentls/internal/session"
 	"github.com/agentls/agentls/internal/subagent"
@@ -110,7 +112,7 @@ func Driver(ctx context.Context, s Spec) *driver.Driver {
 	if llm == nil {
 		llm = DefaultLLM(cfg)
 	}
-	llm = Scrubbed(llm, Scrubber(cfg))
+	llm = agentllm.Scrubbed(llm, policy.ScrubberFor(cfg.LLM.APIKey))
 	lim := Limits(cfg)
 	lim.Verify = lim.Verify && s.Verifier != nil
 	// Whether the sandbox can be had here is probed (a process launch)
@@ -162,7 +164,7 @@ func Driver(ctx context.Context, s Spec) *driver.Driver {
 	if stop := stoppersOf(s); len(stop) > 0 {
 		d.Stopper = stop
 	}
-	d.Price.Input, d.Price.Output = Price(cfg)
+	d.Price.Input, d.Price.Output = agentllm.Price(cfg)
 	if cfg.Agent.MaxCostUSD > 0 && d.Price.Input == 0 && d.Price.Output == 0 && s.Warn != nil {
 		s.Warn("agent.maxCostUSD is set, but no price is known for the model " + cfg.LLM.Model + ": set llm.prices, or the cost budget is never reached")
 	}
@@ -196,7 +198,7 @@ func toolsOf(ctx context.Context, s Spec, llm agent.LLM, ws agent.Workspace, app
 
 		ReadBeforeEdit: cfg.Agent.ReadBeforeEdit,
 		Seen:           s.Seen,
-		Images:         TakesImages(cfg, cfg.LLM.Model),
+		Images:         agentllm.TakesImages(cfg, cfg.LLM.Model),
 	})
 	toolset = append(toolset, tools.UpdatePlan())
 	if n := cfg.Agent.SubagentSteps; n > 0 {
@@ -270,7 +272,7 @@ func ActorDriver(s Spec, model driver.Actor) *driver.Driver {
 		name = acp.Command
 	}
 	d := &driver.Driver{
-		LLM:         ScrubbedActor(model, Scrubber(s.Config)),
+		LLM:         agentllm.ScrubbedActor(model, policy.ScrubberFor(s.Config.LLM.APIKey)),
 		Model:       name,
 		Root:        s.Root,
 		Verifier:    s.Verifier,
@@ -340,28 +342,12 @@ func Limits(cfg config.Config) agent.Limits {
 	lim := agent.DefaultLimits()
 	lim.MaxSteps = cfg.Agent.MaxSteps
 	lim.MaxCostUSD = cfg.Agent.MaxCostUSD
-	lim.PriceInput, lim.PriceOutput = Price(cfg)
+	lim.PriceInput, lim.PriceOutput = agentllm.Price(cfg)
 	lim.MaxRetries = cfg.Agent.MaxRetries
 	lim.ContextTokens = cfg.LLM.ContextTokens
 	lim.MaxToolOutput = cfg.Agent.MaxToolOutput
 	lim.Verify = cfg.Verify.Enabled
 	return lim
-}
-
-// Price is the model's price per million input and output tokens, from
-// llm.prices (the model's own entry), the built-in table (prices.go),
-// else llm.prices["*"]; zero when unknown.
-func Price(cfg config.Config) (input, output float64) {
-	if p, ok := cfg.LLM.Prices[cfg.LLM.Model]; ok {
-		return p.Input, p.Output
-	}
-	if p, ok := builtinPrice(cfg.LLM.Model); ok {
-		return p.Input, p.Output
-	}
-	if p, ok := cfg.LLM.Prices["*"]; ok {
-		return p.Input, p.Output
-	}
-	return 0, 0
 }
 
 // configured is the sandbox the sandbox.* settings ask for, without

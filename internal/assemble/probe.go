@@ -4,6 +4,9 @@ import (
 	"context"
 	"encoding/json"
 
+	agentllm "github.com/agentls/agentls/internal/llm"
+	"github.com/agentls/agentls/internal/policy"
+
 	"github.com/agentls/agentls/internal/agent"
 	"github.com/agentls/agentls/internal/config"
 	"github.com/agentls/agentls/internal/llm/responses"
@@ -33,5 +36,5 @@ func ProbeModel(ctx context.Context, cfg config.Config) (agent.Response, error) 
 		Messages: []agent.Message{{Role: agent.RoleUser, Content: "Reply with the one word: ok"}},
 		Tools:    []agent.ToolSpec{probeTool},
 	}
-	return Scrubbed(llmFor(cfg, max), Scrubber(cfg)).Stream(ctx, req, func(string) {})
+	return agentllm.Scrubbed(llmFor(cfg, max), policy.ScrubberFor(cfg.LLM.APIKey)).Stream(ctx, req, func(string) {})
 }

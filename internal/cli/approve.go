@@ -6,7 +6,7 @@ import (
 	"io"
 	"strings"
 
-	"github.com/agentls/agentls/internal/policy/approval"
+	"github.com/agentls/agentls/internal/approval"
 )
 
 // terminalAsk asks on the terminal whether a command the policy does not

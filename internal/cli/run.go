@@ -20,12 +20,12 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/agentls/agentls/internal/agent"
+	"github.com/agentls/agentls/internal/approval"
 	"github.com/agentls/agentls/internal/assemble"
 	"github.com/agentls/agentls/internal/config"
 	"github.com/agentls/agentls/internal/llm/record"
 	"github.com/agentls/agentls/internal/logging"
 	"github.com/agentls/agentls/internal/policy"
-	"github.com/agentls/agentls/internal/policy/approval"
 	"github.com/agentls/agentls/internal/session"
 	"github.com/agentls/agentls/internal/tools"
 	"github.com/agentls/agentls/internal/verify/gate"

@@ -10,7 +10,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/agentls/agentls/internal/policy/approval"
+	"github.com/agentls/agentls/internal/approval"
 	"github.com/agentls/agentls/internal/tools"
 )
 

@@ -11,6 +11,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/agentls/agentls/internal/llm"
+
 	"github.com/agentls/agentls/internal/agent"
 	"github.com/agentls/agentls/internal/assemble"
 	"github.com/agentls/agentls/internal/config"
@@ -32,7 +34,7 @@ func endpointCheck(ctx context.Context, cfg config.Config, noKey, heldBack bool,
 	}
 	e.Tried = true
 	lctx, cancel := context.WithTimeout(ctx, 10*time.Second)
-	models, err := assemble.ListModels(lctx, cfg.LLM.BaseURL, cfg.LLM.APIKey)
+	models, err := llm.ListModels(lctx, cfg.LLM.BaseURL, cfg.LLM.APIKey)
 	cancel()
 	api := "chat completions"
 	if e.API == "responses" {

@@ -14,6 +14,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/agentls/agentls/internal/llm"
+
 	"github.com/agentls/agentls/internal/assemble"
 	"github.com/agentls/agentls/internal/config"
 	"github.com/agentls/agentls/internal/llm/responses"
@@ -346,7 +348,7 @@ func runAgent(ctx context.Context, o Options, ep *endpoint, model, ws, state, pr
 func account(r *Result, reqs []Request, o Options, model string) {
 	r.Requests = reqs
 	r.Turns = len(reqs)
-	inP, outP := assemble.Price(withModel(o.Config, model))
+	inP, outP := llm.Price(withModel(o.Config, model))
 	r.MinPrefixShare, r.MinPrevKept = 1, 1
 	for i, q := range reqs {
 		r.InputTokens += q.InputTokens

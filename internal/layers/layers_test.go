@@ -6,9 +6,11 @@ import (
 	"go/parser"
 	"go/token"
 	"io/fs"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -23,16 +25,19 @@ var allowed = map[string][]string{
 	"internal/agent":  {"internal/textcut"},
 	"internal/driver": {"internal/agent", "internal/textcut", "internal/wsread"},
 	// Leaves.
-	"internal/config":        {"internal/policy"}, // the default secret files
-	"internal/edits":         {},
-	"internal/logging":       {},
-	"internal/policy":        {},
-	"internal/textcut":       {},
-	"internal/proc":          {"internal/policy", "internal/textcut"}, // the secret files: policy.Secrets
-	"internal/commands":      {"internal/textcut", "internal/wsread"}, // a project's own prompts
-	"internal/wsread":        {"internal/policy", "internal/textcut"}, // the one reader of workspace text for the model
-	"internal/layers":        {},
-	"internal/llm/llmhttp":   {"internal/textcut"},
+	"internal/config":      {"internal/policy"}, // the default secret files
+	"internal/edits":       {},
+	"internal/logging":     {},
+	"internal/policy":      {},
+	"internal/textcut":     {},
+	"internal/proc":        {"internal/policy", "internal/textcut"}, // the secret files: policy.Secrets
+	"internal/commands":    {"internal/textcut", "internal/wsread"}, // a project's own prompts
+	"internal/wsread":      {"internal/policy", "internal/textcut"}, // the one reader of workspace text for the model
+	"internal/layers":      {},
+	"internal/llm/llmhttp": {"internal/textcut"},
+	// What agentls knows of models beside their protocols: the model list,
+	// prices, image support, the scrubbing wrapper.
+	"internal/llm":           {"internal/agent", "internal/config", "internal/policy", "internal/textcut"},
 	"internal/llm/chat":      {"internal/agent", "internal/llm/llmhttp"},
 	"internal/llm/responses": {"internal/agent", "internal/llm/llmhttp"},
 	"internal/llm/record":    {"internal/agent", "internal/textcut"},
@@ -48,39 +53,39 @@ var allowed = map[string][]string{
 	// The verify gate (checks → the machine's report) and the approval
 	// policy (rules, answers, tools.approval, the sandbox): below assemble,
 	// which builds them from the settings.
-	"internal/verify/gate":     {"internal/edits", "internal/agent", "internal/proc", "internal/textcut", "internal/verify"},
-	"internal/policy/approval": {"internal/config", "internal/policy", "internal/proc", "internal/tools"},
+	"internal/verify/gate": {"internal/edits", "internal/agent", "internal/proc", "internal/textcut", "internal/verify"},
+	"internal/approval":    {"internal/config", "internal/policy", "internal/proc", "internal/tools"},
 	// Hooks in the shared format (Claude Code's, Codex's), run through proc.
 	"internal/hooks": {"internal/agent", "internal/proc"},
 	// The explore tool: a nested task on the core's driver.
 	"internal/subagent": {"internal/agent", "internal/driver", "internal/textcut"},
 	// The one assembly path.
-	"internal/assemble": {"internal/edits", "internal/agent", "internal/config", "internal/driver", "internal/llm/chat", "internal/llm/responses",
+	"internal/assemble": {"internal/llm", "internal/edits", "internal/agent", "internal/config", "internal/driver", "internal/llm/chat", "internal/llm/responses",
 		"internal/mcp", "internal/policy", "internal/proc", "internal/review", "internal/session", "internal/tools", "internal/verify", "internal/textcut", "internal/verify/gate",
-		"internal/worktree", "internal/policy/approval", "internal/subagent", "internal/hooks", "internal/commands", "internal/wsread"},
+		"internal/worktree", "internal/approval", "internal/subagent", "internal/hooks", "internal/commands", "internal/wsread"},
 	// Delegated jobs: the NATS JetStream queue, the worker, the results;
 	// beside assemble, below the front ends that submit and fetch.
 	"internal/delegate": {"internal/agent", "internal/config", "internal/proc", "internal/session", "internal/worktree"},
 	// Front ends: the assembly path and the core, never each other.
-	"internal/acp": {"internal/apply", "internal/agent", "internal/assemble", "internal/commands", "internal/config", "internal/delegate", "internal/driver", "internal/logging",
-		"internal/mcp", "internal/policy", "internal/proc", "internal/render", "internal/review", "internal/session", "internal/textcut", "internal/tools", "internal/policy/approval", "internal/verify/gate",
+	"internal/acp": {"internal/llm", "internal/apply", "internal/agent", "internal/assemble", "internal/commands", "internal/config", "internal/delegate", "internal/driver", "internal/logging",
+		"internal/mcp", "internal/policy", "internal/proc", "internal/render", "internal/review", "internal/session", "internal/textcut", "internal/tools", "internal/approval", "internal/verify/gate",
 		"internal/worktree", "internal/wsread"},
 	// The bridge's ACP client, the LSP front end's backend for an external
 	// agent: apart from the ACP agent, so that lsp does not link it.
 	"internal/acpclient": {"internal/agent", "internal/assemble", "internal/config", "internal/driver", "internal/policy",
-		"internal/proc", "internal/session", "internal/textcut", "internal/tools", "internal/policy/approval"},
+		"internal/proc", "internal/session", "internal/textcut", "internal/tools", "internal/approval"},
 	"internal/cli": {"internal/apply", "internal/agent", "internal/assemble", "internal/commands", "internal/config", "internal/delegate", "internal/driver", "internal/edits", "internal/render", "internal/review",
-		"internal/llm/record", "internal/logging", "internal/policy", "internal/session", "internal/tools", "internal/textcut", "internal/policy/approval", "internal/verify/gate",
+		"internal/llm/record", "internal/logging", "internal/policy", "internal/session", "internal/tools", "internal/textcut", "internal/approval", "internal/verify/gate",
 		"internal/worktree"},
-	"internal/lsp": {"internal/apply", "internal/acpclient", "internal/agent", "internal/assemble", "internal/commands", "internal/config", "internal/delegate", "internal/driver",
-		"internal/edits", "internal/mcp", "internal/render", "internal/review", "internal/session", "internal/tools", "internal/verify", "internal/textcut", "internal/policy/approval", "internal/verify/gate",
+	"internal/lsp": {"internal/llm", "internal/apply", "internal/acpclient", "internal/agent", "internal/assemble", "internal/commands", "internal/config", "internal/delegate", "internal/driver",
+		"internal/edits", "internal/mcp", "internal/render", "internal/review", "internal/session", "internal/tools", "internal/verify", "internal/textcut", "internal/approval", "internal/verify/gate",
 		"internal/worktree", "internal/wsread"},
 	// agentls doctor: a front end that only asks (the settings, the
 	// endpoint through the real backend, the sandbox's probes, trust).
-	"internal/doctor": {"internal/agent", "internal/assemble", "internal/config", "internal/policy", "internal/proc", "internal/session"},
+	"internal/doctor": {"internal/llm", "internal/agent", "internal/assemble", "internal/config", "internal/policy", "internal/proc", "internal/session"},
 	// The evaluation harness: runs the agentls binary on tasks, through a
 	// recording proxy, against the endpoint or the scripted model.
-	"internal/eval": {"internal/assemble", "internal/config", "internal/llm/responses", "internal/proc", "internal/testkit/fakellm"},
+	"internal/eval": {"internal/llm", "internal/assemble", "internal/config", "internal/llm/responses", "internal/proc", "internal/testkit/fakellm"},
 	// The reference pages' generator (make docs): reads the tables of the
 	// settings, the commands and the event kinds; nothing imports it.
 	"internal/docgen":     {"internal/agent", "internal/config", "internal/lsp"},
@@ -252,5 +257,72 @@ func TestFileAndFunctionSizes(t *testing.T) {
 	})
 	if err != nil {
 		t.Fatal(err)
+	}
+}
+
+// tree is the package tree p belongs to: internal/x for internal/x/...,
+// internal/testkit/x for a test double. A package stands where its path
+// says, in its tree's layer.
+func tree(p string) string {
+	parts := strings.Split(p, "/")
+	if len(parts) > 2 && parts[1] == "testkit" {
+		return strings.Join(parts[:3], "/")
+	}
+	return strings.Join(parts[:min(2, len(parts))], "/")
+}
+
+// No package imports one above it: with every package in its tree's layer
+// (internal/policy/approval in policy's), the imports between trees form
+// no cycle. A subpackage that imports what imports its parent tree
+// (approval, under the leaf policy, imported tools, proc and config) runs
+// back up the layers, and this fails with the cycle.
+func TestNoPackageImportsOneAbove(t *testing.T) {
+	edges := map[string]map[string]bool{}
+	for pkg, deps := range allowed {
+		from := tree(pkg)
+		for _, d := range deps {
+			if to := tree(d); to != from {
+				if edges[from] == nil {
+					edges[from] = map[string]bool{}
+				}
+				edges[from][to] = true
+			}
+		}
+	}
+	// The allowed lists are what TestDependenciesPointOneWay holds the
+	// real imports to, so a cycle there is a cycle the code may have.
+	const (
+		unseen = iota
+		onPath
+		done
+	)
+	state := map[string]int{}
+	var path []string
+	var visit func(n string) bool
+	visit = func(n string) bool {
+		switch state[n] {
+		case onPath:
+			i := slices.Index(path, n)
+			t.Errorf("package trees import each other in a cycle: %s → %s", strings.Join(path[i:], " → "), n)
+			return false
+		case done:
+			return true
+		}
+		state[n] = onPath
+		path = append(path, n)
+		next := slices.Sorted(maps.Keys(edges[n]))
+		for _, m := range next {
+			if !visit(m) {
+				return false
+			}
+		}
+		path = path[:len(path)-1]
+		state[n] = done
+		return true
+	}
+	for _, n := range slices.Sorted(maps.Keys(edges)) {
+		if !visit(n) {
+			return
+		}
 	}
 }

@@ -6,8 +6,8 @@ import (
 
 	"go.lsp.dev/protocol"
 
+	"github.com/agentls/agentls/internal/approval"
 	"github.com/agentls/agentls/internal/config"
-	"github.com/agentls/agentls/internal/policy/approval"
 	"github.com/agentls/agentls/internal/tools"
 )
 

@@ -4,6 +4,8 @@ import (
 	"context"
 	"time"
 
+	"github.com/agentls/agentls/internal/llm"
+
 	"go.lsp.dev/jsonrpc2"
 
 	"github.com/agentls/agentls/internal/assemble"
@@ -38,7 +40,7 @@ func (s *Server) cmdModels(ctx context.Context, _ noArgs) (any, error) {
 func listModels(ctx context.Context, baseURL, key string) ([]string, error) {
 	ctx, cancel := context.WithTimeout(ctx, modelsTimeout)
 	defer cancel()
-	return assemble.ListModels(ctx, baseURL, key)
+	return llm.ListModels(ctx, baseURL, key)
 }
 
 // agentls.info tells an editor what it needs to show a task's model,
@@ -64,7 +66,7 @@ func (s *Server) cmdInfo(ctx context.Context, a infoArgs) (any, error) {
 	if a.Model != "" {
 		cfg.LLM.Model = a.Model
 	}
-	in, out := assemble.Price(cfg)
+	in, out := llm.Price(cfg)
 	return infoResult{
 		Version: s.opts.Version, Model: cfg.LLM.Model, BaseURL: cfg.LLM.BaseURL,
 		ContextTokens: assemble.Limits(cfg).ContextTokens, KeySet: cfg.LLM.APIKey != "",

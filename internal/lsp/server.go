@@ -14,10 +14,10 @@ import (
 
 	"github.com/agentls/agentls/internal/agent"
 	"github.com/agentls/agentls/internal/apply"
+	"github.com/agentls/agentls/internal/approval"
 	"github.com/agentls/agentls/internal/assemble"
 	"github.com/agentls/agentls/internal/config"
 	"github.com/agentls/agentls/internal/edits"
-	"github.com/agentls/agentls/internal/policy/approval"
 )
 
 // Options configure a Server.

@@ -349,4 +349,3 @@ func suggest(l layer) string {
 	}
 	return ruleText(w[:1])
 }
-

@@ -1,6 +1,7 @@
 package policy
 
 import (
+	"os"
 	"sort"
 	"strings"
 )
@@ -64,4 +65,36 @@ func (s *Scrubber) Scrub(text string) string {
 		return text
 	}
 	return s.r.Replace(text)
+}
+
+// secretSuffixes end the names of variables that hold credentials. The
+// list is deliberately broad: a tool that needs one of them in a
+// sandboxed command is rarer than a key that leaks to the model.
+var secretSuffixes = []string{
+	"_API_KEY", "_APIKEY", "_TOKEN", "_SECRET", "_SECRET_KEY",
+	"_ACCESS_KEY", "_SECRET_ACCESS_KEY", "_PASSWORD", "_PASSWD", "_CREDENTIALS",
+}
+
+// IsSecretEnv reports whether a variable of this name never reaches a
+// child: AGENTLS_API_KEY, OPENAI_API_KEY, and (case-insensitively) any
+// name ending in _API_KEY, _APIKEY, _TOKEN, _SECRET, _SECRET_KEY,
+// _ACCESS_KEY, _SECRET_ACCESS_KEY, _PASSWORD, _PASSWD or _CREDENTIALS.
+func IsSecretEnv(name string) bool {
+	u := strings.ToUpper(name)
+	if u == "AGENTLS_API_KEY" || u == "OPENAI_API_KEY" {
+		return true
+	}
+	for _, s := range secretSuffixes {
+		if strings.HasSuffix(u, s) {
+			return true
+		}
+	}
+	return false
+}
+
+// ScrubberFor is the scrubber of everything sent to the model: the API
+// key and the values of this process's environment variables that
+// IsSecretEnv names.
+func ScrubberFor(key string) *Scrubber {
+	return NewScrubber(key, os.Environ(), IsSecretEnv)
 }

@@ -4,32 +4,14 @@ import (
 	"os"
 	"slices"
 	"strings"
+
+	"github.com/agentls/agentls/internal/policy"
 )
 
-// secretSuffixes end the names of variables that hold credentials. The
-// list is deliberately broad: a tool that needs one of them in a
-// sandboxed command is rarer than a key that leaks to the model.
-var secretSuffixes = []string{
-	"_API_KEY", "_APIKEY", "_TOKEN", "_SECRET", "_SECRET_KEY",
-	"_ACCESS_KEY", "_SECRET_ACCESS_KEY", "_PASSWORD", "_PASSWD", "_CREDENTIALS",
-}
-
 // IsSecretEnv reports whether a variable of this name never reaches a
-// child: AGENTLS_API_KEY, OPENAI_API_KEY, and (case-insensitively) any
-// name ending in _API_KEY, _APIKEY, _TOKEN, _SECRET, _SECRET_KEY,
-// _ACCESS_KEY, _SECRET_ACCESS_KEY, _PASSWORD, _PASSWD or _CREDENTIALS.
-func IsSecretEnv(name string) bool {
-	u := strings.ToUpper(name)
-	if u == "AGENTLS_API_KEY" || u == "OPENAI_API_KEY" {
-		return true
-	}
-	for _, s := range secretSuffixes {
-		if strings.HasSuffix(u, s) {
-			return true
-		}
-	}
-	return false
-}
+// child (policy.IsSecretEnv: the one list, which the scrubber of what
+// reaches the model uses too).
+func IsSecretEnv(name string) bool { return policy.IsSecretEnv(name) }
 
 // CleanEnv returns env (os.Environ() when nil) without the variables
 // IsSecretEnv names, without any variable whose value contains one of the

@@ -1,4 +1,4 @@
-package assemble
+package llm
 
 import (
 	"strings"
@@ -86,4 +86,20 @@ func builtinModel(model string) (string, bool) {
 		}
 	}
 	return best, best != ""
+}
+
+// Price is the model's price per million input and output tokens, from
+// llm.prices (the model's own entry), the built-in table, else
+// llm.prices["*"]; zero when unknown.
+func Price(cfg config.Config) (input, output float64) {
+	if p, ok := cfg.LLM.Prices[cfg.LLM.Model]; ok {
+		return p.Input, p.Output
+	}
+	if p, ok := builtinPrice(cfg.LLM.Model); ok {
+		return p.Input, p.Output
+	}
+	if p, ok := cfg.LLM.Prices["*"]; ok {
+		return p.Input, p.Output
+	}
+	return 0, 0
 }

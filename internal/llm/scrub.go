@@ -1,22 +1,12 @@
-package assemble
+package llm
 
 import (
 	"context"
 	"encoding/json"
-	"os"
 
 	"github.com/agentls/agentls/internal/agent"
-	"github.com/agentls/agentls/internal/config"
-	"github.com/agentls/agentls/internal/driver"
 	"github.com/agentls/agentls/internal/policy"
-	"github.com/agentls/agentls/internal/proc"
 )
-
-// Scrubber removes from text the API key and the values of agentls's
-// environment variables that proc.IsSecretEnv names.
-func Scrubber(cfg config.Config) *policy.Scrubber {
-	return policy.NewScrubber(cfg.LLM.APIKey, os.Environ(), proc.IsSecretEnv)
-}
 
 // scrubbed is the one place messages leave for the model: every request
 // is scrubbed of the secret values, whatever part of the conversation
@@ -43,12 +33,18 @@ func Scrubbed(llm agent.LLM, s *policy.Scrubber) agent.LLM {
 // scrubbed as a request to a model is.
 type scrubbedActor struct {
 	scrubbed
-	a driver.Actor
+	a Actor
+}
+
+// Actor is a model that acts on its own (driver.Actor).
+type Actor interface {
+	agent.LLM
+	Act(ctx context.Context, req agent.Request, onText func(delta string), onEvent func(agent.Event)) (agent.Response, error)
 }
 
 // ScrubbedActor wraps a so that nothing agentls hands it holds a secret
 // value.
-func ScrubbedActor(a driver.Actor, s *policy.Scrubber) driver.Actor {
+func ScrubbedActor(a Actor, s *policy.Scrubber) Actor {
 	if s.Empty() {
 		return a
 	}
