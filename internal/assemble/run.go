@@ -24,6 +24,19 @@ import (
 // asks and shows. Run fills Spec's Session, Recall, MCP and Verifier.
 type TaskConfig struct {
 	Spec
+	// Ask is how the front end asks the user, Show how it shows the task
+	// (frontend.go); Run wires them into the Spec's questions and hooks.
+	// A front end sets these, not Spec.Approver, OnEvent, Warn and the
+	// rest, which are the wiring below them.
+	Ask  Asker
+	Show Shower
+	// Model is the task's model ("" for llm.model): a per-task choice of
+	// the front end's (a picker, --model, a replay's recorded model).
+	Model string
+	// Commands: the prompt may be a project command, "/name args",
+	// expanded here (ExpandCommand) before the task starts.
+	Commands bool
+
 	Prompt string
 	Images []agent.Image // with the prompt, for a model that takes images
 	Editor string        // the editor's context for the prompt ("" from a terminal)
@@ -144,6 +157,7 @@ var panicked = agent.Result{Status: agent.StatusError, Reason: "internal", Error
 // front end's Ended. It returns the result recorded, or an error wrapping
 // ErrWontRun when the task did not start.
 func Run(ctx context.Context, tc TaskConfig) (res agent.Result, err error) {
+	tc = tc.fromFrontEnd()
 	warn := func(msg string) {
 		if tc.Warn != nil {
 			tc.Warn(msg)
@@ -213,6 +227,38 @@ func Run(ctx context.Context, tc TaskConfig) (res agent.Result, err error) {
 		spec.Verifier = g
 	}
 	task := driver.Assignment{Prompt: tc.Prompt, Images: tc.Images, Editor: tc.Editor, Dir: tc.Dir, History: rec.History()}
+	if blocked := startHooks(ctx, tc, &spec, &task, id, wt, warn); blocked != nil {
+		// The task ends before the machine starts: its end event is sent
+		// here, as the driver would.
+		res = *blocked
+		end := agent.Event{Kind: agent.KindEnd, Result: &res}
+		if rec != nil {
+			rec.Event(end)
+		}
+		if spec.OnEvent != nil {
+			spec.OnEvent(end)
+		}
+		if tc.Hooks.Ended != nil {
+			res, changes = tc.Hooks.Ended(ctx, res)
+		}
+		finished = true
+		return res, nil
+	}
+	res = drive(ctx, tc, spec, task, wt, warn)
+	if wt != nil {
+		proposeWorktree(ctx, tc, wt, &res, warn)
+	}
+	if tc.Hooks.Ended != nil {
+		res, changes = tc.Hooks.Ended(ctx, res)
+	}
+	finished = true
+	return res, nil
+}
+
+// startHooks wires the task's hooks in the shared format and runs its
+// SessionStart and UserPromptSubmit hooks; a result when one blocked the
+// prompt.
+func startHooks(ctx context.Context, tc TaskConfig, spec *Spec, task *driver.Assignment, id string, wt *worktree.Tree, warn func(string)) *agent.Result {
 	if tc.Hooks.Backend == nil && spec.EventHooks == nil {
 		spec.EventHooks = HookRunner(spec.Config, tc.Root, id, hookTrust(tc), warn)
 		if r := spec.EventHooks; r != nil {
@@ -225,37 +271,31 @@ func Run(ctx context.Context, tc TaskConfig) (res agent.Result, err error) {
 			}
 		}
 	}
-	if r := spec.EventHooks; r != nil {
-		if wt != nil {
-			// The hooks were read and trusted in the user's tree; they run
-			// in the task's worktree.
-			r.Root, r.Sandbox.Workspace = spec.Root, spec.Root
-		}
-		source := "startup"
-		if len(task.History) > 0 {
-			source = "resume"
-		}
-		task.HookContext = r.SessionStart(ctx, source)
-		block, more := r.UserPromptSubmit(ctx, tc.Prompt)
-		if block != "" {
-			res = agent.Result{Status: agent.StatusError, Reason: "hook", Error: "a UserPromptSubmit hook blocked the prompt: " + block}
-			// The task ends before the machine starts: its end event is
-			// sent here, as the driver would.
-			end := agent.Event{Kind: agent.KindEnd, Result: &res}
-			if rec != nil {
-				rec.Event(end)
-			}
-			if spec.OnEvent != nil {
-				spec.OnEvent(end)
-			}
-			if tc.Hooks.Ended != nil {
-				res, changes = tc.Hooks.Ended(ctx, res)
-			}
-			finished = true
-			return res, nil
-		}
-		task.HookContext = join(task.HookContext, more)
+	r := spec.EventHooks
+	if r == nil {
+		return nil
 	}
+	if wt != nil {
+		// The hooks were read and trusted in the user's tree; they run
+		// in the task's worktree.
+		r.Root, r.Sandbox.Workspace = spec.Root, spec.Root
+	}
+	source := "startup"
+	if len(task.History) > 0 {
+		source = "resume"
+	}
+	task.HookContext = r.SessionStart(ctx, source)
+	block, more := r.UserPromptSubmit(ctx, tc.Prompt)
+	if block != "" {
+		return &agent.Result{Status: agent.StatusError, Reason: "hook", Error: "a UserPromptSubmit hook blocked the prompt: " + block}
+	}
+	task.HookContext = join(task.HookContext, more)
+	return nil
+}
+
+// drive runs the task to its end: on the front end's external agent, or on
+// the driver with the task's MCP servers held until it returns.
+func drive(ctx context.Context, tc TaskConfig, spec Spec, task driver.Assignment, wt *worktree.Tree, warn func(string)) agent.Result {
 	if tc.Hooks.Backend != nil {
 		model, closeModel := tc.Hooks.Backend(spec)
 		defer closeModel()
@@ -264,51 +304,47 @@ func Run(ctx context.Context, tc TaskConfig) (res agent.Result, err error) {
 			// agent reads it with the task.
 			task.Prompt += "\n\n" + task.Editor
 		}
-		res = ActorDriver(spec, model).Run(ctx, task)
-	} else {
-		switch {
-		case wt != nil && len(spec.Config.MCPServers) > 0:
-			// Servers of its own, rooted in the worktree, not the front
-			// end's shared ones (rooted in the user's tree).
-			if m := MCPManager(spec.Config, spec.Root, spec.Log, warn); m != nil {
-				defer m.Close()
-				spec.MCP = m
-			}
-		case tc.MCP != nil && wt == nil:
-			m, release := tc.MCP.Acquire(spec.Config, spec.Root)
-			defer release()
+		return ActorDriver(spec, model).Run(ctx, task)
+	}
+	switch {
+	case wt != nil && len(spec.Config.MCPServers) > 0:
+		// Servers of its own, rooted in the worktree, not the front
+		// end's shared ones (rooted in the user's tree).
+		if m := MCPManager(spec.Config, spec.Root, spec.Log, warn); m != nil {
+			defer m.Close()
 			spec.MCP = m
 		}
-		spec.Seen = Mentioned(spec.Config, spec.Root, task.Prompt)
-		res = Driver(ctx, spec).Run(ctx, task)
+	case tc.MCP != nil && wt == nil:
+		m, release := tc.MCP.Acquire(spec.Config, spec.Root)
+		defer release()
+		spec.MCP = m
 	}
-	if wt != nil {
-		// The task's work is committed on its branch, for the proposal now
-		// and for a merge after a restart.
-		cs, notes, err := wt.Finish(context.WithoutCancel(ctx))
-		if err != nil && res.Status == agent.StatusOK {
-			// A change nobody can read cannot be merged: the task did not
-			// do what it says it did (a repository it planted inside the
-			// worktree, sub/.git, hides what it wrote there).
-			res.Status, res.Reason = agent.StatusError, "worktree"
-			res.Error = "the task's change in its worktree could not be read: " + err.Error()
-		}
-		switch {
-		case tc.Hooks.Proposal != nil:
-			tc.Hooks.Proposal(ctx, wt, cs, notes, err)
-		case err != nil:
-			warn("recording the worktree's change failed: " + err.Error())
-		case len(cs) > 0:
-			// A front end with no review of its own (ACP): say where it is.
-			warn(fmt.Sprintf("the task's change to %d file(s) waits in the worktree %s (branch %s): `agentls worktrees merge %s` merges it into your files, `agentls worktrees discard %s` removes it",
-				len(cs), wt.Dir(), wt.Branch, wt.ID, wt.ID))
-		}
+	spec.Seen = Mentioned(spec.Config, spec.Root, task.Prompt)
+	return Driver(ctx, spec).Run(ctx, task)
+}
+
+// proposeWorktree commits a worktree task's work on its branch (for the
+// proposal now and a merge after a restart) and hands the change to the
+// front end, or says where it waits.
+func proposeWorktree(ctx context.Context, tc TaskConfig, wt *worktree.Tree, res *agent.Result, warn func(string)) {
+	cs, notes, err := wt.Finish(context.WithoutCancel(ctx))
+	if err != nil && res.Status == agent.StatusOK {
+		// A change nobody can read cannot be merged: the task did not
+		// do what it says it did (a repository it planted inside the
+		// worktree, sub/.git, hides what it wrote there).
+		res.Status, res.Reason = agent.StatusError, "worktree"
+		res.Error = "the task's change in its worktree could not be read: " + err.Error()
 	}
-	if tc.Hooks.Ended != nil {
-		res, changes = tc.Hooks.Ended(ctx, res)
+	switch {
+	case tc.Hooks.Proposal != nil:
+		tc.Hooks.Proposal(ctx, wt, cs, notes, err)
+	case err != nil:
+		warn("recording the worktree's change failed: " + err.Error())
+	case len(cs) > 0:
+		// A front end with no review of its own (ACP): say where it is.
+		warn(fmt.Sprintf("the task's change to %d file(s) waits in the worktree %s (branch %s): `agentls worktrees merge %s` merges it into your files, `agentls worktrees discard %s` removes it",
+			len(cs), wt.Dir(), wt.Branch, wt.ID, wt.ID))
 	}
-	finished = true
-	return res, nil
 }
 
 // hookTrust is the trust store the workspace's hook files are checked

@@ -17,6 +17,7 @@ import (
 	"testing"
 
 	"github.com/agentls/agentls/internal/agent"
+	"github.com/agentls/agentls/internal/assemble"
 	"github.com/agentls/agentls/internal/config"
 	"github.com/agentls/agentls/internal/session"
 )
@@ -439,4 +440,17 @@ func ioPipe(t *testing.T) (*os.File, *os.File) {
 	}
 	t.Cleanup(func() { r.Close(); w.Close() })
 	return r, w
+}
+
+// expandCommand is assemble.ExpandCommand as agentls run uses it: a
+// mistyped command is an error, files left out are warned about.
+func expandCommand(root, task string, warn func(string)) (string, error) {
+	got, w, err := assemble.ExpandCommand(root, task, nil)
+	if w != nil {
+		warn(w.Error())
+	}
+	if err != nil {
+		return "", err
+	}
+	return got, nil
 }

@@ -190,8 +190,6 @@ var longInFlight = map[string]bool{
 	"internal/acp/prompt.go: Agent.Prompt":   true, // acp
 	"internal/proc/root_linux.go: buildRoot": true, // sandbox
 	"internal/proc/declare.go: Declare":      true, // sandbox
-	"internal/cli/run.go: cliRun.run":        true, // front ends that only ask and show
-	"internal/assemble/run.go: Run":          true, // the same
 }
 
 const (

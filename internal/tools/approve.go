@@ -2,6 +2,7 @@ package tools
 
 import (
 	"context"
+	"errors"
 
 	"github.com/agentls/agentls/internal/policy"
 )
@@ -10,6 +11,12 @@ import (
 // called. agentls uses approval.New (policy.Rules, then the user);
 // RulesApprover applies the rules alone. reason is shown to the model when
 // the answer is no.
+// ErrCannotAsk is a question's answer when nobody can be asked here (no
+// terminal): the write or the network is refused, and the model is told
+// that the user could not be asked, as when the front end has no way to
+// ask at all.
+var ErrCannotAsk = errors.New("the user cannot be asked here")
+
 type Approver interface {
 	Approve(ctx context.Context, command string) (ok bool, reason string, err error)
 }

@@ -64,6 +64,9 @@ func newRunCommand(ws agent.Workspace, o Options) agent.Tool {
 			// The command failed for want of network: ask whether it may
 			// run again with it.
 			again, askErr := o.AskNetwork(ctx, a.Command)
+			if errors.Is(askErr, ErrCannotAsk) {
+				return agent.ToolResult{Output: out}, err
+			}
 			if askErr != nil {
 				return agent.ToolResult{Output: out}, fmt.Errorf("asking for network: %w", askErr)
 			}

@@ -3,6 +3,7 @@ package tools
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -200,10 +201,14 @@ func confirmWrite(ctx context.Context, o Options, rel, lexical string) error {
 	if !protected {
 		return nil
 	}
+	cannot := fmt.Errorf("%s; the model may change it only with the user's explicit approval, and the user cannot be asked here: ask the user to make this change", why)
 	if o.ConfirmWrite == nil {
-		return fmt.Errorf("%s; the model may change it only with the user's explicit approval, and the user cannot be asked here: ask the user to make this change", why)
+		return cannot
 	}
 	ok, err := o.ConfirmWrite(ctx, rel, why)
+	if errors.Is(err, ErrCannotAsk) {
+		return cannot
+	}
 	if err != nil {
 		return fmt.Errorf("asking the user about %s: %w", rel, err)
 	}
