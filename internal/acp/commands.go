@@ -35,19 +35,6 @@ func inputHint(h string) *sdk.AvailableCommandInput {
 	return &sdk.AvailableCommandInput{Unstructured: &sdk.UnstructuredCommandInput{Hint: h}}
 }
 
-func validCommandName(n string) bool {
-	if n == "" || len(n) > 64 {
-		return false
-	}
-	for i, c := range n {
-		ok := c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || i > 0 && (c == '-' || c == '_' || c == '.')
-		if !ok {
-			return false
-		}
-	}
-	return true
-}
-
 func isBuiltin(name string) bool {
 	for _, c := range builtinCommands {
 		if c.Name == name {
@@ -89,24 +76,6 @@ func (a *Agent) projectCommands(root string, secretFiles []string) []commands.Co
 		}
 	}
 	return out
-}
-
-// splitCommand parses "/name args"; ok is false for text that is no
-// command ("/usr/bin is empty" is one only if a command of that name exists:
-// the caller checks).
-func splitCommand(text string) (name, args string, ok bool) {
-	rest, found := strings.CutPrefix(strings.TrimLeft(text, " \t\n"), "/")
-	if !found {
-		return "", "", false
-	}
-	name, args, _ = strings.Cut(rest, " ")
-	if i := strings.IndexAny(name, "\n\t"); i >= 0 {
-		args, name = name[i+1:]+" "+args, name[:i]
-	}
-	if !validCommandName(name) {
-		return "", "", false
-	}
-	return name, strings.TrimSpace(args), true
 }
 
 // runBuiltin runs one of agentls's own commands; handled is false for any

@@ -81,15 +81,17 @@ func (a *Agent) Prompt(ctx context.Context, p sdk.PromptRequest) (_ sdk.PromptRe
 	if p.MessageId != nil && *p.MessageId != "" {
 		userMsg = *p.MessageId
 	}
-	if name, args, ok := splitCommand(text); ok {
+	if name, args, ok := commands.Split(text); ok {
 		if a.runBuiltin(ctx, s, out0, name, args) {
 			if ctx.Err() != nil {
 				return sdk.PromptResponse{StopReason: sdk.StopReasonCancelled, UserMessageId: &userMsg}, nil
 			}
 			return sdk.PromptResponse{StopReason: sdk.StopReasonEndTurn, UserMessageId: &userMsg}, nil
 		}
-		if c, ok := commands.Find(a.projectCommands(s.root, s.taskConfig().Tools.SecretFiles), name); ok {
-			text = c.Expand(args)
+		var warn error
+		text, warn, _ = assemble.ExpandCommand(s.root, text, s.taskConfig().Tools.SecretFiles)
+		if warn != nil {
+			a.log.Warn("project commands", zap.Error(warn))
 		}
 	}
 	a.titled(s, out0, text)
@@ -115,20 +117,26 @@ func (a *Agent) Prompt(ctx context.Context, p sdk.PromptRequest) (_ sdk.PromptRe
 			Root:      s.root,
 			Workspace: ws,
 			LLM:       newLLM(cfg),
-			Approver:  approval.New(cfg, &s.allowed, a.askToRun(s, out)),
 			MCP:       s.mcpServers(),
-			OnEvent:   out.event,
-			Warn:      func(msg string) { out.text("\n_agentls: " + msg + "_\n") },
 			Log:       a.log,
-
-			ConfirmWrite: a.confirmWrite(s, out),
-			AskNetwork: func(ctx context.Context, command string) (bool, error) {
+			Until:     until,
+		},
+		// The client asks (session/request_permission) and shows the task
+		// as session updates.
+		Ask: assemble.AskFuncs{
+			Approver: approval.New(cfg, &s.allowed, a.askToRun(s, out)),
+			Confirm:  a.confirmWrite(s, out),
+			Network: func(ctx context.Context, command string) (bool, error) {
 				const why = "it failed without network in the sandbox"
 				return a.ask(ctx, s, out, question{title: "Run `" + command + "` again with network",
 					message: "Run `" + command + "` again with network? " + why + ".", call: out.knownCall(command), kind: sdk.ToolKindExecute,
 					raw: map[string]any{"command": command, "why": why}, yes: choice{optAllowOnce, "Allow"}, no: choice{optReject, "Reject"}})
 			},
-			Until: until,
+		},
+		Show: assemble.ShowFuncs{
+			OnEvent: out.event,
+			OnWarn:  func(msg string) { out.text("\n_agentls: " + msg + "_\n") },
+			OnEnded: func(_ context.Context, res agent.Result) (agent.Result, []session.Change) { return res, ws.changes() },
 		},
 		Prompt:    text,
 		Images:    images,
@@ -144,7 +152,6 @@ func (a *Agent) Prompt(ctx context.Context, p sdk.PromptRequest) (_ sdk.PromptRe
 			Proposal: func(ctx context.Context, w *worktree.Tree, changes []worktree.Change, notes []string, err error) {
 				a.proposeWorktree(ctx, s, out, ws, w, changes, notes, err)
 			},
-			Ended: func(_ context.Context, res agent.Result) (agent.Result, []session.Change) { return res, ws.changes() },
 		},
 	})
 	if err != nil {

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agentls/agentls/internal/commands"
 	sdk "github.com/coder/acp-go-sdk"
 )
 
@@ -22,9 +23,9 @@ func TestSplitCommand(t *testing.T) {
 		{"no command", "", "", false},
 		{"/-x", "", "", false},
 	} {
-		name, args, ok := splitCommand(c.in)
+		name, args, ok := commands.Split(c.in)
 		if name != c.name || args != c.args || ok != c.ok {
-			t.Errorf("splitCommand(%q) = %q, %q, %v; want %q, %q, %v", c.in, name, args, ok, c.name, c.args, c.ok)
+			t.Errorf("commands.Split(%q) = %q, %q, %v; want %q, %q, %v", c.in, name, args, ok, c.name, c.args, c.ok)
 		}
 	}
 }

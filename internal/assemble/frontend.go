@@ -89,3 +89,59 @@ func ExpandCommand(root, task string, secretFiles []string) (expanded string, wa
 	}
 	return task, warn, errors.New(msg)
 }
+
+// AskFuncs is an Asker made of a front end's functions; a question left
+// nil cannot be asked here (tools.ErrCannotAsk).
+type AskFuncs struct {
+	tools.Approver
+	Confirm func(ctx context.Context, rel, why string) (bool, error)
+	Network func(ctx context.Context, command string) (bool, error)
+}
+
+func (a AskFuncs) ConfirmWrite(ctx context.Context, rel, why string) (bool, error) {
+	if a.Confirm == nil {
+		return false, tools.ErrCannotAsk
+	}
+	return a.Confirm(ctx, rel, why)
+}
+
+func (a AskFuncs) AskNetwork(ctx context.Context, command string) (bool, error) {
+	if a.Network == nil {
+		return false, tools.ErrCannotAsk
+	}
+	return a.Network(ctx, command)
+}
+
+// ShowFuncs is a Shower made of a front end's functions, each optional:
+// without OnEnded the result is recorded as it is, without changes.
+type ShowFuncs struct {
+	OnEvent func(agent.Event)
+	OnWarn  func(msg string)
+	OnBegan func(rec *session.Recorder)
+	OnEnded func(ctx context.Context, res agent.Result) (agent.Result, []session.Change)
+}
+
+func (s ShowFuncs) Event(ev agent.Event) {
+	if s.OnEvent != nil {
+		s.OnEvent(ev)
+	}
+}
+
+func (s ShowFuncs) Warn(msg string) {
+	if s.OnWarn != nil {
+		s.OnWarn(msg)
+	}
+}
+
+func (s ShowFuncs) Began(rec *session.Recorder) {
+	if s.OnBegan != nil {
+		s.OnBegan(rec)
+	}
+}
+
+func (s ShowFuncs) Ended(ctx context.Context, res agent.Result) (agent.Result, []session.Change) {
+	if s.OnEnded != nil {
+		return s.OnEnded(ctx, res)
+	}
+	return res, nil
+}

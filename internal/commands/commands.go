@@ -189,7 +189,7 @@ func (c Command) Expand(args string) string {
 // ok is false when the line is not a command invocation (it does not
 // start with "/" followed by a valid name), e.g. "/usr/bin is empty".
 func Split(line string) (name, args string, ok bool) {
-	rest, found := strings.CutPrefix(strings.TrimLeft(line, " \t"), "/")
+	rest, found := strings.CutPrefix(strings.TrimLeft(line, " \t\n"), "/")
 	if !found {
 		return "", "", false
 	}

@@ -4,7 +4,6 @@ import (
 	"context"
 
 	"github.com/agentls/agentls/internal/assemble"
-	projcmd "github.com/agentls/agentls/internal/commands"
 )
 
 // projectCommand is one entry of agentls.commands: what an editor's picker
@@ -37,19 +36,11 @@ func (s *Server) cmdCommands(ctx context.Context, _ noArgs) (any, error) {
 }
 
 // expandProjectCommand turns a task typed as "/name args" into the
-// project command's prompt. A task that names no project command is left
-// as typed ("/tmp is full" stays a sentence). The expansion is text the
-// user asked for; it starts the task like any prompt and changes nothing
-// else about it.
+// project command's prompt (assemble.ExpandCommand); a task that names
+// none, or a name the project does not have, is left as typed. The
+// expansion is text the user asked for; it starts the task like any prompt
+// and changes nothing else about it.
 func expandProjectCommand(root, task string, secretFiles []string) string {
-	name, args, ok := projcmd.Split(task)
-	if !ok {
-		return task
-	}
-	cmds, _ := assemble.Commands(root, secretFiles)
-	c, ok := projcmd.Find(cmds, name)
-	if !ok {
-		return task
-	}
-	return c.Expand(args)
+	expanded, _, _ := assemble.ExpandCommand(root, task, secretFiles)
+	return expanded
 }

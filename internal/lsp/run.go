@@ -33,7 +33,7 @@ func (s *Server) runAgent(ctx context.Context, t *runningTask) {
 	s.settleTrust(ctx)
 	cfg := s.config()
 	if t.model != "" {
-		cfg.LLM.Model = t.model
+		cfg.LLM.Model = t.model // the model the task is wired for (newLLM, the bridge)
 	}
 	root := s.rootDir()
 	prog := s.beginProgress(ctx, t, "agentls", shorten(t.prompt, 80))
@@ -52,15 +52,27 @@ func (s *Server) runAgent(ctx context.Context, t *runningTask) {
 			Root:      root,
 			Workspace: ws,
 			LLM:       newLLM(cfg),
-			Approver:  s.approver(cfg),
-			OnEvent:   func(ev agent.Event) { s.safeEvent(ctx, t, prog, ev) },
-			Warn:      func(msg string) { s.warnOnce(ctx, "agentls: "+msg) },
 			Log:       s.log,
-
-			ConfirmWrite: s.confirmWrite,
-			AskNetwork:   s.askNetwork,
-			Until:        t.until,
+			Until:     t.until,
 		},
+		// The editor asks through window/showMessageRequest and shows the
+		// task as progress, agentls/event and the log.
+		Ask: assemble.AskFuncs{Approver: s.approver(cfg), Confirm: s.confirmWrite, Network: s.askNetwork},
+		Show: assemble.ShowFuncs{
+			OnEvent: func(ev agent.Event) { s.safeEvent(ctx, t, prog, ev) },
+			OnWarn:  func(msg string) { s.warnOnce(ctx, "agentls: "+msg) },
+			OnBegan: func(rec *session.Recorder) {
+				t.mu.Lock()
+				t.transcript = rec.TranscriptPath()
+				t.mu.Unlock()
+			},
+			OnEnded: func(ctx context.Context, res agent.Result) (agent.Result, []session.Change) {
+				res = worktreeSummary(t, res)
+				s.finishTask(ctx, t, prog, res)
+				return res, sessionChanges(&t.changes)
+			},
+		},
+		Model:     t.model,
 		Prompt:    t.prompt,
 		Editor:    t.editor,
 		Dir:       t.dir,
@@ -73,17 +85,6 @@ func (s *Server) runAgent(ctx context.Context, t *runningTask) {
 		Checkpoints: !t.review,
 		MCP:         &s.mcp,
 		Gate:        func(g *gate.Gate) { s.wireGate(ctx, g, root, t, prog) },
-		Hooks: assemble.Hooks{
-			Began: func(rec *session.Recorder) {
-				t.mu.Lock()
-				t.transcript = rec.TranscriptPath()
-				t.mu.Unlock()
-			},
-			Ended: func(ctx context.Context, res agent.Result) (agent.Result, []session.Change) {
-				s.finishTask(ctx, t, prog, res)
-				return res, sessionChanges(&t.changes)
-			},
-		},
 	}
 	s.isolate(&tc, t)
 	if b := cfg.Agent.Backend.ACP; b != nil {

@@ -14,7 +14,6 @@ import (
 
 	"github.com/agentls/agentls/internal/agent"
 	"github.com/agentls/agentls/internal/assemble"
-	"github.com/agentls/agentls/internal/session"
 	"github.com/agentls/agentls/internal/tools"
 	"github.com/agentls/agentls/internal/worktree"
 )
@@ -95,19 +94,21 @@ func (s *Server) isolate(tc *assemble.TaskConfig, t *runningTask) {
 		t.wtNotes = append(notes, deleted(changes)...)
 		t.mu.Unlock()
 	}
-	ended := tc.Hooks.Ended
-	tc.Hooks.Ended = func(ctx context.Context, res agent.Result) (agent.Result, []session.Change) {
-		t.mu.Lock()
-		w, notes := t.worktree, t.wtNotes
-		t.mu.Unlock()
-		if w != nil {
-			res.Summary += fmt.Sprintf("\n\nThe task worked in its own worktree %s (branch %s); its change is proposed against your files as they are now (agentls.worktreeMerge, or review it hunk by hunk).", w.Path, w.Branch)
-			for _, n := range notes {
-				res.Summary += "\n- " + n
-			}
+}
+
+// worktreeSummary is res with, for a worktree task, where its change is
+// and what to do with it.
+func worktreeSummary(t *runningTask, res agent.Result) agent.Result {
+	t.mu.Lock()
+	w, notes := t.worktree, t.wtNotes
+	t.mu.Unlock()
+	if w != nil {
+		res.Summary += fmt.Sprintf("\n\nThe task worked in its own worktree %s (branch %s); its change is proposed against your files as they are now (agentls.worktreeMerge, or review it hunk by hunk).", w.Path, w.Branch)
+		for _, n := range notes {
+			res.Summary += "\n- " + n
 		}
-		return ended(ctx, res)
 	}
+	return res
 }
 
 // deleted says which files the task deleted: review proposes text only,
