@@ -17,6 +17,7 @@ import (
 	"github.com/agentls/agentls/internal/approval"
 	"github.com/agentls/agentls/internal/assemble"
 	"github.com/agentls/agentls/internal/commands"
+	"github.com/agentls/agentls/internal/config"
 	"github.com/agentls/agentls/internal/session"
 	"github.com/agentls/agentls/internal/verify/gate"
 	"github.com/agentls/agentls/internal/worktree"
@@ -111,7 +112,36 @@ func (a *Agent) Prompt(ctx context.Context, p sdk.PromptRequest) (_ sdk.PromptRe
 	s.mu.Lock()
 	until := s.until
 	s.mu.Unlock()
-	res, err := assemble.Run(ctx, assemble.TaskConfig{
+	res, err := assemble.Run(ctx, a.promptTask(s, out, ws, cfg, newLLM, until, text, images))
+	if err != nil {
+		return sdk.PromptResponse{}, &sdk.RequestError{Code: -32603, Message: "agentls: " + err.Error()}
+	}
+	s.mu.Lock()
+	s.cost += res.Cost
+	if len(ws.changedFiles()) > 0 {
+		s.last = ws
+	}
+	s.mu.Unlock()
+	a.log.Info("prompt ended", zap.String("session", s.id), zap.String("status", res.Status),
+		zap.String("reason", res.Reason), zap.Duration("took", time.Since(start)))
+	stop, err := stopReason(res)
+	if err != nil {
+		return sdk.PromptResponse{}, err
+	}
+	if res.Status == agent.StatusError {
+		// An end the stop reasons cannot say: the client shows it as text.
+		out.text(fmt.Sprintf("\n\nagentls stopped (%s): %s\n", res.Reason, cfg.Redact(res.Error)))
+	}
+	u := res.Usage
+	return sdk.PromptResponse{StopReason: stop, UserMessageId: &userMsg, Usage: &sdk.Usage{
+		InputTokens: u.InputTokens, OutputTokens: u.OutputTokens, TotalTokens: u.InputTokens + u.OutputTokens,
+	}}, nil
+}
+
+// promptTask is a prompt's task as assemble.Run takes it: the client asks
+// (session/request_permission) and shows it (session updates).
+func (a *Agent) promptTask(s *acpSession, out *stream, ws *clientWorkspace, cfg config.Config, newLLM func(config.Config) agent.LLM, until, text string, images []agent.Image) assemble.TaskConfig {
+	return assemble.TaskConfig{
 		Spec: assemble.Spec{
 			Config:    cfg,
 			Root:      s.root,
@@ -153,30 +183,7 @@ func (a *Agent) Prompt(ctx context.Context, p sdk.PromptRequest) (_ sdk.PromptRe
 				a.proposeWorktree(ctx, s, out, ws, w, changes, notes, err)
 			},
 		},
-	})
-	if err != nil {
-		return sdk.PromptResponse{}, &sdk.RequestError{Code: -32603, Message: "agentls: " + err.Error()}
 	}
-	s.mu.Lock()
-	s.cost += res.Cost
-	if len(ws.changedFiles()) > 0 {
-		s.last = ws
-	}
-	s.mu.Unlock()
-	a.log.Info("prompt ended", zap.String("session", s.id), zap.String("status", res.Status),
-		zap.String("reason", res.Reason), zap.Duration("took", time.Since(start)))
-	stop, err := stopReason(res)
-	if err != nil {
-		return sdk.PromptResponse{}, err
-	}
-	if res.Status == agent.StatusError {
-		// An end the stop reasons cannot say: the client shows it as text.
-		out.text(fmt.Sprintf("\n\nagentls stopped (%s): %s\n", res.Reason, cfg.Redact(res.Error)))
-	}
-	u := res.Usage
-	return sdk.PromptResponse{StopReason: stop, UserMessageId: &userMsg, Usage: &sdk.Usage{
-		InputTokens: u.InputTokens, OutputTokens: u.OutputTokens, TotalTokens: u.InputTokens + u.OutputTokens,
-	}}, nil
 }
 
 // titled names the session after its first prompt and tells the client

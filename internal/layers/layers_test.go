@@ -187,7 +187,6 @@ func TestNoDeadCode(t *testing.T) {
 // other branches were rewriting when this test came; each is split when its
 // branch lands.
 var longInFlight = map[string]bool{
-	"internal/acp/prompt.go: Agent.Prompt":   true, // acp
 	"internal/proc/root_linux.go: buildRoot": true, // sandbox
 	"internal/proc/declare.go: Declare":      true, // sandbox
 }
