@@ -2,7 +2,9 @@ package verify
 
 import (
 	"context"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -188,5 +190,45 @@ func TestRustScopeFindsAFailureTwoCratesAway(t *testing.T) {
 	in.Changed = []string{"b/Cargo.toml"}
 	if cs := Scope(context.Background(), in); cs[0].Command != "cargo test" {
 		t.Fatalf("scope of a manifest = %+v", cs[0])
+	}
+}
+
+// The detected TypeScript check: tsc, incremental, finds a type error two
+// imports away from an unsaved change, and keeps its build information
+// under node_modules for the next run.
+func TestTscCheckFindsATypeErrorTwoImportsAway(t *testing.T) {
+	ts, err := filepath.Abs("testdata/tsc/node_modules/typescript/bin/tsc")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(ts); err != nil {
+		t.Fatalf("TypeScript is not installed (internal/verify/testdata/tsc/install.sh, run by .ci/install): %v", err)
+	}
+	root := t.TempDir()
+	writeTree(t, root, map[string]string{
+		"package.json":          `{"name":"p","private":true,"scripts":{"test":"node --test"}}`,
+		"tsconfig.json":         `{"compilerOptions":{"strict":true,"target":"es2022","module":"esnext","moduleResolution":"bundler"},"include":["src"]}`,
+		"src/base.ts":           "export function value(): number {\n  return 1;\n}\n",
+		"src/mid.ts":            "import { value } from './base';\n\nexport const twice = () => value();\n",
+		"src/top.ts":            "import { twice } from './mid';\n\nexport const total: number = twice() + 1;\n",
+		"node_modules/.bin/tsc": "#!/bin/sh\nexec node " + shellQuote(ts) + " \"$@\"\n",
+	})
+	if err := os.Chmod(filepath.Join(root, "node_modules/.bin/tsc"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	cmds := DetectWith(root, nil)
+	if len(cmds) != 2 || cmds[0] != TscCheck {
+		t.Fatalf("Detect = %q", cmds)
+	}
+	if r := runOne(t, root, TscCheck, nil); !r.Passed {
+		t.Fatalf("tsc failed on the unchanged project:\n%s", r.Output)
+	}
+	if _, err := os.Stat(filepath.Join(root, "node_modules/.cache/agentls/tsc.tsbuildinfo")); err != nil {
+		t.Fatalf("no build information kept for the next run: %v", err)
+	}
+	broken := map[string][]byte{"src/base.ts": []byte("export function value(): string {\n  return 'one';\n}\n")}
+	r := runOne(t, root, TscCheck, broken)
+	if r.Passed || len(r.Diagnostics) == 0 || !strings.HasSuffix(r.Diagnostics[0].Path, filepath.Join("src", "top.ts")) {
+		t.Fatalf("passed %v, %+v\n%s", r.Passed, r.Diagnostics, r.Output)
 	}
 }
