@@ -57,7 +57,7 @@ func isJSSource(rel string) bool {
 // import() of a literal). The scope is whole when the change reaches
 // configuration (package.json, lock files, tsconfig, jest/vitest/babel
 // configuration), a file that is not JS/TS source (Markdown excepted),
-// for an import the reading cannot follow (a computed require(), a
+// for a pretest or posttest script, for an import the reading cannot follow (a computed require(), a
 // "#subpath" import), for any other test script, or when every test would
 // run anyway.
 func JSScope(root string, changed []string, unsaved map[string][]byte) scopeResult {
@@ -81,6 +81,9 @@ func JSScope(root string, changed []string, unsaved map[string][]byte) scopeResu
 	}
 	if json.Unmarshal(b, &pkg) != nil {
 		return whole
+	}
+	if pkg.Scripts["pretest"] != "" || pkg.Scripts["posttest"] != "" {
+		return whole // npm test runs them around the runner; the runner alone would not
 	}
 	script := strings.Join(strings.Fields(pkg.Scripts["test"]), " ")
 	quoted := make([]string, len(srcs))

@@ -139,10 +139,11 @@ func TestJSScopeFindsAFailureTwoImportsAway(t *testing.T) {
 	}
 	// jest and vitest follow the imports themselves.
 	for script, want := range map[string]string{
-		"jest":           "npm test -- --findRelatedTests --passWithNoTests src/base.js",
-		"vitest run":     "npx --no-install vitest related --run --passWithNoTests src/base.js",
-		"mocha":          "npm test",
-		"jest && eslint": "npm test",
+		"jest":                 "npm test -- --findRelatedTests --passWithNoTests src/base.js",
+		"vitest run":           "npx --no-install vitest related --run --passWithNoTests src/base.js",
+		"mocha":                "npm test",
+		"jest && eslint":       "npm test",
+		`jest","pretest":"tsc`: "npm test",
 	} {
 		writeFile(t, root, "package.json", `{"scripts":{"test":"`+script+`"}}`)
 		if got := scopeOf(t, root, "npm test", []string{"src/base.js"}, nil); got.Command != want {
