@@ -88,7 +88,7 @@ func JSScope(root string, changed []string, unsaved map[string][]byte) scopeResu
 	script := strings.Join(strings.Fields(pkg.Scripts["test"]), " ")
 	quoted := make([]string, len(srcs))
 	for i, s := range srcs {
-		quoted[i] = shellQuote(s)
+		quoted[i] = argPath(s)
 	}
 	switch {
 	case len(srcs) == 0:
@@ -199,7 +199,7 @@ func jsNodeTests(root string, srcs []string, unsaved map[string][]byte) (sel []s
 	}
 	sort.Strings(sel)
 	for i, s := range sel {
-		sel[i] = shellQuote(s)
+		sel[i] = argPath(s)
 	}
 	return sel, true
 }

@@ -173,7 +173,7 @@ func PyScope(root string, changed []string, unsaved map[string][]byte) scopeResu
 	}
 	sort.Strings(sel)
 	for i, s := range sel {
-		sel[i] = shellQuote(s)
+		sel[i] = argPath(s)
 	}
 	return scopeResult{files: sel}
 }

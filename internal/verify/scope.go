@@ -263,6 +263,15 @@ func readSource(root, rel string, unsaved map[string][]byte) ([]byte, bool) {
 	return b, err == nil
 }
 
+// argPath is a workspace-relative path as a runner's argument: quoted
+// for sh -c, and never read as an option ("-k_test.py" is "./-k_test.py").
+func argPath(rel string) string {
+	if strings.HasPrefix(rel, "-") {
+		rel = "./" + rel
+	}
+	return shellQuote(rel)
+}
+
 // inertDoc reports whether a changed file is documentation no check
 // reads: it reaches nothing.
 func inertDoc(rel string) bool {

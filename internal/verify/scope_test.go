@@ -90,6 +90,15 @@ func TestPyScopeFindsAFailureTwoImportsAway(t *testing.T) {
 	if got := scopeOf(t, root, "pytest -q", []string{"README.md"}, nil); got.Command != "" {
 		t.Errorf("README.md: scope = %+v", got)
 	}
+	// A test file whose name starts with a dash is a path, not an option.
+	writeFile(t, root, "-k_test.py", "from pkg.mid import twice\n\ndef test_k():\n    assert twice() == 2\n")
+	c = scopeOf(t, root, "pytest -q", []string{"pkg/base.py"}, broken)
+	if c.Command != "pytest -q ./-k_test.py tests/test_top.py" {
+		t.Fatalf("scope = %+v", c)
+	}
+	if r := runOne(t, root, c.Command, broken); r.Passed || !strings.Contains(r.Output, "2 failed") {
+		t.Fatalf("scoped run: passed %v\n%s", r.Passed, r.Output)
+	}
 }
 
 var jsTwoHops = map[string]string{
