@@ -16,7 +16,9 @@ import (
 // through a link), .vscode/settings.json (through a linked .vscode, with
 // the user saying no) or a file in $HOME through a link, are all refused;
 // an ordinary file is read and written. The old bridge checked the spelled
-// path only and let every one through (issue 21, item 7).
+// path only and let every one through (issue 21, item 7). A file where a
+// protected link leads (editor-config/tasks.json, .vscode being a link to
+// editor-config) is asked about too; before issue 30 it was written.
 func TestBridgeFSConfinement(t *testing.T) {
 	fake := buildFakeACP(t)
 	home := t.TempDir()
@@ -53,7 +55,7 @@ func TestBridgeFSConfinement(t *testing.T) {
 	ops := []string{
 		"read innocent.txt", "read docs/config.txt", "read homelink/.ssh/id_ed25519", "read .env",
 		"write .git/hooks/pre-commit", "write hooks/pre-commit", "write .vscode/settings.json",
-		"write homelink/owned.txt", "write innocent.txt",
+		"write homelink/owned.txt", "write innocent.txt", "write editor-config/tasks.json",
 		"read notes/readme.txt", "write notes/new.txt",
 	}
 	r := s.run(t, map[string]any{"task": "FS\n" + strings.Join(ops, "\n")})
@@ -69,7 +71,7 @@ func TestBridgeFSConfinement(t *testing.T) {
 			t.Errorf("the agent read %q", secret)
 		}
 	}
-	for _, op := range ops[:9] {
+	for _, op := range ops[:10] {
 		if !strings.Contains(got, fmt.Sprintf("fs %s: refused", op)) {
 			t.Errorf("%q was not refused", op)
 		}
@@ -99,7 +101,7 @@ func TestBridgeFSConfinement(t *testing.T) {
 		}
 	}
 	for _, p := range []string{filepath.Join(s.Root, ".git", "hooks", "pre-commit"), filepath.Join(home, "owned.txt"),
-		filepath.Join(s.Root, "editor-config", "settings.json")} {
+		filepath.Join(s.Root, "editor-config", "settings.json"), filepath.Join(s.Root, "editor-config", "tasks.json")} {
 		if _, err := os.Stat(p); err == nil {
 			t.Errorf("%s was written", p)
 		}

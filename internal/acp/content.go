@@ -4,8 +4,7 @@ import (
 	"encoding/base64"
 	"errors"
 	"fmt"
-	"io"
-	"net/http"
+	"io/fs"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -19,6 +18,7 @@ import (
 	"github.com/agentls/agentls/internal/config"
 	"github.com/agentls/agentls/internal/textcut"
 	"github.com/agentls/agentls/internal/tools"
+	"github.com/agentls/agentls/internal/wsread"
 )
 
 // maxLinkedFile bounds the text of one file a resource link attaches, as
@@ -109,17 +109,15 @@ func (s *acpSession) linkedImage(uri string) (agent.Image, string) {
 		return agent.Image{}, fmt.Sprintf("it is an image, and the model %q takes no images as far as agentls knows (llm.images)", cfg.LLM.Model)
 	}
 	raw, name, why := s.readLink(uri, agent.MaxImageBytes)
-	switch {
-	case why != "":
+	if why != "" {
 		return agent.Image{}, why
-	case len(raw) > agent.MaxImageBytes:
-		return agent.Image{}, fmt.Sprintf("it is over %d KB, the most agentls sends", agent.MaxImageBytes/1024)
 	}
-	mime := http.DetectContentType(raw)
-	if !slices.Contains(agent.ImageTypes, mime) {
-		return agent.Image{}, fmt.Sprintf("its content is %s, not an image of type %s", mime, strings.Join(agent.ImageTypes, ", "))
+	// The rules view_image follows too (tools.ImageOf).
+	im, err := tools.ImageOf(raw, name)
+	if err != nil {
+		return agent.Image{}, err.Error()
 	}
-	return agent.Image{MIME: mime, Data: base64.StdEncoding.EncodeToString(raw), Name: name}, ""
+	return im, ""
 }
 
 // promptImages checks the prompt's image blocks for the model cfg names
@@ -186,9 +184,12 @@ func (a *Agent) imagesAdvertised() bool {
 }
 
 // readLink reads the file a file:// link names when it lies in the
-// workspace or an additional directory; name is how the prompt calls it
-// (workspace-relative, or absolute outside it). why says why it was not
-// read.
+// workspace or an additional directory, through the one reader of
+// workspace text (internal/wsread): beneath that directory, without
+// blocking (a named pipe, a socket or a device is refused, never waited
+// on), never a secret file by its name or by where a link leads. name is
+// how the prompt calls it (workspace-relative, or absolute outside it).
+// why says why it was not read.
 func (s *acpSession) readLink(uri string, max int) (body []byte, name, why string) {
 	u, err := url.Parse(uri)
 	if err != nil || u.Scheme != "file" || (u.Host != "" && u.Host != "localhost") {
@@ -200,70 +201,42 @@ func (s *acpSession) readLink(uri string, max int) (body []byte, name, why strin
 	dirs := append([]string{s.root}, s.extraDirs...)
 	s.mu.Unlock()
 	for i, dir := range dirs {
-		if _, ok := beneath(dir, p); !ok {
+		rel, ok := beneath(dir, p)
+		if !ok {
 			continue
 		}
-		_, rel, err := tools.Policy{Root: dir, SecretFiles: secrets}.ResolveRead(p)
-		if err != nil {
-			switch {
-			case errors.Is(err, tools.ErrSecret):
-				return nil, "", "it is a secret file (tools.secretFiles)"
-			case errors.Is(err, tools.ErrOutside):
-				return nil, "", "it leads outside the workspace"
-			}
-			return nil, "", err.Error()
+		f, err := wsread.New(dir, secrets).Read(rel, max)
+		switch {
+		case errors.Is(err, wsread.ErrSecret):
+			return nil, "", "it is a secret file (tools.secretFiles)"
+		case errors.Is(err, wsread.ErrOutside):
+			return nil, "", "it leads outside the workspace"
+		case errors.Is(err, wsread.ErrNotRegular):
+			return nil, "", "it is not a regular file"
+		case errors.Is(err, fs.ErrNotExist):
+			return nil, "", "no such file"
+		case err != nil:
+			return nil, "", "it cannot be read"
 		}
-		text, err := readRegular(dir, rel, max)
-		if err == nil && !sameAsResolved(dir, rel) {
-			err = errors.New("it changed while it was read")
+		data := f.Data
+		if f.More {
+			data = append(data, 0) // longer than max: the callers cut or refuse
 		}
-		if err != nil {
-			return nil, "", err.Error()
-		}
-		name = rel
+		name = f.Real
 		if i > 0 {
-			name = filepath.Join(dir, filepath.FromSlash(rel))
+			name = filepath.Join(dir, filepath.FromSlash(f.Real))
 		}
-		return text, name, ""
+		return data, name, ""
 	}
 	return nil, "", "it is outside the workspace"
 }
 
-// beneath reports whether p lies in dir, lexically (the policy then
-// resolves links).
+// beneath reports whether p lies in dir, lexically (the reader then
+// resolves links beneath dir).
 func beneath(dir, p string) (string, bool) {
 	rel, err := filepath.Rel(dir, p)
 	if err != nil || !filepath.IsLocal(rel) && rel != "." {
 		return "", false
 	}
 	return rel, true
-}
-
-// readRegular reads a regular file beneath root through os.Root, so that
-// a link swapped in after the policy's check cannot lead out: at most
-// max+1 bytes, so that the caller sees a file longer than max.
-func readRegular(root, rel string, max int) ([]byte, error) {
-	r, err := os.OpenRoot(root)
-	if err != nil {
-		return nil, err
-	}
-	defer r.Close()
-	f, err := r.Open(filepath.FromSlash(rel))
-	if err != nil {
-		return nil, fmt.Errorf("cannot be opened: %v", errors.Unwrap(err))
-	}
-	defer f.Close()
-	st, err := f.Stat()
-	if err != nil || !st.Mode().IsRegular() {
-		return nil, errors.New("it is not a regular file")
-	}
-	return io.ReadAll(io.LimitReader(f, int64(max)+1))
-}
-
-// sameAsResolved reports whether root/rel is still no link: a file the
-// policy resolved and then found swapped for a link (to a secret, say) is
-// not attached.
-func sameAsResolved(root, rel string) bool {
-	st, err := os.Lstat(filepath.Join(root, filepath.FromSlash(rel)))
-	return err == nil && st.Mode().IsRegular()
 }

@@ -70,19 +70,19 @@ func (a *Agent) proposeWorktree(ctx context.Context, s *acpSession, out *stream,
 	out.endMessage()
 	out.send(sdk.StartToolCall(sdk.ToolCallId(id), title, sdk.WithStartKind(kind), sdk.WithStartStatus(status), sdk.WithStartContent(content),
 		sdk.WithStartRawInput(map[string]any{"worktree": w.ID, "path": w.Dir()})))
-	res, perr := a.conn.RequestPermission(ctx, sdk.RequestPermissionRequest{SessionId: sdk.SessionId(s.id),
-		ToolCall: sdk.ToolCallUpdate{ToolCallId: sdk.ToolCallId(id), Title: &title, Kind: &kind, Status: &status, Content: content},
-		Options: []sdk.PermissionOption{
-			{OptionId: optMerge, Name: "Merge into my files", Kind: sdk.PermissionOptionKindAllowOnce},
-			{OptionId: optKeep, Name: "Keep it in the worktree", Kind: sdk.PermissionOptionKindRejectOnce},
-		}})
-	if perr != nil || res.Outcome.Selected == nil || res.Outcome.Selected.OptionId != optMerge {
+	merge, _ := a.ask(ctx, s, out, question{
+		title: title, call: id, kind: kind, content: content,
+		message: fmt.Sprintf("Merge the change of worktree %s into your files (%s)? Kept, it waits in the worktree.", w.ID, changedFiles(changes)),
+		yes:     choice{optMerge, "Merge into my files"},
+		no:      choice{optKeep, "Keep it in the worktree"},
+	})
+	if !merge {
 		out.send(sdk.UpdateToolCall(sdk.ToolCallId(id), sdk.WithUpdateStatus(sdk.ToolCallStatusCompleted)))
 		out.text(fmt.Sprintf("\nThe change waits in worktree %s: /merge %s merges it, /discard %s removes it, /worktrees lists them.\n", w.ID, w.ID, w.ID))
 		return
 	}
 	out.send(sdk.UpdateToolCall(sdk.ToolCallId(id), sdk.WithUpdateStatus(sdk.ToolCallStatusInProgress)))
-	rep, merr := a.mergeWorktree(context.WithoutCancel(ctx), ws, w, changes)
+	rep, merr := a.mergeWorktree(context.WithoutCancel(ctx), s, out, ws, w, changes)
 	st := sdk.ToolCallStatusCompleted
 	if merr != nil {
 		st = sdk.ToolCallStatusFailed
@@ -94,17 +94,29 @@ func (a *Agent) proposeWorktree(ctx context.Context, s *acpSession, out *stream,
 // mergeWorktree merges changes into the session's files through ws and,
 // when nothing was left out, records the merge (the branch goes). What it
 // wrote joins ws's change log, so /undo takes it back.
-func (a *Agent) mergeWorktree(ctx context.Context, ws *clientWorkspace, w *worktree.Tree, changes []worktree.Change) (assemble.MergeReport, error) {
-	rep, err := assemble.MergeWorktree(ctx, changes, func(ctx context.Context, rel string, transform func([]byte, bool) ([]byte, error)) error {
+//
+// A protected file is asked about on its own, as the tools ask about a
+// write to it; one the user does not allow stays in the worktree.
+func (a *Agent) mergeWorktree(ctx context.Context, s *acpSession, out *stream, ws *clientWorkspace, w *worktree.Tree, changes []worktree.Change) (assemble.MergeReport, error) {
+	rep, err := assemble.MergeWorktree(ctx, s.root, changes, func(ctx context.Context, rel string, transform func([]byte, bool) ([]byte, error)) error {
 		return ws.edit(ctx, rel, transform, false)
-	})
+	}, a.confirmWrite(s, out), false, "task "+w.ID)
 	for _, rel := range rep.Files {
 		ws.record(rel, []byte(rep.Before[rel]), rep.Existed[rel], []byte(rep.After[rel]))
 	}
-	if err == nil && len(rep.Conflicts) == 0 {
+	if err == nil && len(rep.Conflicts) == 0 && len(rep.LeftOut) == 0 {
 		err = w.Merged(ctx)
 	}
 	return rep, err
+}
+
+// changedFiles names the files a change touches.
+func changedFiles(changes []worktree.Change) string {
+	names := make([]string, 0, len(changes))
+	for _, c := range changes {
+		names = append(names, c.Rel)
+	}
+	return strings.Join(names, ", ")
 }
 
 // mergeText says what a merge did.
@@ -113,6 +125,9 @@ func mergeText(w *worktree.Tree, rep assemble.MergeReport, err error) string {
 	fmt.Fprintf(&b, "Merged %d hunk%s of worktree %s into %s.\n", rep.Merged, render.Plural(rep.Merged), w.ID, strings.Join(rep.Files, ", "))
 	for _, c := range rep.Conflicts {
 		fmt.Fprintf(&b, "- conflict: %s:%d: you changed this region since the task started; its change there was left out: %s\n", c.Rel, c.Line, c.What)
+	}
+	for _, l := range rep.LeftOut {
+		fmt.Fprintf(&b, "- left out: %s: %s; it waits in the worktree\n", l.Rel, l.Why)
 	}
 	for _, n := range rep.Notes {
 		fmt.Fprintf(&b, "- %s\n", n)
@@ -209,7 +224,7 @@ func (a *Agent) worktreesCommand(ctx context.Context, s *acpSession, out *stream
 			out.text(err.Error() + "\n")
 			return
 		}
-		rep, err := a.mergeWorktree(ctx, ws, w, changes)
+		rep, err := a.mergeWorktree(ctx, s, out, ws, w, changes)
 		rep.Notes = append(notes, rep.Notes...)
 		out.text(mergeText(w, rep, err))
 		if len(rep.Files) > 0 {

@@ -12,7 +12,6 @@ import (
 	sdk "github.com/coder/acp-go-sdk"
 
 	"github.com/agentls/agentls/internal/agent"
-	"github.com/agentls/agentls/internal/policy"
 	"github.com/agentls/agentls/internal/policy/approval"
 	"github.com/agentls/agentls/internal/tools"
 )
@@ -69,23 +68,21 @@ func (c *bridgeClient) opened(rel string) error {
 }
 
 // protected asks the user before the agent changes a file that configures
-// agentls, the editor or git's hooks (policy.Protected), named or reached
-// through a link; without a way to ask, the write is refused.
+// agentls, the editor or git's hooks, named, reached through a link, or
+// lying where a protected symlink leads (tools.ProtectedWrite); without a
+// way to ask, the write is refused.
 func (c *bridgeClient) protected(ctx context.Context, spelled, rel string) error {
 	lexical, _ := filepath.Rel(c.r.b.Root, filepath.Clean(spelled))
-	for _, p := range []string{rel, filepath.ToSlash(lexical)} {
-		ok, why := policy.Protected(p)
-		if !ok {
-			continue
-		}
-		if c.r.b.ConfirmWrite == nil {
-			return sdk.NewInvalidParams(map[string]any{"error": fmt.Sprintf("%s is protected: %s, and there is no way to ask the user", p, why)})
-		}
-		yes, err := c.r.b.ConfirmWrite(ctx, rel, why)
-		if err != nil || !yes {
-			return sdk.NewInvalidParams(map[string]any{"error": fmt.Sprintf("the user did not allow changing %s (%s)", p, why)})
-		}
+	ok, why := tools.ProtectedWrite(c.r.b.Root, rel, filepath.ToSlash(lexical))
+	if !ok {
 		return nil
+	}
+	if c.r.b.ConfirmWrite == nil {
+		return sdk.NewInvalidParams(map[string]any{"error": fmt.Sprintf("%s is protected: %s, and there is no way to ask the user", rel, why)})
+	}
+	yes, err := c.r.b.ConfirmWrite(ctx, rel, why)
+	if err != nil || !yes {
+		return sdk.NewInvalidParams(map[string]any{"error": fmt.Sprintf("the user did not allow changing %s (%s)", rel, why)})
 	}
 	return nil
 }

@@ -7,6 +7,7 @@ import (
 
 	"github.com/agentls/agentls/internal/agent"
 	"github.com/agentls/agentls/internal/config"
+	"github.com/agentls/agentls/internal/driver"
 	"github.com/agentls/agentls/internal/policy"
 	"github.com/agentls/agentls/internal/proc"
 )
@@ -36,7 +37,35 @@ func Scrubbed(llm agent.LLM, s *policy.Scrubber) agent.LLM {
 	return scrubbed{llm: llm, s: s}
 }
 
+// scrubbedActor is scrubbed for a model that acts on its own (an
+// external ACP agent, driver.Actor): what agentls hands it (the task, a
+// project command's text, the editor's context, the checks' report) is
+// scrubbed as a request to a model is.
+type scrubbedActor struct {
+	scrubbed
+	a driver.Actor
+}
+
+// ScrubbedActor wraps a so that nothing agentls hands it holds a secret
+// value.
+func ScrubbedActor(a driver.Actor, s *policy.Scrubber) driver.Actor {
+	if s.Empty() {
+		return a
+	}
+	return scrubbedActor{scrubbed: scrubbed{llm: a, s: s}, a: a}
+}
+
+func (l scrubbedActor) Act(ctx context.Context, req agent.Request, onText func(string), onEvent func(agent.Event)) (agent.Response, error) {
+	return l.a.Act(ctx, l.scrub(req), onText, onEvent)
+}
+
 func (l scrubbed) Stream(ctx context.Context, req agent.Request, onText func(string)) (agent.Response, error) {
+	return l.llm.Stream(ctx, l.scrub(req), onText)
+}
+
+// scrub is req with the secret values removed from every message, tool
+// call and tool description.
+func (l scrubbed) scrub(req agent.Request) agent.Request {
 	msgs := make([]agent.Message, len(req.Messages))
 	for i, m := range req.Messages {
 		m.Content = l.s.Scrub(m.Content)
@@ -65,5 +94,5 @@ func (l scrubbed) Stream(ctx context.Context, req agent.Request, onText func(str
 		}
 		req.Tools = specs
 	}
-	return l.llm.Stream(ctx, req, onText)
+	return req
 }

@@ -113,7 +113,10 @@ func (c *cliRun) run(ctx context.Context) int {
 		return c.usage("%v", err)
 	}
 
-	cfg, probs, untrusted := c.loadConfig(root)
+	cfg, probs, untrusted, err := c.loadConfig(root)
+	if err != nil {
+		return c.usage("%v", err)
+	}
 	if o.baseURL != "" || o.replay != "" {
 		// --base-url names the endpoint for this run, and --replay uses
 		// none: the file's is moot.
@@ -163,6 +166,11 @@ func (c *cliRun) run(ctx context.Context) int {
 		ren = text
 	}
 	defer ren.close()
+	var out *resultFile
+	if o.result != "" {
+		out = newResultFile(ctx, root, cfg.Redact)
+		ren = teeRenderer{ren, out.events}
+	}
 	for _, p := range probs {
 		ren.warn(fmt.Sprintf("setting %q from %s: %s", p.Key, p.Source, p.Msg))
 	}
@@ -249,7 +257,10 @@ func (c *cliRun) run(ctx context.Context) int {
 	}
 	model := cfg.LLM.Model
 	if replay != nil && replay.Model() != "" {
-		model = replay.Model() // the model that answers is the recorded one
+		// The model that answers is the recorded one, and what it was
+		// offered (its tools, its prompt) follows its name.
+		model = replay.Model()
+		cfg.LLM.Model = model
 	}
 
 	var st *session.Recorder
@@ -268,6 +279,7 @@ func (c *cliRun) run(ctx context.Context) int {
 
 			ConfirmWrite: confirmWrite,
 			AskNetwork:   askNetwork,
+			Until:        c.o.until,
 		},
 		Prompt:    o.task,
 		Isolation: o.isolation,
@@ -313,6 +325,21 @@ func (c *cliRun) run(ctx context.Context) int {
 			},
 		},
 	})
+	if out != nil {
+		code := exitCode(res)
+		if errors.Is(err, assemble.ErrUntrusted) {
+			code = exitFailed
+		}
+		if err == nil || errors.Is(err, assemble.ErrUntrusted) {
+			dir := root
+			if isolated != nil {
+				dir = isolated.Dir()
+			}
+			if werr := out.write(context.WithoutCancel(ctx), o.result, dir, model, code, res, st, store); werr != nil {
+				ren.warn("--result: " + werr.Error())
+			}
+		}
+	}
 	switch {
 	case errors.Is(err, assemble.ErrUntrusted):
 		ren.warn(err.Error())
@@ -425,6 +452,9 @@ func (o runOptions) apply(cfg config.Config) config.Config {
 	if o.noVerify {
 		cfg.Verify.Enabled = false
 	}
+	if o.approval != "" {
+		cfg.Tools.Approval = o.approval
+	}
 	// --allow goes through the same policy as tools.allow: the approver
 	// reads it from the configuration.
 	cfg.Tools.Allow = append(append([]string(nil), cfg.Tools.Allow...), o.allow...)
@@ -465,11 +495,11 @@ func exitCode(res agent.Result) int {
 	return exitFailed
 }
 
-// loadConfig resolves the settings: .agentls.json, the environment, the
-// defaults. Settings in the workspace file that widen what agentls may run
+// loadConfig resolves the settings: --settings, .agentls.json, the
+// environment, the defaults. Settings in the workspace file that widen what agentls may run
 // apply only once the user trusts the file's content: with --trust, or
 // when asked on a terminal; otherwise they are held back with a warning.
-func (c *cliRun) loadConfig(root string) (config.Config, []config.Problem, []string) {
+func (c *cliRun) loadConfig(root string) (config.Config, []config.Problem, []string, error) {
 	var store *policy.TrustStore
 	if dir, err := session.StateDir(); err == nil {
 		store = assemble.TrustStore(dir)
@@ -488,13 +518,22 @@ func (c *cliRun) loadConfig(root string) (config.Config, []config.Problem, []str
 			ws.Source, ws.Problems = config.FromJSON(config.FileName, ws.Content)
 		}
 	}
-	cfg, probs := config.Resolve(ws.Source, config.FromEnv(os.Getenv))
-	probs = append(ws.Problems, probs...)
+	var user config.Source
+	var userProbs []config.Problem
+	if c.o.settings != "" {
+		data, err := os.ReadFile(c.o.settings)
+		if err != nil {
+			return config.Config{}, nil, nil, fmt.Errorf("--settings: %w", err)
+		}
+		user, userProbs = config.FromJSON(c.o.settings, data)
+	}
+	cfg, probs := config.Resolve(user, ws.Source, config.FromEnv(os.Getenv))
+	probs = append(append(userProbs, ws.Problems...), probs...)
 	if len(ws.Untrusted) > 0 {
 		probs = append(probs, config.Problem{Key: strings.Join(ws.Untrusted, ", "), Source: config.FileName,
 			Msg: "not applied: the file widens what agentls may run and is not trusted; run with --trust, or answer yes on a terminal"})
 	}
-	return cfg, probs, ws.Untrusted
+	return cfg, probs, ws.Untrusted, nil
 }
 
 // checkAccepted runs the checks again on what a review wrote when it is

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -22,6 +23,12 @@ const sessionsUsage = `usage:
   agentls sessions rewind [--workspace DIR] [--json] ID STEP
         put the files the session changed back as they were at STEP (three-way:
         later changes of yours stay) and cut its conversation there
+  agentls sessions export [--workspace DIR] [--output FILE] ID
+        the session (its conversation, steps and transcripts) as one JSON file, to
+        continue it in another checkout or on another machine (stdout without --output)
+  agentls sessions import [--workspace DIR] FILE
+        make an exported session one of this workspace's: agentls run --session ID
+        then continues it here
 
 Flags:
 `
@@ -30,6 +37,7 @@ Flags:
 func Sessions(args []string, stdout, stderr io.Writer) int {
 	c := newSubcommand("sessions", sessionsUsage, stderr)
 	withDiff := c.fs.Bool("diff", false, "show: print each change's diff")
+	output := c.fs.String("output", "", "export: write the session to this file instead of stdout")
 	sub, pos, code, done := c.parse(args, "list")
 	if done {
 		return code
@@ -53,6 +61,10 @@ func Sessions(args []string, stdout, stderr io.Writer) int {
 		return showSession(store, pos[0], *asJSON, *withDiff, stdout, stderr)
 	case sub == "rewind" && len(pos) == 2:
 		return rewindSession(store, pos[0], pos[1], *asJSON, stdout, stderr)
+	case sub == "export" && len(pos) == 1:
+		return exportSession(store, pos[0], *output, stdout, stderr)
+	case sub == "import" && len(pos) == 1:
+		return importSession(store, pos[0], stdout, stderr)
 	}
 	fs.Usage()
 	return exitUsage
@@ -141,5 +153,51 @@ func writeJSON(w io.Writer, v any) int {
 	if err := enc.Encode(v); err != nil {
 		return exitFailed
 	}
+	return exitOK
+}
+
+func exportSession(store *session.Store, id, output string, stdout, stderr io.Writer) int {
+	b, err := store.Export(id)
+	if errors.Is(err, session.ErrNotFound) {
+		fmt.Fprintf(stderr, "agentls sessions: no session %q in %s\n", id, store.Root())
+		return exitUsage
+	}
+	if err != nil {
+		fmt.Fprintln(stderr, "agentls sessions:", err)
+		return exitFailed
+	}
+	data, err := json.Marshal(b)
+	if err != nil {
+		fmt.Fprintln(stderr, "agentls sessions:", err)
+		return exitFailed
+	}
+	if output == "" {
+		fmt.Fprintln(stdout, string(data))
+		return exitOK
+	}
+	if err := os.WriteFile(output, append(data, '\n'), 0o600); err != nil {
+		fmt.Fprintln(stderr, "agentls sessions:", err)
+		return exitFailed
+	}
+	fmt.Fprintf(stderr, "exported session %s to %s\n", id, output)
+	return exitOK
+}
+
+func importSession(store *session.Store, file string, stdout, stderr io.Writer) int {
+	data, err := os.ReadFile(file)
+	if err != nil {
+		fmt.Fprintln(stderr, "agentls sessions:", err)
+		return exitUsage
+	}
+	var b session.Bundle
+	if err := json.Unmarshal(data, &b); err != nil {
+		fmt.Fprintf(stderr, "agentls sessions: %s is not an exported session: %v\n", file, err)
+		return exitUsage
+	}
+	if err := store.Import(&b); err != nil {
+		fmt.Fprintln(stderr, "agentls sessions:", err)
+		return exitFailed
+	}
+	fmt.Fprintf(stdout, "imported session %s into %s (continue it with: agentls run --session %s \"…\")\n", b.ID, store.Root(), b.ID)
 	return exitOK
 }

@@ -6,15 +6,16 @@
 // A command file is a workspace file, written by whoever wrote the
 // repository: it is text that starts a task exactly as if the user had
 // typed it. It grants nothing — no tool, no approval, no setting — and
-// the files are read beneath the workspace root, so a symbolic link cannot
-// make a file outside it a command. This package imports nothing of
-// agentls's own but textcut.
+// the files are read through the one reader of workspace text
+// (internal/wsread): beneath the workspace root, without blocking, and
+// never a secret file, so a symbolic link cannot make a file outside the
+// workspace, or its .env, a command. This package imports nothing of
+// agentls's own but textcut and wsread.
 package commands
 
 import (
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"path"
@@ -24,6 +25,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/agentls/agentls/internal/textcut"
+	"github.com/agentls/agentls/internal/wsread"
 )
 
 // Dir is where a project keeps its commands, relative to the workspace root.
@@ -51,8 +53,11 @@ var validName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`)
 // workspace without the folder has none (nil, nil). Files that cannot be
 // used (too large, not UTF-8, a bad name, unreadable) are left out and
 // named in the error, while the good ones are still returned: callers show
-// the error and offer the rest.
-func Load(root string) ([]Command, error) {
+// the error and offer the rest. secretFiles are the tools.secretFiles
+// globs (nil: the defaults): a command file that is, or links to, a
+// secret file is left out.
+func Load(root string, secretFiles []string) ([]Command, error) {
+	reader := wsread.New(root, secretFiles)
 	r, err := os.OpenRoot(root)
 	if err != nil {
 		return nil, fmt.Errorf("project commands: %w", err)
@@ -87,7 +92,7 @@ func Load(root string) ([]Command, error) {
 			errs = append(errs, fmt.Errorf("%s: more than %d commands; the rest are left out", rel, MaxCommands))
 			break
 		}
-		text, err := readFile(r, rel)
+		text, err := readFile(reader, rel)
 		if err != nil {
 			errs = append(errs, err)
 			continue
@@ -99,29 +104,21 @@ func Load(root string) ([]Command, error) {
 	return cmds, errors.Join(errs...)
 }
 
-// readFile reads one command file beneath r (a symbolic link that leaves
-// the root fails there), refusing more than MaxFileBytes or bytes that
-// are not UTF-8.
-func readFile(r *os.Root, rel string) (string, error) {
-	f, err := r.Open(rel)
+// readFile reads one command file through reader (beneath the root,
+// never a secret, never blocking on a named pipe), refusing more than
+// MaxFileBytes or bytes that are not UTF-8.
+func readFile(reader wsread.Reader, rel string) (string, error) {
+	f, err := reader.Read(rel, MaxFileBytes)
 	if err != nil {
-		return "", fmt.Errorf("%s: %w", rel, err)
+		return "", err
 	}
-	defer f.Close()
-	if st, err := f.Stat(); err != nil || !st.Mode().IsRegular() {
-		return "", fmt.Errorf("%s: not a regular file", rel)
-	}
-	b, err := io.ReadAll(io.LimitReader(f, MaxFileBytes+1))
-	if err != nil {
-		return "", fmt.Errorf("%s: %w", rel, err)
-	}
-	if len(b) > MaxFileBytes {
+	if f.More {
 		return "", fmt.Errorf("%s: larger than %d KiB", rel, MaxFileBytes>>10)
 	}
-	if !utf8.Valid(b) {
+	if !utf8.Valid(f.Data) {
 		return "", fmt.Errorf("%s: not UTF-8 text", rel)
 	}
-	return string(b), nil
+	return string(f.Data), nil
 }
 
 // Parse makes a command from a file's text. Front matter is optional: a

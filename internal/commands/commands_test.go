@@ -23,7 +23,7 @@ func TestLoadReadsFrontMatterAndBody(t *testing.T) {
 	write(t, root, ".agentls/commands/fix-issue.md", "---\ndescription: \"Fix a GitHub issue\"\nargument-hint: <number>\nallowed-tools: bash\n---\nFix issue $ARGUMENTS and add a test.\n")
 	write(t, root, ".agentls/commands/explain.md", "# Explain the selection\n\nExplain what this code does.\n")
 	write(t, root, ".agentls/commands/notes.txt", "not a command")
-	cmds, err := Load(root)
+	cmds, err := Load(root, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -46,7 +46,7 @@ func TestLoadReadsFrontMatterAndBody(t *testing.T) {
 }
 
 func TestLoadWithoutFolderIsEmpty(t *testing.T) {
-	cmds, err := Load(t.TempDir())
+	cmds, err := Load(t.TempDir(), nil)
 	if err != nil || cmds != nil {
 		t.Fatalf("got %v, %v", cmds, err)
 	}
@@ -61,7 +61,7 @@ func TestLoadRefusesALinkOutOfTheWorkspace(t *testing.T) {
 	if err := os.Symlink(filepath.Join(outside, "secret.md"), filepath.Join(root, ".agentls/commands/leak.md")); err != nil {
 		t.Fatal(err)
 	}
-	cmds, err := Load(root)
+	cmds, err := Load(root, nil)
 	if err == nil || !strings.Contains(err.Error(), "leak.md") {
 		t.Fatalf("err = %v", err)
 	}
@@ -80,7 +80,7 @@ func TestLoadRefusesHugeAndBinaryFiles(t *testing.T) {
 	write(t, root, ".agentls/commands/big.md", strings.Repeat("x", MaxFileBytes+1))
 	write(t, root, ".agentls/commands/bin.md", "\xff\xfe")
 	write(t, root, ".agentls/commands/good.md", "do it")
-	cmds, err := Load(root)
+	cmds, err := Load(root, nil)
 	if err == nil || !strings.Contains(err.Error(), "big.md") || !strings.Contains(err.Error(), "bin.md") {
 		t.Fatalf("err = %v", err)
 	}

@@ -59,8 +59,12 @@ var keyCases = []keyCase{
 		get: func(c Config) any { return c.Agent.MaxToolOutput }},
 	{key: "agent.editTool", editor: `"apply_patch"`, file: `"edit_file"`, wrongType: `true`, outOfRange: `"diff"`,
 		get: func(c Config) any { return c.Agent.EditTool }},
+	{key: "agent.readBeforeEdit", editor: `true`, file: `false`, wrongType: `"no"`,
+		get: func(c Config) any { return c.Agent.ReadBeforeEdit }},
 	{key: "agent.promptProfile", editor: `"terse"`, file: `"contract"`, wrongType: `1`, outOfRange: `"long"`,
 		get: func(c Config) any { return c.Agent.PromptProfile }},
+	{key: "agent.subagentSteps", editor: `10`, file: `0`, wrongType: `"ten"`, outOfRange: `1001`,
+		get: func(c Config) any { return c.Agent.SubagentSteps }},
 	{key: "agent.isolation", editor: `"none"`, file: `"worktree"`, wrongType: `true`, outOfRange: `"container"`,
 		get: func(c Config) any { return c.Agent.Isolation }},
 	{key: "agent.backend", editor: `{"acp":{"command":"codex-acp"}}`, wrongType: `"codex-acp"`, notFromFile: true,
@@ -87,8 +91,26 @@ var keyCases = []keyCase{
 		get: func(c Config) any { return c.Sandbox.WritableRoots }},
 	{key: "sandbox.denyRead", editor: `["~/.secrets"]`, file: `["/srv/keys"]`, wrongType: `"~/.secrets"`,
 		get: func(c Config) any { return c.Sandbox.DenyRead }},
+	{key: "sandbox.allowRead", editor: `["~/notes"]`, file: `["/srv/data"]`, wrongType: `"~/notes"`,
+		get: func(c Config) any { return c.Sandbox.AllowRead }},
+	{key: "sandbox.memoryMiB", editor: `2048`, file: `8192`, wrongType: `"4G"`, outOfRange: `-1`,
+		get: func(c Config) any { return c.Sandbox.MemoryMiB }},
+	{key: "delegate.url", editor: `"nats://editor:4222"`, env: "nats://env:4222", wrongType: `4222`, notFromFile: true,
+		get: func(c Config) any { return c.Delegate.URL }},
+	{key: "delegate.credentials", editor: `"/etc/editor.creds"`, env: "/etc/env.creds", wrongType: `true`, notFromFile: true,
+		get: func(c Config) any { return c.Delegate.Credentials }},
+	{key: "delegate.nkey", editor: `"/etc/editor.nk"`, env: "/etc/env.nk", wrongType: `1`, notFromFile: true,
+		get: func(c Config) any { return c.Delegate.NKey }},
+	{key: "delegate.tlsCA", editor: `"/etc/editor-ca.pem"`, env: "/etc/env-ca.pem", wrongType: `[]`, notFromFile: true,
+		get: func(c Config) any { return c.Delegate.TLSCA }},
+	{key: "delegate.tlsCert", editor: `"/etc/editor.pem"`, env: "/etc/env.pem", wrongType: `{}`, notFromFile: true,
+		get: func(c Config) any { return c.Delegate.TLSCert }},
+	{key: "delegate.tlsKey", editor: `"/etc/editor.key"`, env: "/etc/env.key", wrongType: `2`, notFromFile: true,
+		get: func(c Config) any { return c.Delegate.TLSKey }},
 	{key: "sessions.maxConcurrent", editor: `2`, file: `8`, wrongType: `"2"`, outOfRange: `65`,
 		get: func(c Config) any { return c.Sessions.MaxConcurrent }},
+	{key: "hooks", editor: `{"Stop":[{"hooks":[{"type":"command","command":"make test"}]}]}`, file: `{}`, wrongType: `["x"]`,
+		get: func(c Config) any { return string(c.Hooks) }},
 	{key: "mcpServers", editor: `{"fs":{"command":"mcp-fs","args":["--root","."]}}`, file: `{"web":{"url":"http://localhost:9000/mcp"}}`,
 		wrongType: `{"bad":{"command":"x","url":"http://y"}}`,
 		get:       func(c Config) any { return c.MCPServers }},
@@ -429,6 +451,25 @@ func TestUnknownKeySuggestsAndLocates(t *testing.T) {
 		_, probs := FromJSON(FileName, []byte(bad))
 		if len(probs) != 1 || !strings.HasPrefix(probs[0].Msg, where) {
 			t.Errorf("%q: %v, want %q…", bad, probs, where)
+		}
+	}
+}
+
+// The workspace file (which the model can write) sets none of the keys
+// that are the user's alone: where delegated tasks and NATS credentials
+// go (delegate.*), the external agent to start (agent.backend).
+func TestNotFromFileKeysIgnoreTheFile(t *testing.T) {
+	for _, kc := range keyCases {
+		if !kc.notFromFile {
+			continue
+		}
+		file := mustJSON(t, FileName, dotted(kc.key, kc.editor))
+		c, probs := Resolve(file)
+		if got, def := kc.get(c), kc.get(Defaults()); !reflect.DeepEqual(got, def) {
+			t.Errorf("%s: the workspace file set it to %v", kc.key, got)
+		}
+		if len(probs) != 1 || probs[0].Key != kc.key || probs[0].Source != FileName {
+			t.Errorf("%s: problems %+v, want one from %s", kc.key, probs, FileName)
 		}
 	}
 }

@@ -3,24 +3,23 @@ package driver
 import (
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 
 	"github.com/agentls/agentls/internal/textcut"
+	"github.com/agentls/agentls/internal/wsread"
 )
 
 // A task may mention workspace files: "@path" attaches the file, and
-// "@path:10-40" (or "@path:12") lines of it. The files are read through an
-// os.Root opened on the workspace, so a mention cannot leave it (no "..",
-// no absolute path, no symlink out), only regular ones, and never a secret
-// file, by the name given or by the file it turns out to be (readConfined).
+// "@path:10-40" (or "@path:12") lines of it. The files are read through
+// the one reader of workspace text (internal/wsread), so a mention cannot
+// leave the workspace (no "..", no absolute path, no symlink out), only
+// regular ones, and never a secret file, by the name given or by the file
+// it turns out to be (readConfined).
 // A mention that names no readable file is left as plain text: "@someone"
 // in a prompt is not an error.
 
@@ -59,11 +58,6 @@ func MentionsAndMisses(root, prompt string, secret func(rel string) bool) ([]Men
 	if root == "" || !strings.Contains(prompt, "@") {
 		return nil, nil
 	}
-	r, err := os.OpenRoot(root)
-	if err != nil {
-		return nil, nil
-	}
-	defer r.Close()
 	var out []Mention
 	var misses []string
 	miss := func(m []string, why string) {
@@ -92,9 +86,9 @@ func MentionsAndMisses(root, prompt string, secret func(rel string) bool) ([]Men
 			miss(m, "outside the workspace")
 			continue
 		}
-		text, more, ok := readConfined(r, rel, maxMentionSize, secret)
-		if !ok {
-			if why := missReason(r, rel, secret); why != "" {
+		text, more, err := readConfined(root, rel, maxMentionSize, secret)
+		if err != nil {
+			if why := missReason(rel, err); why != "" {
 				miss(m, why)
 			}
 			continue
@@ -123,80 +117,37 @@ func MentionsAndMisses(root, prompt string, secret func(rel string) bool) ([]Men
 
 // missReason says why readConfined did not read rel, for the user; ""
 // when rel is no file and does not look like a path ("@someone").
-func missReason(r *os.Root, rel string, secret func(string) bool) string {
-	if secret != nil && secret(filepath.ToSlash(rel)) {
-		return "a secret file (tools.secretFiles)"
-	}
-	st, err := r.Stat(rel)
+func missReason(rel string, err error) string {
 	switch {
-	case err != nil && errors.Is(err, fs.ErrNotExist):
+	case errors.Is(err, wsread.ErrSecret):
+		return "a secret file (tools.secretFiles)"
+	case errors.Is(err, fs.ErrNotExist):
 		if strings.ContainsAny(rel, "./"+string(filepath.Separator)) {
 			return "no such file in the workspace"
 		}
 		return ""
-	case err != nil:
-		return "outside the workspace or unreadable"
-	case !st.Mode().IsRegular():
+	case errors.Is(err, wsread.ErrNotRegular):
 		return "not a regular file"
+	case errors.Is(err, wsread.ErrOutside):
+		return "outside the workspace"
 	}
-	return "a secret file (tools.secretFiles) or outside the workspace"
+	return "unreadable"
 }
 
-// readConfined reads a regular file inside r: at most limit bytes, and
-// whether it holds more. It opens without blocking, because opening a
-// named pipe waits for a writer that may never come, and reads nothing but
-// a regular file. A file that secret names is not read, whether by the
-// name given or by where the opened file really lies (AGENTS.md as a
-// symlink to .env, a mention of a directory link into .git).
-func readConfined(r *os.Root, rel string, limit int, secret func(string) bool) (text string, more, ok bool) {
-	if secret != nil && secret(filepath.ToSlash(rel)) {
-		return "", false, false
-	}
-	f, err := r.OpenFile(rel, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+// readConfined reads a workspace file for the model through the one
+// reader (internal/wsread): beneath root, without blocking, a regular
+// file only, never a secret one by the name given or by where it really
+// lies (AGENTS.md as a symlink to .env); at most limit bytes, and whether
+// it holds more. secret nil: the default secret files.
+func readConfined(root, rel string, limit int, secret func(string) bool) (text string, more bool, err error) {
+	f, err := wsread.Reader{Root: root, Secret: secret}.Read(rel, limit)
 	if err != nil {
-		return "", false, false
+		return "", false, err
 	}
-	defer f.Close()
-	st, err := f.Stat()
-	if err != nil || !st.Mode().IsRegular() {
-		return "", false, false
+	if f.More {
+		return textcut.Head(string(f.Data), limit), true, nil
 	}
-	if secret != nil {
-		real, ok := openedRel(r.Name(), f, rel)
-		if !ok || secret(real) {
-			return "", false, false
-		}
-	}
-	b, err := io.ReadAll(io.LimitReader(f, int64(limit)+1))
-	if err != nil {
-		return "", false, false
-	}
-	if len(b) > limit {
-		return string(textcut.Head(b, limit)), true, true
-	}
-	return string(b), false, true
-}
-
-// openedRel is where the opened file f (opened as rel below root) lies,
-// relative to root and '/'-separated: read from the descriptor where the
-// system says (so a link swapped after the open changes nothing), else
-// by resolving the name's symlinks. ok is false when it lies outside.
-func openedRel(root string, f *os.File, rel string) (string, bool) {
-	realRoot, err := filepath.EvalSymlinks(root)
-	if err != nil {
-		return "", false
-	}
-	target, err := os.Readlink("/proc/self/fd/" + strconv.Itoa(int(f.Fd())))
-	if err != nil || !filepath.IsAbs(target) {
-		if target, err = filepath.EvalSymlinks(filepath.Join(root, rel)); err != nil {
-			return "", false
-		}
-	}
-	out, err := filepath.Rel(realRoot, target)
-	if err != nil || !filepath.IsLocal(out) {
-		return "", false
-	}
-	return filepath.ToSlash(out), true
+	return string(f.Data), false, nil
 }
 
 // lineRange returns lines start..end (1-based, inclusive) of text.

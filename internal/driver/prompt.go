@@ -3,7 +3,6 @@ package driver
 import (
 	"context"
 	"fmt"
-	"os"
 	"path"
 	"path/filepath"
 	"strings"
@@ -46,9 +45,15 @@ type WorkspacePlanner struct {
 	// Recall returns summaries of earlier tasks worth knowing, newest
 	// first; nil for none.
 	Recall func(ctx context.Context, task string) []string
+	// Orientation returns what the model should know of the workspace
+	// before its first step (the checks, git status, a repository map);
+	// called once per task, so it stays the same for all its requests.
+	// nil: none.
+	Orientation func(ctx context.Context) string
 	// Secret says whether a workspace-relative, '/'-separated path names a
 	// secret file (tools.secretFiles): such a file is never put in the
-	// prompt, as a context file or a mention. nil: no file is secret.
+	// prompt, as a context file or a mention. nil: the default secret
+	// files (policy.DefaultSecretFiles).
 	Secret func(rel string) bool
 }
 
@@ -71,13 +76,13 @@ func (p WorkspacePlanner) Plan(ctx context.Context, t Assignment) (agent.Planned
 	var b strings.Builder
 	b.WriteString(Profile(SelectProfile(p.Profile, p.Model), p.Patch))
 	// The workspace is untrusted: its instruction files are read as
-	// mentions are, confined to it (a symlink to ~/.ssh stays out of the
-	// prompt), regular (a named pipe would hang the task for good) and
-	// not secret (AGENTS.md -> .env).
-	if r, err := os.OpenRoot(p.Root); err == nil {
+	// mentions are, through the one reader (internal/wsread): confined to
+	// it (a symlink to ~/.ssh stays out of the prompt), regular (a named
+	// pipe would hang the task for good) and not secret (AGENTS.md -> .env).
+	if p.Root != "" {
 		for _, name := range ContextFiles {
-			text, more, ok := readConfined(r, filepath.FromSlash(name), maxContextFile, p.Secret)
-			if !ok {
+			text, more, err := readConfined(p.Root, filepath.FromSlash(name), maxContextFile, p.Secret)
+			if err != nil {
 				continue
 			}
 			if more {
@@ -85,10 +90,16 @@ func (p WorkspacePlanner) Plan(ctx context.Context, t Assignment) (agent.Planned
 			}
 			fmt.Fprintf(&b, "\n\n## Project instructions (%s)\n%s", name, text)
 		}
-		r.Close()
 	}
+	// Skills: their names and descriptions, in the stable part.
+	b.WriteString(skillsSection(Skills(p.Root, p.Secret)))
 	b.WriteString("\n\n")
 	b.WriteString(p.environment(t))
+	if p.Orientation != nil {
+		if o := p.Orientation(ctx); o != "" {
+			b.WriteString("\n\n" + o)
+		}
+	}
 	if p.Recall != nil {
 		if mem := p.Recall(ctx, t.Prompt); len(mem) > 0 {
 			b.WriteString("\n\n## Earlier tasks in this workspace\n")
@@ -100,6 +111,9 @@ func (p WorkspacePlanner) Plan(ctx context.Context, t Assignment) (agent.Planned
 	prefix := []agent.Message{{Role: agent.RoleSystem, Content: b.String()}}
 	if t.Editor != "" {
 		prefix = append(prefix, agent.Message{Role: agent.RoleUser, Content: "Editor context:\n" + t.Editor})
+	}
+	if t.HookContext != "" {
+		prefix = append(prefix, agent.Message{Role: agent.RoleUser, Content: "Context from the workspace's hooks:\n" + t.HookContext})
 	}
 	ms, misses := MentionsAndMisses(p.Root, t.Prompt, p.Secret)
 	if m := MentionsMessage(ms); m != "" {
@@ -168,29 +182,19 @@ func orUnknown(s string) string {
 // worktree's "gitdir:" file), without running git: git in an untrusted
 // workspace runs what its config says (fsmonitor, filters).
 func gitBranch(root string) string {
-	r, err := os.OpenRoot(root)
+	head, _, err := readConfined(root, filepath.Join(".git", "HEAD"), 512, nil)
 	if err != nil {
-		return ""
-	}
-	defer r.Close()
-	head, _, ok := readConfined(r, filepath.Join(".git", "HEAD"), 512, nil)
-	if !ok {
 		// A worktree or submodule: .git is a file naming the git dir,
 		// which lies outside the workspace; read only its HEAD.
-		link, _, ok := readConfined(r, ".git", 4096, nil)
-		if !ok || !strings.HasPrefix(link, "gitdir: ") {
+		link, _, err := readConfined(root, ".git", 4096, nil)
+		if err != nil || !strings.HasPrefix(link, "gitdir: ") {
 			return ""
 		}
 		dir := strings.TrimSpace(strings.TrimPrefix(link, "gitdir: "))
 		if !filepath.IsAbs(dir) {
 			dir = filepath.Join(root, dir)
 		}
-		gr, err := os.OpenRoot(dir)
-		if err != nil {
-			return ""
-		}
-		defer gr.Close()
-		if head, _, ok = readConfined(gr, "HEAD", 512, nil); !ok {
+		if head, _, err = readConfined(dir, "HEAD", 512, nil); err != nil {
 			return ""
 		}
 	}
@@ -211,8 +215,11 @@ func gitBranch(root string) string {
 // up front. Results are history, so the cached prefix is untouched.
 type scoped struct {
 	root string
-	mu   sync.Mutex
-	seen map[string]bool // directories already looked at
+	// secret is the task's secret-file rule (Driver.Secret; nil: the
+	// defaults): sub/AGENTS.md -> ../.env is never shown.
+	secret func(rel string) bool
+	mu     sync.Mutex
+	seen   map[string]bool // directories already looked at
 }
 
 // maxScopedDepth bounds how many directories up from a path are looked at.
@@ -258,16 +265,11 @@ func (s *scoped) For(paths []string) string {
 	if len(dirs) == 0 {
 		return ""
 	}
-	r, err := os.OpenRoot(s.root)
-	if err != nil {
-		return ""
-	}
-	defer r.Close()
 	var b strings.Builder
 	for i := len(dirs) - 1; i >= 0; i-- { // outermost first
 		name := path.Join(dirs[i], "AGENTS.md")
-		text, more, ok := readConfined(r, filepath.FromSlash(name), maxContextFile, nil)
-		if !ok {
+		text, more, err := readConfined(s.root, filepath.FromSlash(name), maxContextFile, s.secret)
+		if err != nil {
 			continue
 		}
 		if more {

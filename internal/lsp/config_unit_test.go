@@ -160,7 +160,7 @@ func TestExpandProjectCommand(t *testing.T) {
 		"/tmp is full": "/tmp is full",
 		"fix 12":       "fix 12",
 	} {
-		if got := expandProjectCommand(root, in); got != want {
+		if got := expandProjectCommand(root, in, nil); got != want {
 			t.Errorf("expandProjectCommand(%q) = %q, want %q", in, got, want)
 		}
 	}

@@ -3,6 +3,7 @@ package lsp
 import (
 	"context"
 
+	"github.com/agentls/agentls/internal/assemble"
 	projcmd "github.com/agentls/agentls/internal/commands"
 )
 
@@ -20,10 +21,11 @@ type commandsResult struct {
 	Error    string           `json:"error,omitempty"` // files left out, and why
 }
 
-// cmdCommands lists the workspace's project commands (.agentls/commands),
+// cmdCommands lists the workspace's project commands (.agentls/commands)
+// and skills (.agents/skills),
 // read afresh on each call so a new file shows without a restart.
 func (s *Server) cmdCommands(ctx context.Context, _ noArgs) (any, error) {
-	cmds, err := projcmd.Load(s.rootDir())
+	cmds, err := assemble.Commands(s.rootDir(), s.config().Tools.SecretFiles)
 	res := commandsResult{Commands: []projectCommand{}}
 	for _, c := range cmds {
 		res.Commands = append(res.Commands, projectCommand{Name: c.Name, Description: c.Description, ArgumentHint: c.ArgumentHint, Path: c.Path})
@@ -39,12 +41,12 @@ func (s *Server) cmdCommands(ctx context.Context, _ noArgs) (any, error) {
 // as typed ("/tmp is full" stays a sentence). The expansion is text the
 // user asked for; it starts the task like any prompt and changes nothing
 // else about it.
-func expandProjectCommand(root, task string) string {
+func expandProjectCommand(root, task string, secretFiles []string) string {
 	name, args, ok := projcmd.Split(task)
 	if !ok {
 		return task
 	}
-	cmds, _ := projcmd.Load(root)
+	cmds, _ := assemble.Commands(root, secretFiles)
 	c, ok := projcmd.Find(cmds, name)
 	if !ok {
 		return task

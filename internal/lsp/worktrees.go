@@ -15,6 +15,7 @@ import (
 	"github.com/agentls/agentls/internal/agent"
 	"github.com/agentls/agentls/internal/assemble"
 	"github.com/agentls/agentls/internal/session"
+	"github.com/agentls/agentls/internal/tools"
 	"github.com/agentls/agentls/internal/worktree"
 )
 
@@ -188,6 +189,14 @@ type worktreeArgs struct {
 	ID string `json:"id"`
 }
 
+// worktreeMergeArgs are agentls.worktreeMerge's: markers writes the
+// conflicts into the files between git's conflict markers instead of
+// leaving them proposed.
+type worktreeMergeArgs struct {
+	ID      string `json:"id"`
+	Markers bool   `json:"markers,omitempty"`
+}
+
 // reviewable returns the ended task holding worktree id's proposal: this
 // server's task, or one adopted from the worktree's branch (a worktree a
 // previous server left, a crash included, whose work is committed now).
@@ -240,6 +249,10 @@ type mergeConflict struct {
 	Hunk     string         `json:"hunk"`
 	Range    protocol.Range `json:"range"`
 	Proposed string         `json:"proposed"`
+	// Yours and Task are the conflicting lines as the user has them and
+	// as the task wrote them: both sides, never a combination.
+	Yours string `json:"yours,omitempty"`
+	Task  string `json:"task,omitempty"`
 }
 
 type mergeResult struct {
@@ -248,29 +261,30 @@ type mergeResult struct {
 	Merged    int             `json:"merged"`
 	Conflicts []mergeConflict `json:"conflicts"`
 	Applied   bool            `json:"applied"`
+	// LeftOut are protected files the user did not allow the merge to
+	// change (or could not be asked about); they stay proposed.
+	LeftOut []string `json:"leftOut"`
 }
 
 // cmdWorktreeMerge merges a worktree task's change into the user's files:
 // every hunk the user has not edited over since the snapshot, in one
 // applyEdit; the others stay proposed (diagnostics say so) and are listed
 // as conflicts. The user's text is never overwritten.
-func (s *Server) cmdWorktreeMerge(ctx context.Context, a worktreeArgs) (any, error) {
+func (s *Server) cmdWorktreeMerge(ctx context.Context, a worktreeMergeArgs) (any, error) {
 	t, err := s.reviewable(ctx, "agentls.worktreeMerge", a.ID)
 	if err != nil {
 		return nil, err
 	}
-	res := mergeResult{ID: a.ID, TaskID: t.id, Conflicts: []mergeConflict{}}
-	if len(t.changes.Pending()) == 0 {
+	res := mergeResult{ID: a.ID, TaskID: t.id, Conflicts: []mergeConflict{}, LeftOut: []string{}}
+	pending := t.changes.Pending()
+	if len(pending) == 0 {
 		return res, nil
 	}
-	out, err := s.acceptHunks(ctx, t, "", "", &res.Conflicts)
+	applied, merged, leftOut, err := s.acceptAsked(ctx, t, "", "", &res.Conflicts, a.Markers)
 	if err != nil {
 		return nil, err
 	}
-	if m, ok := out.(map[string]any); ok {
-		res.Applied, _ = m["applied"].(bool)
-		res.Merged, _ = m["accepted"].(int)
-	}
+	res.Applied, res.Merged, res.LeftOut = applied, merged, append(res.LeftOut, leftOut...)
 	if len(t.changes.Pending()) == 0 && res.Applied {
 		if w := t.tree(); w != nil {
 			if err := w.Merged(ctx); err != nil {
@@ -279,6 +293,42 @@ func (s *Server) cmdWorktreeMerge(ctx context.Context, a worktreeArgs) (any, err
 		}
 	}
 	return res, nil
+}
+
+// acceptAsked accepts a worktree task's proposals (only: one file's URI,
+// or "" for all; hunk: one hunk of it) as acceptHunks does, after asking
+// about each protected file among them (a protected name at any depth,
+// .gitattributes, or where a protected symlink leads) as any write to it
+// is asked about: nobody asked about them when a command of the task
+// made them. One the user does not allow stays proposed and is returned
+// in leftOut.
+func (s *Server) acceptAsked(ctx context.Context, t *runningTask, only, hunk string, merge *[]mergeConflict, markers bool) (applied bool, merged int, leftOut []string, err error) {
+	var uris []string
+	for _, fc := range s.reviewFiles(t, only) {
+		if ok, why := tools.ProtectedWrite(s.rootDir(), fc.Rel, ""); ok {
+			if yes, err := s.confirmWrite(ctx, fc.Rel, why); err != nil || !yes {
+				leftOut = append(leftOut, fc.Rel)
+				continue
+			}
+		}
+		uris = append(uris, s.fileURI(fc.Rel))
+	}
+	if len(leftOut) == 0 {
+		uris = []string{only} // as asked, in one applyEdit
+	}
+	for _, uri := range uris {
+		out, err := s.acceptHunks(ctx, t, uri, hunk, merge, markers)
+		if err != nil {
+			return applied, merged, leftOut, err
+		}
+		if m, ok := out.(map[string]any); ok {
+			a, _ := m["applied"].(bool)
+			n, _ := m["accepted"].(int)
+			applied = applied || a
+			merged += n
+		}
+	}
+	return applied, merged, leftOut, nil
 }
 
 // cmdWorktreeReview shows a worktree task's proposal for review hunk by

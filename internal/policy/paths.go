@@ -27,6 +27,7 @@ var protectedDirs = map[string]string{
 // protectedFiles are single files with the same power.
 var protectedFiles = map[string]string{
 	".agentls.json":           "agentls's workspace settings, which decide what the model may run",
+	".gitattributes":          "git's attributes, which choose the filter, diff and merge programs git runs on files",
 	".nvim.lua":               "Neovim's workspace script, which runs when Neovim opens the folder",
 	".nvimrc":                 "Neovim's workspace script, which runs when Neovim opens the folder",
 	".exrc":                   "Vim's workspace script, which runs when Vim opens the folder",
@@ -51,10 +52,14 @@ var protectedFiles = map[string]string{
 // multi-root workspace's .vscode count too. Absolute paths are checked the
 // same way. why says what the file does, for the question to the user.
 //
-// Not included: CI files (.github/workflows run elsewhere), .gitattributes
-// and .gitmodules (git no longer runs commands named there), build files
-// (Makefile, package.json: running them is what the command policy and
-// the sandbox decide).
+// .gitattributes is included: it names no program, but it chooses which
+// of the filter, diff and merge drivers the user's git configuration
+// defines run on which files, on the user's next checkout or commit.
+//
+// Not included: CI files (.github/workflows run elsewhere), .gitmodules
+// (git no longer runs commands named there), build files (Makefile,
+// package.json: running them is what the command policy and the sandbox
+// decide).
 func Protected(rel string) (bool, string) {
 	p := strings.ReplaceAll(rel, `\`, "/")
 	p = path.Clean("/" + p)

@@ -14,7 +14,7 @@ func TestProtected(t *testing.T) {
 		".GIT/hooks/post-checkout", ".git./config", ".git /config", "GIT~1/config", ".g\u200cit/config",
 		".githooks/pre-commit", ".husky/pre-push", ".idea/workspace.xml", ".devcontainer/devcontainer.json",
 		".envrc", "x.code-workspace", `.vscode\settings.json`, "/abs/ws/.git/config", ".pre-commit-config.yaml",
-		".zed/settings.json",
+		".zed/settings.json", ".gitattributes", "deep/.gitattributes",
 	}
 	for _, p := range yes {
 		if ok, why := Protected(p); !ok || why == "" {
@@ -23,7 +23,7 @@ func TestProtected(t *testing.T) {
 	}
 	no := []string{
 		"main.go", "git/config", ".gitignore", "vscode/settings.json", "docs/.agentls.json.md", "a/.git-x/y",
-		".github/workflows/ci.yml", "Makefile", "package.json", ".gitattributes", "x/.vscodex/y",
+		".github/workflows/ci.yml", "Makefile", "package.json", "x/.vscodex/y",
 	}
 	for _, p := range no {
 		if ok, why := Protected(p); ok {

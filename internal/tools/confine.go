@@ -60,12 +60,6 @@ func (p Policy) compileSecrets() policy.Secrets {
 	return policy.CompileSecrets(p.secretPatterns())
 }
 
-// writeProtected says why rel may be written only with the user's explicit
-// approval: it configures agentls or the editor (policy.Protected).
-func writeProtected(rel string) (bool, string) {
-	return policy.Protected(rel)
-}
-
 // ResolveRead confines p for reading: Resolve plus the secret-file rule.
 func (p Policy) ResolveRead(userPath string) (abs, rel string, err error) {
 	abs, rel, lexical, err := resolve(p.Root, userPath)

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 )
 
 // skipCopy names directories a CheckDir leaves out: version control
@@ -223,7 +224,10 @@ func copyTree(root, dst string, copyInstead map[string]bool) error {
 // gives it src's modification time: make and other timestamp-driven tools
 // must see the same order of ages as in the workspace.
 func copyWith(src, dst string, fill func(out, in *os.File) error) error {
-	in, err := os.Open(src)
+	// Without blocking: a file swapped for a named pipe since the walk
+	// listed it must not hang the copy (and the checks) on an open that
+	// waits for a writer. What is no longer a regular file is not copied.
+	in, err := os.OpenFile(src, os.O_RDONLY|syscall.O_NONBLOCK, 0)
 	if err != nil {
 		return err
 	}
@@ -231,6 +235,9 @@ func copyWith(src, dst string, fill func(out, in *os.File) error) error {
 	fi, err := in.Stat()
 	if err != nil {
 		return err
+	}
+	if !fi.Mode().IsRegular() {
+		return nil
 	}
 	out, err := os.OpenFile(dst, os.O_WRONLY|os.O_CREATE|os.O_EXCL, fi.Mode().Perm()|0o200)
 	if err != nil {

@@ -2,6 +2,8 @@ package worktree
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"strings"
 	"unicode/utf8"
 )
@@ -17,6 +19,11 @@ type Change struct {
 	Deleted  bool
 }
 
+// ErrUnreadable is a worktree change that cannot be read as texts to
+// propose: the task then ends failed, with the reason, rather than "ok"
+// with a change nobody can merge.
+var ErrUnreadable = errors.New("the task's change cannot be read")
+
 // maxText is the largest file proposed as text.
 const maxText = 8 << 20
 
@@ -27,7 +34,7 @@ const maxText = 8 << 20
 func (t *Tree) Finish(ctx context.Context) ([]Change, []string, error) {
 	head, err := t.commit(ctx, "agentls: task "+t.ID)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, fmt.Errorf("%w: recording it in the worktree failed (a repository the task made inside it, sub/.git, stops git add): %w", ErrUnreadable, err)
 	}
 	t.Head = head
 	if err := t.save(); err != nil {
@@ -64,6 +71,13 @@ func (t *Tree) Changes(ctx context.Context) ([]Change, []string, error) {
 			continue
 		}
 		c := Change{Rel: rel, Existed: status != "A", Deleted: status == "D"}
+		if oldMode == "160000" || newMode == "160000" {
+			// A repository inside the worktree (sub/.git, which the
+			// task's commands can make): git records it as a commit id,
+			// and nothing of what the task wrote below it can be read.
+			return nil, nil, fmt.Errorf("%w: %s is a git repository inside the worktree (%s/.git), whose files git records only as a commit; the task's change there cannot be read or merged (see it in %s)",
+				ErrUnreadable, rel, rel, t.Dir())
+		}
 		if !textMode(oldMode) || !textMode(newMode) {
 			notes = append(notes, rel+" is a symlink or submodule; see it in the worktree")
 			continue

@@ -2,6 +2,7 @@ package worktree
 
 import (
 	"context"
+	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -234,5 +235,117 @@ func TestWorkspaceInASubdirectory(t *testing.T) {
 	}
 	if len(notes) != 1 || !strings.Contains(notes[0], "b.txt is outside the workspace root") {
 		t.Errorf("notes %q", notes)
+	}
+}
+
+// hostile makes repo's configuration and worktree name programs that
+// leave a marker file when they run: a filter (clean, smudge and a
+// long-running process) that .gitattributes turns on for every file, a
+// textconv diff driver, a merge driver, and every hook git runs on the
+// commands agentls uses. It returns the marker's directory.
+func hostile(t *testing.T, root string) string {
+	t.Helper()
+	marks := t.TempDir()
+	prog := func(name string) string {
+		p := filepath.Join(marks, "bin-"+name)
+		os.WriteFile(p, []byte("#!/bin/sh\ntouch "+filepath.Join(marks, "RAN-"+name)+"\ncat\n"), 0o755)
+		return p
+	}
+	for _, kv := range [][2]string{
+		{"filter.x.clean", prog("clean")}, {"filter.x.smudge", prog("smudge")}, {"filter.y.process", prog("process")},
+		{"diff.x.textconv", prog("textconv")}, {"diff.x.command", prog("diffcommand")}, {"merge.x.driver", prog("merge")},
+		{"core.fsmonitor", prog("fsmonitor")}, {"core.pager", prog("pager")},
+	} {
+		if out, err := exec.Command("git", "-C", root, "config", kv[0], kv[1]).CombinedOutput(); err != nil {
+			t.Fatalf("git config: %v %s", err, out)
+		}
+	}
+	os.WriteFile(filepath.Join(root, ".gitattributes"), []byte("* filter=x diff=x merge=x\n*.bin filter=y\n"), 0o644)
+	hooks := filepath.Join(root, ".git", "hooks")
+	os.MkdirAll(hooks, 0o755)
+	for _, h := range []string{"pre-commit", "prepare-commit-msg", "commit-msg", "post-commit", "post-checkout", "reference-transaction", "post-index-change", "pre-auto-gc"} {
+		os.WriteFile(filepath.Join(hooks, h), []byte("#!/bin/sh\ntouch "+filepath.Join(marks, "RAN-hook-"+h)+"\n"), 0o755)
+	}
+	return marks
+}
+
+// The git agentls runs for a worktree task never runs a program the
+// repository names (issue 30, item 7): making the worktree (checkout:
+// smudge, post-checkout, reference-transaction), its snapshot and the
+// task's commits (add: clean; commit: every commit hook), the change's
+// diff (textconv, external diff) and discard. Before, the filters ran on
+// every command; with the hooks turned back on (core.hooksPath), the
+// hooks' markers appear and this test fails.
+func TestGitRunsNoProgramOfTheRepository(t *testing.T) {
+	root := repo(t, map[string]string{"a.txt": "a\n", "b.bin": "b\n"})
+	marks := hostile(t, root)
+	os.WriteFile(filepath.Join(root, "a.txt"), []byte("a uncommitted\n"), 0o644)
+	os.WriteFile(filepath.Join(root, "new.txt"), []byte("untracked\n"), 0o644)
+	ctx := context.Background()
+	tr, err := Create(ctx, Options{Root: root, StateDir: t.TempDir(), ID: "s1", Task: "t"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(tr.Dir(), "a.txt"), []byte("a changed by the task\n"), 0o644)
+	os.WriteFile(filepath.Join(tr.Dir(), "c.bin"), []byte("c\n"), 0o644)
+	changes, _, err := tr.Finish(ctx)
+	if err != nil || len(changes) != 2 {
+		t.Fatalf("finish: %v %+v", err, changes)
+	}
+	if err := tr.Discard(ctx); err != nil {
+		t.Fatal(err)
+	}
+	ents, _ := os.ReadDir(marks)
+	for _, e := range ents {
+		if strings.HasPrefix(e.Name(), "RAN-") {
+			t.Errorf("git ran the repository's program: %s", strings.TrimPrefix(e.Name(), "RAN-"))
+		}
+	}
+}
+
+// A git repository the task planted inside the worktree (sub/.git) makes
+// its change unreadable: Finish says so (ErrUnreadable) instead of
+// returning a change that leaves out everything below it. Before, a
+// planted repository with a commit was a note, and one without made git
+// add fail with nothing to tell the task's end.
+func TestPlantedRepositoryMakesTheChangeUnreadable(t *testing.T) {
+	for _, withCommit := range []bool{false, true} {
+		root := repo(t, map[string]string{"a.txt": "a\n"})
+		ctx := context.Background()
+		tr, err := Create(ctx, Options{Root: root, StateDir: t.TempDir(), ID: "s1", Task: "t"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		sub := filepath.Join(tr.Dir(), "sub")
+		os.MkdirAll(sub, 0o755)
+		os.WriteFile(filepath.Join(sub, "x.go"), []byte("package x\n"), 0o644)
+		os.WriteFile(filepath.Join(tr.Dir(), "a.txt"), []byte("a changed\n"), 0o644)
+		steps := [][]string{{"init", "-q"}}
+		if withCommit {
+			steps = append(steps, []string{"add", "-A"}, []string{"commit", "-q", "-m", "planted"})
+		}
+		for _, args := range steps {
+			if _, err := runGit(ctx, sub, false, args...); err != nil {
+				t.Fatal(err)
+			}
+		}
+		changes, notes, err := tr.Finish(ctx)
+		if !errors.Is(err, ErrUnreadable) || !strings.Contains(err.Error(), "sub") {
+			t.Errorf("with a commit %v: finish = %v, %+v, %v; want ErrUnreadable naming sub", withCommit, err, changes, notes)
+		}
+		_ = tr.Discard(ctx)
+	}
+}
+
+// agentls's git reaches no other repository by any transport (file://
+// included, which needs no network): protocol.allow is never. Nothing it
+// runs fetches, but a fetch would run the repository's ssh or credential
+// programs.
+func TestGitUsesNoTransport(t *testing.T) {
+	root := repo(t, map[string]string{"a.txt": "a\n"})
+	other := repo(t, map[string]string{"b.txt": "b\n"})
+	out, err := runGit(context.Background(), root, false, "ls-remote", "file://"+other)
+	if err == nil || !strings.Contains(out, "not allowed") {
+		t.Fatalf("ls-remote of another repository: %v\n%s", err, out)
 	}
 }

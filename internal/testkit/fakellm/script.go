@@ -19,6 +19,12 @@ import (
 // Script is a scripted conversation: request i gets Turns[i].
 type Script struct {
 	Turns []Turn `json:"turns"`
+	// Conversations, when set, answer instead of Turns: a request is
+	// answered from the conversation whose key its first user message
+	// contains, with the turn its number of assistant messages gives.
+	// Nothing depends on the order of requests, so several agents (or
+	// one that starts over) can share one server.
+	Conversations map[string][]Turn `json:"conversations,omitempty"`
 	// Models is what GET /v1/models lists; default ["fake-model"].
 	Models []string `json:"models,omitempty"`
 	// Asides answer, out of the script's order and as often as asked,

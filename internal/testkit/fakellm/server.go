@@ -13,6 +13,7 @@ import (
 	"log"
 	"net"
 	"net/http"
+	"sort"
 	"strings"
 	"sync"
 	"time"
@@ -200,7 +201,9 @@ func (s *Server) take(rec RecordedRequest) (int, Turn) {
 	s.mu.Lock()
 	idx := -1
 	var t Turn
-	if i, a, ok := s.aside(rec.Body); ok {
+	if len(s.script.Conversations) > 0 {
+		idx, t = conversationTurn(s.script.Conversations, rec.Body.Messages)
+	} else if i, a, ok := s.aside(rec.Body); ok {
 		idx, t = i, a
 	} else if s.next < len(s.script.Turns) {
 		idx, t = s.next, s.script.Turns[s.next]
@@ -219,6 +222,35 @@ func (s *Server) take(rec RecordedRequest) (int, Turn) {
 		}
 	}
 	return idx, t
+}
+
+// conversationTurn picks a request's turn from Script.Conversations: -1
+// when no conversation's key is in its first user message, or the
+// conversation has no turn that far.
+func conversationTurn(convs map[string][]Turn, msgs []Message) (int, Turn) {
+	first, assistants := "", 0
+	for _, m := range msgs {
+		if m.Role == "user" && first == "" {
+			first = m.Content
+		}
+		if m.Role == "assistant" {
+			assistants++
+		}
+	}
+	keys := make([]string, 0, len(convs))
+	for k := range convs {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		if strings.Contains(first, k) {
+			if turns := convs[k]; assistants < len(turns) {
+				return assistants, turns[assistants]
+			}
+			return -1, Turn{}
+		}
+	}
+	return -1, Turn{}
 }
 
 // asideBase numbers the asides' answers apart from the turns'.
