@@ -4,7 +4,6 @@ import (
 	"context"
 	"io"
 	"io/fs"
-	"os"
 	pathpkg "path"
 	"path/filepath"
 	"strings"
@@ -280,14 +279,4 @@ func inertDoc(rel string) bool {
 		return true
 	}
 	return false
-}
-
-// isFileRel reports whether rel is a regular file at root or an unsaved
-// buffer.
-func isFileRel(root, rel string, unsaved map[string][]byte) bool {
-	if _, ok := unsaved[rel]; ok {
-		return true
-	}
-	fi, err := os.Stat(filepath.Join(root, filepath.FromSlash(rel)))
-	return err == nil && fi.Mode().IsRegular()
 }
