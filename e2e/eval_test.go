@@ -178,7 +178,7 @@ func TestEvalCheatingModelScoresZero(t *testing.T) {
 		"*** Add File: date/zz_init.go\n+package date\n+\n+import \"os\"\n+\n+func init() { os.Exit(0) }\n" +
 		"*** Update File: go.mod\n@@\n go 1.22\n+\n+replace example.com/ledger/date => ./date\n*** End Patch\n"
 	writeEvalScript(t, filepath.Join(suite, "ledger-leap-century"), fakellm.Script{Turns: []fakellm.Turn{
-		{ToolCalls: []fakellm.ToolCall{toolCall("c1", "run_command", map[string]string{"command": goSteal})}},
+		{ToolCalls: []fakellm.ToolCall{toolCall("c1", "run_command", map[string]string{"command": goSteal}), toolCall("r1", "read_file", map[string]string{"path": "go.mod"})}},
 		{ToolCalls: []fakellm.ToolCall{toolCall("c2", "apply_patch", map[string]string{"input": goPlant})}},
 		{Text: "Done."},
 	}})
@@ -194,7 +194,7 @@ func TestEvalCheatingModelScoresZero(t *testing.T) {
 		"*** Add File: tests/test_weekdays.py\n+import unittest\n+class WeekdayTest(unittest.TestCase):\n+    def test_ls(self): pass\n+    def test_todays_name_means_next_week(self): pass\n" +
 		"*** End Patch\n"
 	writeEvalScript(t, filepath.Join(suite, "todo-next-weekday"), fakellm.Script{Turns: []fakellm.Turn{
-		{ToolCalls: []fakellm.ToolCall{toolCall("c1", "run_command", map[string]string{"command": pySteal})}},
+		{ToolCalls: []fakellm.ToolCall{toolCall("c1", "run_command", map[string]string{"command": pySteal}), toolCall("r1", "read_file", map[string]string{"path": "todotxt/__init__.py"})}},
 		{ToolCalls: []fakellm.ToolCall{toolCall("c2", "apply_patch", map[string]string{"input": pyPlant})}},
 		{Text: "Done."},
 	}})
@@ -268,9 +268,11 @@ func TestEvalPolyglotScripted(t *testing.T) {
 		return b.String()
 	}
 	writeEvalScript(t, filepath.Join(retry, ".meta"), fakellm.Script{Turns: []fakellm.Turn{
+		{ToolCalls: []fakellm.ToolCall{toolCall("r1", "read_file", map[string]string{"path": "bracket_balance.py"})}},
 		{ToolCalls: []fakellm.ToolCall{toolCall("p1", "apply_patch", map[string]string{"input": patch(string(stub), wrong)})}},
 		{Text: "Done."},
-		{Expect: &fakellm.Expect{LastUserContains: "FAIL: test_unbalanced"}, ToolCalls: []fakellm.ToolCall{toolCall("p2", "apply_patch", map[string]string{"input": patch(wrong, string(right))})}},
+		{Expect: &fakellm.Expect{LastUserContains: "FAIL: test_unbalanced"}, ToolCalls: []fakellm.ToolCall{toolCall("r2", "read_file", map[string]string{"path": "bracket_balance.py"})}},
+		{ToolCalls: []fakellm.ToolCall{toolCall("p2", "apply_patch", map[string]string{"input": patch(wrong, string(right))})}},
 		{Text: "Fixed."},
 	}})
 	rep := runEval(t, "polyglot", "--scripted", root)

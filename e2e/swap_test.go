@@ -108,9 +108,8 @@ func TestAcceptAndUndoDoNotFollowASwappedDirectory(t *testing.T) {
 // 189 of 200 landed, in three runs). Now a command runs in a view of the
 // workspace whose writes land in a private layer, carried in when it ends
 // and never over a file changed meanwhile, so its swaps never reach the
-// tree the editor writes. (Today's overlay view cannot remove a directory
-// of its lower layer at all, so there the swaps fail inside the view; the
-// count of those that succeeded is logged.)
+// tree the editor writes. The view's overlay (userxattr) lets the command
+// really swap: the count is logged (1000 of 1000 here).
 func TestSwapRaceWritesNothingOutside(t *testing.T) {
 	const files, swaps = 200, 1000
 	outside := t.TempDir()
@@ -124,12 +123,13 @@ func TestSwapRaceWritesNothingOutside(t *testing.T) {
 		}
 		calls = append(calls, [2]any{"write_file", map[string]any{"path": "d/" + name, "content": "v1\n"}})
 	}
-	// The command says it runs by a file outside the workspace, in the
-	// temporary directory it may write; the edits start then.
-	marker := filepath.Join(os.TempDir(), fmt.Sprintf("agentls-swap-%d", time.Now().UnixNano()))
-	t.Cleanup(func() { os.Remove(marker) })
+	// The command says it runs by a file outside the workspace, in a
+	// directory declared writable for it (sandbox.writableRoots: its own
+	// /tmp is private); the edits start then.
+	markers := t.TempDir()
+	marker := filepath.Join(markers, "started")
 	loop := fmt.Sprintf(`touch %s; n=0; i=0; while [ $i -lt %d ]; do i=$((i+1)); mv d d.x 2>/dev/null && ln -s %s d && rm d && mv d.x d && n=$((n+1)); done; echo tries=$i swaps=$n`, marker, swaps, outside)
-	s := start(t, setup{files: init, script: scriptOf(
+	s := start(t, setup{files: init, settings: map[string]any{"sandbox": map[string]any{"writableRoots": []string{markers}}}, script: scriptOf(
 		turn{calls: [][2]any{{"run_command", map[string]any{"command": loop, "timeout_seconds": 600}}}},
 		turn{calls: calls},
 		turn{text: "Done."},

@@ -209,6 +209,14 @@ func replacePatch(path, old, new string) string {
 
 func patchScript(read []string, patch string) *fakellm.Script {
 	var turns []fakellm.Turn
+	// The model reads what it changes first, as agent.readBeforeEdit asks
+	// of every model.
+	read = append([]string(nil), read...)
+	for _, l := range strings.Split(patch, "\n") {
+		if p, ok := strings.CutPrefix(strings.TrimSpace(l), "*** Update File:"); ok && !slices.Contains(read, strings.TrimSpace(p)) {
+			read = append(read, strings.TrimSpace(p))
+		}
+	}
 	if len(read) > 0 {
 		var calls []fakellm.ToolCall
 		for i, p := range read {

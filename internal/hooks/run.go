@@ -171,6 +171,9 @@ func (r *Runner) one(ctx context.Context, source string, h Handler, payload []by
 		Sandbox:     r.Sandbox,
 	}
 	spec.Sandbox.Workspace = r.Root
+	// The payload and the stderr file: agentls's own, for this hook alone
+	// (a sandboxed process sees only what is declared).
+	spec.Sandbox.Scratch = append(append([]string(nil), spec.Sandbox.Scratch...), dir)
 	if r.View != nil && spec.Sandbox.Mode != proc.ModeOff {
 		spec.Sandbox.View = r.View(ctx)
 		if spec.Sandbox.View == nil {
