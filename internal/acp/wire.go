@@ -116,15 +116,6 @@ const maxLine = 10 << 20
 // nil to pass the message on to the SDK.
 type onWire func(method string, id, params json.RawMessage) []byte
 
-// screenMalformed passes the well-formed lines of in on and answers the
-// others itself: the SDK drops a line that is not JSON without a word, and
-// JSON-RPC wants a parse error (-32700) or an invalid request (-32600), with
-// a null id. The connection keeps serving either way. Requests handle
-// answers (nil: none) are answered here too.
-func screenMalformed(in io.Reader, out io.Writer, log *zap.Logger) io.Reader {
-	return screen(in, out, log, nil, nil)
-}
-
 func screen(in io.Reader, out io.Writer, log *zap.Logger, track *wire, handle onWire) io.Reader {
 	pr, pw := io.Pipe()
 	go func() {

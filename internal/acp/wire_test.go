@@ -67,3 +67,9 @@ func TestScreenPassesAMessageUnderTheLimit(t *testing.T) {
 		t.Errorf("%d bytes passed of %d, err %v", len(passed), len(msg)+1, err)
 	}
 }
+
+// screenMalformed is screen without requests of its own to answer: the
+// tests' view of how malformed lines are answered.
+func screenMalformed(in io.Reader, out io.Writer, log *zap.Logger) io.Reader {
+	return screen(in, out, log, nil, nil)
+}

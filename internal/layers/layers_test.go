@@ -146,13 +146,6 @@ func TestDependenciesPointOneWay(t *testing.T) {
 	}
 }
 
-// deadInFlight are unreachable functions in packages other branches were
-// rewriting when this test came; each goes when its branch lands.
-var deadInFlight = map[string]bool{
-	"internal/acp/wire.go: screenMalformed": true, // acp2026
-	"internal/verify/parse.go: Parse":       true, // checks
-}
-
 // No production function is unreachable from the module's commands:
 // deadcode (golang.org/x/tools/cmd/deadcode, a tool of go.mod) builds the
 // call graph of every main package by rapid type analysis and lists the
@@ -174,11 +167,6 @@ func TestNoDeadCode(t *testing.T) {
 			continue
 		}
 		// internal/x/y.go:12:6: unreachable func: Name
-		file, rest, _ := strings.Cut(line, ":")
-		_, name, _ := strings.Cut(rest, "unreachable func: ")
-		if deadInFlight[file+": "+name] {
-			continue
-		}
 		t.Errorf("%s (delete it, or its test's only caller is the test)", line)
 	}
 }

@@ -59,17 +59,10 @@ type scan struct {
 	byBase map[string][]string
 }
 
-// Parse turns a check's output into diagnostics located in root, and the
-// meaningful lines that name no file in the workspace. Relative paths are
-// resolved against root (and against directories make reports entering);
-// paths outside root are dropped from diags and their lines kept as
-// unlocated.
-func Parse(output string, root string) (diags []Diagnostic, unlocated []string) {
-	return parseOutput(output, root, root, "")
-}
-
-// parseOutput is Parse for output produced in dir (a CheckDir copy of root)
-// by cmd, which names the tool when the output alone cannot.
+// parseOutput turns a check's output, produced in dir (a CheckDir copy of
+// root) by cmd, into diagnostics located in root and the meaningful lines
+// that name no file in the workspace; cmd names the tool when the output
+// alone cannot.
 func parseOutput(output, root, dir, cmd string) ([]Diagnostic, []string) {
 	s := newScan(output, root, dir, cmd)
 	for _, p := range parsers {

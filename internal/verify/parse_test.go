@@ -91,3 +91,9 @@ func TestParseKeepsOutsideLinesUnlocated(t *testing.T) {
 		t.Fatalf("unlocated %q, want %q", unloc, want)
 	}
 }
+
+// Parse is parseOutput for output produced in root itself: the tests' view
+// of the parsers.
+func Parse(output string, root string) (diags []Diagnostic, unlocated []string) {
+	return parseOutput(output, root, root, "")
+}
