@@ -11,7 +11,7 @@ import (
 
 	"github.com/agentls/agentls/internal/apply"
 	"github.com/agentls/agentls/internal/assemble"
-	"github.com/agentls/agentls/internal/commands"
+	"github.com/agentls/agentls/internal/prompts"
 	"github.com/agentls/agentls/internal/render"
 )
 
@@ -45,7 +45,7 @@ func isBuiltin(name string) bool {
 }
 
 // availableCommands are the session's commands: agentls's and the
-// project's (internal/commands: .agentls/commands/*.md, read beneath the
+// project's (internal/prompts: .agentls/commands/*.md, read beneath the
 // root; a file it cannot use is left out and logged).
 func (a *Agent) availableCommands(root string) []sdk.AvailableCommand {
 	out := append([]sdk.AvailableCommand(nil), builtinCommands...)
@@ -64,12 +64,12 @@ func (a *Agent) availableCommands(root string) []sdk.AvailableCommand {
 // projectCommands are the project's prompts, without those named like
 // agentls's own commands (which win); a file that is or links to one of
 // secretFiles (tools.secretFiles; nil: the defaults) is left out.
-func (a *Agent) projectCommands(root string, secretFiles []string) []commands.Command {
+func (a *Agent) projectCommands(root string, secretFiles []string) []prompts.Command {
 	cmds, err := assemble.Commands(root, secretFiles) // the project commands, then the skills
 	if err != nil {
 		a.log.Warn("project commands", zap.Error(err))
 	}
-	var out []commands.Command
+	var out []prompts.Command
 	for _, c := range cmds {
 		if !isBuiltin(c.Name) {
 			out = append(out, c)

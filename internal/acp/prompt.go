@@ -16,8 +16,8 @@ import (
 	"github.com/agentls/agentls/internal/agent"
 	"github.com/agentls/agentls/internal/approval"
 	"github.com/agentls/agentls/internal/assemble"
-	"github.com/agentls/agentls/internal/commands"
 	"github.com/agentls/agentls/internal/config"
+	"github.com/agentls/agentls/internal/prompts"
 	"github.com/agentls/agentls/internal/session"
 	"github.com/agentls/agentls/internal/verify/gate"
 	"github.com/agentls/agentls/internal/worktree"
@@ -82,7 +82,7 @@ func (a *Agent) Prompt(ctx context.Context, p sdk.PromptRequest) (_ sdk.PromptRe
 	if p.MessageId != nil && *p.MessageId != "" {
 		userMsg = *p.MessageId
 	}
-	if name, args, ok := commands.Split(text); ok {
+	if name, args, ok := prompts.Split(text); ok {
 		if a.runBuiltin(ctx, s, out0, name, args) {
 			if ctx.Err() != nil {
 				return sdk.PromptResponse{StopReason: sdk.StopReasonCancelled, UserMessageId: &userMsg}, nil

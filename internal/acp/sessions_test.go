@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/agentls/agentls/internal/commands"
+	"github.com/agentls/agentls/internal/prompts"
 	sdk "github.com/coder/acp-go-sdk"
 )
 
@@ -23,9 +23,9 @@ func TestSplitCommand(t *testing.T) {
 		{"no command", "", "", false},
 		{"/-x", "", "", false},
 	} {
-		name, args, ok := commands.Split(c.in)
+		name, args, ok := prompts.Split(c.in)
 		if name != c.name || args != c.args || ok != c.ok {
-			t.Errorf("commands.Split(%q) = %q, %q, %v; want %q, %q, %v", c.in, name, args, ok, c.name, c.args, c.ok)
+			t.Errorf("prompts.Split(%q) = %q, %q, %v; want %q, %q, %v", c.in, name, args, ok, c.name, c.args, c.ok)
 		}
 	}
 }

@@ -1,8 +1,8 @@
 package assemble
 
 import (
-	"github.com/agentls/agentls/internal/commands"
 	"github.com/agentls/agentls/internal/driver"
+	"github.com/agentls/agentls/internal/prompts"
 	"github.com/agentls/agentls/internal/wsread"
 )
 
@@ -13,17 +13,17 @@ import (
 // secretFiles (tools.secretFiles; nil: the defaults). A skill runs as a
 // prompt that points the model at its SKILL.md, which it reads with
 // read_file, under the same rules as every workspace file.
-func Commands(root string, secretFiles []string) ([]commands.Command, error) {
-	cmds, err := commands.Load(root, secretFiles)
+func Commands(root string, secretFiles []string) ([]prompts.Command, error) {
+	cmds, err := prompts.Load(root, secretFiles)
 	for _, s := range driver.Skills(root, wsread.New(root, secretFiles).Secret) {
-		if _, taken := commands.Find(cmds, s.Name); taken {
+		if _, taken := prompts.Find(cmds, s.Name); taken {
 			continue
 		}
 		desc := "skill"
 		if s.Description != "" {
 			desc = "skill: " + s.Description
 		}
-		cmds = append(cmds, commands.Command{
+		cmds = append(cmds, prompts.Command{
 			Name:         s.Name,
 			Description:  desc,
 			ArgumentHint: "what to use it for",

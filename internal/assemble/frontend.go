@@ -8,7 +8,7 @@ import (
 	"strings"
 
 	"github.com/agentls/agentls/internal/agent"
-	"github.com/agentls/agentls/internal/commands"
+	"github.com/agentls/agentls/internal/prompts"
 	"github.com/agentls/agentls/internal/session"
 	"github.com/agentls/agentls/internal/tools"
 )
@@ -69,12 +69,12 @@ func (tc TaskConfig) fromFrontEnd() TaskConfig {
 // that exists; a front end that can refuse the task says so (agentls
 // run), the others run it as typed. warn is files left out, and why.
 func ExpandCommand(root, task string, secretFiles []string) (expanded string, warn error, err error) {
-	name, args, ok := commands.Split(task)
+	name, args, ok := prompts.Split(task)
 	if !ok {
 		return task, nil, nil
 	}
 	cmds, warn := Commands(root, secretFiles)
-	if c, ok := commands.Find(cmds, name); ok {
+	if c, ok := prompts.Find(cmds, name); ok {
 		return c.Expand(args), warn, nil
 	}
 	if len(cmds) == 0 {
@@ -83,7 +83,7 @@ func ExpandCommand(root, task string, secretFiles []string) (expanded string, wa
 	if _, serr := os.Lstat("/" + name); serr == nil {
 		return task, warn, nil
 	}
-	msg := fmt.Sprintf("no project command /%s in %s; there are: %s", name, commands.Dir, strings.Join(commands.Names(cmds), ", "))
+	msg := fmt.Sprintf("no project command /%s in %s; there are: %s", name, prompts.Dir, strings.Join(prompts.Names(cmds), ", "))
 	if warn != nil {
 		msg += " (left out: " + warn.Error() + ")"
 	}

@@ -31,7 +31,7 @@ var allowed = map[string][]string{
 	"internal/policy":      {},
 	"internal/textcut":     {},
 	"internal/proc":        {"internal/policy", "internal/textcut"}, // the secret files: policy.Secrets
-	"internal/commands":    {"internal/textcut", "internal/wsread"}, // a project's own prompts
+	"internal/prompts":     {"internal/textcut", "internal/wsread"}, // a project's own prompts
 	"internal/wsread":      {"internal/policy", "internal/textcut"}, // the one reader of workspace text for the model
 	"internal/layers":      {},
 	"internal/llm/llmhttp": {"internal/textcut"},
@@ -62,22 +62,22 @@ var allowed = map[string][]string{
 	// The one assembly path.
 	"internal/assemble": {"internal/llm", "internal/edits", "internal/agent", "internal/config", "internal/driver", "internal/llm/chat", "internal/llm/responses",
 		"internal/mcp", "internal/policy", "internal/proc", "internal/review", "internal/session", "internal/tools", "internal/verify", "internal/textcut", "internal/verify/gate",
-		"internal/worktree", "internal/approval", "internal/subagent", "internal/hooks", "internal/commands", "internal/wsread"},
+		"internal/worktree", "internal/approval", "internal/subagent", "internal/hooks", "internal/prompts", "internal/wsread"},
 	// Delegated jobs: the NATS JetStream queue, the worker, the results;
 	// beside assemble, below the front ends that submit and fetch.
 	"internal/delegate": {"internal/agent", "internal/config", "internal/proc", "internal/session", "internal/worktree"},
 	// Front ends: the assembly path and the core, never each other.
-	"internal/acp": {"internal/llm", "internal/apply", "internal/agent", "internal/assemble", "internal/commands", "internal/config", "internal/delegate", "internal/driver", "internal/logging",
+	"internal/acp": {"internal/llm", "internal/apply", "internal/agent", "internal/assemble", "internal/prompts", "internal/config", "internal/delegate", "internal/driver", "internal/logging",
 		"internal/mcp", "internal/policy", "internal/proc", "internal/render", "internal/review", "internal/session", "internal/textcut", "internal/tools", "internal/approval", "internal/verify/gate",
 		"internal/worktree", "internal/wsread"},
 	// The bridge's ACP client, the LSP front end's backend for an external
 	// agent: apart from the ACP agent, so that lsp does not link it.
 	"internal/acpclient": {"internal/agent", "internal/assemble", "internal/config", "internal/driver", "internal/policy",
 		"internal/proc", "internal/session", "internal/textcut", "internal/tools", "internal/approval"},
-	"internal/cli": {"internal/apply", "internal/agent", "internal/assemble", "internal/commands", "internal/config", "internal/delegate", "internal/driver", "internal/edits", "internal/render", "internal/review",
+	"internal/cli": {"internal/apply", "internal/agent", "internal/assemble", "internal/prompts", "internal/config", "internal/delegate", "internal/driver", "internal/edits", "internal/render", "internal/review",
 		"internal/llm/record", "internal/logging", "internal/policy", "internal/session", "internal/tools", "internal/textcut", "internal/approval", "internal/verify/gate",
 		"internal/worktree"},
-	"internal/lsp": {"internal/llm", "internal/apply", "internal/acpclient", "internal/agent", "internal/assemble", "internal/commands", "internal/config", "internal/delegate", "internal/driver",
+	"internal/lsp": {"internal/llm", "internal/apply", "internal/acpclient", "internal/agent", "internal/assemble", "internal/prompts", "internal/config", "internal/delegate", "internal/driver",
 		"internal/edits", "internal/mcp", "internal/render", "internal/review", "internal/session", "internal/tools", "internal/verify", "internal/textcut", "internal/approval", "internal/verify/gate",
 		"internal/worktree", "internal/wsread"},
 	// agentls doctor: a front end that only asks (the settings, the

@@ -1,4 +1,4 @@
-// Package commands loads a project's own prompts: Markdown files in
+// Package prompts loads a project's own prompts: Markdown files in
 // .agentls/commands/ become commands ("/name args") that every front end
 // offers (the editors' pickers, `agentls run /name`, ACP's
 // available_commands_update).
@@ -11,7 +11,7 @@
 // never a secret file, so a symbolic link cannot make a file outside the
 // workspace, or its .env, a command. This package imports nothing of
 // agentls's own but textcut and wsread.
-package commands
+package prompts
 
 import (
 	"errors"
