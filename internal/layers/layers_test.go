@@ -311,3 +311,75 @@ func TestNoPackageImportsOneAbove(t *testing.T) {
 		}
 	}
 }
+
+// holdsServer are the types of internal/lsp that still hold the *Server;
+// the next step of the language server as glue (each feature a small type
+// holding its collaborators) takes them off. A new one fails.
+var holdsServer = map[string]bool{"progress": true, "taskManager": true, "editorWorkspace": true}
+
+// maxServerMethods is how many methods lsp.Server has today (108 when this
+// test came); it may only go down, toward the issue's 40.
+const maxServerMethods = 108
+
+// A feature of the language server is a type holding exactly its
+// collaborators, never the *Server: a field of type *Server (or Server)
+// in any other type of internal/lsp fails here, as does a Server with
+// more methods than it has now.
+func TestLSPFeaturesDoNotHoldTheServer(t *testing.T) {
+	fset := token.NewFileSet()
+	pkgs, err := filepath.Glob("../lsp/*.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	methods, held := 0, map[string]bool{}
+	for _, p := range pkgs {
+		if strings.HasSuffix(p, "_test.go") {
+			continue
+		}
+		f, err := parser.ParseFile(fset, p, nil, parser.SkipObjectResolution)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ast.Inspect(f, func(n ast.Node) bool {
+			switch n := n.(type) {
+			case *ast.FuncDecl:
+				if n.Recv != nil && len(n.Recv.List) == 1 && isServer(n.Recv.List[0].Type) {
+					methods++
+				}
+			case *ast.TypeSpec:
+				st, ok := n.Type.(*ast.StructType)
+				if !ok || n.Name.Name == "Server" {
+					return true
+				}
+				for _, fld := range st.Fields.List {
+					if isServer(fld.Type) {
+						held[n.Name.Name] = true
+						if !holdsServer[n.Name.Name] {
+							t.Errorf("%s: %s holds the *Server; give it the collaborators it uses instead", fset.Position(fld.Pos()), n.Name.Name)
+						}
+					}
+				}
+			}
+			return true
+		})
+	}
+	for name := range holdsServer {
+		if !held[name] {
+			t.Errorf("%s no longer holds the *Server: take it off holdsServer", name)
+		}
+	}
+	if methods > maxServerMethods {
+		t.Errorf("lsp.Server has %d methods, more than %d: put the new ones on the feature's own type", methods, maxServerMethods)
+	}
+	if methods < maxServerMethods {
+		t.Logf("lsp.Server has %d methods: lower maxServerMethods to it", methods)
+	}
+}
+
+func isServer(e ast.Expr) bool {
+	if s, ok := e.(*ast.StarExpr); ok {
+		e = s.X
+	}
+	id, ok := e.(*ast.Ident)
+	return ok && id.Name == "Server"
+}
