@@ -14,9 +14,9 @@ import (
 // start and window/logMessage for reports. End and reports detach from the
 // task's context, so a cancelled task still closes its progress.
 type progress struct {
-	s     *Server
-	token protocol.ProgressToken
-	ok    bool
+	notify func(ctx context.Context, method string, params any) // the server's notification to the client
+	token  protocol.ProgressToken
+	ok     bool
 
 	mu   sync.Mutex
 	last string
@@ -27,7 +27,7 @@ type progress struct {
 const createTimeout = 2 * time.Second
 
 func (s *Server) beginProgress(ctx context.Context, t *runningTask, title, msg string) *progress {
-	p := &progress{s: s}
+	p := &progress{notify: s.notify}
 	caps, _ := s.clientState()
 	supported := caps.workDoneProgress
 	if supported {
@@ -63,7 +63,7 @@ func (p *progress) send(ctx context.Context, v any) {
 	if err != nil {
 		return
 	}
-	p.s.notify(ctx, protocol.MethodProgress, &protocol.ProgressParams{Token: p.token, Value: protocol.LSPAny(raw)})
+	p.notify(ctx, protocol.MethodProgress, &protocol.ProgressParams{Token: p.token, Value: protocol.LSPAny(raw)})
 }
 
 // report says what the agent is doing now; repeated messages are dropped.
@@ -79,7 +79,7 @@ func (p *progress) report(ctx context.Context, msg string) {
 		p.send(ctx, &protocol.WorkDoneProgressReport{Kind: "report", Message: &msg})
 		return
 	}
-	p.s.notify(ctx, protocol.MethodWindowLogMessage, &protocol.LogMessageParams{Type: protocol.MessageTypeLog, Message: "agentls: " + msg})
+	p.notify(ctx, protocol.MethodWindowLogMessage, &protocol.LogMessageParams{Type: protocol.MessageTypeLog, Message: "agentls: " + msg})
 }
 
 func (p *progress) end(ctx context.Context, msg string) {
