@@ -312,14 +312,16 @@ func TestNoPackageImportsOneAbove(t *testing.T) {
 	}
 }
 
-// holdsServer are the types of internal/lsp that still hold the *Server;
+// holdsServer are the types of internal/lsp that still hold the *Server
+// (progress and taskManager did; they hold their collaborators now);
 // the next step of the language server as glue (each feature a small type
 // holding its collaborators) takes them off. A new one fails.
-var holdsServer = map[string]bool{"taskManager": true, "editorWorkspace": true}
+var holdsServer = map[string]bool{"editorWorkspace": true}
 
-// maxServerMethods is how many methods lsp.Server has today (108 when this
-// test came); it may only go down, toward the 40.
-const maxServerMethods = 108
+// maxServerMethods is how many methods lsp.Server has today (108 when
+// this test came, 105 once the panic barrier was a type of its own); it
+// may only go down, toward the 40.
+const maxServerMethods = 105
 
 // A feature of the language server is a type holding exactly its
 // collaborators, never the *Server: a field of type *Server (or Server)

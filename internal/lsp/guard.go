@@ -11,27 +11,30 @@ import (
 // and its stack go to the log and the server keeps serving. A task whose
 // goroutine panics ends with status error, reason "internal".
 
+// guard is the panic barrier: the server and its features hold one.
+type guard struct{ log *zap.Logger }
+
 // goSafe runs f in a goroutine with a panic barrier.
-func (s *Server) goSafe(what string, f func()) {
+func (g guard) goSafe(what string, f func()) {
 	go func() {
-		defer s.recoverGo(what)
+		defer g.recoverGo(what)
 		f()
 	}()
 }
 
 // recoverGo is the barrier itself, deferred first thing in a goroutine.
-func (s *Server) recoverGo(what string) {
+func (g guard) recoverGo(what string) {
 	if p := recover(); p != nil {
-		s.log.Error("goroutine panicked", zap.String("in", what), zap.Any("panic", p), zap.Stack("stack"))
+		g.log.Error("goroutine panicked", zap.String("in", what), zap.Any("panic", p), zap.Stack("stack"))
 	}
 }
 
 // catch runs f and returns the panic it raised, logged with its stack, as
 // an error; nil if it returned normally.
-func (s *Server) catch(what string, f func()) (err error) {
+func (g guard) catch(what string, f func()) (err error) {
 	defer func() {
 		if p := recover(); p != nil {
-			s.log.Error("panic", zap.String("in", what), zap.Any("panic", p), zap.Stack("stack"))
+			g.log.Error("panic", zap.String("in", what), zap.Any("panic", p), zap.Stack("stack"))
 			err = fmt.Errorf("internal error in %s: %v", what, p)
 		}
 	}()

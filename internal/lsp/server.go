@@ -41,6 +41,7 @@ type Options struct {
 // (review). mu guards only the connection's own state below. No lock is
 // ever held across a request to the client.
 type Server struct {
+	guard  // the panic barrier (guard.go)
 	opts   Options
 	log    *zap.Logger
 	conn   jsonrpc2.Conn
@@ -136,6 +137,7 @@ func newServer(opts Options) *Server {
 		opts.Root, _ = os.Getwd()
 	}
 	s := &Server{
+		guard:  guard{log: opts.Logger},
 		opts:   opts,
 		log:    opts.Logger,
 		docs:   newOpenDocs(),
@@ -145,7 +147,7 @@ func newServer(opts Options) *Server {
 		enc:    edits.UTF16,
 		hooks:  readTestHooks(opts.Getenv),
 	}
-	s.tasks = newTaskManager(s)
+	s.tasks = newTaskManager(s.guard, s.config, s.announceEnd)
 	s.mcp.Log = s.log
 	s.mcp.Warn = func(msg string) { s.warnOnce(context.Background(), "agentls: "+msg) }
 	return s

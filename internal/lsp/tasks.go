@@ -11,6 +11,7 @@ import (
 	"go.lsp.dev/uri"
 
 	"github.com/agentls/agentls/internal/agent"
+	"github.com/agentls/agentls/internal/config"
 	"github.com/agentls/agentls/internal/render"
 	"github.com/agentls/agentls/internal/review"
 	"github.com/agentls/agentls/internal/session"
@@ -122,7 +123,10 @@ func (t *runningTask) snapshot(root string) taskJSON {
 // the order they were submitted, up to sessions.maxConcurrent sessions at
 // once.
 type taskManager struct {
-	s        *Server
+	guard
+	config      func() config.Config // the settings now (sessions.maxConcurrent)
+	announceEnd func(ctx context.Context, t *runningTask)
+
 	mu       sync.Mutex
 	tasks    map[string]*runningTask
 	order    []*runningTask
@@ -132,8 +136,8 @@ type taskManager struct {
 	wg       sync.WaitGroup
 }
 
-func newTaskManager(s *Server) *taskManager {
-	return &taskManager{s: s, tasks: map[string]*runningTask{}, sessions: map[string]*sessionQueue{}}
+func newTaskManager(g guard, cfg func() config.Config, announceEnd func(context.Context, *runningTask)) *taskManager {
+	return &taskManager{guard: g, config: cfg, announceEnd: announceEnd, tasks: map[string]*runningTask{}, sessions: map[string]*sessionQueue{}}
 }
 
 // sessionQueue orders the tasks of one session. Each task waits for the
@@ -225,7 +229,7 @@ func (m *taskManager) waitAll() { m.wg.Wait() }
 func (m *taskManager) start(t *runningTask, run func(ctx context.Context, t *runningTask)) {
 	ctx, cancel := context.WithCancel(context.Background())
 	t.cancel, t.done, t.created, t.status, t.state = cancel, make(chan struct{}), time.Now(), agent.StatusQueued, agent.Idle
-	cfg := m.s.config()
+	cfg := m.config()
 	m.mu.Lock()
 	m.seq++
 	t.id = fmt.Sprintf("t%d", m.seq)
@@ -249,11 +253,11 @@ func (m *taskManager) start(t *runningTask, run func(ctx context.Context, t *run
 	m.wg.Add(1)
 	go func() {
 		defer m.wg.Done()
-		defer m.s.recoverGo("task " + t.id)
+		defer m.recoverGo("task " + t.id)
 		release := m.execute(ctx, t, turn, mine, run)
 		cancel()
 		close(t.done)
-		_ = m.s.catch("announcing the end of "+t.id, func() { m.s.announceEnd(context.Background(), t) })
+		_ = m.catch("announcing the end of "+t.id, func() { m.announceEnd(context.Background(), t) })
 		release()
 		m.trim()
 	}()
@@ -288,7 +292,7 @@ func (m *taskManager) execute(ctx context.Context, t *runningTask, turn, mine ch
 		case <-turn:
 		case <-ctx.Done():
 			// The next task must still wait for the ones before this one.
-			m.s.goSafe("passing on the turn of "+t.id, func() {
+			m.goSafe("passing on the turn of "+t.id, func() {
 				<-turn
 				close(mine)
 			})
@@ -304,14 +308,14 @@ func (m *taskManager) execute(ctx context.Context, t *runningTask, turn, mine ch
 	t.mu.Lock()
 	t.status = agent.StatusRunning
 	t.mu.Unlock()
-	if err := m.s.catch("task "+t.id, func() { run(ctx, t) }); err != nil {
+	if err := m.catch("task "+t.id, func() { run(ctx, t) }); err != nil {
 		t.fail(err)
 		t.end(internalResult(t))
 		t.mu.Lock()
 		prog := t.prog
 		t.mu.Unlock()
 		if prog != nil {
-			_ = m.s.catch("ending progress", func() { prog.end(ctx, "agentls: internal error") })
+			_ = m.catch("ending progress", func() { prog.end(ctx, "agentls: internal error") })
 		}
 	}
 	return func() { <-m.slots; close(mine) }
