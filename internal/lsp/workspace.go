@@ -23,10 +23,16 @@ import (
 // each change. Only a client without applyEdit gets files written to disk
 // by agentls itself (atomically).
 type editorWorkspace struct {
-	s    *Server
 	root string
 	t    *runningTask
 	disk *tools.DiskWorkspace
+
+	// The server's parts it works with.
+	files   func() (*apply.Applier, error) // the write path
+	docs    *openDocs
+	client  protocol.Client                     // workspace/applyEdit of a move
+	caps    func() (clientCaps, edits.Encoding) // what the client can apply
+	sayDisk func(ctx context.Context)           // once: agentls writes to disk itself
 }
 
 func (w *editorWorkspace) Root() string { return w.root }
@@ -38,7 +44,7 @@ func (w *editorWorkspace) abs(rel string) string {
 // current returns the file's text as the user sees it now (the write
 // path's view: the buffer, what agentls sent to a closed file, the disk).
 func (w *editorWorkspace) current(rel string) (text string, exists bool, err error) {
-	files, err := w.s.files()
+	files, err := w.files()
 	if err != nil {
 		return "", false, err
 	}
@@ -63,7 +69,7 @@ func (w *editorWorkspace) ReadFile(ctx context.Context, rel string) ([]byte, err
 // OpenFiles lets grep see open buffers (tools.BufferLister).
 func (w *editorWorkspace) OpenFiles() []string {
 	var rels []string
-	for _, p := range w.s.docs.openPaths() {
+	for _, p := range w.docs.openPaths() {
 		if r, err := filepath.Rel(w.root, p); err == nil && filepath.IsLocal(r) {
 			rels = append(rels, filepath.ToSlash(r))
 		}
@@ -86,7 +92,7 @@ func (w *editorWorkspace) View(ctx context.Context) map[string][]byte {
 	}
 	// What agentls sent to files the editor has not opened is part of its
 	// view of the workspace too.
-	for abs := range w.s.docs.shadowed() {
+	for abs := range w.docs.shadowed() {
 		if rel, ok := relTo(w.root, abs); ok {
 			add(rel)
 		}
@@ -137,7 +143,7 @@ func (w *editorWorkspace) Edit(ctx context.Context, rel string, transform func(o
 		}
 		return w.t.changes.Propose(rel, cur, exists, transform)
 	}
-	files, err := w.s.files()
+	files, err := w.files()
 	if err != nil {
 		return err
 	}
@@ -175,7 +181,8 @@ func (s *Server) newWorkspace(t *runningTask) (*editorWorkspace, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &editorWorkspace{s: s, root: root, t: t, disk: disk}, nil
+	return &editorWorkspace{root: root, t: t, disk: disk,
+		files: s.files, docs: s.docs, client: s.client, caps: s.clientState, sayDisk: s.sayDiskOnce}, nil
 }
 
 // forgetShadow drops what we sent to a closed file that is now deleted or
@@ -196,7 +203,7 @@ func (w *editorWorkspace) Delete(ctx context.Context, rel string) error {
 	if w.t != nil && w.t.review {
 		return fmt.Errorf("review mode proposes text changes only; deleting %s needs the user: ask them to delete it, or say it should go in your summary", rel)
 	}
-	files, err := w.s.files()
+	files, err := w.files()
 	if err != nil {
 		return err
 	}
@@ -218,10 +225,10 @@ func (w *editorWorkspace) Move(ctx context.Context, from, to string) error {
 	if w.t != nil && w.t.review {
 		return fmt.Errorf("review mode proposes text changes only; moving %s needs the user: ask them to move it, or say it should go in your summary", from)
 	}
-	caps, _ := w.s.clientState()
+	caps, _ := w.caps()
 	af, at := w.abs(from), w.abs(to)
 	if !caps.applyEdit || !caps.documentChanges || !caps.renameFiles {
-		w.s.sayDiskOnce(ctx)
+		w.sayDisk(ctx)
 		if err := w.disk.Move(ctx, from, to); err != nil {
 			return err
 		}
@@ -233,15 +240,15 @@ func (w *editorWorkspace) Move(ctx context.Context, from, to string) error {
 			return err
 		}
 	}
-	if t, ok := w.s.docs.forgetShadow(af); ok {
-		w.s.docs.setShadow(at, t)
+	if t, ok := w.docs.forgetShadow(af); ok {
+		w.docs.setShadow(at, t)
 	}
 	return nil
 }
 
 func (w *editorWorkspace) applyResource(ctx context.Context, what string, we protocol.WorkspaceEdit) error {
 	label := "agentls: " + what
-	res, err := w.s.client.ApplyEdit(ctx, &protocol.ApplyWorkspaceEditParams{Label: &label, Edit: we})
+	res, err := w.client.ApplyEdit(ctx, &protocol.ApplyWorkspaceEditParams{Label: &label, Edit: we})
 	if err != nil {
 		if ctx.Err() != nil {
 			return ctx.Err()
