@@ -125,7 +125,7 @@ func (s *acpSession) linkedImage(uri string) (agent.Image, string) {
 // and returns them for the task's message, after the images linked files
 // gave (promptText, which counts towards the limit). Images are refused, with the
 // reason and before anything runs, when the model takes none
-// (assemble.TakesImages: llm.images, the built-in table), when the task
+// (llm.TakesImages: llm.images, the built-in table), when the task
 // goes to an external agent (agent.backend: it is handed text), past
 // agent.MaxImages or agent.MaxImageBytes, for a type the APIs do not take
 // (agent.ImageTypes), for data that is not base64, and for an image given

@@ -47,7 +47,7 @@ type LLM struct {
 	// API only).
 	ReasoningEffort string
 	// Images says whether the model takes images: "true", "false", or
-	// "" / "auto" for the built-in model table (assemble.TakesImages).
+	// "" / "auto" for the built-in model table (llm.TakesImages).
 	Images string
 	// Prices per million tokens, by model name; "*" is the fallback.
 	Prices map[string]Price

@@ -257,7 +257,7 @@ func tree(p string) string {
 }
 
 // No package imports one above it: with every package in its tree's layer
-// (internal/policy/approval in policy's), the imports between trees form
+// (a package under internal/policy in policy's), the imports between trees form
 // no cycle. A subpackage that imports what imports its parent tree
 // (approval, under the leaf policy, imported tools, proc and config) runs
 // back up the layers, and this fails with the cycle.

@@ -35,7 +35,7 @@ func (s *Server) cmdModels(ctx context.Context, _ noArgs) (any, error) {
 }
 
 // listModels asks an OpenAI-compatible endpoint for its models, sorted,
-// within modelsTimeout (assemble.ListModels, which ACP's model picker
+// within modelsTimeout (llm.ListModels, which ACP's model picker
 // uses too).
 func listModels(ctx context.Context, baseURL, key string) ([]string, error) {
 	ctx, cancel := context.WithTimeout(ctx, modelsTimeout)
