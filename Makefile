@@ -123,7 +123,7 @@ GORELEASER_VERSION ?= v2.16.0
 CYCLONEDX_GOMOD_VERSION ?= v1.10.0
 DISTFLAGS   ?= --snapshot --clean
 dist-tools:
-	@[ -x $(GOBIN_DIR)/goreleaser ] && $(GOBIN_DIR)/goreleaser --version 2>/dev/null | grep -q 'GitVersion: *$(GORELEASER_VERSION:v%=%)$$' || \
+	@[ -x $(GOBIN_DIR)/goreleaser ] && $(GOBIN_DIR)/goreleaser --version 2>/dev/null | grep -q 'GitVersion: *$(GORELEASER_VERSION)$$' || \
 		GOTOOLCHAIN=local $(GO) install github.com/goreleaser/goreleaser/v2@$(GORELEASER_VERSION)
 	@[ -x $(GOBIN_DIR)/cyclonedx-gomod ] || \
 		GOTOOLCHAIN=local $(GO) install github.com/CycloneDX/cyclonedx-gomod/cmd/cyclonedx-gomod@$(CYCLONEDX_GOMOD_VERSION)
