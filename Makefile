@@ -130,7 +130,7 @@ dist-tools:
 
 dist: dist-tools
 	cd editors/vscode && { [ -x node_modules/.bin/esbuild ] || npm ci --no-audit --no-fund; }
-	PATH="$(GOBIN_DIR):$$PATH" goreleaser release $(DISTFLAGS)
+	PATH="$(GOBIN_DIR):$$PATH" VERSION=$(VERSION) goreleaser release $(DISTFLAGS)
 
 # What `make dist` must leave in dist/ (dist/check.sh), then the host's
 # .vsix installed into code-server, starting its bundled server.

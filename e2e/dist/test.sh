@@ -38,11 +38,18 @@ for t in $targets; do
     mkdir -p "$work/$t" && tar -xzf "$a" -C "$work/$t" || fail "$a: not a tar.gz"
   fi
   [ -f "$work/$t/$exe" ] && [ -f "$work/$t/README.md" ] || fail "$a holds $(ls "$work/$t" | tr '\n' ' '), not $exe and README.md"
-  # Built as `make build` builds: no cgo, -trimpath, the same -ldflags.
+  # Built as `make build` builds: no cgo, -trimpath (go version -m), and
+  # its -ldflags (-trimpath keeps them out of the build info): no symbol
+  # table (-s; Mach-O keeps its dynamic imports), main.version set to
+  # make's VERSION.
   info=$(go version -m "$work/$t/$exe") || fail "$a: go version -m cannot read $exe"
-  for s in "GOOS=$os" "GOARCH=$arch" "CGO_ENABLED=0" "-trimpath=true" "-ldflags=\"-s -w -X main.version=$want_version\""; do
+  for s in "GOOS=$os" "GOARCH=$arch" "CGO_ENABLED=0" "-trimpath=true"; do
     grep -qF -- "build	$s" <<<"$info" || fail "$a: $exe was not built with $s: $(grep -F build <<<"$info" | tr '\n' ' ')"
   done
+  if [ "$os" != darwin ]; then
+    go tool nm "$work/$t/$exe" >/dev/null 2>&1 && fail "$a: $exe has a symbol table (built without -s)"
+  fi
+  grep -qaF "$want_version" "$work/$t/$exe" || fail "$a: $exe does not carry the version $want_version"
   ok "$a: $exe built for $os/$arch with CGO_ENABLED=0, -trimpath, make build's ldflags (version $want_version)"
 
   sbom=agentls_$t.cdx.json
