@@ -7,7 +7,8 @@
 -- from the releases on a first start (agentls.fetch).
 local exe = 'agentls'
 if vim.fn.executable(exe) == 0 then
-  exe = require('agentls.fetch').installed() or exe
+  local ok, fetch = pcall(require, 'agentls.fetch')
+  exe = ok and fetch.installed() or exe
 end
 return {
   cmd = { exe, 'serve' },
