@@ -15,6 +15,8 @@
 
 ;;; Code:
 
+(require 'subr-x)
+
 (defvar agentls-program)
 
 (defcustom agentls-fetch-url "https://github.com/agentls/agentls/releases/latest/download"
