@@ -46,7 +46,7 @@ func agentText(ups []sdk.SessionUpdate) string {
 // /verify, /undo, /review and /model answer without the model.
 func TestACPCommandsTitleUsage(t *testing.T) {
 	r := startACP(t, "hello", `{"turns":[
-	 {"text":"Greeting Ada.","toolCalls":[{"id":"call_edit","name":"edit_file","arguments":"{\"path\":\"hello.txt\",\"old_string\":\"hello\",\"new_string\":\"goodbye\"}"},
+	 {"text":"Greeting Ada.","toolCalls":[{"id":"call_editr","name":"read_file","arguments":"{\"path\":\"hello.txt\"}"},{"id":"call_edit","name":"edit_file","arguments":"{\"path\":\"hello.txt\",\"old_string\":\"hello\",\"new_string\":\"goodbye\"}"},
 	  {"id":"call_new","name":"write_file","arguments":"{\"path\":\"new.txt\",\"content\":\"made by the task\\n\"}"}]},
 	 {"text":"Done."}]}`, false, map[string]any{
 		"verify": map[string]any{"enabled": false, "commands": []string{"grep -q goodbye hello.txt"}},

@@ -28,6 +28,8 @@ type acpClient struct {
 	asked   []sdk.RequestPermissionRequest
 	answer  sdk.PermissionOptionId // "" cancels
 	notify  chan struct{}
+	// writeDelay is how long a write takes (an editor busy elsewhere).
+	writeDelay time.Duration
 }
 
 func (c *acpClient) ReadTextFile(_ context.Context, p sdk.ReadTextFileRequest) (sdk.ReadTextFileResponse, error) {
@@ -45,6 +47,10 @@ func (c *acpClient) ReadTextFile(_ context.Context, p sdk.ReadTextFileRequest) (
 }
 
 func (c *acpClient) WriteTextFile(_ context.Context, p sdk.WriteTextFileRequest) (sdk.WriteTextFileResponse, error) {
+	c.mu.Lock()
+	d := c.writeDelay
+	c.mu.Unlock()
+	time.Sleep(d)
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.writes = append(c.writes, p.Path)
@@ -224,5 +230,5 @@ func toolCalls(ups []sdk.SessionUpdate) (starts map[string]*sdk.SessionUpdateToo
 
 const readEditScript = `{"turns":[
  {"text":"Let me look.","toolCalls":[{"id":"call_read","name":"read_file","arguments":"{\"path\":\"hello.txt\"}"}]},
- {"toolCalls":[{"id":"call_edit","name":"edit_file","arguments":"{\"path\":\"hello.txt\",\"old_string\":\"hello\",\"new_string\":\"goodbye\"}"}]},
+ {"toolCalls":[{"id":"call_editr","name":"read_file","arguments":"{\"path\":\"hello.txt\"}"},{"id":"call_edit","name":"edit_file","arguments":"{\"path\":\"hello.txt\",\"old_string\":\"hello\",\"new_string\":\"goodbye\"}"}]},
  {"text":"Done: hello became goodbye."}]}`

@@ -81,7 +81,7 @@ AGENTLS_BASE_URL=%q AGENTLS_API_KEY=sk-test-secret-key-123 AGENTLS_MODEL=test-mo
 // asked about, and answers.
 const clientTaskScript = `{"turns":[
  {"text":"Let me look.","toolCalls":[{"id":"call_read","name":"read_file","arguments":"{\"path\":\"hello.txt\"}"}]},
- {"expect":{"lastToolContains":"hello"},"toolCalls":[{"id":"call_edit","name":"edit_file","arguments":"{\"path\":\"hello.txt\",\"old_string\":\"hello\",\"new_string\":\"goodbye\"}"}]},
+ {"expect":{"lastToolContains":"hello"},"toolCalls":[{"id":"call_editr","name":"read_file","arguments":"{\"path\":\"hello.txt\"}"},{"id":"call_edit","name":"edit_file","arguments":"{\"path\":\"hello.txt\",\"old_string\":\"hello\",\"new_string\":\"goodbye\"}"}]},
  {"toolCalls":[{"id":"call_cmd","name":"run_command","arguments":"{\"command\":\"echo ran > ran.txt\"}"}]},
  {"expect":{"lastToolContains":"exit"},"text":"Done: hello became goodbye and the command ran."}]}`
 

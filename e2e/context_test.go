@@ -75,7 +75,7 @@ func TestNoApplyEditWritesDisk(t *testing.T) {
 	caps := lspclient.VSCodeCaps()
 	caps.ApplyEdit = false
 	s := start(t, setup{workspace: "hello", caps: &caps, script: `{"turns":[
-		{"toolCalls":[{"id":"c1","name":"edit_file","arguments":"{\"path\":\"hello.txt\",\"old_string\":\"hello\",\"new_string\":\"bye\"}"},
+		{"toolCalls":[{"id":"c1r","name":"read_file","arguments":"{\"path\":\"hello.txt\"}"},{"id":"c1","name":"edit_file","arguments":"{\"path\":\"hello.txt\",\"old_string\":\"hello\",\"new_string\":\"bye\"}"},
 		              {"id":"c2","name":"write_file","arguments":"{\"path\":\"new.txt\",\"content\":\"n\\n\"}"}]},
 		{"text":"done"}]}`})
 	info, _ := os.Stat(filepath.Join(s.Root, "hello.txt"))

@@ -10,9 +10,9 @@ import (
 )
 
 const fixThenRefix = `{"turns":[
- {"toolCalls":[{"id":"c1","name":"edit_file","arguments":"{\"path\":\"f.txt\",\"old_string\":\"BROKEN\",\"new_string\":\"FIXED\"}"}]},
+ {"toolCalls":[{"id":"c1r","name":"read_file","arguments":"{\"path\":\"f.txt\"}"},{"id":"c1","name":"edit_file","arguments":"{\"path\":\"f.txt\",\"old_string\":\"BROKEN\",\"new_string\":\"FIXED\"}"}]},
  {"text":"fixed"},
- {"toolCalls":[{"id":"c2","name":"edit_file","arguments":"{\"path\":\"f.txt\",\"old_string\":\"FIXED\",\"new_string\":\"FIXED AGAIN\"}"}]},
+ {"toolCalls":[{"id":"c2r","name":"read_file","arguments":"{\"path\":\"f.txt\"}"},{"id":"c2","name":"edit_file","arguments":"{\"path\":\"f.txt\",\"old_string\":\"FIXED\",\"new_string\":\"FIXED AGAIN\"}"}]},
  {"text":"fixed again"}]}`
 
 // Eglot 1.9 can answer applyEdit "applied" and never send the didChange.

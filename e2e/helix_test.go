@@ -31,10 +31,10 @@ func (s *session) helixCall(t *testing.T, name string, args map[string]any, out 
 func TestHelixWorkflow(t *testing.T) {
 	caps := lspclient.HelixCaps()
 	s := start(t, setup{caps: &caps, files: map[string]string{"f.txt": fText}, script: `{"turns":[
- {"toolCalls":[{"id":"c1","name":"edit_file","arguments":"{\"path\":\"f.txt\",\"old_string\":\"alpha\",\"new_string\":\"ALPHA\"}"}]},
+ {"toolCalls":[{"id":"c1r","name":"read_file","arguments":"{\"path\":\"f.txt\"}"},{"id":"c1","name":"edit_file","arguments":"{\"path\":\"f.txt\",\"old_string\":\"alpha\",\"new_string\":\"ALPHA\"}"}]},
  {"text":"changed"},
  {"text":"a slow answer that will be cancelled","chunkSize":1,"chunkDelayMs":100},
- {"toolCalls":[{"id":"c3","name":"edit_file","arguments":"{\"path\":\"f.txt\",\"old_string\":\"omega\",\"new_string\":\"OMEGA\"}"}]},
+ {"toolCalls":[{"id":"c3r","name":"read_file","arguments":"{\"path\":\"f.txt\"}"},{"id":"c3","name":"edit_file","arguments":"{\"path\":\"f.txt\",\"old_string\":\"omega\",\"new_string\":\"OMEGA\"}"}]},
  {"text":"proposed"}]}`})
 	if err := s.Open(s.ctx, "f.txt"); err != nil {
 		t.Fatal(err)
@@ -99,7 +99,7 @@ func fileExists(p string) bool {
 func TestHelixConveniences(t *testing.T) {
 	caps := lspclient.HelixCaps()
 	s := start(t, setup{caps: &caps, files: map[string]string{"f.txt": fText}, script: `{"turns":[
- {"toolCalls":[{"id":"c1","name":"edit_file","arguments":"{\"path\":\"f.txt\",\"old_string\":\"alpha\",\"new_string\":\"ALPHA\"}"}]},
+ {"toolCalls":[{"id":"c1r","name":"read_file","arguments":"{\"path\":\"f.txt\"}"},{"id":"c1","name":"edit_file","arguments":"{\"path\":\"f.txt\",\"old_string\":\"alpha\",\"new_string\":\"ALPHA\"}"}]},
  {"text":"changed"}]}`})
 	if err := s.Open(s.ctx, "f.txt"); err != nil {
 		t.Fatal(err)

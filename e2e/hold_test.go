@@ -16,9 +16,9 @@ import (
 // session starts and ends. A second command on the held task is refused.
 func TestHeldApplyEditBlocksNothing(t *testing.T) {
 	s := start(t, setup{files: map[string]string{"f.txt": fText, "g.txt": "gamma\n"}, script: `{"turns":[
- {"toolCalls":[{"id":"c1","name":"edit_file","arguments":"{\"path\":\"f.txt\",\"old_string\":\"alpha\",\"new_string\":\"ALPHA\"}"}]},
+ {"toolCalls":[{"id":"c1r","name":"read_file","arguments":"{\"path\":\"f.txt\"}"},{"id":"c1","name":"edit_file","arguments":"{\"path\":\"f.txt\",\"old_string\":\"alpha\",\"new_string\":\"ALPHA\"}"}]},
  {"text":"A proposed"},
- {"toolCalls":[{"id":"c2","name":"edit_file","arguments":"{\"path\":\"g.txt\",\"old_string\":\"gamma\",\"new_string\":\"GAMMA\"}"}]},
+ {"toolCalls":[{"id":"c2r","name":"read_file","arguments":"{\"path\":\"g.txt\"}"},{"id":"c2","name":"edit_file","arguments":"{\"path\":\"g.txt\",\"old_string\":\"gamma\",\"new_string\":\"GAMMA\"}"}]},
  {"text":"B proposed"},
  {"text":"C done"}]}`})
 	s.Configure(func(e *lspclient.Editor) {

@@ -67,7 +67,7 @@ func (s *session) toolResults() []string {
 func TestEditRepairsAndSyntaxErrors(t *testing.T) {
 	const src = "package a\n\nfunc A() int {\n\treturn 1\n}\n\nfunc B() int {\n\treturn 1\n}\n"
 	script := callsScript(t,
-		[]call{{"edit_file", map[string]any{"path": "a.go", "old_string": "     3\tfunc A() int {\n     4\t\treturn 1\n", "new_string": "     3\tfunc A() int {\n     4\t\treturn 10\n"}}},
+		[]call{{"read_file", map[string]any{"path": "a.go"}}, {"edit_file", map[string]any{"path": "a.go", "old_string": "     3\tfunc A() int {\n     4\t\treturn 1\n", "new_string": "     3\tfunc A() int {\n     4\t\treturn 10\n"}}},
 		[]call{{"edit_file", map[string]any{"path": "a.go", "old_string": "func B() int {\n    return 1\n}", "new_string": "func B() int {\n    return 20\n}"}}},
 		[]call{{"edit_file", map[string]any{"path": "a.go", "edits": []any{
 			map[string]any{"old_string": "return 10", "new_string": "return 11"},
@@ -79,7 +79,7 @@ func TestEditRepairsAndSyntaxErrors(t *testing.T) {
 	if r.Status != "ok" {
 		t.Fatalf("status %q, error %q", r.Status, r.Error)
 	}
-	res := s.toolResults()
+	res := s.toolResults()[1:] // after the read
 	if len(res) != 3 {
 		t.Fatalf("%d tool results: %q", len(res), res)
 	}
@@ -204,6 +204,10 @@ var patchFiles = map[string]string{
 	"gone.txt": "bye\n",
 }
 
+// readPatched is the turn that reads the files patchAll updates, as
+// read-before-edit (agent.readBeforeEdit) wants.
+var readPatched = []call{{"read_file", map[string]any{"path": "a.go"}}, {"read_file", map[string]any{"path": "old.go"}}}
+
 // checkPatched checks the workspace after patchAll, reading through read.
 func checkPatched(t *testing.T, read func(rel string) (string, bool)) {
 	t.Helper()
@@ -226,7 +230,7 @@ func checkPatched(t *testing.T, read func(rel string) (string, bool)) {
 // updates, moves and deletes through the editor: text edits, a CreateFile,
 // a RenameFile and a DeleteFile.
 func TestApplyPatchThroughEditor(t *testing.T) {
-	script := callsScript(t, []call{{"apply_patch", map[string]any{"input": patchAll}}})
+	script := callsScript(t, readPatched, []call{{"apply_patch", map[string]any{"input": patchAll}}})
 	caps := lspclient.VSCodeCaps()
 	caps.FileOps = true
 	s := start(t, setup{caps: &caps, files: patchFiles, script: script, env: []string{"AGENTLS_MODEL=gpt-5-codex"}})
@@ -238,7 +242,7 @@ func TestApplyPatchThroughEditor(t *testing.T) {
 	for _, tl := range s.LLM.Requests()[0].Body.Tools {
 		names = append(names, tl.Name)
 	}
-	if got := strings.Join(names, ","); got != "read_file,list_files,grep,apply_patch,run_command,update_plan" {
+	if got := strings.Join(names, ","); got != "read_file,list_files,grep,view_image,apply_patch,run_command,update_plan,explore" {
 		t.Errorf("tools offered to gpt-5-codex: %s", got)
 	}
 	kinds := map[string]int{}
@@ -259,7 +263,7 @@ func TestApplyPatchThroughEditor(t *testing.T) {
 		b, err := os.ReadFile(filepath.Join(s.Root, rel))
 		return string(b), err == nil
 	})
-	if res := s.toolResults(); len(res) != 1 || !strings.Contains(res[0], "moved old.go to pkg/moved.go and updated it") {
+	if res := s.toolResults(); len(res) != 3 || !strings.Contains(res[2], "moved old.go to pkg/moved.go and updated it") {
 		t.Errorf("results %q", res)
 	}
 }
@@ -267,7 +271,7 @@ func TestApplyPatchThroughEditor(t *testing.T) {
 // The same patch headless, with agent.editTool chosen by setting for a
 // model that would otherwise get edit_file.
 func TestApplyPatchHeadless(t *testing.T) {
-	script := callsScript(t, []call{{"apply_patch", map[string]any{"input": patchAll}}})
+	script := callsScript(t, readPatched, []call{{"apply_patch", map[string]any{"input": patchAll}}})
 	llm, base := startModel(t, script)
 	dir := copyWorkspace(t, "")
 	writeTree(t, dir, patchFiles)
@@ -345,9 +349,11 @@ func TestPromptEnvironmentAndStablePrefix(t *testing.T) {
 // On the Responses API, apply_patch is a custom (freeform) tool, as the
 // GPT-5 and Codex models are trained to call it: the patch arrives as free
 // text (custom_tool_call), is applied, and goes back as a custom tool
-// call and its output on the next request.
+// call and its output on the next request. The tool's format is the patch
+// grammar, so the model's sampling is held to the patch language, and every
+// request of the session carries the same prompt_cache_key.
 func TestApplyPatchFreeformOnResponses(t *testing.T) {
-	script := callsScript(t, []call{{"apply_patch", map[string]any{"input": patchAll}}})
+	script := callsScript(t, readPatched, []call{{"apply_patch", map[string]any{"input": patchAll}}})
 	caps := lspclient.VSCodeCaps()
 	caps.FileOps = true
 	s := start(t, setup{caps: &caps, files: patchFiles, script: script, env: []string{"AGENTLS_MODEL=gpt-5-codex"},
@@ -357,25 +363,39 @@ func TestApplyPatchFreeformOnResponses(t *testing.T) {
 		t.Fatalf("status %q, error %q", r.Status, r.Error)
 	}
 	reqs := s.LLM.Requests()
-	if len(reqs) != 2 {
+	if len(reqs) != 3 {
 		t.Fatalf("%d requests", len(reqs))
 	}
-	custom := false
+	custom, grammar := false, ""
 	for _, tl := range reqs[0].Body.Tools {
 		if tl.Name == "apply_patch" {
-			custom = tl.Custom
+			custom, grammar = tl.Custom, tl.Grammar
 		}
 	}
 	if !custom {
 		t.Errorf("apply_patch was not offered as a custom tool: %+v", reqs[0].Body.Tools)
 	}
+	for _, want := range []string{`"*** Begin Patch"`, `"*** Update File: "`, `"*** Move to: "`, `"@@ "`, `"*** End of File"`, `"*** End Patch"`} {
+		if !strings.Contains(grammar, want) {
+			t.Errorf("apply_patch's grammar lacks %s:\n%s", want, grammar)
+		}
+	}
+	key := reqs[0].Responses.PromptCacheKey
+	if !strings.HasPrefix(key, "agentls-") {
+		t.Errorf("prompt_cache_key %q", key)
+	}
+	for i, r := range reqs {
+		if r.Responses.PromptCacheKey != key {
+			t.Errorf("request %d: prompt_cache_key %q, the first had %q", i, r.Responses.PromptCacheKey, key)
+		}
+	}
 	var items []string
-	for _, it := range reqs[1].Responses.Items {
+	for _, it := range reqs[2].Responses.Items {
 		if !strings.HasPrefix(it, "message:") {
 			items = append(items, it)
 		}
 	}
-	if got := strings.Join(items, " "); got != "custom_tool_call:call_a0 custom_tool_call_output:call_a0" {
+	if got := strings.Join(items, " "); got != "function_call:call_a0 function_call:call_a1 function_call_output:call_a0 function_call_output:call_a1 custom_tool_call:call_b0 custom_tool_call_output:call_b0" {
 		t.Errorf("second request's items: %s", got)
 	}
 	checkPatched(t, func(rel string) (string, bool) {
@@ -385,4 +405,113 @@ func TestApplyPatchFreeformOnResponses(t *testing.T) {
 		b, err := os.ReadFile(filepath.Join(s.Root, rel))
 		return string(b), err == nil
 	})
+}
+
+// The first request of a task in a Go module with an uncommitted change
+// carries the orientation in its system prompt: the checks agentls runs
+// (by kind), git status --short, and the repository map; across the
+// task's requests the system prompt is byte-identical (a prompt cache
+// keeps working) even though the task changes a file, and the status is
+// not refreshed within the task.
+func TestOrientationInTheStablePrefix(t *testing.T) {
+	root := copyWorkspace(t, "")
+	writeTree(t, root, map[string]string{"go.mod": "module example.com/m\n\ngo 1.22\n", "main.go": "package main\n\nfunc main() {}\n", "docs/a.md": "# A\n"})
+	commitAll(t, root)
+	writeTree(t, root, map[string]string{"main.go": "package main\n\nfunc main() { println() }\n"})
+	script := callsScript(t,
+		[]call{{"read_file", map[string]any{"path": "main.go"}}},
+		[]call{{"write_file", map[string]any{"path": "new.go", "content": "package main\n"}}},
+	)
+	s := start(t, setup{root: root, script: script, settings: map[string]any{"verify": map[string]any{"enabled": true}}})
+	r := s.run(t, map[string]any{"task": "look around"})
+	if len(r.FilesChanged) != 1 {
+		t.Fatalf("result %+v", r)
+	}
+	reqs := s.LLM.Requests()
+	if len(reqs) != 3 {
+		t.Fatalf("%d requests", len(reqs))
+	}
+	sys := reqs[0].Body.Messages[0].Content
+	for _, want := range []string{
+		"## Orientation",
+		"- Checks agentls runs after your edits (run the relevant ones yourself first): build `go build ./...`; lint `go vet ./...`; test `go test ./...`",
+		"- git status --short:\n   M main.go",
+		"- Repository map (3 tracked files):",
+		"languages: Go 1, Markdown 1",
+		"manifests: go.mod",
+		"top level: docs/ (1), go.mod, main.go",
+	} {
+		if !strings.Contains(sys, want) {
+			t.Errorf("system prompt lacks %q:\n%s", want, sys)
+		}
+	}
+	for i := 1; i < len(reqs); i++ {
+		if got := reqs[i].Body.Messages[0].Content; got != sys {
+			t.Errorf("request %d: the system prompt changed within the task", i)
+		}
+	}
+}
+
+// A model that takes images is offered view_image: it opens a workspace
+// image, whose picture reaches the model after the tool results, as a user
+// message with the image (the one message the APIs carry images in); a
+// model that takes none is not offered the tool.
+func TestViewImage(t *testing.T) {
+	shot := "\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR\x00\x00\x00\x01\x00\x00\x00\x01\x08\x06\x00\x00\x00\x1f\x15\xc4\x89\x00\x00\x00\rIDATx\x9cc\xf8\x0f\x00\x00\x01\x01\x00\x05\x18\xd8N\x00\x00\x00\x00IEND\xaeB`\x82"
+	script := callsScript(t, []call{{"view_image", map[string]any{"path": "out/shot.png"}}})
+	s := start(t, setup{files: map[string]string{"out/shot.png": shot}, script: script, env: []string{"AGENTLS_MODEL=gpt-5"}})
+	if r := s.run(t, map[string]any{"task": "look at the screenshot"}); r.Status != "ok" {
+		t.Fatalf("status %q, error %q", r.Status, r.Error)
+	}
+	reqs := s.LLM.Requests()
+	if len(reqs) != 2 {
+		t.Fatalf("%d requests", len(reqs))
+	}
+	msgs := reqs[1].Body.Messages
+	last := msgs[len(msgs)-1]
+	if prev := msgs[len(msgs)-2]; prev.Role != "tool" || !strings.Contains(prev.Content, "opened out/shot.png (image/png") {
+		t.Errorf("the tool result: %+v", prev)
+	}
+	if last.Role != "user" || len(last.Images) != 1 || !strings.HasPrefix(last.Images[0], "data:image/png;base64,") || !strings.Contains(last.Content, "out/shot.png") {
+		t.Errorf("the image did not follow the tool result: %+v", last)
+	}
+
+	// A model agentls knows takes no images is not offered view_image.
+	s2 := start(t, setup{script: callsScript(t), env: []string{"AGENTLS_MODEL=llama3"}})
+	s2.run(t, map[string]any{"task": "hi"})
+	for _, tl := range s2.LLM.Requests()[0].Body.Tools {
+		if tl.Name == "view_image" {
+			t.Error("view_image offered to llama3")
+		}
+	}
+}
+
+// Read before edit (agent.readBeforeEdit, on by default): an edit of a
+// file the model has not read in this task is refused with a message to
+// read it, and goes through once it has; a file the prompt mentions whole
+// (@path) has been read; the setting off lets the edit through.
+func TestReadBeforeEdit(t *testing.T) {
+	edit := call{"edit_file", map[string]any{"path": "hello.txt", "old_string": "hello", "new_string": "HELLO"}}
+	s := start(t, setup{files: map[string]string{"hello.txt": "hello\n"}, script: callsScript(t,
+		[]call{edit}, []call{{"read_file", map[string]any{"path": "hello.txt"}}}, []call{edit})})
+	if r := s.run(t, map[string]any{"task": "shout"}); r.Status != "ok" {
+		t.Fatalf("status %q, error %q", r.Status, r.Error)
+	}
+	res := s.toolResults()
+	if len(res) != 3 || !strings.Contains(res[0], "hello.txt has not been read in this task: read it with read_file first") || !strings.Contains(res[2], "edited hello.txt") {
+		t.Errorf("results %q", res)
+	}
+
+	s = start(t, setup{files: map[string]string{"hello.txt": "hello\n"}, script: callsScript(t, []call{edit})})
+	s.run(t, map[string]any{"task": "shout @hello.txt"})
+	if res := s.toolResults(); len(res) != 1 || !strings.Contains(res[0], "edited hello.txt") {
+		t.Errorf("a mentioned file: results %q", res)
+	}
+
+	s = start(t, setup{files: map[string]string{"hello.txt": "hello\n"}, script: callsScript(t, []call{edit}),
+		settings: map[string]any{"agent": map[string]any{"readBeforeEdit": false}}})
+	s.run(t, map[string]any{"task": "shout"})
+	if res := s.toolResults(); len(res) != 1 || !strings.Contains(res[0], "edited hello.txt") {
+		t.Errorf("agent.readBeforeEdit false: results %q", res)
+	}
 }

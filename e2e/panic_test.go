@@ -104,7 +104,7 @@ func TestPanicLeavesReviewUsable(t *testing.T) {
 			s := start(t, setup{files: map[string]string{"f.txt": fText},
 				env: []string{"AGENTLS_TEST_PANIC=" + where},
 				script: `{"turns":[
- {"toolCalls":[{"id":"c1","name":"edit_file","arguments":"{\"path\":\"f.txt\",\"old_string\":\"alpha\",\"new_string\":\"ALPHA\"}"}]},
+ {"toolCalls":[{"id":"c1r","name":"read_file","arguments":"{\"path\":\"f.txt\"}"},{"id":"c1","name":"edit_file","arguments":"{\"path\":\"f.txt\",\"old_string\":\"alpha\",\"new_string\":\"ALPHA\"}"}]},
  {"text":"proposed."},{"text":"done."},{"text":"done."},{"text":"done."}]}`})
 			if err := s.Open(s.ctx, "f.txt"); err != nil {
 				t.Fatal(err)

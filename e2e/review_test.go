@@ -13,9 +13,9 @@ import (
 )
 
 const twoHunks = `{"turns":[
- {"toolCalls":[{"id":"c1","name":"edit_file","arguments":"{\"path\":\"f.txt\",\"old_string\":\"alpha\",\"new_string\":\"ALPHA\"}"}]},
+ {"toolCalls":[{"id":"c1r","name":"read_file","arguments":"{\"path\":\"f.txt\"}"},{"id":"c1","name":"edit_file","arguments":"{\"path\":\"f.txt\",\"old_string\":\"alpha\",\"new_string\":\"ALPHA\"}"}]},
  {"toolCalls":[{"id":"c2","name":"read_file","arguments":"{\"path\":\"f.txt\"}"}]},
- {"expect":{"lastToolContains":"ALPHA"},"toolCalls":[{"id":"c3","name":"edit_file","arguments":"{\"path\":\"f.txt\",\"old_string\":\"omega\",\"new_string\":\"OMEGA\"}"}]},
+ {"expect":{"lastToolContains":"ALPHA"},"toolCalls":[{"id":"c3r","name":"read_file","arguments":"{\"path\":\"f.txt\"}"},{"id":"c3","name":"edit_file","arguments":"{\"path\":\"f.txt\",\"old_string\":\"omega\",\"new_string\":\"OMEGA\"}"}]},
  {"text":"Proposed two changes."}]}`
 
 const fText = "alpha\nline 2\nline 3\nline 4\nline 5\nline 6\nomega\n"
@@ -155,8 +155,8 @@ func TestReviewAnnotationsAndDocument(t *testing.T) {
 func TestUndoWithConflict(t *testing.T) {
 	s := start(t, setup{files: map[string]string{"f.txt": fText}, script: `{"turns":[
  {"toolCalls":[
-   {"id":"c1","name":"edit_file","arguments":"{\"path\":\"f.txt\",\"old_string\":\"alpha\",\"new_string\":\"ALPHA\"}"},
-   {"id":"c2","name":"edit_file","arguments":"{\"path\":\"f.txt\",\"old_string\":\"omega\",\"new_string\":\"OMEGA\"}"}]},
+   {"id":"c1r","name":"read_file","arguments":"{\"path\":\"f.txt\"}"},{"id":"c1","name":"edit_file","arguments":"{\"path\":\"f.txt\",\"old_string\":\"alpha\",\"new_string\":\"ALPHA\"}"},
+   {"id":"c2r","name":"read_file","arguments":"{\"path\":\"f.txt\"}"},{"id":"c2","name":"edit_file","arguments":"{\"path\":\"f.txt\",\"old_string\":\"omega\",\"new_string\":\"OMEGA\"}"}]},
  {"text":"done"}]}`})
 	if err := s.Open(s.ctx, "f.txt"); err != nil {
 		t.Fatal(err)

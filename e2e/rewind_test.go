@@ -12,8 +12,8 @@ import (
 
 // Five turns that change files, a text answer, and the follow-up's answer.
 const fiveSteps = `{"turns":[
- {"toolCalls":[{"id":"c1","name":"edit_file","arguments":"{\"path\":\"a.txt\",\"old_string\":\"one\",\"new_string\":\"ONE\"}"}]},
- {"text":"now two and b","toolCalls":[{"id":"c2","name":"edit_file","arguments":"{\"path\":\"a.txt\",\"old_string\":\"two\",\"new_string\":\"TWO\"}"},{"id":"c2b","name":"edit_file","arguments":"{\"path\":\"b.txt\",\"old_string\":\"bee\",\"new_string\":\"BEE\"}"}]},
+ {"toolCalls":[{"id":"c1r","name":"read_file","arguments":"{\"path\":\"a.txt\"}"},{"id":"c1","name":"edit_file","arguments":"{\"path\":\"a.txt\",\"old_string\":\"one\",\"new_string\":\"ONE\"}"}]},
+ {"text":"now two and b","toolCalls":[{"id":"c2","name":"edit_file","arguments":"{\"path\":\"a.txt\",\"old_string\":\"two\",\"new_string\":\"TWO\"}"},{"id":"c2br","name":"read_file","arguments":"{\"path\":\"b.txt\"}"},{"id":"c2b","name":"edit_file","arguments":"{\"path\":\"b.txt\",\"old_string\":\"bee\",\"new_string\":\"BEE\"}"}]},
  {"toolCalls":[{"id":"c3","name":"edit_file","arguments":"{\"path\":\"a.txt\",\"old_string\":\"three\",\"new_string\":\"THREE\"}"}]},
  {"toolCalls":[{"id":"c4","name":"write_file","arguments":"{\"path\":\"c.txt\",\"content\":\"sea\\n\"}"}]},
  {"toolCalls":[{"id":"c5","name":"edit_file","arguments":"{\"path\":\"a.txt\",\"old_string\":\"five\",\"new_string\":\"FIVE\"}"},{"id":"c5b","name":"edit_file","arguments":"{\"path\":\"b.txt\",\"old_string\":\"BEE\",\"new_string\":\"BEE BEE\"}"}]},
@@ -152,8 +152,8 @@ func (s *session) Command2Continue(t *testing.T, sess string) (string, error) {
 // conversation is not cut.
 func TestRewindRefusedWhileRunningOrByTheEditor(t *testing.T) {
 	s := start(t, setup{files: map[string]string{"a.txt": "one\ntwo\n"}, script: `{"turns":[
- {"toolCalls":[{"id":"c1","name":"edit_file","arguments":"{\"path\":\"a.txt\",\"old_string\":\"one\",\"new_string\":\"ONE\"}"}]},
- {"toolCalls":[{"id":"c2","name":"edit_file","arguments":"{\"path\":\"a.txt\",\"old_string\":\"two\",\"new_string\":\"TWO\"}"}]},
+ {"toolCalls":[{"id":"c1r","name":"read_file","arguments":"{\"path\":\"a.txt\"}"},{"id":"c1","name":"edit_file","arguments":"{\"path\":\"a.txt\",\"old_string\":\"one\",\"new_string\":\"ONE\"}"}]},
+ {"toolCalls":[{"id":"c2r","name":"read_file","arguments":"{\"path\":\"a.txt\"}"},{"id":"c2","name":"edit_file","arguments":"{\"path\":\"a.txt\",\"old_string\":\"two\",\"new_string\":\"TWO\"}"}]},
  {"text":"done."}]}`})
 	s.Configure(func(e *lspclient.Editor) {
 		e.HoldApplyEdit = func(*protocol.ApplyWorkspaceEditParams) bool { return true }

@@ -79,11 +79,14 @@ func TestPathEscapeRefused(t *testing.T) {
 	}
 }
 
-// An edit the editor rejects is retried once, then reported to the model as
-// a failed tool call; nothing is written behind the editor's back.
+// An edit the editor rejects (not for a stale version: the user said no)
+// is reported to the model as a failed tool call at once, not asked
+// again; nothing is written behind the editor's back. An edit refused
+// because the user typed meanwhile is planned again on the newer text
+// (internal/lsp TestEditReplannedAfterTyping).
 func TestRejectedEdit(t *testing.T) {
 	s := start(t, setup{workspace: "hello", script: `{"turns":[
-		{"toolCalls":[{"id":"c1","name":"edit_file","arguments":"{\"path\":\"hello.txt\",\"old_string\":\"hello\",\"new_string\":\"bye\"}"}]},
+		{"toolCalls":[{"id":"c1r","name":"read_file","arguments":"{\"path\":\"hello.txt\"}"},{"id":"c1","name":"edit_file","arguments":"{\"path\":\"hello.txt\",\"old_string\":\"hello\",\"new_string\":\"bye\"}"}]},
 		{"expect":{"lastToolContains":"rejected"},"text":"The editor refused."}]}`})
 	s.OnApplyEdit = func(*protocol.ApplyWorkspaceEditParams) (bool, string) { return false, "user said no" }
 	if err := s.Open(s.ctx, "hello.txt"); err != nil {
@@ -93,8 +96,8 @@ func TestRejectedEdit(t *testing.T) {
 	if r.Status != "ok" {
 		t.Fatalf("status %q: %s", r.Status, r.Error)
 	}
-	if n := len(s.Edits()); n != 2 {
-		t.Errorf("%d applyEdit attempts, want 2 (one retry)", n)
+	if n := len(s.Edits()); n != 1 {
+		t.Errorf("%d applyEdit attempts, want 1", n)
 	}
 	if got, _ := s.Text("hello.txt"); got != "hello world\nsecond line\n" {
 		t.Errorf("buffer changed: %q", got)
@@ -116,7 +119,7 @@ func TestRejectedEdit(t *testing.T) {
 func TestCancelStopsPromptly(t *testing.T) {
 	s := start(t, setup{workspace: "hello", script: `{"turns":[
 		{"text":"thinking slowly about the change I will make","chunkSize":2,"chunkDelayMs":200,
-		 "toolCalls":[{"id":"c1","name":"edit_file","arguments":"{\"path\":\"hello.txt\",\"old_string\":\"hello\",\"new_string\":\"bye\"}"}]},
+		 "toolCalls":[{"id":"c1r","name":"read_file","arguments":"{\"path\":\"hello.txt\"}"},{"id":"c1","name":"edit_file","arguments":"{\"path\":\"hello.txt\",\"old_string\":\"hello\",\"new_string\":\"bye\"}"}]},
 		{"text":"done"}]}`})
 	id, err := s.Run(s.ctx, map[string]any{"task": "slow"})
 	if err != nil {
@@ -270,8 +273,8 @@ func TestUTF16EmojiCRLF(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			text := "a😀b 😀😀 x\r\nline 2 é😀 end\r\nlast 😀"
 			s := start(t, setup{caps: &tc.caps, files: map[string]string{"emoji.txt": text}, script: `{"turns":[
-				{"toolCalls":[{"id":"c1","name":"edit_file","arguments":"{\"path\":\"emoji.txt\",\"old_string\":\"é😀 end\",\"new_string\":\"ü🎉 fin\"}"}]},
-				{"toolCalls":[{"id":"c2","name":"edit_file","arguments":"{\"path\":\"emoji.txt\",\"old_string\":\"😀😀 x\",\"new_string\":\"y\"}"}]},
+				{"toolCalls":[{"id":"c1r","name":"read_file","arguments":"{\"path\":\"emoji.txt\"}"},{"id":"c1","name":"edit_file","arguments":"{\"path\":\"emoji.txt\",\"old_string\":\"é😀 end\",\"new_string\":\"ü🎉 fin\"}"}]},
+				{"toolCalls":[{"id":"c2r","name":"read_file","arguments":"{\"path\":\"emoji.txt\"}"},{"id":"c2","name":"edit_file","arguments":"{\"path\":\"emoji.txt\",\"old_string\":\"😀😀 x\",\"new_string\":\"y\"}"}]},
 				{"text":"ok"}]}`})
 			if string(s.Enc.Kind()) != tc.name {
 				t.Fatalf("negotiated %s", s.Enc)

@@ -30,7 +30,11 @@ func TestConcurrentTypingLosesNothing(t *testing.T) {
 	for i := 0; i < rounds; i++ {
 		fmt.Fprintf(&b, "marker_%04d\n", i)
 		args, _ := json.Marshal(map[string]string{"path": "doc.txt", "old_string": fmt.Sprintf("marker_%04d\n", i), "new_string": fmt.Sprintf("MARKER_%04d\n", i)})
-		turns = append(turns, turn{ToolCalls: []map[string]string{{"id": fmt.Sprintf("c%d", i), "name": "edit_file", "arguments": string(args)}}})
+		calls := []map[string]string{{"id": fmt.Sprintf("c%d", i), "name": "edit_file", "arguments": string(args)}}
+		if i == 0 { // read before edit
+			calls = append([]map[string]string{{"id": "r0", "name": "read_file", "arguments": `{"path":"doc.txt"}`}}, calls...)
+		}
+		turns = append(turns, turn{ToolCalls: calls})
 	}
 	turns = append(turns, turn{Text: "all done"})
 	script, _ := json.Marshal(map[string]any{"turns": turns})

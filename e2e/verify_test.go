@@ -14,10 +14,10 @@ import (
 )
 
 const brokenThenFixed = `{"turns":[
- {"toolCalls":[{"id":"c1","name":"edit_file","arguments":"{\"path\":\"greet.go\",\"old_string\":\"Hello %s\\\", name)\",\"new_string\":\"Hello, %s!\\\", nme)\"}"}]},
+ {"toolCalls":[{"id":"c1r","name":"read_file","arguments":"{\"path\":\"greet.go\"}"},{"id":"c1","name":"edit_file","arguments":"{\"path\":\"greet.go\",\"old_string\":\"Hello %s\\\", name)\",\"new_string\":\"Hello, %s!\\\", nme)\"}"}]},
  {"text":"Done."},
  {"expect":{"lastUserContains":"undefined: nme"},
-  "toolCalls":[{"id":"c2","name":"edit_file","arguments":"{\"path\":\"greet.go\",\"old_string\":\"\\treturn fmt.Sprintf(\\\"Hello, %s!\\\", nme)\",\"new_string\":\"\\tif name == \\\"\\\" {\\n\\t\\tname = \\\"world\\\"\\n\\t}\\n\\treturn fmt.Sprintf(\\\"Hello, %s!\\\", name)\"}"}]},
+  "toolCalls":[{"id":"c2r","name":"read_file","arguments":"{\"path\":\"greet.go\"}"},{"id":"c2","name":"edit_file","arguments":"{\"path\":\"greet.go\",\"old_string\":\"\\treturn fmt.Sprintf(\\\"Hello, %s!\\\", nme)\",\"new_string\":\"\\tif name == \\\"\\\" {\\n\\t\\tname = \\\"world\\\"\\n\\t}\\n\\treturn fmt.Sprintf(\\\"Hello, %s!\\\", name)\"}"}]},
  {"text":"Fixed the typo and the empty-name case."}]}`
 
 func verifySettings() map[string]any {
@@ -115,7 +115,7 @@ func TestVerifyRetriesExhausted(t *testing.T) {
 	settings := verifySettings()
 	settings["agent"] = map[string]any{"maxRetries": 1}
 	s := start(t, setup{workspace: "demo", settings: settings, script: `{"turns":[
- {"toolCalls":[{"id":"c1","name":"edit_file","arguments":"{\"path\":\"greet.go\",\"old_string\":\"name)\",\"new_string\":\"nme)\"}"}]},
+ {"toolCalls":[{"id":"c1r","name":"read_file","arguments":"{\"path\":\"greet.go\"}"},{"id":"c1","name":"edit_file","arguments":"{\"path\":\"greet.go\",\"old_string\":\"name)\",\"new_string\":\"nme)\"}"}]},
  {"text":"Done."},
  {"expect":{"lastUserContains":"undefined: nme"},"text":"I cannot fix it."}]}`})
 	if err := s.Open(s.ctx, "greet.go"); err != nil {

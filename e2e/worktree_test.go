@@ -95,9 +95,9 @@ func TestWorktreeTasksMergeAndConflict(t *testing.T) {
 	// B edits Add too; the requests are taken in that order because B
 	// starts once A's second request is in.
 	script := `{"turns":[
- {"toolCalls":[{"id":"a1","name":"edit_file","arguments":"{\"path\":\"calc.go\",\"old_string\":\"return a + b\",\"new_string\":\"return b + a // A\"}"}]},
+ {"toolCalls":[{"id":"a1r","name":"read_file","arguments":"{\"path\":\"calc.go\"}"},{"id":"a1","name":"edit_file","arguments":"{\"path\":\"calc.go\",\"old_string\":\"return a + b\",\"new_string\":\"return b + a // A\"}"}]},
  {"delayMs":1500,"text":"A done."},
- {"toolCalls":[{"id":"b1","name":"edit_file","arguments":"{\"path\":\"calc.go\",\"old_string\":\"return a + b\",\"new_string\":\"return a + b + 0 // B\"}"}]},
+ {"toolCalls":[{"id":"b1r","name":"read_file","arguments":"{\"path\":\"calc.go\"}"},{"id":"b1","name":"edit_file","arguments":"{\"path\":\"calc.go\",\"old_string\":\"return a + b\",\"new_string\":\"return a + b + 0 // B\"}"}]},
  {"text":"B done."}]}`
 	s := start(t, setup{script: script, files: map[string]string{"calc.go": calcGo},
 		settings: map[string]any{"agent": map[string]any{"isolation": "worktree"}}})
@@ -342,7 +342,7 @@ func TestWorktreeLeftByACrashIsListedAndCleaned(t *testing.T) {
 	state := filepath.Join(t.TempDir(), "state")
 	root := copyWorkspace(t, "")
 	script := `{"turns":[
- {"toolCalls":[{"id":"a1","name":"edit_file","arguments":"{\"path\":\"a.txt\",\"old_string\":\"alpha\",\"new_string\":\"ALPHA\"}"}]},
+ {"toolCalls":[{"id":"a1r","name":"read_file","arguments":"{\"path\":\"a.txt\"}"},{"id":"a1","name":"edit_file","arguments":"{\"path\":\"a.txt\",\"old_string\":\"alpha\",\"new_string\":\"ALPHA\"}"}]},
  {"delayMs":60000,"text":"never"}]}`
 	s := start(t, setup{root: root, script: script, files: map[string]string{"a.txt": "alpha\nbeta\n"}, env: []string{"XDG_STATE_HOME=" + state},
 		settings: map[string]any{"agent": map[string]any{"isolation": "worktree"}}})
@@ -414,9 +414,9 @@ func TestWorktreeFallsBackWithoutGit(t *testing.T) {
 func continueScenario(t *testing.T, text string) *session {
 	t.Helper()
 	script := `{"turns":[
- {"toolCalls":[{"id":"a1","name":"edit_file","arguments":"{\"path\":\"a.txt\",\"old_string\":\"alpha\",\"new_string\":\"ALPHA\"}"}]},
+ {"toolCalls":[{"id":"a1r","name":"read_file","arguments":"{\"path\":\"a.txt\"}"},{"id":"a1","name":"edit_file","arguments":"{\"path\":\"a.txt\",\"old_string\":\"alpha\",\"new_string\":\"ALPHA\"}"}]},
  {"text":"first done."},
- {"expect":{"lastUserContains":"and omega"},"toolCalls":[{"id":"a2","name":"edit_file","arguments":"{\"path\":\"a.txt\",\"old_string\":\"omega\",\"new_string\":\"OMEGA\"}"}]},
+ {"expect":{"lastUserContains":"and omega"},"toolCalls":[{"id":"a2r","name":"read_file","arguments":"{\"path\":\"a.txt\"}"},{"id":"a2","name":"edit_file","arguments":"{\"path\":\"a.txt\",\"old_string\":\"omega\",\"new_string\":\"OMEGA\"}"}]},
  {"text":"second done."}]}`
 	s := start(t, setup{script: script, files: map[string]string{"a.txt": text},
 		settings: map[string]any{"agent": map[string]any{"isolation": "worktree"}}})
@@ -473,7 +473,7 @@ func TestCLIWorktreeRunMergeDiscard(t *testing.T) {
 	commitAll(t, root)
 	state := filepath.Join(t.TempDir(), "state")
 	_, base := startModel(t, `{"turns":[
- {"toolCalls":[{"id":"a1","name":"edit_file","arguments":"{\"path\":\"a.txt\",\"old_string\":\"alpha\\nmid\\nomega\",\"new_string\":\"ALPHA\\nmid\\nOMEGA\"}"}]},
+ {"toolCalls":[{"id":"a1r","name":"read_file","arguments":"{\"path\":\"a.txt\"}"},{"id":"a1","name":"edit_file","arguments":"{\"path\":\"a.txt\",\"old_string\":\"alpha\\nmid\\nomega\",\"new_string\":\"ALPHA\\nmid\\nOMEGA\"}"}]},
  {"text":"done."}]}`)
 	env := append(cleanEnv(), "AGENTLS_API_KEY=sk-test-secret-key-123", "AGENTLS_MODEL=test-model", "XDG_STATE_HOME="+state)
 	agentls := func(args ...string) (string, int) {
@@ -555,7 +555,7 @@ func TestWorktreeContinueAfterMerge(t *testing.T) {
 // files alone and says where its change waits and how to merge it.
 func TestACPWorktreeTask(t *testing.T) {
 	script := `{"turns":[
- {"toolCalls":[{"id":"a1","name":"edit_file","arguments":"{\"path\":\"a.txt\",\"old_string\":\"alpha\",\"new_string\":\"ALPHA\"}"}]},
+ {"toolCalls":[{"id":"a1r","name":"read_file","arguments":"{\"path\":\"a.txt\"}"},{"id":"a1","name":"edit_file","arguments":"{\"path\":\"a.txt\",\"old_string\":\"alpha\",\"new_string\":\"ALPHA\"}"}]},
  {"text":"done."}]}`
 	r := startACP(t, "", script, false, map[string]any{"agent": map[string]any{"isolation": "worktree"}})
 	os.WriteFile(filepath.Join(r.root, "a.txt"), []byte("alpha\n"), 0o644)

@@ -18,7 +18,7 @@ func TestReviewChecksWhatWasAccepted(t *testing.T) {
 	// alone does not.
 	e := newEnv(t, map[string]string{".agentls.json": `{"verify": {"commands": ["grep -q goodbye hello.txt && test -e new.txt"]}}`})
 	srv := fakeModel(t, `{"turns": [
-		{"toolCalls": [{"id": "e", "name": "edit_file", "arguments": "{\"path\":\"hello.txt\",\"old_string\":\"hello\",\"new_string\":\"goodbye\"}"}]},
+		{"toolCalls": [{"id": "er", "name": "read_file", "arguments": "{\"path\":\"hello.txt\"}"}, {"id": "e", "name": "edit_file", "arguments": "{\"path\":\"hello.txt\",\"old_string\":\"hello\",\"new_string\":\"goodbye\"}"}]},
 		{"toolCalls": [{"id": "w", "name": "write_file", "arguments": "{\"path\":\"new.txt\",\"content\":\"new\\n\"}"}]},
 		{"text": "Done."}
 	]}`)

@@ -294,7 +294,7 @@ func TestDryRun(t *testing.T) {
 	e := newEnv(t, nil)
 	before := snapshot(t, e.ws)
 	srv := fakeModel(t, `{"turns": [
-		{"toolCalls": [{"id": "e", "name": "edit_file", "arguments": "{\"path\":\"hello.txt\",\"old_string\":\"hello\",\"new_string\":\"goodbye\"}"}]},
+		{"toolCalls": [{"id": "er", "name": "read_file", "arguments": "{\"path\":\"hello.txt\"}"}, {"id": "e", "name": "edit_file", "arguments": "{\"path\":\"hello.txt\",\"old_string\":\"hello\",\"new_string\":\"goodbye\"}"}]},
 		{"toolCalls": [{"id": "w", "name": "write_file", "arguments": "{\"path\":\"sub/new.txt\",\"content\":\"proposed content\\n\"}"}]},
 		{"toolCalls": [{"id": "r", "name": "read_file", "arguments": "{\"path\":\"sub/new.txt\"}"},
 		               {"id": "g", "name": "grep", "arguments": "{\"pattern\":\"goodbye|proposed\"}"}]},
@@ -524,8 +524,9 @@ func TestSessionsAndMemory(t *testing.T) {
 	if !reflect.DeepEqual(got, want) {
 		t.Fatalf("continued session sent:\n%q\nwant\n%q", got, want)
 	}
-	// Memory: the first task is recalled into the system prompt.
-	if sys := msgs[0].Content; !strings.Contains(sys, "## Earlier tasks in this workspace\n- ") || !strings.Contains(sys, `Task "say hello" was done. Hello!`) {
+	// Memory: the first task is recalled into the system prompt, as what
+	// happened (it changed nothing), not as what the model said.
+	if sys := msgs[0].Content; !strings.Contains(sys, "## Earlier tasks in this workspace\n- ") || !strings.Contains(sys, `Task "say hello" ended without changing any file.`) {
 		t.Errorf("system prompt lacks the memory:\n%s", sys)
 	}
 

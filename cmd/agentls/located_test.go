@@ -15,7 +15,7 @@ func TestFailedChecksShowTheProblems(t *testing.T) {
 		".agentls.json": `{"verify": {"commands": ["go build ./..."]}, "agent": {"maxRetries": 0}}`,
 	})
 	srv := fakeModel(t, `{"turns": [
-		{"toolCalls": [{"id": "e", "name": "edit_file", "arguments": "{\"path\":\"calc.go\",\"old_string\":\"a + b\",\"new_string\":\"a + undefinedThing\"}"}]},
+		{"toolCalls": [{"id": "er", "name": "read_file", "arguments": "{\"path\":\"calc.go\"}"}, {"id": "e", "name": "edit_file", "arguments": "{\"path\":\"calc.go\",\"old_string\":\"a + b\",\"new_string\":\"a + undefinedThing\"}"}]},
 		{"text": "Changed Add."}]}`)
 	r := e.run("run", "--base-url", srv.URL(), "break it")
 	if r.code != 1 {

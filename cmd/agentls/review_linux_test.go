@@ -11,7 +11,7 @@ import (
 func TestReviewOnATerminal(t *testing.T) {
 	e := newEnv(t, nil)
 	srv := fakeModel(t, `{"turns": [
-		{"toolCalls": [{"id": "e", "name": "edit_file", "arguments": "{\"path\":\"hello.txt\",\"old_string\":\"hello\",\"new_string\":\"goodbye\"}"}]},
+		{"toolCalls": [{"id": "er", "name": "read_file", "arguments": "{\"path\":\"hello.txt\"}"}, {"id": "e", "name": "edit_file", "arguments": "{\"path\":\"hello.txt\",\"old_string\":\"hello\",\"new_string\":\"goodbye\"}"}]},
 		{"toolCalls": [{"id": "w", "name": "write_file", "arguments": "{\"path\":\"new.txt\",\"content\":\"new\\n\"}"}]},
 		{"text": "Done."}
 	]}`)

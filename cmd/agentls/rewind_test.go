@@ -9,8 +9,8 @@ import (
 )
 
 const threeSteps = `{"turns":[
- {"text":"first: a","toolCalls":[{"id":"c1","name":"edit_file","arguments":"{\"path\":\"a.txt\",\"old_string\":\"one\",\"new_string\":\"ONE\"}"}]},
- {"toolCalls":[{"id":"c2","name":"edit_file","arguments":"{\"path\":\"a.txt\",\"old_string\":\"three\",\"new_string\":\"THREE\"}"},{"id":"c2b","name":"edit_file","arguments":"{\"path\":\"b.txt\",\"old_string\":\"bee\",\"new_string\":\"BEE\"}"}]},
+ {"text":"first: a","toolCalls":[{"id": "c1r", "name": "read_file", "arguments": "{\"path\":\"a.txt\"}"}, {"id":"c1","name":"edit_file","arguments":"{\"path\":\"a.txt\",\"old_string\":\"one\",\"new_string\":\"ONE\"}"}]},
+ {"toolCalls":[{"id":"c2","name":"edit_file","arguments":"{\"path\":\"a.txt\",\"old_string\":\"three\",\"new_string\":\"THREE\"}"},{"id": "c2br", "name": "read_file", "arguments": "{\"path\":\"b.txt\"}"}, {"id":"c2b","name":"edit_file","arguments":"{\"path\":\"b.txt\",\"old_string\":\"bee\",\"new_string\":\"BEE\"}"}]},
  {"toolCalls":[{"id":"c3","name":"write_file","arguments":"{\"path\":\"c.txt\",\"content\":\"sea\\n\"}"}]},
  {"text":"done."}]}`
 
@@ -106,7 +106,8 @@ func TestSessionsRewind(t *testing.T) {
 		}
 		got = append(got, s)
 	}
-	if len(got) != 4 || got[0] != "user:three steps" || got[1] != "assistant:first: a call c1" || !strings.HasPrefix(got[2], "tool:") || got[3] != "user:go on" {
+	// Step 1 reads a.txt, then edits it (read before edit).
+	if len(got) != 5 || got[0] != "user:three steps" || got[1] != "assistant:first: a call c1r call c1" || !strings.HasPrefix(got[2], "tool:") || !strings.HasPrefix(got[3], "tool:") || got[4] != "user:go on" {
 		t.Errorf("the follow-up sent %q, want the conversation up to step 1 and its prompt", got)
 	}
 }

@@ -22,7 +22,7 @@ func TestReviewAcceptDoesNotFollowASwappedDirectory(t *testing.T) {
 		t.Fatal(err)
 	}
 	srv := fakeModel(t, `{"turns": [
-		{"toolCalls": [{"id": "e", "name": "edit_file", "arguments": "{\"path\":\"cfg/app.conf\",\"old_string\":\"key = 1\",\"new_string\":\"key = 2\"}"}]},
+		{"toolCalls": [{"id": "er", "name": "read_file", "arguments": "{\"path\":\"cfg/app.conf\"}"}, {"id": "e", "name": "edit_file", "arguments": "{\"path\":\"cfg/app.conf\",\"old_string\":\"key = 1\",\"new_string\":\"key = 2\"}"}]},
 		{"text": "Done."}
 	]}`)
 	term := onTerminal(t, e.command("run", "--review", "--no-verify", "--base-url", srv.URL(), "change the key"), false)

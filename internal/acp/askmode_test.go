@@ -22,7 +22,7 @@ func (editOnce) Stream(_ context.Context, req agent.Request, _ func(string)) (ag
 	if last := req.Messages[len(req.Messages)-1]; last.Role == agent.RoleTool {
 		return agent.Response{Content: "Done.", FinishReason: "stop"}, nil
 	}
-	return agent.Response{FinishReason: "tool_calls", ToolCalls: []agent.ToolCall{{ID: "e1", Name: "edit_file",
+	return agent.Response{FinishReason: "tool_calls", ToolCalls: []agent.ToolCall{{ID: "r1", Name: "read_file", Arguments: `{"path":"hello.txt"}`}, {ID: "e1", Name: "edit_file",
 		Arguments: `{"path":"hello.txt","old_string":"hello","new_string":"goodbye"}`}}}, nil
 }
 

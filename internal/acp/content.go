@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"net/http"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -18,6 +17,7 @@ import (
 	"github.com/agentls/agentls/internal/assemble"
 	"github.com/agentls/agentls/internal/config"
 	"github.com/agentls/agentls/internal/textcut"
+	"github.com/agentls/agentls/internal/tools"
 	"github.com/agentls/agentls/internal/wsread"
 )
 
@@ -109,17 +109,15 @@ func (s *acpSession) linkedImage(uri string) (agent.Image, string) {
 		return agent.Image{}, fmt.Sprintf("it is an image, and the model %q takes no images as far as agentls knows (llm.images)", cfg.LLM.Model)
 	}
 	raw, name, why := s.readLink(uri, agent.MaxImageBytes)
-	switch {
-	case why != "":
+	if why != "" {
 		return agent.Image{}, why
-	case len(raw) > agent.MaxImageBytes:
-		return agent.Image{}, fmt.Sprintf("it is over %d KB, the most agentls sends", agent.MaxImageBytes/1024)
 	}
-	mime := http.DetectContentType(raw)
-	if !slices.Contains(agent.ImageTypes, mime) {
-		return agent.Image{}, fmt.Sprintf("its content is %s, not an image of type %s", mime, strings.Join(agent.ImageTypes, ", "))
+	// The rules view_image follows too (tools.ImageOf).
+	im, err := tools.ImageOf(raw, name)
+	if err != nil {
+		return agent.Image{}, err.Error()
 	}
-	return agent.Image{MIME: mime, Data: base64.StdEncoding.EncodeToString(raw), Name: name}, ""
+	return im, ""
 }
 
 // promptImages checks the prompt's image blocks for the model cfg names

@@ -115,6 +115,10 @@ type ToolSpec struct {
 	// apply_patch, as the models trained on it call it). Calls still carry
 	// the arguments {"input": …}.
 	Freeform bool `json:"freeform,omitempty"`
+	// Grammar is a freeform tool's language as a Lark grammar, which a
+	// backend that can (the Responses API's custom tool format) holds the
+	// model's sampling to; "": free text.
+	Grammar string `json:"grammar,omitempty"`
 }
 
 // Usage counts tokens for one model call or a whole task.
@@ -143,6 +147,10 @@ type Request struct {
 	Model    string     `json:"model"`
 	Messages []Message  `json:"messages"`
 	Tools    []ToolSpec `json:"tools,omitempty"`
+	// CacheKey is the same for every request of a session, so a provider
+	// that routes by it (the Responses API's prompt_cache_key) finds the
+	// cached prefix; "": none.
+	CacheKey string `json:"cacheKey,omitempty"`
 }
 
 // Response is what a finished model stream produced.

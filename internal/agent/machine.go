@@ -36,10 +36,16 @@ type Machine struct {
 	pending  []ToolCall        // calls of this turn, in model order
 	results  map[string]string // call ID → result content
 	failed   map[string]bool
+	opened   map[string][]Image // call ID → images its result opened (view_image)
 	verified bool
 	result   Result
 	partial  string
 	ignored  int // inputs a state did not expect (Ignored)
+
+	checking   bool   // a CheckStop is out: waiting for StopChecked
+	stopChecks int    // CheckStops answered
+	unmet      string // what the last stop check found not met
+	sentBack   bool   // the last stop check sent the model back to work
 
 	warned bool      // the model was told to wrap up
 	ending string    // "maxSteps" or "budget": the last, tool-less turn is under way

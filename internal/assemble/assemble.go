@@ -5,6 +5,7 @@ import (
 	"math"
 	"runtime"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -13,12 +14,15 @@ import (
 	"github.com/agentls/agentls/internal/agent"
 	"github.com/agentls/agentls/internal/config"
 	"github.com/agentls/agentls/internal/driver"
+	"github.com/agentls/agentls/internal/hooks"
 	"github.com/agentls/agentls/internal/llm/chat"
 	"github.com/agentls/agentls/internal/llm/responses"
 	"github.com/agentls/agentls/internal/mcp"
 	"github.com/agentls/agentls/internal/policy"
+	"github.com/agentls/agentls/internal/policy/approval"
 	"github.com/agentls/agentls/internal/proc"
 	"github.com/agentls/agentls/internal/session"
+	"github.com/agentls/agentls/internal/subagent"
 	"github.com/agentls/agentls/internal/tools"
 	"github.com/agentls/agentls/internal/verify/gate"
 )
@@ -53,15 +57,30 @@ type Spec struct {
 	// AskNetwork asks the user whether a command that failed for want of
 	// network may run again with it; nil: never asked.
 	AskNetwork func(ctx context.Context, command string) (bool, error)
+	// EventHooks are the task's hooks in the shared format (HookRunner;
+	// Run sets them); nil: none.
+	EventHooks *hooks.Runner
+	// Until is the task's stop condition: a command that must succeed in
+	// the sandbox before the task may end; the model goes back to work
+	// while it fails, within the budget. "": none.
+	Until string
 	// Warn reports a problem a person should see; nil: dropped.
 	Warn func(msg string)
 	// Log is the front end's logger, for what the driver logs; nil: none.
 	Log *zap.Logger
+	// Seen are files whose whole text the task's prompt holds (its @
+	// mentions, see Mentioned): read, as far as read-before-edit goes.
+	Seen []string
+	// CacheKey is sent with every model request of the task (Responses
+	// API: prompt_cache_key); Run sets it from the session, so it is the
+	// same for all tasks of one session. "": none.
+	CacheKey string
 }
 
 // Planner is the prompt of a task in root: the profile agent.promptProfile
-// picks for the model, the edit tool agent.editTool gives it, and the
-// environment (OS, shell, sandbox, network, approval, today's date).
+// picks for the model, the edit tool agent.editTool gives it, the
+// environment (OS, shell, sandbox, network, approval, today's date) and the
+// orientation (the checks, git status, the repository map: Orientation).
 func Planner(cfg config.Config, root string, recall func(ctx context.Context, task string) []string) driver.WorkspacePlanner {
 	approval := "a command runs only if tools.allow covers it or the user approves it when asked; a refused command returns an error saying why"
 	if slices.Contains(cfg.Tools.Allow, "*") {
@@ -79,7 +98,8 @@ func Planner(cfg config.Config, root string, recall func(ctx context.Context, ta
 			Sandbox: cfg.Sandbox.Mode, Network: cfg.Sandbox.Network,
 			Approval: approval,
 		},
-		Recall: recall,
+		Recall:      recall,
+		Orientation: func(ctx context.Context) string { return Orientation(ctx, cfg, root) },
 	}
 }
 
@@ -136,8 +156,29 @@ func Driver(ctx context.Context, s Spec) *driver.Driver {
 		ConfirmWrite: confirmWrite,
 		EditTool:     cfg.Agent.EditTool,
 		Model:        cfg.LLM.Model,
+
+		ReadBeforeEdit: cfg.Agent.ReadBeforeEdit,
+		Seen:           s.Seen,
+		Images:         TakesImages(cfg, cfg.LLM.Model),
 	})
 	toolset = append(toolset, tools.UpdatePlan())
+	if n := cfg.Agent.SubagentSteps; n > 0 {
+		// The explore tool: a helper that reads with the task's policy,
+		// sandbox and secret rules, in the read-only sandbox, and asks
+		// nobody (a command that would need a question is refused).
+		readOnly := tools.ReadOnly(s.Workspace, tools.Options{
+			Policy:   tools.Policy{Root: s.Root, SecretFiles: cfg.Tools.SecretFiles},
+			Approver: approval.New(cfg, nil, nil),
+			Sandbox:  configured(cfg, s.Root),
+			Secrets:  secrets(cfg),
+			EditTool: cfg.Agent.EditTool,
+			Model:    cfg.LLM.Model,
+		})
+		toolset = append(toolset, subagent.New(subagent.Config{
+			LLM: llm, Tools: readOnly, MaxSteps: n, Root: s.Root, Log: s.Log,
+			ToolTimeout: time.Duration(cfg.Agent.ToolTimeoutSeconds) * time.Second,
+		}))
+	}
 	if s.MCP != nil {
 		more, errs := s.MCP.Tools(ctx, approver)
 		for _, err := range errs {
@@ -147,11 +188,13 @@ func Driver(ctx context.Context, s Spec) *driver.Driver {
 		}
 		toolset = append(toolset, more...)
 	}
+	toolset = hooked(toolset, s.EventHooks)
 	planner := Planner(cfg, s.Root, s.Recall)
 	planner.Secret = tools.Policy{Root: s.Root, SecretFiles: cfg.Tools.SecretFiles}.IsSecret
 	d := &driver.Driver{
 		LLM:         llm,
 		Model:       cfg.LLM.Model,
+		CacheKey:    s.CacheKey,
 		Tools:       toolset,
 		Planner:     planner,
 		Root:        s.Root,
@@ -160,6 +203,16 @@ func Driver(ctx context.Context, s Spec) *driver.Driver {
 		Limits:      lim,
 		ToolTimeout: time.Duration(cfg.Agent.ToolTimeoutSeconds) * time.Second,
 		TaskTimeout: time.Duration(cfg.Agent.TaskTimeoutSeconds) * time.Second,
+	}
+	var stop stoppers
+	if s.EventHooks.Active(hooks.Stop) {
+		stop = append(stop, hookStop{s.EventHooks})
+	}
+	if s.Until != "" {
+		stop = append(stop, until{command: s.Until, cfg: cfg, root: s.Root, ws: s.Workspace})
+	}
+	if len(stop) > 0 {
+		d.Stopper = stop
 	}
 	d.Price.Input, d.Price.Output = Price(cfg)
 	if cfg.Agent.MaxCostUSD > 0 && d.Price.Input == 0 && d.Price.Output == 0 && s.Warn != nil {
@@ -171,6 +224,19 @@ func Driver(ctx context.Context, s Spec) *driver.Driver {
 	}
 	observe(d, s)
 	return d
+}
+
+// Mentioned are the files a prompt's @ mentions put in it whole (not a
+// line range, not cut): the model has read them.
+func Mentioned(cfg config.Config, root, prompt string) []string {
+	secret := tools.Policy{Root: root, SecretFiles: cfg.Tools.SecretFiles}.IsSecret
+	var out []string
+	for _, m := range driver.Mentions(root, prompt, secret) {
+		if m.Start == 0 && !strings.HasSuffix(m.Text, "\n[file truncated]") {
+			out = append(out, m.Path)
+		}
+	}
+	return out
 }
 
 // ActorDriver builds the driver for a task whose model acts on its own (an
@@ -296,6 +362,11 @@ func configured(cfg config.Config, root string) proc.Sandbox {
 		Protect:     policy.ProtectedNames(),
 		SecretFiles: cfg.Tools.SecretFiles,
 		DenyRead:    append(policy.DefaultDenyRead(), cfg.Sandbox.DenyRead...),
+		AllowRead:   cfg.Sandbox.AllowRead,
+		MemoryMax:   int64(cfg.Sandbox.MemoryMiB) << 20,
+	}
+	if cfg.Sandbox.MemoryMiB == 0 {
+		sb.MemoryMax = -1 // no cap
 	}
 	if d, err := session.StateDir(); err == nil {
 		sb.DenyRead = append(sb.DenyRead, d)
@@ -304,6 +375,12 @@ func configured(cfg config.Config, root string) proc.Sandbox {
 		sb.Mode = proc.ModeWorkspaceWrite
 	}
 	return sb
+}
+
+// Declaration is what a command sandboxed by the sandbox.* settings sees
+// of the machine, for `agentls sandbox show`.
+func Declaration(cfg config.Config, root string) (proc.Declaration, error) {
+	return proc.Declare(configured(cfg, root), proc.CleanEnv(nil, secrets(cfg)))
 }
 
 // Sandbox is the sandbox for what runs on the model's behalf, from the

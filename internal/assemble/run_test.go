@@ -171,3 +171,35 @@ func (a actor) Act(context.Context, agent.Request, func(string), func(agent.Even
 	a()
 	return agent.Response{Content: "done"}, nil
 }
+
+// Every request of a session carries one prompt cache key (Responses
+// API: prompt_cache_key), over its tasks: a follow-up in the same session
+// has the first task's key, another session another key.
+func TestPromptCacheKeyPerSession(t *testing.T) {
+	tc, llm := lifecycle(t, fakellm.Turn{Text: "one."}, fakellm.Turn{Text: "two."}, fakellm.Turn{Text: "three."})
+	tc.Config.LLM.API = "responses"
+	var sess string
+	tc.Hooks.Began = func(r *session.Recorder) { sess = r.Session() }
+	if _, err := Run(context.Background(), tc); err != nil {
+		t.Fatal(err)
+	}
+	tc.Hooks.Began = nil
+	follow := tc
+	follow.Session, follow.MustExist, follow.Prompt = sess, true, "and again"
+	if _, err := Run(context.Background(), follow); err != nil {
+		t.Fatal(err)
+	}
+	other := tc
+	other.Prompt = "something else"
+	if _, err := Run(context.Background(), other); err != nil {
+		t.Fatal(err)
+	}
+	reqs := llm.Requests()
+	if len(reqs) != 3 {
+		t.Fatalf("%d requests", len(reqs))
+	}
+	k0, k1, k2 := reqs[0].Responses.PromptCacheKey, reqs[1].Responses.PromptCacheKey, reqs[2].Responses.PromptCacheKey
+	if k0 == "" || k0 != k1 || k2 == k0 || k0 != CacheKey(sess) {
+		t.Errorf("keys %q %q %q (session %s, %q)", k0, k1, k2, sess, CacheKey(sess))
+	}
+}

@@ -105,7 +105,7 @@ func TestLandCancelledDuringReview(t *testing.T) {
 // with the session on each event.
 func TestRunJSONLines(t *testing.T) {
 	e := newRunEnv(t, map[string]string{"a.txt": "hello\n", "go.mod": "module x\n"})
-	base, _ := e.model(fakellm.Turn{ToolCalls: []fakellm.ToolCall{edit("c1", "a.txt", "hello", "HELLO")}}, fakellm.Turn{Text: "Shouted."})
+	base, _ := e.model(fakellm.Turn{ToolCalls: readEdit("c1", "a.txt", "hello", "HELLO")}, fakellm.Turn{Text: "Shouted."})
 	code, _, stderr := e.run(context.Background(), "--base-url", base, "--no-verify", "--json", "shout")
 	if code != exitOK {
 		t.Fatalf("exit %d\n%s", code, stderr)

@@ -257,7 +257,10 @@ func (c *cliRun) run(ctx context.Context) int {
 	}
 	model := cfg.LLM.Model
 	if replay != nil && replay.Model() != "" {
-		model = replay.Model() // the model that answers is the recorded one
+		// The model that answers is the recorded one, and what it was
+		// offered (its tools, its prompt) follows its name.
+		model = replay.Model()
+		cfg.LLM.Model = model
 	}
 
 	var st *session.Recorder
@@ -276,6 +279,7 @@ func (c *cliRun) run(ctx context.Context) int {
 
 			ConfirmWrite: confirmWrite,
 			AskNetwork:   askNetwork,
+			Until:        c.o.until,
 		},
 		Prompt:    o.task,
 		Isolation: o.isolation,

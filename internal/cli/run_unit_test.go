@@ -86,6 +86,11 @@ func (e *runEnv) sessions() []session.Info {
 	return infos
 }
 
+// readEdit is a turn that reads path, then edits it (read before edit).
+func readEdit(id, path, old, new string) []fakellm.ToolCall {
+	return []fakellm.ToolCall{{ID: id + "r", Name: "read_file", Arguments: `{"path":"` + path + `"}`}, edit(id, path, old, new)}
+}
+
 func edit(id, path, old, new string) fakellm.ToolCall {
 	b, _ := json.Marshal(map[string]string{"path": path, "old_string": old, "new_string": new})
 	return fakellm.ToolCall{ID: id, Name: "edit_file", Arguments: string(b)}
@@ -98,7 +103,7 @@ func command(id, cmd string) fakellm.ToolCall {
 
 func TestRunWritesAndRecords(t *testing.T) {
 	e := newRunEnv(t, map[string]string{"a.txt": "hello\n", "go.mod": "module x\n"})
-	base, _ := e.model(fakellm.Turn{ToolCalls: []fakellm.ToolCall{edit("c1", "a.txt", "hello", "HELLO")}}, fakellm.Turn{Text: "Shouted."})
+	base, _ := e.model(fakellm.Turn{ToolCalls: readEdit("c1", "a.txt", "hello", "HELLO")}, fakellm.Turn{Text: "Shouted."})
 	code, stdout, stderr := e.run(context.Background(), "--base-url", base, "--no-verify", "shout")
 	if code != exitOK {
 		t.Fatalf("exit %d\n%s", code, stderr)
@@ -149,7 +154,7 @@ func mustMarshal(v any) string {
 // recorded for rewind.
 func TestRunDryRun(t *testing.T) {
 	e := newRunEnv(t, map[string]string{"a.txt": "hello\n", "go.mod": "module x\n"})
-	base, _ := e.model(fakellm.Turn{ToolCalls: []fakellm.ToolCall{edit("c1", "a.txt", "hello", "HELLO")}}, fakellm.Turn{Text: "Shouted."})
+	base, _ := e.model(fakellm.Turn{ToolCalls: readEdit("c1", "a.txt", "hello", "HELLO")}, fakellm.Turn{Text: "Shouted."})
 	code, stdout, stderr := e.run(context.Background(), "--base-url", base, "--no-verify", "--dry-run", "shout")
 	if code != exitOK {
 		t.Fatalf("exit %d\n%s", code, stderr)
@@ -256,7 +261,7 @@ func TestRunUntrustedEndpoint(t *testing.T) {
 func TestRunVerifyFailedExits1(t *testing.T) {
 	e := newRunEnv(t, map[string]string{"a.txt": "x\n", ".agentls.json": `{"verify": {"commands": ["grep -q ok a.txt"]}, "sandbox": {"mode": "off"}, "agent": {"maxRetries": 0}}`})
 	base, _ := e.model(
-		fakellm.Turn{ToolCalls: []fakellm.ToolCall{edit("c1", "a.txt", "x", "y")}}, fakellm.Turn{Text: "Done."},
+		fakellm.Turn{ToolCalls: readEdit("c1", "a.txt", "x", "y")}, fakellm.Turn{Text: "Done."},
 		fakellm.Turn{Text: "Still failing."}, fakellm.Turn{Text: "Still failing."}, fakellm.Turn{Text: "Still failing."})
 	code, _, stderr := e.run(context.Background(), "--base-url", base, "--trust", "--max-steps", "3", "t")
 	if code != exitFailed {

@@ -45,6 +45,11 @@ type WorkspacePlanner struct {
 	// Recall returns summaries of earlier tasks worth knowing, newest
 	// first; nil for none.
 	Recall func(ctx context.Context, task string) []string
+	// Orientation returns what the model should know of the workspace
+	// before its first step (the checks, git status, a repository map);
+	// called once per task, so it stays the same for all its requests.
+	// nil: none.
+	Orientation func(ctx context.Context) string
 	// Secret says whether a workspace-relative, '/'-separated path names a
 	// secret file (tools.secretFiles): such a file is never put in the
 	// prompt, as a context file or a mention. nil: the default secret
@@ -86,8 +91,15 @@ func (p WorkspacePlanner) Plan(ctx context.Context, t Assignment) (agent.Planned
 			fmt.Fprintf(&b, "\n\n## Project instructions (%s)\n%s", name, text)
 		}
 	}
+	// Skills: their names and descriptions, in the stable part.
+	b.WriteString(skillsSection(Skills(p.Root, p.Secret)))
 	b.WriteString("\n\n")
 	b.WriteString(p.environment(t))
+	if p.Orientation != nil {
+		if o := p.Orientation(ctx); o != "" {
+			b.WriteString("\n\n" + o)
+		}
+	}
 	if p.Recall != nil {
 		if mem := p.Recall(ctx, t.Prompt); len(mem) > 0 {
 			b.WriteString("\n\n## Earlier tasks in this workspace\n")
@@ -99,6 +111,9 @@ func (p WorkspacePlanner) Plan(ctx context.Context, t Assignment) (agent.Planned
 	prefix := []agent.Message{{Role: agent.RoleSystem, Content: b.String()}}
 	if t.Editor != "" {
 		prefix = append(prefix, agent.Message{Role: agent.RoleUser, Content: "Editor context:\n" + t.Editor})
+	}
+	if t.HookContext != "" {
+		prefix = append(prefix, agent.Message{Role: agent.RoleUser, Content: "Context from the workspace's hooks:\n" + t.HookContext})
 	}
 	ms, misses := MentionsAndMisses(p.Root, t.Prompt, p.Secret)
 	if m := MentionsMessage(ms); m != "" {

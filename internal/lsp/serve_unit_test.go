@@ -224,6 +224,11 @@ func mustLSPAny(t *testing.T, v any) protocol.LSPAny {
 	return protocol.LSPAny(b)
 }
 
+// readEdit is a turn that reads path, then edits it (read before edit).
+func readEdit(id, path, old, new string) []fakellm.ToolCall {
+	return []fakellm.ToolCall{{ID: id + "r", Name: "read_file", Arguments: `{"path":"` + path + `"}`}, editCall(id, path, old, new)}
+}
+
 func editCall(id, path, old, new string) fakellm.ToolCall {
 	b, _ := json.Marshal(map[string]string{"path": path, "old_string": old, "new_string": new})
 	return fakellm.ToolCall{ID: id, Name: "edit_file", Arguments: string(b)}
@@ -235,7 +240,7 @@ func editCall(id, path, old, new string) fakellm.ToolCall {
 func TestServeRunsATask(t *testing.T) {
 	root := tempRoot(t, map[string]string{"a.txt": "hello world\n"})
 	e, end := serveSession(t, root, nil,
-		fakellm.Turn{ToolCalls: []fakellm.ToolCall{editCall("c1", "a.txt", "world", "WORLD")}},
+		fakellm.Turn{ToolCalls: readEdit("c1", "a.txt", "world", "WORLD")},
 		fakellm.Turn{Text: "Shouted."})
 	u := e.open(filepath.Join(root, "a.txt"), "hello world\n")
 	var run runResult
@@ -365,7 +370,7 @@ func TestServeAsksToTrustTheWorkspaceFile(t *testing.T) {
 func TestServeReviewAndAccept(t *testing.T) {
 	root := tempRoot(t, map[string]string{"a.txt": "hello world\n"})
 	e, _ := serveSession(t, root, nil,
-		fakellm.Turn{ToolCalls: []fakellm.ToolCall{editCall("c1", "a.txt", "world", "WORLD")}},
+		fakellm.Turn{ToolCalls: readEdit("c1", "a.txt", "world", "WORLD")},
 		fakellm.Turn{Text: "Proposed."})
 	u := e.open(filepath.Join(root, "a.txt"), "hello world\n")
 	var run runResult
@@ -427,8 +432,8 @@ func TestServeCancel(t *testing.T) {
 func TestServeCheckpointsRewindAndContinue(t *testing.T) {
 	root := tempRoot(t, map[string]string{"a.txt": "one two\n"})
 	e, _ := serveSession(t, root, nil,
-		fakellm.Turn{ToolCalls: []fakellm.ToolCall{editCall("c1", "a.txt", "one", "ONE")}},
-		fakellm.Turn{ToolCalls: []fakellm.ToolCall{editCall("c2", "a.txt", "two", "TWO")}},
+		fakellm.Turn{ToolCalls: readEdit("c1", "a.txt", "one", "ONE")},
+		fakellm.Turn{ToolCalls: readEdit("c2", "a.txt", "two", "TWO")},
 		fakellm.Turn{Text: "Done."},
 		fakellm.Turn{Text: "Continued."})
 	u := e.open(filepath.Join(root, "a.txt"), "one two\n")
@@ -520,7 +525,7 @@ func TestServeNegotiatesUTF8(t *testing.T) {
 	e, _ := serveSessionWith(t, root, nil, func(p *protocol.InitializeParams) {
 		p.Capabilities.General = &protocol.GeneralClientCapabilities{PositionEncodings: []protocol.PositionEncodingKind{protocol.PositionEncodingKindUTF16, protocol.PositionEncodingKindUTF8}}
 	},
-		fakellm.Turn{ToolCalls: []fakellm.ToolCall{editCall("c1", "a.txt", "x", "y")}},
+		fakellm.Turn{ToolCalls: readEdit("c1", "a.txt", "x", "y")},
 		fakellm.Turn{Text: "ok"})
 	u := e.open(filepath.Join(root, "a.txt"), "日本 x\n")
 	// Byte 7 is x (two 3-byte characters and a space).

@@ -228,36 +228,52 @@ func words(s string) map[string]bool {
 	return out
 }
 
-// Summarize is the one paragraph remembered of a task: what was asked, how
-// it ended, which files changed, and the start of the model's summary.
+// Summarize is the one paragraph remembered of a task: what was asked
+// and what happened, from the task's end status, the files it changed
+// and the checks, never from the model's answer (a model that changed
+// nothing and said "Done." would be remembered as having done the task,
+// and the next task told so). A task that changed no file is not "done".
 func Summarize(prompt string, res agent.Result) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "Task %q ", render.OneLine(prompt, 200))
+	files := ""
+	if n := len(res.FilesChanged); n > 0 {
+		list := res.FilesChanged
+		if n > 8 {
+			list = list[:8]
+		}
+		files = strings.Join(list, ", ")
+		if n > 8 {
+			files += fmt.Sprintf(" and %d more", n-8)
+		}
+	}
 	switch {
-	case res.Cancelled:
+	case res.Cancelled || res.Status == agent.StatusCancelled:
 		b.WriteString("was cancelled")
+		if files != "" {
+			b.WriteString(" after changing " + files)
+		}
 	case res.Status == agent.StatusError:
 		fmt.Fprintf(&b, "failed (%s): %s", res.Reason, render.OneLine(res.Error, 200))
-	case res.Reason == "verifyFailed":
-		b.WriteString("ended with the checks still failing")
-	case res.Verified:
-		b.WriteString("was done and the checks passed")
-	default:
-		b.WriteString("was done")
-	}
-	if n := len(res.FilesChanged); n > 0 {
-		files := res.FilesChanged
-		if n > 8 {
-			files = files[:8]
+		if files != "" {
+			b.WriteString("; it had changed " + files)
 		}
-		fmt.Fprintf(&b, "; changed %s", strings.Join(files, ", "))
-		if n > 8 {
-			fmt.Fprintf(&b, " and %d more", n-8)
+	case files == "":
+		b.WriteString("ended without changing any file")
+	default:
+		b.WriteString("changed " + files)
+		switch {
+		case res.Reason == "verifyFailed":
+			b.WriteString("; the checks still failed")
+		case res.Verified:
+			b.WriteString("; the checks passed")
+		default:
+			b.WriteString("; no check ran")
+		}
+		if res.Outcome != "" {
+			b.WriteString(" (" + res.Outcome + ")")
 		}
 	}
 	b.WriteString(".")
-	if s := render.OneLine(res.Summary, 400); s != "" && res.Status != agent.StatusError {
-		b.WriteString(" " + s)
-	}
 	return b.String()
 }

@@ -82,8 +82,8 @@ func TestMemoryThroughTheStore(t *testing.T) {
 	}
 	got := s.Memory().Recall(context.Background(), "greet everyone")
 	want := []string{
-		`2026-11-10: Task "greet in a dry run" was done. Proposed.`,
-		`2026-11-10: Task "add a greet function" was done and the checks passed; changed greet.go. Added Greet.`,
+		`2026-11-10: Task "greet in a dry run" ended without changing any file.`,
+		`2026-11-10: Task "add a greet function" changed greet.go; the checks passed.`,
 		`2026-11-10: Task "fix the build" failed (llm): model error (HTTP 401): bad key.`,
 	}
 	if !reflect.DeepEqual(got, want) {
@@ -139,10 +139,15 @@ func TestSummarize(t *testing.T) {
 		res  agent.Result
 		want string
 	}{
-		{agent.Result{Status: agent.StatusOK, Reason: "done", Summary: "Nothing to do.\n\nAll good."}, `Task "t" was done. Nothing to do. All good.`},
-		{agent.Result{Status: agent.StatusOK, Reason: "verifyFailed", FilesChanged: []string{"a.go"}, Summary: "Tried."}, `Task "t" ended with the checks still failing; changed a.go. Tried.`},
-		{agent.Result{Status: agent.StatusOK, Reason: "done", Verified: true, FilesChanged: many}, `Task "t" was done and the checks passed; changed f0.go, f1.go, f2.go, f3.go, f4.go, f5.go, f6.go, f7.go and 2 more.`},
-		{agent.Result{Status: agent.StatusError, Reason: "maxSteps", Error: "stopped after 25 model turns", Summary: "ignored"}, `Task "t" failed (maxSteps): stopped after 25 model turns.`},
+		// Memory is what happened, not what the model said: a task that
+		// changed nothing and answered "Done." is not remembered as done.
+		{agent.Result{Status: agent.StatusOK, Reason: "done", Summary: "Done."}, `Task "t" ended without changing any file.`},
+		{agent.Result{Status: agent.StatusOK, Reason: "done", Verified: true, Summary: "Fixed the bug."}, `Task "t" ended without changing any file.`},
+		{agent.Result{Status: agent.StatusOK, Reason: "verifyFailed", FilesChanged: []string{"a.go"}, Summary: "Tried."}, `Task "t" changed a.go; the checks still failed.`},
+		{agent.Result{Status: agent.StatusOK, Reason: "done", Verified: true, FilesChanged: many}, `Task "t" changed f0.go, f1.go, f2.go, f3.go, f4.go, f5.go, f6.go, f7.go and 2 more; the checks passed.`},
+		{agent.Result{Status: agent.StatusOK, Reason: "done", FilesChanged: []string{"a.go"}, Outcome: "awaiting review", Summary: "Done."}, `Task "t" changed a.go; no check ran (awaiting review).`},
+		{agent.Result{Status: agent.StatusError, Reason: "maxSteps", Error: "stopped after 25 model turns", FilesChanged: []string{"b.go"}, Summary: "ignored"}, `Task "t" failed (maxSteps): stopped after 25 model turns; it had changed b.go.`},
+		{agent.Result{Status: agent.StatusCancelled, Cancelled: true, FilesChanged: []string{"c.go"}}, `Task "t" was cancelled after changing c.go.`},
 	}
 	for _, c := range cases {
 		if got := Summarize("t", c.res); got != c.want {

@@ -33,7 +33,8 @@ func newEditFile(ws agent.Workspace, o Options) agent.Tool {
 		description: "Replace exact text in an existing file, through the editor (the user sees and can undo it). " +
 			"old_string must occur exactly once unless replace_all is set; read the file first and copy the text without the line-number prefix. " +
 			"A pasted line-number prefix or a whitespace-only difference with one unique match is repaired and the result says so. " +
-			"After editing a .go file the result lists its syntax errors. Use write_file to create files.",
+			"After editing a .go file the result lists its syntax errors. Use write_file to create files." +
+			cond(o.ReadBeforeEdit, " Edit only files you have read in this task (read_file); others are refused.", ""),
 		schema: editFileDecl().schema(),
 	}
 	t.run = func(ctx context.Context, raw json.RawMessage) (agent.ToolResult, error) {
@@ -76,6 +77,9 @@ func newEditFile(ws agent.Workspace, o Options) agent.Tool {
 		if err := checkRegular(abs, rel, ""); err != nil {
 			return agent.ToolResult{}, err
 		}
+		if err := o.reads.check(rel); err != nil && exists(ctx, ws, rel) {
+			return agent.ToolResult{}, err
+		}
 		var (
 			results []replaced
 			final   []byte
@@ -109,6 +113,7 @@ func newEditFile(ws agent.Workspace, o Options) agent.Tool {
 		if err != nil {
 			return agent.ToolResult{}, fmt.Errorf("edit %s: %w", rel, err)
 		}
+		o.reads.saw(rel)
 		var out strings.Builder
 		for i, res := range results {
 			if i > 0 {

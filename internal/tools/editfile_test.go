@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/agentls/agentls/internal/agent"
 )
 
 func TestEditFile(t *testing.T) {
@@ -364,5 +366,42 @@ func TestWriteSymlinkEscapeRefused(t *testing.T) {
 	}
 	if entries, _ := os.ReadDir(outside); len(entries) != 0 {
 		t.Errorf("something was written outside: %v", entries)
+	}
+}
+
+// With read-before-edit (the default of agent.readBeforeEdit), edit_file
+// of a file not read in this task is refused with a message to read it
+// first and changes nothing; after read_file (or a write of the file) the
+// edit goes through. A file changed since it was read is not refused here.
+func TestEditFileReadBeforeEdit(t *testing.T) {
+	ws := newDisk(t, map[string]string{"a.txt": "alpha\n"})
+	ts := Default(ws, Options{EditTool: "edit_file", ReadBeforeEdit: true})
+	byName := map[string]agent.Tool{}
+	for _, tl := range ts {
+		byName[tl.Spec().Name] = tl
+	}
+	edit := map[string]string{"path": "a.txt", "old_string": "alpha", "new_string": "beta"}
+	_, err := call(t, byName["edit_file"], edit)
+	if err == nil || !strings.Contains(err.Error(), "a.txt has not been read in this task: read it with read_file first") {
+		t.Fatalf("error %v, want a refusal", err)
+	}
+	if got, _ := readDisk(t, ws, "a.txt"); got != "alpha\n" {
+		t.Fatalf("a.txt = %q after a refused edit", got)
+	}
+	if _, err := call(t, byName["read_file"], map[string]string{"path": "a.txt"}); err != nil {
+		t.Fatal(err)
+	}
+	writeFiles(t, ws.Root(), map[string]string{"a.txt": "alpha\nmore\n"}) // changed since read
+	if _, err := call(t, byName["edit_file"], edit); err != nil {
+		t.Fatalf("after read_file: %v", err)
+	}
+	if _, err := call(t, byName["write_file"], map[string]string{"path": "n.txt", "content": "x\n"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := call(t, byName["edit_file"], map[string]string{"path": "n.txt", "old_string": "x", "new_string": "y"}); err != nil {
+		t.Errorf("a file the model wrote: %v", err)
+	}
+	if !strings.Contains(byName["edit_file"].Spec().Description, "Edit only files you have read in this task") {
+		t.Error("the description does not say the rule")
 	}
 }

@@ -47,6 +47,7 @@ func newReadFile(ws agent.Workspace, o Options) agent.Tool {
 		if isBinary(data) {
 			return agent.ToolResult{}, fmt.Errorf("%s is a binary file (%d bytes); read_file shows text only", rel, len(data))
 		}
+		o.reads.saw(rel)
 		return agent.ToolResult{Output: showLines(rel, string(data), a.Offset, a.Limit, o.MaxReadOutput)}, nil
 	}
 	return t

@@ -57,6 +57,16 @@ type Options struct {
 	// AskNetwork asks the user whether a command that failed for want of
 	// network may run again with it; nil: never asked.
 	AskNetwork func(ctx context.Context, command string) (bool, error)
+	// ReadBeforeEdit refuses an edit of an existing file the model has
+	// not read (or written) with these tools in this task (see readLog).
+	ReadBeforeEdit bool
+	// Seen are files whose whole text the model already has (the task's
+	// @ mentions): read, for ReadBeforeEdit.
+	Seen []string
+	// Images offers view_image, for a model that takes images.
+	Images bool
+
+	reads *readLog // shared by one Default's tools when ReadBeforeEdit
 }
 
 func (o Options) withDefaults(ws agent.Workspace) Options {
@@ -93,10 +103,17 @@ func (o Options) withDefaults(ws agent.Workspace) Options {
 // run_command.
 func Default(ws agent.Workspace, opts Options) []agent.Tool {
 	o := opts.withDefaults(ws)
+	if o.ReadBeforeEdit && o.reads == nil {
+		o.reads = &readLog{}
+		o.reads.saw(o.Seen...)
+	}
 	ts := []agent.Tool{
 		newReadFile(ws, o),
 		newListFiles(ws, o),
 		newGrep(ws, o),
+	}
+	if o.Images {
+		ts = append(ts, newViewImage(ws, o))
 	}
 	if UsesPatch(o.EditTool, o.Model) {
 		return append(ts, newApplyPatch(ws, o), newRunCommand(ws, o))
@@ -134,12 +151,13 @@ type tool struct {
 	name, description string
 	schema            json.RawMessage
 	readOnly          bool
-	freeform          bool // see agent.ToolSpec.Freeform
+	freeform          bool   // see agent.ToolSpec.Freeform
+	grammar           string // see agent.ToolSpec.Grammar
 	run               func(ctx context.Context, args json.RawMessage) (agent.ToolResult, error)
 }
 
 func (t *tool) Spec() agent.ToolSpec {
-	return agent.ToolSpec{Name: t.name, Description: t.description, Parameters: t.schema, Freeform: t.freeform}
+	return agent.ToolSpec{Name: t.name, Description: t.description, Parameters: t.schema, Freeform: t.freeform, Grammar: t.grammar}
 }
 
 func (t *tool) ReadOnly() bool { return t.readOnly }

@@ -72,6 +72,7 @@ func newWriteFile(ws agent.Workspace, o Options) agent.Tool {
 		if err != nil {
 			return agent.ToolResult{}, fmt.Errorf("write %s: %w", rel, err)
 		}
+		o.reads.saw(rel) // the model knows the text it wrote
 		if !changed {
 			return agent.ToolResult{Output: fmt.Sprintf("%s already has this content; nothing changed", rel)}, nil
 		}

@@ -27,6 +27,7 @@ import (
 	"strings"
 
 	"github.com/agentls/agentls/internal/policy"
+	"github.com/agentls/agentls/internal/textcut"
 )
 
 // Errors Read wraps, for callers that tell refusals apart.
@@ -120,7 +121,9 @@ func (r Reader) Read(rel string, limit int) (File, error) {
 	}
 	out := File{Data: b, Real: real}
 	if limit > 0 && len(b) > limit {
-		out.Data, out.More = b[:limit], true
+		// Cut on a character boundary: half a character reaches the model
+		// as U+FFFD (a cut file's data is text for the model, or refused).
+		out.Data, out.More = textcut.Head(b, limit), true
 	}
 	return out, nil
 }

@@ -197,6 +197,9 @@ do
   local wt = require('run_worktree')
   wt.init(M.helpers)
   M.worktree = wt.run
+  local wp = require('run_writepath')
+  wp.init(M.helpers)
+  M.writepath = wp.run
 end
 
 function M.main()
@@ -467,6 +470,7 @@ function M.body()
   M.review(a)
   M.issue25(a)
   M.worktree(a)
+  M.writepath(a)
   local broken = {}
   for _, m in ipairs(messages) do
     if m:find('rendering an event failed', 1, true) then

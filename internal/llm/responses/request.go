@@ -63,6 +63,7 @@ func (b *Backend) request(req agent.Request) (openai.CreateResponseRequest, erro
 		Stream:          true,
 		Store:           &store,
 		MaxOutputTokens: b.cfg.MaxTokens,
+		PromptCacheKey:  req.CacheKey,
 	}
 	if b.cfg.ReasoningEffort != "" {
 		rr.Reasoning = &openai.ResponseReasoning{Effort: b.cfg.ReasoningEffort}
@@ -135,6 +136,9 @@ func (b *Backend) request(req agent.Request) (openai.CreateResponseRequest, erro
 			p := map[string]any{"name": t.Name}
 			if t.Description != "" {
 				p["description"] = t.Description
+			}
+			if t.Grammar != "" {
+				p["format"] = map[string]any{"type": "grammar", "syntax": "lark", "definition": t.Grammar}
 			}
 			rr.Tools = append(rr.Tools, openai.Tool{Type: "custom", Parameters: p})
 			continue

@@ -272,3 +272,24 @@ func TestImagesBecomeInputImages(t *testing.T) {
 		t.Errorf("server saw %+v", m)
 	}
 }
+
+// A freeform tool with a grammar goes out as a custom tool whose format is
+// that Lark grammar (sampling held to the patch language, as Codex sends
+// apply_patch), and the request's cache key as prompt_cache_key.
+func TestCustomToolGrammarAndCacheKey(t *testing.T) {
+	srv, url := serve(t, fakellm.Turn{Text: "ok"})
+	req := hello
+	req.CacheKey = "agentls-abc"
+	req.Tools = []agent.ToolSpec{{Name: "apply_patch", Description: "patch", Freeform: true, Grammar: "start: \"x\"\n"},
+		{Name: "free", Freeform: true}}
+	if _, err := responses.New(responses.Config{BaseURL: url, Model: "gpt-5-codex"}).Stream(context.Background(), req, nil); err != nil {
+		t.Fatal(err)
+	}
+	r := srv.Requests()[0]
+	if len(r.Body.Tools) != 2 || !r.Body.Tools[0].Custom || r.Body.Tools[0].Grammar != "start: \"x\"\n" || r.Body.Tools[1].Grammar != "" {
+		t.Errorf("tools %+v", r.Body.Tools)
+	}
+	if r.Responses.PromptCacheKey != "agentls-abc" {
+		t.Errorf("prompt_cache_key %q", r.Responses.PromptCacheKey)
+	}
+}

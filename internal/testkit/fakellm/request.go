@@ -67,6 +67,8 @@ type Tool struct {
 	// Custom is a freeform (custom) tool of the Responses API: its calls
 	// carry one string, recorded as the arguments {"input": …}.
 	Custom bool `json:"custom,omitempty"`
+	// Grammar is a custom tool's format: the grammar its input is held to.
+	Grammar string `json:"grammar,omitempty"`
 }
 
 // The wire shapes, only for decoding.

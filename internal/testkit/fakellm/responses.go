@@ -25,6 +25,9 @@ type ResponsesRequest struct {
 	ReasoningEffort    string `json:"reasoningEffort,omitempty"`
 	PreviousResponseID string `json:"previousResponseId,omitempty"`
 	MaxOutputTokens    int    `json:"maxOutputTokens,omitempty"`
+	// PromptCacheKey is prompt_cache_key, which routes requests that
+	// share a prefix to the same cache.
+	PromptCacheKey string `json:"promptCacheKey,omitempty"`
 	// Include is the request's include list.
 	Include []string `json:"include,omitempty"`
 	// Items lists the input items in order as "type" or "type:detail":
@@ -43,6 +46,7 @@ type wireResponsesRequest struct {
 	PreviousResponseID string          `json:"previous_response_id"`
 	MaxOutputTokens    int             `json:"max_output_tokens"`
 	Include            []string        `json:"include"`
+	PromptCacheKey     string          `json:"prompt_cache_key"`
 	Reasoning          *struct {
 		Effort string `json:"effort"`
 	} `json:"reasoning"`
@@ -80,7 +84,7 @@ func decodeResponsesRequest(body []byte) (ChatRequest, ResponsesRequest, error) 
 	if err := json.Unmarshal(body, &w); err != nil {
 		return ChatRequest{}, ResponsesRequest{}, fmt.Errorf("request body is not valid JSON: %v", err)
 	}
-	extra := ResponsesRequest{Instructions: w.Instructions, Store: w.Store, PreviousResponseID: w.PreviousResponseID, MaxOutputTokens: w.MaxOutputTokens, Include: w.Include}
+	extra := ResponsesRequest{Instructions: w.Instructions, Store: w.Store, PreviousResponseID: w.PreviousResponseID, MaxOutputTokens: w.MaxOutputTokens, Include: w.Include, PromptCacheKey: w.PromptCacheKey}
 	if w.Reasoning != nil {
 		extra.ReasoningEffort = w.Reasoning.Effort
 	}
@@ -90,7 +94,15 @@ func decodeResponsesRequest(body []byte) (ChatRequest, ResponsesRequest, error) 
 			if t.Name == "" || len(t.Parameters) > 0 {
 				return r, extra, fmt.Errorf("tools[%d]: a custom tool has a name and no parameters", i)
 			}
-			r.Tools = append(r.Tools, Tool{Name: t.Name, Description: t.Description, Custom: true})
+			tl := Tool{Name: t.Name, Description: t.Description, Custom: true}
+			if len(t.Format) > 0 && string(t.Format) != "null" {
+				var f struct{ Type, Syntax, Definition string }
+				if err := json.Unmarshal(t.Format, &f); err != nil || f.Type != "grammar" || (f.Syntax != "lark" && f.Syntax != "regex") || f.Definition == "" {
+					return r, extra, fmt.Errorf("tools[%d]: a custom tool's format is {\"type\": \"grammar\", \"syntax\": \"lark\" or \"regex\", \"definition\": …}, got %s", i, t.Format)
+				}
+				tl.Grammar = f.Definition
+			}
+			r.Tools = append(r.Tools, tl)
 			continue
 		}
 		if t.Type != "function" {

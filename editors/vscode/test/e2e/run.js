@@ -484,10 +484,11 @@ def('conversation panel: Markdown, one line per tool call, model picker, follow-
   assert((await log.locator('strong', { hasText: 'notes.txt' }).count()) === 1, 'bold text not rendered');
   assert((await log.locator('li').count()) >= 2, 'list not rendered');
   const tools = log.locator('details.tool');
-  assert((await tools.count()) === 1, `want one collapsed line per tool call, got ${await tools.count()}`);
-  const summary = await tools.first().locator('summary').innerText();
+  // read_file, then edit_file (read before edit).
+  assert((await tools.count()) === 2, `want one collapsed line per tool call, got ${await tools.count()}`);
+  const summary = await tools.nth(1).locator('summary').innerText();
   assert(summary.includes('→ edit_file notes.txt · ok (1 line → 4 lines)'), `tool line: ${summary}`);
-  assert(!(await tools.first().evaluate((d) => d.open)), 'the tool call is not collapsed');
+  assert(!(await tools.nth(1).evaluate((d) => d.open)), 'the tool call is not collapsed');
   const meta = await chat.locator('#metatext').innerText();
   assert(/model gpt-4o-mini · 41000 in \/ 70 out tokens · context 16% of 128k · \$0\.0062/.test(meta), `meta line: ${meta}`);
 
