@@ -10,7 +10,7 @@ LDFLAGS := -s -w -X main.version=$(VERSION)
 # serve what cgo served. (Tests keep cgo: -race needs it.)
 NOCGO   := CGO_ENABLED=0
 
-.PHONY: docs vsix all build install demo demo-cli demo-record test unit e2e race vet fmt bench eval eval-scripted eval-polyglot eval-polyglot-scripted editors-test clean
+.PHONY: docs vsix dist dist-tools dist-check all build install demo demo-cli demo-record test unit e2e race vet fmt bench eval eval-scripted eval-polyglot eval-polyglot-scripted editors-test clean
 
 all: build
 
@@ -117,9 +117,33 @@ fmt:
 clean:
 	rm -rf bin
 
-# The VS Code / Open VSX package, editors/vscode/agentls.vsix, with this
-# build's server bundled in its bin/ (the extension prefers it to PATH).
+# The VS Code / Open VSX package for this machine's platform,
+# editors/vscode/agentls.vsix: the extension's JavaScript bundled by esbuild
+# and this build's server in its bin/ (the extension prefers it to PATH).
 vsix: build
-	cd editors/vscode && { [ -d node_modules/@vscode/vsce ] || npm install --no-audit --no-fund; } && \
-	  mkdir -p bin && cp -f ../../$(BIN) bin/agentls && \
-	  npx --no-install vsce package -o agentls.vsix; rc=$$?; rm -rf bin; exit $$rc
+	cd editors/vscode && { [ -x node_modules/.bin/esbuild ] || npm ci --no-audit --no-fund; }
+	editors/vscode/package-vsix.sh $(BIN) $$($(GO) env GOOS) $$($(GO) env GOARCH) editors/vscode/agentls.vsix
+
+# Release artifacts in dist/ (.goreleaser.yaml): archives for linux, darwin
+# and windows on amd64 and arm64, a .vsix per platform, checksums.txt and
+# CycloneDX SBOMs. A snapshot by default; the release workflow runs
+# `make dist DISTFLAGS=--clean` on a tag to publish. goreleaser and
+# cyclonedx-gomod come from GOPATH/bin (make dist-tools, .ci/install).
+GOBIN_DIR   := $(shell $(GO) env GOPATH)/bin
+GORELEASER_VERSION ?= v2.16.0
+CYCLONEDX_GOMOD_VERSION ?= v1.10.0
+DISTFLAGS   ?= --snapshot --clean
+dist-tools:
+	@[ -x $(GOBIN_DIR)/goreleaser ] && $(GOBIN_DIR)/goreleaser --version 2>/dev/null | grep -q 'GitVersion: *$(GORELEASER_VERSION)$$' || \
+		GOTOOLCHAIN=local $(GO) install github.com/goreleaser/goreleaser/v2@$(GORELEASER_VERSION)
+	@[ -x $(GOBIN_DIR)/cyclonedx-gomod ] || \
+		GOTOOLCHAIN=local $(GO) install github.com/CycloneDX/cyclonedx-gomod/cmd/cyclonedx-gomod@$(CYCLONEDX_GOMOD_VERSION)
+
+dist: dist-tools
+	cd editors/vscode && { [ -x node_modules/.bin/esbuild ] || npm ci --no-audit --no-fund; }
+	PATH="$(GOBIN_DIR):$$PATH" VERSION=$(VERSION) goreleaser release $(DISTFLAGS)
+
+# What `make dist` must leave in dist/ (dist/check.sh), then the host's
+# .vsix installed into code-server, starting its bundled server.
+dist-check:
+	e2e/dist/test.sh

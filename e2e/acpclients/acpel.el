@@ -1,4 +1,4 @@
-;;; acpel.el --- drives acp.el (a real ACP client library) against agentls  -*- lexical-binding: t; -*-
+;;; acpel.el --- drives acp.el (a real ACP client library) against agentls  -*- lexical-binding: t; no-byte-compile: t -*-
 ;; Run with: emacs --batch -Q -L ACP_EL_DIR -l acpel.el
 ;; acp.el (xenodium/acp.el, fetched at a pinned commit) is the ACP client
 ;; agent-shell is built on.  This plays agent-shell's part: initialize,

@@ -36,6 +36,7 @@
 (require 'jsonrpc)
 (require 'flymake)
 (require 'url-util)
+(require 'agentls-fetch)
 
 (defvar agentls-program)
 (defvar agentls-initialization-options)
@@ -136,13 +137,15 @@ servers are not touched."
     (if (and old (jsonrpc-running-p old))
         old
       (let* ((name (format "agentls %s" (abbreviate-file-name root)))
+             (program (or (agentls--program)
+                          (user-error "agentls is not on exec-path: put it there, set `agentls-program', or M-x agentls-install-server")))
              (default-directory root)
              (conn
               (make-instance
                'agentls-connection
                :name name :root root
                :process (lambda ()
-                          (make-process :name name :command agentls-program
+                          (make-process :name name :command program
                                         :connection-type 'pipe :noquery t
                                         :coding 'utf-8-emacs-unix
                                         :stderr (get-buffer-create (format "*%s stderr*" name))))

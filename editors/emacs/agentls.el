@@ -2,6 +2,7 @@
 
 ;; Version: 0.1
 ;; Package-Requires: ((emacs "28.1") (eglot "1.9"))
+;; URL: https://github.com/agentls/agentls
 ;; Keywords: tools, languages
 
 ;;; Commentary:
@@ -84,7 +85,7 @@ may read a buffer as it was half a second ago."
 (defun agentls-eglot-setup (modes)
   "Make Eglot use agentls for the major modes MODES (a list of symbols)."
   (let ((contact (append (list 'agentls-server)
-                         agentls-program
+                         (or (agentls--program t) agentls-program)
                          (list :initializationOptions
                                (lambda (_server)
                                  (or agentls-initialization-options
@@ -625,7 +626,7 @@ run, 1 it could not, 3 it runs but the sandbox is unavailable)."
     (with-current-buffer buf
       (let ((inhibit-read-only t))
         (erase-buffer)
-        (setq status (apply #'call-process (car agentls-program) nil t nil
+        (setq status (apply #'call-process (car (or (agentls--program t) agentls-program)) nil t nil
                             "doctor" (and settings (list "--settings" settings))))
         (goto-char (point-min)))
       (special-mode))

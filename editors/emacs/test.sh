@@ -21,7 +21,7 @@ if ! "$emacs" --batch --eval '(require (quote eglot))' >/dev/null 2>&1; then
 fi
 
 tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+trap '[ -n "${AGENTLS_TEST_KEEP_TMP:-}" ] || rm -rf "$tmp"' EXIT
 echo "-- $("$emacs" --version | head -1)"
 status=0
 # run NAME EL: one Emacs run of test/EL in a fresh workspace.
@@ -58,6 +58,47 @@ run() {
     mkdir -p "$AGENTLS_TEST_KEEP/$1" && cp -r "$d/out/." "$AGENTLS_TEST_KEEP/$1/"
   fi
 }
-run eglot run.el      # through Eglot (agentls-eglot-setup)
-run conn conn.el      # agentls.el's own connection, beside Eglot
+# AGENTLS_TEST_PACKAGE_VC_ONLY=1: only the package-vc run below.
+if [ -z "${AGENTLS_TEST_PACKAGE_VC_ONLY:-}" ]; then
+  run eglot run.el      # through Eglot (agentls-eglot-setup)
+  run conn conn.el      # agentls.el's own connection, beside Eglot
+fi
+# Emacs 30's package-vc installs the package from the repository's URL (a
+# repository holding this tree, one commit, stands for it) with :lisp-dir
+# "editors/emacs", and its first connection offers to fetch the server from
+# a release (a file:// directory laid out as one). Emacs 30 is unpacked by
+# e2e/acpclients/install.sh.
+emacs30=${AGENTLS_EMACS30:-/opt/agentls-test/emacs-acp}/emacs
+if [ ! -x "$emacs30" ]; then
+  echo "SKIP emacs package-vc: $emacs30 missing (run e2e/acpclients/install.sh)"
+elif [ -z "${AGENTLS_EMACS:-}" ]; then
+  d="$tmp/package-vc"
+  echo "-- $("$emacs30" --version | head -1), package-vc-install from the repository URL, server fetched on first connection"
+  mkdir -p "$d/agentls" "$d/release" "$d/bad" "$d/ws" "$d/home" "$d/out" "$d/state"
+  (cd "$repo" && git ls-files -co --exclude-standard -z | tar --null --ignore-failed-read -T - -cf - 2>/dev/null) | tar -xf - -C "$d/agentls"
+  git -C "$d/agentls" init -q && git -C "$d/agentls" add -A &&
+    git -C "$d/agentls" -c user.name=test -c user.email=test@invalid commit -qm snapshot
+  case "$(uname -m)" in x86_64) arch=amd64 ;; aarch64 | arm64) arch=arm64 ;; *) arch=$(uname -m) ;; esac
+  os=$(uname -s | tr A-Z a-z)
+  cp "$AGENTLS_BIN" "$d/out/agentls"
+  tar -czf "$d/release/agentls_${os}_${arch}.tar.gz" -C "$d/out" agentls && rm "$d/out/agentls"
+  (cd "$d/release" && sha256sum "agentls_${os}_${arch}.tar.gz" >checksums.txt)
+  cp "$d/release/agentls_${os}_${arch}.tar.gz" "$d/bad/"
+  echo "0000000000000000000000000000000000000000000000000000000000000000  agentls_${os}_${arch}.tar.gz" >"$d/bad/checksums.txt"
+  printf 'hello world\n' >"$d/ws/hello.txt"
+  echo '{}' >"$d/ws/.agentls.json"
+  (
+    cd "$d/ws" &&
+      PATH=/usr/local/bin:/usr/bin:/bin HOME="$d/home" XDG_STATE_HOME="$d/state" AGENTLS_TEST_OUT="$d/out" AGENTLS_TEST_WS="$d/ws" \
+        AGENTLS_PACKAGE_SRC="file://$d/agentls" AGENTLS_RELEASE_URL="file://$d/release" AGENTLS_BAD_RELEASE_URL="file://$d/bad" \
+        timeout -k 5 150 "$emacs30" --batch -l "$here/test/package-vc.el" </dev/null >"$d/out/emacs.out" 2>&1
+  )
+  rc=$?
+  [ -f "$d/out/results.txt" ] && cat "$d/out/results.txt"
+  if [ $rc -ne 0 ] || ! grep -q ' 0 failed' "$d/out/results.txt" 2>/dev/null; then
+    status=1
+    echo "FAIL: emacs package-vc run exited $rc; its output:"
+    tail -40 "$d/out/emacs.out" | sed 's/^/  | /'
+  fi
+fi
 exit $status

@@ -40,6 +40,8 @@ for nv in "${nvims[@]}"; do
   runs+=("$nv|auto")
   case "$("$nv" --version | head -1)" in *v0.7.*) ;; *) runs+=("$nv|external") ;; esac
 done
+# AGENTLS_TEST_PACK_ONLY=1: only the vim.pack run below.
+[ -n "${AGENTLS_TEST_PACK_ONLY:-}" ] && runs=()
 status=0
 i=0
 for r in "${runs[@]}"; do
@@ -80,4 +82,41 @@ for r in "${runs[@]}"; do
     find "$run/home" "$run/state" -name lsp.log -exec cp {} "$AGENTLS_TEST_KEEP/run$i/" \;
   fi
 done
+# Neovim 0.12's vim.pack installs the plugin from the repository's URL: a
+# repository holding this tree (tracked and new files, one commit) stands
+# for it. Its first start, with agentls not on PATH, offers to download the
+# server from the releases; a file:// directory laid out as a release
+# (agentls_<os>_<arch>.tar.gz, checksums.txt) stands for them.
+if [ -x "$n012" ] && [ -z "${AGENTLS_TEST_NVIM:-}" ]; then
+  echo "-- $("$n012" --version | head -1), vim.pack.add from the repository URL, server fetched on first start"
+  p="$tmp/pack"
+  mkdir -p "$p/agentls" "$p/release" "$p/bad" "$p/ws" "$p/home" "$p/out"
+  (cd "$repo" && git ls-files -co --exclude-standard -z | tar --null --ignore-failed-read -T - -cf - 2>/dev/null) | tar -xf - -C "$p/agentls"
+  git -C "$p/agentls" init -q && git -C "$p/agentls" add -A &&
+    git -C "$p/agentls" -c user.name=test -c user.email=test@invalid commit -qm snapshot
+  case "$(uname -m)" in x86_64) arch=amd64 ;; aarch64 | arm64) arch=arm64 ;; *) arch=$(uname -m) ;; esac
+  os=$(uname -s | tr A-Z a-z)
+  cp "$AGENTLS_BIN" "$p/out/agentls"
+  tar -czf "$p/release/agentls_${os}_${arch}.tar.gz" -C "$p/out" agentls
+  (cd "$p/release" && sha256sum "agentls_${os}_${arch}.tar.gz" >checksums.txt)
+  cp "$p/release/agentls_${os}_${arch}.tar.gz" "$p/bad/"
+  echo "0000000000000000000000000000000000000000000000000000000000000000  agentls_${os}_${arch}.tar.gz" >"$p/bad/checksums.txt"
+  printf 'hello world\n' >"$p/ws/hello.txt"
+  echo '{}' >"$p/ws/.agentls.json"
+  (
+    cd "$p/ws" &&
+      PATH=/usr/local/bin:/usr/bin:/bin HOME="$p/home" XDG_CONFIG_HOME="$p/home/.config" XDG_DATA_HOME="$p/home/.local/share" \
+        XDG_STATE_HOME="$p/home/.local/state" XDG_CACHE_HOME="$p/home/.cache" \
+        AGENTLS_PACK_SRC="file://$p/agentls" AGENTLS_RELEASE_URL="file://$p/release" AGENTLS_BAD_RELEASE_URL="file://$p/bad" \
+        AGENTLS_PACK_WS="$p/ws" AGENTLS_PACK_OUT="$p/out/results.txt" \
+        timeout -k 5 120 "$n012" --headless -i NONE -n -u "$here/test/pack.lua" </dev/null >"$p/out/nvim.out" 2>&1
+  )
+  rc=$?
+  [ -f "$p/out/results.txt" ] && cat "$p/out/results.txt"
+  if [ $rc -ne 0 ] || [ ! -f "$p/out/results.txt" ]; then
+    status=1
+    echo "FAIL: vim.pack run exited $rc; its output:"
+    sed 's/^/  | /' "$p/out/nvim.out" | tail -40
+  fi
+fi
 exit $status

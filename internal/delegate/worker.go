@@ -11,7 +11,6 @@ import (
 	"runtime/debug"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
 
 	"github.com/nats-io/nats.go"
@@ -312,7 +311,7 @@ func (w *Worker) run(ctx context.Context, job Job, allow []string, maxSteps int,
 	cmd.Stdin = nil
 	cmd.Stdout = events
 	cmd.Stderr = events
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	cmd.SysProcAttr = jobProcAttr()
 	if err := cmd.Start(); err != nil {
 		return nil, err
 	}
@@ -324,11 +323,11 @@ func (w *Worker) run(ctx context.Context, job Job, allow []string, maxSteps int,
 	select {
 	case err = <-done:
 	case <-ctx.Done():
-		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGTERM)
+		stopGroup(cmd.Process, false)
 		select {
 		case err = <-done:
 		case <-time.After(10 * time.Second):
-			_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+			stopGroup(cmd.Process, true)
 			err = <-done
 		}
 		return nil, ctx.Err()

@@ -48,6 +48,6 @@ export function resolveServerPath(l: Lookup, isExecutable: (p: string) => boolea
   return {
     path: undefined,
     tried,
-    reason: 'no agentls binary found: set agentls.server.path, or put agentls on PATH (go install github.com/agentls/agentls/cmd/agentls@latest)',
+    reason: 'no agentls binary found: install the .vsix for your platform from the releases (the server is inside), set agentls.server.path, or put agentls on PATH',
   };
 }

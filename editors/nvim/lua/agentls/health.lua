@@ -76,8 +76,14 @@ function M.check()
   local rc = a.client()
   local cmd = (rc and type(rc.config.cmd) == 'table' and rc.config.cmd[1]) or (a.config.cmd or { 'agentls' })[1]
   local path = vim.fn.exepath(cmd)
+  if path == '' and cmd == 'agentls' then
+    path = require('agentls.fetch').installed(a.config.fetch or nil) or '' -- downloaded from the releases
+  end
   if path == '' then
-    err(cmd .. ' not found on PATH', { 'make build, then copy bin/agentls to a directory on your PATH', 'or set cmd in setup()' })
+    err(cmd .. ' not found on PATH', {
+      'download it from the releases (README.md, Install), or accept the download the first start offers',
+      'or set cmd in setup()',
+    })
   else
     ok('found: ' .. path)
     local v = vim.fn.system({ path, 'version' })

@@ -13,6 +13,10 @@ local M = {}
 local defaults = {
   cmd = { 'agentls' },
   cmd_env = nil,
+  -- When cmd is the default and agentls is not on PATH, the first start
+  -- offers to download it from the releases (agentls.fetch): { url = …,
+  -- dir = … } to change where from and where to; false: never offer.
+  fetch = {},
   -- The first directory upward holding one of these is the workspace root;
   -- without one, the current directory.
   root_markers = { '.agentls.json', '.git', 'go.mod', 'package.json', 'Makefile' },
@@ -252,11 +256,11 @@ local function install_handlers()
   end
 end
 
-local function client_config(root)
+local function client_config(root, cmd)
   local c = M.config
   return {
     name = 'agentls',
-    cmd = c.cmd,
+    cmd = cmd,
     cmd_env = c.cmd_env,
     root_dir = root,
     workspace_folders = { { uri = vim.uri_from_fname(root), name = root } },
@@ -280,13 +284,17 @@ function M.attach(bufnr)
     return
   end
   local root = compat.find_root(name, M.config.root_markers) or vim.loop.cwd()
+  local cmd = require('agentls.fetch').resolve(M.config.cmd, M.config.fetch)
+  if not cmd then
+    return
+  end
   if vim.lsp.start then
-    return vim.lsp.start(client_config(root), { bufnr = bufnr })
+    return vim.lsp.start(client_config(root, cmd), { bufnr = bufnr })
   end
   local id = started_roots[root]
   local client = id and vim.lsp.get_client_by_id(id)
   if not client or compat.is_stopped(client) then
-    id = vim.lsp.start_client(client_config(root))
+    id = vim.lsp.start_client(client_config(root, cmd))
     if not id then
       notify('could not start ' .. table.concat(M.config.cmd, ' '), vim.log.levels.ERROR)
       return

@@ -1,0 +1,33 @@
+//go:build !unix
+
+package proc
+
+import "time"
+
+// No sandbox, so no cache layers, where there is no Unix (Windows): the
+// names `agentls sandbox` shows exist so the server builds there, and
+// report none.
+
+const (
+	DefaultCacheMaxAge   = 14 * 24 * time.Hour
+	DefaultCacheMaxBytes = 2 << 30
+)
+
+// CacheLayer is one workspace's cache layers (never any here).
+type CacheLayer struct {
+	Dir       string    `json:"dir"`
+	Workspace string    `json:"workspace"`
+	Bytes     int64     `json:"bytes"`
+	LastUsed  time.Time `json:"lastUsed"`
+	Orphaned  bool      `json:"orphaned"`
+	InUse     bool      `json:"inUse"`
+}
+
+// CacheLayersDir is empty: there are no cache layers.
+func CacheLayersDir() string { return "" }
+
+// CacheLayers lists none.
+func CacheLayers(string) ([]CacheLayer, error) { return nil, nil }
+
+// PruneCacheLayers removes none.
+func PruneCacheLayers(string, time.Duration, int64, bool) ([]CacheLayer, error) { return nil, nil }
