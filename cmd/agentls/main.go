@@ -65,6 +65,14 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		cmd, args = args[0], args[1:]
 	}
 	switch cmd {
+	case "serve", "run", "acp":
+		// A carry of a command's writes that a killed agentls left half
+		// done is finished whole, or reported, before anything else runs.
+		for _, m := range assemble.RecoverCarries() {
+			fmt.Fprintln(stderr, m)
+		}
+	}
+	switch cmd {
 	case "serve":
 		return serve(args, stdin, stdout, stderr)
 	case "run":

@@ -194,3 +194,45 @@ func (w *clientWorkspace) changes() []session.Change {
 	}
 	return out
 }
+
+// View is what run_command sees instead of the disk (tools.Viewer): the
+// texts the task wrote through the client, which may not be saved yet.
+// Being a Viewer, the command runs in a view whose writes land in a
+// private layer, carried into the tree when it ends (tools.carry: through
+// no link, only over unchanged text, journaled) and recorded in the
+// task's change log (Carried), so /undo covers what commands wrote.
+func (w *clientWorkspace) View(ctx context.Context) map[string][]byte {
+	view := w.unsaved(w.changedFiles())
+	if view == nil {
+		view = map[string][]byte{}
+	}
+	return view
+}
+
+// Wrote applies what a command wrote to a file of the view onto the
+// client's text now, through the write path (tools.Viewer); the command
+// was approved already, so nothing more is asked.
+func (w *clientWorkspace) Wrote(ctx context.Context, rel string, seen, next []byte) (string, error) {
+	var note string
+	c, err := w.files.Edit(ctx, rel, "agentls: "+rel, func(cur apply.Text) (string, error) {
+		var text []byte
+		text, note = tools.OntoCurrent([]byte(cur.Data), cur.Exists, seen, next)
+		return string(text), nil
+	})
+	if err == nil && !c.Noop() {
+		w.record(rel, []byte(c.Cur.Data), c.Cur.Exists, []byte(c.Next))
+	}
+	return note, err
+}
+
+// Carried records a file a command's view wrote into the tree in the
+// task's change log and shows it to the client as the task's edit
+// (tools.Carrier).
+func (w *clientWorkspace) Carried(rel string, old []byte, existed bool, next []byte) {
+	w.record(rel, old, existed, next)
+}
+
+var (
+	_ tools.Viewer  = (*clientWorkspace)(nil)
+	_ tools.Carrier = (*clientWorkspace)(nil)
+)

@@ -3,6 +3,7 @@ package assemble
 import (
 	"context"
 	"math"
+	"path/filepath"
 	"runtime"
 	"slices"
 	"strings"
@@ -199,6 +200,7 @@ func toolsOf(ctx context.Context, s Spec, llm agent.LLM, ws agent.Workspace, app
 		ReadBeforeEdit: cfg.Agent.ReadBeforeEdit,
 		Seen:           s.Seen,
 		Images:         agentllm.TakesImages(cfg, cfg.LLM.Model),
+		CarryJournal:   CarryJournal(),
 	})
 	toolset = append(toolset, tools.UpdatePlan())
 	if n := cfg.Agent.SubagentSteps; n > 0 {
@@ -377,6 +379,27 @@ func configured(cfg config.Config, root string) proc.Sandbox {
 		sb.Mode = proc.ModeWorkspaceWrite
 	}
 	return sb
+}
+
+// CarryJournal is where carrying a command's writes into the tree is
+// journaled first ("": no state directory).
+func CarryJournal() string {
+	d, err := session.StateDir()
+	if err != nil {
+		return ""
+	}
+	return filepath.Join(d, "carry")
+}
+
+// RecoverCarries finishes, or reports, what a killed agentls left half
+// carried into a workspace (tools.RecoverCarries); serve, run and acp call
+// it as they start, and show what it returns.
+func RecoverCarries() []string {
+	d := CarryJournal()
+	if d == "" {
+		return nil
+	}
+	return tools.RecoverCarries(d)
 }
 
 // Declaration is what a command sandboxed by the sandbox.* settings sees

@@ -188,3 +188,41 @@ func (w *cliWorkspace) Move(ctx context.Context, from, to string) error {
 	}
 	return w.disk.Move(ctx, from, to)
 }
+
+// View is what run_command sees instead of the disk (tools.Viewer): on
+// disk nothing (the disk is the truth), in memory the task's proposed
+// texts. Being a Viewer, the command runs in a view whose writes land in a
+// private layer, carried into the tree when it ends (tools.carry: through
+// no link, only over unchanged text, journaled) and recorded in the
+// task's change log (Carried): its writes show in the task's diff and the
+// session's rewind restores them.
+func (w *cliWorkspace) View(ctx context.Context) map[string][]byte {
+	view := map[string][]byte{}
+	for rel, text := range w.proposed() {
+		view[rel] = text
+	}
+	return view
+}
+
+// Wrote applies what a command wrote to a file of the view (one the task
+// proposed in memory) onto that file's text now (tools.Viewer).
+func (w *cliWorkspace) Wrote(ctx context.Context, rel string, seen, next []byte) (string, error) {
+	var note string
+	err := w.Edit(ctx, rel, func(cur []byte, exists bool) ([]byte, error) {
+		var text []byte
+		text, note = tools.OntoCurrent(cur, exists, seen, next)
+		return text, nil
+	})
+	return note, err
+}
+
+// Carried records a file a command's view wrote into the tree in the
+// task's change log (tools.Carrier).
+func (w *cliWorkspace) Carried(rel string, old []byte, existed bool, next []byte) {
+	w.log.RecordApplied(rel, string(old), existed, string(next))
+}
+
+var (
+	_ tools.Viewer  = (*cliWorkspace)(nil)
+	_ tools.Carrier = (*cliWorkspace)(nil)
+)

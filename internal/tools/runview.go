@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/agentls/agentls/internal/agent"
+	"github.com/agentls/agentls/internal/edits"
 	"github.com/agentls/agentls/internal/proc"
 )
 
@@ -111,7 +112,7 @@ func runInView(ctx context.Context, o Options, v Viewer, root, command string, t
 		// The workspace is read-only: what the view took is not carried.
 		return out, res, nil
 	}
-	note, cerr := carry(ctx, v, root, x, view, started, record)
+	note, cerr := carry(ctx, o, v, root, x, view, started, record)
 	if cerr != nil {
 		note = "[what the command wrote could not be carried out of its view: " + cerr.Error() + "]\n"
 	}
@@ -133,7 +134,7 @@ func holds(view map[string][]byte, d string) bool {
 // A file the editor does not hold is written or deleted only if nobody
 // changed it on disk since the command started (an edit of another task
 // meanwhile): the command never saw that text, and it is not written over.
-func carry(ctx context.Context, v Viewer, root, x string, view map[string][]byte, started time.Time, record recordFunc) (string, error) {
+func carry(ctx context.Context, o Options, v Viewer, root, x string, view map[string][]byte, started time.Time, record recordFunc) (string, error) {
 	// The command could write the exchange directory too: what is read
 	// from it is checked like any other input (regular files of bounded
 	// size, paths confined and carriable).
@@ -163,14 +164,23 @@ func carry(ctx context.Context, v Viewer, root, x string, view map[string][]byte
 	defer r.Close()
 	// The protected links as the command left them (one walk for all
 	// that it wrote): a file where one leads is not carried either.
-	c := &carrier{ctx: ctx, v: v, r: r, prot: protectionOf(root), view: view, started: started, record: record}
+	c := &carrier{ctx: ctx, v: v, r: r, prot: protectionOf(root), view: view, started: started, record: record,
+		confirm: o.ConfirmWrite, journal: o.CarryJournal}
 	if err := c.writes(tar.NewReader(bytes.NewReader(tb))); err != nil {
 		return "", err
 	}
+	dels := make([]string, 0)
 	for rel := range before {
 		if !after[rel] {
-			c.delete(rel)
+			dels = append(dels, rel)
 		}
+	}
+	sort.Strings(dels)
+	for _, rel := range dels {
+		c.delete(rel)
+	}
+	if err := c.commit(root); err != nil {
+		return c.report(), err
 	}
 	return c.report(), nil
 }
@@ -184,8 +194,29 @@ type carrier struct {
 	view    map[string][]byte
 	started time.Time
 	record  recordFunc
+	confirm func(ctx context.Context, rel, why string) (bool, error)
+	journal string // the directory of carry journals ("": none kept)
 
+	plan                          []carryEntry
 	wrote, edited, deleted, notes []string
+}
+
+// allowed checks that rel may be carried into the tree: beneath the root,
+// through no link, not in .git; a protected name only when the user says
+// yes (ProtectedWrite's question, ConfirmWrite).
+func (c *carrier) allowed(rel string) error {
+	asked := false
+	if p, why := c.prot.check(rel, ""); p && c.confirm != nil && rel != ".git" && !strings.HasPrefix(rel, ".git/") {
+		ok, err := c.confirm(c.ctx, rel, why)
+		if err != nil {
+			return err
+		}
+		if !ok {
+			return errors.New(why + "; the user did not allow the command's change")
+		}
+		asked = true
+	}
+	return carriable(c.r, rel, c.prot, asked)
 }
 
 // writes carries the files of the command's archive.
@@ -237,26 +268,23 @@ func (c *carrier) write(rel string, next []byte, perm fs.FileMode) {
 		c.edited = append(c.edited, rel)
 		return
 	}
-	if err := carriable(c.r, rel, c.prot); err != nil {
-		c.notes = append(c.notes, fmt.Sprintf("%s (%v)", rel, err))
-		return
-	}
 	old, rerr := c.r.ReadFile(filepath.FromSlash(rel))
 	if rerr == nil && bytes.Equal(old, next) {
+		return
+	}
+	if err := c.allowed(rel); err != nil {
+		c.notes = append(c.notes, fmt.Sprintf("%s (%v)", rel, err))
 		return
 	}
 	if changedSince(c.r, rel, c.started) {
 		c.notes = append(c.notes, rel+" (changed by someone else while the command ran: the command's text was not written over it)")
 		return
 	}
-	if err := writeBeneath(c.r, rel, next, perm); err != nil {
-		c.notes = append(c.notes, fmt.Sprintf("%s (%v)", rel, err))
+	if rerr != nil && !errors.Is(rerr, fs.ErrNotExist) {
+		c.notes = append(c.notes, fmt.Sprintf("%s (%v)", rel, rerr))
 		return
 	}
-	if c.record != nil {
-		c.record(rel, old, rerr == nil, next)
-	}
-	c.wrote = append(c.wrote, rel)
+	c.plan = append(c.plan, carryEntry{Rel: rel, Old: old, Existed: rerr == nil, Next: next, Perm: perm})
 }
 
 // delete carries one file the command deleted.
@@ -265,7 +293,11 @@ func (c *carrier) delete(rel string) {
 		c.notes = append(c.notes, rel+" (deleted by the command, but the editor holds it: not deleted)")
 		return
 	}
-	if err := carriable(c.r, rel, c.prot); err != nil {
+	old, rerr := c.r.ReadFile(filepath.FromSlash(rel))
+	if errors.Is(rerr, fs.ErrNotExist) {
+		return
+	}
+	if err := c.allowed(rel); err != nil {
 		c.notes = append(c.notes, fmt.Sprintf("%s, deleted by the command (%v)", rel, err))
 		return
 	}
@@ -273,11 +305,64 @@ func (c *carrier) delete(rel string) {
 		c.notes = append(c.notes, rel+" (deleted by the command, but changed by someone else while it ran: not deleted)")
 		return
 	}
-	if err := c.r.Remove(filepath.FromSlash(rel)); err != nil && !errors.Is(err, fs.ErrNotExist) {
-		c.notes = append(c.notes, fmt.Sprintf("%s (%v)", rel, err))
+	if rerr != nil {
+		c.notes = append(c.notes, fmt.Sprintf("%s (%v)", rel, rerr))
 		return
 	}
-	c.deleted = append(c.deleted, rel)
+	c.plan = append(c.plan, carryEntry{Rel: rel, Old: old, Existed: true, Delete: true})
+}
+
+// commit carries the planned files in: the plan is journaled (fsynced)
+// first, so that a process killed mid-way leaves what RecoverCarries
+// finishes or reports; each file is written atomically, only over the
+// text the plan found (compare-and-swap), and recorded; the journal goes
+// when all are done.
+func (c *carrier) commit(root string) error {
+	if len(c.plan) == 0 {
+		return nil
+	}
+	var jp string
+	if c.journal != "" {
+		p, err := writeJournal(c.journal, carryJournal{Root: root, Files: c.plan})
+		if err != nil {
+			return fmt.Errorf("journal: %w", err)
+		}
+		jp = p
+	}
+	delay := carryDelay()
+	for _, e := range c.plan {
+		if delay > 0 {
+			time.Sleep(delay)
+		}
+		if e.state(c.r) != "old" {
+			c.notes = append(c.notes, e.Rel+" (changed by someone else while the command's writes were carried: not written over)")
+			continue
+		}
+		if err := carriable(c.r, e.Rel, protection{}, true); err != nil {
+			c.notes = append(c.notes, fmt.Sprintf("%s (%v)", e.Rel, err))
+			continue
+		}
+		if err := applyEntry(c.r, e); err != nil {
+			c.notes = append(c.notes, fmt.Sprintf("%s (%v)", e.Rel, err))
+			continue
+		}
+		if c.record != nil && !e.Delete {
+			// (A deletion is not a text change of the log: as before.)
+			c.record(e.Rel, e.Old, e.Existed, e.Next)
+		}
+		if e.Delete {
+			c.deleted = append(c.deleted, e.Rel)
+		} else {
+			c.wrote = append(c.wrote, e.Rel)
+		}
+	}
+	if jp != "" {
+		if err := os.Remove(jp); err != nil {
+			return err
+		}
+		return syncDir(c.journal)
+	}
+	return nil
 }
 
 // report is what the model is told of the carry.
@@ -340,11 +425,11 @@ func exchangeFile(p string) ([]byte, error) {
 // have changed on disk either: .git, the files that configure agentls or
 // the editor (policy.Protected, or where a protected symlink leads:
 // prot), and any path through a symlink or onto one.
-func carriable(r *os.Root, rel string, prot protection) error {
+func carriable(r *os.Root, rel string, prot protection, asked bool) error {
 	if rel == ".git" || strings.HasPrefix(rel, ".git/") {
 		return errors.New("inside .git, which stays read-only")
 	}
-	if p, why := prot.check(rel, ""); p {
+	if p, why := prot.check(rel, ""); p && !asked {
 		return errors.New(why + "; only the user changes it")
 	}
 	parts := strings.Split(rel, "/")
@@ -469,4 +554,23 @@ func viewOf(ctx context.Context, ws agent.Workspace, o Options) (Viewer, map[str
 		view = map[string][]byte{}
 	}
 	return v, view
+}
+
+// OntoCurrent is what a Viewer's Wrote writes: the command's change from
+// the text it saw (seen) to the text it left (next), placed onto the text
+// as it is now (cur). Lines changed meanwhile that the command changed too
+// keep the current text, and note says which.
+func OntoCurrent(cur []byte, exists bool, seen, next []byte) ([]byte, string) {
+	if !exists || bytes.Equal(cur, seen) {
+		return next, ""
+	}
+	merged, conflicts := edits.Revert(string(next), string(seen), string(cur))
+	if len(conflicts) == 0 {
+		return []byte(merged), ""
+	}
+	lines := make([]string, len(conflicts))
+	for i, c := range conflicts {
+		lines[i] = fmt.Sprint(c.Line)
+	}
+	return []byte(merged), "line " + strings.Join(lines, ", ") + " changed while the command ran; the command's change there was not applied, the current text stays"
 }

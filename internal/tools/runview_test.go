@@ -51,7 +51,7 @@ func TestCarryRefusesAForgedExchange(t *testing.T) {
 	os.WriteFile(filepath.Join(x, "before"), []byte("./keep.txt\x00./.git/config\x00./link\x00"), 0o644)
 	os.WriteFile(filepath.Join(x, "after"), []byte(""), 0o644)
 	v := &fakeViewer{wrote: map[string]string{}}
-	note, err := carry(context.Background(), v, root, x, map[string][]byte{"held.txt": []byte("old\n")}, time.Now().Add(time.Hour), nil)
+	note, err := carry(context.Background(), Options{}, v, root, x, map[string][]byte{"held.txt": []byte("old\n")}, time.Now().Add(time.Hour), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -81,7 +81,7 @@ func TestCarryRefusesAForgedExchange(t *testing.T) {
 	if err := syscall.Mkfifo(filepath.Join(x, "before"), 0o644); err != nil {
 		t.Skip("no FIFOs here")
 	}
-	if _, err := carry(context.Background(), v, root, x, nil, time.Now().Add(time.Hour), nil); err == nil {
+	if _, err := carry(context.Background(), Options{}, v, root, x, nil, time.Now().Add(time.Hour), nil); err == nil {
 		t.Error("a FIFO listing was read")
 	}
 }
@@ -147,7 +147,7 @@ func TestCarryRefusesWhereAProtectedLinkLeads(t *testing.T) {
 	os.WriteFile(filepath.Join(x, "changed.tar"), buf.Bytes(), 0o644)
 	os.WriteFile(filepath.Join(x, "before"), nil, 0o644)
 	os.WriteFile(filepath.Join(x, "after"), []byte("./tools/husky/post-commit\x00./src/ok.go\x00"), 0o644)
-	note, err := carry(context.Background(), &fakeViewer{wrote: map[string]string{}}, root, x, nil, time.Now().Add(time.Hour), nil)
+	note, err := carry(context.Background(), Options{}, &fakeViewer{wrote: map[string]string{}}, root, x, nil, time.Now().Add(time.Hour), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -190,7 +190,7 @@ func TestCarryKeepsWhatChangedWhileTheCommandRan(t *testing.T) {
 	os.WriteFile(filepath.Join(x, "changed.tar"), buf.Bytes(), 0o644)
 	os.WriteFile(filepath.Join(x, "before"), []byte("./edited.txt\x00./gone.txt\x00./plain.txt\x00./old.txt\x00"), 0o644)
 	os.WriteFile(filepath.Join(x, "after"), []byte("./edited.txt\x00./plain.txt\x00"), 0o644)
-	note, err := carry(context.Background(), &fakeViewer{wrote: map[string]string{}}, root, x, nil, started, nil)
+	note, err := carry(context.Background(), Options{}, &fakeViewer{wrote: map[string]string{}}, root, x, nil, started, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -66,6 +66,10 @@ type Options struct {
 	Seen []string
 	// Images offers view_image, for a model that takes images.
 	Images bool
+	// CarryJournal is the directory where carrying a command's writes
+	// into the tree is journaled first (RecoverCarries finishes or
+	// reports a carry a killed agentls left); "": not journaled.
+	CarryJournal string
 
 	reads *readLog // shared by one Default's tools when ReadBeforeEdit
 }

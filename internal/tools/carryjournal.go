@@ -1,0 +1,202 @@
+package tools
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// A carry journal makes carrying a command's layer into the tree whole or
+// reported: before the first file is written, the plan (each file's text
+// as the carry found it and the text it writes, or its deletion) is
+// written and fsynced under the state directory; each file is then
+// written atomically beneath the root; the journal is removed when all
+// are. A process killed mid-way (kill -9) leaves the journal, and the
+// next start of agentls finishes it where every file is still either as
+// the plan found it or as it writes it (RecoverCarries), and otherwise
+// keeps it aside and names the files.
+
+// carryEntry is one file of a carry's plan.
+type carryEntry struct {
+	Rel     string      `json:"rel"`
+	Old     []byte      `json:"old,omitempty"`
+	Existed bool        `json:"existed"`
+	Next    []byte      `json:"next,omitempty"`
+	Delete  bool        `json:"delete,omitempty"`
+	Perm    fs.FileMode `json:"perm,omitempty"`
+}
+
+// carryJournal is the plan of one carry.
+type carryJournal struct {
+	Root  string       `json:"root"`
+	Files []carryEntry `json:"files"`
+}
+
+// carryDelay is a test hook that slows each file's write
+// (AGENTLS_TEST_CARRY_DELAY_MS, test-only: the e2e test that kills
+// agentls mid-carry needs a carry that takes long enough).
+func carryDelay() time.Duration {
+	ms, err := strconv.Atoi(os.Getenv("AGENTLS_TEST_CARRY_DELAY_MS"))
+	if err != nil || ms <= 0 {
+		return 0
+	}
+	return time.Duration(ms) * time.Millisecond
+}
+
+// writeJournal writes j durably to a new file in dir and returns its path.
+func writeJournal(dir string, j carryJournal) (string, error) {
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return "", err
+	}
+	b, err := json.Marshal(j)
+	if err != nil {
+		return "", err
+	}
+	f, err := os.CreateTemp(dir, "carry-*.tmp")
+	if err != nil {
+		return "", err
+	}
+	tmp := f.Name()
+	_, werr := f.Write(b)
+	if werr == nil {
+		werr = f.Sync()
+	}
+	if cerr := f.Close(); werr == nil {
+		werr = cerr
+	}
+	if werr != nil {
+		os.Remove(tmp)
+		return "", werr
+	}
+	p := strings.TrimSuffix(tmp, ".tmp") + ".json"
+	if err := os.Rename(tmp, p); err != nil {
+		os.Remove(tmp)
+		return "", err
+	}
+	return p, syncDir(dir)
+}
+
+func syncDir(dir string) error {
+	d, err := os.Open(dir)
+	if err != nil {
+		return err
+	}
+	defer d.Close()
+	return d.Sync()
+}
+
+// applyEntry writes (or deletes) one planned file beneath r, atomically.
+func applyEntry(r *os.Root, e carryEntry) error {
+	if e.Delete {
+		if err := r.Remove(filepath.FromSlash(e.Rel)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return err
+		}
+		return nil
+	}
+	return writeBeneath(r, e.Rel, e.Next, e.Perm)
+}
+
+// state says where a planned file is now: "old" (as the plan found it),
+// "new" (as it writes it) or "" (neither: someone else changed it).
+func (e carryEntry) state(r *os.Root) string {
+	cur, err := r.ReadFile(filepath.FromSlash(e.Rel))
+	exists := err == nil
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return ""
+	}
+	switch {
+	case e.Delete && !exists:
+		return "new"
+	case !e.Delete && exists && bytes.Equal(cur, e.Next):
+		return "new"
+	case e.Existed == exists && (!exists || bytes.Equal(cur, e.Old)):
+		return "old"
+	}
+	return ""
+}
+
+// RecoverCarries finishes the carries a killed agentls left in dir (the
+// state directory's "carry"): a journal whose files are all still as it
+// found them or as it writes them is applied whole and removed; another
+// is kept aside (renamed *.kept) and reported, naming the files that
+// changed meanwhile. It returns what it says to the user.
+func RecoverCarries(dir string) []string {
+	names, _ := filepath.Glob(filepath.Join(dir, "carry-*.json"))
+	sort.Strings(names)
+	var msgs []string
+	for _, p := range names {
+		if m := recoverCarry(p); m != "" {
+			msgs = append(msgs, m)
+		}
+	}
+	// A journal being written when the process died never started a carry.
+	tmps, _ := filepath.Glob(filepath.Join(dir, "carry-*.tmp"))
+	for _, p := range tmps {
+		os.Remove(p)
+	}
+	return msgs
+}
+
+func recoverCarry(p string) string {
+	keep := func(why string) string {
+		_ = os.Rename(p, strings.TrimSuffix(p, ".json")+".kept")
+		return why + " (the plan is kept in " + strings.TrimSuffix(p, ".json") + ".kept)"
+	}
+	b, err := os.ReadFile(p)
+	if err != nil {
+		return keep(fmt.Sprintf("agentls: an interrupted carry of a command's writes could not be read: %v", err))
+	}
+	var j carryJournal
+	if err := json.Unmarshal(b, &j); err != nil || j.Root == "" {
+		return keep("agentls: an interrupted carry of a command's writes could not be read")
+	}
+	r, err := os.OpenRoot(j.Root)
+	if err != nil {
+		return keep(fmt.Sprintf("agentls: a command's writes into %s were interrupted and could not be finished: %v", j.Root, err))
+	}
+	defer r.Close()
+	var changed, pending []string
+	for _, e := range j.Files {
+		// A temporary file of the interrupted write is never the user's.
+		_ = r.Remove(filepath.FromSlash(e.Rel) + ".agentls-tmp")
+		switch e.state(r) {
+		case "":
+			changed = append(changed, e.Rel)
+		case "old":
+			pending = append(pending, e.Rel)
+		}
+	}
+	if len(changed) > 0 {
+		return keep(fmt.Sprintf("agentls: a command's writes into %s were interrupted (agentls stopped mid-way) and NOT finished, because these files changed since: %s; %d of %d files had been written",
+			j.Root, strings.Join(changed, ", "), len(j.Files)-len(pending)-len(changed), len(j.Files)))
+	}
+	var failed []string
+	for _, e := range j.Files {
+		if e.state(r) != "old" {
+			continue
+		}
+		if err := carriable(r, e.Rel, protection{}, true); err != nil {
+			failed = append(failed, fmt.Sprintf("%s (%v)", e.Rel, err))
+			continue
+		}
+		if err := applyEntry(r, e); err != nil {
+			failed = append(failed, fmt.Sprintf("%s (%v)", e.Rel, err))
+		}
+	}
+	if len(failed) > 0 {
+		return keep(fmt.Sprintf("agentls: a command's interrupted writes into %s could not all be finished: %s", j.Root, strings.Join(failed, ", ")))
+	}
+	os.Remove(p)
+	if len(pending) == 0 {
+		return ""
+	}
+	return fmt.Sprintf("agentls: finished a command's writes into %s that were interrupted (agentls stopped mid-way): %d of %d files written now", j.Root, len(pending), len(j.Files))
+}
