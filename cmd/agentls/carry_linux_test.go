@@ -35,7 +35,15 @@ func TestHeadlessCommandWritesAreCarriedAndRewound(t *testing.T) {
 	if read("a.txt") != "ONE\ntwo\n" || read("made.txt") != "made\n" {
 		t.Fatalf("after the task: a=%q made=%q\n%s", read("a.txt"), read("made.txt"), r.stderr)
 	}
-	id := jsonLines(t, r.stderr)[0]["session"].(string)
+	lines := jsonLines(t, r.stderr)
+	id := lines[0]["session"].(string)
+	for _, l := range lines {
+		if l["kind"] == "end" {
+			if fc := fmt.Sprint(l["result"].(map[string]any)["filesChanged"]); fc != "[a.txt made.txt]" {
+				t.Errorf("the task's filesChanged: %s", fc)
+			}
+		}
+	}
 	show := e.run("sessions", "show", "--diff", id)
 	for _, w := range []string{"a.txt", "-one", "+ONE", "made.txt", "+made"} {
 		if !strings.Contains(show.stdout, w) {

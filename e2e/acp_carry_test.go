@@ -1,0 +1,62 @@
+package e2e
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// Over ACP, a command runs in a view whose writes are carried into the
+// tree when it ends and recorded in the task's change log: what `sed -i`
+// wrote is there after the task, and /undo restores it, with the client's
+// fs and without. On the old code the command wrote the disk directly,
+// the change log did not hold it, and /undo left hello.txt as the command
+// made it.
+func TestACPCommandWritesAreUndone(t *testing.T) {
+	for _, withFS := range []bool{false, true} {
+		t.Run(fmt.Sprint("fs=", withFS), func(t *testing.T) {
+			r := startACP(t, "hello", `{"turns":[
+			 {"toolCalls":[{"id":"call_sed","name":"run_command","arguments":"{\"command\":\"sed -i s/hello/HELLO/ hello.txt && echo made > made.txt\"}"}]},
+			 {"text":"Done."}]}`, withFS, nil)
+			orig, err := os.ReadFile(filepath.Join(r.root, "hello.txt"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			id := r.newSession(t)
+			r.prompt(t, id, "shout")
+			got, _ := os.ReadFile(filepath.Join(r.root, "hello.txt"))
+			if want := strings.Replace(string(orig), "hello", "HELLO", 1); string(got) != want {
+				t.Fatalf("hello.txt after the command: %q, want %q", got, want)
+			}
+			if b, _ := os.ReadFile(filepath.Join(r.root, "made.txt")); string(b) != "made\n" {
+				t.Fatalf("made.txt after the command: %q", b)
+			}
+			n := len(r.client.snapshot())
+			r.prompt(t, id, "/undo")
+			said := agentText(r.client.snapshot()[n:])
+			if withFS {
+				// The undo goes out through the client's fs (its buffer);
+				// a file the command made is named, as the client cannot
+				// delete over ACP.
+				r.client.mu.Lock()
+				b, ok := r.client.buffers[filepath.Join(r.root, "hello.txt")]
+				r.client.mu.Unlock()
+				if !ok || b != string(orig) {
+					t.Errorf("hello.txt's buffer after /undo: %q (%v); agent said %q", b, ok, said)
+				}
+				if !strings.Contains(said, "Undone: hello.txt") || !strings.Contains(said, "made.txt") {
+					t.Errorf("/undo said %q", said)
+				}
+				return
+			}
+			if b, _ := os.ReadFile(filepath.Join(r.root, "hello.txt")); string(b) != string(orig) {
+				t.Errorf("hello.txt after /undo: %q; agent said %q", b, said)
+			}
+			if _, err := os.Stat(filepath.Join(r.root, "made.txt")); err == nil {
+				t.Errorf("made.txt, made by the command, is still there after /undo; agent said %q", said)
+			}
+		})
+	}
+}
