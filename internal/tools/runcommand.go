@@ -59,23 +59,28 @@ func newRunCommand(ws agent.Workspace, o Options) agent.Tool {
 		if a.TimeoutSeconds > 0 {
 			timeout = time.Duration(a.TimeoutSeconds) * time.Second
 		}
+		// What the command's view carried into the tree is a change of
+		// the call: the task's files changed, its checks, its result.
+		var carried []string
+		o := o
+		o.carried = &carried
 		out, res, err := runCommandIn(ctx, ws, o, a.Command, timeout, false)
 		if err == nil && res.NetworkBlocked && !o.Sandbox.Network && o.AskNetwork != nil {
 			// The command failed for want of network: ask whether it may
 			// run again with it.
 			again, askErr := o.AskNetwork(ctx, a.Command)
 			if errors.Is(askErr, ErrCannotAsk) {
-				return agent.ToolResult{Output: out}, err
+				return agent.ToolResult{Output: out, Changed: carried}, err
 			}
 			if askErr != nil {
-				return agent.ToolResult{Output: out}, fmt.Errorf("asking for network: %w", askErr)
+				return agent.ToolResult{Output: out, Changed: carried}, fmt.Errorf("asking for network: %w", askErr)
 			}
 			if again {
 				out, _, err = runCommandIn(ctx, ws, o, a.Command, timeout, true)
 				out = "[run again with network, as the user allowed]\n" + out
 			}
 		}
-		return agent.ToolResult{Output: out}, err
+		return agent.ToolResult{Output: out, Changed: carried}, err
 	}
 	return t
 }

@@ -179,10 +179,13 @@ func carry(ctx context.Context, o Options, v Viewer, root, x string, view map[st
 	for _, rel := range dels {
 		c.delete(rel)
 	}
-	if err := c.commit(root); err != nil {
-		return c.report(), err
+	err = c.commit(root)
+	if o.carried != nil {
+		*o.carried = append(*o.carried, c.edited...)
+		*o.carried = append(*o.carried, c.wrote...)
+		*o.carried = append(*o.carried, c.deleted...)
 	}
-	return c.report(), nil
+	return c.report(), err
 }
 
 // carrier carries one command's writes from its view into the workspace.

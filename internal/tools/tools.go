@@ -71,7 +71,8 @@ type Options struct {
 	// reports a carry a killed agentls left); "": not journaled.
 	CarryJournal string
 
-	reads *readLog // shared by one Default's tools when ReadBeforeEdit
+	reads   *readLog  // shared by one Default's tools when ReadBeforeEdit
+	carried *[]string // one run_command call's files carried in from its view
 }
 
 func (o Options) withDefaults(ws agent.Workspace) Options {
