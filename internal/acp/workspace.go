@@ -232,7 +232,12 @@ func (w *clientWorkspace) Carried(rel string, old []byte, existed bool, next []b
 	w.record(rel, old, existed, next)
 }
 
+// CommandsOnly: hooks and stop conditions run on the disk
+// (tools.CommandViewer).
+func (w *clientWorkspace) CommandsOnly() {}
+
 var (
-	_ tools.Viewer  = (*clientWorkspace)(nil)
-	_ tools.Carrier = (*clientWorkspace)(nil)
+	_ tools.CommandViewer = (*clientWorkspace)(nil)
+	_ tools.Viewer        = (*clientWorkspace)(nil)
+	_ tools.Carrier       = (*clientWorkspace)(nil)
 )

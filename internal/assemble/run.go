@@ -263,7 +263,9 @@ func startHooks(ctx context.Context, tc TaskConfig, spec *Spec, task *driver.Ass
 		spec.EventHooks = HookRunner(spec.Config, tc.Root, id, hookTrust(tc), warn)
 		if r := spec.EventHooks; r != nil {
 			if v, ok := tools.As[tools.Viewer](spec.Workspace); ok {
-				r.View = v.View
+				if _, only := v.(tools.CommandViewer); !only {
+					r.View = v.View
+				}
 			}
 			if spec.Config.Tools.Approval != config.ApprovalNever {
 				// Leaving the sandbox is asked as for any command.

@@ -40,7 +40,7 @@ func (u until) CheckStop(ctx context.Context, c agent.CheckStop) agent.StopCheck
 	if !confined && u.cfg.Sandbox.Mode != proc.ModeOff {
 		return agent.StopChecked{Note: fmt.Sprintf("the stop condition `%s` was not run: %s", u.command, why)}
 	}
-	if v, ok := tools.As[tools.Viewer](u.ws); ok && sb.Mode != proc.ModeOff {
+	if v, ok := tools.As[tools.Viewer](u.ws); ok && !isCommandViewer(v) && sb.Mode != proc.ModeOff {
 		// As the checks do: the condition sees the editor's texts, and
 		// what it writes stays in the view.
 		if view := v.View(ctx); len(view) > 0 {
@@ -81,4 +81,10 @@ func (u until) CheckStop(ctx context.Context, c agent.CheckStop) agent.StopCheck
 		Unmet:    fmt.Sprintf("the stop condition `%s` still fails (%s)", u.command, how),
 		Note:     fmt.Sprintf("the stop condition `%s` failed (%s); the model goes back to work", u.command, how),
 	}
+}
+
+// isCommandViewer: v's view is for run_command alone (tools.CommandViewer).
+func isCommandViewer(v tools.Viewer) bool {
+	_, only := v.(tools.CommandViewer)
+	return only
 }

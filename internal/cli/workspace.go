@@ -222,7 +222,12 @@ func (w *cliWorkspace) Carried(rel string, old []byte, existed bool, next []byte
 	w.log.RecordApplied(rel, string(old), existed, string(next))
 }
 
+// CommandsOnly: hooks and stop conditions run on the disk
+// (tools.CommandViewer).
+func (w *cliWorkspace) CommandsOnly() {}
+
 var (
-	_ tools.Viewer  = (*cliWorkspace)(nil)
-	_ tools.Carrier = (*cliWorkspace)(nil)
+	_ tools.CommandViewer = (*cliWorkspace)(nil)
+	_ tools.Viewer        = (*cliWorkspace)(nil)
+	_ tools.Carrier       = (*cliWorkspace)(nil)
 )

@@ -37,6 +37,15 @@ type Viewer interface {
 	Wrote(ctx context.Context, rel string, seen, next []byte) (note string, err error)
 }
 
+// CommandViewer is a Viewer whose view is for run_command alone (the
+// headless and ACP workspaces, where the disk is the truth): hooks and a
+// stop condition, whose writes are not carried out of a view, run on the
+// disk as before.
+type CommandViewer interface {
+	Viewer
+	CommandsOnly()
+}
+
 // viewThrough are build-product directories a command's view shows as
 // they are on disk, writes included, as the checks' view does (verify's
 // linkDirs): installs and builds there land at once and stay incremental.
