@@ -9,9 +9,9 @@ import (
 )
 
 // Over ACP, a command runs in a view whose writes are carried into the
-// tree when it ends and recorded in the task's change log: what `sed -i`
-// wrote is there after the task, and /undo restores it, with the client's
-// fs and without. On the old code the command wrote the disk directly,
+// tree when it ends, through the write path (the client's fs when it
+// offers it, else the disk), and recorded in the task's change log: what
+// `sed -i` wrote is there after the task, and /undo restores it. On the old code the command wrote the disk directly,
 // the change log did not hold it, and /undo left hello.txt as the command
 // made it.
 func TestACPCommandWritesAreUndone(t *testing.T) {
@@ -26,12 +26,32 @@ func TestACPCommandWritesAreUndone(t *testing.T) {
 			}
 			id := r.newSession(t)
 			r.prompt(t, id, "shout")
-			got, _ := os.ReadFile(filepath.Join(r.root, "hello.txt"))
-			if want := strings.Replace(string(orig), "hello", "HELLO", 1); string(got) != want {
-				t.Fatalf("hello.txt after the command: %q, want %q", got, want)
+			// With the client's fs, what the command wrote goes through it
+			// (the write path): the client's buffers hold it.
+			text := func(name string) string {
+				if withFS {
+					r.client.mu.Lock()
+					defer r.client.mu.Unlock()
+					b, ok := r.client.buffers[filepath.Join(r.root, name)]
+					if !ok {
+						return "(not written)"
+					}
+					return b
+				}
+				b, err := os.ReadFile(filepath.Join(r.root, name))
+				if err != nil {
+					return "(gone)"
+				}
+				return string(b)
 			}
-			if b, _ := os.ReadFile(filepath.Join(r.root, "made.txt")); string(b) != "made\n" {
-				t.Fatalf("made.txt after the command: %q", b)
+			if want := strings.Replace(string(orig), "hello", "HELLO", 1); text("hello.txt") != want {
+				t.Fatalf("hello.txt after the command: %q, want %q", text("hello.txt"), want)
+			}
+			if text("made.txt") != "made\n" {
+				t.Fatalf("made.txt after the command: %q", text("made.txt"))
+			}
+			if b, _ := os.ReadFile(filepath.Join(r.root, "hello.txt")); withFS && string(b) != string(orig) {
+				t.Errorf("with the client's fs, the command's write went around it to the disk: %q", b)
 			}
 			n := len(r.client.snapshot())
 			r.prompt(t, id, "/undo")
@@ -40,11 +60,8 @@ func TestACPCommandWritesAreUndone(t *testing.T) {
 				// The undo goes out through the client's fs (its buffer);
 				// a file the command made is named, as the client cannot
 				// delete over ACP.
-				r.client.mu.Lock()
-				b, ok := r.client.buffers[filepath.Join(r.root, "hello.txt")]
-				r.client.mu.Unlock()
-				if !ok || b != string(orig) {
-					t.Errorf("hello.txt's buffer after /undo: %q (%v); agent said %q", b, ok, said)
+				if b := text("hello.txt"); b != string(orig) {
+					t.Errorf("hello.txt's buffer after /undo: %q; agent said %q", b, said)
 				}
 				if !strings.Contains(said, "Undone: hello.txt") || !strings.Contains(said, "made.txt") {
 					t.Errorf("/undo said %q", said)

@@ -143,7 +143,9 @@ func TestCarryKilledMidwayIsWholeOrReported(t *testing.T) {
 				}
 			}
 			left, _ := filepath.Glob(filepath.Join(e.state, "agentls", "carry", "*.json"))
-			tmps, _ := filepath.Glob(filepath.Join(e.ws, "*.agentls-tmp"))
+			tmps, _ := filepath.Glob(filepath.Join(e.ws, "*.agentls-*"))
+			hidden, _ := filepath.Glob(filepath.Join(e.ws, ".*.agentls-*"))
+			tmps = append(tmps, hidden...)
 			if len(left) != 0 || len(tmps) != 0 {
 				t.Errorf("left behind: journals %v, temporary files %v", left, tmps)
 			}

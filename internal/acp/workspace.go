@@ -232,6 +232,25 @@ func (w *clientWorkspace) Carried(rel string, old []byte, existed bool, next []b
 	w.record(rel, old, existed, next)
 }
 
+// CarryFile writes a file a command's view carried in through the write
+// path (tools.CarryWriter): the client's fs when it offers it, else the
+// disk, over old only.
+func (w *clientWorkspace) CarryFile(ctx context.Context, rel string, old []byte, existed bool, next []byte, del bool) error {
+	a := w.files
+	if del && w.write {
+		// The client cannot delete over ACP: the disk's file goes, as the
+		// command left it, taking its turn with the client's writes.
+		w.a.mu.Lock()
+		slots := w.a.slots[w.s.root]
+		w.a.mu.Unlock()
+		if slots == nil {
+			slots = &apply.Slots{}
+		}
+		a = apply.Shared(&apply.Disk{W: w.disk}, slots)
+	}
+	return apply.Carry(ctx, a, rel, old, existed, next, del)
+}
+
 // CommandsOnly: hooks and stop conditions run on the disk
 // (tools.CommandViewer).
 func (w *clientWorkspace) CommandsOnly() {}

@@ -296,3 +296,25 @@ func Landed(base, text, next string) bool {
 	m := edits.Merge3(base, text, next)
 	return len(m.Conflicts) == 0 && m.Text == text
 }
+
+// ErrChangedMeanwhile: a file a command's view carries in is no longer the
+// text the carry planned on (Carry).
+var ErrChangedMeanwhile = errors.New("changed by someone else while the command's writes were carried in: not written over")
+
+// Carry writes one file a command's view carried in (tools.CarryWriter)
+// through a: from old (absent unless existed) to next, or deleted, over
+// that text only; a file that is no longer old fails with
+// ErrChangedMeanwhile and is left as it is.
+func Carry(ctx context.Context, a *Applier, rel string, old []byte, existed bool, next []byte, del bool) error {
+	_, err := a.Apply(ctx, []string{rel}, Batch{Label: "agentls: " + rel}, func(cur map[string]Text) ([]Change, error) {
+		t := cur[rel]
+		if t.Exists != existed || t.Data != string(old) {
+			return nil, ErrChangedMeanwhile
+		}
+		if del && !t.Exists {
+			return nil, nil
+		}
+		return []Change{{Rel: rel, Cur: t, Next: string(next), Delete: del}}, nil
+	})
+	return err
+}

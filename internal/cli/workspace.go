@@ -222,6 +222,12 @@ func (w *cliWorkspace) Carried(rel string, old []byte, existed bool, next []byte
 	w.log.RecordApplied(rel, string(old), existed, string(next))
 }
 
+// CarryFile writes a file a command's view carried in through the write
+// path (tools.CarryWriter): the Applier over the disk, over old only.
+func (w *cliWorkspace) CarryFile(ctx context.Context, rel string, old []byte, existed bool, next []byte, del bool) error {
+	return apply.Carry(ctx, w.files, rel, old, existed, next, del)
+}
+
 // CommandsOnly: hooks and stop conditions run on the disk
 // (tools.CommandViewer).
 func (w *cliWorkspace) CommandsOnly() {}

@@ -165,8 +165,7 @@ func recoverCarry(p string) string {
 	defer r.Close()
 	var changed, pending []string
 	for _, e := range j.Files {
-		// A temporary file of the interrupted write is never the user's.
-		_ = r.Remove(filepath.FromSlash(e.Rel) + ".agentls-tmp")
+		removeTemporaries(r, e.Rel)
 		switch e.state(r) {
 		case "":
 			changed = append(changed, e.Rel)
@@ -199,4 +198,24 @@ func recoverCarry(p string) string {
 		return ""
 	}
 	return fmt.Sprintf("agentls: finished a command's writes into %s that were interrupted (agentls stopped mid-way): %d of %d files written now", j.Root, len(pending), len(j.Files))
+}
+
+// removeTemporaries removes what an interrupted atomic write of rel left
+// beside it (writeBeneath's rel.agentls-tmp, DiskWorkspace's
+// .base.agentls-<hex>): never the user's files.
+func removeTemporaries(r *os.Root, rel string) {
+	name := filepath.FromSlash(rel)
+	_ = r.Remove(name + ".agentls-tmp")
+	dir, base := filepath.Dir(name), filepath.Base(name)
+	d, err := r.Open(dir)
+	if err != nil {
+		return
+	}
+	names, _ := d.Readdirnames(-1)
+	d.Close()
+	for _, n := range names {
+		if strings.HasPrefix(n, "."+base+".agentls-") && len(n) == len("."+base+".agentls-")+12 {
+			_ = r.Remove(filepath.Join(dir, n))
+		}
+	}
 }

@@ -20,6 +20,7 @@ func TestRecoverCarries(t *testing.T) {
 		}
 		// The interrupted write of todo.txt left its temporary file.
 		os.WriteFile(filepath.Join(root, "todo.txt.agentls-tmp"), []byte("ne"), 0o644)
+		os.WriteFile(filepath.Join(root, ".todo.txt.agentls-0123456789ab"), []byte("ne"), 0o600)
 		_, err := writeJournal(dir, carryJournal{Root: root, Files: []carryEntry{
 			{Rel: "done.txt", Old: []byte("old\n"), Existed: true, Next: []byte("new\n")},
 			{Rel: "todo.txt", Old: []byte("old\n"), Existed: true, Next: []byte("new\n")},
@@ -46,7 +47,7 @@ func TestRecoverCarries(t *testing.T) {
 			t.Errorf("said %q", msgs)
 		}
 		if read(root, "done.txt") != "new\n" || read(root, "todo.txt") != "new\n" || read(root, "sub/made.txt") != "made\n" ||
-			read(root, "gone.txt") != "(gone)" || read(root, "todo.txt.agentls-tmp") != "(gone)" {
+			read(root, "gone.txt") != "(gone)" || read(root, "todo.txt.agentls-tmp") != "(gone)" || read(root, ".todo.txt.agentls-0123456789ab") != "(gone)" {
 			t.Errorf("not finished whole")
 		}
 		if left, _ := os.ReadDir(dir); len(left) != 0 {

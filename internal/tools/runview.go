@@ -37,6 +37,17 @@ type Viewer interface {
 	Wrote(ctx context.Context, rel string, seen, next []byte) (note string, err error)
 }
 
+// CarryWriter is a Viewer that takes what a command's view carries into
+// the tree through its own write path (the front end's apply.Applier:
+// compare-and-swap under its per-file turn): CarryFile turns rel from old
+// (absent unless existed) into next, or deletes it, over that text only,
+// and fails when the file is no longer old. A Viewer that is no
+// CarryWriter has the files written beneath the root by the carry itself.
+type CarryWriter interface {
+	Viewer
+	CarryFile(ctx context.Context, rel string, old []byte, existed bool, next []byte, del bool) error
+}
+
 // CommandViewer is a Viewer whose view is for run_command alone (the
 // headless and ACP workspaces, where the disk is the truth): hooks and a
 // stop condition, whose writes are not carried out of a view, run on the
@@ -354,7 +365,7 @@ func (c *carrier) commit(root string) error {
 			c.notes = append(c.notes, fmt.Sprintf("%s (%v)", e.Rel, err))
 			continue
 		}
-		if err := applyEntry(c.r, e); err != nil {
+		if err := c.apply(e); err != nil {
 			c.notes = append(c.notes, fmt.Sprintf("%s (%v)", e.Rel, err))
 			continue
 		}
@@ -373,6 +384,24 @@ func (c *carrier) commit(root string) error {
 			return err
 		}
 		return syncDir(c.journal)
+	}
+	return nil
+}
+
+// apply writes one planned file: through the front end's write path when
+// it has one for carried files, else beneath the root, atomically.
+func (c *carrier) apply(e carryEntry) error {
+	w, ok := c.v.(CarryWriter)
+	if !ok {
+		return applyEntry(c.r, e)
+	}
+	if err := w.CarryFile(c.ctx, e.Rel, e.Old, e.Existed, e.Next, e.Delete); err != nil {
+		return err
+	}
+	if !e.Delete && e.Perm&0o111 != 0 {
+		// The write path keeps a file's mode or makes it 0644: a script
+		// the command made executable stays so.
+		_ = c.r.Chmod(filepath.FromSlash(e.Rel), e.Perm)
 	}
 	return nil
 }
