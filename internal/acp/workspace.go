@@ -216,7 +216,7 @@ func (w *clientWorkspace) Wrote(ctx context.Context, rel string, seen, next []by
 	var note string
 	c, err := w.files.Edit(ctx, rel, "agentls: "+rel, func(cur apply.Text) (string, error) {
 		var text []byte
-		text, note = tools.OntoCurrent([]byte(cur.Data), cur.Exists, seen, next)
+		text, note = apply.Onto([]byte(cur.Data), cur.Exists, seen, next)
 		return string(text), nil
 	})
 	if err == nil && !c.Noop() {

@@ -210,7 +210,7 @@ func (w *cliWorkspace) Wrote(ctx context.Context, rel string, seen, next []byte)
 	var note string
 	err := w.Edit(ctx, rel, func(cur []byte, exists bool) ([]byte, error) {
 		var text []byte
-		text, note = tools.OntoCurrent(cur, exists, seen, next)
+		text, note = apply.Onto(cur, exists, seen, next)
 		return text, nil
 	})
 	return note, err

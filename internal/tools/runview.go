@@ -16,7 +16,6 @@ import (
 	"time"
 
 	"github.com/agentls/agentls/internal/agent"
-	"github.com/agentls/agentls/internal/edits"
 	"github.com/agentls/agentls/internal/proc"
 )
 
@@ -224,24 +223,6 @@ type carrier struct {
 	wrote, edited, deleted, notes []string
 }
 
-// allowed checks that rel may be carried into the tree: beneath the root,
-// through no link, not in .git; a protected name only when the user says
-// yes (ProtectedWrite's question, ConfirmWrite).
-func (c *carrier) allowed(rel string) error {
-	asked := false
-	if p, why := c.prot.check(rel, ""); p && c.confirm != nil && rel != ".git" && !strings.HasPrefix(rel, ".git/") {
-		ok, err := c.confirm(c.ctx, rel, why)
-		if err != nil {
-			return err
-		}
-		if !ok {
-			return errors.New(why + "; the user did not allow the command's change")
-		}
-		asked = true
-	}
-	return carriable(c.r, rel, c.prot, asked)
-}
-
 // writes carries the files of the command's archive.
 func (c *carrier) writes(tr *tar.Reader) error {
 	total := int64(0)
@@ -333,77 +314,6 @@ func (c *carrier) delete(rel string) {
 		return
 	}
 	c.plan = append(c.plan, carryEntry{Rel: rel, Old: old, Existed: true, Delete: true})
-}
-
-// commit carries the planned files in: the plan is journaled (fsynced)
-// first, so that a process killed mid-way leaves what RecoverCarries
-// finishes or reports; each file is written atomically, only over the
-// text the plan found (compare-and-swap), and recorded; the journal goes
-// when all are done.
-func (c *carrier) commit(root string) error {
-	if len(c.plan) == 0 {
-		return nil
-	}
-	var jp string
-	if c.journal != "" {
-		p, err := writeJournal(c.journal, carryJournal{Root: root, Files: c.plan})
-		if err != nil {
-			return fmt.Errorf("journal: %w", err)
-		}
-		jp = p
-	}
-	delay := carryDelay()
-	for _, e := range c.plan {
-		if delay > 0 {
-			time.Sleep(delay)
-		}
-		if e.state(c.r) != "old" {
-			c.notes = append(c.notes, e.Rel+" (changed by someone else while the command's writes were carried: not written over)")
-			continue
-		}
-		if err := carriable(c.r, e.Rel, protection{}, true); err != nil {
-			c.notes = append(c.notes, fmt.Sprintf("%s (%v)", e.Rel, err))
-			continue
-		}
-		if err := c.apply(e); err != nil {
-			c.notes = append(c.notes, fmt.Sprintf("%s (%v)", e.Rel, err))
-			continue
-		}
-		if c.record != nil && !e.Delete {
-			// (A deletion is not a text change of the log: as before.)
-			c.record(e.Rel, e.Old, e.Existed, e.Next)
-		}
-		if e.Delete {
-			c.deleted = append(c.deleted, e.Rel)
-		} else {
-			c.wrote = append(c.wrote, e.Rel)
-		}
-	}
-	if jp != "" {
-		if err := os.Remove(jp); err != nil {
-			return err
-		}
-		return syncDir(c.journal)
-	}
-	return nil
-}
-
-// apply writes one planned file: through the front end's write path when
-// it has one for carried files, else beneath the root, atomically.
-func (c *carrier) apply(e carryEntry) error {
-	w, ok := c.v.(CarryWriter)
-	if !ok {
-		return applyEntry(c.r, e)
-	}
-	if err := w.CarryFile(c.ctx, e.Rel, e.Old, e.Existed, e.Next, e.Delete); err != nil {
-		return err
-	}
-	if !e.Delete && e.Perm&0o111 != 0 {
-		// The write path keeps a file's mode or makes it 0644: a script
-		// the command made executable stays so.
-		_ = c.r.Chmod(filepath.FromSlash(e.Rel), e.Perm)
-	}
-	return nil
 }
 
 // report is what the model is told of the carry.
@@ -595,23 +505,4 @@ func viewOf(ctx context.Context, ws agent.Workspace, o Options) (Viewer, map[str
 		view = map[string][]byte{}
 	}
 	return v, view
-}
-
-// OntoCurrent is what a Viewer's Wrote writes: the command's change from
-// the text it saw (seen) to the text it left (next), placed onto the text
-// as it is now (cur). Lines changed meanwhile that the command changed too
-// keep the current text, and note says which.
-func OntoCurrent(cur []byte, exists bool, seen, next []byte) ([]byte, string) {
-	if !exists || bytes.Equal(cur, seen) {
-		return next, ""
-	}
-	merged, conflicts := edits.Revert(string(next), string(seen), string(cur))
-	if len(conflicts) == 0 {
-		return []byte(merged), ""
-	}
-	lines := make([]string, len(conflicts))
-	for i, c := range conflicts {
-		lines[i] = fmt.Sprint(c.Line)
-	}
-	return []byte(merged), "line " + strings.Join(lines, ", ") + " changed while the command ran; the command's change there was not applied, the current text stays"
 }

@@ -1,0 +1,99 @@
+package tools
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+)
+
+// allowed checks that rel may be carried into the tree: beneath the root,
+// through no link, not in .git; a protected name only when the user says
+// yes (ProtectedWrite's question, ConfirmWrite).
+func (c *carrier) allowed(rel string) error {
+	asked := false
+	if p, why := c.prot.check(rel, ""); p && c.confirm != nil && rel != ".git" && !strings.HasPrefix(rel, ".git/") {
+		ok, err := c.confirm(c.ctx, rel, why)
+		if err != nil {
+			return err
+		}
+		if !ok {
+			return errors.New(why + "; the user did not allow the command's change")
+		}
+		asked = true
+	}
+	return carriable(c.r, rel, c.prot, asked)
+}
+
+// commit carries the planned files in: the plan is journaled (fsynced)
+// first, so that a process killed mid-way leaves what RecoverCarries
+// finishes or reports; each file is written atomically, only over the
+// text the plan found (compare-and-swap), and recorded; the journal goes
+// when all are done.
+func (c *carrier) commit(root string) error {
+	if len(c.plan) == 0 {
+		return nil
+	}
+	var jp string
+	if c.journal != "" {
+		p, err := writeJournal(c.journal, carryJournal{Root: root, Files: c.plan})
+		if err != nil {
+			return fmt.Errorf("journal: %w", err)
+		}
+		jp = p
+	}
+	delay := carryDelay()
+	for _, e := range c.plan {
+		if delay > 0 {
+			time.Sleep(delay)
+		}
+		if e.state(c.r) != "old" {
+			c.notes = append(c.notes, e.Rel+" (changed by someone else while the command's writes were carried: not written over)")
+			continue
+		}
+		if err := carriable(c.r, e.Rel, protection{}, true); err != nil {
+			c.notes = append(c.notes, fmt.Sprintf("%s (%v)", e.Rel, err))
+			continue
+		}
+		if err := c.apply(e); err != nil {
+			c.notes = append(c.notes, fmt.Sprintf("%s (%v)", e.Rel, err))
+			continue
+		}
+		if c.record != nil && !e.Delete {
+			// (A deletion is not a text change of the log: as before.)
+			c.record(e.Rel, e.Old, e.Existed, e.Next)
+		}
+		if e.Delete {
+			c.deleted = append(c.deleted, e.Rel)
+		} else {
+			c.wrote = append(c.wrote, e.Rel)
+		}
+	}
+	if jp != "" {
+		if err := os.Remove(jp); err != nil {
+			return err
+		}
+		return syncDir(c.journal)
+	}
+	return nil
+}
+
+// apply writes one planned file: through the front end's write path when
+// it has one for carried files, else beneath the root, atomically.
+func (c *carrier) apply(e carryEntry) error {
+	w, ok := c.v.(CarryWriter)
+	if !ok {
+		return applyEntry(c.r, e)
+	}
+	if err := w.CarryFile(c.ctx, e.Rel, e.Old, e.Existed, e.Next, e.Delete); err != nil {
+		return err
+	}
+	if !e.Delete && e.Perm&0o111 != 0 {
+		// The write path keeps a file's mode or makes it 0644: a script
+		// the command made executable stays so.
+		_ = c.r.Chmod(filepath.FromSlash(e.Rel), e.Perm)
+	}
+	return nil
+}
