@@ -38,10 +38,11 @@ func (c *carrier) commit(root string) error {
 	}
 	var jp string
 	if c.journal != "" {
-		p, err := writeJournal(c.journal, carryJournal{Root: root, Files: c.plan})
+		p, lock, err := writeJournal(c.journal, carryJournal{Root: root, Files: c.plan})
 		if err != nil {
 			return fmt.Errorf("journal: %w", err)
 		}
+		defer lock.Close()
 		jp = p
 	}
 	delay := carryDelay()

@@ -51,37 +51,45 @@ func carryDelay() time.Duration {
 	return time.Duration(ms) * time.Millisecond
 }
 
-// writeJournal writes j durably to a new file in dir and returns its path.
-func writeJournal(dir string, j carryJournal) (string, error) {
+// writeJournal writes j durably to a new file in dir and returns its path
+// and the open file, whose lock marks the carry as in progress until it is
+// closed (after the journal is removed).
+func writeJournal(dir string, j carryJournal) (string, *os.File, error) {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return "", err
+		return "", nil, err
 	}
 	b, err := json.Marshal(j)
 	if err != nil {
-		return "", err
+		return "", nil, err
 	}
 	f, err := os.CreateTemp(dir, "carry-*.tmp")
 	if err != nil {
-		return "", err
+		return "", nil, err
 	}
 	tmp := f.Name()
-	_, werr := f.Write(b)
+	werr := lockJournal(f)
+	if werr == nil {
+		_, werr = f.Write(b)
+	}
 	if werr == nil {
 		werr = f.Sync()
 	}
-	if cerr := f.Close(); werr == nil {
-		werr = cerr
-	}
 	if werr != nil {
+		f.Close()
 		os.Remove(tmp)
-		return "", werr
+		return "", nil, werr
 	}
 	p := strings.TrimSuffix(tmp, ".tmp") + ".json"
 	if err := os.Rename(tmp, p); err != nil {
+		f.Close()
 		os.Remove(tmp)
-		return "", err
+		return "", nil, err
 	}
-	return p, syncDir(dir)
+	if err := syncDir(dir); err != nil {
+		f.Close()
+		return "", nil, err
+	}
+	return p, f, nil
 }
 
 func syncDir(dir string) error {
@@ -137,15 +145,33 @@ func RecoverCarries(dir string) []string {
 			msgs = append(msgs, m)
 		}
 	}
-	// A journal being written when the process died never started a carry.
+	// A journal being written when the process died never started a carry
+	// (one another agentls is writing now is locked).
 	tmps, _ := filepath.Glob(filepath.Join(dir, "carry-*.tmp"))
 	for _, p := range tmps {
-		os.Remove(p)
+		if f, err := os.Open(p); err == nil {
+			if tryLockJournal(f) {
+				os.Remove(p)
+			}
+			f.Close()
+		}
 	}
 	return msgs
 }
 
 func recoverCarry(p string) string {
+	// A carry another agentls has in progress holds its journal's lock.
+	lf, err := os.Open(p)
+	if err != nil {
+		return ""
+	}
+	defer lf.Close()
+	if !tryLockJournal(lf) {
+		return ""
+	}
+	if _, err := os.Stat(p); err != nil {
+		return "" // finished (removed) while the lock was awaited
+	}
 	keep := func(why string) string {
 		_ = os.Rename(p, strings.TrimSuffix(p, ".json")+".kept")
 		return why + " (the plan is kept in " + strings.TrimSuffix(p, ".json") + ".kept)"

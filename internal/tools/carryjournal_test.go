@@ -21,7 +21,7 @@ func TestRecoverCarries(t *testing.T) {
 		// The interrupted write of todo.txt left its temporary file.
 		os.WriteFile(filepath.Join(root, "todo.txt.agentls-tmp"), []byte("ne"), 0o644)
 		os.WriteFile(filepath.Join(root, ".todo.txt.agentls-0123456789ab"), []byte("ne"), 0o600)
-		_, err := writeJournal(dir, carryJournal{Root: root, Files: []carryEntry{
+		_, lock, err := writeJournal(dir, carryJournal{Root: root, Files: []carryEntry{
 			{Rel: "done.txt", Old: []byte("old\n"), Existed: true, Next: []byte("new\n")},
 			{Rel: "todo.txt", Old: []byte("old\n"), Existed: true, Next: []byte("new\n")},
 			{Rel: "sub/made.txt", Next: []byte("made\n")},
@@ -30,6 +30,7 @@ func TestRecoverCarries(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		lock.Close() // the process that wrote it is gone
 		return root, dir
 	}
 	read := func(root, name string) string {
@@ -55,6 +56,21 @@ func TestRecoverCarries(t *testing.T) {
 		}
 		if msgs := RecoverCarries(dir); len(msgs) != 0 {
 			t.Errorf("a second start said %q", msgs)
+		}
+	})
+	t.Run("in progress elsewhere", func(t *testing.T) {
+		root, dir := t.TempDir(), t.TempDir()
+		os.WriteFile(filepath.Join(root, "a.txt"), []byte("old\n"), 0o644)
+		_, lock, err := writeJournal(dir, carryJournal{Root: root, Files: []carryEntry{{Rel: "a.txt", Old: []byte("old\n"), Existed: true, Next: []byte("new\n")}}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer lock.Close()
+		if msgs := RecoverCarries(dir); len(msgs) != 0 || read(root, "a.txt") != "old\n" {
+			t.Errorf("a carry in progress was taken over: %q, a.txt %q", msgs, read(root, "a.txt"))
+		}
+		if left, _ := filepath.Glob(filepath.Join(dir, "*.json")); len(left) != 1 {
+			t.Errorf("its journal: %v", left)
 		}
 	})
 	t.Run("changed since", func(t *testing.T) {
