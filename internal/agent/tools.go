@@ -26,6 +26,9 @@ func (m *Machine) stepTools(in Input) []Action {
 	if d.Err != nil {
 		out = "error: " + d.Err.Error()
 		m.failed[d.ID] = true
+		if EditTools[call.Name] {
+			m.failedEdits++
+		}
 	}
 	if out == "" {
 		out = "(no output)"
@@ -38,7 +41,7 @@ func (m *Machine) stepTools(in Input) []Action {
 		}
 	}
 	c := *call
-	acts := []Action{Emit{Event{Kind: KindToolResult, Step: m.steps, Call: &c, Output: out, IsErr: m.failed[d.ID]}}}
+	acts := []Action{Emit{Event{Kind: KindToolResult, Step: m.steps, Call: &c, Output: out, IsErr: m.failed[d.ID], Run: d.Result.Run}}}
 	if d.Err == nil && len(d.Result.Images) > 0 {
 		if m.opened == nil {
 			m.opened = map[string][]Image{}
