@@ -114,6 +114,8 @@ type eventParams struct {
 	// Ended is how the task ended, in words (render.EndWord), on the end
 	// event: every editor's end line reads the same.
 	Ended string `json:"ended,omitempty"`
+	// Ran is how a command ran, in words (render.RunNote), on its result.
+	Ran string `json:"ran,omitempty"`
 	agent.Event
 }
 
@@ -193,6 +195,9 @@ func (s *Server) sendEvent(ctx context.Context, t *runningTask, ev agent.Event) 
 	p := eventParams{TaskID: t.id, Session: t.session, Event: ev}
 	if ev.Kind == agent.KindEnd && ev.Result != nil {
 		p.Ended = render.EndWord(*ev.Result)
+	}
+	if ev.Run != nil {
+		p.Ran = render.RunNote(ev.Run)
 	}
 	t.mu.Lock()
 	if !t.headed {
