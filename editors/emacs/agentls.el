@@ -173,6 +173,7 @@ Use it as (:eval (agentls-mode-line)) in `mode-line-format' or
   "The task whose line *agentls* got last: another task's line gets a label first.")
 (defvar agentls--plans nil "Alist (TASK-ID . (MARKER . LINES)): where a task's plan is.")
 (defvar agentls--outputs 0 "How many command outputs *agentls* holds (for their buttons).")
+(defvar agentls--held nil "Alist (TASK-ID . TEXT): what a task streamed while another wrote last.")
 (defvar agentls--call-ends nil "Alist (CALL-ID . MARKER): the end of a tool call's line.")
 (defvar agentls--info nil "agentls.info: :contextTokens, :priceInput, :priceOutput.")
 
@@ -368,12 +369,29 @@ the line written for that prompt, not whichever was written last."
         (agentls--put id :task prompt)))
     (when (and tl (not (plist-get (cdr tl) :id)))
       (agentls--update-task-line tl :id id)) ; "▶ t3 …": the id labels and end lines use
-    (unless (or (member kind '("usage" "state" "options" "commands"))
-                (equal agentls--last-id id))
-      ;; Another task wrote last: this one's lines go under its name.
-      (agentls--line "┄ %s%s" id (if tl (concat " · " (plist-get (cdr tl) :title)) "")))
-    (unless (member kind '("usage" "state" "options" "commands"))
-      (setq agentls--last-id id))
+    (cl-flet ((label ()
+                (unless (equal agentls--last-id id)
+                  ;; Another task wrote last: this one's lines go under its name.
+                  (agentls--line "┄ %s%s" id (if tl (concat " · " (plist-get (cdr tl) :title)) ""))
+                  (setq agentls--last-id id))))
+      (cond
+       ((and (equal kind "text") (stringp agentls--last-id) (not (equal agentls--last-id id)))
+        ;; Another task streams: this one's text waits for whole lines, so
+        ;; two tasks alternate by lines, not by the bytes of a delta.
+        (let* ((h (concat (alist-get id agentls--held nil nil #'equal) (or (plist-get ev :text) "")))
+               (cut (string-match "\n[^\n]*\\'" h)))
+          (when cut
+            (label)
+            (agentls--line "%s" (substring h 0 cut))
+            (setq h (substring h (1+ cut))))
+          (setf (alist-get id agentls--held nil t #'equal) (if (string-empty-p h) nil h)))
+        (setq kind nil))
+       ((not (member kind '("usage" "state" "options" "commands")))
+        (when-let ((h (alist-get id agentls--held nil nil #'equal)))
+          (label)
+          (agentls--line "%s" h) ; its unfinished line, before what follows it
+          (setf (alist-get id agentls--held nil t #'equal) nil))
+        (label))))
     (pcase kind
       ("text" (agentls--insert (or (plist-get ev :text) "") t))
       ("state"
@@ -497,7 +515,7 @@ the line written for that prompt, not whichever was written last."
     (let ((start (agentls--line "%s" (mapconcat (lambda (l) (concat "    │ " l)) lines "\n"))))
       (with-current-buffer (marker-buffer start)
         (let ((inhibit-read-only t))
-          (put-text-property start (1- agentls--out) 'invisible sym))))))
+          (put-text-property start agentls--out 'invisible sym))))))
 
 (defun agentls--toggle-output (sym)
   "Show or hide the command output SYM in *agentls*."

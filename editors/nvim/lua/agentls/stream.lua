@@ -426,6 +426,7 @@ local call_rows = {} -- tool call id -> { row, text }
 
 -- render turns one agentls/event into stream output.
 local quiet = { usage = true, state = true, options = true, commands = true }
+local held = {} -- taskId -> text a task streamed while another wrote last
 
 function M.render(ev)
   local id = ev.taskId or '?'
@@ -442,10 +443,33 @@ function M.render(ev)
     t.id, t.named = id, true
     refresh_task(t) -- "▶ t3 …": the id the end line and labels use
   end
-  if not (quiet[kind] and not (kind == 'state' and ev.to == 'verifying')) and last_id ~= id then
-    -- Another task wrote last: this one's lines go under its name.
-    M.line('┄ ' .. id .. (t and (' · ' .. t.title) or ''))
-    last_id = id
+  local function label()
+    if last_id ~= id then
+      -- Another task wrote last: this one's lines go under its name.
+      M.line('┄ ' .. id .. (t and (' · ' .. t.title) or ''))
+      last_id = id
+    end
+  end
+  if kind == 'text' and last_id ~= id and type(last_id) == 'string' then
+    -- Another task streams: this one's text waits for whole lines, so
+    -- two tasks alternate by lines, not by the few bytes of a delta.
+    local h = (held[id] or '') .. (ev.text or '')
+    local cut = h:match('^.*()\n')
+    if cut then
+      label()
+      M.line(h:sub(1, cut - 1))
+      h = h:sub(cut + 1)
+    end
+    held[id] = h ~= '' and h or nil
+    return
+  end
+  if not quiet[kind] or (kind == 'state' and ev.to == 'verifying') then
+    if held[id] then
+      label()
+      M.line(held[id]) -- its unfinished line, before what follows it
+      held[id] = nil
+    end
+    label()
   end
   if kind == 'text' then
     M.text(ev.text)
