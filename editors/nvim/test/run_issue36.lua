@@ -152,6 +152,18 @@ function M.run(a)
   T.check('i36/6 an accept or reject answers in words', said == 't3: rejected 1 change'
     and a.answer_text('t4', { applied = true, accepted = 2, leftOut = {} }) == 't4: accepted 2 changes', said)
 
+  -- 8. The task list (:AgentHistory): states in words; rewind and undo
+  --    reachable from it.
+  local pk = require('agentls.pickers')
+  T.check('i36/8 the task list says running, needs you, failed, done and offers rewind and undo',
+    pk.state({ status = 'running' }) == 'running' and pk.state({ status = 'ok', outcome = 'awaiting review' }) == 'needs you'
+      and pk.state({ status = 'error' }) == 'failed' and pk.state({ status = 'ok' }) == 'done'
+      and vim.tbl_contains(pk.actions({ status = 'ok' }), 'rewind')
+      and vim.tbl_contains(pk.actions({ status = 'ok', undoable = true }), 'undo')
+      and vim.tbl_contains(pk.actions({ status = 'running' }), 'cancel')
+      and pk.label({ taskId = 't9', status = 'ok', outcome = 'awaiting review', task = 'x' }):find('^t9  awaiting review +needs you') ~= nil,
+    vim.inspect(pk.actions({ status = 'ok' })))
+
   -- 5. The review document follows the state: its header names
   --    :AgentAccept, and after a reject it shows nothing left.
   write('r36.txt', 'old text\n')

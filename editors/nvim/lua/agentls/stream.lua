@@ -253,7 +253,7 @@ end
 function M.status_word(r)
   r = r or {}
   if r.cancelled then
-    return 'cancelled'
+    return 'cancelled by you'
   elseif type(r.outcome) == 'string' and r.outcome ~= '' then
     -- agentls.status says when "ok" would mislead: undone, rejected,
     -- awaiting review.
