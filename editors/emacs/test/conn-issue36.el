@@ -91,6 +91,19 @@
                             'identity))
                 "agentls-state-word / history actions / order")
 
+;; 5. A review buffer follows the state: after a reject it shows
+    ;;    what is left (nothing), not what is gone.
+    (with-temp-file (expand-file-name "r36.txt" test-ws) (insert "old text\n"))
+    (let* ((rid (with-current-buffer hello (agentls-run-review "I36 review r36")))
+           (_ (test-wait-end rid 20))
+           (rb (agentls-review-diff rid))
+           (before (with-current-buffer rb (buffer-string))))
+      (agentls-reject nil rid)
+      (test-check "i36/5 the review buffer redraws after a reject"
+                  (and (string-search "+proposed text" before)
+                       (not (string-search "+proposed text" (with-current-buffer rb (buffer-string)))))
+                  (format "before:\n%s\nafter:\n%s" before (with-current-buffer rb (buffer-string)))))
+
     ;; 3. Isolation per task: the prefix argument runs it in a worktree.
     (let ((default-directory test-ws))
       (dolist (args '(("init" "-q") ("add" "-A") ("-c" "user.name=t" "-c" "user.email=t@t" "commit" "-q" "-m" "first")))
