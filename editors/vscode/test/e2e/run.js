@@ -702,6 +702,10 @@ def('worktree task: the buffer is untouched; Worktree Tasks lists it, Merge appl
   assert(merged2.result?.merged === 1 && merged2.result.conflicts.length === 0, `second merge: ${JSON.stringify(merged2)}`);
   await waitProbe(folder, 'both changes in the document', (r) => r.kind === 'docChange' && r.uri.endsWith('/hello.txt') && r.text === 'HELLO WORLD\nSECOND LINE\n', 10000);
   await pick('agentls: Worktree Tasks', 'Discard');
+  // Asked first, in a modal: its Discard button.
+  await page.locator('.monaco-dialog-box .monaco-button', { hasText: 'Discard' }).first().click();
+  const asked = await waitProbe(folder, 'the discard question', (r) => r.kind === 'discardAsked', 10000);
+  assert(/^t\d+$/.test(asked.name) && asked.answer === 'Discard', `discard asked: ${JSON.stringify(asked)}`);
   const gone = await waitProbe(folder, 'agentls.worktreeDiscard to answer', (r) => r.kind === 'commandResult' && r.command === 'agentls.worktreeDiscard', 15000);
   assert(gone.result?.discarded === true, `discard: ${JSON.stringify(gone)}`);
   assert(git('branch', '--list', 'agentls/*').trim() === '', 'the branch is left');
@@ -764,6 +768,10 @@ def('issue 36: a command says how it ran with its output collapsed, the plan in 
   // writes again, its blocks come under a label naming it.
   assert(labels.length >= 1 && labels.every((l) => ends.some((id) => l.startsWith(`┄ ${id} · I36 task`))),
     `labels ${JSON.stringify(labels)} do not name the tasks ${JSON.stringify(ends)}`);
+  // The picture: the toasts out of the way, the command's output open.
+  await runPaletteCommand(page, 'Notifications: Clear All Notifications');
+  await cmd.locator('summary').click();
+  await sleep(300);
   const shot = path.join(ARTIFACTS, 'vscode-issue36-panel.png');
   await page.screenshot({ path: shot });
   console.log(`  screenshot: ${shot}`);
