@@ -10,7 +10,7 @@ LDFLAGS := -s -w -X main.version=$(VERSION)
 # serve what cgo served. (Tests keep cgo: -race needs it.)
 NOCGO   := CGO_ENABLED=0
 
-.PHONY: docs vsix all build install demo demo-cli demo-record test unit e2e race vet fmt bench eval eval-scripted editors-test clean
+.PHONY: docs vsix all build install demo demo-cli demo-record test unit e2e race vet fmt bench eval eval-scripted eval-polyglot eval-polyglot-scripted editors-test clean
 
 all: build
 
@@ -56,8 +56,10 @@ demo-record: build
 
 # The evaluation suite (testdata/eval) against the configured model
 # (AGENTLS_MODEL, AGENTLS_BASE_URL, AGENTLS_API_KEY); EVALFLAGS adds flags,
-# e.g. EVALFLAGS='--set agent.promptProfile=terse --json terse.json'.
-# eval-scripted plays the recorded solutions on the scripted model (CI).
+# e.g. EVALFLAGS='--set agent.promptProfile=terse --repeat 3 --json terse.json'
+# (docs/evaluation.md). eval-scripted plays each task's fix on the scripted
+# model (CI). eval-polyglot runs a checkout of Aider's polyglot benchmark
+# (POLYGLOT=DIR); eval-polyglot-scripted the project's own exercises.
 eval: build
 	$(GO) build -o bin/agentls-eval ./cmd/agentls-eval
 	bin/agentls-eval --agentls $(BIN) $(EVALFLAGS)
@@ -65,6 +67,15 @@ eval: build
 eval-scripted: build
 	$(GO) build -o bin/agentls-eval ./cmd/agentls-eval
 	bin/agentls-eval --agentls $(BIN) --scripted $(EVALFLAGS)
+
+eval-polyglot: build
+	@test -n "$(POLYGLOT)" || (echo "set POLYGLOT to a checkout of Aider-AI/polyglot-benchmark"; exit 2)
+	$(GO) build -o bin/agentls-eval ./cmd/agentls-eval
+	bin/agentls-eval polyglot --agentls $(BIN) $(EVALFLAGS) $(POLYGLOT)
+
+eval-polyglot-scripted: build
+	$(GO) build -o bin/agentls-eval ./cmd/agentls-eval
+	bin/agentls-eval polyglot --agentls $(BIN) --scripted $(EVALFLAGS) testdata/eval/_polyglot
 
 vet:
 	$(GO) vet ./...

@@ -28,6 +28,8 @@ type acpClient struct {
 	asked   []sdk.RequestPermissionRequest
 	answer  sdk.PermissionOptionId // "" cancels
 	notify  chan struct{}
+	// writeDelay is how long a write takes (an editor busy elsewhere).
+	writeDelay time.Duration
 }
 
 func (c *acpClient) ReadTextFile(_ context.Context, p sdk.ReadTextFileRequest) (sdk.ReadTextFileResponse, error) {
@@ -45,6 +47,10 @@ func (c *acpClient) ReadTextFile(_ context.Context, p sdk.ReadTextFileRequest) (
 }
 
 func (c *acpClient) WriteTextFile(_ context.Context, p sdk.WriteTextFileRequest) (sdk.WriteTextFileResponse, error) {
+	c.mu.Lock()
+	d := c.writeDelay
+	c.mu.Unlock()
+	time.Sleep(d)
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.writes = append(c.writes, p.Path)

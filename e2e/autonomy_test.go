@@ -531,10 +531,12 @@ func TestCommandWriteMergesWithTyping(t *testing.T) {
 	dir := t.TempDir()
 	began, flag := filepath.Join(dir, "began"), filepath.Join(dir, "go-on")
 	cmd := "sed -i 's/hello/goodbye/; s/third/THIRD/' hello.txt; touch " + began + "; while [ ! -e " + flag + " ]; do sleep 0.05; done"
+	// The command's /tmp is its own: the test's directory is declared
+	// writable for it (sandbox.writableRoots) so the two can meet there.
 	s := start(t, setup{workspace: "hello", script: scriptOf(
 		turn{calls: [][2]any{{"run_command", map[string]any{"command": cmd}}}},
 		turn{text: "Done.", expect: map[string]string{"lastToolContains": "the user edited line 1"}},
-	)})
+	), settings: map[string]any{"sandbox": map[string]any{"writableRoots": []string{dir}}}})
 	if err := s.Open(s.ctx, "hello.txt", "hello world\nsecond line\nthird line\n"); err != nil {
 		t.Fatal(err)
 	}

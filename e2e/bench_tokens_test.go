@@ -31,7 +31,7 @@ func inputEstimate(r fakellm.RecordedRequest) (tokens, bytes int) {
 	return bytes/4 + 1, bytes
 }
 
-// BenchmarkTokensBesideCodex plays the scripted eval task go-lru-get (read
+// BenchmarkTokensBesideCodex plays the old scripted eval task go-lru-get (read
 // lru/lru.go, apply the recorded patch, say it is done) through agentls
 // run and through the real Codex (codex-acp from npm, e2e/codex/install.sh,
 // behind agentls's ACP bridge, its model the same fake over the Responses
@@ -40,7 +40,7 @@ func inputEstimate(r fakellm.RecordedRequest) (tokens, bytes int) {
 // requests and of the first (instructions and tool definitions), as the
 // scripted eval estimates them. Without codex-acp, agentls's side only.
 func BenchmarkTokensBesideCodex(b *testing.B) {
-	task := filepath.Join("..", "testdata", "eval", "go-lru-get")
+	task := filepath.Join("testdata", "tokens", "go-lru-get")
 	patch, err := os.ReadFile(filepath.Join(task, "solution.patch"))
 	if err != nil {
 		b.Fatal(err)
@@ -72,7 +72,7 @@ func BenchmarkTokensBesideCodex(b *testing.B) {
 		return root
 	}
 	for i := 0; i < b.N; i++ {
-		// agentls: the eval's own script (internal/eval scriptFor).
+		// agentls: the script the old eval played (read, patch, done).
 		var calls []fakellm.ToolCall
 		for j, p := range meta.Read {
 			a, _ := json.Marshal(map[string]string{"path": p})

@@ -242,7 +242,7 @@ func TestApplyPatchThroughEditor(t *testing.T) {
 	for _, tl := range s.LLM.Requests()[0].Body.Tools {
 		names = append(names, tl.Name)
 	}
-	if got := strings.Join(names, ","); got != "read_file,list_files,grep,view_image,apply_patch,run_command,update_plan" {
+	if got := strings.Join(names, ","); got != "read_file,list_files,grep,view_image,apply_patch,run_command,update_plan,explore" {
 		t.Errorf("tools offered to gpt-5-codex: %s", got)
 	}
 	kinds := map[string]int{}

@@ -79,8 +79,11 @@ func TestPathEscapeRefused(t *testing.T) {
 	}
 }
 
-// An edit the editor rejects is retried once, then reported to the model as
-// a failed tool call; nothing is written behind the editor's back.
+// An edit the editor rejects (not for a stale version: the user said no)
+// is reported to the model as a failed tool call at once, not asked
+// again; nothing is written behind the editor's back. An edit refused
+// because the user typed meanwhile is planned again on the newer text
+// (internal/lsp TestEditReplannedAfterTyping).
 func TestRejectedEdit(t *testing.T) {
 	s := start(t, setup{workspace: "hello", script: `{"turns":[
 		{"toolCalls":[{"id":"c1r","name":"read_file","arguments":"{\"path\":\"hello.txt\"}"},{"id":"c1","name":"edit_file","arguments":"{\"path\":\"hello.txt\",\"old_string\":\"hello\",\"new_string\":\"bye\"}"}]},
@@ -93,8 +96,8 @@ func TestRejectedEdit(t *testing.T) {
 	if r.Status != "ok" {
 		t.Fatalf("status %q: %s", r.Status, r.Error)
 	}
-	if n := len(s.Edits()); n != 2 {
-		t.Errorf("%d applyEdit attempts, want 2 (one retry)", n)
+	if n := len(s.Edits()); n != 1 {
+		t.Errorf("%d applyEdit attempts, want 1", n)
 	}
 	if got, _ := s.Text("hello.txt"); got != "hello world\nsecond line\n" {
 		t.Errorf("buffer changed: %q", got)

@@ -6,6 +6,7 @@
 //	agentls acp [--settings JSON] [--log-file F]       ACP agent on stdin/stdout
 //	agentls sessions [list | show ID]
 //	agentls trust [--yes] [--workspace DIR]
+//	agentls sandbox [show | caches | prune]
 //	agentls submit "task" | jobs [list | show ID | fetch ID] | worker
 //	agentls doctor [--json] [--workspace DIR] [--settings JSON]
 //	agentls version | help
@@ -77,6 +78,8 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return cli.Worktrees(args, stdout, stderr)
 	case "trust":
 		return cli.Trust(args, stdin, stdout, stderr)
+	case "sandbox":
+		return cli.Sandbox(args, stdout, stderr)
 	case "submit":
 		return cli.Submit(args, stdout, stderr)
 	case "jobs":
@@ -110,6 +113,7 @@ commands:
   sessions   list the workspace's sessions, or show one: agentls sessions [list | show ID]
   worktrees  the workspace's worktree tasks: agentls worktrees [list | merge ID | discard ID]
   trust      trust the workspace's .agentls.json as it is now: agentls trust [--yes]
+  sandbox    what sandboxed commands see, and the cache layers: agentls sandbox [show | caches | prune]
   submit     delegate a task to a worker on another machine: agentls submit "task"
   jobs       delegated jobs: agentls jobs [list | show ID | fetch ID]
   worker     run delegated jobs from the NATS JetStream queue: agentls worker --repo PATTERN

@@ -14,6 +14,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/agentls/agentls/internal/agent"
+	"github.com/agentls/agentls/internal/apply"
 	"github.com/agentls/agentls/internal/assemble"
 	"github.com/agentls/agentls/internal/config"
 	"github.com/agentls/agentls/internal/mcp"
@@ -82,16 +83,22 @@ type Agent struct {
 	conn *sdk.AgentSideConnection
 	wire *wire
 
-	mu       sync.Mutex
-	fsRead   bool // the client offers fs/read_text_file
-	fsWrite  bool // and fs/write_text_file
-	sessions map[string]*acpSession
+	mu      sync.Mutex
+	fsRead  bool // the client offers fs/read_text_file
+	fsWrite bool // and fs/write_text_file
+	// elicitForm: the client takes elicitation/create in form mode, so
+	// agentls's own questions are forms (ask.go).
+	elicitForm bool
+	sessions   map[string]*acpSession
 	// roots are the workspaces this connection has seen (its working
 	// directory and every session's), where session/list without a cwd
 	// and session/delete look.
 	roots map[string]bool
 	// modelLists are the endpoints' model lists, by base URL.
 	modelLists map[string][]string
+	// slots: each workspace's files with a change in flight, shared by
+	// the sessions' write paths (files.go).
+	slots map[string]*apply.Slots
 	// closing: the connection is ending; no prompt starts any more.
 	closing bool
 	// running counts the prompts and other work the connection's end waits
@@ -113,6 +120,9 @@ type acpSession struct {
 	untrusted *assemble.WorkspaceSettings
 	// clientServers are the MCP servers the client gave session/new.
 	clientServers []sdk.McpServer
+	// until is the stop condition /until set for the session's tasks ("":
+	// none); guarded by mu.
+	until string
 
 	// turn is the session's turn: a prompt holds its one slot while it
 	// runs. It is a channel, not a mutex, so that a prompt waiting for the
@@ -255,6 +265,7 @@ func (s *acpSession) close(ctx context.Context) error {
 func (a *Agent) Initialize(_ context.Context, p sdk.InitializeRequest) (sdk.InitializeResponse, error) {
 	a.mu.Lock()
 	a.fsRead, a.fsWrite = p.ClientCapabilities.Fs.ReadTextFile, p.ClientCapabilities.Fs.WriteTextFile
+	a.elicitForm = p.ClientCapabilities.Elicitation != nil && p.ClientCapabilities.Elicitation.Form != nil
 	a.mu.Unlock()
 	v := a.opts.Version
 	if v == "" {
@@ -269,6 +280,7 @@ func (a *Agent) Initialize(_ context.Context, p sdk.InitializeRequest) (sdk.Init
 			// session/delete is added on the wire (onWire).
 			SessionCapabilities: sdk.SessionCapabilities{
 				List: &sdk.SessionListCapabilities{}, Resume: &sdk.SessionResumeCapabilities{}, Close: &sdk.SessionCloseCapabilities{},
+				Fork: &sdk.SessionForkCapabilities{},
 				// Files in them can be attached by a link; the tools
 				// stay in cwd.
 				AdditionalDirectories: &sdk.SessionAdditionalDirectoriesCapabilities{},
@@ -276,6 +288,10 @@ func (a *Agent) Initialize(_ context.Context, p sdk.InitializeRequest) (sdk.Init
 			PromptCapabilities: sdk.PromptCapabilities{EmbeddedContext: true, Image: a.imagesAdvertised()},
 			McpCapabilities:    sdk.McpCapabilities{Http: true},
 		},
+		// No auth method and no logout (agentCapabilities.auth): agentls
+		// holds no credential of its own to sign in or out of. The model's
+		// key is read from the environment or the settings at each
+		// session, and the user changes it there.
 		AuthMethods: []sdk.AuthMethod{},
 	}, nil
 }

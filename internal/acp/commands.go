@@ -4,13 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io/fs"
-	"os"
 	"strings"
 
 	sdk "github.com/coder/acp-go-sdk"
 	"go.uber.org/zap"
 
+	"github.com/agentls/agentls/internal/apply"
 	"github.com/agentls/agentls/internal/assemble"
 	"github.com/agentls/agentls/internal/commands"
 	"github.com/agentls/agentls/internal/render"
@@ -29,6 +28,7 @@ var builtinCommands = []sdk.AvailableCommand{
 	{Name: "worktrees", Description: "List this workspace's worktree tasks and their state"},
 	{Name: "merge", Description: "Merge a worktree task's change into your files", Input: inputHint("worktree ID")},
 	{Name: "discard", Description: "Remove a worktree task's worktree and branch", Input: inputHint("worktree ID")},
+	{Name: "until", Description: "Keep this session's tasks going until a command succeeds in the sandbox (or the budget ends); `/until off` stops it", Input: inputHint("command | off")},
 }
 
 func inputHint(h string) *sdk.AvailableCommandInput {
@@ -78,7 +78,7 @@ func (a *Agent) availableCommands(root string) []sdk.AvailableCommand {
 // agentls's own commands (which win); a file that is or links to one of
 // secretFiles (tools.secretFiles; nil: the defaults) is left out.
 func (a *Agent) projectCommands(root string, secretFiles []string) []commands.Command {
-	cmds, err := commands.Load(root, secretFiles)
+	cmds, err := assemble.Commands(root, secretFiles) // the project commands, then the skills
 	if err != nil {
 		a.log.Warn("project commands", zap.Error(err))
 	}
@@ -136,6 +136,22 @@ func (a *Agent) runBuiltin(ctx context.Context, s *acpSession, out *stream, name
 		changed, _ := s.setOption(optMode, mode)
 		a.optionsChanged(s, changed)
 		out.text(map[string]string{modeAsk: "Review on: each edit is asked about first.\n", modeApply: "Review off: edits are applied as they are made.\n"}[mode])
+	case "until":
+		s.mu.Lock()
+		switch {
+		case args == "":
+		case strings.EqualFold(args, "off"):
+			s.until = ""
+		default:
+			s.until = args
+		}
+		cur := s.until
+		s.mu.Unlock()
+		if cur == "" {
+			out.text("No stop condition: a task ends when the model stops.\n")
+		} else {
+			out.text("Stop condition: each task goes on after the model stops until `" + cur + "` succeeds in the sandbox, or the budget ends.\n")
+		}
 	case "verify":
 		a.verifyCommand(ctx, s, out)
 	case "undo":
@@ -239,30 +255,22 @@ func (w *clientWorkspace) undo(ctx context.Context, rel string) error {
 		return nil
 	}
 	if !fc.Existed {
-		// A file the task created: removed from the disk when it is still
-		// what the task wrote; the client's fs has no delete.
-		cur, exists, err := w.current(ctx, rel)
-		if err != nil {
-			return err
-		}
-		if !exists {
-			return nil
-		}
-		if string(cur) != fc.After {
-			return errChangedSince
-		}
-		if w.write {
+		// A file the task created: removed when it is still what the task
+		// wrote (from the disk; the client's fs has no delete).
+		_, err := w.files.Apply(ctx, []string{rel}, apply.Batch{Label: "agentls: undo " + rel}, func(cur map[string]apply.Text) ([]apply.Change, error) {
+			c := cur[rel]
+			switch {
+			case !c.Exists:
+				return nil, nil
+			case c.Data != fc.After:
+				return nil, errChangedSince
+			}
+			return []apply.Change{{Rel: rel, Cur: c, Delete: true}}, nil
+		})
+		if err != nil && w.write && !errors.Is(err, errChangedSince) {
 			return errors.New("created by the task; the editor cannot delete files over ACP, delete it yourself")
 		}
-		r, err := os.OpenRoot(w.disk.Root())
-		if err != nil {
-			return err
-		}
-		defer r.Close()
-		if err := r.Remove(rel); err != nil && !errors.Is(err, fs.ErrNotExist) {
-			return err
-		}
-		return nil
+		return err
 	}
 	return w.edit(ctx, rel, func(old []byte, exists bool) ([]byte, error) {
 		if !exists || string(old) != fc.After {

@@ -138,6 +138,9 @@ func (s *acpSession) taskConfig() config.Config {
 	if s.effort != "" {
 		cfg.LLM.ReasoningEffort = s.effort
 	}
+	// The session's additionalDirectories are declared, read-only, for
+	// its sandboxed commands.
+	cfg.Sandbox.AllowRead = append(append([]string(nil), cfg.Sandbox.AllowRead...), s.extraDirs...)
 	return cfg
 }
 

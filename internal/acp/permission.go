@@ -77,24 +77,6 @@ func answer(o sdk.RequestPermissionOutcome) approval.Answer {
 	return approval.NoAnswer
 }
 
-// yesNo asks the client's permission for something that is not a command:
-// trusting the workspace's settings, changing a protected file, running a
-// command again with network. Only "allow once" is a yes.
-func (a *Agent) yesNo(ctx context.Context, s *acpSession, out *stream, title string, raw map[string]any) (bool, error) {
-	kind := sdk.ToolKindOther
-	status := sdk.ToolCallStatusPending
-	ans, err := a.requestPermission(ctx, s, sdk.ToolCallUpdate{
-		ToolCallId: sdk.ToolCallId(out.callFor(title)), Title: &title, Kind: &kind, Status: &status, RawInput: raw,
-	},
-		sdk.PermissionOption{OptionId: optAllowOnce, Name: "Allow", Kind: sdk.PermissionOptionKindAllowOnce},
-		sdk.PermissionOption{OptionId: optReject, Name: "Reject", Kind: sdk.PermissionOptionKindRejectOnce},
-	)
-	if err != nil {
-		return false, askFailed(ctx, err)
-	}
-	return ans == approval.AllowOnce, nil
-}
-
 // settleTrust asks, at a session's first prompt, whether the held-back
 // workspace settings may apply; a yes trusts this content and reloads the
 // session's settings.
@@ -104,7 +86,7 @@ func (a *Agent) settleTrust(ctx context.Context, s *acpSession, out *stream) {
 		return
 	}
 	s.untrusted = nil // asked once per session
-	ok, err := a.yesNo(ctx, s, out, "Trust "+ws.Path, map[string]any{"path": ws.Path, "keys": ws.Untrusted, "why": ws.Question()})
+	ok, err := a.yesNo(ctx, s, out, "Trust "+ws.Path, ws.Question(), map[string]any{"path": ws.Path, "keys": ws.Untrusted, "why": ws.Question()})
 	if err != nil || !ok {
 		return
 	}

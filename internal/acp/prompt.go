@@ -106,6 +106,9 @@ func (a *Agent) Prompt(ctx context.Context, p sdk.PromptRequest) (_ sdk.PromptRe
 		newLLM = assemble.DefaultLLM
 	}
 	start := time.Now()
+	s.mu.Lock()
+	until := s.until
+	s.mu.Unlock()
 	res, err := assemble.Run(ctx, assemble.TaskConfig{
 		Spec: assemble.Spec{
 			Config:    cfg,
@@ -118,12 +121,14 @@ func (a *Agent) Prompt(ctx context.Context, p sdk.PromptRequest) (_ sdk.PromptRe
 			Warn:      func(msg string) { out.text("\n_agentls: " + msg + "_\n") },
 			Log:       a.log,
 
-			ConfirmWrite: func(ctx context.Context, rel, why string) (bool, error) {
-				return a.yesNo(ctx, s, out, "Change "+rel, map[string]any{"path": rel, "why": "it " + why})
-			},
+			ConfirmWrite: a.confirmWrite(s, out),
 			AskNetwork: func(ctx context.Context, command string) (bool, error) {
-				return a.yesNo(ctx, s, out, "Run `"+command+"` again with network", map[string]any{"command": command, "why": "it failed without network in the sandbox"})
+				const why = "it failed without network in the sandbox"
+				return a.ask(ctx, s, out, question{title: "Run `" + command + "` again with network",
+					message: "Run `" + command + "` again with network? " + why + ".", call: out.knownCall(command), kind: sdk.ToolKindExecute,
+					raw: map[string]any{"command": command, "why": why}, yes: choice{optAllowOnce, "Allow"}, no: choice{optReject, "Reject"}})
 			},
+			Until: until,
 		},
 		Prompt:    text,
 		Images:    images,

@@ -151,7 +151,7 @@ func (a *Agent) onWire(method string, id, params json.RawMessage) []byte {
 			return reply(id, nil, err)
 		}
 		return reply(id, withDeleteCapability(res), nil)
-	case sdk.AgentMethodSessionNew, sdk.AgentMethodSessionLoad, sdk.AgentMethodSessionResume:
+	case sdk.AgentMethodSessionNew, sdk.AgentMethodSessionLoad, sdk.AgentMethodSessionResume, sdk.AgentMethodSessionFork:
 		// Once the client has the session (the answer is written), it
 		// hears of the session's commands and title.
 		var p struct {
@@ -189,12 +189,16 @@ func (a *Agent) onWire(method string, id, params json.RawMessage) []byte {
 		}
 		// Closing a running session waits for its prompt: not on the
 		// goroutine that reads the client's messages.
+		// $/cancel_request for it cancels its wait for the session's
+		// prompt to end.
+		ctx, stop := a.wire.serve(id)
 		go func() {
 			defer a.running.Done()
+			defer stop()
 			var err error
 			func() {
 				defer barrier(a.log, "session/delete", &err)
-				err = a.deleteSession(context.Background(), p.SessionID)
+				err = a.deleteSession(ctx, p.SessionID)
 			}()
 			if err != nil {
 				a.log.Warn("session/delete", zap.Error(err))

@@ -37,6 +37,9 @@ type stream struct {
 	// cost before this task, and the context window: for usage_update.
 	priceIn, priceOut, costBefore float64
 	window                        int
+	// nested is the short trace of each running sub-agent call (explore),
+	// by the call's ID: its steps, shown as the call's content.
+	nested map[string][]string
 }
 
 // diffRec is one edit the workspace made, waiting for its tool call's
@@ -111,7 +114,7 @@ func toolKind(name string) sdk.ToolKind {
 	switch name {
 	case "read_file":
 		return sdk.ToolKindRead
-	case "list_files", "grep":
+	case "list_files", "grep", "explore":
 		return sdk.ToolKindSearch
 	case "edit_file", "write_file":
 		return sdk.ToolKindEdit
@@ -152,6 +155,8 @@ func (o *stream) event(ev agent.Event) {
 		o.toolCall(ev.Call)
 	case agent.KindToolResult:
 		o.toolResult(ev)
+	case agent.KindNested:
+		o.nestedStep(ev)
 	case agent.KindState:
 		o.state(ev)
 	case agent.KindVerify:
@@ -211,10 +216,45 @@ func (o *stream) toolResult(ev agent.Event) {
 			}
 		}
 	}
+	if trace := o.takeTrace(ev.Call.ID); trace != "" {
+		content = append(content, sdk.ToolContent(sdk.TextBlock(o.redact(trace))))
+	}
 	if out := strings.TrimSpace(ev.Output); out != "" {
 		content = append(content, sdk.ToolContent(sdk.TextBlock(o.redact(render.Clip(out, 4000)))))
 	}
 	o.send(sdk.UpdateToolCall(sdk.ToolCallId(ev.Call.ID), sdk.WithUpdateStatus(status), sdk.WithUpdateContent(content)))
+}
+
+// maxTrace bounds a sub-agent's trace in its call's content.
+const maxTrace = 40
+
+// nestedStep shows a sub-agent's step inside its call: ACP has no nested
+// tool calls, so the call's content is its trace so far (an update
+// replaces the content), one line a step, and its answer at the end.
+func (o *stream) nestedStep(ev agent.Event) {
+	line := render.NestedLine(ev)
+	if ev.Call == nil || line == "" {
+		return
+	}
+	o.mu.Lock()
+	if o.nested == nil {
+		o.nested = map[string][]string{}
+	}
+	id := ev.Call.ID
+	if len(o.nested[id]) < maxTrace {
+		o.nested[id] = append(o.nested[id], line)
+	}
+	trace := strings.Join(o.nested[id], "\n")
+	o.mu.Unlock()
+	o.send(sdk.UpdateToolCall(sdk.ToolCallId(id), sdk.WithUpdateContent([]sdk.ToolCallContent{sdk.ToolContent(sdk.TextBlock(o.redact(trace)))})))
+}
+
+func (o *stream) takeTrace(id string) string {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	t := strings.Join(o.nested[id], "\n")
+	delete(o.nested, id)
+	return t
 }
 
 // modelPlan sends the model's plan (update_plan) as the session's plan;

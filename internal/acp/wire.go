@@ -3,12 +3,16 @@ package acp
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
+	"strings"
 	"sync"
 	"time"
 
+	sdk "github.com/coder/acp-go-sdk"
 	"go.uber.org/zap"
 )
 
@@ -25,10 +29,17 @@ type wire struct {
 	// after are called with a request's result once its answer is
 	// written (under mu: they must not block or write).
 	after map[string]func(result json.RawMessage)
+	// calls are agentls's own requests to the client (call) waiting for
+	// their answers, by id; served are the requests answered here (not by
+	// the SDK) while they run, by id, for $/cancel_request to cancel.
+	calls  map[string]chan wireAnswer
+	served map[string]context.CancelFunc
+	nextID int
 }
 
 func newWire(w io.Writer) *wire {
-	return &wire{w: w, pending: map[string]bool{}, after: map[string]func(json.RawMessage){}}
+	return &wire{w: w, pending: map[string]bool{}, after: map[string]func(json.RawMessage){},
+		calls: map[string]chan wireAnswer{}, served: map[string]context.CancelFunc{}}
 }
 
 // onAnswer calls fn with the result of request id once it is answered.
@@ -165,6 +176,12 @@ func forward(line []byte, out io.Writer, pw *io.PipeWriter, track *wire, handle 
 	}
 	_ = json.Unmarshal(line, &m)
 	isRequest := m.Method != "" && len(m.ID) > 0 && string(m.ID) != "null"
+	if track != nil && m.Method == "" && track.answered(m.ID, line) {
+		return true // the answer to a request of agentls's own (call)
+	}
+	if track != nil && m.Method == methodCancelRequest {
+		track.cancelServed(m.Params) // and the SDK cancels its own
+	}
 	if isRequest && handle != nil {
 		if reply := handle(m.Method, m.ID, m.Params); reply != nil {
 			if len(reply) > 0 { // empty: answered later by the handler
@@ -280,4 +297,126 @@ func malformed(line []byte) []byte {
 		return reply(-32600, "Invalid request", "a message needs a method or an id")
 	}
 	return nil
+}
+
+// methodCancelRequest is ACP's request cancellation (stable since June
+// 2026): either side may send it for a request of its own that it no
+// longer waits for.
+const methodCancelRequest = "$/cancel_request"
+
+// callPrefix starts the ids of agentls's own requests (call), which the
+// SDK's numeric ids never do.
+const callPrefix = "agentls-"
+
+// wireAnswer is the client's answer to a call.
+type wireAnswer struct {
+	Result json.RawMessage   `json:"result"`
+	Error  *sdk.RequestError `json:"error"`
+}
+
+// call sends a request to the client on the wire and waits for its answer,
+// until ctx ends (then the client is sent $/cancel_request for it and a
+// late answer is dropped) or done closes (the connection ended). It is for
+// requests the SDK cannot send as ACP wants them: the SDK v0.13.0's
+// elicitation/create has no field for the session it belongs to.
+func (l *wire) call(ctx context.Context, done <-chan struct{}, method string, params any) (json.RawMessage, error) {
+	l.mu.Lock()
+	l.nextID++
+	id := fmt.Sprintf("%s%d", callPrefix, l.nextID)
+	ch := make(chan wireAnswer, 1)
+	l.calls[id] = ch
+	l.mu.Unlock()
+	forget := func() {
+		l.mu.Lock()
+		delete(l.calls, id)
+		l.mu.Unlock()
+	}
+	b, err := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": id, "method": method, "params": params})
+	if err != nil {
+		forget()
+		return nil, err
+	}
+	if _, err := l.Write(append(b, '\n')); err != nil {
+		forget()
+		return nil, err
+	}
+	select {
+	case ans := <-ch:
+		if ans.Error != nil {
+			return nil, ans.Error
+		}
+		return ans.Result, nil
+	case <-ctx.Done():
+		forget()
+		c, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "method": methodCancelRequest, "params": map[string]any{"requestId": id}})
+		_, _ = l.Write(append(c, '\n'))
+		return nil, ctx.Err()
+	case <-done:
+		forget()
+		return nil, errors.New("the client is gone")
+	}
+}
+
+// answered delivers the client's answer to a call; false when id is none
+// of agentls's own (the SDK's, then).
+func (l *wire) answered(id json.RawMessage, line []byte) bool {
+	var sid string
+	if json.Unmarshal(id, &sid) != nil || !strings.HasPrefix(sid, callPrefix) {
+		return false
+	}
+	l.mu.Lock()
+	ch := l.calls[sid]
+	delete(l.calls, sid)
+	l.mu.Unlock()
+	if ch != nil {
+		var ans wireAnswer
+		if err := json.Unmarshal(line, &ans); err != nil {
+			ans.Error = sdk.NewInternalError(map[string]any{"error": "the client's answer: " + err.Error()})
+		}
+		ch <- ans
+	}
+	return true // a late answer (cancelled) is dropped
+}
+
+// serve runs a request answered here (onWire) under a context that
+// $/cancel_request for id cancels; stop ends it when the request is done.
+func (l *wire) serve(id json.RawMessage) (ctx context.Context, stop func()) {
+	ctx, cancel := context.WithCancel(context.Background())
+	key := idKey(id)
+	l.mu.Lock()
+	l.served[key] = cancel
+	l.mu.Unlock()
+	return ctx, func() {
+		l.mu.Lock()
+		delete(l.served, key)
+		l.mu.Unlock()
+		cancel()
+	}
+}
+
+// cancelServed cancels the request $/cancel_request's params name, when it
+// is one answered here.
+func (l *wire) cancelServed(params json.RawMessage) {
+	var p struct {
+		RequestID json.RawMessage `json:"requestId"`
+	}
+	if json.Unmarshal(params, &p) != nil || len(p.RequestID) == 0 {
+		return
+	}
+	l.mu.Lock()
+	cancel := l.served[idKey(p.RequestID)]
+	l.mu.Unlock()
+	if cancel != nil {
+		cancel()
+	}
+}
+
+// idKey is a request id as a map key: compact, so that spacing does not
+// make two ids of one request.
+func idKey(id json.RawMessage) string {
+	var b bytes.Buffer
+	if json.Compact(&b, id) != nil {
+		return string(id)
+	}
+	return b.String()
 }

@@ -11,6 +11,7 @@ import (
 	sdk "github.com/coder/acp-go-sdk"
 
 	"github.com/agentls/agentls/internal/agent"
+	"github.com/agentls/agentls/internal/apply"
 	"github.com/agentls/agentls/internal/policy/approval"
 	"github.com/agentls/agentls/internal/review"
 	"github.com/agentls/agentls/internal/session"
@@ -27,6 +28,7 @@ type clientWorkspace struct {
 	s           *acpSession
 	out         *stream
 	disk        *tools.DiskWorkspace
+	files       *apply.Applier // the write path (files.go)
 	read, write bool
 
 	// log: each file as the task found it and as it left it (the
@@ -47,7 +49,11 @@ func (a *Agent) newWorkspace(s *acpSession, out *stream) (*clientWorkspace, erro
 	a.mu.Lock()
 	r, w := a.fsRead, a.fsWrite
 	a.mu.Unlock()
-	return &clientWorkspace{a: a, s: s, out: out, disk: disk, read: r, write: w}, nil
+	files, err := a.files(s, w)
+	if err != nil {
+		return nil, err
+	}
+	return &clientWorkspace{a: a, s: s, out: out, disk: disk, files: files, read: r, write: w}, nil
 }
 
 func (w *clientWorkspace) Root() string { return w.disk.Root() }
@@ -91,48 +97,27 @@ func (w *clientWorkspace) Edit(ctx context.Context, rel string, transform func(o
 	return w.edit(ctx, rel, transform, true)
 }
 
-// edit writes rel through the client or to the disk; task: an edit of the
-// task, asked about in "ask" mode and recorded (undo's is neither).
+// edit writes rel through the write path (the client or the disk), over
+// the text the transform ran on only; task: an edit of the task, asked
+// about in "ask" mode and recorded (undo's is neither).
 func (w *clientWorkspace) edit(ctx context.Context, rel string, transform func(old []byte, exists bool) ([]byte, error), task bool) error {
-	if !w.write {
-		var old, next []byte
-		var existed bool
-		err := w.disk.Edit(ctx, rel, func(o []byte, exists bool) ([]byte, error) {
-			nb, err := transform(o, exists)
-			if err != nil {
-				return nil, err
-			}
-			if task {
-				if err := w.confirm(ctx, rel, o, exists, nb); err != nil {
-					return nil, err
-				}
-			}
-			old, existed, next = o, exists, nb
-			return nb, nil
-		})
-		if err == nil && task {
-			w.record(rel, old, existed, next)
+	c, err := w.files.Edit(ctx, rel, "agentls: "+rel, func(cur apply.Text) (string, error) {
+		nb, err := transform([]byte(cur.Data), cur.Exists)
+		if err != nil {
+			return "", err
 		}
-		return err
-	}
-	old, existed, err := w.current(ctx, rel)
+		if task && (!cur.Exists || string(nb) != cur.Data) {
+			if err := w.confirm(ctx, rel, []byte(cur.Data), cur.Exists, nb); err != nil {
+				return "", err
+			}
+		}
+		return string(nb), nil
+	})
 	if err != nil {
 		return err
 	}
-	next, err := transform(old, existed)
-	if err != nil {
-		return err
-	}
-	if task {
-		if err := w.confirm(ctx, rel, old, existed, next); err != nil {
-			return err
-		}
-	}
-	if _, err := w.a.conn.WriteTextFile(ctx, sdk.WriteTextFileRequest{SessionId: sdk.SessionId(w.s.id), Path: w.abs(rel), Content: string(next)}); err != nil {
-		return fmt.Errorf("the editor did not write %s: %v", rel, err)
-	}
-	if task {
-		w.record(rel, old, existed, next)
+	if task && !c.Noop() {
+		w.record(rel, []byte(c.Cur.Data), c.Cur.Exists, []byte(c.Next))
 	}
 	return nil
 }

@@ -70,13 +70,13 @@ func (a *Agent) proposeWorktree(ctx context.Context, s *acpSession, out *stream,
 	out.endMessage()
 	out.send(sdk.StartToolCall(sdk.ToolCallId(id), title, sdk.WithStartKind(kind), sdk.WithStartStatus(status), sdk.WithStartContent(content),
 		sdk.WithStartRawInput(map[string]any{"worktree": w.ID, "path": w.Dir()})))
-	res, perr := a.conn.RequestPermission(ctx, sdk.RequestPermissionRequest{SessionId: sdk.SessionId(s.id),
-		ToolCall: sdk.ToolCallUpdate{ToolCallId: sdk.ToolCallId(id), Title: &title, Kind: &kind, Status: &status, Content: content},
-		Options: []sdk.PermissionOption{
-			{OptionId: optMerge, Name: "Merge into my files", Kind: sdk.PermissionOptionKindAllowOnce},
-			{OptionId: optKeep, Name: "Keep it in the worktree", Kind: sdk.PermissionOptionKindRejectOnce},
-		}})
-	if perr != nil || res.Outcome.Selected == nil || res.Outcome.Selected.OptionId != optMerge {
+	merge, _ := a.ask(ctx, s, out, question{
+		title: title, call: id, kind: kind, content: content,
+		message: fmt.Sprintf("Merge the change of worktree %s into your files (%s)? Kept, it waits in the worktree.", w.ID, changedFiles(changes)),
+		yes:     choice{optMerge, "Merge into my files"},
+		no:      choice{optKeep, "Keep it in the worktree"},
+	})
+	if !merge {
 		out.send(sdk.UpdateToolCall(sdk.ToolCallId(id), sdk.WithUpdateStatus(sdk.ToolCallStatusCompleted)))
 		out.text(fmt.Sprintf("\nThe change waits in worktree %s: /merge %s merges it, /discard %s removes it, /worktrees lists them.\n", w.ID, w.ID, w.ID))
 		return
@@ -98,12 +98,9 @@ func (a *Agent) proposeWorktree(ctx context.Context, s *acpSession, out *stream,
 // A protected file is asked about on its own, as the tools ask about a
 // write to it; one the user does not allow stays in the worktree.
 func (a *Agent) mergeWorktree(ctx context.Context, s *acpSession, out *stream, ws *clientWorkspace, w *worktree.Tree, changes []worktree.Change) (assemble.MergeReport, error) {
-	confirm := func(ctx context.Context, rel, why string) (bool, error) {
-		return a.yesNo(ctx, s, out, "Change "+rel, map[string]any{"path": rel, "why": "it " + why})
-	}
 	rep, err := assemble.MergeWorktree(ctx, s.root, changes, func(ctx context.Context, rel string, transform func([]byte, bool) ([]byte, error)) error {
 		return ws.edit(ctx, rel, transform, false)
-	}, confirm)
+	}, a.confirmWrite(s, out), false, "task "+w.ID)
 	for _, rel := range rep.Files {
 		ws.record(rel, []byte(rep.Before[rel]), rep.Existed[rel], []byte(rep.After[rel]))
 	}
@@ -111,6 +108,15 @@ func (a *Agent) mergeWorktree(ctx context.Context, s *acpSession, out *stream, w
 		err = w.Merged(ctx)
 	}
 	return rep, err
+}
+
+// changedFiles names the files a change touches.
+func changedFiles(changes []worktree.Change) string {
+	names := make([]string, 0, len(changes))
+	for _, c := range changes {
+		names = append(names, c.Rel)
+	}
+	return strings.Join(names, ", ")
 }
 
 // mergeText says what a merge did.

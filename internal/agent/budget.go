@@ -77,5 +77,8 @@ func (m *Machine) endResult(summary string) Result {
 	if m.ending == "budget" {
 		msg = fmt.Sprintf("stopped at the cost budget: $%.2f of $%.2f (agent.maxCostUSD)", m.cost(), m.limits.MaxCostUSD)
 	}
+	if m.unmet != "" {
+		msg += "; " + m.unmet
+	}
 	return Result{Status: StatusError, Reason: m.ending, Error: msg, Summary: summary}
 }

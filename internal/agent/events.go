@@ -41,6 +41,12 @@ const (
 	// config options, such as its model picker, and its modes) in Options,
 	// when the session opens and whenever they change.
 	KindOptions = "options"
+	// KindNested is a step of a nested task (a sub-agent, the explore
+	// tool) inside the parent's tool call: Call is the parent's call and
+	// Nested the sub-agent's own event (its tool calls and results, its
+	// notices, its end), so a view shows it under that call, never as a
+	// task of its own.
+	KindNested = "nested"
 )
 
 // Event is what subscribers (the LSP server, the CLI, tests) see of a task.
@@ -70,6 +76,8 @@ type Event struct {
 	Options  []AgentOption  `json:"options,omitempty"`  // options
 
 	Result *Result `json:"result,omitempty"` // end
+
+	Nested *Event `json:"nested,omitempty"` // nested: the sub-agent's event
 }
 
 // AgentCommand is one of an external ACP agent's slash commands (ACP's

@@ -15,6 +15,12 @@ func (m *Machine) stepExecuting(in Input) []Action {
 	if c, ok := in.(Compacted); ok {
 		return m.compacted(c)
 	}
+	if m.checking {
+		if c, ok := in.(StopChecked); ok {
+			return m.stopChecked(c)
+		}
+		return nil // the model has answered; only the stop check is out
+	}
 	if m.cut != 0 {
 		return nil // waiting for Compacted; no model call is in flight
 	}
@@ -58,6 +64,39 @@ func (m *Machine) stepExecuting(in Input) []Action {
 		return m.modelDone(in.Response)
 	}
 	return nil
+}
+
+// answered ends a turn without tool calls: the checks when files
+// changed, else the report.
+func (m *Machine) answered(summary string) []Action {
+	if len(m.changed) > 0 && m.limits.Verify {
+		acts := m.transition(Verifying)
+		return append(acts, RunVerify{Changed: append([]string(nil), m.changed...)})
+	}
+	return m.report(Result{Status: StatusOK, Reason: "done", Summary: summary})
+}
+
+// stopChecked goes on from a stop check: to the end as answered, or back
+// to work with the check's feedback while the budget lasts.
+func (m *Machine) stopChecked(c StopChecked) []Action {
+	m.checking = false
+	m.stopChecks++
+	m.sentBack = c.Continue
+	var acts []Action
+	if c.Note != "" {
+		acts = append(acts, Emit{Event{Kind: KindNotice, Step: m.steps, Text: c.Note}})
+	}
+	if !c.Continue {
+		m.unmet = ""
+		return append(acts, m.answered(m.lastText())...)
+	}
+	m.unmet = c.Unmet
+	m.history = append(m.history, Message{Role: RoleUser, Content: c.Feedback})
+	if why := m.spent(); why != "" {
+		return append(acts, m.wrapUp(why)...)
+	}
+	acts = append(acts, m.warnNearBudget()...)
+	return append(acts, m.callModel()...)
 }
 
 func (m *Machine) modelFailed(in ModelFailed) []Action {
@@ -145,11 +184,11 @@ func (m *Machine) modelDone(r Response) []Action {
 	calls := slices.Clone(r.ToolCalls)
 	m.history = append(m.history, Message{Role: RoleAssistant, Content: r.Content, ToolCalls: calls, Reasoning: r.Reasoning})
 	if len(calls) == 0 {
-		if len(m.changed) > 0 && m.limits.Verify {
-			acts = append(acts, m.transition(Verifying)...)
-			return append(acts, RunVerify{Changed: append([]string(nil), m.changed...)})
+		if m.limits.StopCheck {
+			m.checking = true
+			return append(acts, CheckStop{Answer: r.Content, Tries: m.stopChecks, Again: m.sentBack})
 		}
-		return append(acts, m.report(Result{Status: StatusOK, Reason: "done", Summary: r.Content})...)
+		return append(acts, m.answered(r.Content)...)
 	}
 	m.pending = calls
 	m.results = map[string]string{}

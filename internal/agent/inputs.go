@@ -26,6 +26,11 @@ type Limits struct {
 	// cost budget. Without a price it is never reached.
 	MaxCostUSD              float64
 	PriceInput, PriceOutput float64
+	// StopCheck: the task has a stop condition (a Stop hook, agentls run
+	// --until): when the model answers without tools, the machine asks
+	// the driver whether it may stop (CheckStop) before the checks and
+	// the report.
+	StopCheck bool
 }
 
 // DefaultLimits are the documented defaults.
@@ -94,6 +99,26 @@ type ToolDone struct {
 	Err    error
 }
 
+// ToolProgress is an event of a tool call still running: a step of the
+// nested task a sub-agent runs. The machine shows it under the call
+// (KindNested) while the call is pending; afterwards it is ignored.
+type ToolProgress struct {
+	ID    string
+	Event Event
+}
+
+// StopChecked answers CheckStop. Continue sends the model back to work
+// with Feedback as the next user message (within the task's budget);
+// Unmet says, for the result, what is not met if the budget ends first.
+// Note, if any, is shown to the user either way ("the stop condition
+// passed").
+type StopChecked struct {
+	Continue bool
+	Feedback string
+	Unmet    string
+	Note     string
+}
+
 // VerifyDone is the verify gate's outcome.
 type VerifyDone struct{ Report VerifyReport }
 
@@ -118,19 +143,21 @@ type Fail struct {
 	Err    string
 }
 
-func (Start) input()       {}
-func (Planned) input()     {}
-func (TextDelta) input()   {}
-func (Observed) input()    {}
-func (ModelDone) input()   {}
-func (ModelFailed) input() {}
-func (TimerFired) input()  {}
-func (ToolDone) input()    {}
-func (VerifyDone) input()  {}
-func (Compacted) input()   {}
-func (Reported) input()    {}
-func (Cancel) input()      {}
-func (Fail) input()        {}
+func (Start) input()        {}
+func (Planned) input()      {}
+func (TextDelta) input()    {}
+func (Observed) input()     {}
+func (ModelDone) input()    {}
+func (ModelFailed) input()  {}
+func (TimerFired) input()   {}
+func (ToolDone) input()     {}
+func (ToolProgress) input() {}
+func (StopChecked) input()  {}
+func (VerifyDone) input()   {}
+func (Compacted) input()    {}
+func (Reported) input()     {}
+func (Cancel) input()       {}
+func (Fail) input()         {}
 
 // Action is something the driver must do.
 type Action interface{ action() }
@@ -161,6 +188,17 @@ type StartTimer struct {
 	After time.Duration
 }
 
+// CheckStop asks whether the model, which answered without tools, may
+// stop: the task's Stop hooks and stop condition run; answer StopChecked.
+// Tries counts the checks before this one in the task.
+type CheckStop struct {
+	Answer string
+	Tries  int
+	// Again: the model is at work again because the last stop check sent
+	// it back (the hooks' stop_hook_active).
+	Again bool
+}
+
 // RunVerify asks for the verify gate; answer VerifyDone.
 type RunVerify struct{ Changed []string }
 
@@ -179,6 +217,7 @@ func (CallModel) action()  {}
 func (RunTools) action()   {}
 func (StartTimer) action() {}
 func (RunVerify) action()  {}
+func (CheckStop) action()  {}
 func (Compact) action()    {}
 func (Report) action()     {}
 func (Finish) action()     {}

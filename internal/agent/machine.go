@@ -43,6 +43,11 @@ type Machine struct {
 	partial     string
 	ignored     int // inputs a state did not expect (Ignored)
 
+	checking   bool   // a CheckStop is out: waiting for StopChecked
+	stopChecks int    // CheckStops answered
+	unmet      string // what the last stop check found not met
+	sentBack   bool   // the last stop check sent the model back to work
+
 	warned bool      // the model was told to wrap up
 	ending string    // "maxSteps" or "budget": the last, tool-less turn is under way
 	plan   *WorkPlan // the model's latest plan

@@ -38,6 +38,15 @@ var machineSetups = map[string]func(t *testing.T) *Machine{
 		}
 		return m
 	},
+	"executing/stopCheck": func(t *testing.T) *Machine {
+		l := DefaultLimits()
+		l.StopCheck = true
+		m := drive(t, Executing, Start{Task: "task", Limits: l, Seed: 1}, Planned{Prefix: sysPrefix}, ModelDone{Response{Content: "all done"}})
+		if !m.checking {
+			t.Fatal("setup: no stop check out")
+		}
+		return m
+	},
 	"tools": func(t *testing.T) *Machine {
 		return drive(t, Tools, Start{Task: "task", Limits: DefaultLimits(), Seed: 1}, Planned{Prefix: sysPrefix},
 			ModelDone{Response{ToolCalls: []ToolCall{{ID: "c1", Name: "edit_file", Arguments: `{"path":"a.go"}`}}}})
@@ -71,33 +80,38 @@ func drive(t *testing.T, want State, ins ...Input) *Machine {
 // One input of each type, valid where a state expects it: the call ID,
 // timer ID and so on match what the setups leave pending.
 var tableInputs = map[string]Input{
-	"Start":       Start{Task: "another", Limits: DefaultLimits()},
-	"Planned":     Planned{Prefix: sysPrefix},
-	"TextDelta":   TextDelta{Text: "hi"},
-	"Observed":    Observed{Event{Kind: KindToolCall, Call: &ToolCall{ID: "x1", Name: "edit"}}},
-	"ModelDone":   ModelDone{Response{Content: "all done"}},
-	"ModelFailed": ModelFailed{Err: &LLMError{Status: 500, Retryable: true, Message: "boom"}},
-	"TimerFired":  TimerFired{ID: 1},
-	"ToolDone":    ToolDone{ID: "c1", Result: ToolResult{Output: "ok", Changed: []string{"a.go"}}},
-	"VerifyDone":  VerifyDone{VerifyReport{Passed: true, Summary: "ok"}},
-	"Compacted":   Compacted{Summary: "earlier: nothing"},
-	"Reported":    Reported{},
-	"Cancel":      Cancel{},
-	"Fail":        Fail{Reason: "timeout", Err: "task timed out after 1s"},
+	"Start":        Start{Task: "another", Limits: DefaultLimits()},
+	"Planned":      Planned{Prefix: sysPrefix},
+	"TextDelta":    TextDelta{Text: "hi"},
+	"Observed":     Observed{Event{Kind: KindToolCall, Call: &ToolCall{ID: "x1", Name: "edit"}}},
+	"ModelDone":    ModelDone{Response{Content: "all done"}},
+	"ModelFailed":  ModelFailed{Err: &LLMError{Status: 500, Retryable: true, Message: "boom"}},
+	"TimerFired":   TimerFired{ID: 1},
+	"ToolDone":     ToolDone{ID: "c1", Result: ToolResult{Output: "ok", Changed: []string{"a.go"}}},
+	"ToolProgress": ToolProgress{ID: "c1", Event: Event{Kind: KindToolCall, Call: &ToolCall{ID: "n1", Name: "read_file"}}},
+	"VerifyDone":   VerifyDone{VerifyReport{Passed: true, Summary: "ok"}},
+	"StopChecked":  StopChecked{Note: "the stop condition passed"},
+	"Compacted":    Compacted{Summary: "earlier: nothing"},
+	"Reported":     Reported{},
+	"Cancel":       Cancel{},
+	"Fail":         Fail{Reason: "timeout", Err: "task timed out after 1s"},
 }
 
 // Variants of the inputs above, for rows that need another value.
 var tableVariants = map[string]Input{
-	"TimerFired{0}":     TimerFired{},
-	"TimerFired{2}":     TimerFired{ID: 2},
-	"ToolDone{other}":   ToolDone{ID: "c9", Result: ToolResult{Output: "x"}},
-	"VerifyDone{fail}":  VerifyDone{VerifyReport{Summary: "1 problem", Feedback: "a.go:1: x"}},
-	"ModelDone{calls}":  ModelDone{Response{ToolCalls: []ToolCall{{ID: "c2", Name: "read_file", Arguments: `{}`}}}},
-	"ModelFailed{401}":  ModelFailed{Err: &LLMError{Status: 401, Message: "bad key"}},
-	"Compacted{err}":    Compacted{Err: errors.New("summary failed")},
-	"ModelDone{wanted}": ModelDone{Response{Content: "fixed"}},
-	"Observed{end}":     Observed{Event{Kind: KindEnd, Result: &Result{Status: StatusOK}}},
-	"ModelDone{acted}":  ModelDone{Response{Content: "edited", Changed: []string{"a.go"}}},
+	"TimerFired{0}":       TimerFired{},
+	"TimerFired{2}":       TimerFired{ID: 2},
+	"ToolDone{other}":     ToolDone{ID: "c9", Result: ToolResult{Output: "x"}},
+	"ToolDone{usage}":     ToolDone{ID: "c1", Result: ToolResult{Output: "found", Usage: Usage{InputTokens: 100, OutputTokens: 10}}},
+	"ToolProgress{other}": ToolProgress{ID: "c9", Event: Event{Kind: KindToolCall}},
+	"VerifyDone{fail}":    VerifyDone{VerifyReport{Summary: "1 problem", Feedback: "a.go:1: x"}},
+	"ModelDone{calls}":    ModelDone{Response{ToolCalls: []ToolCall{{ID: "c2", Name: "read_file", Arguments: `{}`}}}},
+	"ModelFailed{401}":    ModelFailed{Err: &LLMError{Status: 401, Message: "bad key"}},
+	"Compacted{err}":      Compacted{Err: errors.New("summary failed")},
+	"ModelDone{wanted}":   ModelDone{Response{Content: "fixed"}},
+	"Observed{end}":       Observed{Event{Kind: KindEnd, Result: &Result{Status: StatusOK}}},
+	"StopChecked{again}":  StopChecked{Continue: true, Feedback: "`make e2e` failed; keep going", Unmet: "`make e2e` fails"},
+	"ModelDone{acted}":    ModelDone{Response{Content: "edited", Changed: []string{"a.go"}}},
 }
 
 func TestTransitionTable(t *testing.T) {
@@ -118,6 +132,8 @@ func TestTransitionTable(t *testing.T) {
 		{"idle", "VerifyDone", Idle, ""},
 		{"idle", "Compacted", Idle, ""},
 		{"idle", "Reported", Idle, ""},
+		{"idle", "StopChecked", Idle, ""},
+		{"idle", "ToolProgress", Idle, ""},
 		{"idle", "Cancel", Idle, ""},
 		{"idle", "Fail", Idle, ""},
 
@@ -132,6 +148,8 @@ func TestTransitionTable(t *testing.T) {
 		{"planning", "VerifyDone", Planning, ""},
 		{"planning", "Compacted", Planning, ""},
 		{"planning", "Reported", Planning, ""},
+		{"planning", "StopChecked", Planning, ""},
+		{"planning", "ToolProgress", Planning, ""},
 		{"planning", "Cancel", Idle, end},
 		{"planning", "Fail", Idle, end},
 
@@ -151,6 +169,8 @@ func TestTransitionTable(t *testing.T) {
 		{"executing", "VerifyDone", Executing, ""},
 		{"executing", "Compacted", Executing, ""},
 		{"executing", "Reported", Executing, ""},
+		{"executing", "StopChecked", Executing, ""},
+		{"executing", "ToolProgress", Executing, ""},
 		{"executing", "Cancel", Idle, end},
 		{"executing", "Fail", Idle, end},
 
@@ -167,6 +187,8 @@ func TestTransitionTable(t *testing.T) {
 		{"executing/retryWait", "VerifyDone", Executing, ""},
 		{"executing/retryWait", "Compacted", Executing, ""},
 		{"executing/retryWait", "Reported", Executing, ""},
+		{"executing/retryWait", "StopChecked", Executing, ""},
+		{"executing/retryWait", "ToolProgress", Executing, ""},
 		{"executing/retryWait", "Cancel", Idle, end},
 		{"executing/retryWait", "Fail", Idle, end},
 
@@ -183,8 +205,27 @@ func TestTransitionTable(t *testing.T) {
 		{"executing/compacting", "Compacted", Executing, "emit:compaction callModel"},
 		{"executing/compacting", "Compacted{err}", Executing, "emit:compaction callModel"},
 		{"executing/compacting", "Reported", Executing, ""},
+		{"executing/compacting", "StopChecked", Executing, ""},
+		{"executing/compacting", "ToolProgress", Executing, ""},
 		{"executing/compacting", "Cancel", Idle, end},
 		{"executing/compacting", "Fail", Idle, end},
+
+		{"executing/stopCheck", "Start", Executing, ""},
+		{"executing/stopCheck", "Planned", Executing, ""},
+		{"executing/stopCheck", "TextDelta", Executing, ""},
+		{"executing/stopCheck", "Observed", Executing, ""},
+		{"executing/stopCheck", "ModelDone", Executing, ""},
+		{"executing/stopCheck", "ModelFailed", Executing, ""},
+		{"executing/stopCheck", "TimerFired", Executing, ""},
+		{"executing/stopCheck", "ToolDone", Executing, ""},
+		{"executing/stopCheck", "ToolProgress", Executing, ""},
+		{"executing/stopCheck", "VerifyDone", Executing, ""},
+		{"executing/stopCheck", "Compacted", Executing, ""},
+		{"executing/stopCheck", "Reported", Executing, ""},
+		{"executing/stopCheck", "StopChecked", Reporting, "emit:notice emit:state report"},
+		{"executing/stopCheck", "StopChecked{again}", Executing, "callModel"},
+		{"executing/stopCheck", "Cancel", Idle, end},
+		{"executing/stopCheck", "Fail", Idle, end},
 
 		{"tools", "Start", Tools, ""},
 		{"tools", "Planned", Tools, ""},
@@ -195,6 +236,10 @@ func TestTransitionTable(t *testing.T) {
 		{"tools", "TimerFired", Tools, ""},
 		{"tools", "ToolDone", Executing, "emit:toolResult emit:state callModel"},
 		{"tools", "ToolDone{other}", Tools, ""},
+		{"tools", "ToolDone{usage}", Executing, "emit:toolResult emit:usage emit:state callModel"},
+		{"tools", "StopChecked", Tools, ""},
+		{"tools", "ToolProgress", Tools, "emit:nested"},
+		{"tools", "ToolProgress{other}", Tools, ""},
 		{"tools", "VerifyDone", Tools, ""},
 		{"tools", "Compacted", Tools, ""},
 		{"tools", "Reported", Tools, ""},
@@ -213,6 +258,8 @@ func TestTransitionTable(t *testing.T) {
 		{"verifying", "VerifyDone{fail}", Executing, "emit:verify emit:state callModel"},
 		{"verifying", "Compacted", Verifying, ""},
 		{"verifying", "Reported", Verifying, ""},
+		{"verifying", "StopChecked", Verifying, ""},
+		{"verifying", "ToolProgress", Verifying, ""},
 		{"verifying", "Cancel", Idle, end},
 		{"verifying", "Fail", Idle, end},
 
@@ -227,6 +274,8 @@ func TestTransitionTable(t *testing.T) {
 		{"reporting", "VerifyDone", Reporting, ""},
 		{"reporting", "Compacted", Reporting, ""},
 		{"reporting", "Reported", Idle, "emit:state emit:end finish"},
+		{"reporting", "StopChecked", Reporting, ""},
+		{"reporting", "ToolProgress", Reporting, ""},
 		{"reporting", "Cancel", Idle, end},
 		{"reporting", "Fail", Idle, end},
 	}

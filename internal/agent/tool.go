@@ -26,6 +26,9 @@ type ToolResult struct {
 	// Plan is the plan an update_plan call set (see ParsePlan); the
 	// machine keeps it and emits it as a plan event.
 	Plan *WorkPlan `json:"plan,omitempty"`
+	// Usage is what the call spent on model calls of its own (a
+	// sub-agent's): it counts toward the task's usage, cost and budget.
+	Usage Usage `json:"usage,omitzero"`
 	// Images are pictures the call opened for the model to look at
 	// (view_image): they follow the turn's tool results as a user message,
 	// the one message of the APIs that carries images.

@@ -6,6 +6,9 @@ import "strings"
 // order, with loop guards against a model repeating itself.
 
 func (m *Machine) stepTools(in Input) []Action {
+	if p, ok := in.(ToolProgress); ok {
+		return m.toolProgress(p)
+	}
 	d, ok := in.(ToolDone)
 	if !ok {
 		return nil
@@ -42,6 +45,13 @@ func (m *Machine) stepTools(in Input) []Action {
 	}
 	c := *call
 	acts := []Action{Emit{Event{Kind: KindToolResult, Step: m.steps, Call: &c, Output: out, IsErr: m.failed[d.ID], Run: d.Result.Run}}}
+	if u := d.Result.Usage; u != (Usage{}) {
+		// A sub-agent's model calls are the task's: its totals and its
+		// budget (checked when the turn's tools are done).
+		m.usage = m.usage.Add(u)
+		tu := m.usage
+		acts = append(acts, Emit{Event{Kind: KindUsage, Step: m.steps, Usage: &u, TaskUsage: &tu}})
+	}
 	if d.Err == nil && len(d.Result.Images) > 0 {
 		if m.opened == nil {
 			m.opened = map[string][]Image{}
@@ -56,6 +66,21 @@ func (m *Machine) stepTools(in Input) []Action {
 		return acts
 	}
 	return append(acts, m.toolsDone()...)
+}
+
+// toolProgress shows a step of a running call's nested task under it.
+func (m *Machine) toolProgress(p ToolProgress) []Action {
+	for i := range m.pending {
+		if m.pending[i].ID != p.ID {
+			continue
+		}
+		if _, done := m.results[p.ID]; done {
+			return nil
+		}
+		c, ev := m.pending[i], p.Event
+		return []Action{Emit{Event{Kind: KindNested, Step: m.steps, Call: &c, Nested: &ev}}}
+	}
+	return nil
 }
 
 // toolsDone appends the results in call order and starts the next turn.

@@ -14,12 +14,15 @@ import (
 	"github.com/agentls/agentls/internal/agent"
 	"github.com/agentls/agentls/internal/config"
 	"github.com/agentls/agentls/internal/driver"
+	"github.com/agentls/agentls/internal/hooks"
 	"github.com/agentls/agentls/internal/llm/chat"
 	"github.com/agentls/agentls/internal/llm/responses"
 	"github.com/agentls/agentls/internal/mcp"
 	"github.com/agentls/agentls/internal/policy"
+	"github.com/agentls/agentls/internal/policy/approval"
 	"github.com/agentls/agentls/internal/proc"
 	"github.com/agentls/agentls/internal/session"
+	"github.com/agentls/agentls/internal/subagent"
 	"github.com/agentls/agentls/internal/tools"
 	"github.com/agentls/agentls/internal/verify/gate"
 )
@@ -54,6 +57,13 @@ type Spec struct {
 	// AskNetwork asks the user whether a command that failed for want of
 	// network may run again with it; nil: never asked.
 	AskNetwork func(ctx context.Context, command string) (bool, error)
+	// EventHooks are the task's hooks in the shared format (HookRunner;
+	// Run sets them); nil: none.
+	EventHooks *hooks.Runner
+	// Until is the task's stop condition: a command that must succeed in
+	// the sandbox before the task may end; the model goes back to work
+	// while it fails, within the budget. "": none.
+	Until string
 	// Warn reports a problem a person should see; nil: dropped.
 	Warn func(msg string)
 	// Log is the front end's logger, for what the driver logs; nil: none.
@@ -152,6 +162,23 @@ func Driver(ctx context.Context, s Spec) *driver.Driver {
 		Images:         TakesImages(cfg, cfg.LLM.Model),
 	})
 	toolset = append(toolset, tools.UpdatePlan())
+	if n := cfg.Agent.SubagentSteps; n > 0 {
+		// The explore tool: a helper that reads with the task's policy,
+		// sandbox and secret rules, in the read-only sandbox, and asks
+		// nobody (a command that would need a question is refused).
+		readOnly := tools.ReadOnly(s.Workspace, tools.Options{
+			Policy:   tools.Policy{Root: s.Root, SecretFiles: cfg.Tools.SecretFiles},
+			Approver: approval.New(cfg, nil, nil),
+			Sandbox:  configured(cfg, s.Root),
+			Secrets:  secrets(cfg),
+			EditTool: cfg.Agent.EditTool,
+			Model:    cfg.LLM.Model,
+		})
+		toolset = append(toolset, subagent.New(subagent.Config{
+			LLM: llm, Tools: readOnly, MaxSteps: n, Root: s.Root, Log: s.Log,
+			ToolTimeout: time.Duration(cfg.Agent.ToolTimeoutSeconds) * time.Second,
+		}))
+	}
 	if s.MCP != nil {
 		more, errs := s.MCP.Tools(ctx, approver)
 		for _, err := range errs {
@@ -161,6 +188,7 @@ func Driver(ctx context.Context, s Spec) *driver.Driver {
 		}
 		toolset = append(toolset, more...)
 	}
+	toolset = hooked(toolset, s.EventHooks)
 	planner := Planner(cfg, s.Root, s.Recall)
 	planner.Secret = tools.Policy{Root: s.Root, SecretFiles: cfg.Tools.SecretFiles}.IsSecret
 	d := &driver.Driver{
@@ -175,6 +203,16 @@ func Driver(ctx context.Context, s Spec) *driver.Driver {
 		Limits:      lim,
 		ToolTimeout: time.Duration(cfg.Agent.ToolTimeoutSeconds) * time.Second,
 		TaskTimeout: time.Duration(cfg.Agent.TaskTimeoutSeconds) * time.Second,
+	}
+	var stop stoppers
+	if s.EventHooks.Active(hooks.Stop) {
+		stop = append(stop, hookStop{s.EventHooks})
+	}
+	if s.Until != "" {
+		stop = append(stop, until{command: s.Until, cfg: cfg, root: s.Root, ws: s.Workspace})
+	}
+	if len(stop) > 0 {
+		d.Stopper = stop
 	}
 	d.Price.Input, d.Price.Output = Price(cfg)
 	if cfg.Agent.MaxCostUSD > 0 && d.Price.Input == 0 && d.Price.Output == 0 && s.Warn != nil {
@@ -324,6 +362,11 @@ func configured(cfg config.Config, root string) proc.Sandbox {
 		Protect:     policy.ProtectedNames(),
 		SecretFiles: cfg.Tools.SecretFiles,
 		DenyRead:    append(policy.DefaultDenyRead(), cfg.Sandbox.DenyRead...),
+		AllowRead:   cfg.Sandbox.AllowRead,
+		MemoryMax:   int64(cfg.Sandbox.MemoryMiB) << 20,
+	}
+	if cfg.Sandbox.MemoryMiB == 0 {
+		sb.MemoryMax = -1 // no cap
 	}
 	if d, err := session.StateDir(); err == nil {
 		sb.DenyRead = append(sb.DenyRead, d)
@@ -332,6 +375,12 @@ func configured(cfg config.Config, root string) proc.Sandbox {
 		sb.Mode = proc.ModeWorkspaceWrite
 	}
 	return sb
+}
+
+// Declaration is what a command sandboxed by the sandbox.* settings sees
+// of the machine, for `agentls sandbox show`.
+func Declaration(cfg config.Config, root string) (proc.Declaration, error) {
+	return proc.Declare(configured(cfg, root), proc.CleanEnv(nil, secrets(cfg)))
 }
 
 // Sandbox is the sandbox for what runs on the model's behalf, from the

@@ -12,7 +12,9 @@ import (
 	"github.com/agentls/agentls/internal/agent"
 	"github.com/agentls/agentls/internal/config"
 	"github.com/agentls/agentls/internal/driver"
+	"github.com/agentls/agentls/internal/policy"
 	"github.com/agentls/agentls/internal/session"
+	"github.com/agentls/agentls/internal/tools"
 	"github.com/agentls/agentls/internal/verify/gate"
 	"github.com/agentls/agentls/internal/worktree"
 )
@@ -211,6 +213,49 @@ func Run(ctx context.Context, tc TaskConfig) (res agent.Result, err error) {
 		spec.Verifier = g
 	}
 	task := driver.Assignment{Prompt: tc.Prompt, Images: tc.Images, Editor: tc.Editor, Dir: tc.Dir, History: rec.History()}
+	if tc.Hooks.Backend == nil && spec.EventHooks == nil {
+		spec.EventHooks = HookRunner(spec.Config, tc.Root, id, hookTrust(tc), warn)
+		if r := spec.EventHooks; r != nil {
+			if v, ok := tools.As[tools.Viewer](spec.Workspace); ok {
+				r.View = v.View
+			}
+			if spec.Config.Tools.Approval != config.ApprovalNever {
+				// Leaving the sandbox is asked as for any command.
+				r.AskNetwork = spec.AskNetwork
+			}
+		}
+	}
+	if r := spec.EventHooks; r != nil {
+		if wt != nil {
+			// The hooks were read and trusted in the user's tree; they run
+			// in the task's worktree.
+			r.Root, r.Sandbox.Workspace = spec.Root, spec.Root
+		}
+		source := "startup"
+		if len(task.History) > 0 {
+			source = "resume"
+		}
+		task.HookContext = r.SessionStart(ctx, source)
+		block, more := r.UserPromptSubmit(ctx, tc.Prompt)
+		if block != "" {
+			res = agent.Result{Status: agent.StatusError, Reason: "hook", Error: "a UserPromptSubmit hook blocked the prompt: " + block}
+			// The task ends before the machine starts: its end event is
+			// sent here, as the driver would.
+			end := agent.Event{Kind: agent.KindEnd, Result: &res}
+			if rec != nil {
+				rec.Event(end)
+			}
+			if spec.OnEvent != nil {
+				spec.OnEvent(end)
+			}
+			if tc.Hooks.Ended != nil {
+				res, changes = tc.Hooks.Ended(ctx, res)
+			}
+			finished = true
+			return res, nil
+		}
+		task.HookContext = join(task.HookContext, more)
+	}
 	if tc.Hooks.Backend != nil {
 		model, closeModel := tc.Hooks.Backend(spec)
 		defer closeModel()
@@ -264,6 +309,20 @@ func Run(ctx context.Context, tc TaskConfig) (res agent.Result, err error) {
 	}
 	finished = true
 	return res, nil
+}
+
+// hookTrust is the trust store the workspace's hook files are checked
+// against; nil (nothing trusted) without a state directory.
+func hookTrust(tc TaskConfig) *policy.TrustStore {
+	dir := tc.StateDir
+	if dir == "" {
+		d, err := session.StateDir()
+		if err != nil {
+			return nil
+		}
+		dir = d
+	}
+	return TrustStore(dir)
 }
 
 // CacheKey is the prompt cache key of a session: a digest of its ID, so

@@ -24,8 +24,12 @@ type WorkspaceSettings struct {
 	Path     string
 	Content  []byte
 	// Untrusted lists the widening keys held back; empty when the file
-	// widens nothing or the user trusted this content.
+	// widens nothing or the user trusted this content. Workspace hook
+	// files waiting for trust join it as "hooks in .claude/settings.json".
 	Untrusted []string
+	// HookFiles are the workspace's hook files (HookFiles) not trusted as
+	// they are: trusting the settings trusts them too.
+	HookFiles []HookFile
 }
 
 // TrustStore is the store of trusted workspace files in the state
@@ -35,9 +39,21 @@ func TrustStore(stateDir string) *policy.TrustStore {
 }
 
 // ReadWorkspaceSettings reads root/.agentls.json, holding back what
-// widens power unless store trusts this content. A nil store trusts
-// nothing.
+// widens power unless store trusts this content, and the workspace's hook
+// files of other agents (HookFiles), which run only once trusted. A nil
+// store trusts nothing.
 func ReadWorkspaceSettings(root string, store *policy.TrustStore) WorkspaceSettings {
+	w := readSettingsFile(root, store)
+	for _, h := range ReadHookFiles(root, store) {
+		if h.Problem == "" && !h.Trusted {
+			w.HookFiles = append(w.HookFiles, h)
+		}
+	}
+	w.Untrusted = append(w.Untrusted, untrustedHooks(w.HookFiles)...)
+	return w
+}
+
+func readSettingsFile(root string, store *policy.TrustStore) WorkspaceSettings {
 	w := WorkspaceSettings{Path: filepath.Join(root, config.FileName)}
 	data, err := config.ReadFile(w.Path)
 	if os.IsNotExist(err) {
@@ -85,15 +101,37 @@ func HoldBack(name, path string, data []byte, store *policy.TrustStore) Workspac
 	return w
 }
 
-// Question is what the user is asked before the held-back settings apply.
+// Question is what the user is asked before the held-back settings apply:
+// the settings held back, and the commands of the hook files.
 func (w WorkspaceSettings) Question() string {
-	return fmt.Sprintf("%s sets %s, which widen what agentls may run or reach. A workspace file can be written by the model, so these apply only once you trust this content. Trust it?",
-		w.Path, strings.Join(w.Untrusted, ", "))
+	var keys []string
+	for _, k := range w.Untrusted {
+		if !strings.HasPrefix(k, "hooks in ") {
+			keys = append(keys, k)
+		}
+	}
+	var parts []string
+	if len(keys) > 0 {
+		parts = append(parts, fmt.Sprintf("%s sets %s, which widen what agentls may run or reach.", w.Path, strings.Join(keys, ", ")))
+	}
+	if q := hookQuestion(w.HookFiles); q != "" {
+		parts = append(parts, q+" They would run in the sandbox on every such event of every task.")
+	}
+	return strings.Join(parts, " ") + " A workspace file can be written by the model, so these apply only once you trust this content. Trust it?"
 }
 
-// Trust remembers the file's current content as trusted.
+// Trust remembers the current content of the file and of the untrusted
+// hook files as trusted.
 func (w WorkspaceSettings) Trust(store *policy.TrustStore) error {
-	if store == nil || w.Content == nil {
+	if store == nil {
+		return nil
+	}
+	for _, h := range w.HookFiles {
+		if err := store.Trust(h.Path, h.Content); err != nil {
+			return err
+		}
+	}
+	if w.Content == nil {
 		return nil
 	}
 	return store.Trust(w.Path, w.Content)

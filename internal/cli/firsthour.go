@@ -10,13 +10,14 @@ import (
 	"strings"
 
 	"github.com/agentls/agentls/internal/agent"
+	"github.com/agentls/agentls/internal/assemble"
 	projcmd "github.com/agentls/agentls/internal/commands"
 	"github.com/agentls/agentls/internal/config"
 	"github.com/agentls/agentls/internal/session"
 )
 
 // expandCommand turns a task typed as "/name args" into the project
-// command's prompt (.agentls/commands/name.md). A task that names none is
+// command's prompt (.agentls/commands/name.md) or a skill's. A task that names none is
 // left as typed, unless the project has commands, the name is not a path
 // that exists ("/tmp is full" stays a sentence) and so is a mistyped
 // command: that is a usage error naming the commands there are.
@@ -25,7 +26,7 @@ func expandCommand(root, task string, warn func(string)) (string, error) {
 	if !ok {
 		return task, nil
 	}
-	cmds, err := projcmd.Load(root, nil) // the default secret files: the settings are read after
+	cmds, err := assemble.Commands(root, nil) // commands and skills; the default secret files: the settings are read after
 	if err != nil && warn != nil {
 		warn(err.Error())
 	}

@@ -5,15 +5,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"strconv"
 	"strings"
 
-	"github.com/agentls/agentls/internal/assemble"
+	"github.com/agentls/agentls/internal/apply"
 	"github.com/agentls/agentls/internal/render"
 	"github.com/agentls/agentls/internal/review"
 	"github.com/agentls/agentls/internal/session"
-	"github.com/agentls/agentls/internal/tools"
 )
 
 // rewindSession is `agentls sessions rewind ID STEP`: the files the
@@ -41,7 +39,7 @@ func rewindSession(store *session.Store, id, stepArg string, asJSON bool, stdout
 		fmt.Fprintln(stderr, "agentls sessions rewind:", err)
 		return exitUsage
 	}
-	disk, err := tools.NewDiskWorkspace(store.Root())
+	disk, err := apply.NewDisk(store.Root())
 	if err != nil {
 		fmt.Fprintln(stderr, "agentls sessions rewind:", err)
 		return exitFailed
@@ -58,29 +56,27 @@ func rewindSession(store *session.Store, id, stepArg string, asJSON bool, stdout
 		Conflicts []conflict `json:"conflicts"`
 	}{Session: id, Step: step, Files: []string{}, Conflicts: []conflict{}}
 	ctx := context.Background()
+	// Each file through the write path: planned on the text read, written
+	// over it only.
+	files := apply.New(disk)
 	for _, f := range plan.Files {
 		var p review.Undo
-		// The plan is made on the text Edit reads, in the same step as
-		// the write.
-		err := disk.Edit(ctx, f.Path, func(old []byte, exists bool) ([]byte, error) {
-			p = review.PlanRewind(f.Path, f.From.Exists, f.From.Text, f.To.Exists, f.To.Text, string(old), exists)
-			if len(p.Changes) == 0 {
-				return nil, errNothing
+		cs, err := files.Apply(ctx, []string{f.Path}, apply.Batch{}, func(cur map[string]apply.Text) ([]apply.Change, error) {
+			c := cur[f.Path]
+			p = review.PlanRewind(f.Path, f.From.Exists, f.From.Text, f.To.Exists, f.To.Text, c.Data, c.Exists)
+			switch {
+			case p.Delete:
+				return []apply.Change{{Rel: f.Path, Cur: c, Delete: true}}, nil
+			case len(p.Changes) > 0:
+				return []apply.Change{{Rel: f.Path, Cur: c, Next: p.Next}}, nil
 			}
-			return []byte(p.Next), nil
+			return nil, nil
 		})
-		switch {
-		case errors.Is(err, errNothing) && p.Delete:
-			if err := assemble.RemoveBeneath(store.Root(), f.Path); err != nil && !os.IsNotExist(err) {
-				fmt.Fprintf(stderr, "agentls sessions rewind: %s: %v\n", f.Path, err)
-				return exitFailed
-			}
-			res.Files = append(res.Files, f.Path)
-		case errors.Is(err, errNothing):
-		case err != nil:
+		if err != nil {
 			fmt.Fprintf(stderr, "agentls sessions rewind: %s: %v (files before it in the list were rewound; the session was not)\n", f.Path, err)
 			return exitFailed
-		default:
+		}
+		if len(cs) > 0 {
 			res.Files = append(res.Files, f.Path)
 		}
 		for _, c := range p.Conflicts {
@@ -105,9 +101,6 @@ func rewindSession(store *session.Store, id, stepArg string, asJSON bool, stdout
 	fmt.Fprintf(stdout, "continue from there: agentls run --session %s TASK\n", id)
 	return exitOK
 }
-
-// errNothing stops a DiskWorkspace.Edit that has nothing to write.
-var errNothing = errors.New("nothing to change")
 
 // showSteps prints a session's steps under `agentls sessions show`.
 func showSteps(sess *session.Session, stdout io.Writer) {

@@ -279,6 +279,7 @@ func (c *cliRun) run(ctx context.Context) int {
 
 			ConfirmWrite: confirmWrite,
 			AskNetwork:   askNetwork,
+			Until:        c.o.until,
 		},
 		Prompt:    o.task,
 		Isolation: o.isolation,

@@ -40,9 +40,20 @@ func Trust(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	store := assemble.TrustStore(dir)
 	w := assemble.ReadWorkspaceSettings(root, store)
+	var hooks []assemble.HookFile
+	for _, h := range assemble.ReadHookFiles(root, store) {
+		if h.Problem != "" {
+			fmt.Fprintf(stderr, "agentls trust: the hooks of %s cannot be used: %s\n", h.Rel, h.Problem)
+			continue
+		}
+		hooks = append(hooks, h)
+	}
 	switch {
-	case w.Content == nil:
+	case w.Content == nil && len(hooks) == 0:
 		fmt.Fprintf(stdout, "%s has no %s: nothing to trust\n", root, filepath.Base(w.Path))
+		return exitOK
+	case w.Content == nil && len(w.Untrusted) == 0:
+		fmt.Fprintf(stdout, "%s has no %s, and its hook files are trusted as they are\n", root, filepath.Base(w.Path))
 		return exitOK
 	case len(w.Untrusted) == 0:
 		fmt.Fprintf(stdout, "%s widens nothing, or is trusted as it is\n", w.Path)
@@ -62,6 +73,17 @@ func Trust(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "agentls trust:", err)
 		return exitFailed
 	}
-	fmt.Fprintf(stdout, "trusted %s (%s) until it changes\n", w.Path, strings.Join(w.Untrusted, ", "))
+	var keys []string
+	for _, k := range w.Untrusted {
+		if !strings.HasPrefix(k, "hooks in ") {
+			keys = append(keys, k)
+		}
+	}
+	if len(keys) > 0 {
+		fmt.Fprintf(stdout, "trusted %s (%s) until it changes\n", w.Path, strings.Join(keys, ", "))
+	}
+	for _, h := range w.HookFiles {
+		fmt.Fprintf(stdout, "trusted the hooks of %s (%s) until it changes\n", h.Path, strings.Join(h.Hooks.Describe(), "; "))
+	}
 	return exitOK
 }

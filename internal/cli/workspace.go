@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"sync"
 
+	"github.com/agentls/agentls/internal/apply"
 	"github.com/agentls/agentls/internal/assemble"
 	"github.com/agentls/agentls/internal/edits"
 	"github.com/agentls/agentls/internal/review"
@@ -23,6 +24,7 @@ import (
 // after its last, for the diff, the review and the session.
 type cliWorkspace struct {
 	disk     *tools.DiskWorkspace
+	files    *apply.Applier // the write path to the disk
 	inMemory bool
 
 	mu  sync.Mutex // held across in-memory edits, so a transform sees the last one
@@ -30,7 +32,7 @@ type cliWorkspace struct {
 }
 
 func newCLIWorkspace(disk *tools.DiskWorkspace, inMemory bool) *cliWorkspace {
-	return &cliWorkspace{disk: disk, inMemory: inMemory}
+	return &cliWorkspace{disk: disk, files: apply.New(&apply.Disk{W: disk}), inMemory: inMemory}
 }
 
 func (w *cliWorkspace) Root() string { return w.disk.Root() }
@@ -91,19 +93,14 @@ func (w *cliWorkspace) Edit(ctx context.Context, rel string, transform func(old 
 		w.log.RecordApplied(rel, string(old), exists, string(text))
 		return nil
 	}
-	var (
-		old, text []byte
-		exists    bool
-	)
-	err := w.disk.Edit(ctx, rel, func(o []byte, e bool) ([]byte, error) {
-		t, err := transform(o, e)
-		old, exists, text = o, e, t
-		return t, err
+	c, err := w.files.Edit(ctx, rel, "", func(cur apply.Text) (string, error) {
+		t, err := transform([]byte(cur.Data), cur.Exists)
+		return string(t), err
 	})
-	if err != nil || (exists && bytes.Equal(old, text)) {
+	if err != nil || c.Noop() {
 		return err
 	}
-	w.log.RecordApplied(rel, string(old), exists, string(text))
+	w.log.RecordApplied(rel, c.Cur.Data, c.Cur.Exists, c.Next)
 	return nil
 }
 
@@ -165,12 +162,13 @@ func (w *cliWorkspace) apply(ctx context.Context, rel string) error {
 	if err := assemble.Beneath(w.disk.Root(), rel); err != nil {
 		return err
 	}
-	return w.disk.Edit(ctx, rel, func(old []byte, exists bool) ([]byte, error) {
-		if exists != fc.Existed || string(old) != fc.Base {
-			return nil, errChangedOnDisk
+	_, err := w.files.Edit(ctx, rel, "", func(cur apply.Text) (string, error) {
+		if cur.Exists != fc.Existed || cur.Data != fc.Base {
+			return "", errChangedOnDisk
 		}
-		return []byte(fc.After), nil
+		return fc.After, nil
 	})
+	return err
 }
 
 var errChangedOnDisk = errors.New("the file changed on disk while the task ran; not overwritten")

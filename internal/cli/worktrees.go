@@ -6,9 +6,11 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 	"sync"
 	"text/tabwriter"
 
+	"github.com/agentls/agentls/internal/apply"
 	"github.com/agentls/agentls/internal/assemble"
 	"github.com/agentls/agentls/internal/edits"
 	"github.com/agentls/agentls/internal/render"
@@ -62,9 +64,11 @@ const worktreesUsage = `usage:
   agentls worktrees [list] [--workspace DIR] [--json]
         the workspace's worktree tasks (agent.isolation "worktree") and their state;
         one a crashed agentls left is "interrupted"
-  agentls worktrees merge [--workspace DIR] ID
-        merge the task's change into the workspace's files, three-way against what
-        you changed since it started: hunks over your own edits are left out and listed
+  agentls worktrees merge [--workspace DIR] [--markers] ID
+        merge the task's change into the workspace's files, three-way by line against
+        what you changed since it started: hunks on or next to lines you edited are
+        conflicts, left out and listed with both sides (--markers: written into the
+        file between git's conflict markers instead)
   agentls worktrees discard [--workspace DIR] ID
         remove the worktree and its branch
 
@@ -74,6 +78,7 @@ Flags:
 // Worktrees is the worktrees command.
 func Worktrees(args []string, stdout, stderr io.Writer) int {
 	c := newSubcommand("worktrees", worktreesUsage, stderr)
+	markers := c.fs.Bool("markers", false, "merge: write conflicts into the files between conflict markers")
 	sub, pos, code, done := c.parse(args, "list")
 	if done {
 		return code
@@ -153,7 +158,7 @@ func Worktrees(args []string, stdout, stderr io.Writer) int {
 			fmt.Fprintf(stderr, "agentls worktrees: %s is still running\n", w.ID)
 			return exitFailed
 		}
-		return mergeWorktree(ctx, root, w, stdout, stderr)
+		return mergeWorktree(ctx, root, w, *markers, stdout, stderr)
 	}
 	fs.Usage()
 	return exitUsage
@@ -162,9 +167,10 @@ func Worktrees(args []string, stdout, stderr io.Writer) int {
 // mergeWorktree merges a worktree's change into the files on disk: each
 // file's hunks placed in its current text (review.PlanMerge, the same
 // plan the editor's merge makes); those over the user's own changes since
-// the snapshot are left out and listed. The files are written beneath the
-// root (tools.DiskWorkspace).
-func mergeWorktree(ctx context.Context, root string, w *worktree.Tree, stdout, stderr io.Writer) int {
+// the snapshot are left out and listed with both sides (or, asked for,
+// written between conflict markers). The files are written through the
+// write path (apply.Disk: beneath the root, over the text planned on only).
+func mergeWorktree(ctx context.Context, root string, w *worktree.Tree, markers bool, stdout, stderr io.Writer) int {
 	changes, notes, err := w.Finish(ctx)
 	if err != nil {
 		fmt.Fprintln(stderr, "agentls worktrees:", err)
@@ -187,7 +193,15 @@ func mergeWorktree(ctx context.Context, root string, w *worktree.Tree, stdout, s
 			return yesNo(ctx, fmt.Sprintf("the merge wants to change %s, which %s. Allow this change?", rel, why))
 		}
 	}
-	rep, err := assemble.MergeWorktree(ctx, root, changes, disk.Edit, confirm)
+	files := apply.New(&apply.Disk{W: disk})
+	edit := func(ctx context.Context, rel string, transform func([]byte, bool) ([]byte, error)) error {
+		_, err := files.Edit(ctx, rel, "", func(t apply.Text) (string, error) {
+			b, err := transform([]byte(t.Data), t.Exists)
+			return string(b), err
+		})
+		return err
+	}
+	rep, err := assemble.MergeWorktree(ctx, root, changes, edit, confirm, markers, "task "+w.ID)
 	if err != nil {
 		fmt.Fprintln(stderr, "agentls worktrees:", err)
 		return exitFailed
@@ -197,7 +211,14 @@ func mergeWorktree(ctx context.Context, root string, w *worktree.Tree, stdout, s
 		fmt.Fprintf(stdout, "left out: %s: %s; only you change it (see it in %s)\n", l.Rel, l.Why, w.Dir())
 	}
 	for _, c := range rep.Conflicts {
+		if c.Marked {
+			fmt.Fprintf(stdout, "conflict: %s:%d: you changed this region since the task started; both sides are in the file between conflict markers: %s\n", c.Rel, c.Line, c.What)
+			continue
+		}
 		fmt.Fprintf(stdout, "conflict: %s:%d: you changed this region since the task started; its change there was left out: %s\n", c.Rel, c.Line, c.What)
+		if c.Yours != "" || c.Task != "" {
+			fmt.Fprintf(stdout, "  yours:\n%s  the task's:\n%s", indent(c.Yours), indent(c.Task))
+		}
 	}
 	notes = append(notes, rep.Notes...)
 	for _, n := range notes {
@@ -211,4 +232,18 @@ func mergeWorktree(ctx context.Context, root string, w *worktree.Tree, stdout, s
 		fmt.Fprintln(stderr, "agentls worktrees:", err)
 	}
 	return exitOK
+}
+
+// indent prefixes each line of s with four spaces (s ends with a newline).
+func indent(s string) string {
+	if s == "" {
+		return "    (nothing)\n"
+	}
+	var b strings.Builder
+	for _, l := range strings.SplitAfter(s, "\n") {
+		if l != "" {
+			b.WriteString("    " + strings.TrimSuffix(l, "\n") + "\n")
+		}
+	}
+	return b.String()
 }

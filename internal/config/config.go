@@ -43,6 +43,10 @@ type Config struct {
 	Delegate Delegate
 	// MCPServers has the shape other MCP clients use: name → server.
 	MCPServers map[string]MCPServer
+	// Hooks are hooks in the shared format (Claude Code's, Codex's):
+	// {"PreToolUse": [{"matcher", "hooks": [{"type": "command", …}]}]},
+	// kept as JSON for internal/hooks to read.
+	Hooks json.RawMessage
 }
 
 type LLM struct {
@@ -94,6 +98,10 @@ type Agent struct {
 	PromptProfile string
 	// Backend replaces agentls's own loop with an external agent.
 	Backend Backend
+	// SubagentSteps bounds the model turns of each helper the explore tool
+	// starts (a read-only sub-agent with a fresh context); 0: no explore
+	// tool.
+	SubagentSteps int
 	// Isolation is where a task works: "none" (the editor's buffers, the
 	// user's tree) or "worktree" (a git worktree of its own under the
 	// state directory, merged back through review).
@@ -137,6 +145,9 @@ type Tools struct {
 	SecretFiles []string
 }
 
+// DefaultMemoryMiB is sandbox.memoryMiB's default (proc.DefaultMemoryMax).
+const DefaultMemoryMiB = 4096
+
 // Sandbox confines what agentls runs for the model: run_command, the
 // verify checks and MCP stdio servers.
 type Sandbox struct {
@@ -150,6 +161,15 @@ type Sandbox struct {
 	// DenyRead are more paths ("~/" is the home directory) that sandboxed
 	// commands read as empty, besides policy.DefaultDenyRead.
 	DenyRead []string
+	// AllowRead are more paths ("~/" is the home directory) sandboxed
+	// commands may read (read-only), beyond the declared ones: the
+	// workspace, the system, the workspace's languages' toolchains and
+	// caches, and PATH (see `agentls sandbox show`).
+	AllowRead []string
+	// MemoryMiB caps each sandboxed command's memory, its whole tree's
+	// (a cgroup's memory.max where agentls can make one, else each
+	// process's RLIMIT_DATA); 0 means no cap.
+	MemoryMiB int
 }
 
 // Delegate is the connection to NATS JetStream for delegated jobs. It
@@ -394,6 +414,9 @@ var fields = []field{
 	{key: "agent.promptProfile",
 		kind: oneOf([]string{"auto", "contract", "terse"}, func(c *Config) *string { return &c.Agent.PromptProfile }),
 		doc:  "The system prompt's profile. `auto`: `terse` for the Codex family, `contract` for others (see [Models](../models.md#what-the-model-is-told-prompt-profiles))."},
+	{key: "agent.subagentSteps",
+		kind: intIn(0, 1000, func(c *Config) *int { return &c.Agent.SubagentSteps }),
+		doc:  "Model turns of each helper the `explore` tool starts: a read-only sub-agent with a fresh context whose answer, not its reads, joins the task (see [Sub-agents](../subagents.md)); `0`: no `explore` tool."},
 	{key: "agent.isolation",
 		kind: oneOf([]string{"none", "worktree"}, func(c *Config) *string { return &c.Agent.Isolation }),
 		doc:  "`none`: a task works in your tree (the editor's buffers); `worktree`: each task works in a git worktree of its own and its change comes back for review and merge (see [Worktree tasks](../worktrees.md))."},
@@ -449,6 +472,14 @@ var fields = []field{
 		kind: strs(func(c *Config) *[]string { return &c.Sandbox.DenyRead }),
 		def:  "none",
 		doc:  "More paths (`~/` is your home) that sandboxed commands read as empty, besides the credentials the [Security model](../security.md) lists."},
+	{key: "sandbox.allowRead",
+		kind: strs(func(c *Config) *[]string { return &c.Sandbox.AllowRead }),
+		def:  "none",
+		doc:  "More paths (`~/` is your home) sandboxed commands may read, read-only, besides the declared ones: the workspace, the system, the workspace's languages' toolchains and caches, `PATH` (`agentls sandbox show` prints them; see [The declaration](../security.md#the-declaration))."},
+	{key: "sandbox.memoryMiB",
+		kind: intIn(0, 1<<24, func(c *Config) *int { return &c.Sandbox.MemoryMiB }),
+		def:  "4096",
+		doc:  "Each sandboxed command's memory cap in MiB, its whole tree's (a memory cgroup where agentls can make one, else each process's `RLIMIT_DATA`); a command killed at the cap says so. 0 is no cap."},
 	{key: "delegate.url", env: []string{"AGENTLS_NATS_URL", "NATS_URL"}, notFromFile: true,
 		kind: str(func(c *Config) *string { return &c.Delegate.URL }),
 		def:  "none",
@@ -476,6 +507,17 @@ var fields = []field{
 	{key: "sessions.maxConcurrent",
 		kind: intIn(1, 64, func(c *Config) *int { return &c.Sessions.MaxConcurrent }),
 		doc:  "Sessions running at once; tasks of one session run one after another."},
+	{key: "hooks",
+		kind: kind{typ: "object", get: func(c *Config) any { return c.Hooks }, set: func(c *Config, raw json.RawMessage) error {
+			var m map[string][]json.RawMessage
+			if err := json.Unmarshal(raw, &m); err != nil {
+				return fmt.Errorf(`want {"PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "…"}]}]}`)
+			}
+			c.Hooks = append(json.RawMessage(nil), raw...)
+			return nil
+		}},
+		def: "none",
+		doc: "Hooks in Claude Code's format (`{\"PreToolUse\": [{\"matcher\": \"Bash\", \"hooks\": [{\"type\": \"command\", \"command\": \"…\"}]}]}`) on `PreToolUse`, `PostToolUse`, `UserPromptSubmit`, `Stop`, `SessionStart`; a workspace's `.claude/settings.json` and `.codex/hooks.json` hooks run too, once trusted (see [Hooks, skills and stop conditions](../hooks.md)). In `.agentls.json` it widens power: it applies once the file is trusted."},
 	{key: "mcpServers",
 		kind: kind{typ: "object", get: func(c *Config) any { return c.MCPServers }, set: func(c *Config, raw json.RawMessage) error {
 			var m map[string]MCPServer
@@ -521,11 +563,12 @@ func Defaults() Config {
 			ReadBeforeEdit:     true,
 			PromptProfile:      "auto",
 			Isolation:          "none",
+			SubagentSteps:      20,
 		},
 		Verify:   Verify{Enabled: true, TimeoutSeconds: 600},
 		Tools:    Tools{Approval: ApprovalSandboxed, SecretFiles: policy.DefaultSecretFiles()},
 		Sessions: Sessions{MaxConcurrent: 4},
-		Sandbox:  Sandbox{Mode: "workspace-write"},
+		Sandbox:  Sandbox{Mode: "workspace-write", MemoryMiB: DefaultMemoryMiB},
 	}
 }
 

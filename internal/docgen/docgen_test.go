@@ -110,6 +110,61 @@ func TestDocsNameTestsThatExist(t *testing.T) {
 	if seen["performance.md"] < 10 || seen["security.md"] < 5 {
 		t.Fatalf("found too few test names: %v", seen)
 	}
+	// Every figure of docs/performance.md's tables says how it is
+	// reproduced: its "reproduce" cell names a benchmark or test that
+	// exists (checked above), or a make target the Makefile has.
+	b, err := os.ReadFile(filepath.Join(root, "Makefile"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	targets := map[string]bool{}
+	for _, m := range regexp.MustCompile(`(?m)^([\w.-]+):`).FindAllStringSubmatch(string(b), -1) {
+		targets[m[1]] = true
+	}
+	perf, err := os.ReadFile(filepath.Join(root, "docs", "performance.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	makeRE := regexp.MustCompile("`make ([\\w.-]+)")
+	rows := 0
+	col := -1
+	for _, line := range strings.Split(string(perf), "\n") {
+		if !strings.HasPrefix(line, "|") {
+			col = -1
+			continue
+		}
+		cells := strings.Split(strings.Trim(line, "| "), "|")
+		if col < 0 {
+			for i, c := range cells {
+				if strings.TrimSpace(c) == "reproduce" {
+					col = i
+				}
+			}
+			continue
+		}
+		if strings.HasPrefix(strings.TrimSpace(cells[0]), "---") {
+			continue
+		}
+		if col >= len(cells) {
+			t.Errorf("docs/performance.md: a row without its reproduce cell: %s", line)
+			continue
+		}
+		rows++
+		cell := cells[col]
+		ok := false
+		for _, m := range named.FindAllStringSubmatch(cell, -1) {
+			ok = ok || defined[m[1]]
+		}
+		for _, m := range makeRE.FindAllStringSubmatch(cell, -1) {
+			ok = ok || targets[m[1]]
+		}
+		if !ok {
+			t.Errorf("docs/performance.md: a figure names no benchmark, test or make target that reproduces it: %s", strings.TrimSpace(cell))
+		}
+	}
+	if rows < 20 {
+		t.Fatalf("read only %d rows of docs/performance.md's tables", rows)
+	}
 }
 
 // Every relative link of the README, docs/ and the editors' READMEs leads

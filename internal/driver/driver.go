@@ -29,6 +29,9 @@ type Assignment struct {
 	// ("" for the root): the CLI's working directory, the directory of the
 	// editor's current file.
 	Dir string
+	// HookContext is what the task's SessionStart and UserPromptSubmit
+	// hooks add to the model's context ("" if none).
+	HookContext string
 	// History holds earlier turns of the session, for continued sessions.
 	History []agent.Message
 	// Seed makes retry jitter reproducible; 0 picks one from the clock.
@@ -64,6 +67,13 @@ type Planner interface {
 	Plan(ctx context.Context, t Assignment) (agent.Planned, error)
 }
 
+// Stopper decides whether a model that answered without tools may stop:
+// the task's Stop hooks and its stop condition (agentls run --until). An
+// error is the check's own failure, shown to the model as feedback.
+type Stopper interface {
+	CheckStop(ctx context.Context, s agent.CheckStop) agent.StopChecked
+}
+
 // DefaultToolGrace is Driver.ToolGrace's default.
 const DefaultToolGrace = 2 * time.Second
 
@@ -80,10 +90,13 @@ type Driver struct {
 	Model string
 	// CacheKey goes with every model request (agent.Request.CacheKey):
 	// one per session, so the provider's prompt cache is found again.
-	CacheKey    string
-	Tools       []agent.Tool
-	Planner     Planner  // nil: a bare system prompt
-	Verifier    Verifier // nil: no verify gate
+	CacheKey string
+	Tools    []agent.Tool
+	Planner  Planner  // nil: a bare system prompt
+	Verifier Verifier // nil: no verify gate
+	// Stopper, when set, is asked before the task ends on the model's
+	// answer (agent.Limits.StopCheck); nil: the answer ends it.
+	Stopper     Stopper
 	Limits      agent.Limits
 	ToolTimeout time.Duration // per call; 0: 120 s
 	TaskTimeout time.Duration // whole task; 0: none
@@ -139,12 +152,14 @@ func (d *Driver) Run(ctx context.Context, t Assignment) agent.Result {
 	if d.Verifier == nil {
 		lim.Verify = false
 	}
+	lim.StopCheck = d.Stopper != nil
 	if lim.PriceInput == 0 && lim.PriceOutput == 0 {
 		// The cost budget counts at the prices the result's cost uses.
 		lim.PriceInput, lim.PriceOutput = d.Price.Input, d.Price.Output
 	}
 	specJSON, _ := json.Marshal(run.specs)
 	lim.ToolsTokens = len(specJSON) / 4
+	run.limits = lim
 	seed := t.Seed
 	if seed == 0 {
 		seed = uint64(time.Now().UnixNano())
@@ -177,6 +192,7 @@ func (d *Driver) Run(ctx context.Context, t Assignment) agent.Result {
 		case in := <-run.inputs:
 			if p, ok := in.(agent.Planned); ok && m.State() == agent.Planning {
 				run.prefix, run.planned = len(p.Prefix), true
+				run.prefixMsgs = p.Prefix
 			}
 			acts = run.step(in)
 		case <-done:
@@ -199,6 +215,10 @@ type run struct {
 	wg     sync.WaitGroup // the run's goroutines, but for abandoned tools
 	tools  map[string]agent.Tool
 	specs  []agent.ToolSpec
+	limits agent.Limits
+
+	prefixMsgs []agent.Message // the planner's prefix, for Parent
+	spent      spent           // the task's usage so far, for Parent
 
 	scoped *scoped // nested AGENTS.md already shown
 
@@ -259,6 +279,9 @@ func (r *run) do(a agent.Action) (agent.Result, bool) {
 	switch a := a.(type) {
 	case agent.Emit:
 		ev := a.Event
+		if ev.Kind == agent.KindUsage && ev.TaskUsage != nil {
+			r.spent.set(*ev.TaskUsage)
+		}
 		if ev.Kind == agent.KindEnd && ev.Result != nil {
 			res := *ev.Result
 			res.Cost = d.cost(res.Usage)
@@ -339,6 +362,14 @@ func (r *run) do(a agent.Action) (agent.Result, bool) {
 		r.goDo(func() agent.Input {
 			sum, u, err := r.summarize(a.Dropped)
 			return agent.Compacted{Summary: sum, Usage: u, Err: err}
+		})
+	case agent.CheckStop:
+		r.goDo(func() agent.Input {
+			c := d.Stopper.CheckStop(r.ctx, a)
+			if r.ctx.Err() != nil {
+				return nil
+			}
+			return c
 		})
 	case agent.Report:
 		r.goDo(func() agent.Input { return agent.Reported{} })

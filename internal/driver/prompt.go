@@ -91,6 +91,8 @@ func (p WorkspacePlanner) Plan(ctx context.Context, t Assignment) (agent.Planned
 			fmt.Fprintf(&b, "\n\n## Project instructions (%s)\n%s", name, text)
 		}
 	}
+	// Skills: their names and descriptions, in the stable part.
+	b.WriteString(skillsSection(Skills(p.Root, p.Secret)))
 	b.WriteString("\n\n")
 	b.WriteString(p.environment(t))
 	if p.Orientation != nil {
@@ -109,6 +111,9 @@ func (p WorkspacePlanner) Plan(ctx context.Context, t Assignment) (agent.Planned
 	prefix := []agent.Message{{Role: agent.RoleSystem, Content: b.String()}}
 	if t.Editor != "" {
 		prefix = append(prefix, agent.Message{Role: agent.RoleUser, Content: "Editor context:\n" + t.Editor})
+	}
+	if t.HookContext != "" {
+		prefix = append(prefix, agent.Message{Role: agent.RoleUser, Content: "Context from the workspace's hooks:\n" + t.HookContext})
 	}
 	ms, misses := MentionsAndMisses(p.Root, t.Prompt, p.Secret)
 	if m := MentionsMessage(ms); m != "" {

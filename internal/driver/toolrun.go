@@ -97,7 +97,7 @@ func (r *run) runTool(c agent.ToolCall) (res agent.ToolResult, err error) {
 	if tt, ok := t.(Timeouter); ok {
 		timeout = tt.Timeout(args, timeout)
 	}
-	ctx, cancel := context.WithTimeout(r.ctx, timeout)
+	ctx, cancel := context.WithTimeout(context.WithValue(r.ctx, parentKey{}, r.parent(c)), timeout)
 	defer cancel()
 	res, err, stuck := r.runBounded(ctx, t, c, args)
 	if stuck {

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -16,7 +17,6 @@ import (
 	"github.com/agentls/agentls/internal/assemble"
 	"github.com/agentls/agentls/internal/config"
 	"github.com/agentls/agentls/internal/llm/responses"
-	"github.com/agentls/agentls/internal/proc"
 	"github.com/agentls/agentls/internal/testkit/fakellm"
 )
 
@@ -31,10 +31,23 @@ type Options struct {
 	// instead of asking the configured endpoint.
 	Scripted bool
 	// Settings are written to each task's .agentls.json (for instance
-	// {"agent": {"promptProfile": "terse"}}), to compare profiles.
+	// {"agent": {"promptProfile": "terse"}}), to compare profiles. The
+	// file replaces any the task's repository has (a repository's own
+	// settings could point the model at another endpoint) and is trusted
+	// (--trust): it is the user's, and sandbox.denyRead, which seals the
+	// suite, is a setting that needs trust.
 	Settings map[string]any
-	// Verify runs agentls's verify gate during the task.
-	Verify bool
+	// NoVerify turns agentls's verify gate off (users run with it on).
+	NoVerify bool
+	// API is the wire API: "chat" or "responses" (the scripted model
+	// speaks both; default chat), or for an endpoint, what llm.api would
+	// pick.
+	API string
+	// Suite is the directory the tasks come from: the model's sandbox
+	// reads it (and the repository around it) as empty.
+	Suite string
+	// Repeat runs every task that many times (default 1).
+	Repeat int
 	// Keep leaves each task's directory in place and says where.
 	Keep bool
 	// Env is the environment agentls runs with [os.Environ()].
@@ -52,6 +65,22 @@ type Result struct {
 	Task   string `json:"task"`
 	Lang   string `json:"lang"`
 	Passed bool   `json:"passed"`
+	// Run counts the repeats of the task, from 1.
+	Run int `json:"run,omitempty"`
+	// Skipped: the task's toolchain is missing (Error says which); it
+	// counts in no pass rate.
+	Skipped bool `json:"skipped,omitempty"`
+	// Sealed: the model's commands ran in the sandbox that hides the
+	// suite. Without it the score is not to be trusted.
+	Sealed bool `json:"sealed"`
+	// Change is how the model's change was sorted for grading; Failing
+	// the required tests that did not pass.
+	Change  Change   `json:"change"`
+	Failing []string `json:"failing,omitempty"`
+	// PassedOnTry is the polyglot try that passed (0: none); Tries the
+	// outcome of each try.
+	PassedOnTry int    `json:"passedOnTry,omitempty"`
+	Tries       []bool `json:"tries,omitempty"`
 	// Status is agentls's end status (ok, error, …) and Error what went
 	// wrong when the agent or the harness failed.
 	Status string `json:"status"`
@@ -85,14 +114,20 @@ type Result struct {
 type Report struct {
 	Model    string         `json:"model"`
 	Scripted bool           `json:"scripted"`
+	API      string         `json:"api,omitempty"`
+	Verify   bool           `json:"verify"`
+	Repeat   int            `json:"repeat,omitempty"`
 	Settings map[string]any `json:"settings,omitempty"`
-	Results  []Result       `json:"results"`
-	Total    Total          `json:"total"`
+	// Polyglot is set for a run of Aider's polyglot benchmark.
+	Polyglot *PolyglotSummary `json:"polyglot,omitempty"`
+	Results  []Result         `json:"results"`
+	Total    Total            `json:"total"`
 }
 
 // Total sums the results.
 type Total struct {
 	Tasks          int     `json:"tasks"`
+	Skipped        int     `json:"skipped,omitempty"`
 	Passed         int     `json:"passed"`
 	PassRate       float64 `json:"passRate"`
 	Turns          int     `json:"turns"`
@@ -121,19 +156,48 @@ func Run(ctx context.Context, tasks []Task, o Options) Report {
 	if o.Scripted {
 		model = ScriptedModel
 	}
-	rep := Report{Model: model, Scripted: o.Scripted, Settings: o.Settings}
+	if o.Repeat < 1 {
+		o.Repeat = 1
+	}
+	if o.Scripted && o.API == "" {
+		o.API = "chat"
+	}
+	rep := Report{Model: model, Scripted: o.Scripted, API: o.API, Verify: !o.NoVerify, Repeat: o.Repeat, Settings: o.Settings}
+	// One directory for the run's tasks: each task's sandbox reads the
+	// others (a kept grading copy holds hidden tests) as empty.
+	root, err := os.MkdirTemp("", "agentls-eval-")
+	if err != nil {
+		rep.Results = append(rep.Results, Result{Task: "(setup)", Error: err.Error()})
+		return rep
+	}
+	if !o.Keep {
+		defer os.RemoveAll(root)
+	}
 	for _, t := range tasks {
-		if ctx.Err() != nil {
-			break
-		}
-		r := runTask(ctx, t, model, o)
-		rep.Results = append(rep.Results, r)
-		if o.Log != nil {
-			fmt.Fprintf(o.Log, "%-28s %s\n", t.Name, map[bool]string{true: "pass", false: "FAIL " + firstLine(r.Error)}[r.Passed])
+		for i := 1; i <= o.Repeat; i++ {
+			if ctx.Err() != nil {
+				break
+			}
+			r := runTask(ctx, t, model, o, root)
+			r.Run = i
+			rep.Results = append(rep.Results, r)
+			if o.Log != nil {
+				fmt.Fprintf(o.Log, "%-28s %s\n", t.Name, verdictWord(r))
+			}
 		}
 	}
 	rep.Total = total(rep.Results)
 	return rep
+}
+
+func verdictWord(r Result) string {
+	switch {
+	case r.Skipped:
+		return "skip " + firstLine(r.Error)
+	case r.Passed:
+		return "pass"
+	}
+	return "FAIL " + firstLine(r.Error)
 }
 
 func firstLine(s string) string {
@@ -142,8 +206,13 @@ func firstLine(s string) string {
 }
 
 func total(rs []Result) Total {
-	t := Total{Tasks: len(rs), MinPrefixShare: 1, MinPrevKept: 1}
+	t := Total{MinPrefixShare: 1, MinPrevKept: 1}
 	for _, r := range rs {
+		if r.Skipped {
+			t.Skipped++
+			continue
+		}
+		t.Tasks++
 		if r.Passed {
 			t.Passed++
 		}
@@ -166,92 +235,120 @@ func total(rs []Result) Total {
 	return t
 }
 
-func runTask(ctx context.Context, t Task, model string, o Options) (r Result) {
-	r = Result{Task: t.Name, Lang: t.Lang}
-	start := time.Now()
-	defer func() { r.WallMs = time.Since(start).Milliseconds() }()
-	tmp, err := os.MkdirTemp("", "agentls-eval-"+t.Name+"-")
-	if err != nil {
-		r.Error = err.Error()
-		return r
-	}
-	if o.Keep {
-		r.Dir = tmp
-	} else {
-		defer os.RemoveAll(tmp)
-	}
-	ws := filepath.Join(tmp, "work")
-	if err := copyTree(filepath.Join(t.Dir, "repo"), ws); err != nil {
-		r.Error = "copying the repository: " + err.Error()
-		return r
-	}
+// endpoint is the model one task talks to: the configured one or the
+// scripted one, behind the recording proxy. Both tries of a polyglot
+// exercise go through the same endpoint, so the proxy sums them.
+type endpoint struct {
+	base  string // the proxy's URL, given to agentls
+	api   string
+	px    *proxy
+	close func()
+}
 
+func openEndpoint(model string, script *fakellm.Script, o Options) (*endpoint, error) {
 	upstream := o.Config.LLM.BaseURL
 	api := responses.Select(o.Config.LLM.API, upstream, model)
+	var stop func()
+	if o.Scripted {
+		llm := fakellm.New(script)
+		base, err := llm.Start()
+		if err != nil {
+			return nil, err
+		}
+		stop = func() { _ = llm.Close() }
+		upstream, api = base, responses.APIChat
+		if o.API == responses.APIResponses {
+			api = responses.APIResponses
+		}
+	} else if o.API != "" {
+		api = o.API
+	}
+	px, base, err := startProxy(upstream)
+	if err != nil {
+		if stop != nil {
+			stop()
+		}
+		return nil, err
+	}
+	return &endpoint{base: base, api: api, px: px, close: func() {
+		px.close()
+		if stop != nil {
+			stop()
+		}
+	}}, nil
+}
+
+// agentRun is one `agentls run` in ws: its end status and session.
+type agentRun struct {
+	status, session, err string
+}
+
+// runAgent runs agentls on ws with the task's prompt (session: continue
+// that session). deny are the paths its sandbox must read as empty.
+func runAgent(ctx context.Context, o Options, ep *endpoint, model, ws, state, prompt, session string, deny []string) agentRun {
+	// The proxy's loopback address would make auto pick chat: the API is
+	// decided here, for the real endpoint.
 	settings := map[string]any{}
 	for k, v := range o.Settings {
 		settings[k] = v
 	}
-	if o.Scripted {
-		script, err := scriptFor(t)
-		if err != nil {
-			r.Error = err.Error()
-			return r
-		}
-		llm := fakellm.New(script)
-		base, err := llm.Start()
-		if err != nil {
-			r.Error = err.Error()
-			return r
-		}
-		defer llm.Close()
-		upstream, api = base, responses.APIChat
-	}
-	// The proxy's loopback address would make auto pick chat: the API is
-	// decided here, for the real endpoint.
 	llmSettings, _ := settings["llm"].(map[string]any)
+	llmSettings = maps.Clone(llmSettings)
 	if llmSettings == nil {
 		llmSettings = map[string]any{}
 	}
 	if _, set := llmSettings["api"]; !set {
-		llmSettings["api"] = api
+		llmSettings["api"] = ep.api
 	}
 	settings["llm"] = llmSettings
+	sandbox, _ := settings["sandbox"].(map[string]any)
+	sandbox = maps.Clone(sandbox)
+	if sandbox == nil {
+		sandbox = map[string]any{}
+	}
+	denied, _ := sandbox["denyRead"].([]any)
+	for _, d := range deny {
+		denied = append(denied, d)
+	}
+	sandbox["denyRead"] = denied
+	settings["sandbox"] = sandbox
 	if b, err := json.Marshal(settings); err == nil {
 		_ = os.WriteFile(filepath.Join(ws, config.FileName), b, 0o644)
 	}
-
-	px, base, err := startProxy(upstream)
-	if err != nil {
-		r.Error = err.Error()
-		return r
-	}
-	defer px.close()
-
-	args := []string{"run", "--json", "--base-url", base, "--model", model, "--allow", "*"}
-	if !o.Verify {
+	// --trust: the eval wrote the settings file (the sandbox.denyRead
+	// that seals the suite is a sandbox.* key, which needs it).
+	args := []string{"run", "--json", "--trust", "--base-url", ep.base, "--model", model, "--allow", "*"}
+	if o.NoVerify {
 		args = append(args, "--no-verify")
 	}
-	args = append(args, t.Prompt)
+	if session != "" {
+		args = append(args, "--session", session)
+	}
+	args = append(args, "--", prompt)
 	cmd := exec.CommandContext(ctx, o.Binary, args...)
 	cmd.Dir = ws
-	cmd.Env = append(append([]string(nil), o.Env...), "XDG_STATE_HOME="+filepath.Join(tmp, "state"))
+	cmd.Env = append(append([]string(nil), o.Env...), "XDG_STATE_HOME="+state)
 	if o.Scripted {
 		cmd.Env = append(cmd.Env, "AGENTLS_API_KEY=sk-scripted")
 	}
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	runErr := cmd.Run()
-	r.Status = endStatus(stderr.Bytes())
-	if runErr != nil && r.Status == "" {
-		r.Error = fmt.Sprintf("agentls run: %v: %s", runErr, lastLines(stderr.String(), 5))
+	var r agentRun
+	r.status, r.session = endStatus(stderr.Bytes())
+	if runErr != nil && r.status == "" {
+		r.err = fmt.Sprintf("agentls run: %v: %s", runErr, lastLines(stderr.String(), 5))
 	}
+	return r
+}
 
-	r.Requests = px.requests()
-	r.Turns = len(r.Requests)
+// account fills r's token, turn and cost fields from the proxy's record.
+func account(r *Result, reqs []Request, o Options, model string) {
+	r.Requests = reqs
+	r.Turns = len(reqs)
 	inP, outP := assemble.Price(withModel(o.Config, model))
 	r.MinPrefixShare, r.MinPrevKept = 1, 1
-	for i, q := range r.Requests {
+	for i, q := range reqs {
 		r.InputTokens += q.InputTokens
 		r.CachedTokens += q.CachedTokens
 		r.OutputTokens += q.OutputTokens
@@ -261,7 +358,7 @@ func runTask(ctx context.Context, t Task, model string, o Options) (r Result) {
 			r.MinPrevKept = min(r.MinPrevKept, q.PrevKept)
 		}
 	}
-	if len(r.Requests) < 2 {
+	if len(reqs) < 2 {
 		r.MinPrefixShare, r.MinPrevKept = 0, 0
 	}
 	cached := r.CachedTokens
@@ -270,62 +367,146 @@ func runTask(ctx context.Context, t Task, model string, o Options) (r Result) {
 	}
 	r.CostNoCache = (float64(r.InputTokens)*inP + float64(r.OutputTokens)*outP) / 1e6
 	r.Cost = (float64(r.InputTokens-cached)*inP + float64(cached)*inP*CachedPriceShare + float64(r.OutputTokens)*outP) / 1e6
+}
 
-	// The hidden tests go in after the agent, over whatever it wrote.
-	if err := copyTree(filepath.Join(t.Dir, "hidden"), ws); err != nil {
-		r.Error = "copying the hidden tests: " + err.Error()
+func runTask(ctx context.Context, t Task, model string, o Options, root string) (r Result) {
+	r = Result{Task: t.Name, Lang: t.Lang}
+	start := time.Now()
+	defer func() { r.WallMs = time.Since(start).Milliseconds() }()
+	if why := t.Missing(); why != "" {
+		r.Skipped, r.Error = true, "skipped: "+why
 		return r
 	}
-	if t.Lang == "ts" {
-		if err := transpile(ws); err != nil {
-			r.TestOutput = err.Error()
+	others, _ := filepath.Glob(filepath.Join(root, "*"))
+	tmp, err := os.MkdirTemp(root, t.Name+"-")
+	if err != nil {
+		r.Error = err.Error()
+		return r
+	}
+	if o.Keep {
+		r.Dir = tmp
+	} else {
+		defer os.RemoveAll(tmp)
+	}
+	base, ws, grade := filepath.Join(tmp, "base"), filepath.Join(tmp, "work"), filepath.Join(tmp, "grade")
+	if err := materialize(ctx, t, base); err != nil {
+		r.Error = "the task's repository: " + err.Error()
+		return r
+	}
+	orig, err := snapshot(base)
+	if err == nil {
+		err = copyTree(base, ws)
+	}
+	if err == nil {
+		err = gitInit(ctx, ws)
+	}
+	if err != nil {
+		r.Error = "copying the repository: " + err.Error()
+		return r
+	}
+	deny := sealed(o.Suite, o.Binary, append(others, base))
+	r.Sealed = sandboxed(o.Config)
+
+	var script *fakellm.Script
+	if o.Scripted {
+		if script, err = t.Solution(); err != nil {
+			r.Error = err.Error()
 			return r
 		}
 	}
-	passed, out, err := runHidden(ctx, o.Config, ws, t.Test)
-	r.Passed, r.TestOutput = passed, out
-	if err != nil && r.Error == "" {
+	ep, err := openEndpoint(model, script, o)
+	if err != nil {
 		r.Error = err.Error()
+		return r
 	}
-	if !passed && r.Error == "" {
-		r.Error = "hidden tests failed: " + lastLines(out, 3)
+	run := runAgent(ctx, o, ep, model, ws, filepath.Join(tmp, "state"), t.Prompt, "", deny)
+	ep.close()
+	r.Status, r.Error = run.status, run.err
+	account(&r, ep.px.requests(), o, model)
+
+	// Grading: a fresh copy of the repository as given, the model's
+	// change to anything but tests and configuration, then the hidden
+	// tests.
+	work, err := snapshot(ws)
+	if err != nil {
+		r.Error = "reading the model's change: " + err.Error()
+		return r
+	}
+	delete(work, config.FileName)
+	if _, ok := orig[config.FileName]; ok {
+		work[config.FileName] = orig[config.FileName]
+	}
+	patterns := t.TestPatterns
+	if patterns == nil {
+		patterns = defaultTestPatterns[t.Lang]
+	}
+	var stdlib map[string]bool
+	if t.Lang == "python" {
+		stdlib = pythonStdlib()
+	}
+	r.Change = sortChange(orig, work, patterns, stdlib)
+	if err := copyTree(base, grade); err != nil {
+		r.Error = "the grading copy: " + err.Error()
+		return r
+	}
+	if err := applyChange(grade, work, r.Change); err != nil {
+		r.Error = "the grading copy: " + err.Error()
+		return r
+	}
+	if hidden := filepath.Join(t.Dir, "hidden"); exists(hidden) {
+		if err := copyTree(hidden, grade); err != nil {
+			r.Error = "copying the hidden tests: " + err.Error()
+			return r
+		}
+	}
+	got, out, err := runTests(ctx, grading{cfg: o.Config, dir: grade, deny: deny, layer: filepath.Join(tmp, "layer")}, t)
+	if err != nil {
+		r.Error = "running the hidden tests: " + err.Error()
+		return r
+	}
+	v := judge(t, got)
+	r.Passed, r.Failing, r.TestOutput = v.Passed, v.Failing, lastLines(out, 200)
+	if !v.Passed && r.Error == "" {
+		r.Error = describe(v, len(t.FailToPass)+len(t.PassToPass))
 	}
 	return r
 }
 
+// sandboxed reports whether the model's commands run confined: without
+// it, nothing keeps the suite from the model.
+func sandboxed(cfg config.Config) bool {
+	_, ok, _ := assemble.Sandbox(cfg, os.TempDir())
+	return ok
+}
 func withModel(c config.Config, model string) config.Config {
 	c.LLM.Model = model
 	return c
 }
 
-// runHidden runs the hidden tests through internal/proc, in the sandbox
-// the configuration asks for: they run the model's code.
-func runHidden(ctx context.Context, cfg config.Config, ws, test string) (bool, string, error) {
-	sb, _, _ := assemble.Sandbox(cfg, ws)
-	res, err := proc.Run(ctx, proc.Spec{Shell: test, Dir: ws, Env: os.Environ(), Timeout: 5 * time.Minute, Sandbox: sb})
-	if err != nil {
-		return false, "", fmt.Errorf("running the hidden tests: %w", err)
-	}
-	return res.ExitCode == 0 && !res.TimedOut, res.Output, nil
-}
-
-// endStatus is the status of the end event in agentls run's JSON stream.
-func endStatus(stream []byte) string {
+// endStatus is the status of the end event in agentls run's JSON stream,
+// and the session it ran in.
+func endStatus(stream []byte) (status, session string) {
 	sc := bufio.NewScanner(bytes.NewReader(stream))
 	sc.Buffer(make([]byte, 1<<20), 64<<20)
-	status := ""
 	for sc.Scan() {
 		var ev struct {
-			Kind   string `json:"kind"`
-			Result *struct {
+			Kind    string `json:"kind"`
+			Session string `json:"session"`
+			Result  *struct {
 				Status string `json:"status"`
 			} `json:"result"`
 		}
-		if json.Unmarshal(sc.Bytes(), &ev) == nil && ev.Kind == "end" && ev.Result != nil {
+		if json.Unmarshal(sc.Bytes(), &ev) != nil {
+			continue
+		}
+		if ev.Session != "" {
+			session = ev.Session
+		}
+		if ev.Kind == "end" && ev.Result != nil {
 			status = ev.Result.Status
 		}
 	}
-	return status
+	return status, session
 }
 
 func lastLines(s string, n int) string {
@@ -334,27 +515,4 @@ func lastLines(s string, n int) string {
 		lines = lines[len(lines)-n:]
 	}
 	return strings.Join(lines, "\n")
-}
-
-// scriptFor is the scripted model's conversation for t: read the files a
-// model would read, apply the recorded solution, say it is done.
-func scriptFor(t Task) (*fakellm.Script, error) {
-	patch, err := t.Solution()
-	if err != nil {
-		return nil, fmt.Errorf("task %s: %w", t.Name, err)
-	}
-	var turns []fakellm.Turn
-	if len(t.Read) > 0 {
-		var calls []fakellm.ToolCall
-		for i, p := range t.Read {
-			a, _ := json.Marshal(map[string]string{"path": p})
-			calls = append(calls, fakellm.ToolCall{ID: fmt.Sprintf("call_read_%d", i), Name: "read_file", Arguments: string(a)})
-		}
-		turns = append(turns, fakellm.Turn{ToolCalls: calls})
-	}
-	a, _ := json.Marshal(map[string]string{"input": patch})
-	turns = append(turns,
-		fakellm.Turn{ToolCalls: []fakellm.ToolCall{{ID: "call_patch", Name: "apply_patch", Arguments: string(a)}}},
-		fakellm.Turn{Text: "Done: applied the fix and checked it."})
-	return &fakellm.Script{Turns: turns}, nil
 }

@@ -2,9 +2,14 @@ package eval
 
 import (
 	"context"
+	"math"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"reflect"
+	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/agentls/agentls/internal/config"
@@ -12,55 +17,131 @@ import (
 
 const suite = "../../testdata/eval"
 
-// Every task is a real task: its hidden tests fail on the repository as
-// given, so only a fix passes them. Slow (every suite's toolchain once
-// per task), so run on demand: AGENTLS_EVAL_CHECK=1.
-func TestHiddenTestsFailWithoutAFix(t *testing.T) {
-	if os.Getenv("AGENTLS_EVAL_CHECK") == "" {
-		t.Skip("set AGENTLS_EVAL_CHECK=1 to check that every task's hidden tests fail unfixed")
-	}
+// Every task is a real task: on the repository as given, each of its
+// FailToPass tests fails and each PassToPass test passes; with the
+// project's own (fixed) files, all of them pass. Graded as a run grades,
+// test by test from the runner's report, in the sandbox.
+func TestEveryTaskFailsWithoutAFixAndPassesWithOne(t *testing.T) {
 	tasks, err := Load(suite, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	cfg := config.Defaults()
+	sem := make(chan struct{}, 2)
+	var wg sync.WaitGroup
 	for _, task := range tasks {
-		ws := t.TempDir()
-		if err := copyTree(filepath.Join(task.Dir, "repo"), ws); err != nil {
-			t.Fatal(err)
+		if task.Project == "" {
+			t.Errorf("%s: the suite's tasks are projects with a base/ (so the fix is known)", task.Name)
+			continue
 		}
-		if err := copyTree(filepath.Join(task.Dir, "hidden"), ws); err != nil {
-			t.Fatal(err)
+		if why := task.Missing(); why != "" {
+			t.Errorf("%s: %s (.ci/install installs every toolchain the suite needs)", task.Name, why)
+			continue
 		}
-		if task.Lang == "ts" {
-			if err := transpile(ws); err != nil {
-				t.Fatal(err)
-			}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			sem <- struct{}{}
+			defer func() { <-sem }()
+			checkTask(t, cfg, task)
+		}()
+	}
+	wg.Wait()
+}
+
+func checkTask(t *testing.T, cfg config.Config, task Task) {
+	ctx := context.Background()
+	tmp := t.TempDir()
+	unfixed, fixed := filepath.Join(tmp, "unfixed"), filepath.Join(tmp, "fixed")
+	if err := materialize(ctx, task, unfixed); err != nil {
+		t.Errorf("%s: %v", task.Name, err)
+		return
+	}
+	if err := copyTree(filepath.Join(task.Dir, task.Project), fixed); err != nil {
+		t.Errorf("%s: %v", task.Name, err)
+		return
+	}
+	for _, dir := range []string{unfixed, fixed} {
+		if err := copyTree(filepath.Join(task.Dir, "hidden"), dir); err != nil {
+			t.Errorf("%s: %v", task.Name, err)
+			return
 		}
-		passed, out, err := runHidden(context.Background(), cfg, ws, task.Test)
-		if err != nil {
-			t.Fatal(err)
+	}
+	got, out, err := runTests(ctx, grading{cfg: cfg, dir: unfixed, layer: filepath.Join(tmp, "layer")}, task)
+	if err != nil {
+		t.Errorf("%s: %v", task.Name, err)
+		return
+	}
+	for _, id := range task.FailToPass {
+		if got[id] == TestPass {
+			t.Errorf("%s: %s passes without a fix", task.Name, id)
 		}
-		if passed {
-			t.Errorf("%s: the hidden tests pass without a fix:\n%s", task.Name, out)
+	}
+	for _, id := range task.PassToPass {
+		if got[id] != TestPass {
+			t.Errorf("%s: %s (pass to pass) is %q on the repository as given:\n%s", task.Name, id, got[id], lastLines(out, 30))
 		}
+	}
+	got, out, err = runTests(ctx, grading{cfg: cfg, dir: fixed, layer: filepath.Join(tmp, "layer2")}, task)
+	if err != nil {
+		t.Errorf("%s: %v", task.Name, err)
+		return
+	}
+	if v := judge(task, got); !v.Passed {
+		t.Errorf("%s: with the fix, %v do not pass:\n%s", task.Name, v.Failing, lastLines(out, 30))
 	}
 }
 
-func TestLoadSuite(t *testing.T) {
+// The suite measures the model, not the loop: at least 20 tasks on
+// projects of 30 source files or more, a third of the fixes touching two
+// files or more, and no prompt naming a file the fix changes.
+func TestSuiteShape(t *testing.T) {
 	tasks, err := Load(suite, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	langs := map[string]int{}
+	multi := 0
+	projects := map[string]bool{}
 	for _, task := range tasks {
-		langs[task.Lang]++
-		if _, err := task.Solution(); err != nil {
-			t.Errorf("%s: %v", task.Name, err)
+		projects[filepath.Join(task.Dir, task.Project)] = true
+		var changed []string
+		base := filepath.Join(task.Dir, "base")
+		_ = filepath.WalkDir(base, func(p string, d os.DirEntry, err error) error {
+			if err == nil && !d.IsDir() {
+				rel, _ := filepath.Rel(base, p)
+				changed = append(changed, filepath.ToSlash(rel))
+			}
+			return nil
+		})
+		if len(changed) == 0 {
+			t.Errorf("%s: base/ changes nothing", task.Name)
+		}
+		if len(changed) >= 2 {
+			multi++
+		}
+		for _, f := range changed {
+			if strings.Contains(task.Prompt, f) || strings.Contains(task.Prompt, filepath.Base(f)) {
+				t.Errorf("%s: the prompt names %s", task.Name, f)
+			}
+		}
+		if task.Read != nil {
+			t.Errorf("%s: the scripted solution should find its files itself", task.Name)
 		}
 	}
-	if len(tasks) < 20 || langs["go"] == 0 || langs["python"] == 0 || langs["ts"] == 0 {
-		t.Errorf("suite: %d tasks, by language %v", len(tasks), langs)
+	if len(tasks) < 20 || 3*multi < len(tasks) {
+		t.Errorf("%d tasks, %d with fixes in two files or more", len(tasks), multi)
+	}
+	for p := range projects {
+		n := 0
+		_ = filepath.WalkDir(p, func(p string, d os.DirEntry, err error) error {
+			if err == nil && !d.IsDir() && slices.Contains([]string{".go", ".py", ".js"}, filepath.Ext(p)) {
+				n++
+			}
+			return nil
+		})
+		if n < 30 {
+			t.Errorf("%s: %d source files", p, n)
+		}
 	}
 	if _, err := Load(suite, []string{"no-such-task"}); err == nil || !strings.Contains(err.Error(), "no such task") {
 		t.Errorf("unknown task: %v", err)
@@ -84,5 +165,172 @@ func TestPrefixAndUsage(t *testing.T) {
 	in, cached, out = usageOf([]byte("event: response.completed\ndata: {\"type\":\"response.completed\",\"response\":{\"usage\":{\"input_tokens\":50,\"output_tokens\":5,\"input_tokens_details\":{\"cached_tokens\":32}}}}\n"))
 	if in != 50 || cached != 32 || out != 5 {
 		t.Errorf("responses usage %d %d %d", in, cached, out)
+	}
+}
+
+func TestWilson(t *testing.T) {
+	for _, c := range []struct {
+		k, n   int
+		lo, hi float64
+	}{
+		{0, 10, 0, 0.2775}, {10, 10, 0.7225, 1}, {5, 10, 0.2366, 0.7634}, {1, 2, 0.0945, 0.9055}, {0, 0, 0, 0},
+	} {
+		r := Wilson(c.k, c.n)
+		if math.Abs(r.Lo-c.lo) > 1e-3 || math.Abs(r.Hi-c.hi) > 1e-3 {
+			t.Errorf("Wilson(%d, %d) = [%.4f, %.4f], want [%.4f, %.4f]", c.k, c.n, r.Lo, r.Hi, c.lo, c.hi)
+		}
+	}
+}
+
+func TestCompareFlips(t *testing.T) {
+	a := Report{Model: "m1", Results: []Result{{Task: "x", Passed: true}, {Task: "x", Passed: true}, {Task: "y"}, {Task: "z", Skipped: true}}}
+	b := Report{Model: "m2", Results: []Result{{Task: "x"}, {Task: "x", Passed: true}, {Task: "y", Passed: true}}}
+	c := Compare(a, b, "a", "b")
+	if len(c.Tasks) != 2 || c.Tasks[0].Flipped != "lost" || c.Tasks[1].Flipped != "gained" {
+		t.Errorf("%+v", c.Tasks)
+	}
+	if c.A.Rate.Passed != 2 || c.A.Rate.Runs != 3 || c.B.Rate.Passed != 2 || c.B.Rate.Runs != 3 {
+		t.Errorf("totals %+v %+v", c.A.Rate, c.B.Rate)
+	}
+}
+
+func TestSortChange(t *testing.T) {
+	orig := map[string][]byte{"go.mod": []byte("module m"), "a.go": []byte("a"), "a_test.go": []byte("t")}
+	work := map[string][]byte{"go.mod": []byte("module m\nreplace x => y"), "a.go": []byte("A"), "b.go": []byte("b"),
+		"z_test.go": []byte("TestMain"), "json.py": []byte(""), "pkg/json.py": []byte(""), "unittest/__init__.py": []byte(""), "conftest.py": []byte("")}
+	c := sortChange(orig, work, defaultTestPatterns["go"], map[string]bool{"json": true, "unittest": true})
+	want := Change{Applied: []string{"a.go", "b.go", "pkg/json.py"}, Dropped: []string{"a_test.go", "z_test.go"}, Restored: []string{"conftest.py", "go.mod", "json.py", "unittest/__init__.py"}}
+	if !reflect.DeepEqual(c, want) {
+		t.Errorf("got %+v\nwant %+v", c, want)
+	}
+}
+
+func TestRunnerReports(t *testing.T) {
+	got, text := parseGoJSON(`{"Action":"run","Package":"m/a","Test":"TestX"}
+{"Action":"output","Package":"m/a","Test":"TestX","Output":"--- PASS: TestX\n"}
+{"Action":"pass","Package":"m/a","Test":"TestX"}
+{"Action":"fail","Package":"m","Test":"TestY/sub"}
+{"Action":"skip","Package":"m","Test":"TestZ"}
+build failed
+`, "m")
+	if !reflect.DeepEqual(got, map[string]string{"a:TestX": TestPass, ".:TestY/sub": TestFail, ".:TestZ": TestSkip}) || !strings.Contains(text, "build failed") || !strings.Contains(text, "--- PASS: TestX") {
+		t.Errorf("go: %v\n%s", got, text)
+	}
+	got = parseTAP("TAP version 13\n# Subtest: adds\nok 1 - adds\n    not ok 2 - nested one\nok 3 - later # SKIP not now\n")
+	if !reflect.DeepEqual(got, map[string]string{"adds": TestPass, "nested one": TestFail, "later": TestSkip}) {
+		t.Errorf("tap: %v", got)
+	}
+	got = parseLibtest("running 3 tests\ntest encodes ... ok\ntest tests::decodes ... FAILED\ntest slow ... ignored\n")
+	if !reflect.DeepEqual(got, map[string]string{"encodes": TestPass, "tests::decodes": TestFail, "slow": TestSkip}) {
+		t.Errorf("libtest: %v", got)
+	}
+	if allPassed(map[string]string{}) || allPassed(map[string]string{"a": TestPass, "b": TestFail}) || !allPassed(map[string]string{"a": TestPass, "b": TestSkip}) {
+		t.Error("allPassed")
+	}
+	v := judge(Task{FailToPass: []string{"a"}, PassToPass: []string{"b"}}, map[string]string{"a": TestPass})
+	if v.Passed || !reflect.DeepEqual(v.Failing, []string{"b"}) {
+		t.Errorf("a test missing from the report must fail: %+v", v)
+	}
+}
+
+// Any language loads; one without a runner here needs a test command; a
+// task whose toolchain is missing is skipped with the reason and does not
+// stop the others or count in the pass rate.
+func TestAnyLanguageAndMissingToolchains(t *testing.T) {
+	suite := t.TempDir()
+	write := func(name, spec string) {
+		if err := os.MkdirAll(filepath.Join(suite, name), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(suite, name, "task.json"), []byte(spec), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("rust-task", `{"lang": "rust", "prompt": "p", "failToPass": ["tests::x"]}`)
+	write("zig-task", `{"lang": "zig", "prompt": "p", "test": "zig build test"}`)
+	tasks, err := Load(suite, nil)
+	if err != nil || len(tasks) != 2 {
+		t.Fatalf("%v %v", tasks, err)
+	}
+	write("bad-task", `{"lang": "zig", "prompt": "p"}`)
+	if _, err := Load(suite, nil); err == nil || !strings.Contains(err.Error(), `no test runner for "zig"`) {
+		t.Errorf("a language without a runner and no test command: %v", err)
+	}
+	t.Setenv("PATH", t.TempDir())
+	if why := tasks[0].Missing(); why != "no cargo on PATH" {
+		t.Errorf("missing: %q", why)
+	}
+	rep := Run(context.Background(), tasks[:1], Options{Binary: "/nonexistent", Scripted: true})
+	if r := rep.Results[0]; !r.Skipped || !strings.Contains(r.Error, "no cargo") || rep.Total.Tasks != 0 || rep.Total.Skipped != 1 {
+		t.Errorf("%+v %+v", r, rep.Total)
+	}
+}
+
+func TestPolyglotProtocol(t *testing.T) {
+	var ex Exercise
+	ex.Lang, ex.Name = "rust", "x"
+	ex.Files.Solution = []string{"src/lib.rs", "Cargo.toml"}
+	ex.Files.Test = []string{"tests/x.rs"}
+	if got := ex.editable(); !reflect.DeepEqual(got, []string{"src/lib.rs"}) {
+		t.Errorf("editable %v", got)
+	}
+	got := ex.retry("test a ... FAILED\ntest result: FAILED. 1 passed; 1 failed; finished in 0.05s\n")
+	if strings.Contains(got, "0.05s") || !strings.Contains(got, "test a ... FAILED") || !strings.Contains(got, "lib.rs") {
+		t.Errorf("retry prompt:\n%s", got)
+	}
+	if b := string(disabled.ReplaceAll([]byte("  @Disabled(\"Remove to run test\")\n  @Test\n"), nil)); strings.Contains(b, "Disabled") || !strings.Contains(b, "@Test") {
+		t.Errorf("java: %q", b)
+	}
+}
+
+// The sealed paths cover the suite and the repository around it, never a
+// repository that holds the home directory (dotfiles in git) or the
+// temporary directory.
+func TestSealedPaths(t *testing.T) {
+	home := t.TempDir()
+	t.Setenv("HOME", home)
+	suite := filepath.Join(home, "src", "proj", "testdata", "eval")
+	if err := os.MkdirAll(suite, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{{"init", "-q", home}, {"init", "-q", filepath.Join(home, "src", "proj")}} {
+		if out, err := exec.Command("git", args...).CombinedOutput(); err != nil {
+			t.Fatalf("%v: %s", err, out)
+		}
+	}
+	real := func(p string) string { r, _ := filepath.EvalSymlinks(p); return r }
+	got := sealed(suite, filepath.Join(home, "bin", "agentls"), []string{"/tmp/other-task"})
+	if !slices.Contains(got, real(suite)) || !slices.Contains(got, real(filepath.Join(home, "src", "proj"))) || !slices.Contains(got, "/tmp/other-task") {
+		t.Errorf("sealed %v", got)
+	}
+	if slices.Contains(got, real(home)) {
+		t.Errorf("the home directory's repository is sealed: %v", got)
+	}
+}
+
+// TypeScript tasks are type-stripped, then judged test by test from
+// node's TAP report.
+func TestTypeScriptRunner(t *testing.T) {
+	dir := t.TempDir()
+	files := map[string]string{
+		"src/add.ts":   "export function add(a: number, b: number): number { return a + b; }\n",
+		"add.test.ts":  "import { test } from 'node:test';\nimport assert from 'node:assert/strict';\nimport { add } from './src/add.js';\ntest('adds', () => assert.equal(add(1, 2), 3));\ntest('is wrong', () => assert.equal(add(1, 2), 4));\n",
+		"package.json": `{"type": "module"}`,
+	}
+	for p, s := range files {
+		if err := os.MkdirAll(filepath.Dir(filepath.Join(dir, p)), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, p), []byte(s), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	task := Task{Lang: "ts", FailToPass: []string{"adds", "is wrong"}}
+	got, out, err := runTests(context.Background(), grading{cfg: config.Defaults(), dir: dir, layer: filepath.Join(t.TempDir(), "layer")}, task)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got["adds"] != TestPass || got["is wrong"] != TestFail {
+		t.Errorf("%v\n%s", got, out)
 	}
 }

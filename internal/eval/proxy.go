@@ -13,7 +13,8 @@ import (
 
 // Request is one model request as the proxy saw it.
 type Request struct {
-	Bytes int `json:"bytes"` // the request body
+	Bytes int    `json:"bytes"` // the request body
+	Path  string `json:"path"`  // /v1/chat/completions or /v1/responses
 	// InputTokens, CachedTokens and OutputTokens are the server's usage
 	// report (cached: prompt_tokens_details / input_tokens_details).
 	InputTokens  int `json:"inputTokens"`
@@ -120,7 +121,7 @@ func (p *proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if r.Method != http.MethodPost || resp.StatusCode != http.StatusOK {
 		return
 	}
-	rec := Request{Bytes: len(body), canonical: canonical(body)}
+	rec := Request{Bytes: len(body), Path: r.URL.Path, canonical: canonical(body)}
 	rec.InputTokens, rec.CachedTokens, rec.OutputTokens = usageOf(tee.Bytes())
 	p.mu.Lock()
 	if n := len(p.reqs); n > 0 {

@@ -38,30 +38,36 @@ var allowed = map[string][]string{
 	"internal/tools":         {"internal/agent", "internal/policy", "internal/proc", "internal/textcut", "internal/wsread"}, // view_image reads through wsread
 	"internal/mcp":           {"internal/agent", "internal/config", "internal/proc", "internal/tools"},
 	"internal/worktree":      {"internal/proc"}, // a task's git worktree
+	// The one write path to the user's files, below the front ends.
+	"internal/apply": {"internal/edits", "internal/tools"},
 	// The verify gate (checks → the machine's report) and the approval
 	// policy (rules, answers, tools.approval, the sandbox): below assemble,
 	// which builds them from the settings.
 	"internal/verify/gate":     {"internal/edits", "internal/agent", "internal/proc", "internal/textcut", "internal/verify"},
 	"internal/policy/approval": {"internal/config", "internal/policy", "internal/proc", "internal/tools"},
+	// Hooks in the shared format (Claude Code's, Codex's), run through proc.
+	"internal/hooks": {"internal/agent", "internal/proc"},
+	// The explore tool: a nested task on the core's driver.
+	"internal/subagent": {"internal/agent", "internal/driver", "internal/textcut"},
 	// The one assembly path.
-	"internal/assemble": {"internal/agent", "internal/config", "internal/driver", "internal/llm/chat", "internal/llm/responses",
+	"internal/assemble": {"internal/edits", "internal/agent", "internal/config", "internal/driver", "internal/llm/chat", "internal/llm/responses",
 		"internal/mcp", "internal/policy", "internal/proc", "internal/review", "internal/session", "internal/tools", "internal/verify", "internal/textcut", "internal/verify/gate",
-		"internal/worktree"},
+		"internal/worktree", "internal/policy/approval", "internal/subagent", "internal/hooks", "internal/commands", "internal/wsread"},
 	// Delegated jobs: the NATS JetStream queue, the worker, the results;
 	// beside assemble, below the front ends that submit and fetch.
 	"internal/delegate": {"internal/agent", "internal/config", "internal/proc", "internal/session", "internal/worktree"},
 	// Front ends: the assembly path and the core, never each other.
-	"internal/acp": {"internal/agent", "internal/assemble", "internal/commands", "internal/config", "internal/delegate", "internal/driver", "internal/logging",
+	"internal/acp": {"internal/apply", "internal/agent", "internal/assemble", "internal/commands", "internal/config", "internal/delegate", "internal/driver", "internal/logging",
 		"internal/mcp", "internal/policy", "internal/proc", "internal/render", "internal/review", "internal/session", "internal/textcut", "internal/tools", "internal/policy/approval", "internal/verify/gate",
 		"internal/worktree", "internal/wsread"},
 	// The bridge's ACP client, the LSP front end's backend for an external
 	// agent: apart from the ACP agent, so that lsp does not link it.
 	"internal/acpclient": {"internal/agent", "internal/assemble", "internal/config", "internal/driver", "internal/policy",
 		"internal/proc", "internal/session", "internal/textcut", "internal/tools", "internal/policy/approval"},
-	"internal/cli": {"internal/agent", "internal/assemble", "internal/commands", "internal/config", "internal/delegate", "internal/driver", "internal/edits", "internal/render", "internal/review",
+	"internal/cli": {"internal/apply", "internal/agent", "internal/assemble", "internal/commands", "internal/config", "internal/delegate", "internal/driver", "internal/edits", "internal/render", "internal/review",
 		"internal/llm/record", "internal/logging", "internal/policy", "internal/session", "internal/tools", "internal/textcut", "internal/policy/approval", "internal/verify/gate",
 		"internal/worktree"},
-	"internal/lsp": {"internal/acpclient", "internal/agent", "internal/assemble", "internal/commands", "internal/config", "internal/delegate", "internal/driver",
+	"internal/lsp": {"internal/apply", "internal/acpclient", "internal/agent", "internal/assemble", "internal/commands", "internal/config", "internal/delegate", "internal/driver",
 		"internal/edits", "internal/mcp", "internal/render", "internal/review", "internal/session", "internal/tools", "internal/verify", "internal/textcut", "internal/policy/approval", "internal/verify/gate",
 		"internal/worktree", "internal/wsread"},
 	// agentls doctor: a front end that only asks (the settings, the

@@ -6,9 +6,8 @@ import (
 	"fmt"
 
 	"go.lsp.dev/jsonrpc2"
-	"go.lsp.dev/protocol"
-	"go.lsp.dev/uri"
 
+	"github.com/agentls/agentls/internal/apply"
 	"github.com/agentls/agentls/internal/assemble"
 	"github.com/agentls/agentls/internal/edits"
 	"github.com/agentls/agentls/internal/review"
@@ -22,7 +21,7 @@ func (s *Server) cmdAccept(ctx context.Context, a reviewArgs) (any, error) {
 	if t.isolation == assemble.IsolationWorktree {
 		// A worktree task's commands wrote files nobody was asked about:
 		// a protected one is asked about now (acceptAsked).
-		applied, n, leftOut, err := s.acceptAsked(ctx, t, a.URI, a.Hunk, nil)
+		applied, n, leftOut, err := s.acceptAsked(ctx, t, a.URI, a.Hunk, nil, false)
 		if err != nil {
 			return nil, err
 		}
@@ -38,15 +37,18 @@ func (s *Server) cmdAccept(ctx context.Context, a reviewArgs) (any, error) {
 // review.mu, the edit is sent without it, and the result is committed
 // under it again, checked against the proposal it was planned from.
 func (s *Server) accept(ctx context.Context, t *runningTask, only, hunk string) (any, error) {
-	return s.acceptHunks(ctx, t, only, hunk, nil)
+	return s.acceptHunks(ctx, t, only, hunk, nil, false)
 }
 
 // acceptHunks is accept; with merge set (a worktree task's merge), every
 // hunk the user has not edited over is accepted and the others are left
-// proposed and added to *merge as conflicts.
-func (s *Server) acceptHunks(ctx context.Context, t *runningTask, only, hunk string, merge *[]mergeConflict) (any, error) {
-	caps, enc := s.clientState()
-	ws, err := s.newWorkspace(t)
+// proposed and added to *merge as conflicts (with markers, the asked-for
+// whole merge is written instead, each conflict between git's markers).
+// The plan is made by
+// internal/review on the texts the write path read, and goes out over
+// them only (planned again if the user typed meanwhile).
+func (s *Server) acceptHunks(ctx context.Context, t *runningTask, only, hunk string, merge *[]mergeConflict, markers bool) (any, error) {
+	files, err := s.files()
 	if err != nil {
 		return nil, err
 	}
@@ -57,42 +59,39 @@ func (s *Server) acceptHunks(ctx context.Context, t *runningTask, only, hunk str
 		s.review.release(t)
 		s.publishReview(ctx)
 	})
-	var (
-		plan []review.Accept
-		we   protocol.WorkspaceEdit
-	)
-	s.review.locked(func() { plan, we, err = s.planAccept(t, ws, only, hunk, caps, enc, merge) })
-	if err != nil {
+	var rels []string
+	s.review.locked(func() {
+		for _, fc := range s.reviewFiles(t, only) {
+			rels = append(rels, fc.Rel)
+		}
+	})
+	var plan []review.Accept
+	var conflicts []mergeConflict
+	label := "agentls: accept " + shorten(t.prompt, 60)
+	_, err = files.Apply(ctx, rels, apply.Batch{Label: label, Confirm: true}, func(cur map[string]apply.Text) (cs []apply.Change, err error) {
+		conflicts = nil
+		s.review.locked(func() { plan, err = s.planAccept(t, cur, only, hunk, merge != nil, markers, &conflicts) })
+		for _, p := range plan {
+			cs = append(cs, apply.Change{Rel: p.Rel, Cur: cur[p.Rel], Next: p.Next})
+		}
+		return cs, err
+	})
+	if merge != nil {
+		*merge = append(*merge, conflicts...)
+	}
+	var je *jsonrpc2.Error
+	switch _, refused := refusedReason(err); {
+	case refused:
+		return map[string]any{"applied": false}, nil
+	case errors.Is(err, apply.ErrMoved):
+		return nil, jsonrpc2.Errorf(jsonrpc2.InvalidRequest, "agentls.accept: %v; nothing was applied", err)
+	case errors.As(err, &je):
 		return nil, err
+	case err != nil:
+		return nil, fmt.Errorf("agentls.accept: %v", err)
 	}
 	if len(plan) == 0 { // a merge whose every hunk is a conflict
 		return map[string]any{"applied": false, "accepted": 0}, nil
-	}
-
-	// The paths are checked now, when the edit goes out: a command the
-	// task ran may have swapped a directory for a symlink out of the
-	// workspace since the change was proposed.
-	for _, p := range plan {
-		if err := ws.beneath(p.Rel); err != nil {
-			return nil, jsonrpc2.Errorf(jsonrpc2.InvalidRequest, "agentls.accept: %v; nothing was applied", err)
-		}
-	}
-	if !caps.applyEdit {
-		for _, p := range plan {
-			next := p.Next
-			if err := ws.disk.Edit(ctx, p.Rel, func([]byte, bool) ([]byte, error) { return []byte(next), nil }); err != nil {
-				return nil, err
-			}
-		}
-	} else {
-		label := "agentls: accept " + shorten(t.prompt, 60)
-		res, err := s.client.ApplyEdit(ctx, &protocol.ApplyWorkspaceEditParams{Label: &label, Edit: we})
-		if err != nil {
-			return nil, fmt.Errorf("agentls.accept: the editor could not apply the change: %s", clientError(err))
-		}
-		if !res.Applied {
-			return map[string]any{"applied": false}, nil
-		}
 	}
 
 	n := 0
@@ -115,75 +114,50 @@ func (s *Server) acceptHunks(ctx context.Context, t *runningTask, only, hunk str
 	return map[string]any{"applied": true, "accepted": n}, nil
 }
 
-// planAccept plans the accept (review.PlanAccept) over the editor's text
-// and makes it a workspace edit; review.mu is held.
-func (s *Server) planAccept(t *runningTask, ws *editorWorkspace, only, hunk string, caps clientCaps, enc edits.Encoding, merge *[]mergeConflict) ([]review.Accept, protocol.WorkspaceEdit, error) {
+// planAccept plans the accept (review.PlanAccept, or PlanMerge for a
+// merge, whose conflicts go to *conflicts) over the texts read; review.mu
+// is held.
+func (s *Server) planAccept(t *runningTask, cur map[string]apply.Text, only, hunk string, merge, markers bool, conflicts *[]mergeConflict) ([]review.Accept, error) {
+	_, enc := s.clientState()
 	var plan []review.Accept
-	var we protocol.WorkspaceEdit
-	annotation := protocol.ChangeAnnotationIdentifier("agentls.review")
 	for _, fc := range s.reviewFiles(t, only) {
-		cur, exists, doc, open, err := ws.current(fc.Rel)
-		if err != nil {
-			return nil, we, err
+		c, read := cur[fc.Rel]
+		if !read {
+			continue // proposed since the accept began: the next one
 		}
 		var p review.Accept
 		var ok bool
-		if merge != nil {
-			var conflicts []review.Hunk
-			p, ok, conflicts = review.PlanMerge(fc, cur, exists)
-			m := edits.NewMapper(cur)
-			for _, h := range conflicts {
-				*merge = append(*merge, mergeConflict{URI: s.fileURI(fc.Rel), Hunk: h.ID,
-					Range: m.OffsetsToRange(h.Cur.Start, max(h.Cur.End, min(h.Cur.Start+1, len(cur))), enc), Proposed: h.Change.NewText})
+		var err error
+		if merge {
+			var left []review.Hunk
+			p, ok, left = review.PlanMerge(fc, c.Data, c.Exists)
+			m := edits.NewMapper(c.Data)
+			for _, h := range left {
+				mc := mergeConflict{URI: s.fileURI(fc.Rel), Hunk: h.ID,
+					Range: m.OffsetsToRange(h.Cur.Start, max(h.Cur.End, min(h.Cur.Start+1, len(c.Data))), enc), Proposed: h.Change.NewText}
+				mc.Yours, mc.Task, _, _ = review.Sides(fc, c.Data, h)
+				*conflicts = append(*conflicts, mc)
+			}
+			if markers && len(left) > 0 {
+				m := edits.Merge3Markers(fc.ReviewBase, c.Data, fc.Proposed, edits.Markers{Ours: "yours", Theirs: "task " + t.id})
+				p = review.Accept{Rel: fc.Rel, Gen: fc.Gen, Cur: c.Data, Existed: c.Exists, Next: m.Text,
+					Accepted: edits.Diff(fc.ReviewBase, fc.Proposed)}
+				ok = true
 			}
 		} else {
-			p, ok, err = review.PlanAccept(fc, cur, exists, hunk)
+			p, ok, err = review.PlanAccept(fc, c.Data, c.Exists, hunk)
 		}
 		if err != nil {
-			return nil, we, jsonrpc2.Errorf(jsonrpc2.InvalidParams, "agentls.accept: %v", err)
+			return nil, jsonrpc2.Errorf(jsonrpc2.InvalidParams, "agentls.accept: %v", err)
 		}
-		if !ok {
-			continue
-		}
-		u := s.fileURI(fc.Rel)
-		tes := edits.TextEdits(cur, p.CurChanges, enc)
-		els := make([]protocol.TextDocumentEditElement, len(tes))
-		for i := range tes {
-			if caps.changeAnnotations {
-				els[i] = &protocol.AnnotatedTextEdit{TextEdit: tes[i], AnnotationID: annotation}
-			} else {
-				els[i] = &tes[i]
-			}
-		}
-		var version *int32
-		if open {
-			v := doc.version
-			version = &v
-		}
-		if !exists {
-			ignore := true
-			we.DocumentChanges = append(we.DocumentChanges, &protocol.CreateFile{Kind: "create", URI: uri.URI(u), Options: &protocol.CreateFileOptions{IgnoreIfExists: &ignore}})
-		}
-		we.DocumentChanges = append(we.DocumentChanges, &protocol.TextDocumentEdit{
-			TextDocument: protocol.OptionalVersionedTextDocumentIdentifier{TextDocumentIdentifier: protocol.TextDocumentIdentifier{URI: uri.URI(u)}, Version: version},
-			Edits:        els,
-		})
-		plan = append(plan, p)
-	}
-	if len(plan) == 0 && merge != nil {
-		return nil, we, nil
-	}
-	if len(plan) == 0 {
-		return nil, we, jsonrpc2.Errorf(jsonrpc2.InvalidParams, "agentls.accept: nothing to accept for %s", describeTarget(reviewArgs{TaskID: t.id, URI: only, Hunk: hunk}))
-	}
-	if caps.changeAnnotations {
-		yes := true
-		desc := t.prompt
-		we.ChangeAnnotations = map[protocol.ChangeAnnotationIdentifier]protocol.ChangeAnnotation{
-			annotation: {Label: "agentls: " + shorten(t.prompt, 60), NeedsConfirmation: &yes, Description: &desc},
+		if ok {
+			plan = append(plan, p)
 		}
 	}
-	return plan, we, nil
+	if len(plan) == 0 && !merge {
+		return nil, jsonrpc2.Errorf(jsonrpc2.InvalidParams, "agentls.accept: nothing to accept for %s", describeTarget(reviewArgs{TaskID: t.id, URI: only, Hunk: hunk}))
+	}
+	return plan, nil
 }
 
 // clientError says what a failed request to the client reported, without

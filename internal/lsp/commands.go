@@ -72,8 +72,8 @@ var commands []command
 
 func init() {
 	commands = []command{
-		cmd("agentls.run", "{task, uri? or path?, range?, session?, review?, model?, isolation?}", (*Server).cmdRun).
-			documented("`path`: workspace-relative, instead of `uri`; `model`: `llm.model` for this task only; `isolation`: `none` or `worktree`, `agent.isolation` for this task only. Answers `{taskId, session}` at once; the task runs in the background.").echoed(echoStarted),
+		cmd("agentls.run", "{task, uri? or path?, range?, session?, review?, model?, isolation?, until?}", (*Server).cmdRun).
+			documented("`path`: workspace-relative, instead of `uri`; `model`: `llm.model` for this task only; `isolation`: `none` or `worktree`, `agent.isolation` for this task only; `until`: a command that must succeed in the sandbox before the task may end (see [Hooks, skills and stop conditions](../hooks.md)). Answers `{taskId, session}` at once; the task runs in the background.").echoed(echoStarted),
 		cmd("agentls.cancel", "{taskId?}", (*Server).cmdCancel).
 			documented("None named: the newest running task. Answers `{cancelled}`.").echoed(echoCancel),
 		cmd("agentls.status", "{taskId?}", (*Server).cmdStatus).
@@ -92,7 +92,7 @@ func init() {
 			documented("Answers `{applied, session, step, files, conflicts: [{uri, line, reason}], reason?}`: see [Rewind](../review.md#rewind); refused (`applied: false`, `reason`) while a task of the session runs or when the editor does not apply the edit."),
 		cmd("agentls.verify", "{}", (*Server).cmdVerify).
 			documented("Answers `{taskId}`: the checks alone, with progress and diagnostics, no model.").echoed(echoStarted),
-		cmd("agentls.continue", "{session, task, uri? or path?, range?, review?, model?, isolation?}", (*Server).cmdContinue).
+		cmd("agentls.continue", "{session, task, uri? or path?, range?, review?, model?, isolation?, until?}", (*Server).cmdContinue).
 			documented("A task in an existing session, with its history; the arguments are `agentls.run`'s. Answers `{taskId, session}`.").echoed(echoStarted),
 		cmd("agentls.models", "{}", (*Server).cmdModels).
 			documented("Answers `{models: [id], current, baseURL}`: the endpoint's `GET /v1/models`, sorted (10 s timeout)."),
@@ -106,8 +106,8 @@ func init() {
 			documented("None named: the newest task with applied changes. Answers `{taskId, diff, files, reason?}`: what the task applied and did not undo, as one unified diff (`agentls sessions show --diff`'s format); `reason` says why `diff` is empty."),
 		cmd("agentls.worktrees", "{}", (*Server).cmdWorktrees).
 			documented("Answers `{worktrees: [{id, taskId?, task, state, path, uri, branch, created, pending}]}`: the workspace's [worktree tasks](../worktrees.md); `state` is `running`, `ended`, `merged`, `interrupted` (its server stopped mid-task) or `running elsewhere`; `path`/`uri` open the worktree; `pending`: files whose change waits."),
-		cmd("agentls.worktreeMerge", "{id}", (*Server).cmdWorktreeMerge).
-			documented("Answers `{id, taskId, merged, applied, conflicts: [{uri, hunk, range, proposed}], leftOut}`: every hunk you have not edited over since the task started, in one `workspace/applyEdit`; the others stay proposed and are listed. A protected file (a protected name at any depth, `.gitattributes`, a file where a protected symlink leads) is asked about first; one you do not allow stays proposed and is listed in `leftOut`."),
+		cmd("agentls.worktreeMerge", "{id, markers?}", (*Server).cmdWorktreeMerge).
+			documented("Answers `{id, taskId, merged, applied, conflicts: [{uri, hunk, range, proposed, yours, task}], leftOut}`: every hunk not on or next to a line you edited since the task started (judged by line, as `git merge-file`), in one `workspace/applyEdit`; the others stay proposed and are listed with both sides (`yours`, `task`). With `markers: true` the whole merge is written instead, each conflict between git's conflict markers. A protected file (a protected name at any depth, `.gitattributes`, a file where a protected symlink leads) is asked about first; one you do not allow stays proposed and is listed in `leftOut`."),
 		cmd("agentls.worktreeReview", "{id}", (*Server).cmdWorktreeReview).
 			documented("Answers the task (as `agentls.status`): its change as review-mode proposals (diagnostics, code actions, `reviewDocument`), for `agentls.accept` / `agentls.reject` / `agentls.proposal` with its `taskId`."),
 		cmd("agentls.worktreeDiscard", "{id}", (*Server).cmdWorktreeDiscard).
@@ -185,6 +185,9 @@ type runArgs struct {
 	Model   string          `json:"model,omitempty"` // llm.model for this task only
 	// Isolation is agent.isolation for this task: "none" or "worktree".
 	Isolation string `json:"isolation,omitempty"`
+	// Until is the task's stop condition: a command that must succeed in
+	// the sandbox before the task ends (the budget permitting).
+	Until string `json:"until,omitempty"`
 
 	continueIn *worktree.Tree // agentls.worktreeContinue's worktree
 }
@@ -245,7 +248,7 @@ func (s *Server) startRun(name string, a runArgs, mustExist bool) (any, error) {
 	}
 	a.Task = expandProjectCommand(s.rootDir(), a.Task, s.config().Tools.SecretFiles)
 	t := &runningTask{prompt: a.Task, session: a.Session, review: review, editor: editor, mustExist: mustExist, model: a.Model, dir: s.uriDir(a.URI),
-		isolation: iso, continueIn: a.continueIn}
+		isolation: iso, continueIn: a.continueIn, until: strings.TrimSpace(a.Until)}
 	s.tasks.start(t, s.runAgent)
 	return runResult{TaskID: t.id, Session: t.session}, nil
 }

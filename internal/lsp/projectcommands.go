@@ -3,6 +3,7 @@ package lsp
 import (
 	"context"
 
+	"github.com/agentls/agentls/internal/assemble"
 	projcmd "github.com/agentls/agentls/internal/commands"
 )
 
@@ -20,10 +21,11 @@ type commandsResult struct {
 	Error    string           `json:"error,omitempty"` // files left out, and why
 }
 
-// cmdCommands lists the workspace's project commands (.agentls/commands),
+// cmdCommands lists the workspace's project commands (.agentls/commands)
+// and skills (.agents/skills),
 // read afresh on each call so a new file shows without a restart.
 func (s *Server) cmdCommands(ctx context.Context, _ noArgs) (any, error) {
-	cmds, err := projcmd.Load(s.rootDir(), s.config().Tools.SecretFiles)
+	cmds, err := assemble.Commands(s.rootDir(), s.config().Tools.SecretFiles)
 	res := commandsResult{Commands: []projectCommand{}}
 	for _, c := range cmds {
 		res.Commands = append(res.Commands, projectCommand{Name: c.Name, Description: c.Description, ArgumentHint: c.ArgumentHint, Path: c.Path})
@@ -44,7 +46,7 @@ func expandProjectCommand(root, task string, secretFiles []string) string {
 	if !ok {
 		return task
 	}
-	cmds, _ := projcmd.Load(root, secretFiles)
+	cmds, _ := assemble.Commands(root, secretFiles)
 	c, ok := projcmd.Find(cmds, name)
 	if !ok {
 		return task

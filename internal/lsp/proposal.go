@@ -72,7 +72,7 @@ func (s *Server) proposal(t *runningTask, a proposalArgs) (any, error) {
 		return nil, err
 	}
 	fc := files[0]
-	cur, _, _, _, err := ws.current(fc.Rel)
+	cur, _, err := ws.current(fc.Rel)
 	if err != nil {
 		return nil, err
 	}

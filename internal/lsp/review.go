@@ -171,7 +171,7 @@ func (s *Server) reviewByURI(only string) map[string][]protocol.Diagnostic {
 	for _, t := range reviewing {
 		s.maybePanic("publishReview", t)
 		for _, fc := range s.reviewFiles(t, only) {
-			cur, _, _, _, err := ws.current(fc.Rel)
+			cur, _, err := ws.current(fc.Rel)
 			if err != nil {
 				continue
 			}

@@ -9,9 +9,8 @@ import (
 
 	"go.lsp.dev/jsonrpc2"
 	"go.lsp.dev/protocol"
-	"go.lsp.dev/uri"
 
-	"github.com/agentls/agentls/internal/edits"
+	"github.com/agentls/agentls/internal/apply"
 	"github.com/agentls/agentls/internal/review"
 	"github.com/agentls/agentls/internal/session"
 )
@@ -144,71 +143,55 @@ func (s *Server) cmdRewind(ctx context.Context, a rewindArgs) (any, error) {
 	if newest == nil {
 		newest = &runningTask{id: "rewind", session: sess.ID, done: make(chan struct{})}
 	}
-	ws, err := s.newWorkspace(newest)
-	if err != nil {
-		return nil, err
-	}
 	if err := s.review.claimLocked(newest, "agentls.rewind"); err != nil {
 		return rewindRefused("%s", strings.TrimPrefix(err.Error(), "agentls.rewind: ")), nil
 	}
 	defer s.review.locked(func() { s.review.release(newest) })
 
-	caps, enc := s.clientState()
-	res := rewindResult{Applied: true, Session: sess.ID, Step: plan.Step, Files: []string{}, Conflicts: []conflictJSON{}}
-	var (
-		we       protocol.WorkspaceEdit
-		done     []session.FileState
-		toDelete []string
-		curs     = map[string]string{}
-	)
+	caps, _ := s.clientState()
+	var rels []string
 	for _, f := range plan.Files {
-		if err := ws.beneath(f.Path); err != nil {
-			return rewindRefused("%v; nothing was rewound", err), nil
-		}
-		cur, exists, doc, open, err := ws.current(f.Path)
-		if err != nil {
-			return nil, err
-		}
-		curs[f.Path] = cur
-		u := s.fileURI(f.Path)
-		p := review.PlanRewind(f.Path, f.From.Exists, f.From.Text, f.To.Exists, f.To.Text, cur, exists)
-		for _, c := range p.Conflicts {
-			res.Conflicts = append(res.Conflicts, conflictJSON{URI: u, Line: c.Line, Reason: c.Reason})
-		}
-		switch {
-		case p.Delete && caps.applyEdit && caps.deleteFiles:
-			we.DocumentChanges = append(we.DocumentChanges, &protocol.DeleteFile{Kind: "delete", URI: uri.URI(u)})
-			done = append(done, session.FileState{Path: f.Path})
-		case p.Delete && !caps.applyEdit:
-			toDelete = append(toDelete, f.Path)
-			done = append(done, session.FileState{Path: f.Path})
-		case p.Delete:
-			res.Conflicts = append(res.Conflicts, conflictJSON{URI: u, Line: 1, Reason: "the file did not exist at this step; this editor cannot delete files through LSP, delete it by hand"})
-		case len(p.Changes) > 0:
-			var version *int32
-			if open {
-				v := doc.version
-				version = &v
-			}
-			we.DocumentChanges = append(we.DocumentChanges, versionedEdit(u, version, edits.TextEdits(cur, p.Changes, enc), clientCaps{documentChanges: true}).DocumentChanges...)
-			done = append(done, session.FileState{Path: f.Path, Exists: true, Text: p.Next})
-		}
+		rels = append(rels, f.Path)
 	}
-	why, err := s.restore(ctx, ws, caps, "rewind", fmt.Sprintf("agentls: rewind to step %d", plan.Step), we, done, toDelete)
+	var (
+		changes   []apply.Change
+		conflicts []conflictJSON
+	)
+	why, err := s.restore(ctx, rels, "rewind", fmt.Sprintf("agentls: rewind to step %d", plan.Step), func(cur map[string]apply.Text) ([]apply.Change, error) {
+		changes, conflicts = nil, []conflictJSON{}
+		for _, f := range plan.Files {
+			c := cur[f.Path]
+			u := s.fileURI(f.Path)
+			p := review.PlanRewind(f.Path, f.From.Exists, f.From.Text, f.To.Exists, f.To.Text, c.Data, c.Exists)
+			for _, cf := range p.Conflicts {
+				conflicts = append(conflicts, conflictJSON{URI: u, Line: cf.Line, Reason: cf.Reason})
+			}
+			switch {
+			case p.Delete && caps.applyEdit && !(caps.deleteFiles && caps.documentChanges):
+				conflicts = append(conflicts, conflictJSON{URI: u, Line: 1, Reason: "the file did not exist at this step; this editor cannot delete files through LSP, delete it by hand"})
+			case p.Delete:
+				changes = append(changes, apply.Change{Rel: f.Path, Cur: c, Delete: true})
+			case len(p.Changes) > 0:
+				changes = append(changes, apply.Change{Rel: f.Path, Cur: c, Next: p.Next})
+			}
+		}
+		return changes, nil
+	})
 	if err != nil {
 		return nil, err
 	}
 	if why != "" {
 		return rewindRefused("%s; nothing was rewound", why), nil
 	}
+	res := rewindResult{Applied: true, Session: sess.ID, Step: plan.Step, Files: []string{}, Conflicts: conflicts}
 	// Undo of the newest task goes on reverting its changes only: what
 	// the rewind did counts as its change.
-	for _, d := range done {
-		res.Files = append(res.Files, d.Path)
-		if d.Exists {
-			newest.changes.RecordApplied(d.Path, curs[d.Path], true, d.Text)
+	for _, c := range changes {
+		res.Files = append(res.Files, c.Rel)
+		if !c.Delete {
+			newest.changes.RecordApplied(c.Rel, c.Cur.Data, true, c.Next)
 		} else {
-			newest.changes.CommitUndo(d.Path)
+			newest.changes.CommitUndo(c.Rel)
 		}
 	}
 	if err := st.Rewound(plan); err != nil {

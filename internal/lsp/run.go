@@ -60,6 +60,7 @@ func (s *Server) runAgent(ctx context.Context, t *runningTask) {
 
 			ConfirmWrite: s.confirmWrite,
 			AskNetwork:   s.askNetwork,
+			Until:        t.until,
 		},
 		Prompt:    t.prompt,
 		Editor:    t.editor,
@@ -166,6 +167,10 @@ func (s *Server) onEvent(ctx context.Context, t *runningTask, prog *progress, ev
 		}
 	case agent.KindToolCall:
 		prog.report(ctx, render.CallSummary(ev.Call))
+	case agent.KindNested:
+		if line := render.NestedLine(ev); line != "" {
+			prog.report(ctx, shorten(line, 120))
+		}
 	case agent.KindRetry, agent.KindCompaction, agent.KindBudget, agent.KindNotice:
 		prog.report(ctx, ev.Text)
 	case agent.KindPlan:

@@ -13,6 +13,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/agentls/agentls/internal/agent"
+	"github.com/agentls/agentls/internal/apply"
 	"github.com/agentls/agentls/internal/assemble"
 	"github.com/agentls/agentls/internal/config"
 	"github.com/agentls/agentls/internal/edits"
@@ -64,6 +65,8 @@ type Server struct {
 	mirror         bool   // echo command results and errors as messages (Helix drops them)
 	clientInfoName string // clientInfo.name, for hints in the editor's words (hints.go)
 	saidDisk       bool   // told the user we write to disk ourselves
+	applier        *apply.Applier
+	applierRoot    string // the root applier writes beneath
 
 	trustMu    sync.Mutex
 	untrusted  *assemble.WorkspaceSettings // .agentls.json held back until trusted

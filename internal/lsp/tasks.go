@@ -27,6 +27,7 @@ type runningTask struct {
 	editor  string
 	dir     string // the directory of the editor's file, for the prompt
 	model   string // agentls.run's model: overrides llm.model for this task
+	until   string // agentls.run's until: the task's stop condition
 	// isolation is "worktree" for a task that works in a worktree of its
 	// own (worktrees.go), which continueIn names for a follow-up.
 	isolation  string

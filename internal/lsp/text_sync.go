@@ -3,6 +3,7 @@ package lsp
 import (
 	"context"
 	"fmt"
+	"maps"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -18,7 +19,7 @@ import (
 // escapes), plus an index by file path for the agent's reads.
 //
 // Updates arrive on the read loop in wire order; readers on task
-// goroutines wait for a newer version with waitChange.
+// goroutines wait for a newer version with waitFor.
 type openDocs struct {
 	mu      sync.Mutex
 	docs    map[string]*document // by URI
@@ -287,6 +288,13 @@ func (o *openDocs) setShadow(path, text string) {
 	o.shadows[filepath.Clean(path)] = text
 }
 
+// shadowed is a copy of every text sent to a closed file, by path.
+func (o *openDocs) shadowed() map[string]string {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	return maps.Clone(o.shadows)
+}
+
 func (o *openDocs) shadow(path string) (string, bool) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
@@ -305,46 +313,24 @@ func (o *openDocs) openPaths() []string {
 	return ps
 }
 
-// waitEdited waits until the document at path has moved past version and
-// holds next, the text an applied edit should leave, or has taken as many
-// didChanges as the edit has text edits: an editor that sends one
-// didChange per text edit gets there after the last one. It reports false
-// when ctx ends first (then settle compares what came).
-func (o *openDocs) waitEdited(ctx context.Context, path string, version int32, next string) bool {
+// waitFor waits until the document at path satisfies ok (a copy is
+// passed, and ok runs without the lock: a three-way check of a big file
+// must not hold up the didChanges on the read loop), or it closes, or ctx
+// ends; it reports whether ok held.
+func (o *openDocs) waitFor(ctx context.Context, path string, ok func(document) bool) bool {
 	for {
 		o.mu.Lock()
 		u, open := o.byPath[filepath.Clean(path)]
 		if !open {
 			o.mu.Unlock()
-			return true
-		}
-		d := o.docs[u]
-		if d.version != version && (d.text == next || d.expect == nil || d.expect.done || d.version >= version+d.expect.steps) {
-			o.mu.Unlock()
-			return true
-		}
-		ch := o.changed
-		o.mu.Unlock()
-		select {
-		case <-ch:
-		case <-ctx.Done():
 			return false
 		}
-	}
-}
-
-// waitChange waits until the document at path changes from version (or
-// opens or closes), or ctx ends. It reports whether it changed.
-func (o *openDocs) waitChange(ctx context.Context, path string, version int32) bool {
-	for {
-		o.mu.Lock()
-		u, open := o.byPath[filepath.Clean(path)]
-		if !open || o.docs[u].version != version {
-			o.mu.Unlock()
-			return true
-		}
+		d := *o.docs[u]
 		ch := o.changed
 		o.mu.Unlock()
+		if ok(d) {
+			return true
+		}
 		select {
 		case <-ch:
 		case <-ctx.Done():

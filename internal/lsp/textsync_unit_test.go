@@ -219,32 +219,27 @@ func TestSilentlyAppliedEdit(t *testing.T) {
 	}
 }
 
-// waitChange and waitEdited return when the document moves, and report
-// false when the context ends first.
+// waitFor returns when the document satisfies the condition, and reports
+// false when the context ends first or the document is closed.
 func TestWaitForTheDocument(t *testing.T) {
 	const path = "/w/a.txt"
 	o := newOpenDocs()
 	o.open(docURI, 1, "a\n")
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	if o.waitChange(ctx, path, 1) {
-		t.Error("waitChange reported a change that did not happen")
+	edited := func(d document) bool { return d.text == "b\n" }
+	if o.waitFor(ctx, path, edited) {
+		t.Error("waitFor reported a change that did not happen")
 	}
-	if !o.waitChange(context.Background(), path, 0) {
-		t.Error("a newer version is a change")
-	}
-	if !o.waitChange(context.Background(), "/w/closed.txt", 1) {
-		t.Error("a closed document is a change")
+	if o.waitFor(context.Background(), "/w/closed.txt", edited) {
+		t.Error("a closed document satisfied the condition")
 	}
 	got := make(chan bool, 1)
-	go func() { got <- o.waitEdited(context.Background(), path, 1, "b\n") }()
+	go func() { got <- o.waitFor(context.Background(), path, edited) }()
 	if _, err := o.change(docURI, 2, []protocol.TextDocumentContentChangeEvent{whole("b\n")}, edits.UTF16); err != nil {
 		t.Fatal(err)
 	}
 	if !<-got {
-		t.Error("waitEdited did not see the edited text")
-	}
-	if o.waitEdited(ctx, path, 2, "c\n") {
-		t.Error("waitEdited reported an edit that did not come")
+		t.Error("waitFor did not see the edited text")
 	}
 }

@@ -2,19 +2,16 @@ package lsp
 
 import (
 	"context"
+	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"sort"
 	"strings"
 
 	"go.lsp.dev/protocol"
-	"go.lsp.dev/uri"
 
-	"github.com/agentls/agentls/internal/assemble"
-	"github.com/agentls/agentls/internal/edits"
+	"github.com/agentls/agentls/internal/apply"
 	"github.com/agentls/agentls/internal/review"
-	"github.com/agentls/agentls/internal/session"
 )
 
 // conflictJSON is one region undo left alone.
@@ -41,42 +38,26 @@ func (t *runningTask) undoable() bool {
 	return t.ended() && t.changes.HasApplied()
 }
 
-// restore sends the edit that takes the files in done back to their
-// states (undo, rewind; a state without Exists is a deletion), or where
-// the client cannot apply edits writes their texts to disk, then removes
-// toDelete beneath the root. why says the editor
-// refused; what names the act in that sentence.
-func (s *Server) restore(ctx context.Context, ws *editorWorkspace, caps clientCaps, what, label string, we protocol.WorkspaceEdit, done []session.FileState, toDelete []string) (why string, err error) {
-	if len(we.DocumentChanges) > 0 {
-		if caps.applyEdit {
-			r, err := s.client.ApplyEdit(ctx, &protocol.ApplyWorkspaceEditParams{Label: &label, Edit: we})
-			switch {
-			case err != nil:
-				return "the editor could not apply the " + what + ": " + clientError(err), nil
-			case !r.Applied:
-				why := "the editor did not apply the " + what
-				if r.FailureReason != nil {
-					why += ": " + *r.FailureReason
-				}
-				return why, nil
-			}
-		} else {
-			for _, d := range done {
-				if d.Exists {
-					next := d.Text
-					if err := ws.disk.Edit(ctx, d.Path, func([]byte, bool) ([]byte, error) { return []byte(next), nil }); err != nil {
-						return "", err
-					}
-				}
-			}
-		}
+// restore carries a plan of undo or rewind through the write path: plan
+// runs on the texts read (and again on newer ones when the user typed
+// meanwhile). why says the editor refused; what names the act in that
+// sentence.
+func (s *Server) restore(ctx context.Context, rels []string, what, label string, plan apply.Plan) (why string, err error) {
+	files, err := s.files()
+	if err != nil {
+		return "", err
 	}
-	for _, rel := range toDelete {
-		if err := assemble.RemoveBeneath(ws.root, rel); err != nil && !os.IsNotExist(err) {
-			return "", err
-		}
+	_, err = files.Apply(ctx, rels, apply.Batch{Label: label}, plan)
+	if reason, ok := refusedReason(err); ok {
+		return "the editor did not apply the " + what + ": " + reason, nil
 	}
-	return "", nil
+	switch {
+	case errors.Is(err, apply.ErrMoved):
+		return err.Error(), nil
+	case err != nil && ctx.Err() == nil && !errors.Is(err, apply.ErrStale):
+		return "the editor could not apply the " + what + ": " + err.Error(), nil
+	}
+	return "", err
 }
 
 // cmdUndo reverts every change a task applied, across files, as one
@@ -103,45 +84,38 @@ func (s *Server) cmdUndo(ctx context.Context, a taskIDArgs) (any, error) {
 	case !t.ended():
 		return refused("task %s is still running; cancel it first", t.id), nil
 	}
-	caps, enc := s.clientState()
-	ws, err := s.newWorkspace(t)
-	if err != nil {
-		return nil, err
-	}
-
+	caps, _ := s.clientState()
 	if err := s.review.claimLocked(t, "agentls.undo"); err != nil {
 		return refused("%s", strings.TrimPrefix(err.Error(), "agentls.undo: ")), nil
 	}
 	defer s.review.locked(func() { s.review.release(t) })
-	var (
-		p   undoPlan
-		why string
-	)
-	s.review.locked(func() { p, why, err = s.planUndo(t, ws, caps, enc) })
-	switch {
-	case err != nil:
-		return nil, err
-	case why != "":
-		return refused("%s", why), nil
-	}
-	we, conflicts, done, toDelete := p.edit, p.conflicts, p.done, p.toDelete
-	// Checked when the edit goes out, as for accept.
-	for _, d := range done {
-		if err := ws.beneath(d.Path); err != nil {
-			return refused("%v; nothing was undone", err), nil
+	files := t.changes.Applied()
+	if len(files) == 0 {
+		if t.changes.Forgotten() {
+			return refused("task %s is too old to undo (only the newest %d tasks keep what undo needs)", t.id, undoKeep), nil
 		}
+		return refused("task %s changed no files (or was undone already)", t.id), nil
 	}
-	res := undoResult{Applied: true, Conflicts: conflicts}
-	why, err = s.restore(ctx, ws, caps, "undo", "agentls: undo "+shorten(t.prompt, 60), we, done, toDelete)
+	var rels []string
+	for _, fc := range files {
+		rels = append(rels, fc.Rel)
+	}
+	var p undoPlan
+	why, err := s.restore(ctx, rels, "undo", "agentls: undo "+shorten(t.prompt, 60), func(cur map[string]apply.Text) ([]apply.Change, error) {
+		p = s.planUndo(files, cur, caps)
+		return p.changes, nil
+	})
 	if err != nil {
 		return nil, err
 	}
+	conflicts := p.conflicts
+	res := undoResult{Applied: true, Conflicts: conflicts}
 	if why != "" {
-		res.Applied, res.Reason = false, why
+		res.Applied, res.Reason = false, why+"; nothing was undone"
 	}
 	if res.Applied {
-		for _, d := range done {
-			t.changes.CommitUndo(d.Path)
+		for _, c := range p.changes {
+			t.changes.CommitUndo(c.Rel)
 		}
 	}
 	sort.Slice(conflicts, func(i, j int) bool {
@@ -159,51 +133,29 @@ func (s *Server) cmdUndo(ctx context.Context, a taskIDArgs) (any, error) {
 
 // undoPlan is what an undo will do, planned against the current text.
 type undoPlan struct {
-	edit      protocol.WorkspaceEdit
+	changes   []apply.Change
 	conflicts []conflictJSON
-	done      []session.FileState
-	toDelete  []string // files the task created, deleted from disk (no applyEdit)
 }
 
-// planUndo plans reverting the task's applied changes; review.mu is held.
-// why is set when there is nothing to undo.
-func (s *Server) planUndo(t *runningTask, ws *editorWorkspace, caps clientCaps, enc edits.Encoding) (p undoPlan, why string, err error) {
-	files := t.changes.Applied()
-	if len(files) == 0 {
-		if t.changes.Forgotten() {
-			return p, fmt.Sprintf("task %s is too old to undo (only the newest %d tasks keep what undo needs)", t.id, undoKeep), nil
-		}
-		return p, fmt.Sprintf("task %s changed no files (or was undone already)", t.id), nil
-	}
+// planUndo plans reverting the task's applied changes to files over the
+// texts read.
+func (s *Server) planUndo(files []review.File, cur map[string]apply.Text, caps clientCaps) (p undoPlan) {
 	p.conflicts = []conflictJSON{}
 	for _, fc := range files {
-		cur, exists, doc, open, err := ws.current(fc.Rel)
-		if err != nil {
-			return p, "", err
-		}
+		c := cur[fc.Rel]
 		u := s.fileURI(fc.Rel)
-		plan := review.PlanUndo(fc, cur, exists)
-		for _, c := range plan.Conflicts {
-			p.conflicts = append(p.conflicts, conflictJSON{URI: u, Line: c.Line, Reason: c.Reason})
+		plan := review.PlanUndo(fc, c.Data, c.Exists)
+		for _, cf := range plan.Conflicts {
+			p.conflicts = append(p.conflicts, conflictJSON{URI: u, Line: cf.Line, Reason: cf.Reason})
 		}
 		switch {
-		case plan.Delete && caps.applyEdit && caps.deleteFiles:
-			p.edit.DocumentChanges = append(p.edit.DocumentChanges, &protocol.DeleteFile{Kind: "delete", URI: uri.URI(u)})
-			p.done = append(p.done, session.FileState{Path: fc.Rel})
-		case plan.Delete && !caps.applyEdit:
-			p.toDelete = append(p.toDelete, fc.Rel)
-			p.done = append(p.done, session.FileState{Path: fc.Rel})
-		case plan.Delete:
+		case plan.Delete && caps.applyEdit && !(caps.deleteFiles && caps.documentChanges):
 			p.conflicts = append(p.conflicts, conflictJSON{URI: u, Line: 1, Reason: "the task created this file; this editor cannot delete files through LSP, delete it by hand"})
+		case plan.Delete:
+			p.changes = append(p.changes, apply.Change{Rel: fc.Rel, Cur: c, Delete: true})
 		case len(plan.Changes) > 0:
-			var version *int32
-			if open {
-				v := doc.version
-				version = &v
-			}
-			p.edit.DocumentChanges = append(p.edit.DocumentChanges, versionedEdit(u, version, edits.TextEdits(cur, plan.Changes, enc), clientCaps{documentChanges: true}).DocumentChanges...)
-			p.done = append(p.done, session.FileState{Path: fc.Rel, Exists: true, Text: plan.Next})
+			p.changes = append(p.changes, apply.Change{Rel: fc.Rel, Cur: c, Next: plan.Next})
 		}
 	}
-	return p, "", nil
+	return p
 }

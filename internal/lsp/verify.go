@@ -40,6 +40,17 @@ func (s *Server) wireGate(ctx context.Context, g *gate.Gate, root string, t *run
 	g.OnStart = func(cmd string) { prog.report(ctx, "verifying: "+cmd) }
 	g.Unsaved = func(changed []string) map[string][]byte {
 		unsaved := map[string][]byte{}
+		if !review {
+			// agentls's view of the workspace, not this task's files
+			// only: what an earlier task sent to a file the editor had
+			// not opened (a dirty tab in VS Code without autoSave) is
+			// text the checks must see too.
+			for abs, text := range s.docs.shadowed() {
+				if rel, ok := relTo(root, abs); ok {
+					unsaved[rel] = []byte(text)
+				}
+			}
+		}
 		for _, rel := range changed {
 			abs := root + "/" + rel
 			if review {

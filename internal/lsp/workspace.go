@@ -3,19 +3,16 @@ package lsp
 import (
 	"bytes"
 	"context"
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
-	"time"
 
 	"go.lsp.dev/protocol"
 	"go.lsp.dev/uri"
-	"go.uber.org/zap"
 
-	"github.com/agentls/agentls/internal/assemble"
+	"github.com/agentls/agentls/internal/apply"
 	"github.com/agentls/agentls/internal/edits"
 	"github.com/agentls/agentls/internal/tools"
 )
@@ -34,43 +31,26 @@ type editorWorkspace struct {
 
 func (w *editorWorkspace) Root() string { return w.root }
 
-// beneath refuses rel when it resolves outside the root now (see
-// assemble.Beneath); every edit agentls sends or writes outside the tools
-// is checked so just before it goes.
-func (w *editorWorkspace) beneath(rel string) error { return assemble.Beneath(w.root, rel) }
-
 func (w *editorWorkspace) abs(rel string) string {
 	return filepath.Join(w.root, filepath.FromSlash(rel))
 }
 
-// current returns the file's text as the user sees it now.
-func (w *editorWorkspace) current(rel string) (text string, exists bool, doc document, open bool, err error) {
-	abs := w.abs(rel)
-	if d, ok := w.s.docs.get(abs); ok {
-		return d.text, true, d, true, nil
-	}
-	if t, ok := w.s.docs.shadow(abs); ok {
-		return t, true, document{}, false, nil
-	}
-	// Never a plain open: a named pipe would block until a writer comes;
-	// and resolved beneath the root when read (os.Root), so a directory
-	// swapped for a symlink since the tools checked the path reads nothing
-	// outside the workspace.
-	b, err := w.disk.ReadFile(context.Background(), rel)
-	if errors.Is(err, os.ErrNotExist) {
-		return "", false, document{}, false, nil
-	}
+// current returns the file's text as the user sees it now (the write
+// path's view: the buffer, what agentls sent to a closed file, the disk).
+func (w *editorWorkspace) current(rel string) (text string, exists bool, err error) {
+	files, err := w.s.files()
 	if err != nil {
-		return "", false, document{}, false, err
+		return "", false, err
 	}
-	return string(b), true, document{}, false, nil
+	t, err := files.Transport().Read(context.Background(), rel)
+	return t.Data, t.Exists, err
 }
 
 func (w *editorWorkspace) ReadFile(ctx context.Context, rel string) ([]byte, error) {
 	if p, ok := w.t.changes.Proposal(rel); ok {
 		return []byte(p), nil
 	}
-	text, exists, _, _, err := w.current(rel)
+	text, exists, err := w.current(rel)
 	if err != nil {
 		return nil, err
 	}
@@ -103,6 +83,13 @@ func (w *editorWorkspace) View(ctx context.Context) map[string][]byte {
 	}
 	for _, rel := range w.OpenFiles() {
 		add(rel)
+	}
+	// What agentls sent to files the editor has not opened is part of its
+	// view of the workspace too.
+	for abs := range w.s.docs.shadowed() {
+		if rel, ok := relTo(w.root, abs); ok {
+			add(rel)
+		}
 	}
 	for _, fc := range w.t.changes.Applied() {
 		add(fc.Rel)
@@ -138,146 +125,36 @@ func (w *editorWorkspace) Wrote(ctx context.Context, rel string, seen, next []by
 	return note, err
 }
 
-// Edit implements agent.Workspace. The transform runs on the text as it is
-// now; when the editor rejects the edit because the user typed meanwhile,
-// it runs once more on the newer text.
+// Edit implements agent.Workspace through the server's write path: the
+// transform runs on the text as it is now and the result goes out over
+// that text only; when the user typed meanwhile, or the editor dropped
+// the edit, it runs again on the newer text.
 func (w *editorWorkspace) Edit(ctx context.Context, rel string, transform func(old []byte, exists bool) ([]byte, error)) error {
 	if w.t.review {
-		cur, exists, _, _, err := w.current(rel)
+		cur, exists, err := w.current(rel)
 		if err != nil {
 			return err
 		}
 		return w.t.changes.Propose(rel, cur, exists, transform)
 	}
-	for attempt := 1; ; attempt++ {
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-		old, exists, doc, open, err := w.current(rel)
-		if err != nil {
-			return err
-		}
-		nb, err := transform([]byte(old), exists)
-		if err != nil {
-			return err
-		}
-		next := string(nb)
-		if exists && next == old {
-			return nil
-		}
-		applied, reason, err := w.apply(ctx, rel, old, next, exists, doc, open)
-		if err != nil {
-			return err
-		}
-		if applied {
-			w.t.changes.RecordApplied(rel, old, exists, next)
-			return nil
-		}
-		if attempt == 2 {
-			return fmt.Errorf("the editor rejected the edit to %s (%s); nothing was changed — read the file again and retry", rel, reason)
-		}
-		w.s.log.Info("edit rejected, retrying on the newer text", zap.String("path", rel), zap.String("reason", reason))
-		if open {
-			wctx, cancel := context.WithTimeout(ctx, time.Second)
-			w.s.docs.waitChange(wctx, w.abs(rel), doc.version)
-			cancel()
-		}
+	files, err := w.s.files()
+	if err != nil {
+		return err
 	}
-}
-
-// apply sends one file's change to the editor.
-func (w *editorWorkspace) apply(ctx context.Context, rel, old, next string, exists bool, doc document, open bool) (bool, string, error) {
-	s := w.s
-	caps, enc := s.clientState()
-	abs := w.abs(rel)
-
-	if !caps.applyEdit {
-		s.sayDiskOnce(ctx)
-		err := w.disk.Edit(ctx, rel, func([]byte, bool) ([]byte, error) { return []byte(next), nil })
-		return err == nil, "", err
-	}
-	var we protocol.WorkspaceEdit
-	textEdits := 0
-	switch {
-	case open:
-		v := doc.version
-		tes := edits.Compute(old, next, enc)
-		textEdits = len(tes)
-		we = versionedEdit(doc.uri, &v, tes, caps)
-	case exists:
-		we = versionedEdit(string(uri.File(abs)), nil, edits.Compute(old, next, enc), caps)
-	case caps.createFiles && caps.documentChanges:
-		u := uri.File(abs)
-		ignore := true
-		we.DocumentChanges = []protocol.DocumentChange{
-			&protocol.CreateFile{Kind: "create", URI: u, Options: &protocol.CreateFileOptions{IgnoreIfExists: &ignore}},
-		}
-		if next != "" {
-			we.DocumentChanges = append(we.DocumentChanges, &protocol.TextDocumentEdit{
-				TextDocument: protocol.OptionalVersionedTextDocumentIdentifier{TextDocumentIdentifier: protocol.TextDocumentIdentifier{URI: u}},
-				Edits:        []protocol.TextDocumentEditElement{&protocol.TextEdit{NewText: next}},
-			})
-		}
-	default:
-		// The client cannot create files: a new file holds no user work,
-		// so writing it ourselves loses nothing.
-		s.sayDiskOnce(ctx)
-		err := w.disk.Edit(ctx, rel, func([]byte, bool) ([]byte, error) { return []byte(next), nil })
-		return err == nil, "", err
-	}
-	label := "agentls: " + w.t.label(rel)
-	if open {
-		s.docs.expectEdit(abs, doc.version, next, textEdits)
-	}
-	res, err := s.client.ApplyEdit(ctx, &protocol.ApplyWorkspaceEditParams{Label: &label, Edit: we})
-	if open && (err != nil || !res.Applied) {
-		s.docs.settle(abs, doc.version, next, false)
+	c, err := files.Edit(ctx, rel, "agentls: "+w.t.label(rel), func(cur apply.Text) (string, error) {
+		nb, err := transform([]byte(cur.Data), cur.Exists)
+		return string(nb), err
+	})
+	if reason, ok := refusedReason(err); ok {
+		return fmt.Errorf("the editor rejected the edit to %s (%s); nothing was changed — read the file again and retry", rel, reason)
 	}
 	if err != nil {
-		if ctx.Err() != nil {
-			return false, "", ctx.Err()
-		}
-		return false, "", fmt.Errorf("applying the edit to %s failed: %v", rel, err)
+		return err
 	}
-	if !res.Applied {
-		reason := "no reason given"
-		if res.FailureReason != nil {
-			reason = *res.FailureReason
-		}
-		return false, reason, nil
+	if !c.Noop() {
+		w.t.changes.RecordApplied(rel, c.Cur.Data, c.Cur.Exists, c.Next)
 	}
-	if open {
-		// Wait for the didChange that reflects the edit, so the next read
-		// sees it (eglot, for one, sends it half a second late).
-		// Without it, the edit is taken as done anyway (Eglot may never send
-		// it): the client said it applied the edit, so this is the text.
-		wctx, cancel := context.WithTimeout(ctx, 2*time.Second)
-		s.docs.waitEdited(wctx, abs, doc.version, next)
-		cancel()
-		if s.docs.settle(abs, doc.version, next, true) {
-			s.sayDisagree(ctx, doc.uri)
-		}
-	} else {
-		s.docs.setShadow(abs, next)
-	}
-	return true, "", nil
-}
-
-func versionedEdit(u string, version *int32, tes []protocol.TextEdit, caps clientCaps) protocol.WorkspaceEdit {
-	if !caps.documentChanges && version == nil {
-		return protocol.WorkspaceEdit{Changes: map[uri.URI][]protocol.TextEdit{uri.URI(u): tes}}
-	}
-	els := make([]protocol.TextDocumentEditElement, len(tes))
-	for i := range tes {
-		els[i] = &tes[i]
-	}
-	return protocol.WorkspaceEdit{DocumentChanges: []protocol.DocumentChange{&protocol.TextDocumentEdit{
-		TextDocument: protocol.OptionalVersionedTextDocumentIdentifier{
-			TextDocumentIdentifier: protocol.TextDocumentIdentifier{URI: uri.URI(u)},
-			Version:                version,
-		},
-		Edits: els,
-	}}}
+	return nil
 }
 
 func (s *Server) sayDiskOnce(ctx context.Context) {
@@ -311,29 +188,28 @@ func (o *openDocs) forgetShadow(path string) (string, bool) {
 	return t, ok
 }
 
-// Delete implements tools.FileOps: a DeleteFile resource operation the
-// editor applies (it closes the buffer and can undo it), or a delete on
-// disk for a client that has no resource operations.
+// Delete implements tools.FileOps through the write path: a DeleteFile
+// resource operation the editor applies (it closes the buffer and can
+// undo it), or a delete on disk for a client that has no resource
+// operations; either only while the file is the text the task last read.
 func (w *editorWorkspace) Delete(ctx context.Context, rel string) error {
 	if w.t != nil && w.t.review {
 		return fmt.Errorf("review mode proposes text changes only; deleting %s needs the user: ask them to delete it, or say it should go in your summary", rel)
 	}
-	caps, _ := w.s.clientState()
-	abs := w.abs(rel)
-	if !caps.applyEdit || !caps.documentChanges || !caps.deleteFiles {
-		w.s.sayDiskOnce(ctx)
-		if err := w.disk.Delete(ctx, rel); err != nil {
-			return err
-		}
-		w.s.docs.forgetShadow(abs)
-		return nil
-	}
-	we := protocol.WorkspaceEdit{DocumentChanges: []protocol.DocumentChange{&protocol.DeleteFile{Kind: "delete", URI: uri.File(abs)}}}
-	if err := w.applyResource(ctx, "delete "+rel, we); err != nil {
+	files, err := w.s.files()
+	if err != nil {
 		return err
 	}
-	w.s.docs.forgetShadow(abs)
-	return nil
+	_, err = files.Apply(ctx, []string{rel}, apply.Batch{Label: "agentls: delete " + rel}, func(cur map[string]apply.Text) ([]apply.Change, error) {
+		if !cur[rel].Exists {
+			return nil, fmt.Errorf("%s: %w", rel, os.ErrNotExist)
+		}
+		return []apply.Change{{Rel: rel, Cur: cur[rel], Delete: true}}, nil
+	})
+	if reason, ok := refusedReason(err); ok {
+		return fmt.Errorf("the editor did not delete %s (%s)", rel, reason)
+	}
+	return err
 }
 
 // Move implements tools.FileOps with a RenameFile resource operation, or
@@ -382,4 +258,17 @@ func (w *editorWorkspace) applyResource(ctx context.Context, what string, we pro
 	return nil
 }
 
-var _ tools.Viewer = (*editorWorkspace)(nil)
+// Carried records a file a command's view wrote into the tree itself (one
+// the editor does not hold) in the task's change log, so undo and rewind
+// cover what commands wrote (tools.Carrier).
+func (w *editorWorkspace) Carried(rel string, old []byte, existed bool, next []byte) {
+	if w.t == nil || w.t.review {
+		return
+	}
+	w.t.changes.RecordApplied(rel, string(old), existed, string(next))
+}
+
+var (
+	_ tools.Viewer  = (*editorWorkspace)(nil)
+	_ tools.Carrier = (*editorWorkspace)(nil)
+)

@@ -189,6 +189,14 @@ type worktreeArgs struct {
 	ID string `json:"id"`
 }
 
+// worktreeMergeArgs are agentls.worktreeMerge's: markers writes the
+// conflicts into the files between git's conflict markers instead of
+// leaving them proposed.
+type worktreeMergeArgs struct {
+	ID      string `json:"id"`
+	Markers bool   `json:"markers,omitempty"`
+}
+
 // reviewable returns the ended task holding worktree id's proposal: this
 // server's task, or one adopted from the worktree's branch (a worktree a
 // previous server left, a crash included, whose work is committed now).
@@ -241,6 +249,10 @@ type mergeConflict struct {
 	Hunk     string         `json:"hunk"`
 	Range    protocol.Range `json:"range"`
 	Proposed string         `json:"proposed"`
+	// Yours and Task are the conflicting lines as the user has them and
+	// as the task wrote them: both sides, never a combination.
+	Yours string `json:"yours,omitempty"`
+	Task  string `json:"task,omitempty"`
 }
 
 type mergeResult struct {
@@ -258,7 +270,7 @@ type mergeResult struct {
 // every hunk the user has not edited over since the snapshot, in one
 // applyEdit; the others stay proposed (diagnostics say so) and are listed
 // as conflicts. The user's text is never overwritten.
-func (s *Server) cmdWorktreeMerge(ctx context.Context, a worktreeArgs) (any, error) {
+func (s *Server) cmdWorktreeMerge(ctx context.Context, a worktreeMergeArgs) (any, error) {
 	t, err := s.reviewable(ctx, "agentls.worktreeMerge", a.ID)
 	if err != nil {
 		return nil, err
@@ -268,7 +280,7 @@ func (s *Server) cmdWorktreeMerge(ctx context.Context, a worktreeArgs) (any, err
 	if len(pending) == 0 {
 		return res, nil
 	}
-	applied, merged, leftOut, err := s.acceptAsked(ctx, t, "", "", &res.Conflicts)
+	applied, merged, leftOut, err := s.acceptAsked(ctx, t, "", "", &res.Conflicts, a.Markers)
 	if err != nil {
 		return nil, err
 	}
@@ -290,7 +302,7 @@ func (s *Server) cmdWorktreeMerge(ctx context.Context, a worktreeArgs) (any, err
 // is asked about: nobody asked about them when a command of the task
 // made them. One the user does not allow stays proposed and is returned
 // in leftOut.
-func (s *Server) acceptAsked(ctx context.Context, t *runningTask, only, hunk string, merge *[]mergeConflict) (applied bool, merged int, leftOut []string, err error) {
+func (s *Server) acceptAsked(ctx context.Context, t *runningTask, only, hunk string, merge *[]mergeConflict, markers bool) (applied bool, merged int, leftOut []string, err error) {
 	var uris []string
 	for _, fc := range s.reviewFiles(t, only) {
 		if ok, why := tools.ProtectedWrite(s.rootDir(), fc.Rel, ""); ok {
@@ -305,7 +317,7 @@ func (s *Server) acceptAsked(ctx context.Context, t *runningTask, only, hunk str
 		uris = []string{only} // as asked, in one applyEdit
 	}
 	for _, uri := range uris {
-		out, err := s.acceptHunks(ctx, t, uri, hunk, merge)
+		out, err := s.acceptHunks(ctx, t, uri, hunk, merge, markers)
 		if err != nil {
 			return applied, merged, leftOut, err
 		}

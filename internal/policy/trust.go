@@ -21,13 +21,14 @@ import (
 //   - verify.commands runs programs after every edit;
 //   - mcpServers starts programs (stdio) or sends code to a URL;
 //   - llm.baseURL sends the code and the API key to another server;
-//   - sandbox.* loosens the sandbox (mode off, network, writable roots).
+//   - sandbox.* loosens the sandbox (mode off, network, writable roots);
+//   - hooks runs programs on the task's events.
 //
 // Not widening: tools.deny (it only adds refusals, and the user's own
 // settings come first), llm.apiKey (the user's key is not sent anywhere
 // new: llm.baseURL is what redirects it), llm.model, llm.api, agent.*,
 // verify.enabled/timeoutSeconds, sessions.*.
-var wideningKeys = []string{"tools.allow", "tools.secretFiles", "verify.commands", "mcpServers", "llm.baseURL", "sandbox"}
+var wideningKeys = []string{"tools.allow", "tools.secretFiles", "verify.commands", "mcpServers", "llm.baseURL", "sandbox", "hooks"}
 
 // Widens reports whether a setting, set in a workspace file, can give the
 // model more power than the defaults, so that it applies only once the

@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"syscall"
 	"testing"
 	"time"
@@ -98,4 +99,69 @@ func cpuTime() time.Duration {
 	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &self)
 	_ = syscall.Getrusage(syscall.RUSAGE_CHILDREN, &kids)
 	return time.Duration(self.Utime.Nano() + self.Stime.Nano() + kids.Utime.Nano() + kids.Stime.Nano())
+}
+
+// BenchmarkSandboxSetup is the issue-30 budget, a micro-benchmark: `true`
+// run sandboxed as agentls configures it (the policy's protected names,
+// secret files and masked paths), on this repository as the workspace,
+// headless and in a view holding 10 open buffers (the LSP command view);
+// setup-p50-ms and setup-p90-ms are the wall time of one command minus
+// the median of the same command run unconfined. Budget: p90 ≤ 10 ms.
+func BenchmarkSandboxSetup(b *testing.B) {
+	if ok, why := proc.Available(); !ok {
+		b.Skip(why)
+	}
+	ws, err := filepath.Abs("../..")
+	if err != nil {
+		b.Fatal(err)
+	}
+	view := map[string][]byte{}
+	files, _ := filepath.Glob(filepath.Join(ws, "internal", "proc", "*.go"))
+	for _, f := range files {
+		if len(view) == 10 {
+			break
+		}
+		text, err := os.ReadFile(f)
+		if err != nil {
+			b.Fatal(err)
+		}
+		rel, _ := filepath.Rel(ws, f)
+		view[filepath.ToSlash(rel)] = text
+	}
+	time1 := func(sb proc.Sandbox) time.Duration {
+		start := time.Now()
+		r, err := proc.Run(context.Background(), proc.Spec{Argv: []string{"true"}, Dir: ws, Sandbox: sb})
+		if err != nil || r.ExitCode != 0 {
+			b.Fatalf("%+v %v", r, err)
+		}
+		return time.Since(start)
+	}
+	var plain []time.Duration
+	for range 20 {
+		plain = append(plain, time1(proc.Sandbox{Mode: proc.ModeOff}))
+	}
+	base := percentile(plain, 50)
+	for _, c := range []struct {
+		name string
+		view map[string][]byte
+	}{{"headless", nil}, {"lsp-view-10-buffers", view}} {
+		b.Run(c.name, func(b *testing.B) {
+			sb := setupSandbox()
+			sb.View = c.view
+			var ds []time.Duration
+			c0 := cpuTime()
+			for b.Loop() {
+				ds = append(ds, time1(sb)-base)
+			}
+			b.ReportMetric(float64(cpuTime()-c0)/float64(b.N)/1e6, "cpu-ms/op")
+			b.ReportMetric(float64(percentile(ds, 50))/1e6, "setup-p50-ms")
+			b.ReportMetric(float64(percentile(ds, 90))/1e6, "setup-p90-ms")
+		})
+	}
+}
+
+func percentile(ds []time.Duration, p int) time.Duration {
+	s := slices.Clone(ds)
+	slices.Sort(s)
+	return s[(len(s)-1)*p/100]
 }

@@ -19,29 +19,45 @@
 // cloned into new user, PID and mount namespaces (and a network namespace
 // with only a loopback interface unless Sandbox.Network). This is the one
 // way a sandboxed process starts, for Run and Command alike. The launcher
-// joins the command's cgroup (pids.max) and sets RLIMIT_NPROC, makes its
-// mounts private, mounts a fresh /proc (so no process outside the sandbox,
-// agentls or the editor, is visible, nor its environ), and then:
+// joins the command's cgroups (pids.max, and the memory cap where agentls
+// may make a memory cgroup; RLIMIT_NPROC and RLIMIT_DATA otherwise), makes
+// its mounts private, and then:
 //
-//   - shows each ecosystem cache (GOCACHE, GOMODCACHE, ~/.cache, the npm
-//     cache, $CARGO_HOME/{registry,git}) through an overlayfs whose upper
-//     directory is agentls's own, per workspace (Sandbox.CacheLayer): the
-//     command can write its caches, the user's are never written;
+//   - shows each cache the declaration names copy-on-write through an
+//     overlayfs (userxattr) whose upper directory is agentls's own, per
+//     workspace and slot (Sandbox.CacheLayer): the command can write its
+//     caches, the user's are never written. The layers are keyed by the
+//     workspace's path and identity, and listed and pruned by CacheLayers
+//     and PruneCacheLayers;
 //   - walks the workspace (breadth first; see Limits) and binds every
 //     entry named in Sandbox.Protect read-only over itself, at any depth,
-//     and mounts an empty read-only file or directory over every entry
-//     matching Sandbox.SecretFiles; a protected name missing at the top of
-//     the workspace gets an empty placeholder on disk for the command's
-//     life (made by the parent, bound read-only like the rest, removed
-//     when the command ends if still empty), so it cannot be created;
-//   - masks every path of Sandbox.DenyRead (the user's credentials) and
-//     the cache layers the same way;
+//     and, when the entry is a symlink, what it resolves to beneath the
+//     workspace; mounts an empty read-only file or directory over every
+//     entry matching Sandbox.SecretFiles, but .git/config, shown with its
+//     credentials stripped (StripGitCredentials); a protected name missing
+//     at the top of the workspace gets an empty placeholder on disk for the
+//     command's life (made by the parent, bound read-only like the rest,
+//     removed when the command ends if still empty), so it cannot be
+//     created;
+//   - builds a new root from the declaration (Declare): a tmpfs of its own
+//     holding a recursive clone (open_tree) of each declared path, with
+//     the mounts above, read-only where declared so; the system's symlinks
+//     (/bin -> usr/bin); empty private /tmp, /dev/shm and $HOME; /proc of
+//     its PID namespace; a /dev of null, zero, full, random, urandom, tty
+//     and its own devpts. It pivots into it and detaches the old root:
+//     nothing undeclared exists for the command, by any path, sockets of
+//     the user's session included;
+//   - masks every path of Sandbox.DenyRead (the user's credentials) that a
+//     declared path holds;
 //   - drops all capabilities from its bounding set, applies Landlock (read
-//     and execute everywhere; write only to the workspace, the system temp
-//     directory, the caches' layers, Sandbox.WritableRoots and a few
-//     devices; no mount changes), marks every descriptor above stderr
+//     and execute everywhere; write only to the workspace, its /tmp,
+//     /dev/shm and $HOME, the caches' layers, Sandbox.WritableRoots and a
+//     few devices; no mount changes), marks every descriptor above stderr
 //     close-on-exec, and executes the command, which becomes the
 //     namespace's first process.
+//
+// The command's environment has no socket variable (IsSocketEnv:
+// SSH_AUTH_SOCK, DOCKER_HOST, DBUS_*, XDG_RUNTIME_DIR, …) and TMPDIR=/tmp.
 //
 // Every mount that depends on what the workspace holds is made on
 // descriptors (open_tree and move_mount on openat2 RESOLVE_BENEATH |
@@ -54,11 +70,18 @@
 //
 // # The view
 //
-// With Sandbox.View set, the launcher first mounts an overlayfs on the
-// workspace's own path: the real workspace below, and above it a tmpfs of
-// the mount namespace's own holding View's texts. The command sees the
-// texts at real paths (what it prints needs no mapping), and every write
-// it makes in the workspace lands in the tmpfs, which dies with it.
+// With Sandbox.View set, the launcher first mounts an overlayfs (with
+// userxattr, so whiteouts work in a user namespace) on the workspace's own
+// path: the real workspace below, and above it a tmpfs of the mount
+// namespace's own holding View's texts. The command sees the texts at
+// real paths (what it prints needs no mapping), and every write it makes
+// in the workspace lands in the tmpfs, which dies with it. With
+// Sandbox.ViewLayer, the upper layer is a directory of the caller's own
+// instead, and the command's writes stay there, its private layer, for the
+// write path to carry in. Renaming
+// a directory of the disk in the view or a cache layer fails with EXDEV
+// (overlayfs's redirect_dir is not for user namespaces); mv, git, go, npm
+// and cargo copy instead.
 // Sandbox.ViewThrough directories are bound from the disk over the view,
 // so build products (target/, node_modules/) stay incremental. Unprivileged
 // overlayfs needs Linux 5.11.
@@ -78,12 +101,18 @@
 //   - Landlock ABI 3 (Linux 6.2) is the minimum: older kernels cannot deny
 //     truncate(2), so Available reports false there and callers ask the
 //     user instead. Other systems have no sandbox (Available is false).
-//   - Unix sockets reachable by path (an ssh-agent, a Docker socket) are
-//     not blocked on kernels before Landlock ABI 9; abstract sockets and
-//     signals outside the sandbox are (ABI 6).
-//   - A cache directory that does not exist when a command starts is not
-//     writable for it. A workspace has 8 cache-layer slots; a ninth
-//     command running at once sees the caches read-only.
+//   - Abstract Unix sockets and signals outside the sandbox are blocked
+//     from Landlock ABI 6; sockets by path do not exist (the root is
+//     declared).
+//   - A cache directory that does not exist when a command starts is
+//     created in its private $HOME, and dies with it. A workspace has 8
+//     cache-layer slots; a ninth command running at once sees the caches
+//     read-only.
+//   - The languages are found by their markers at the top of the
+//     workspace or one level down; a toolchain reached otherwise (a
+//     script naming ~/sdk/go/bin/go) is not declared unless on PATH or in
+//     sandbox.allowRead. A protected symlink whose target does not exist
+//     yet does not protect the target's path.
 //   - The process limit is a cgroup's pids.max where agentls may create a
 //     cgroup (cgroup v1's pids hierarchy, or a v2 cgroup whose children
 //     have the pids controller); elsewhere RLIMIT_NPROC, which the kernel

@@ -2,6 +2,7 @@ package proc
 
 import (
 	"os"
+	"slices"
 	"strings"
 )
 
@@ -80,4 +81,57 @@ func lookupEnv(env []string, name string) string {
 		}
 	}
 	return ""
+}
+
+// socketVars name the user's agents and servers by socket (or by an
+// address the sandbox's own /tmp and /run no longer hold): a sandboxed
+// command gets none of them, whatever they hold.
+var socketVars = map[string]bool{
+	"SSH_AUTH_SOCK": true, "SSH_AGENT_PID": true, "SSH_ASKPASS": true, "GIT_ASKPASS": true, "SUDO_ASKPASS": true,
+	"GPG_AGENT_INFO": true, "GNOME_KEYRING_CONTROL": true, "GNOME_KEYRING_PID": true, "KRB5CCNAME": true,
+	"DOCKER_HOST": true, "DOCKER_CONTEXT": true, "CONTAINER_HOST": true, "PODMAN_HOST": true,
+	"XDG_RUNTIME_DIR": true, "WAYLAND_DISPLAY": true, "DISPLAY": true, "XAUTHORITY": true, "PULSE_SERVER": true,
+	"TMUX": true, "TMUX_PANE": true, "STY": true, "KITTY_LISTEN_ON": true, "WEZTERM_UNIX_SOCKET": true,
+	"ALACRITTY_SOCKET": true, "SWAYSOCK": true, "I3SOCK": true, "HYPRLAND_INSTANCE_SIGNATURE": true,
+	"NVIM": true, "NVIM_LISTEN_ADDRESS": true, "EMACS_SOCKET_NAME": true, "VSCODE_IPC_HOOK": true,
+	"VSCODE_IPC_HOOK_CLI": true, "VSCODE_GIT_IPC_HANDLE": true, "VSCODE_GIT_ASKPASS_MAIN": true,
+	"VSCODE_GIT_ASKPASS_NODE": true, "JETBRAINS_IDE_SOCKET": true, "SYSTEMD_EXEC_PID": true, "NOTIFY_SOCKET": true,
+	"INVOCATION_ID": true, "JOURNAL_STREAM": true, "MANAGERPID": true, "LISTEN_FDS": true, "LISTEN_PID": true,
+}
+
+// IsSocketEnv reports whether a variable of this name is a road to one of
+// the user's agents (ssh-agent, gpg-agent, Docker, D-Bus, the session's
+// runtime directory, the terminal multiplexer, the editor's server), which
+// no sandboxed command gets: every name of socketVars and every DBUS_*.
+func IsSocketEnv(name string) bool {
+	u := strings.ToUpper(name)
+	return socketVars[u] || strings.HasPrefix(u, "DBUS_")
+}
+
+// sandboxEnv is env for a sandboxed command: without the socket variables,
+// and with TMPDIR (and its kin) naming the command's private /tmp.
+func sandboxEnv(env []string) []string {
+	out := make([]string, 0, len(env)+1)
+	for _, kv := range env {
+		name, _, _ := strings.Cut(kv, "=")
+		switch {
+		case IsSocketEnv(name):
+		case name == "TMPDIR", name == "TEMP", name == "TMP", name == "TEMPDIR":
+		default:
+			out = append(out, kv)
+		}
+	}
+	return append(out, "TMPDIR=/tmp")
+}
+
+// socketEnvNames are the socket variables env holds, sorted.
+func socketEnvNames(env []string) []string {
+	var out []string
+	for _, kv := range env {
+		if name, _, _ := strings.Cut(kv, "="); IsSocketEnv(name) && !slices.Contains(out, name) {
+			out = append(out, name)
+		}
+	}
+	slices.Sort(out)
+	return out
 }

@@ -10,7 +10,7 @@ func ownSession(cmd *exec.Cmd) {}
 
 // KillTree kills cmd's process; its children may survive.
 func KillTree(cmd *exec.Cmd) {
-	defer release(cmd)
+	defer releaseCmd(cmd)
 	if cmd != nil && cmd.Process != nil {
 		_ = cmd.Process.Kill()
 	}

@@ -27,10 +27,10 @@ func ownSession(cmd *exec.Cmd) {
 // that never started.
 func KillTree(cmd *exec.Cmd) {
 	if cmd == nil || cmd.Process == nil {
-		release(cmd)
+		releaseCmd(cmd)
 		return
 	}
-	defer release(cmd)
+	defer releaseCmd(cmd)
 	pid := cmd.Process.Pid
 	// Stop before killing: a process found in one scan could otherwise
 	// fork a child the scan missed just before it dies, and the child

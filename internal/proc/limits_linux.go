@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -20,20 +21,21 @@ import (
 // RLIMIT_NPROC, set by the launcher, bounds it everywhere else. (The
 // kernel does not apply RLIMIT_NPROC to root, hence the cgroup first.)
 
-// cgroupDir is a cgroup made for one command; "" is none.
-type cgroupDir string
+// cgroupDir is a command's cgroup: one directory per hierarchy (cgroup
+// v1's pids and memory, or one v2 cgroup); nil is none.
+type cgroupDir []string
 
 var cgroupSeq atomic.Int64
 
-// pidsBase is the cgroup directory agentls's commands' cgroups go in, or
-// "" when there is none it may use.
-var pidsBase = sync.OnceValue(func() string {
+// ownCgroups are the cgroup directories of this process: the v2 one and
+// the v1 hierarchies by controller.
+var ownCgroups = sync.OnceValue(func() map[string]string {
+	out := map[string]string{}
 	f, err := os.Open("/proc/self/cgroup")
 	if err != nil {
-		return ""
+		return out
 	}
 	defer f.Close()
-	var v1, v2 string
 	sc := bufio.NewScanner(f)
 	for sc.Scan() {
 		parts := strings.SplitN(sc.Text(), ":", 3)
@@ -42,12 +44,22 @@ var pidsBase = sync.OnceValue(func() string {
 		}
 		switch {
 		case parts[0] == "0" && parts[1] == "":
-			v2 = filepath.Join("/sys/fs/cgroup", parts[2])
-		case strings.Contains(","+parts[1]+",", ",pids,"):
-			v1 = filepath.Join("/sys/fs/cgroup/pids", parts[2])
+			out["v2"] = filepath.Join("/sys/fs/cgroup", parts[2])
+		default:
+			for _, c := range strings.Split(parts[1], ",") {
+				if c == "pids" || c == "memory" {
+					out[c] = filepath.Join("/sys/fs/cgroup", parts[1], parts[2])
+				}
+			}
 		}
 	}
-	for _, base := range []string{v1, v2} {
+	return out
+})
+
+// controlBase is the cgroup directory under which agentls may make a
+// child holding file (pids.max, memory.max, memory.limit_in_bytes), or "".
+func controlBase(file string, candidates ...string) string {
+	for _, base := range candidates {
 		if base == "" {
 			continue
 		}
@@ -57,7 +69,7 @@ var pidsBase = sync.OnceValue(func() string {
 		if err != nil {
 			continue
 		}
-		_, err = os.Stat(filepath.Join(dir, "pids.max"))
+		_, err = os.Stat(filepath.Join(dir, file))
 		os.Remove(dir)
 		if err == nil {
 			removeStale(base)
@@ -65,6 +77,22 @@ var pidsBase = sync.OnceValue(func() string {
 		}
 	}
 	return ""
+}
+
+// pidsBase is the cgroup directory agentls's commands' cgroups go in for
+// the process limit, or "" when there is none it may use.
+var pidsBase = sync.OnceValue(func() string {
+	own := ownCgroups()
+	return controlBase("pids.max", own["pids"], own["v2"])
+})
+
+// memBase is the same for the memory cap; memV1 says which files it has.
+var memBase = sync.OnceValues(func() (string, bool) {
+	own := ownCgroups()
+	if b := controlBase("memory.limit_in_bytes", own["memory"]); b != "" {
+		return b, true
+	}
+	return controlBase("memory.max", own["v2"]), false
 })
 
 // cgroups are the cgroups of commands that have ended, to be used again:
@@ -77,42 +105,111 @@ var cgroups struct {
 	free []cgroupDir
 }
 
-// newCgroup returns a cgroup with pids.max = max and its cgroup.procs
-// open for writing (the launcher joins it by writing 0), or "" and nil
-// when there is none to make.
-func newCgroup(max int) (cgroupDir, *os.File) {
-	base := pidsBase()
-	if base == "" {
-		return "", nil
+// newCgroup returns a cgroup with pids.max = max and the memory cap mem
+// (bytes, 0: none), the cgroup.procs files open for writing (the launcher
+// joins it by writing 0), and whether the memory cap is the cgroup's;
+// nothing when there is none to make.
+func newCgroup(max int, mem int64) (cg cgroupDir, procs []*os.File, memCapped bool) {
+	pb := pidsBase()
+	mb, v1 := memBase()
+	if mem <= 0 {
+		mb = ""
+	}
+	var bases []string
+	for _, b := range []string{pb, mb} {
+		if b != "" && !slices.Contains(bases, b) {
+			bases = append(bases, b)
+		}
+	}
+	if len(bases) == 0 {
+		return nil, nil, false
 	}
 	cgroups.Lock()
-	var cg cgroupDir
-	if n := len(cgroups.free); n > 0 {
+	if n := len(cgroups.free); n > 0 && len(cgroups.free[n-1]) == len(bases) {
 		cg, cgroups.free = cgroups.free[n-1], cgroups.free[:n-1]
 	}
 	cgroups.Unlock()
-	if cg == "" {
-		dir := filepath.Join(base, fmt.Sprintf("agentls-%d-%d", os.Getpid(), cgroupSeq.Add(1)))
-		if err := os.Mkdir(dir, 0o755); err != nil {
-			return "", nil
+	if cg == nil {
+		name := fmt.Sprintf("agentls-%d-%d", os.Getpid(), cgroupSeq.Add(1))
+		for _, b := range bases {
+			dir := filepath.Join(b, name)
+			if err := os.Mkdir(dir, 0o755); err != nil {
+				cg.drop()
+				return nil, nil, false
+			}
+			cg = append(cg, dir)
 		}
-		cg = cgroupDir(dir)
 	}
-	if err := os.WriteFile(filepath.Join(string(cg), "pids.max"), []byte(strconv.Itoa(max)), 0); err != nil {
-		_ = os.Remove(string(cg))
-		return "", nil
+	fail := func() (cgroupDir, []*os.File, bool) {
+		for _, f := range procs {
+			f.Close()
+		}
+		cg.drop()
+		return nil, nil, false
 	}
-	f, err := os.OpenFile(filepath.Join(string(cg), "cgroup.procs"), os.O_WRONLY, 0)
-	if err != nil {
-		_ = os.Remove(string(cg))
-		return "", nil
+	for i, b := range bases {
+		dir := cg[i]
+		if b == pb {
+			if err := os.WriteFile(filepath.Join(dir, "pids.max"), []byte(strconv.Itoa(max)), 0); err != nil {
+				return fail()
+			}
+		}
+		if b == mb {
+			v := strconv.FormatInt(mem, 10)
+			var err error
+			if v1 {
+				// With swap accounting, memsw bounds memory and swap
+				// together; it may not be set below the memory limit.
+				_ = os.WriteFile(filepath.Join(dir, "memory.memsw.limit_in_bytes"), []byte("-1"), 0)
+				err = os.WriteFile(filepath.Join(dir, "memory.limit_in_bytes"), []byte(v), 0)
+				_ = os.WriteFile(filepath.Join(dir, "memory.memsw.limit_in_bytes"), []byte(v), 0)
+			} else {
+				err = os.WriteFile(filepath.Join(dir, "memory.max"), []byte(v), 0)
+				_ = os.WriteFile(filepath.Join(dir, "memory.swap.max"), []byte("0"), 0)
+			}
+			if err != nil {
+				return fail()
+			}
+			memCapped = true
+		}
+		f, err := os.OpenFile(filepath.Join(dir, "cgroup.procs"), os.O_WRONLY, 0)
+		if err != nil {
+			return fail()
+		}
+		procs = append(procs, f)
 	}
-	return cg, f
+	return cg, procs, memCapped
+}
+
+func (c cgroupDir) drop() {
+	for _, d := range c {
+		_ = os.Remove(d)
+	}
+}
+
+// oomKills is how many processes the kernel killed in the cgroup for
+// want of memory, so far.
+func (c cgroupDir) oomKills() int {
+	for _, d := range c {
+		for _, f := range []string{"memory.events", "memory.oom_control"} {
+			b, err := os.ReadFile(filepath.Join(d, f))
+			if err != nil {
+				continue
+			}
+			for _, line := range strings.Split(string(b), "\n") {
+				if n, ok := strings.CutPrefix(line, "oom_kill "); ok {
+					v, _ := strconv.Atoi(strings.TrimSpace(n))
+					return v
+				}
+			}
+		}
+	}
+	return 0
 }
 
 // remove gives the cgroup back for the next command.
 func (c cgroupDir) remove() {
-	if c == "" {
+	if c == nil {
 		return
 	}
 	cgroups.Lock()
@@ -120,27 +217,23 @@ func (c cgroupDir) remove() {
 	cgroups.free = append(cgroups.free, c)
 }
 
-// removeStale removes the empty cgroups of agentls processes that are gone.
-func removeStale(base string) {
-	dirs, _ := filepath.Glob(filepath.Join(base, "agentls-*-*"))
-	for _, d := range dirs {
-		pid, _, _ := strings.Cut(strings.TrimPrefix(filepath.Base(d), "agentls-"), "-")
-		if n, err := strconv.Atoi(pid); err == nil && n != os.Getpid() {
-			if _, err := os.Stat("/proc/" + pid); errors.Is(err, os.ErrNotExist) {
-				_ = os.Remove(d)
-			}
-		}
-	}
-}
-
 // limitProcs, in the launcher: join the cgroup, and set RLIMIT_NPROC
 // (counted per user namespace, so only this sandbox's processes count).
 func limitProcs(cfg launchConfig) error {
-	if cfg.CgroupFD > 0 {
-		_, err := unix.Write(cfg.CgroupFD, []byte("0"))
-		unix.Close(cfg.CgroupFD)
+	for _, fd := range cfg.CgroupFDs {
+		_, err := unix.Write(fd, []byte("0"))
+		unix.Close(fd)
 		if err != nil {
 			return fmt.Errorf("join the sandbox's cgroup: %w", err)
+		}
+	}
+	if cfg.MemoryMax > 0 {
+		// No cgroup of its own for memory: each process's data is
+		// bounded instead (RLIMIT_DATA: heap and private writable
+		// mappings, not the address space reserved and never used).
+		lim := unix.Rlimit{Cur: uint64(cfg.MemoryMax), Max: uint64(cfg.MemoryMax)}
+		if err := unix.Setrlimit(unix.RLIMIT_DATA, &lim); err != nil {
+			return fmt.Errorf("memory limit: %w", err)
 		}
 	}
 	if cfg.MaxProcs <= 0 {
@@ -229,6 +322,19 @@ func placeholders(ws string, names []string) func() {
 			_ = unix.Rmdir(p)
 			if st.Mode&unix.S_IFMT == unix.S_IFREG && st.Size == 0 {
 				_ = os.Remove(p)
+			}
+		}
+	}
+}
+
+// removeStale removes the empty cgroups of agentls processes that are gone.
+func removeStale(base string) {
+	dirs, _ := filepath.Glob(filepath.Join(base, "agentls-*-*"))
+	for _, d := range dirs {
+		pid, _, _ := strings.Cut(strings.TrimPrefix(filepath.Base(d), "agentls-"), "-")
+		if n, err := strconv.Atoi(pid); err == nil && n != os.Getpid() {
+			if _, err := os.Stat("/proc/" + pid); errors.Is(err, os.ErrNotExist) {
+				_ = os.Remove(d)
 			}
 		}
 	}

@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path"
 	"path/filepath"
@@ -28,11 +29,6 @@ import (
 // secret names, so a huge tree cannot stall every command.
 const walkLimit = 50000
 
-// skipDirs are not searched for protected or secret names: dependencies
-// and build products, large and not the user's own files.
-var skipDirs = map[string]bool{"node_modules": true, ".venv": true, "venv": true, ".tox": true, "__pycache__": true,
-	"target": true, ".next": true, ".gradle": true, ".terraform": true}
-
 const (
 	beneath   = unix.RESOLVE_BENEATH | unix.RESOLVE_NO_SYMLINKS | unix.RESOLVE_NO_MAGICLINKS
 	cloneTree = unix.OPEN_TREE_CLONE | unix.OPEN_TREE_CLOEXEC | unix.AT_RECURSIVE | unix.AT_EMPTY_PATH
@@ -48,38 +44,55 @@ func openBeneath(dirfd int, name string, flags uint64) (int, error) {
 // mountBoundary: the view's build directories, the caches' layers, the
 // protected names, the masks. It returns the caches it layered, which the
 // command may write; one it could not layer stays read-only.
-func mountBoundary(cfg launchConfig) (layered []string, err error) {
+func mountBoundary(cfg launchConfig, m *masker) (layered []string, err error) {
 	if cfg.View {
 		if err := viewThrough(cfg); err != nil {
 			return nil, err
 		}
 	}
 	boot, _ := os.ReadFile("/proc/sys/kernel/random/boot_id")
-	for _, c := range cfg.Caches {
-		if cacheLayer(c, cfg.CacheLayer, boot) == nil {
-			layered = append(layered, c)
+	if cfg.CacheLayer != "" {
+		for _, e := range cfg.Root {
+			if e.Access == CopyOnWrite && cacheLayer(e.Path, cfg.CacheLayer, boot) == nil {
+				layered = append(layered, e.Path)
+			}
 		}
 	}
-	var m masker
-	defer m.close()
 	if len(cfg.Protect) > 0 || len(cfg.Secrets) > 0 {
-		if err := walkWorkspace(cfg, &m); err != nil {
+		if err := walkWorkspace(cfg, m); err != nil {
 			return nil, err
 		}
 	}
-	deny := cfg.DenyRead
-	if cfg.CacheLayer != "" {
-		deny = append(deny, cfg.CacheLayer)
-	}
-	for _, p := range deny {
-		fd, err := unix.Open(p, unix.O_PATH|unix.O_CLOEXEC, 0)
+	for _, p := range cfg.GitConfigs {
+		// A linked worktree's repository: its config, stripped too.
+		dir, err := unix.Open(filepath.Dir(p), unix.O_PATH|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
 		if err != nil {
-			continue // nothing there to read
+			continue
 		}
-		err = m.mask(fd)
-		unix.Close(fd)
+		fd, err := openBeneath(dir, filepath.Base(p), unix.O_PATH|unix.O_NOFOLLOW)
+		if err == nil {
+			err = m.showGitConfig(dir, filepath.Base(p), fd)
+			unix.Close(fd)
+		} else {
+			err = nil
+		}
+		unix.Close(dir)
 		if err != nil {
-			return nil, fmt.Errorf("mask %s: %w", p, err)
+			return nil, fmt.Errorf("show %s: %w", p, err)
+		}
+	}
+	if cfg.ReadOnly {
+		// Last, so that the copy holds the masks and the view: Landlock
+		// cannot take back from a writable parent (the temp directory)
+		// what a read-only workspace beneath it must not be given.
+		ws, err := unix.Open(cfg.Workspace, unix.O_PATH|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+		if err != nil {
+			return nil, fmt.Errorf("open the workspace: %w", err)
+		}
+		err = bindFD(ws, ws, true)
+		unix.Close(ws)
+		if err != nil {
+			return nil, fmt.Errorf("bind the workspace read-only: %w", err)
 		}
 	}
 	return layered, nil
@@ -134,36 +147,6 @@ func bindFD(src, dst int, ro bool) error {
 	return unix.MoveMount(t, "", dst, "", moveByFD)
 }
 
-// layerSlots bounds the commands of one workspace that have cache layers
-// at once (each its own: overlayfs must not share an upper directory
-// between mounts); a command beyond them sees the caches read-only.
-const layerSlots = 8
-
-// layerSlot picks a free slot of the workspace's layers (dir/N), locked
-// (flock) for the command's life through the returned file; nil when
-// there is none. The launcher unlocks nothing: the lock dies with the
-// file, which the parent closes when the command ends.
-func layerSlot(dir string) (string, *os.File) {
-	if dir == "" {
-		return "", nil
-	}
-	for n := range layerSlots {
-		slot := filepath.Join(dir, strconv.Itoa(n))
-		if err := os.MkdirAll(slot, 0o700); err != nil {
-			return "", nil
-		}
-		f, err := os.OpenFile(filepath.Join(slot, "lock"), os.O_RDONLY|os.O_CREATE, 0o600)
-		if err != nil {
-			return "", nil
-		}
-		if unix.Flock(int(f.Fd()), unix.LOCK_EX|unix.LOCK_NB) == nil {
-			return slot, f
-		}
-		f.Close()
-	}
-	return "", nil
-}
-
 // cacheLayer mounts an overlay on the cache dir: the real cache below, and
 // above it a directory of agentls's own (per workspace, slot and cache),
 // where every write lands. The user's cache is never written.
@@ -208,7 +191,10 @@ func cacheLayer(dir, layers string, boot []byte) error {
 	}
 	defer unix.Close(lower)
 	l := "/proc/self/fd/" + strconv.Itoa(lower)
-	opts := "lowerdir=" + l + ",upperdir=" + upper + ",workdir=" + work + ",volatile"
+	// userxattr: overlayfs in a user namespace keeps its whiteouts and
+	// opaque directories in user.overlay.* attributes (trusted.* is not
+	// for it), so deleting a directory the cache holds works.
+	opts := "lowerdir=" + l + ",upperdir=" + upper + ",workdir=" + work + ",volatile,userxattr"
 	if err := unix.Mount("agentls-cache", l, "overlay", unix.MS_NOSUID|unix.MS_NODEV, opts); err != nil {
 		return fmt.Errorf("mount the layer (overlayfs): %w", err)
 	}
@@ -223,6 +209,12 @@ func walkWorkspace(cfg launchConfig, m *masker) error {
 	if err != nil {
 		return fmt.Errorf("open the workspace: %w", err)
 	}
+	top, err := unix.Open(cfg.Workspace, unix.O_PATH|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		unix.Close(root)
+		return fmt.Errorf("open the workspace: %w", err)
+	}
+	defer unix.Close(top)
 	type dir struct {
 		fd  int
 		rel string
@@ -257,6 +249,14 @@ func walkWorkspace(cfg launchConfig, m *masker) error {
 					f.Close()
 					return fmt.Errorf("protect %s: %w", rel, err)
 				}
+				if e.Type()&os.ModeSymlink != 0 {
+					// .husky -> tools/husky: what git runs through the
+					// name is the target; protect it too.
+					if err := protectTarget(top, rel); err != nil {
+						f.Close()
+						return fmt.Errorf("protect the target of %s: %w", rel, err)
+					}
+				}
 				if e.IsDir() {
 					if sub, err := openBeneath(d.fd, name, unix.O_RDONLY|unix.O_DIRECTORY); err == nil {
 						queue = append(queue, dir{fd: sub, rel: rel, inProtected: true})
@@ -269,7 +269,13 @@ func walkWorkspace(cfg launchConfig, m *masker) error {
 				if err != nil {
 					continue // gone: nothing to read
 				}
-				err = m.mask(fd)
+				if lower == "config" && strings.EqualFold(path.Base(d.rel), ".git") && e.Type().IsRegular() {
+					// git's own configuration: shown without the
+					// credentials, so git status and git remote -v work.
+					err = m.showGitConfig(d.fd, name, fd)
+				} else {
+					err = m.mask(fd)
+				}
 				unix.Close(fd)
 				if err != nil {
 					f.Close()
@@ -301,6 +307,19 @@ func protect(dirfd int, name string) error {
 			return nil
 		}
 		return err
+	}
+	defer unix.Close(fd)
+	return bindFD(fd, fd, true)
+}
+
+// protectTarget binds read-only what the protected symlink rel resolves
+// to, when that is inside the workspace (outside it, the command cannot
+// write anyway). A target that does not exist is left alone.
+func protectTarget(top int, rel string) error {
+	fd, err := unix.Openat2(top, rel, &unix.OpenHow{Flags: unix.O_PATH | unix.O_CLOEXEC,
+		Resolve: unix.RESOLVE_BENEATH | unix.RESOLVE_NO_MAGICLINKS})
+	if err != nil {
+		return nil
 	}
 	defer unix.Close(fd)
 	return bindFD(fd, fd, true)
@@ -345,13 +364,88 @@ func (g globs) name(lower string) bool {
 }
 
 // masker mounts an empty read-only file or directory over what it masks,
-// cloned from a small tmpfs of its own that is never attached anywhere.
-type masker struct{ fs int }
+// cloned from a small tmpfs of its own that is never attached anywhere;
+// texts (a .git/config without its credentials) come from another.
+type masker struct {
+	fs    int
+	texts int
+	n     int
+}
 
 func (m *masker) close() {
 	if m.fs > 0 {
 		unix.Close(m.fs)
 	}
+	if m.texts > 0 {
+		unix.Close(m.texts)
+	}
+}
+
+// maxGitConfig bounds the .git/config shown stripped; a larger one is
+// masked whole.
+const maxGitConfig = 1 << 20
+
+// showGitConfig mounts, read-only over target (name below dirfd), the
+// file's text without the credentials of its URLs and its extra headers
+// (see StripGitCredentials).
+func (m *masker) showGitConfig(dirfd int, name string, target int) error {
+	fd, err := openBeneath(dirfd, name, unix.O_RDONLY|unix.O_NOFOLLOW|unix.O_NONBLOCK)
+	if err != nil {
+		return m.mask(target)
+	}
+	f := os.NewFile(uintptr(fd), name)
+	fi, err := f.Stat()
+	if err != nil || !fi.Mode().IsRegular() || fi.Size() > maxGitConfig {
+		f.Close()
+		return m.mask(target)
+	}
+	b := make([]byte, fi.Size())
+	_, err = io.ReadFull(f, b)
+	f.Close()
+	if err != nil {
+		return m.mask(target)
+	}
+	if m.texts == 0 {
+		ctx, err := unix.Fsopen("tmpfs", unix.FSOPEN_CLOEXEC)
+		if err != nil {
+			return fmt.Errorf("fsopen: %w", err)
+		}
+		err = unix.FsconfigSetString(ctx, "size", "16m")
+		if err == nil {
+			err = unix.FsconfigCreate(ctx)
+		}
+		if err != nil {
+			unix.Close(ctx)
+			return err
+		}
+		mnt, err := unix.Fsmount(ctx, unix.FSMOUNT_CLOEXEC, unix.MOUNT_ATTR_NOSUID|unix.MOUNT_ATTR_NODEV|unix.MOUNT_ATTR_NOEXEC)
+		unix.Close(ctx)
+		if err != nil {
+			return fmt.Errorf("fsmount: %w", err)
+		}
+		m.texts = mnt
+	}
+	m.n++
+	file := strconv.Itoa(m.n)
+	out, err := unix.Openat(m.texts, file, unix.O_CREAT|unix.O_EXCL|unix.O_WRONLY|unix.O_CLOEXEC, uint32(fi.Mode().Perm()))
+	if err != nil {
+		return err
+	}
+	text := StripGitCredentials(b)
+	_, err = unix.Write(out, text)
+	unix.Close(out)
+	if err != nil {
+		return err
+	}
+	t, err := unix.OpenTree(m.texts, file, unix.OPEN_TREE_CLONE|unix.OPEN_TREE_CLOEXEC)
+	if err != nil {
+		return err
+	}
+	defer unix.Close(t)
+	if err := unix.MountSetattr(t, "", unix.AT_EMPTY_PATH, &unix.MountAttr{Attr_set: unix.MOUNT_ATTR_RDONLY}); err != nil {
+		return err
+	}
+	return unix.MoveMount(t, "", target, "", moveByFD)
 }
 
 func (m *masker) init() error {

@@ -54,6 +54,9 @@ type Result struct {
 	// NetworkBlocked: the command ran without network and failed with
 	// what looks like a network error.
 	NetworkBlocked bool
+	// OutOfMemory: the kernel killed a process of the command at the
+	// sandbox's memory cap (said at the end of Output too).
+	OutOfMemory bool
 	// Sandboxed: the command ran confined (Spec.Sandbox's mode was not
 	// off), which the editors show beside it.
 	Sandboxed bool
@@ -104,14 +107,18 @@ func command(ctx context.Context, s Spec, placeholders bool) (*exec.Cmd, error) 
 	env := CleanEnv(s.Env, s.Secrets)
 	var cmd *exec.Cmd
 	var cleanup func()
+	var oom func() bool
 	if sb.Mode == ModeOff {
 		cmd = exec.CommandContext(ctx, argv[0], argv[1:]...)
 		ownSession(cmd)
-	} else if cmd, cleanup, err = sandboxed(ctx, argv, env, sb, s.Dir, placeholders); err != nil {
-		return nil, err
+	} else {
+		env = sandboxEnv(env)
+		if cmd, cleanup, oom, err = sandboxed(ctx, argv, env, sb, s.Dir, placeholders); err != nil {
+			return nil, err
+		}
 	}
 	if cleanup != nil {
-		releases.Store(cmd, cleanup)
+		releases.Store(cmd, release{cleanup, oom})
 	}
 	cmd.Dir = s.Dir
 	cmd.Env = env
@@ -154,7 +161,7 @@ func Run(ctx context.Context, s Spec) (Result, error) {
 	if err != nil {
 		return Result{ExitCode: -1}, err
 	}
-	defer release(cmd)
+	defer releaseCmd(cmd)
 	// Our own pipe rather than an io.Writer: with a writer, Wait also waits
 	// for every background child that inherited the pipe.
 	pr, pw, err := os.Pipe()
@@ -177,16 +184,26 @@ func Run(ctx context.Context, s Spec) (Result, error) {
 	_ = cmd.Wait()
 	killGroup(cmd) // what it left in the background
 	waitCopied(copied, pr)
-	return finish(ctx, runCtx, Result{ExitCode: cmd.ProcessState.ExitCode()}, out, start, sb)
+	r := Result{ExitCode: cmd.ProcessState.ExitCode()}
+	if rel, ok := releases.Load(cmd); ok && rel.(release).oom != nil && rel.(release).oom() {
+		r.OutOfMemory = true
+		fmt.Fprintf(out, "\nagentls: the command was killed at the sandbox's memory cap of %d MiB (sandbox.memoryMiB)\n", sb.MemoryMax>>20)
+	}
+	return finish(ctx, runCtx, r, out, start, sb)
 }
 
 // releases holds what each sandboxed command holds until it ends (its
 // cgroup, its placeholders): KillTree or the end of Run releases it.
-var releases sync.Map // *exec.Cmd → func()
+var releases sync.Map // *exec.Cmd → release
 
-func release(cmd *exec.Cmd) {
+type release struct {
+	cleanup func()
+	oom     func() bool
+}
+
+func releaseCmd(cmd *exec.Cmd) {
 	if f, ok := releases.LoadAndDelete(cmd); ok {
-		f.(func())()
+		f.(release).cleanup()
 	}
 }
 

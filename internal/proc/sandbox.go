@@ -8,7 +8,6 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
-	"sort"
 	"strings"
 	"sync"
 )
@@ -24,6 +23,13 @@ const (
 // once when Sandbox.MaxProcs is zero: enough for a parallel build, too few
 // for a fork bomb to starve the machine.
 const DefaultMaxProcs = 1024
+
+// DefaultMemoryMax caps a sandboxed command's memory when
+// Sandbox.MemoryMax is zero: its whole tree's, page cache and the private
+// /tmp included, where agentls can make a memory cgroup; each process's
+// data elsewhere. Enough for a large build, and a runaway command cannot
+// take the machine.
+const DefaultMemoryMax = 4 << 30
 
 // ErrUnavailable is wrapped by the errors of Run and Command when a
 // sandbox was asked for and cannot be set up on this machine; the caller
@@ -62,9 +68,20 @@ type Sandbox struct {
 	// inside the sandbox: the user's credentials and histories
 	// (policy.DefaultDenyRead and sandbox.denyRead).
 	DenyRead []string
+	// Scratch are directories agentls made for this command alone (the
+	// LSP view's exchange directory, a check's copy of the workspace): they
+	// are declared, and writable in every mode.
+	Scratch []string
+	// AllowRead are more paths ("~/" is the home directory) a command may
+	// read, beyond the declared ones (sandbox.allowRead).
+	AllowRead []string
+	// MemoryMax caps the command's memory in bytes; zero means
+	// DefaultMemoryMax, a negative value no cap.
+	MemoryMax int64
 	// CacheLayer is the directory under which the writable layers of the
 	// copy-on-write caches live; empty means
-	// $XDG_STATE_HOME/agentls/sandbox/<hash of the workspace>.
+	// $XDG_STATE_HOME/agentls/sandbox/<hash of the workspace's path and
+	// identity> (see CacheLayers).
 	CacheLayer string
 	// MaxProcs bounds the processes the command may have at once; zero
 	// means DefaultMaxProcs.
@@ -79,6 +96,16 @@ type Sandbox struct {
 	// mapping. A path through a symlink or onto a directory is an error.
 	// Linux only (ModeWorkspaceWrite or ModeReadOnly).
 	View map[string][]byte
+	// ViewLayer, with View, is an empty directory of the caller's own
+	// (outside the workspace, on a file system with user extended
+	// attributes) that becomes the view's upper layer instead of a tmpfs
+	// that dies with the command: once the command has ended, ViewLayer/u
+	// holds everything it wrote in the workspace as overlayfs leaves it (new
+	// and changed files; a deletion as a 0/0 character device; a directory
+	// replaced whole marked with the user.overlay.opaque attribute), and
+	// the view's texts, for the caller to carry in through the write path.
+	// The command never sees the directory.
+	ViewLayer string
 	// ViewThrough are workspace-relative directories (build products:
 	// node_modules, target) that the view shows as they are on disk,
 	// writes included, so builds stay incremental. Missing ones are
@@ -122,6 +149,9 @@ func (sb Sandbox) normalize(dir string) (Sandbox, error) {
 	if sb.MaxProcs <= 0 {
 		sb.MaxProcs = DefaultMaxProcs
 	}
+	if sb.MemoryMax == 0 {
+		sb.MemoryMax = DefaultMemoryMax
+	}
 	if sb.CacheLayer == "" {
 		sb.CacheLayer = defaultCacheLayer(sb.Workspace)
 	}
@@ -129,15 +159,15 @@ func (sb Sandbox) normalize(dir string) (Sandbox, error) {
 }
 
 // writable lists the existing directories the process may write, but for
-// the caches, which it may write only through their layers (the launcher
-// adds those it could layer).
+// its private ones and the caches, which it may write only through their
+// layers (the launcher adds those).
 func (sb Sandbox) writable() []string {
 	var dirs []string
 	if sb.Mode == ModeWorkspaceWrite {
 		dirs = append(dirs, sb.Workspace)
 		dirs = append(dirs, sb.WritableRoots...)
 	}
-	dirs = append(dirs, os.TempDir())
+	dirs = append(dirs, sb.Scratch...)
 	var out []string
 	seen := map[string]bool{}
 	for _, d := range dirs {
@@ -152,83 +182,12 @@ func (sb Sandbox) writable() []string {
 	return out
 }
 
-// cacheDirs are the package and build caches of the ecosystems agentls
-// detects, from env or their defaults. Cargo's home is not writable as a
-// whole: its bin directory holds programs the user runs.
-func cacheDirs(env []string) []string {
-	home := lookupEnv(env, "HOME")
-	if home == "" {
-		home, _ = os.UserHomeDir()
-	}
-	or := func(v, def string) string {
-		if v != "" {
-			return v
-		}
-		if home == "" {
-			return ""
-		}
-		return filepath.Join(home, def)
-	}
-	gomod := lookupEnv(env, "GOMODCACHE")
-	if gomod == "" {
-		if gp := filepath.SplitList(lookupEnv(env, "GOPATH")); len(gp) > 0 && gp[0] != "" {
-			gomod = filepath.Join(gp[0], "pkg", "mod")
-		}
-	}
-	npm := lookupEnv(env, "npm_config_cache")
-	if npm == "" {
-		npm = lookupEnv(env, "NPM_CONFIG_CACHE")
-	}
-	cargo := or(lookupEnv(env, "CARGO_HOME"), ".cargo")
-	dirs := []string{
-		lookupEnv(env, "GOCACHE"),
-		or(gomod, filepath.Join("go", "pkg", "mod")),
-		or(lookupEnv(env, "XDG_CACHE_HOME"), ".cache"),
-		or(npm, ".npm"),
-	}
-	if cargo != "" {
-		dirs = append(dirs, filepath.Join(cargo, "registry"), filepath.Join(cargo, "git"))
-	}
-	return dirs
-}
-
-// caches are the existing cache directories a sandboxed process sees
-// through a copy-on-write layer, outermost first: one inside another
-// (GOCACHE in ~/.cache) is covered by the outer one's layer.
-func caches(env []string) []string {
-	var out []string
-	for _, d := range cacheDirs(env) {
-		if d == "" || !filepath.IsAbs(d) {
-			continue
-		}
-		d = filepath.Clean(d)
-		if r, err := filepath.EvalSymlinks(d); err == nil {
-			d = r
-		}
-		if fi, err := os.Stat(d); err != nil || !fi.IsDir() {
-			continue
-		}
-		out = append(out, d)
-	}
-	sort.Slice(out, func(i, j int) bool { return len(out[i]) < len(out[j]) })
-	var kept []string
-	for _, d := range out {
-		inside := false
-		for _, k := range kept {
-			if d == k || strings.HasPrefix(d, k+"/") {
-				inside = true
-			}
-		}
-		if !inside {
-			kept = append(kept, d)
-		}
-	}
-	return kept
-}
-
 // defaultCacheLayer is where a workspace's cache layers live: agentls's
-// state directory, which no sandboxed process can read or write (it is
-// masked), and which is never inside a cache it layers.
+// state directory, which no sandboxed process can read or write (it is not
+// declared), and which is never inside a cache it layers. They are keyed
+// by the workspace's path and its identity (the directory's inode and
+// birth time): a project made later at the same path is another one, and
+// never sees the layers of the one that was there.
 func defaultCacheLayer(ws string) string {
 	state := os.Getenv("XDG_STATE_HOME")
 	if !filepath.IsAbs(state) {
@@ -238,7 +197,7 @@ func defaultCacheLayer(ws string) string {
 		}
 		state = filepath.Join(home, ".local", "state")
 	}
-	sum := sha256.Sum256([]byte(ws))
+	sum := sha256.Sum256([]byte(ws + "\x00" + workspaceIdentity(ws)))
 	return filepath.Join(state, "agentls", "sandbox", hex.EncodeToString(sum[:8]))
 }
 
@@ -296,24 +255,34 @@ type launchConfig struct {
 	Dir         string   `json:"dir,omitempty"`
 	Workspace   string   `json:"workspace,omitempty"`
 	View        bool     `json:"view,omitempty"`
+	ViewLayer   string   `json:"viewLayer,omitempty"`
 	ViewThrough []string `json:"viewThrough,omitempty"`
 	Network     bool     `json:"network"`
 	Writable    []string `json:"writable"`
 	// Protect and Secrets are name globs the launcher looks for in the
 	// workspace (ReadOnly: the whole workspace is read-only already).
-	Protect  []string `json:"protect,omitempty"`
-	Secrets  []string `json:"secrets,omitempty"`
+	Protect []string `json:"protect,omitempty"`
+	Secrets []string `json:"secrets,omitempty"`
+	// ReadOnly binds the workspace read-only over itself (ModeReadOnly):
+	// a workspace beneath a writable directory (the temp directory) stays
+	// read-only all the same.
+	ReadOnly bool     `json:"readOnly,omitempty"`
 	DenyRead []string `json:"denyRead,omitempty"`
-	// Caches are layered copy-on-write; CacheLayer holds the layers.
-	Caches     []string `json:"caches,omitempty"`
+	// Root is the declaration the new root is built from (Declare); its
+	// copy-on-write entries are layered in CacheLayer.
+	Root       []Entry  `json:"root,omitempty"`
+	GitConfigs []string `json:"gitConfigs,omitempty"`
+	Home       string   `json:"home,omitempty"`
 	CacheLayer string   `json:"cacheLayer,omitempty"`
 	MaxProcs   int      `json:"maxProcs,omitempty"`
+	// MemoryMax, when set, is applied as RLIMIT_DATA: no cgroup holds it.
+	MemoryMax int64 `json:"memoryMax,omitempty"`
 	// Descriptors the launcher inherits: the view's texts and the
-	// cgroup.procs file to join (0: none).
-	ViewFD   int  `json:"viewFD,omitempty"`
-	LayerFD  int  `json:"layerFD,omitempty"`
-	CgroupFD int  `json:"cgroupFD,omitempty"`
-	Probe    bool `json:"probe,omitempty"`
+	// cgroup.procs files to join (0: none).
+	ViewFD    int   `json:"viewFD,omitempty"`
+	LayerFD   int   `json:"layerFD,omitempty"`
+	CgroupFDs []int `json:"cgroupFDs,omitempty"`
+	Probe     bool  `json:"probe,omitempty"`
 }
 
 // Init runs the sandbox launcher and never returns when this process was

@@ -49,7 +49,12 @@ func probe() (bool, string) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	cfg := launchConfig{Argv: []string{"true"}, Writable: []string{os.TempDir()}, Probe: true}
+	// The probe builds a root as a command's would be (the system, /tmp).
+	d, err := Declare(Sandbox{Workspace: "/"}, nil)
+	if err != nil {
+		return false, err.Error()
+	}
+	cfg := launchConfig{Argv: []string{"true"}, Root: d.Entries, Probe: true}
 	cmd, err := launcher(ctx, cfg, false)
 	if err != nil {
 		return false, err.Error()
@@ -68,16 +73,18 @@ func probe() (bool, string) {
 	return true, ""
 }
 
-// sandboxed is the command that runs argv through the launcher, and what
-// to release once it has ended (its cgroup, its placeholders: only for a
-// transient command, one Run waits for).
-func sandboxed(ctx context.Context, argv, env []string, sb Sandbox, dir string, transient bool) (*exec.Cmd, func(), error) {
+// sandboxed is the command that runs argv through the launcher, what to
+// release once it has ended (its cgroup, its placeholders: only for a
+// transient command, one Run waits for), and oom, which reports whether
+// the kernel killed a process of the command at its memory cap (false
+// when the cap is no cgroup's).
+func sandboxed(ctx context.Context, argv, env []string, sb Sandbox, dir string, transient bool) (cmd *exec.Cmd, cleanup func(), oom func() bool, err error) {
 	if ok, why := Available(); !ok {
-		return nil, nil, fmt.Errorf("proc: %w: %s", ErrUnavailable, why)
+		return nil, nil, nil, fmt.Errorf("proc: %w: %s", ErrUnavailable, why)
 	}
 	cfg, err := configFor(argv, env, sb, dir)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	var extra []*os.File
 	release := func() {
@@ -89,44 +96,60 @@ func sandboxed(ctx context.Context, argv, env []string, sb Sandbox, dir string, 
 		// The view's texts go through a memory file, not argv's size limits.
 		f, err := viewFile(sb.View)
 		if err != nil {
-			return nil, nil, err
+			return nil, nil, nil, err
 		}
 		extra = append(extra, f)
 		cfg.ViewFD = 2 + len(extra)
 	}
-	if len(cfg.Caches) > 0 {
+	if hasCaches(cfg.Root) {
 		// Without a layer of its own, a cache is not writable at all.
 		var lock *os.File
-		if cfg.CacheLayer, lock = layerSlot(sb.CacheLayer); lock == nil {
-			cfg.Caches = nil
-		} else {
+		if cfg.CacheLayer, lock = layerSlot(sb.CacheLayer, sb.Workspace); lock != nil {
 			extra = append(extra, lock) // held until the command ends
 			cfg.LayerFD = 2 + len(extra)
 		}
 	}
-	cg, procs := newCgroup(cfg.MaxProcs)
-	if procs != nil {
-		extra = append(extra, procs)
-		cfg.CgroupFD = 2 + len(extra)
+	cg, procs, memCapped := newCgroup(cfg.MaxProcs, sb.MemoryMax)
+	for _, f := range procs {
+		extra = append(extra, f)
+		cfg.CgroupFDs = append(cfg.CgroupFDs, 2+len(extra))
 	}
+	if !memCapped && sb.MemoryMax > 0 {
+		cfg.MemoryMax = sb.MemoryMax
+	}
+	oom0 := 0
+	if memCapped {
+		oom0 = cg.oomKills()
+	}
+	oom = func() bool { return memCapped && cg.oomKills() > oom0 }
 	var unplace func()
 	if transient && sb.Mode == ModeWorkspaceWrite && sb.View == nil {
 		unplace = placeholders(sb.Workspace, sb.Protect)
 	}
-	cleanup := func() {
+	cleanup = func() {
 		release()
 		if unplace != nil {
 			unplace()
 		}
 		cg.remove()
+		pruneOnce()
 	}
-	cmd, err := launcher(ctx, cfg, sb.Network)
+	cmd, err = launcher(ctx, cfg, sb.Network)
 	if err != nil {
 		cleanup()
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	cmd.ExtraFiles = extra
-	return cmd, cleanup, nil
+	return cmd, cleanup, oom, nil
+}
+
+func hasCaches(es []Entry) bool {
+	for _, e := range es {
+		if e.Access == CopyOnWrite {
+			return true
+		}
+	}
+	return false
 }
 
 // configFor is what the launcher is told.
@@ -138,11 +161,26 @@ func configFor(argv, env []string, sb Sandbox, dir string) (launchConfig, error)
 	if err != nil {
 		return launchConfig{}, fmt.Errorf("proc: %w", err)
 	}
+	if r, err := filepath.EvalSymlinks(dir); err == nil {
+		dir = r
+	}
+	d, err := Declare(sb, env)
+	if err != nil {
+		return launchConfig{}, err
+	}
+	// The program run (an MCP server, a tool named by its path) is
+	// declared too, the file itself, read-only.
+	if p, err := resolve(argv[0], lookupEnv(env, "PATH")); err == nil && filepath.IsAbs(p) {
+		if r, err := filepath.EvalSymlinks(p); err == nil {
+			d.Entries = settle(append(d.Entries, Entry{Path: r, Access: ReadOnly, Why: "the program run"}))
+		}
+	}
 	cfg := launchConfig{Argv: argv, Dir: dir, Workspace: sb.Workspace, Network: sb.Network,
-		Writable: sb.writable(), MaxProcs: sb.MaxProcs, Caches: caches(env)}
+		Writable: sb.writable(), MaxProcs: sb.MaxProcs, Root: d.Entries, Home: d.Home, GitConfigs: d.GitConfigs}
 	if sb.Mode == ModeWorkspaceWrite {
 		cfg.Protect = sb.Protect
 	}
+	cfg.ReadOnly = sb.Mode == ModeReadOnly
 	cfg.Secrets = sb.SecretFiles
 	home := lookupEnv(env, "HOME")
 	if home == "" {
@@ -156,6 +194,11 @@ func configFor(argv, env []string, sb Sandbox, dir string) (launchConfig, error)
 
 	if sb.View != nil {
 		cfg.View, cfg.ViewThrough = true, sb.ViewThrough
+		if sb.ViewLayer != "" {
+			if cfg.ViewLayer, err = filepath.EvalSymlinks(sb.ViewLayer); err != nil {
+				return launchConfig{}, fmt.Errorf("proc: view layer: %w", err)
+			}
+		}
 	}
 	return cfg, nil
 }
@@ -236,13 +279,11 @@ func launch(arg string) error {
 			return fmt.Errorf("read the view: %w", err)
 		}
 	}
-	path, err := resolve(cfg.Argv[0], os.Getenv("PATH"))
-	if err != nil {
-		return err
-	}
 	// Mounts in order: the view on the workspace, the caches' layers, the
 	// protected names and the masks (both found on what the command will
-	// see), then the last plan: network, capabilities, Landlock.
+	// see), the new root built from the declaration and the masks of the
+	// denied paths in it, then the last plan: network, capabilities,
+	// Landlock.
 	p, err := buildMounts(cfg, view)
 	if err != nil {
 		return err
@@ -252,9 +293,29 @@ func launch(arg string) error {
 		return fmt.Errorf("%s: %w", p.ops[i].what, syscall.Errno(errno))
 	}
 	runtime.KeepAlive(p)
-	layered, err := mountBoundary(cfg)
+	var m masker
+	defer m.close()
+	layered, err := mountBoundary(cfg, &m)
 	if err != nil {
 		return err
+	}
+	isLayered := map[string]bool{}
+	for _, c := range layered {
+		isLayered[c] = true
+	}
+	if err := buildRoot(cfg, isLayered); err != nil {
+		return err
+	}
+	if err := maskDenied(cfg, &m); err != nil {
+		return err
+	}
+	path, err := resolve(cfg.Argv[0], os.Getenv("PATH"))
+	if err != nil {
+		return err
+	}
+	cfg.Writable = append(cfg.Writable, "/tmp", "/dev/shm")
+	if cfg.Home != "" && cfg.Home != "/" {
+		cfg.Writable = append(cfg.Writable, cfg.Home)
 	}
 	cfg.Writable = append(cfg.Writable, layered...)
 	if p, err = buildConfine(cfg); err != nil {
@@ -286,17 +347,4 @@ func resolve(name, pathEnv string) (string, error) {
 		return name, nil
 	}
 	return lookPath(name, pathEnv)
-}
-
-func lookPath(name, pathEnv string) (string, error) {
-	for _, dir := range strings.Split(pathEnv, ":") {
-		if dir == "" {
-			dir = "."
-		}
-		p := dir + "/" + name
-		if fi, err := os.Stat(p); err == nil && fi.Mode().IsRegular() && fi.Mode()&0o111 != 0 {
-			return p, nil
-		}
-	}
-	return "", fmt.Errorf("%s: executable file not found in $PATH", name)
 }

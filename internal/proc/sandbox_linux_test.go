@@ -150,7 +150,7 @@ func TestSandboxHasNoNetwork(t *testing.T) {
 		}
 	}()
 	dial := func(sb proc.Sandbox, addr string) proc.Result {
-		return run(t, proc.Spec{Argv: []string{os.Args[0]}, Env: append(os.Environ(), "PROC_TEST_DIAL="+addr), Dir: t.TempDir(), Sandbox: sb})
+		return run(t, proc.Spec{Argv: []string{os.Args[0]}, Env: append(os.Environ(), "PROC_TEST_DIAL="+addr), Dir: t.TempDir(), Sandbox: self(sb)})
 	}
 	addr := ln.Addr().String()
 	if r := dial(off, addr); r.ExitCode != 0 {
@@ -321,7 +321,7 @@ func TestSandboxedCommandIsConfined(t *testing.T) {
 				t.Fatalf("unconfined attack failed, it proves nothing: exit %d\n%s", code, output)
 			}
 			os.Remove(filepath.Join(out, "pwned"))
-			s.Sandbox = proc.Sandbox{}
+			s.Sandbox = self(proc.Sandbox{})
 			if code, output := viaCommand(t, s); a.done(code, output) {
 				t.Errorf("sandboxed attack succeeded: exit %d\n%s", code, output)
 			}
@@ -382,7 +382,7 @@ func TestSandboxWithNetworkCannotReachAbstractSockets(t *testing.T) {
 		}
 	}()
 	dial := func(sb proc.Sandbox) proc.Result {
-		return run(t, proc.Spec{Argv: []string{os.Args[0]}, Env: append(os.Environ(), "PROC_TEST_DIAL=unix:"+name), Dir: t.TempDir(), Sandbox: sb})
+		return run(t, proc.Spec{Argv: []string{os.Args[0]}, Env: append(os.Environ(), "PROC_TEST_DIAL=unix:"+name), Dir: t.TempDir(), Sandbox: self(sb)})
 	}
 	if r := dial(off); r.ExitCode != 0 {
 		t.Fatalf("unconfined dial failed, the attack proves nothing: %+v", r)
@@ -426,5 +426,38 @@ func TestDenyReadAroundTheWorkspace(t *testing.T) {
 	off, _ := proc.Run(context.Background(), proc.Spec{Shell: cmd, Dir: mine, Sandbox: proc.Sandbox{Mode: proc.ModeOff}})
 	if !strings.Contains(off.Output, "THEIR-TEXT") || !strings.Contains(off.Output, "HISTORY-TEXT") {
 		t.Fatalf("unconfined, the command reads: %q", off.Output)
+	}
+}
+
+// Read-only means read-only where the workspace lies: one beneath the temp
+// directory, which sandboxed commands may write, stays unwritten, with or
+// without a view of the editor's texts. Before, Landlock's writable temp
+// directory covered the workspace inside it.
+func TestReadOnlyWorkspaceInsideTempDir(t *testing.T) {
+	needSandbox(t)
+	ws := t.TempDir()
+	if err := os.WriteFile(filepath.Join(ws, "a.txt"), []byte("disk\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, view := range []map[string][]byte{nil, {"a.txt": []byte("buffer\n")}} {
+		sb := proc.Sandbox{Mode: proc.ModeReadOnly, View: view}
+		r := run(t, proc.Spec{Shell: "cat a.txt; echo x > made.txt; echo x >> a.txt; mkdir d", Dir: ws, Sandbox: sb})
+		if _, err := os.Stat(filepath.Join(ws, "made.txt")); err == nil {
+			t.Errorf("view %v: read-only mode created a file in the workspace: %+v", view != nil, r)
+		}
+		if b, _ := os.ReadFile(filepath.Join(ws, "a.txt")); string(b) != "disk\n" {
+			t.Errorf("view %v: read-only mode changed a.txt to %q", view != nil, b)
+		}
+		want := "disk"
+		if view != nil {
+			want = "buffer"
+		}
+		if !strings.Contains(r.Output, want) || !strings.Contains(r.Output, "Read-only file system") {
+			t.Errorf("view %v: output %q, want the text %q and a read-only error", view != nil, r.Output, want)
+		}
+	}
+	// Temporary files elsewhere are still allowed.
+	if r := run(t, proc.Spec{Shell: "f=$(mktemp) && echo ok > $f && cat $f", Dir: ws, Sandbox: proc.Sandbox{Mode: proc.ModeReadOnly}}); r.ExitCode != 0 {
+		t.Errorf("read-only mode cannot write a temporary file: %+v", r)
 	}
 }

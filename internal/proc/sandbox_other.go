@@ -16,9 +16,9 @@ func Available() (ok bool, why string) {
 	return false, fmt.Sprintf("no sandbox on %s", runtime.GOOS)
 }
 
-func sandboxed(ctx context.Context, argv, env []string, sb Sandbox, dir string, transient bool) (*exec.Cmd, func(), error) {
+func sandboxed(ctx context.Context, argv, env []string, sb Sandbox, dir string, transient bool) (*exec.Cmd, func(), func() bool, error) {
 	_, why := Available()
-	return nil, nil, fmt.Errorf("proc: %w: %s", ErrUnavailable, why)
+	return nil, nil, nil, fmt.Errorf("proc: %w: %s", ErrUnavailable, why)
 }
 
 func launch(string) error { return errors.New("no sandbox launcher on " + runtime.GOOS) }

@@ -126,11 +126,10 @@ func runOps(ops []op, slots *[nslots]uintptr) (int, uintptr) {
 	return -1, 0
 }
 
-// buildMounts: private mounts, a fresh /proc and the view.
+// buildMounts: private mounts and the view.
 func buildMounts(cfg launchConfig, view map[string][]byte) (*plan, error) {
 	p := &plan{}
 	p.mount("make mounts private", "", "/", "", unix.MS_REC|unix.MS_PRIVATE, "")
-	p.mount("mount /proc", "proc", "/proc", "proc", unix.MS_NOSUID|unix.MS_NODEV|unix.MS_NOEXEC, "")
 	if cfg.View {
 		if err := p.view(cfg, view); err != nil {
 			return nil, err
@@ -171,13 +170,21 @@ func (p *plan) view(cfg launchConfig, files map[string][]byte) error {
 	}
 	p.open("open the workspace", ws, unix.O_PATH|unix.O_DIRECTORY|unix.O_CLOEXEC, 0, slotLower)
 	p.onSlot(unix.SYS_DUP3, "dup", slotLower, fdLower, unix.O_CLOEXEC)
-	p.mount("mount the view's tmpfs", "agentls-view", ws, "tmpfs", unix.MS_NOSUID|unix.MS_NODEV, "mode=0700")
-	p.open("open the view's tmpfs", ws, unix.O_PATH|unix.O_DIRECTORY|unix.O_CLOEXEC, 0, slotTmp)
+	// The upper layer: a tmpfs mounted for a moment on the workspace's
+	// path, or the caller's directory (Sandbox.ViewLayer), where the
+	// command's writes stay once it has ended.
+	base := ws
+	if cfg.ViewLayer != "" {
+		base = cfg.ViewLayer
+	} else {
+		p.mount("mount the view's tmpfs", "agentls-view", ws, "tmpfs", unix.MS_NOSUID|unix.MS_NODEV, "mode=0700")
+	}
+	p.open("open the view's upper layer", base, unix.O_PATH|unix.O_DIRECTORY|unix.O_CLOEXEC, 0, slotTmp)
 	p.onSlot(unix.SYS_DUP3, "dup", slotTmp, fdUpper, unix.O_CLOEXEC)
 	p.onSlot(unix.SYS_CLOSE, "close", slotTmp)
-	upper := filepath.Join(ws, "u")
+	upper := filepath.Join(base, "u")
 	p.mkdir(upper, wsInfo.Mode())
-	p.mkdir(filepath.Join(ws, "w"), 0o700)
+	p.mkdir(filepath.Join(base, "w"), 0o700)
 	made := map[string]bool{}
 	for _, rel := range slices.Sorted(maps.Keys(files)) {
 		local := filepath.Clean(filepath.FromSlash(rel))
@@ -224,7 +231,11 @@ func (p *plan) view(cfg launchConfig, files map[string][]byte) error {
 	}
 	opts := "lowerdir=/proc/self/fd/" + strconv.Itoa(fdLower) +
 		",upperdir=/proc/self/fd/" + strconv.Itoa(fdUpper) + "/u" +
-		",workdir=/proc/self/fd/" + strconv.Itoa(fdUpper) + "/w"
+		",workdir=/proc/self/fd/" + strconv.Itoa(fdUpper) + "/w" +
+		// Whiteouts and opaque directories as user.overlay.* attributes
+		// (a user namespace may not set trusted.*): without them,
+		// deleting a directory of the disk fails half-way with EIO.
+		",userxattr"
 	p.mount("mount the view (overlayfs)", "agentls-view", ws, "overlay", unix.MS_NOSUID|unix.MS_NODEV, opts)
 	p.add("close", unix.SYS_CLOSE, fdUpper)
 	return nil

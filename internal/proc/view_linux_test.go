@@ -71,3 +71,34 @@ func TestSandboxViewRefusesEscapes(t *testing.T) {
 		t.Errorf("written through the symlink: %v", entries)
 	}
 }
+
+// With ViewLayer, what the command wrote in its view stays in the caller's
+// directory once it has ended (the seam for carrying a command's writes in
+// through the write path), and the disk is never written.
+func TestSandboxViewLayerKeepsTheWrites(t *testing.T) {
+	needSandbox(t)
+	ws := t.TempDir()
+	write(t, filepath.Join(ws, "keep.txt"), "disk\n", 0o644)
+	write(t, filepath.Join(ws, "gone.txt"), "disk\n", 0o644)
+	write(t, filepath.Join(ws, "dir/a.txt"), "disk\n", 0o644)
+	layer := outsideDir(t)
+	sb := proc.Sandbox{View: map[string][]byte{"keep.txt": []byte("buffer\n")}, ViewLayer: layer}
+	r := run(t, proc.Spec{Shell: "echo new > new.txt && rm gone.txt && rm -rf dir && cat keep.txt && (ls " + layer + " || echo hidden)", Dir: ws, Sandbox: sb})
+	if r.ExitCode != 0 || !strings.Contains(r.Output, "buffer") || !strings.Contains(r.Output, "hidden") {
+		t.Fatalf("%+v", r)
+	}
+	if b, _ := os.ReadFile(filepath.Join(layer, "u", "new.txt")); string(b) != "new\n" {
+		t.Errorf("the new file is not in the layer: %q", b)
+	}
+	if fi, err := os.Lstat(filepath.Join(layer, "u", "gone.txt")); err != nil || fi.Mode()&os.ModeCharDevice == 0 {
+		t.Errorf("the deletion is not a whiteout in the layer: %v %v", fi, err)
+	}
+	for _, f := range []string{"gone.txt", "dir/a.txt", "keep.txt"} {
+		if b, _ := os.ReadFile(filepath.Join(ws, f)); string(b) != "disk\n" {
+			t.Errorf("%s on disk: %q", f, b)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(ws, "new.txt")); err == nil {
+		t.Errorf("new.txt reached the disk")
+	}
+}

@@ -94,6 +94,7 @@ func TestSandboxBoundaryWalk(t *testing.T) {
 	for _, rel := range []string{".ssh/id_ed25519", ".aws/credentials", ".netrc", ".kube/config", ".bash_history", ".local/state/agentls/s"} {
 		write(t, filepath.Join(home, rel), "SECRET\n", 0o600)
 	}
+	write(t, filepath.Join(ws, "go.mod"), "module example.com/w\n", 0o644)
 	for _, rel := range []string{".env", ".git/config", ".git/hooks/x", ".husky/pre-commit", "src/a.go", "sub/.vscode/settings.json"} {
 		write(t, filepath.Join(ws, rel), "SECRET\n", 0o644)
 	}
@@ -101,7 +102,7 @@ func TestSandboxBoundaryWalk(t *testing.T) {
 	marker := fmt.Sprintf("agentls-walk-%d", os.Getpid())
 	masked := []string{filepath.Join(home, ".ssh"), filepath.Join(home, ".ssh/id_ed25519"), filepath.Join(home, ".aws/credentials"),
 		filepath.Join(home, ".netrc"), filepath.Join(home, ".kube"), filepath.Join(home, ".bash_history"),
-		filepath.Join(home, ".local/state/agentls"), filepath.Join(ws, ".env"), filepath.Join(ws, ".git/config")}
+		filepath.Join(home, ".local/state/agentls"), filepath.Join(ws, ".env")}
 	tmp := os.TempDir()
 	env := append(os.Environ(), "HOME="+home, "GOMODCACHE="+gomod, "PROC_TEST_WALK="+marker,
 		"PROC_TEST_MASKED="+strings.Join(masked, ":"), "PROC_TEST_KEEP="+gomod, "PROC_TEST_SKIP="+tmp)
@@ -115,11 +116,13 @@ func TestSandboxBoundaryWalk(t *testing.T) {
 	os.Remove(filepath.Join(gomod, marker))
 	sb := confined()
 	sb.CacheLayer = t.TempDir()
-	r = run(t, proc.Spec{Argv: []string{os.Args[0]}, Env: env, Dir: ws, Sandbox: sb})
+	r = run(t, proc.Spec{Argv: []string{os.Args[0]}, Env: env, Dir: ws, Sandbox: self(sb)})
 	if r.ExitCode != 0 {
 		t.Fatalf("the walk failed: %+v", r)
 	}
-	declared := []string{ws, tmp, gomod, "/dev/shm"}
+	// The home directory is the command's own (a tmpfs): what it writes
+	// there dies with it.
+	declared := []string{ws, tmp, gomod, "/dev/shm", home}
 	for _, c := range caches(t) {
 		declared = append(declared, c)
 	}

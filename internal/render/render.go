@@ -198,6 +198,10 @@ func (r *Renderer) plain(ev agent.Event) {
 		}
 	case agent.KindRetry, agent.KindCompaction, agent.KindBudget, agent.KindNotice:
 		r.line("· " + ev.Text)
+	case agent.KindNested:
+		if t := NestedLine(ev); t != "" {
+			r.line("    │ " + t)
+		}
 	case agent.KindPlan:
 		if ev.Plan == nil {
 			return
@@ -287,6 +291,10 @@ func (r *Renderer) markdown(ev agent.Event) {
 	case agent.KindRetry, agent.KindCompaction, agent.KindBudget, agent.KindNotice:
 		r.para()
 		r.write(fmt.Sprintf("> %s: %s\n", ev.Kind, OneLine(ev.Text, 500)))
+	case agent.KindNested:
+		if t := NestedLine(ev); t != "" {
+			r.item("    - " + strings.ReplaceAll(t, "`", "'") + "\n")
+		}
 	case agent.KindEnd:
 		if ev.Result != nil && ev.Result.Status != agent.StatusOK {
 			r.para()
@@ -318,7 +326,7 @@ func CallSummary(c *agent.ToolCall) string {
 	}
 	var args map[string]any
 	_ = json.Unmarshal([]byte(c.Arguments), &args)
-	for _, k := range []string{"path", "pattern", "command"} {
+	for _, k := range []string{"path", "pattern", "command", "question"} {
 		if v, ok := args[k].(string); ok && v != "" {
 			return c.Name + " " + OneLine(v, 80)
 		}
@@ -397,6 +405,41 @@ func reasonWords(reason string) string {
 		return "timed out"
 	}
 	return reason
+}
+
+// NestedLine is a step of a sub-agent (an agent.KindNested event) in one
+// line of its parent call's short trace, prefixed by the call's name: its
+// tool calls, its refusals and failures, its notices and its end. A
+// result that went well is left out ("": nothing to show), as are its
+// text and states.
+func NestedLine(ev agent.Event) string {
+	n := ev.Nested
+	if n == nil {
+		return ""
+	}
+	who := callName(ev.Call)
+	var a struct{ Question string }
+	if ev.Call != nil && json.Unmarshal([]byte(ev.Call.Arguments), &a) == nil && a.Question != "" {
+		// Helpers of one turn run at once: each line says whose it is.
+		who += " (" + OneLine(a.Question, 40) + ")"
+	}
+	switch n.Kind {
+	case agent.KindToolCall:
+		return who + " → " + CallSummary(n.Call)
+	case agent.KindToolResult:
+		if !n.IsErr {
+			return ""
+		}
+		return who + " ✗ " + callName(n.Call) + ": " + FirstLine(strings.TrimPrefix(n.Output, "error: "), 120)
+	case agent.KindRetry, agent.KindBudget, agent.KindNotice:
+		return who + " · " + OneLine(n.Text, 200)
+	case agent.KindEnd:
+		if n.Result == nil {
+			return ""
+		}
+		return who + " ── " + ResultLine(*n.Result)
+	}
+	return ""
 }
 
 // ResultLine is a result in one line: status, files, steps, tokens, cost.

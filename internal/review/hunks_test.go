@@ -8,18 +8,20 @@ import (
 // Hunks places the proposal's hunks in the text as the user has it now,
 // and marks those whose region the user edited.
 func TestHunks(t *testing.T) {
-	base := "alpha\nline 2\nomega\n"
-	proposed := "ALPHA\nline 2\nOMEGA\n"
+	base := "alpha\nline 2\nline 3\nline 4\nomega\n"
+	proposed := "ALPHA\nline 2\nline 3\nline 4\nOMEGA\n"
 	cases := []struct {
 		name    string
 		current string
 		want    []string // "start-end" in current, "!" for a conflict
 	}{
-		{"unchanged", base, []string{"0-5", "13-18"}},
-		{"line inserted above", "new\n" + base, []string{"4-9", "17-22"}},
-		{"text typed between", "alpha\nline 2 and more\nomega\n", []string{"0-5", "22-27"}},
-		{"typed after the last", base + "tail\n", []string{"0-5", "13-18"}},
-		{"hunk region edited", "alpXa\nline 2\nomega\n", []string{"!", "13-18"}},
+		{"unchanged", base, []string{"0-5", "27-32"}},
+		{"line inserted above (adjacent)", "new\n" + base, []string{"!", "31-36"}},
+		{"text typed between, two lines apart", "alpha\nline 2\nline 3 and more\nline 4\nomega\n", []string{"0-5", "36-41"}},
+		{"typed on the next line (adjacent)", "alpha\nline 2 and more\nline 3\nline 4\nomega\n", []string{"!", "36-41"}},
+		{"typed after the last (adjacent)", base + "tail\n", []string{"0-5", "!"}},
+		{"hunk region edited", "alpXa\nline 2\nline 3\nline 4\nomega\n", []string{"!", "27-32"}},
+		{"same line, other characters", "alpha // note\nline 2\nline 3\nline 4\nomega\n", []string{"!", "35-40"}},
 		{"everything deleted", "", []string{"!", "!"}},
 	}
 	for _, c := range cases {

@@ -18,8 +18,10 @@ func TestPlanAccept(t *testing.T) {
 		{"all", f.ReviewBase, "", true, nil, "ALPHA\nmid\nOMEGA\n", 2},
 		{"one hunk", f.ReviewBase, "0-5", true, nil, "ALPHA\nmid\nomega\n", 1},
 		{"an unknown hunk", f.ReviewBase, "1-2", false, nil, "", 0},
-		{"over the user's line above", "new\n" + f.ReviewBase, "", true, nil, "new\nALPHA\nmid\nOMEGA\n", 2},
-		{"the user's edit is kept", "alpha\nMID!\nomega\n", "", true, nil, "ALPHA\nMID!\nOMEGA\n", 2},
+		{"over the user's line above", "new\n" + f.ReviewBase, "10-15", true, nil, "new\nalpha\nmid\nOMEGA\n", 1},
+		{"the user's line above is adjacent", "new\n" + f.ReviewBase, "0-5", false, ErrEditedOver, "", 0},
+		{"the user's line between is adjacent to both", "alpha\nMID!\nomega\n", "", false, ErrEditedOver, "", 0},
+		{"the user's line two apart is kept", "alpha\nmid\nomega\nmore\n", "0-5", true, nil, "ALPHA\nmid\nomega\nmore\n", 1},
 		{"edited over", "alpXa\nmid\nomega\n", "", false, ErrEditedOver, "", 0},
 		{"edited over another hunk", "alpXa\nmid\nomega\n", "10-15", true, nil, "alpXa\nmid\nOMEGA\n", 1},
 	} {
@@ -100,7 +102,7 @@ func TestProposedLeavesOutEditedHunks(t *testing.T) {
 	for cur, want := range map[string]string{
 		"alpha\nmid\nomega\n":      "ALPHA\nmid\nOMEGA\n 2 0",
 		"alpXa\nmid\nomega\n":      "alpXa\nmid\nOMEGA\n 1 1",
-		"top\nalpha\nmid\nomega\n": "top\nALPHA\nmid\nOMEGA\n 2 0",
+		"top\nalpha\nmid\nomega\n": "top\nalpha\nmid\nOMEGA\n 1 1",
 	} {
 		text, n, conflicts := Proposed(f, cur)
 		if got := fmt.Sprintf("%s %d %d", text, n, conflicts); got != want {
@@ -134,7 +136,7 @@ func TestDescribe(t *testing.T) {
 // the user's edit is a conflict left proposed, never applied.
 func TestPlanMerge(t *testing.T) {
 	var l Log
-	l.ProposeWhole("f", "alpha\nmid\nomega\n", true, "ALPHA\nmid\nOMEGA\n")
+	l.ProposeWhole("f", "alpha\nmid\nx\nomega\n", true, "ALPHA\nmid\nx\nOMEGA\n")
 	f, _ := l.File("f")
 	if !f.Pending() {
 		t.Fatal("the whole change is not pending")
@@ -144,10 +146,12 @@ func TestPlanMerge(t *testing.T) {
 		ok              bool
 		conflicts       int
 	}{
-		{"clean", "alpha\nmid\nomega\n", "ALPHA\nmid\nOMEGA\n", true, 0},
-		{"the user's line stays", "alpha\nMID!\nomega\n", "ALPHA\nMID!\nOMEGA\n", true, 0},
-		{"one hunk over the user's edit", "alpXa\nmid\nomega\n", "alpXa\nmid\nOMEGA\n", true, 1},
-		{"both over the user's edits", "alpXa\nmid\nomegX\n", "", false, 2},
+		{"clean", "alpha\nmid\nx\nomega\n", "ALPHA\nmid\nx\nOMEGA\n", true, 0},
+		{"the user's line two apart stays", "alpha\nmid\nX!\nomega\n", "ALPHA\nmid\nX!\nomega\n", true, 1},
+		{"a user's line adjacent to both", "alpha\nMID!\nX!\nomega\n", "", false, 2},
+		{"one hunk over the user's edit", "alpXa\nmid\nx\nomega\n", "alpXa\nmid\nx\nOMEGA\n", true, 1},
+		{"same line, other characters", "alpha // note\nmid\nx\nomega\n", "alpha // note\nmid\nx\nOMEGA\n", true, 1},
+		{"both over the user's edits", "alpXa\nmid\nx\nomegX\n", "", false, 2},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			a, ok, conflicts := PlanMerge(f, c.cur, true)
@@ -155,5 +159,22 @@ func TestPlanMerge(t *testing.T) {
 				t.Errorf("PlanMerge = %q, %v, %d conflicts; want %q, %v, %d", a.Next, ok, len(conflicts), c.next, c.ok, c.conflicts)
 			}
 		})
+	}
+}
+
+// Issue 31: task A appended a comment to a line, task B rewrote the
+// expression on it. Merged one after the other, B's change is a conflict
+// that shows both lines, never a line neither task wrote.
+func TestMergeSameLineIsAConflict(t *testing.T) {
+	base := "func add(a, b int) int {\n\treturn a + b\n}\n"
+	afterA := "func add(a, b int) int {\n\treturn a + b // A: sum\n}\n"
+	f := File{Rel: "calc.go", ReviewBase: base, ReviewExisted: true, Proposed: "func add(a, b int) int {\n\treturn b + a\n}\n", Proposing: true}
+	a, ok, conflicts := PlanMerge(f, afterA, true)
+	if ok || len(conflicts) == 0 {
+		t.Fatalf("merging B over A: %q, ok %v, %d conflicts; want a conflict and nothing applied", a.Next, ok, len(conflicts))
+	}
+	yours, task, line, ok := Sides(f, afterA, conflicts[0])
+	if !ok || yours != "\treturn a + b // A: sum\n" || task != "\treturn b + a\n" || line != 2 {
+		t.Errorf("Sides = %q, %q, line %d, %v", yours, task, line, ok)
 	}
 }

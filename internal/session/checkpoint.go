@@ -311,6 +311,12 @@ type tracked struct {
 // wrapper does not implement itself (tools.As).
 func (w *tracked) Unwrap() agent.Workspace { return w.Workspace }
 
+// Carried records what a command's view wrote into the tree itself (the
+// tools' Carrier), as a change of the step: rewind covers it.
+func (w *tracked) Carried(rel string, old []byte, existed bool, next []byte) {
+	w.t.Changed(rel, old, existed, next)
+}
+
 func (w *tracked) Edit(ctx context.Context, rel string, transform func(old []byte, exists bool) ([]byte, error)) error {
 	// The workspace may call transform again on a newer text; the last
 	// call is the change that landed.

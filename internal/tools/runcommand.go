@@ -152,7 +152,7 @@ func runCommandIn(ctx context.Context, ws agent.Workspace, o Options, command st
 	if v == nil {
 		return runShell(ctx, o, ws.Root(), command, timeout, network)
 	}
-	out, res, err := runInView(ctx, o, v, ws.Root(), command, timeout, network, view)
+	out, res, err := runInView(ctx, o, v, ws.Root(), command, timeout, network, view, recorderOf(ws))
 	if err != nil && ctx.Err() == nil && (errors.Is(err, proc.ErrUnavailable) || out == "") {
 		// The view could not be mounted (a buffer behind a symlink, say):
 		// the command runs on the saved files, and the model is told.

@@ -66,7 +66,7 @@ exit $code
 // the Viewer (an applyEdit; the buffer stays the truth), the others to
 // disk beneath the root, deletions too. It returns the output as
 // runShell does, with a line saying what was carried.
-func runInView(ctx context.Context, o Options, v Viewer, root, command string, timeout time.Duration, network bool, view map[string][]byte) (string, proc.Result, error) {
+func runInView(ctx context.Context, o Options, v Viewer, root, command string, timeout time.Duration, network bool, view map[string][]byte, record recordFunc) (string, proc.Result, error) {
 	x, err := os.MkdirTemp("", "agentls-command-")
 	if err != nil {
 		return "", proc.Result{}, fmt.Errorf("run %q: %w", command, err)
@@ -85,12 +85,16 @@ func runInView(ctx context.Context, o Options, v Viewer, root, command string, t
 	sb.Workspace = root
 	sb.Network = sb.Network || network
 	sb.View, sb.ViewThrough = view, through
+	// The exchange directory is declared for the command: nothing else
+	// outside the workspace exists for it.
+	sb.Scratch = append(append([]string(nil), sb.Scratch...), x)
 	// The command goes in a file, not the environment: a variable holding
 	// a secret would be dropped (proc.CleanEnv), and with it the command.
 	if err := os.WriteFile(filepath.Join(x, "command"), []byte(command), 0o600); err != nil {
 		return "", proc.Result{}, fmt.Errorf("run %q: %w", command, err)
 	}
 	env := append(commandEnv(o.Env), "AGENTLS_VIEW_EXCHANGE="+x, "AGENTLS_VIEW_PRUNE="+prune)
+	started := time.Now()
 	res, err := proc.Run(ctx, proc.Spec{Shell: viewScript, Dir: root, Env: env, Secrets: o.Secrets,
 		Timeout: timeout, OutputLimit: o.MaxCommandOutput, Sandbox: sb})
 	if err != nil {
@@ -107,7 +111,7 @@ func runInView(ctx context.Context, o Options, v Viewer, root, command string, t
 		// The workspace is read-only: what the view took is not carried.
 		return out, res, nil
 	}
-	note, cerr := carry(ctx, v, root, x, view)
+	note, cerr := carry(ctx, v, root, x, view, started, record)
 	if cerr != nil {
 		note = "[what the command wrote could not be carried out of its view: " + cerr.Error() + "]\n"
 	}
@@ -126,7 +130,10 @@ func holds(view map[string][]byte, d string) bool {
 
 // carry applies what the command wrote in its view: the exchange holds the
 // listings before and after and a tar of the files changed since the stamp.
-func carry(ctx context.Context, v Viewer, root, x string, view map[string][]byte) (string, error) {
+// A file the editor does not hold is written or deleted only if nobody
+// changed it on disk since the command started (an edit of another task
+// meanwhile): the command never saw that text, and it is not written over.
+func carry(ctx context.Context, v Viewer, root, x string, view map[string][]byte, started time.Time, record recordFunc) (string, error) {
 	// The command could write the exchange directory too: what is read
 	// from it is checked like any other input (regular files of bounded
 	// size, paths confined and carriable).
@@ -202,12 +209,20 @@ func carry(ctx context.Context, v Viewer, root, x string, view map[string][]byte
 			notes = append(notes, fmt.Sprintf("%s (%v)", rel, err))
 			continue
 		}
-		if old, err := r.ReadFile(filepath.FromSlash(rel)); err == nil && bytes.Equal(old, next) {
+		old, rerr := r.ReadFile(filepath.FromSlash(rel))
+		if rerr == nil && bytes.Equal(old, next) {
+			continue
+		}
+		if changedSince(r, rel, started) {
+			notes = append(notes, rel+" (changed by someone else while the command ran: the command's text was not written over it)")
 			continue
 		}
 		if err := writeBeneath(r, rel, next, fs.FileMode(h.Mode).Perm()); err != nil {
 			notes = append(notes, fmt.Sprintf("%s (%v)", rel, err))
 			continue
+		}
+		if record != nil {
+			record(rel, old, rerr == nil, next)
 		}
 		wrote = append(wrote, rel)
 	}
@@ -223,6 +238,10 @@ func carry(ctx context.Context, v Viewer, root, x string, view map[string][]byte
 			notes = append(notes, fmt.Sprintf("%s, deleted by the command (%v)", rel, err))
 			continue
 		}
+		if changedSince(r, rel, started) {
+			notes = append(notes, rel+" (deleted by the command, but changed by someone else while it ran: not deleted)")
+			continue
+		}
 		if err := r.Remove(filepath.FromSlash(rel)); err != nil && !errors.Is(err, fs.ErrNotExist) {
 			notes = append(notes, fmt.Sprintf("%s (%v)", rel, err))
 			continue
@@ -236,11 +255,18 @@ func carry(ctx context.Context, v Viewer, root, x string, view map[string][]byte
 			fmt.Fprintf(&b, "[%s: %s]\n", what, strings.Join(rels, ", "))
 		}
 	}
-	say("the command ran on the editor's unsaved text; it wrote to disk", wrote)
+	say("the command ran in a view of the workspace (the editor's unsaved text); it wrote to disk", wrote)
 	say("it changed files open in the editor, which now show the change", edited)
 	say("it deleted", deleted)
 	say("not carried", notes)
 	return b.String(), nil
+}
+
+// changedSince reports whether rel was modified on disk after t (by
+// another task's edit or the user's save, while the command ran in its view).
+func changedSince(r *os.Root, rel string, t time.Time) bool {
+	fi, err := r.Lstat(filepath.FromSlash(rel))
+	return err == nil && fi.ModTime().After(t)
 }
 
 // listing reads a NUL-separated find listing as a set of clean relative
@@ -331,6 +357,40 @@ func writeBeneath(r *os.Root, rel string, data []byte, mode fs.FileMode) error {
 	return nil
 }
 
+// Carrier is a workspace, or a wrapper of one, that keeps a record of the
+// files a command's view carried into the tree itself (those the editor
+// does not hold), so the task's change log and checkpoints hold what
+// commands wrote and undo, rewind and review cover it.
+type Carrier interface {
+	Carried(rel string, old []byte, existed bool, next []byte)
+}
+
+// recordFunc records one file carried in (nil: nobody keeps a record).
+type recordFunc func(rel string, old []byte, existed bool, next []byte)
+
+// recorderOf tells every Carrier in ws and the workspaces it wraps.
+func recorderOf(ws agent.Workspace) recordFunc {
+	var cs []Carrier
+	for ws != nil {
+		if c, ok := ws.(Carrier); ok {
+			cs = append(cs, c)
+		}
+		u, ok := ws.(interface{ Unwrap() agent.Workspace })
+		if !ok {
+			break
+		}
+		ws = u.Unwrap()
+	}
+	if len(cs) == 0 {
+		return nil
+	}
+	return func(rel string, old []byte, existed bool, next []byte) {
+		for _, c := range cs {
+			c.Carried(rel, old, existed, next)
+		}
+	}
+}
+
 // asViewer finds the Viewer in ws or in the workspaces it wraps.
 func asViewer(ws agent.Workspace) (Viewer, bool) { return As[Viewer](ws) }
 
@@ -353,10 +413,15 @@ func As[T any](ws agent.Workspace) (T, bool) {
 	return zero, false
 }
 
-// viewOf is the view run_command runs in, or nil: the workspace holds no
-// files, or the sandbox that mounts views is off or unavailable (then the
-// command runs on the disk, as the checks' fallback does not apply to
-// commands that must write).
+// viewOf is the view run_command runs in, or nil: the workspace is no
+// Viewer (headless, the disk is the truth), or the sandbox that mounts
+// views is off or unavailable (then the command runs on the disk, as the
+// checks' fallback does not apply to commands that must write). A
+// Viewer's command runs in a view even when the editor holds no file:
+// what it writes lands in a private layer and is carried into the tree
+// when it ends, so no sandboxed process runs on the real tree while the
+// editor writes an edit (a directory it swaps for a symlink out cannot
+// carry that write outside).
 func viewOf(ctx context.Context, ws agent.Workspace, o Options) (Viewer, map[string][]byte) {
 	v, ok := asViewer(ws)
 	if !ok || o.Sandbox.Mode == proc.ModeOff {
@@ -366,8 +431,8 @@ func viewOf(ctx context.Context, ws agent.Workspace, o Options) (Viewer, map[str
 		return nil, nil
 	}
 	view := v.View(ctx)
-	if len(view) == 0 {
-		return nil, nil
+	if view == nil {
+		view = map[string][]byte{}
 	}
 	return v, view
 }

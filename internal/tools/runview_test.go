@@ -10,6 +10,7 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/agentls/agentls/internal/agent"
 	"github.com/agentls/agentls/internal/proc"
@@ -50,7 +51,7 @@ func TestCarryRefusesAForgedExchange(t *testing.T) {
 	os.WriteFile(filepath.Join(x, "before"), []byte("./keep.txt\x00./.git/config\x00./link\x00"), 0o644)
 	os.WriteFile(filepath.Join(x, "after"), []byte(""), 0o644)
 	v := &fakeViewer{wrote: map[string]string{}}
-	note, err := carry(context.Background(), v, root, x, map[string][]byte{"held.txt": []byte("old\n")})
+	note, err := carry(context.Background(), v, root, x, map[string][]byte{"held.txt": []byte("old\n")}, time.Now().Add(time.Hour), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -80,7 +81,7 @@ func TestCarryRefusesAForgedExchange(t *testing.T) {
 	if err := syscall.Mkfifo(filepath.Join(x, "before"), 0o644); err != nil {
 		t.Skip("no FIFOs here")
 	}
-	if _, err := carry(context.Background(), v, root, x, nil); err == nil {
+	if _, err := carry(context.Background(), v, root, x, nil, time.Now().Add(time.Hour), nil); err == nil {
 		t.Error("a FIFO listing was read")
 	}
 }
@@ -146,7 +147,7 @@ func TestCarryRefusesWhereAProtectedLinkLeads(t *testing.T) {
 	os.WriteFile(filepath.Join(x, "changed.tar"), buf.Bytes(), 0o644)
 	os.WriteFile(filepath.Join(x, "before"), nil, 0o644)
 	os.WriteFile(filepath.Join(x, "after"), []byte("./tools/husky/post-commit\x00./src/ok.go\x00"), 0o644)
-	note, err := carry(context.Background(), &fakeViewer{wrote: map[string]string{}}, root, x, nil)
+	note, err := carry(context.Background(), &fakeViewer{wrote: map[string]string{}}, root, x, nil, time.Now().Add(time.Hour), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -158,5 +159,50 @@ func TestCarryRefusesWhereAProtectedLinkLeads(t *testing.T) {
 	}
 	if !strings.Contains(note, ".husky") {
 		t.Errorf("note %q does not say why", note)
+	}
+}
+
+// Issue 31: a command ran in its view while another task's edit wrote a
+// file; the command's own change to that file (it saw the older text, or
+// deleted it) is not carried over the edit. On main carry wrote and deleted
+// without looking.
+func TestCarryKeepsWhatChangedWhileTheCommandRan(t *testing.T) {
+	root, x := t.TempDir(), t.TempDir()
+	for name, text := range map[string]string{"edited.txt": "v0\n", "gone.txt": "v0\n", "plain.txt": "v0\n", "old.txt": "v0\n"} {
+		os.WriteFile(filepath.Join(root, name), []byte(text), 0o644)
+	}
+	past := time.Now().Add(-time.Minute)
+	for _, name := range []string{"plain.txt", "old.txt"} {
+		os.Chtimes(filepath.Join(root, name), past, past)
+	}
+	started := time.Now().Add(-time.Second)
+	// Another task's edits while the command ran.
+	os.WriteFile(filepath.Join(root, "edited.txt"), []byte("v1 by the edit\n"), 0o644)
+	os.WriteFile(filepath.Join(root, "gone.txt"), []byte("v1 by the edit\n"), 0o644)
+	var buf bytes.Buffer
+	tw := tar.NewWriter(&buf)
+	for _, name := range []string{"./edited.txt", "./plain.txt"} {
+		body := "by the command\n"
+		tw.WriteHeader(&tar.Header{Name: name, Mode: 0o644, Size: int64(len(body)), Typeflag: tar.TypeReg})
+		tw.Write([]byte(body))
+	}
+	tw.Close()
+	os.WriteFile(filepath.Join(x, "changed.tar"), buf.Bytes(), 0o644)
+	os.WriteFile(filepath.Join(x, "before"), []byte("./edited.txt\x00./gone.txt\x00./plain.txt\x00./old.txt\x00"), 0o644)
+	os.WriteFile(filepath.Join(x, "after"), []byte("./edited.txt\x00./plain.txt\x00"), 0o644)
+	note, err := carry(context.Background(), &fakeViewer{wrote: map[string]string{}}, root, x, nil, started, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, want := range map[string]string{"edited.txt": "v1 by the edit\n", "gone.txt": "v1 by the edit\n", "plain.txt": "by the command\n"} {
+		if b, _ := os.ReadFile(filepath.Join(root, name)); string(b) != want {
+			t.Errorf("%s = %q, want %q", name, b, want)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(root, "old.txt")); err == nil {
+		t.Error("old.txt, deleted by the command and untouched since, is still there")
+	}
+	if !strings.Contains(note, "edited.txt (changed by someone else") || !strings.Contains(note, "gone.txt (deleted by the command, but changed") {
+		t.Errorf("note %q does not say what was kept", note)
 	}
 }

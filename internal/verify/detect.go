@@ -53,6 +53,9 @@ func detect(root string, has func(exts ...string) bool) []string {
 	if isFile(root, "go.mod") && has(".go") {
 		cmds = append(cmds, "go build ./...", "go vet ./...", "go test ./...")
 	}
+	if isFile(root, "tsconfig.json") && isFile(root, "node_modules/.bin/tsc") && has(".ts", ".tsx", ".mts", ".cts") {
+		cmds = append(cmds, TscCheck)
+	}
 	if npmHasTest(root) {
 		cmds = append(cmds, "npm test")
 	}
@@ -67,6 +70,13 @@ func detect(root string, has func(exts ...string) bool) []string {
 	}
 	return cmds
 }
+
+// TscCheck type-checks a TypeScript project with its own compiler,
+// incrementally: tsc keeps what it learnt in a build-info file under
+// node_modules (which the checks' view shows as on disk, so it outlives
+// the run) and checks again only what a change can affect. It is never
+// narrowed: the incremental build is tsc's own scope.
+const TscCheck = "node_modules/.bin/tsc --noEmit --incremental --tsBuildInfoFile node_modules/.cache/agentls/tsc.tsbuildinfo"
 
 // maxSourceScan bounds hasSource's walk: a tree that large is assumed to
 // hold sources rather than walked to its end.

@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 )
@@ -45,4 +46,103 @@ func BenchmarkGateOverhead(b *testing.B) {
 			b.ReportMetric(float64(b.Elapsed()/time.Duration(b.N)-floor)/1e6, "ms-overhead")
 		})
 	}
+}
+
+// BenchmarkGate reports the verify gate's checks after a one-file change,
+// scoped (Scope, its own time included) against the detected checks run
+// whole, on the projects genproj_test.go generates (50 modules, 200
+// tests, each test computing a loop: genLang.work): a change to
+// the leaf module and to the shared one, with the toolchain's caches warm
+// (the project was checked before the change) and cold (Go: an empty
+// build cache; Python: no __pycache__). Node keeps no cache between runs,
+// so JavaScript has only warm. Each iteration changes the module's NONCE
+// (an unsaved buffer), so every change is new to the caches. Metrics:
+// s-scoped, s-full, and x-full, their ratio. Run with -benchtime 1x.
+func BenchmarkGate(b *testing.B) {
+	for _, lang := range genLangs {
+		b.Run(lang.name, func(b *testing.B) {
+			root := b.TempDir()
+			lang.gen(b, root, lang.work)
+			gocache := b.TempDir()
+			env := []string{"GOCACHE=" + gocache}
+			switch lang.name {
+			case "python":
+				// Warm: pytest ran on disk before (its __pycache__, the
+				// rewritten test modules included).
+				c := exec.Command("pytest", "-q", "-p", "no:cacheprovider")
+				c.Dir = root
+				if out, err := c.CombinedOutput(); err != nil {
+					b.Fatalf("%v\n%s", err, out)
+				}
+			case "go":
+				if _, err := Run(context.Background(), RunOptions{Root: root, Commands: lang.cmds, Env: env}); err != nil {
+					b.Fatal(err)
+				}
+			}
+			for _, change := range []string{"leaf", "shared"} {
+				module := "m48"
+				if change == "shared" {
+					module = "shared"
+				}
+				for _, cache := range []string{"warm", "cold"} {
+					if cache == "cold" && lang.name == "typescript" {
+						continue
+					}
+					b.Run(change+"/"+cache, func(b *testing.B) {
+						rel := lang.module(module)
+						orig, err := os.ReadFile(filepath.Join(root, rel))
+						if err != nil {
+							b.Fatal(err)
+						}
+						var scopedT, fullT time.Duration
+						nonce := 0
+						run := func(scoped bool) time.Duration {
+							nonce++
+							text := strings.Replace(string(orig), fmt.Sprintf(lang.nonceFmt, 0), fmt.Sprintf(lang.nonceFmt, nonce), 1)
+							unsaved := map[string][]byte{rel: []byte(text)}
+							env := env
+							if cache == "cold" {
+								b.StopTimer()
+								if lang.name == "go" {
+									env = []string{"GOCACHE=" + b.TempDir()}
+								} else {
+									removePycache(b, root)
+								}
+								b.StartTimer()
+							}
+							began := time.Now()
+							cmds := lang.cmds
+							if scoped {
+								cmds = Commands(Scope(context.Background(), ScopeInput{Root: root, Commands: lang.cmds, Changed: []string{rel}, Unsaved: unsaved}))
+							}
+							rs, err := Run(context.Background(), RunOptions{Root: root, Commands: cmds, Unsaved: unsaved, Env: env})
+							if err != nil || !passedAll(rs) {
+								b.Fatalf("%q: %v %+v", cmds, err, rs)
+							}
+							return time.Since(began)
+						}
+						for i := 0; i < b.N; i++ {
+							scopedT += run(true)
+							fullT += run(false)
+						}
+						b.ReportMetric(scopedT.Seconds()/float64(b.N), "s-scoped")
+						b.ReportMetric(fullT.Seconds()/float64(b.N), "s-full")
+						b.ReportMetric(float64(scopedT)/float64(fullT), "x-full")
+					})
+				}
+			}
+		})
+	}
+}
+
+func removePycache(b *testing.B, root string) {
+	_ = filepath.WalkDir(root, func(p string, d os.DirEntry, err error) error {
+		if err == nil && d.IsDir() && d.Name() == "__pycache__" {
+			if err := os.RemoveAll(p); err != nil {
+				b.Fatal(err)
+			}
+			return filepath.SkipDir
+		}
+		return nil
+	})
 }

@@ -34,6 +34,10 @@ func (l *lazyRE) MatchString(s string) bool { return l.get().MatchString(s) }
 
 func (l *lazyRE) FindStringSubmatch(s string) []string { return l.get().FindStringSubmatch(s) }
 
+func (l *lazyRE) FindAllStringSubmatch(s string, n int) [][]string {
+	return l.get().FindAllStringSubmatch(s, n)
+}
+
 func (l *lazyRE) FindStringSubmatchIndex(s string) []int { return l.get().FindStringSubmatchIndex(s) }
 
 func (l *lazyRE) FindSubmatch(b []byte) [][]byte { return l.get().FindSubmatch(b) }

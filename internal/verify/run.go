@@ -233,6 +233,22 @@ func newFallback(opts RunOptions, cmds []string, sandboxed bool) (*fallback, err
 		return nil, err
 	}
 	f.ov.rewrite = back
+	if sandboxed {
+		// A sandboxed command's file system holds only what is declared:
+		// the copy it runs in, and go -overlay's stand-ins.
+		f.sb.Scratch = append([]string(nil), f.sb.Scratch...)
+		f.sb.AllowRead = append([]string(nil), f.sb.AllowRead...)
+		if f.ov.temp {
+			f.sb.Scratch = append(f.sb.Scratch, f.ov.dirReal)
+		}
+		if goOv {
+			for _, fl := range strings.Fields(flags) {
+				if spec, ok := strings.CutPrefix(fl, "-overlay="); ok {
+					f.sb.AllowRead = append(f.sb.AllowRead, filepath.Dir(spec))
+				}
+			}
+		}
+	}
 	return f, nil
 }
 

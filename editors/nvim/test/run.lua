@@ -197,6 +197,9 @@ do
   local wt = require('run_worktree')
   wt.init(M.helpers)
   M.worktree = wt.run
+  local wp = require('run_writepath')
+  wp.init(M.helpers)
+  M.writepath = wp.run
   local i36 = require('run_issue36')
   i36.init(M.helpers)
   M.issue36 = i36.run
@@ -470,6 +473,7 @@ function M.body()
   M.review(a)
   M.issue25(a)
   M.worktree(a)
+  M.writepath(a)
   M.issue36(a)
   local broken = {}
   for _, m in ipairs(messages) do

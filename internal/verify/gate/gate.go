@@ -64,7 +64,14 @@ func (g *Gate) Verify(ctx context.Context, changed []string) (agent.VerifyReport
 	if g.Unsaved != nil {
 		unsaved = g.Unsaved(changed)
 	}
+	sb, unconfined := g.Sandbox, false
+	if sb.Mode != proc.ModeOff {
+		if ok, _ := proc.Available(); !ok {
+			sb.Mode, unconfined = proc.ModeOff, true
+		}
+	}
 	cmds := g.Commands
+	var checks []verify.Check
 	if g.Detected {
 		present := append([]string(nil), changed...)
 		for rel := range unsaved {
@@ -75,20 +82,26 @@ func (g *Gate) Verify(ctx context.Context, changed []string) (agent.VerifyReport
 			return agent.VerifyReport{Passed: true, Skipped: true,
 				Summary: "nothing to check: no source files yet for " + strings.Join(verify.DetectAny(g.Root), "; ")}, nil
 		}
-		cmds = verify.ScopeGoChecks(g.Root, cmds, changed, unsaved)
-		if len(cmds) == 0 {
+		checks = verify.Scope(ctx, verify.ScopeInput{Root: g.Root, Commands: cmds, Changed: changed, Unsaved: unsaved,
+			Sandbox: sb, Secrets: g.Secrets})
+		cmds = verify.Commands(checks)
+		if len(cmds) == 0 && !verify.Estimated(checks) {
 			return agent.VerifyReport{Passed: true, Skipped: true,
-				Summary: "nothing to check: the changed files are in no Go package"}, nil
+				Summary: "nothing to check: the changed files are in nothing the checks cover"}, nil
 		}
 	}
-	sb, unconfined := g.Sandbox, false
-	if sb.Mode != proc.ModeOff {
-		if ok, _ := proc.Available(); !ok {
-			sb.Mode, unconfined = proc.ModeOff, true
-		}
+	// An estimated scope that passes is followed by the full checks.
+	full := cmds
+	if verify.Estimated(checks) {
+		full = verify.FullCommands(checks)
 	}
 	if g.Approve != nil && unconfined {
-		for _, c := range cmds {
+		asked := map[string]bool{}
+		for _, c := range append(append([]string(nil), cmds...), full...) {
+			if asked[c] {
+				continue
+			}
+			asked[c] = true
 			ok, reason, err := g.Approve(ctx, c)
 			if err != nil {
 				return agent.VerifyReport{}, err
@@ -101,19 +114,62 @@ func (g *Gate) Verify(ctx context.Context, changed []string) (agent.VerifyReport
 	}
 	opts := verify.RunOptions{Root: g.Root, Commands: cmds, Unsaved: unsaved, Timeout: g.Timeout, OnStart: g.OnStart,
 		Sandbox: sb, Warn: g.Warn, Secrets: g.Secrets}
+	var results []verify.Result
+	var err error
+	ran, scopedPassed := cmds, false
+	if len(cmds) > 0 {
+		if results, err = g.check(ctx, opts, changed, unsaved); err != nil {
+			return agent.VerifyReport{}, err
+		}
+		scopedPassed = Report(results, cmds).Passed
+	}
+	if verify.Estimated(checks) && (len(cmds) == 0 || scopedPassed) {
+		// The scope was read from the source, which code can defeat: the
+		// task is verified only by the checks as detected.
+		opts.Commands = full
+		if results, err = g.check(ctx, opts, changed, unsaved); err != nil {
+			return agent.VerifyReport{}, err
+		}
+		ran = full
+	}
+	if g.OnResults != nil {
+		g.OnResults(ctx, results)
+	}
+	rep := Report(results, ran)
+	rep.Summary += scopeNote(checks, cmds, ran)
+	return rep, nil
+}
+
+// scopeNote says which checks ran: the detected ones narrowed to what the
+// change reaches, or the full ones (after the scoped ones passed, when the
+// scope was an estimate).
+func scopeNote(checks []verify.Check, scoped, ran []string) string {
+	if !verify.Scoped(checks) {
+		return ""
+	}
+	if strings.Join(ran, "\n") == strings.Join(scoped, "\n") {
+		return "; scoped to what the change reaches (full: " + strings.Join(verify.FullCommands(checks), "; ") + ")"
+	}
+	if len(scoped) == 0 {
+		return "; full checks (no test reaches the change by its imports)"
+	}
+	return "; full checks, after the scoped ones passed (" + strings.Join(scoped, "; ") + ")"
+}
+
+// check runs opts's commands and, when they fail and the gate has a
+// baseline, the same commands on the text before the task, excusing what
+// failed there too.
+func (g *Gate) check(ctx context.Context, opts verify.RunOptions, changed []string, unsaved map[string][]byte) ([]verify.Result, error) {
 	results, err := verify.Run(ctx, opts)
 	if err != nil {
-		return agent.VerifyReport{}, err
+		return nil, err
 	}
 	if g.Before != nil && failed(results) {
 		if base, maps := g.baseline(ctx, opts, changed, unsaved); base != nil {
 			excuse(g.Root, results, base, changed, maps)
 		}
 	}
-	if g.OnResults != nil {
-		g.OnResults(ctx, results)
-	}
-	return Report(results, cmds), nil
+	return results, nil
 }
 
 // failed reports whether a check failed.

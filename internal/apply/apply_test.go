@@ -1,0 +1,192 @@
+package apply
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+)
+
+// memory is a Transport over a map whose writes go out only over the text
+// planned on; hook runs before each write's check (another writer).
+type memory struct {
+	mu    sync.Mutex
+	files map[string]string
+	hook  func()
+	drop  int // answer the next drop writes "applied" without making them
+}
+
+func (m *memory) Read(ctx context.Context, rel string) (Text, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	t, ok := m.files[rel]
+	return Text{Data: t, Exists: ok}, nil
+}
+
+func (m *memory) Write(ctx context.Context, b Batch) error {
+	if m.hook != nil {
+		m.hook()
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	for _, c := range b.Changes {
+		if t, ok := m.files[c.Rel]; ok != c.Cur.Exists || t != c.Cur.Data {
+			return ErrStale
+		}
+	}
+	if m.drop > 0 {
+		m.drop--
+		return ErrLost
+	}
+	for _, c := range b.Changes {
+		m.files[c.Rel] = c.Next
+	}
+	return nil
+}
+
+func replace(old, new string) func(Text) (string, error) {
+	return func(t Text) (string, error) {
+		if strings.Count(t.Data, old) != 1 {
+			return "", errors.New("old text not found exactly once")
+		}
+		return strings.Replace(t.Data, old, new, 1), nil
+	}
+}
+
+// Two writers of one file at once, each changing its own line: both land,
+// every time.
+func TestConcurrentEditsBothLand(t *testing.T) {
+	for run := range 50 {
+		m := &memory{files: map[string]string{"f": "one\ntwo\nthree\n"}}
+		a := New(m)
+		var wg sync.WaitGroup
+		for _, e := range [][2]string{{"one", "ONE"}, {"three", "THREE"}} {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				if _, err := a.Edit(context.Background(), "f", "", replace(e[0], e[1])); err != nil {
+					t.Error(err)
+				}
+			}()
+		}
+		wg.Wait()
+		if got := m.files["f"]; got != "ONE\ntwo\nTHREE\n" {
+			t.Fatalf("run %d: %q", run, got)
+		}
+	}
+}
+
+// A change gone stale (the user typed between the plan and the write) is
+// planned again on the newer text; one whose old text is gone fails with
+// the plan's own error and writes nothing.
+func TestStaleIsReplanned(t *testing.T) {
+	m := &memory{files: map[string]string{"f": "a\nb\nc\n"}}
+	typed := false
+	m.hook = func() {
+		if !typed {
+			typed = true
+			m.mu.Lock()
+			m.files["f"] = "typed\na\nb\nc\n"
+			m.mu.Unlock()
+		}
+	}
+	a := New(m)
+	if _, err := a.Edit(context.Background(), "f", "", replace("c\n", "C\n")); err != nil {
+		t.Fatal(err)
+	}
+	if m.files["f"] != "typed\na\nb\nC\n" {
+		t.Fatalf("got %q", m.files["f"])
+	}
+	typed = false
+	m.hook = func() {
+		if !typed {
+			typed = true
+			m.mu.Lock()
+			m.files["f"] = "gone\n"
+			m.mu.Unlock()
+		}
+	}
+	_, err := a.Edit(context.Background(), "f", "", replace("a\n", "A\n"))
+	if err == nil || !strings.Contains(err.Error(), "exactly once") || m.files["f"] != "gone\n" {
+		t.Fatalf("err %v, file %q", err, m.files["f"])
+	}
+}
+
+// An edit the other side reported applied but did not make is planned
+// again; when it keeps being lost the call fails saying so.
+func TestLostIsReplannedThenReported(t *testing.T) {
+	m := &memory{files: map[string]string{"f": "x\n"}, drop: 1}
+	a := New(m)
+	if _, err := a.Edit(context.Background(), "f", "", replace("x", "y")); err != nil || m.files["f"] != "y\n" {
+		t.Fatalf("err %v, file %q", err, m.files["f"])
+	}
+	m.drop = 100
+	_, err := a.Edit(context.Background(), "f", "", replace("y", "z"))
+	if !errors.Is(err, ErrLost) || m.files["f"] != "y\n" {
+		t.Fatalf("err %v, file %q", err, m.files["f"])
+	}
+}
+
+// A waiter for a busy path gives up when its context ends.
+func TestClaimHonoursTheContext(t *testing.T) {
+	a := New(&memory{files: map[string]string{}})
+	release, err := a.claim(context.Background(), []string{"f"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := a.claim(ctx, []string{"f"}); !errors.Is(err, context.Canceled) {
+		t.Fatalf("claim of a busy path: %v", err)
+	}
+	release()
+	r2, err := a.claim(context.Background(), []string{"f"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r2()
+}
+
+// The disk transport writes only over the text planned on, and a path
+// through a symlink out of the root is never written (ErrMoved).
+func TestDisk(t *testing.T) {
+	root := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(root, "d"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(root, "d/f"), []byte("old\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	d, err := NewDisk(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	err = d.Write(ctx, Batch{Changes: []Change{{Rel: "d/f", Cur: Text{Data: "other\n", Exists: true}, Next: "new\n"}}})
+	if !errors.Is(err, ErrStale) {
+		t.Fatalf("write over text not planned on: %v", err)
+	}
+	outside := t.TempDir()
+	if err := os.WriteFile(filepath.Join(outside, "f"), []byte("old\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(filepath.Join(root, "d"), filepath.Join(root, "d.moved")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(outside, filepath.Join(root, "d")); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := d.Read(ctx, "d/f"); !errors.Is(err, ErrMoved) {
+		t.Fatalf("read through the swapped directory: %v", err)
+	}
+	err = d.Write(ctx, Batch{Changes: []Change{{Rel: "d/f", Cur: Text{Data: "old\n", Exists: true}, Next: "new\n"}}})
+	if !errors.Is(err, ErrMoved) {
+		t.Fatalf("write through the swapped directory: %v", err)
+	}
+	if b, _ := os.ReadFile(filepath.Join(outside, "f")); string(b) != "old\n" {
+		t.Fatalf("written outside: %q", b)
+	}
+}

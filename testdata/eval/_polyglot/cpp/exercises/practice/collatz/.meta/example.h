@@ -1,0 +1,5 @@
+#pragma once
+
+namespace collatz {
+long steps(long n);
+}

@@ -1,0 +1,3 @@
+module wordwrap
+
+go 1.22

@@ -1,0 +1,3 @@
+export const titleCase = (title) => {
+  throw new Error('Remove this line and implement the function');
+};

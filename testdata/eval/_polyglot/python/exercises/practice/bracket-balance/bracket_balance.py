@@ -1,0 +1,2 @@
+def is_balanced(text):
+    pass

@@ -1,0 +1,7 @@
+pub fn encode(source: &str) -> String {
+    todo!("encode {source:?}")
+}
+
+pub fn decode(source: &str) -> String {
+    todo!("decode {source:?}")
+}

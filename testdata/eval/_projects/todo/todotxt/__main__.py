@@ -1,0 +1,5 @@
+import sys
+
+from todotxt.cli.main import main
+
+sys.exit(main(sys.argv[1:]))

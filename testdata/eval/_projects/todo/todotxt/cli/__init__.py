@@ -1,0 +1,1 @@
+"""The todo command line."""

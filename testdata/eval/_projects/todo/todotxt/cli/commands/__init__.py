@@ -1,0 +1,16 @@
+"""The commands, by name: each module has HELP, arguments(parser) and
+run(ctx, args)."""
+
+from todotxt.cli.commands import add, archive_cmd, depri, do, ls, pri, replace, report_cmd, rm
+
+COMMANDS = {
+    "add": add,
+    "ls": ls,
+    "do": do,
+    "pri": pri,
+    "depri": depri,
+    "rm": rm,
+    "replace": replace,
+    "archive": archive_cmd,
+    "report": report_cmd,
+}

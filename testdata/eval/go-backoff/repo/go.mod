@@ -1,3 +1,0 @@
-module example.com/gobackoff
-
-go 1.22

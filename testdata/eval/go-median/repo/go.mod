@@ -1,3 +1,0 @@
-module example.com/gomedian
-
-go 1.22

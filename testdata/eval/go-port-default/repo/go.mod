@@ -1,3 +1,0 @@
-module example.com/goportdefault
-
-go 1.22

@@ -1,3 +1,0 @@
-module example.com/goreversewords
-
-go 1.22

@@ -1,3 +1,0 @@
-module example.com/goslugify
-
-go 1.22

@@ -1,2 +1,0 @@
-// Package text has small text helpers.
-package text

@@ -1,3 +1,0 @@
-module example.com/gostackpopempty
-
-go 1.22
