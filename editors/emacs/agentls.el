@@ -386,7 +386,10 @@ the line written for that prompt, not whichever was written last."
             (setq h (substring h (1+ cut))))
           (setf (alist-get id agentls--held nil t #'equal) (if (string-empty-p h) nil h)))
         (setq kind nil))
-       ((not (member kind '("usage" "state" "options" "commands")))
+       ((not (or (member kind '("usage" "state" "options" "commands"))
+                 ;; A sub-agent's step with nothing to show writes nothing.
+                 (and (equal kind "nested") (not (and (stringp (plist-get ev :line))
+                                                      (not (string-empty-p (plist-get ev :line))))))))
         (when-let ((h (alist-get id agentls--held nil nil #'equal)))
           (label)
           (agentls--line "%s" h) ; its unfinished line, before what follows it
@@ -426,6 +429,11 @@ the line written for that prompt, not whichever was written last."
          ;; hidden behind a button.
          (when (and ran (not (string-empty-p (string-trim out))))
            (agentls--output (split-string (string-trim out) "\n")))))
+      ("nested"
+       ;; A sub-agent's step, under the task (the server's one line).
+       (let ((l (plist-get ev :line)))
+         (when (and (stringp l) (not (string-empty-p l)))
+           (agentls--line "    ↳ %s" l))))
       ("verify"
        (let ((v (plist-get ev :verify)))
          (agentls--line "%s checks %s: %s"

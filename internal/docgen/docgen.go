@@ -112,7 +112,8 @@ func events() []byte {
 		"`{taskId, session, kind, step, …}`; a task's first event also has `task`, its prompt, so a view can\n" +
 		"head a task a code action started, and the `end` event has `ended`, how it ended in words (`ok`,\n" +
 		"`cancelled by you`, `stopped: step limit`, `edits failed (3), nothing changed`), and a command's\n" +
-		"`toolResult` has `ran`, how it ran in words (`exit 0 · in the sandbox, unasked`). `agentls run --json` prints the same events as JSON lines, and\n" +
+		"`toolResult` has `ran`, how it ran in words (`exit 0 · in the sandbox, unasked`), and a `nested` event\n" +
+		"has `line`, the sub-agent's step in one line (empty for a step not worth one). `agentls run --json` prints the same events as JSON lines, and\n" +
 		"the ACP agent turns them into `session/update`s. Only the fields of an event's kind are set.\n\n")
 	b.WriteString("| kind | fields | meaning |\n|---|---|---|\n")
 	for _, k := range agent.EventKinds {

@@ -117,6 +117,9 @@ type eventParams struct {
 	Ended string `json:"ended,omitempty"`
 	// Ran is how a command ran, in words (render.RunNote), on its result.
 	Ran string `json:"ran,omitempty"`
+	// Line is a sub-agent's step in one line (render.NestedLine), on a
+	// nested event: the editors show it under the call that started it.
+	Line string `json:"line,omitempty"`
 	agent.Event
 }
 
@@ -203,6 +206,9 @@ func (s *Server) sendEvent(ctx context.Context, t *runningTask, ev agent.Event) 
 	}
 	if ev.Run != nil {
 		p.Ran = render.RunNote(ev.Run)
+	}
+	if ev.Kind == agent.KindNested {
+		p.Line = render.NestedLine(ev)
 	}
 	t.mu.Lock()
 	if !t.headed {

@@ -78,6 +78,14 @@
                 (and (test-has "■ tc36 cancelled by you\n") (not (test-has "cancelled: cancelled")))
                 (test-stream))
 
+    ;; Sub-agents: a helper's step shows under its task.
+    (agentls--on-event (list :taskId "tn36" :kind "nested" :line "explore (where is Add) → read_file calc.go"))
+    (agentls--on-event (list :taskId "tn36" :kind "nested" :line ""))
+    (test-check "i36/1 a sub-agent step shows under its task"
+                (and (= (length (test-i36-lines "    ↳ explore (where is Add) → read_file calc.go")) 1)
+                     (= (length (test-i36-lines "┄ tn36")) 1))
+                (test-stream))
+
     ;; 8. The task list: states in words, rewind reachable, newest first.
     (test-check "i36/8 the task list says running, needs you, done, failed and offers rewind"
                 (and (equal (agentls-state-word '(:status "running")) "running")

@@ -125,6 +125,12 @@ function M.run(a)
   T.check('i36/7 a cancel reads "cancelled by you"', t2 ~= nil and #rows(a, '■ ' .. t2 .. ' cancelled by you') == 1
     and #rows(a, 'cancelled: cancelled') == 0, vim.inspect(rows(a, '■ ' .. tostring(t2))))
 
+  -- Sub-agents: a helper's step shows under its task, in the server's words.
+  stream.render({ taskId = 'tn36', kind = 'nested', line = 'explore (where is Add) → read_file calc.go' })
+  stream.render({ taskId = 'tn36', kind = 'nested', line = '' })
+  T.check('i36/1 a sub-agent step shows under its task', #rows(a, '    ↳ explore (where is Add) → read_file calc.go') == 1
+    and #rows(a, '┄ tn36') == 1, vim.inspect(rows(a, 'tn36')))
+
   -- 6. :AgentStream after :only: no E444, no traceback.
   a.open_stream()
   local sw = stream.winid()

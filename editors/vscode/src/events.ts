@@ -76,6 +76,8 @@ export interface AgentEvent {
   ran?: string;
   /** end: how the task ended, in words ("cancelled by you", "stopped: step limit"). */
   ended?: string;
+  /** nested: a sub-agent's step in one line ("" when not worth one). */
+  line?: string;
 }
 
 /**
@@ -315,6 +317,9 @@ export class StreamRenderer {
         for (const st of ev.plan?.plan ?? []) s += `\n[${id}]     ${mark(st.status)} ${shorten(st.step, 200)}`;
         return this.line(s);
       }
+      case 'nested':
+        // A sub-agent's step, under the task (the server's one line).
+        return ev.line ? this.line(`[${id}]     ↳ ${ev.line}`) : '';
       case 'end':
         return this.line(`[${id}] ■ ${endSummary(ev.result, ev.ended)}`);
       default:

@@ -112,6 +112,13 @@ export class ConversationPanel {
         this.upsert(key, this.tool(ev, '…'));
         break;
       }
+      case 'nested':
+        // A sub-agent's step, under the task.
+        if (ev.line) {
+          this.text.delete(id);
+          this.upsert(`n${++this.seq}`, `<div class="tool nested">↳ ${escapeHtml(ev.line)}</div>`);
+        }
+        break;
       case 'plan': {
         // One plan per task, drawn again where it is.
         this.text.delete(id);

@@ -426,6 +426,10 @@ local call_rows = {} -- tool call id -> { row, text }
 
 -- render turns one agentls/event into stream output.
 local quiet = { usage = true, state = true, options = true, commands = true }
+-- A sub-agent's step with nothing to show writes nothing: no label for it.
+local function silent(ev)
+  return ev.kind == 'nested' and not (type(ev.line) == 'string' and ev.line ~= '')
+end
 local held = {} -- taskId -> text a task streamed while another wrote last
 
 function M.render(ev)
@@ -463,7 +467,7 @@ function M.render(ev)
     held[id] = h ~= '' and h or nil
     return
   end
-  if not quiet[kind] or (kind == 'state' and ev.to == 'verifying') then
+  if (not quiet[kind] or (kind == 'state' and ev.to == 'verifying')) and not silent(ev) then
     if held[id] then
       label()
       M.line(held[id]) -- its unfinished line, before what follows it
@@ -508,6 +512,11 @@ function M.render(ev)
         table.insert(out, '    │ ' .. l)
       end
       M.line(unpack(out))
+    end
+  elseif kind == 'nested' then
+    -- A sub-agent's step, under the task (the server's one line).
+    if type(ev.line) == 'string' and ev.line ~= '' then
+      M.line('    ↳ ' .. ev.line)
     end
   elseif kind == 'verify' then
     local v = ev.verify or {}

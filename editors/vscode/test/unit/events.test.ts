@@ -261,3 +261,13 @@ test('the status item says the approval mode and the budget left', () => {
   tr.apply({ taskId: 't1', kind: 'end', result: { status: 'ok', reason: 'done', failedEdits: 3, filesChanged: [] }, ended: 'edits failed (3), nothing changed' });
   assert.equal(tr.view().text, '$(warning) agentls: t1 edits failed (3), nothing changed');
 });
+
+test('a sub-agent step is a line under its task; one not worth a line is none', () => {
+  assert.equal(
+    renderAll([
+      { taskId: 't1', kind: 'nested', line: 'explore (where is Add) → read_file calc.go' },
+      { taskId: 't1', kind: 'nested', line: '' },
+    ]),
+    '[t1]     ↳ explore (where is Add) → read_file calc.go\n',
+  );
+});
