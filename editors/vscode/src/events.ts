@@ -189,6 +189,14 @@ export function statusWord(r: Result | undefined): string {
   return r.status;
 }
 
+/** A task's state in the task lists: running, needs you (a review waits), failed, done. */
+export function taskState(t: { status?: string; outcome?: string; reason?: string } | undefined): string {
+  if (!t || t.status === 'running' || t.status === 'queued') return 'running';
+  if (t.outcome === 'awaiting review') return 'needs you';
+  if (t.status === 'error' || t.reason === 'verifyFailed') return 'failed';
+  return 'done';
+}
+
 /** Model facts for the context meter and the cost (agentls.info). */
 export interface ModelInfo {
   model?: string;

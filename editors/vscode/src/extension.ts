@@ -599,7 +599,7 @@ class Agentls {
     const pick = await vscode.window.showQuickPick(items, { title: 'agentls: Task History', matchOnDescription: true });
     if (!pick) return;
     const t = pick.task;
-    const acts = ['Open Transcript', 'Continue'];
+    const acts = ['Open Transcript', 'Continue', 'Rewind'];
     if (t.review) acts.push('Review Diff', 'Accept All', 'Reject All');
     else if (t.undoable ?? (t.filesChanged ?? []).length > 0) acts.push('Show Changes', 'Undo');
     this.probe.write('historyActions', { taskId: t.taskId, actions: acts });
@@ -611,6 +611,7 @@ class Agentls {
     else if (act === 'Reject All') await this.review('agentls.reject', { taskId: t.taskId });
     else if (act === 'Show Changes') await this.showTaskDiff({ taskId: t.taskId });
     else if (act === 'Undo') await this.undoTask({ taskId: t.taskId });
+    else if (act === 'Rewind') await this.rewindTask({ taskId: t.taskId });
   }
 
   /**

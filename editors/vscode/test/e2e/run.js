@@ -527,7 +527,7 @@ def('conversation panel: Markdown, one line per tool call, model picker, follow-
   await waitFor('both tasks listed', async () => /t1 ok/.test(await domText(hist)) && /t2 ok/.test(await domText(hist)), 5000);
   await page.locator('.quick-input-widget .monaco-list-row', { hasText: 't2 ok' }).first().click();
   const acts = await waitProbe(folder, 'the history actions', (r) => r.kind === 'historyActions', 5000);
-  assert(!acts.actions.includes('Undo') && acts.actions.includes('Continue'), `actions for a task with no changes: ${acts.actions}`);
+  assert(!acts.actions.includes('Undo') && acts.actions.includes('Continue') && acts.actions.includes('Rewind'), `actions for a task with no changes: ${acts.actions}`);
   // The probe is written just before the second picker opens: Escape only
   // once it shows, or it closes nothing.
   await page.locator('.quick-input-widget .quick-input-title', { hasText: 'agentls t2' }).waitFor({ state: 'visible', timeout: 10000 });

@@ -3,7 +3,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { test } from 'node:test';
 
-import { AgentEvent, StreamRenderer, TaskTracker, autonomyText, endSummary, statusWord, toolSize, toolSummary, usageLine, vscodeHint, Heads, composedTask } from '../../src/events';
+import { AgentEvent, StreamRenderer, TaskTracker, autonomyText, taskState, endSummary, statusWord, toolSize, toolSummary, usageLine, vscodeHint, Heads, composedTask } from '../../src/events';
 
 const testdata = path.resolve(__dirname, '..', '..', '..', 'test', 'unit', 'testdata');
 
@@ -270,4 +270,12 @@ test('a sub-agent step is a line under its task; one not worth a line is none', 
     ]),
     '[t1]     ↳ explore (where is Add) → read_file calc.go\n',
   );
+});
+
+test('a task in the lists says running, needs you, failed or done', () => {
+  assert.equal(taskState({ status: 'running' }), 'running');
+  assert.equal(taskState({ status: 'ok', outcome: 'awaiting review' }), 'needs you');
+  assert.equal(taskState({ status: 'error' }), 'failed');
+  assert.equal(taskState({ status: 'ok', reason: 'verifyFailed' }), 'failed');
+  assert.equal(taskState({ status: 'ok' }), 'done');
 });
