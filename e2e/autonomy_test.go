@@ -286,7 +286,7 @@ func TestHeadlessPlanAndLimit(t *testing.T) {
 		t.Errorf("exit code %d, want 1 (stopped at the limit)\n%s", code, out)
 	}
 	if !containsAll(out, "plan (0 of 2 done)", "[>] Read hello.txt", "plan (1 of 2 done)", "[x] Read hello.txt", "[>] Say goodbye",
-		"Summary: planned only.", "stopped: stopped at the step limit: 2 model turns", "stopped at the limit (maxSteps)") {
+		"Summary: planned only.", "stopped at the step limit: 2 model turns", "── stopped: step limit ·") {
 		t.Errorf("output lacks the plan or the limit:\n%s", out)
 	}
 	i := strings.Index(out, "transcript: ")
@@ -298,7 +298,7 @@ func TestHeadlessPlanAndLimit(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !containsAll(string(md), "### Plan (1 of 2 done)", "- [>] Say goodbye", "stopped at the limit (maxSteps)") {
+	if !containsAll(string(md), "### Plan (1 of 2 done)", "- [>] Say goodbye", "- stopped: step limit ·") {
 		t.Errorf("transcript lacks the plan or the limit:\n%s", md)
 	}
 }

@@ -241,7 +241,7 @@ func TestEditorWorkspaceSettingsNeedTrust(t *testing.T) {
 			s.run(t, map[string]any{"task": "touch"})
 			made := fileExists(filepath.Join(s.Root, "made.txt"))
 			if trustAsked != 1 || (commandAsked == 0) == !trust || made != trust {
-				t.Fatalf("asked to trust %d, to run %d, file made %v (trusting %v)", trustAsked, commandAsked, made, trust)
+				t.Fatalf("asked to trust %d, to run %d, file made %v (trusting %v); the model was told:\n%s", trustAsked, commandAsked, made, trust, toolOutputs(s))
 			}
 		})
 	}

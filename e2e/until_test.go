@@ -44,7 +44,7 @@ func TestUntilNeverPassingEndsNonZeroAtTheBudget(t *testing.T) {
 		t.Fatalf("exit 0 at the budget with the condition unmet\n%s", out)
 	}
 	if !containsAll(out, "stopped at the step limit: 2 model turns (agent.maxSteps); the stop condition `test -e never.txt` still fails (exit 1)",
-		"stopped at the limit (maxSteps)") {
+		"── stopped: step limit ·") {
 		t.Errorf("output does not say the budget ended with the condition unmet:\n%s", out)
 	}
 }

@@ -713,3 +713,32 @@ func TestCLIWorktreeEndLineAndMergeDeletesBranch(t *testing.T) {
 		t.Fatalf("a run that changed nothing: exit %d\n%s", code, out)
 	}
 }
+
+// agent.isolation written to .agentls.json applies to the very next task:
+// the run reads it, not the setting the server last saw.
+func TestWorktreeSettingAppliesToTheNextTask(t *testing.T) {
+	const marker = "sleep 617"
+	script := `{"turns":[
+ {"toolCalls":[{"id":"a1","name":"run_command","arguments":"{\"command\":\"` + marker + `\"}"}]},
+ {"text":"never"}]}`
+	s := start(t, setup{script: script, files: map[string]string{"a.txt": "a\n"},
+		settings: map[string]any{"tools": map[string]any{"allow": []string{"*"}}}})
+	commitAll(t, s.Root)
+	if err := os.WriteFile(filepath.Join(s.Root, ".agentls.json"), []byte(`{"agent": {"isolation": "worktree"}}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	id, err := s.Run(s.ctx, map[string]any{"task": "loiter"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !s.WaitFor(30*time.Second, func() bool { return processWith(marker) }) {
+		t.Fatal("the task's command did not start")
+	}
+	list := worktrees(t, s)
+	if len(list) != 1 || list[0].TaskID != id {
+		t.Fatalf("the first task after the setting ran in your tree; worktrees: %+v", list)
+	}
+	if err := s.Command(s.ctx, "agentls.worktreeDiscard", map[string]any{"id": list[0].ID}, nil); err != nil {
+		t.Fatal(err)
+	}
+}

@@ -88,7 +88,7 @@ With no task yet, TEXT starts one.  Returns the task id."
     m))
 
 (defun agentls--history-label (tk)
-  (format "%s  %-20s %s%s" (plist-get tk :taskId) (agentls-status-word tk)
+  (format "%s  %-9s %-20s %s%s" (plist-get tk :taskId) (agentls-state-word tk) (agentls-status-word tk)
           (replace-regexp-in-string "\n" " " (or (plist-get tk :task) ""))
           (let ((files (append (plist-get tk :filesChanged) nil)))
             (if files
@@ -97,7 +97,7 @@ With no task yet, TEXT starts one.  Returns the task id."
 
 (defun agentls-history-actions (tk)
   "What can be done with task TK: undo only when the server can undo it."
-  (append '("transcript" "continue")
+  (append '("transcript" "continue" "rewind")
           (cond ((eq (plist-get tk :review) t) '("diff" "accept" "reject"))
                 ((if (plist-member tk :undoable)
                      (eq (plist-get tk :undoable) t)
@@ -114,7 +114,7 @@ TASK-ID and ACTION pick without asking."
     (unless tasks (user-error "agentls: no tasks yet"))
     (let* ((tk (if task-id
                    (cl-find task-id tasks :key (lambda (x) (plist-get x :taskId)) :test #'equal)
-                 (cdr (assoc (completing-read "agentls task: " labels nil t) labels))))
+                 (cdr (assoc (completing-read "agentls task: " (agentls--in-order labels) nil t) labels))))
            (acts (agentls-history-actions tk))
            (act (or action (completing-read (format "agentls %s: " (plist-get tk :taskId)) acts nil t))))
       (unless (member act acts) (user-error "agentls: %s is not offered for %s" act (plist-get tk :taskId)))
@@ -125,6 +125,7 @@ TASK-ID and ACTION pick without asking."
         ("diff" (agentls-review-diff (plist-get tk :taskId)))
         ("accept" (agentls-command "agentls.accept" (list :taskId (plist-get tk :taskId))))
         ("reject" (agentls-command "agentls.reject" (list :taskId (plist-get tk :taskId))))
+        ("rewind" (agentls-rewind (plist-get tk :taskId)))
         ("undo" (agentls-undo (plist-get tk :taskId)))))))
 
 ;;; Diff review

@@ -20,11 +20,18 @@
 (require 'jsonrpc)
 
 (declare-function agentls-command "agentls")
+(declare-function agentls--in-order "agentls")
+(declare-function agentls--changed "agentls")
+
+(defun agentls-worktrees--name (w)
+  "How worktree W is called: its task's short id (t15), else its own."
+  (let ((tid (plist-get w :taskId)))
+    (if (and (stringp tid) (not (string-empty-p tid))) tid (plist-get w :id))))
 
 (defun agentls-worktrees--label (w)
   "Worktree W (a plist from agentls.worktrees) as the picker shows it."
   (let ((pending (append (plist-get w :pending) nil)))
-    (format "%s  %s  %s%s" (plist-get w :id) (or (plist-get w :state) "")
+    (format "%s  %s  %s%s" (agentls-worktrees--name w) (or (plist-get w :state) "")
             (truncate-string-to-width (replace-regexp-in-string "[ \t\n]+" " " (or (plist-get w :task) "")) 60)
             (if pending (concat " · waiting: " (mapconcat #'identity pending ", ")) ""))))
 
@@ -59,8 +66,16 @@ Returns the server's answer (the directory's buffer for \"open\")."
                   ("review" "agentls.worktreeReview")
                   ("discard" "agentls.worktreeDiscard")
                   (_ (user-error "agentls: unknown action %s (merge, review, continue, open, discard)" action))))
-           (res (agentls-command cmd (list :id (plist-get w :id)))))
-      (message "%s" (agentls-worktrees--text action res))
+           (res (when (or (not (equal action "discard"))
+                          ;; Discarding throws the task's work away: asked first.
+                          (yes-or-no-p (format "agentls: discard worktree %s%s? "
+                                               (agentls-worktrees--name w)
+                                               (let ((p (append (plist-get w :pending) nil)))
+                                                 (if p (format " (its change to %s is lost)" (string-join p ", ")) "")))))
+                  (agentls-command cmd (list :id (plist-get w :id))))))
+      (when res
+        (message "%s" (agentls-worktrees--text action res))
+        (when (fboundp 'agentls--changed) (agentls--changed)))
       res))))
 
 ;;;###autoload
@@ -68,11 +83,13 @@ Returns the server's answer (the directory's buffer for \"open\")."
   "Pick one of the workspace's worktree tasks, then what to do with it.
 Returns the server's answer to that."
   (interactive)
-  (let* ((list (append (plist-get (agentls-command "agentls.worktrees") :worktrees) nil))
+  (let* ((list (sort (append (plist-get (agentls-command "agentls.worktrees") :worktrees) nil)
+                     ;; Newest first.
+                     (lambda (a b) (string> (or (plist-get a :created) "") (or (plist-get b :created) "")))))
          (labels (mapcar (lambda (w) (cons (agentls-worktrees--label w) w)) list)))
     (unless list (user-error "agentls: no worktree tasks in this workspace (run one with agent.isolation \"worktree\")"))
-    (let* ((w (cdr (assoc (completing-read "agentls: which worktree? " labels nil t) labels)))
-           (action (completing-read (format "agentls: %s: " (plist-get w :id)) '("merge" "review" "continue" "open" "discard") nil t)))
+    (let* ((w (cdr (assoc (completing-read "agentls: which worktree? " (agentls--in-order labels) nil t) labels)))
+           (action (completing-read (format "agentls: %s: " (agentls-worktrees--name w)) '("merge" "review" "continue" "open" "discard") nil t)))
       (agentls-worktree-act action w))))
 
 (provide 'agentls-worktrees)

@@ -135,9 +135,24 @@ Use it as (:eval (agentls-mode-line)) in `mode-line-format' or
     (if (not id)
         ""
       (let ((p (cdr (assoc id agentls--tasks))))
-        (format "agentls %s: %s" id
+        (format "agentls %s%s: %s" id (agentls-autonomy p)
                 (or agentls--progress (plist-get p :message)
                     (plist-get p :state) (plist-get p :status)))))))
+
+(defun agentls-autonomy (p)
+  "How commands are approved and the budget left for task plist P:
+\" [sandboxed · 27 steps left]\", from agentls.info."
+  (let ((approval (plist-get agentls--info :approval))
+        (max-steps (or (plist-get agentls--info :maxSteps) 0))
+        (max-cost (or (plist-get agentls--info :maxCostUSD) 0)))
+    (if (not (stringp approval))
+        ""
+      (concat " [" approval
+              (if (> max-steps 0) (format " · %d steps left" (max 0 (- max-steps (or (plist-get p :step) 0)))) "")
+              (if (> max-cost 0)
+                  (format " · $%.2f left" (max 0 (- max-cost (or (agentls--cost (plist-get p :usage) nil) 0))))
+                "")
+              "]"))))
 
 ;;; The conversation buffer
 
@@ -153,7 +168,13 @@ Use it as (:eval (agentls-mode-line)) in `mode-line-format' or
 (defvar-local agentls--out nil "Marker: where output goes (before the prompt).")
 (defvar-local agentls--input nil "Marker: where the user's input starts.")
 (defvar agentls--task-lines nil "Alist (TASK-ID . (MARKER . PLIST)) of task lines.")
-(defvar agentls--pending-line nil "The task line written before its task had an id.")
+(defvar agentls--pending-lines nil
+  "Task lines written before their task had an id, oldest first: (MARKER . PLIST).")
+(defvar agentls--last-id nil
+  "The task whose line *agentls* got last: another task's line gets a label first.")
+(defvar agentls--plans nil "Alist (TASK-ID . (MARKER . LINES)): where a task's plan is.")
+(defvar agentls--outputs 0 "How many command outputs *agentls* holds (for their buttons).")
+(defvar agentls--held nil "Alist (TASK-ID . TEXT): what a task streamed while another wrote last.")
 (defvar agentls--call-ends nil "Alist (CALL-ID . MARKER): the end of a tool call's line.")
 (defvar agentls--info nil "agentls.info: :contextTokens, :priceInput, :priceOutput.")
 
@@ -177,7 +198,8 @@ Use it as (:eval (agentls-mode-line)) in `mode-line-format' or
   (or (get-buffer "*agentls*")
       (with-current-buffer (get-buffer-create "*agentls*")
         (agentls-chat-mode)
-        (setq agentls--text-open nil agentls--task-lines nil agentls--call-ends nil)
+        (setq agentls--text-open nil agentls--task-lines nil agentls--call-ends nil
+              agentls--pending-lines nil agentls--last-id nil agentls--plans nil)
         (let ((inhibit-read-only t))
           (insert (propertize agentls--prompt 'read-only t 'front-sticky t 'rear-nonsticky t
                               'face 'shadow)))
@@ -288,7 +310,7 @@ Returns a marker at the start of the inserted text."
               1e6)))))
 
 (defun agentls--task-line-text (p)
-  (let ((s (concat "▶ " (plist-get p :title)))
+  (let ((s (concat "▶ " (if (plist-get p :id) (concat (plist-get p :id) " ") "") (plist-get p :title)))
         (u (plist-get p :usage)))
     (when u
       (setq s (concat s "  · " (agentls--usage u) " tokens"))
@@ -302,16 +324,29 @@ Returns a marker at the start of the inserted text."
         (setq s (concat s (format " · $%.4f" c)))))
     s))
 
-(defun agentls--begin-task (title)
-  (setq agentls--pending-line (cons (agentls--line "▶ %s" title) (list :title title))))
+(defun agentls--begin-task (title &optional prompt)
+  "Write a task line for TITLE before its task has an id; PROMPT is its task."
+  (let ((l (cons (agentls--line "▶ %s" title) (list :title title :prompt prompt))))
+    (setq agentls--pending-lines (append agentls--pending-lines (list l))
+          agentls--last-id l)
+    l))
 
-(defun agentls--task-line (id)
+(defun agentls--claim (id l)
+  "Bind the waiting task line L to task ID."
+  (setq agentls--pending-lines (delq l agentls--pending-lines))
+  (push (cons id l) agentls--task-lines)
+  (when (eq agentls--last-id l) (setq agentls--last-id id))
+  l)
+
+(defun agentls--task-line (id &optional prompt)
+  "The task line of ID.  A task's first event names its PROMPT: it claims
+the line written for that prompt, not whichever was written last."
   (or (cdr (assoc id agentls--task-lines))
-      (when agentls--pending-line
-        (let ((l agentls--pending-line))
-          (setq agentls--pending-line nil)
-          (push (cons id l) agentls--task-lines)
-          l))))
+      (let ((l (or (and prompt (cl-find prompt agentls--pending-lines
+                                        :key (lambda (l) (plist-get (cdr l) :prompt)) :test #'equal))
+                   (and (or (null prompt) (= (length agentls--pending-lines) 1))
+                        (car agentls--pending-lines)))))
+        (when l (agentls--claim id l)))))
 
 (defun agentls--update-task-line (l &rest kv)
   (while kv
@@ -323,14 +358,44 @@ Returns a marker at the start of the inserted text."
   "Render one agentls/event plist EV into *agentls*."
   (let* ((id (plist-get ev :taskId))
          (kind (plist-get ev :kind))
-         (tl (agentls--task-line id)))
+         (prompt (and (stringp (plist-get ev :task)) (not (string-empty-p (plist-get ev :task)))
+                      (plist-get ev :task)))
+         (tl (agentls--task-line id prompt)))
     ;; A task this editor did not type (a code action's "Fix with
     ;; agentls"): the server's first event names its prompt.
-    (when (and (not tl) (stringp (plist-get ev :task)) (not (string-empty-p (plist-get ev :task))))
-      (agentls--begin-task (replace-regexp-in-string "\n" " ⏎ " (plist-get ev :task)))
-      (setq tl (agentls--task-line id))
+    (when (and (not tl) prompt)
+      (agentls--begin-task (replace-regexp-in-string "\n" " ⏎ " prompt) prompt)
+      (setq tl (agentls--task-line id prompt))
       (unless (plist-get (agentls--task id) :task)
-        (agentls--put id :task (plist-get ev :task))))
+        (agentls--put id :task prompt)))
+    (when (and tl (not (plist-get (cdr tl) :id)))
+      (agentls--update-task-line tl :id id)) ; "▶ t3 …": the id labels and end lines use
+    (cl-flet ((label ()
+                (unless (equal agentls--last-id id)
+                  ;; Another task wrote last: this one's lines go under its name.
+                  (agentls--line "┄ %s%s" id (if tl (concat " · " (plist-get (cdr tl) :title)) ""))
+                  (setq agentls--last-id id))))
+      (cond
+       ((and (equal kind "text") (stringp agentls--last-id) (not (equal agentls--last-id id)))
+        ;; Another task streams: this one's text waits for whole lines, so
+        ;; two tasks alternate by lines, not by the bytes of a delta.
+        (let* ((h (concat (alist-get id agentls--held nil nil #'equal) (or (plist-get ev :text) "")))
+               (cut (string-match "\n[^\n]*\\'" h)))
+          (when cut
+            (label)
+            (agentls--line "%s" (substring h 0 cut))
+            (setq h (substring h (1+ cut))))
+          (setf (alist-get id agentls--held nil t #'equal) (if (string-empty-p h) nil h)))
+        (setq kind nil))
+       ((not (or (member kind '("usage" "state" "options" "commands"))
+                 ;; A sub-agent's step with nothing to show writes nothing.
+                 (and (equal kind "nested") (not (and (stringp (plist-get ev :line))
+                                                      (not (string-empty-p (plist-get ev :line))))))))
+        (when-let ((h (alist-get id agentls--held nil nil #'equal)))
+          (label)
+          (agentls--line "%s" h) ; its unfinished line, before what follows it
+          (setf (alist-get id agentls--held nil t #'equal) nil))
+        (label))))
     (pcase kind
       ("text" (agentls--insert (or (plist-get ev :text) "") t))
       ("state"
@@ -347,9 +412,12 @@ Returns a marker at the start of the inserted text."
       ("toolResult"
        (let* ((call (plist-get ev :call))
               (out (or (plist-get ev :output) ""))
-              (what (if (eq (plist-get ev :isError) t)
-                        (concat "failed: " (agentls--first-line out 200))
-                      (format "ok (%s)" (agentls--size call out))))
+              (ran (and (stringp (plist-get ev :ran)) (not (string-empty-p (plist-get ev :ran)))
+                        (plist-get ev :ran)))
+              (what (cond (ran (concat (if (eq (plist-get ev :isError) t) "failed · " "") ran))
+                          ((eq (plist-get ev :isError) t)
+                           (concat "failed: " (agentls--first-line out 200)))
+                          (t (format "ok (%s)" (agentls--size call out)))))
               (end (cdr (assoc (plist-get call :id) agentls--call-ends))))
          (if (and end (marker-buffer end))
              (with-current-buffer (marker-buffer end)
@@ -357,7 +425,16 @@ Returns a marker at the start of the inserted text."
                  (save-excursion
                    (goto-char end)
                    (insert (propertize (concat " · " what) 'read-only t 'rear-nonsticky t)))))
-           (agentls--line "← %s %s" (plist-get call :name) what))))
+           (agentls--line "← %s %s" (plist-get call :name) what))
+         ;; A command: its output (the model's capped copy) under it,
+         ;; hidden behind a button.
+         (when (and ran (not (string-empty-p (string-trim out))))
+           (agentls--output (split-string (string-trim out) "\n")))))
+      ("nested"
+       ;; A sub-agent's step, under the task (the server's one line).
+       (let ((l (plist-get ev :line)))
+         (when (and (stringp l) (not (string-empty-p l)))
+           (agentls--line "    ↳ %s" l))))
       ("verify"
        (let ((v (plist-get ev :verify)))
          (agentls--line "%s checks %s: %s"
@@ -382,29 +459,85 @@ Returns a marker at the start of the inserted text."
       ((or "retry" "compaction" "budget" "notice")
        (agentls--line "· %s: %s" kind (or (plist-get ev :text) "")))
       ("plan"
-       (let ((p (plist-get ev :plan)))
-         (agentls--line "· plan%s" (if (plist-get p :explanation) (concat ": " (plist-get p :explanation)) ""))
-         (dolist (s (append (plist-get p :plan) nil))
-           (agentls--line "    %s %s"
-                          (pcase (plist-get s :status) ("completed" "[x]") ("in_progress" "[>]") (_ "[ ]"))
-                          (agentls--first-line (or (plist-get s :step) "") 200)))))
+       (let* ((p (plist-get ev :plan))
+              (steps (append (plist-get p :plan) nil))
+              (done (cl-count "completed" steps :key (lambda (s) (plist-get s :status)) :test #'equal))
+              (lines (cons (format "· plan (%d of %d done)%s" done (length steps)
+                                   (if (plist-get p :explanation)
+                                       (concat ": " (agentls--first-line (plist-get p :explanation) 200)) ""))
+                           (mapcar (lambda (s)
+                                     (format "    %s %s"
+                                             (pcase (plist-get s :status) ("completed" "[x]") ("in_progress" "[>]") (_ "[ ]"))
+                                             (agentls--first-line (or (plist-get s :step) "") 200)))
+                                   steps)))
+              (old (cdr (assoc id agentls--plans))))
+         (if (and old (marker-buffer (car old)) (= (length (cdr old)) (length lines)))
+             ;; The same steps, their marks changed: updated where it is,
+             ;; not printed again.
+             (with-current-buffer (marker-buffer (car old))
+               (save-excursion
+                 (goto-char (car old))
+                 (dolist (l lines)
+                   (agentls--set-line (point-marker) l)
+                   (forward-line 1)))
+               (setcdr old lines))
+           (let ((m (agentls--line "%s" (car lines))))
+             (dolist (l (cdr lines)) (agentls--line "%s" l))
+             (setf (alist-get id agentls--plans nil nil #'equal) (cons m lines))))))
       ("end"
        (let* ((r (plist-get ev :result))
               (files (append (plist-get r :filesChanged) nil)))
          (when tl
            (agentls--update-task-line tl :usage (or (plist-get r :usage) (plist-get (cdr tl) :usage))
                                       :cost (plist-get r :cost)))
-         ;; "## Done" (a Markdown heading) reads "Done" in the summary line.
-         (agentls--line "■ %s %s: %s" id (agentls-status-word r)
-                        (agentls--first-line
-                         (replace-regexp-in-string
-                          "\\`[ \t\n]*#+[ \t]*" ""
-                          (if (eq (plist-get r :cancelled) t) "cancelled"
-                            (or (plist-get r :summary) (plist-get r :error) "")))
-                         300))
+         ;; "## Done" (a Markdown heading) reads "Done" in the summary line;
+         ;; the server says how it ended in words (:ended).
+         (let ((word (if (and (stringp (plist-get ev :ended)) (not (string-empty-p (plist-get ev :ended))))
+                         (plist-get ev :ended)
+                       (agentls-status-word r)))
+               (msg (agentls--first-line
+                     (replace-regexp-in-string
+                      "\\`[ \t\n]*#+[ \t]*" ""
+                      (if (eq (plist-get r :cancelled) t) ""
+                        (or (plist-get r :summary) (plist-get r :error) "")))
+                     120)))
+           (if (string-empty-p msg)
+               (agentls--line "■ %s %s" id word)
+             (agentls--line "■ %s %s: %s" id word msg)))
          (when files
            (agentls--line "  files: %s" (string-join files ", ")))
          (agentls--line ""))))))
+
+(defun agentls--output (lines)
+  "Add a command's output LINES to *agentls*, hidden behind a button."
+  (let* ((n (cl-incf agentls--outputs))
+         (sym (intern (format "agentls-output-%d" n)))
+         (label (format "    ▸ output (%s)" (agentls--lines (length lines))))
+         (b (agentls--line "%s" label)))
+    (with-current-buffer (marker-buffer b)
+      (let ((inhibit-read-only t))
+        (make-text-button b (+ b (length label))
+                          'action (lambda (_) (agentls--toggle-output sym))
+                          'agentls-output sym
+                          'help-echo "show or hide the command's output")
+        (add-to-invisibility-spec sym)))
+    (let ((start (agentls--line "%s" (mapconcat (lambda (l) (concat "    │ " l)) lines "\n"))))
+      (with-current-buffer (marker-buffer start)
+        (let ((inhibit-read-only t))
+          (put-text-property start agentls--out 'invisible sym))))))
+
+(defun agentls--toggle-output (sym)
+  "Show or hide the command output SYM in *agentls*."
+  (with-current-buffer (agentls-stream-buffer)
+    (if (assq sym (mapcar (lambda (x) (if (consp x) x (cons x nil))) buffer-invisibility-spec))
+        (remove-from-invisibility-spec sym)
+      (add-to-invisibility-spec sym))))
+
+(defun agentls-toggle-output-at-point ()
+  "Show or hide the output of the command whose button is at point."
+  (interactive)
+  (let ((sym (get-text-property (point) 'agentls-output)))
+    (if sym (agentls--toggle-output sym) (user-error "agentls: no command output here"))))
 
 (defvar agentls-event-hook nil
   "Functions called with each agentls/event plist, after it is rendered.")
@@ -413,6 +546,10 @@ Returns a marker at the start of the inserted text."
   "Track and render an agentls/event notification EV (a plist)."
   (let ((id (plist-get ev :taskId)))
     (agentls--task id)
+    (when (and (numberp (plist-get ev :step)) (> (plist-get ev :step) (or (plist-get (agentls--task id) :step) 0)))
+      (agentls--put id :step (plist-get ev :step)))
+    (when (equal (plist-get ev :kind) "usage")
+      (agentls--put id :usage (or (plist-get ev :taskUsage) (plist-get ev :usage))))
     (when (and (plist-get ev :session) (not (plist-get (agentls--task id) :session)))
       (agentls--put id :session (plist-get ev :session)))
     (pcase (plist-get ev :kind)
@@ -531,15 +668,21 @@ the server's next output, which never comes while the server waits."
   (setq agentls--info (ignore-errors (agentls-command "agentls.info" (if agentls-model (list :model agentls-model) nil)))))
 
 ;;;###autoload
-(defun agentls-run (task &optional review beg end session)
+(defun agentls-run (task &optional review beg end session isolation)
   "Run TASK with agentls, about the current file and the region (BEG END).
-With a prefix argument (REVIEW), the changes are proposed for review
-instead of applied.  SESSION: continue that session (agentls.continue).
+REVIEW: the changes are proposed for review instead of applied (see
+`agentls-run-review').  SESSION: continue that session (agentls.continue).
+ISOLATION \"worktree\": in a git worktree of its own, whatever
+agent.isolation says; interactively, with a prefix argument.
 \"@path\" and \"@path:10-40\" in TASK attach a file or lines of it.
 Returns the task id."
   (interactive
-   (append (list (agentls-read-task "agentls task (C-j: new line): ") (and current-prefix-arg t))
-           (when (use-region-p) (list (region-beginning) (region-end)))))
+   (let ((wt (and current-prefix-arg "worktree")))
+     (append (list (agentls-read-task (if wt "agentls task (in a worktree; C-j: new line): "
+                                        "agentls task (C-j: new line): "))
+                   nil)
+             (if (use-region-p) (list (region-beginning) (region-end)) (list nil nil))
+             (list nil wt))))
   (when (string-empty-p (string-trim task))
     (user-error "agentls: the task is empty"))
   (let ((args (list :task task))
@@ -553,18 +696,26 @@ Returns the task id."
                               (list :start (eglot--pos-to-lsp-position beg)
                                     :end (eglot--pos-to-lsp-position end))))))
     (when review (setq args (plist-put args :review t)))
+    (when isolation (setq args (plist-put args :isolation isolation)))
     (when session (setq args (plist-put args :session session)))
     (when agentls-model (setq args (plist-put args :model agentls-model)))
     (unless agentls--info (agentls--refresh-info))
     (when agentls-display-stream
       (agentls--display (agentls-stream-buffer)))
     ;; Before the request: the task's first events may beat its answer.
-    (agentls--begin-task (concat (if session "↳ " "")
-                                 (replace-regexp-in-string "\n" " ⏎ " task)
-                                 (if review "  [review]" "")))
-    (let* ((res (agentls-command (if session "agentls.continue" "agentls.run") args))
+    (let* ((line (agentls--begin-task (concat (if session "↳ " "")
+                                              (replace-regexp-in-string "\n" " ⏎ " task)
+                                              (cond ((equal isolation "worktree") "  [worktree]")
+                                                    (review "  [review]")
+                                                    (t "")))
+                                      task))
+           (res (condition-case err
+                    (agentls-command (if session "agentls.continue" "agentls.run") args)
+                  (error (setq agentls--pending-lines (delq line agentls--pending-lines))
+                         (signal (car err) (cdr err)))))
            (id (plist-get res :taskId)))
-      (agentls--task-line id)
+      (unless (assoc id agentls--task-lines)
+        (agentls--claim id line))
       (agentls--task id)
       (agentls--put id :session (plist-get res :session))
       (agentls--put id :task task)
@@ -597,10 +748,11 @@ are diagnostics.  Returns the task id."
   (interactive)
   (when agentls-display-stream
     (agentls--display (agentls-stream-buffer)))
-  (agentls--begin-task "verify: the project's checks")
-  (let* ((res (agentls-command "agentls.verify" nil))
+  (let* ((line (agentls--begin-task "verify: the project's checks"))
+         (res (agentls-command "agentls.verify" nil))
          (id (plist-get res :taskId)))
-    (agentls--task-line id)
+    (unless (assoc id agentls--task-lines)
+      (agentls--claim id line))
     (agentls--task id)
     (agentls--put id :task "verify")
     (when (equal (plist-get (agentls--task id) :status) "queued")
@@ -694,6 +846,7 @@ With a prefix argument (THIS-FILE), only those in the current file."
     (let ((res (agentls-command "agentls.accept" args)))
       (message "agentls: %s %s%s" (if (eq (plist-get res :applied) t) "accepted" "did not accept") id
                (if (plist-get res :reason) (concat ": " (plist-get res :reason)) ""))
+      (agentls--changed)
       res)))
 
 ;;;###autoload
@@ -707,7 +860,34 @@ With a prefix argument (THIS-FILE), only those in the current file."
     (let ((res (agentls-command "agentls.reject" args)))
       (message "agentls: rejected %s%s" id
                (if (plist-get res :reason) (concat ": " (plist-get res :reason)) ""))
+      (agentls--changed)
       res)))
+
+(defun agentls--changed ()
+  "Redraw the review buffers after an accept, reject, merge or discard:
+no view shows what is gone."
+  (dolist (b (buffer-list))
+    (when (and (buffer-live-p b) (boundp 'agentls--review-task)
+               (buffer-local-value 'agentls--review-task b)
+               (fboundp 'agentls-review-refresh))
+      (with-current-buffer b
+        (ignore-errors (agentls-review-refresh))))))
+
+(defun agentls--in-order (candidates)
+  "A completion table of CANDIDATES that keeps their order (newest first)
+instead of sorting them."
+  (lambda (string pred action)
+    (if (eq action 'metadata)
+        '(metadata (display-sort-function . identity) (cycle-sort-function . identity))
+      (complete-with-action action candidates string pred))))
+
+(defun agentls-state-word (tk)
+  "Task TK's state in the task list: running, needs you, done or failed."
+  (cond ((member (plist-get tk :status) '("queued" "running")) "running")
+        ((equal (plist-get tk :outcome) "awaiting review") "needs you")
+        ((member (plist-get tk :status) '("error")) "failed")
+        ((equal (plist-get tk :reason) "verifyFailed") "failed")
+        (t "done")))
 
 ;;; Undo
 

@@ -16,7 +16,7 @@ var EventKinds = []EventKindDoc{
 	{KindText, []string{"text"}, "A streamed delta of the model's answer."},
 	{KindPlan, []string{"plan"}, "The model's plan, each time it sets it (`update_plan`): `plan: {plan: [{step, status: pending|in_progress|completed}], explanation?}`; under the bridge, the external agent's plan."},
 	{KindToolCall, []string{"call"}, "The model called a tool: `call: {id, name, arguments}` (the arguments as the model wrote them, a JSON string)."},
-	{KindToolResult, []string{"call", "output", "isError"}, "A tool's result, as the model gets it (capped), and whether it failed."},
+	{KindToolResult, []string{"call", "output", "isError", "run"}, "A tool's result, as the model gets it (capped), and whether it failed. A command's (`run_command`) has `run: {approval: unasked|allowed|approved, sandboxed, exitCode, timedOut?, network?}`: whether it ran without a question (in the sandbox), by a `tools.allow` rule or your earlier \"always\", or because you said yes; whether the sandbox confined it; how it ended."},
 	{KindVerify, []string{"verify"}, "The project's checks ran: `verify: {passed, commands, summary, problems, located?, feedback?, skipped?}`; `feedback` is what the model is told of a failure."},
 	{KindUsage, []string{"usage", "taskUsage"}, "Tokens of this model call (`usage`) and of the task so far (`taskUsage`)."},
 	{KindRetry, []string{"text"}, "A model call failed and is retried; `text` says why."},

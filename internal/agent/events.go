@@ -60,9 +60,10 @@ type Event struct {
 
 	Text string `json:"text,omitempty"` // text delta; retry and compaction reasons
 
-	Call   *ToolCall `json:"call,omitempty"`   // toolCall, toolResult
-	Output string    `json:"output,omitempty"` // toolResult
-	IsErr  bool      `json:"isError,omitempty"`
+	Call   *ToolCall   `json:"call,omitempty"`   // toolCall, toolResult
+	Output string      `json:"output,omitempty"` // toolResult
+	IsErr  bool        `json:"isError,omitempty"`
+	Run    *CommandRun `json:"run,omitempty"` // toolResult of a command
 
 	Verify *VerifyReport `json:"verify,omitempty"` // verify
 
@@ -150,4 +151,11 @@ type Result struct {
 	// mislead ("awaiting review"). The machine leaves it empty; the front
 	// end that holds the changes sets it.
 	Outcome string `json:"outcome,omitempty"`
+	// FailedEdits counts the calls of tools that change files (EditTools)
+	// that failed: a task that changed nothing and failed its edits did
+	// not end "ok", whatever its answer says.
+	FailedEdits int `json:"failedEdits,omitempty"`
 }
+
+// EditTools are the built-in tools that change files.
+var EditTools = map[string]bool{"edit_file": true, "write_file": true, "apply_patch": true, "delete_file": true, "move_file": true}

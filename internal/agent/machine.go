@@ -33,14 +33,15 @@ type Machine struct {
 	changed       []string
 	callCounts    map[string]int
 
-	pending  []ToolCall        // calls of this turn, in model order
-	results  map[string]string // call ID → result content
-	failed   map[string]bool
-	opened   map[string][]Image // call ID → images its result opened (view_image)
-	verified bool
-	result   Result
-	partial  string
-	ignored  int // inputs a state did not expect (Ignored)
+	pending     []ToolCall        // calls of this turn, in model order
+	results     map[string]string // call ID → result content
+	failed      map[string]bool
+	failedEdits int                // calls of EditTools that failed, in the whole task
+	opened      map[string][]Image // call ID → images its result opened (view_image)
+	verified    bool
+	result      Result
+	partial     string
+	ignored     int // inputs a state did not expect (Ignored)
 
 	checking   bool   // a CheckStop is out: waiting for StopChecked
 	stopChecks int    // CheckStops answered

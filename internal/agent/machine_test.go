@@ -964,3 +964,31 @@ func TestMachineCountsIgnoredInputs(t *testing.T) {
 		}
 	}
 }
+
+// A failed edit is counted in the result, and a command's run reaches its
+// result event: the editors judge and show what happened from them.
+func TestMachineCountsFailedEditsAndCarriesRun(t *testing.T) {
+	run := &CommandRun{Approval: RanUnasked, Sandboxed: true, ExitCode: 2}
+	m := drive(t, Tools, Start{Task: "task", Limits: DefaultLimits(), Seed: 1}, Planned{Prefix: sysPrefix},
+		ModelDone{Response{ToolCalls: []ToolCall{{ID: "c1", Name: "edit_file", Arguments: `{}`}, {ID: "c2", Name: "run_command", Arguments: `{}`}, {ID: "c3", Name: "read_file", Arguments: `{}`}}}})
+	m.Step(ToolDone{ID: "c1", Err: errors.New("old_string not found")})
+	var got *CommandRun
+	for _, a := range m.Step(ToolDone{ID: "c2", Result: ToolResult{Output: "x", Run: run}}) {
+		if e, ok := a.(Emit); ok && e.Event.Kind == KindToolResult {
+			got = e.Event.Run
+		}
+	}
+	if got != run {
+		t.Errorf("the result event's run = %+v, want %+v", got, run)
+	}
+	m.Step(ToolDone{ID: "c3", Err: errors.New("no such file")}) // not an edit
+	var res *Result
+	for _, a := range m.Step(ModelDone{Response{Content: "Added three constants"}}) {
+		if r, ok := a.(Report); ok {
+			res = &r.Result
+		}
+	}
+	if res == nil || res.FailedEdits != 1 || len(res.FilesChanged) != 0 {
+		t.Fatalf("result %+v, want one failed edit and no files", res)
+	}
+}

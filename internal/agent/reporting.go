@@ -50,6 +50,7 @@ func (m *Machine) fill(r *Result) {
 	r.FilesChanged = append([]string{}, m.changed...)
 	r.Usage = m.usage
 	r.Steps = m.steps
+	r.FailedEdits = m.failedEdits
 }
 
 func (m *Machine) transition(to State) []Action {

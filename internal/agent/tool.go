@@ -33,6 +33,33 @@ type ToolResult struct {
 	// (view_image): they follow the turn's tool results as a user message,
 	// the one message of the APIs that carries images.
 	Images []Image `json:"images,omitempty"`
+	// Run is how a command ran (run_command): the editors show it beside
+	// the call, with the output folded under it.
+	Run *CommandRun `json:"run,omitempty"`
+}
+
+// How a command came to run: CommandRun.Approval.
+const (
+	// RanUnasked: nobody was asked; the sandbox confined it
+	// (tools.approval "sandboxed").
+	RanUnasked = "unasked"
+	// RanAllowed: a tools.allow rule, or the user's earlier "always",
+	// covered it.
+	RanAllowed = "allowed"
+	// RanApproved: the user was asked and said yes.
+	RanApproved = "approved"
+)
+
+// CommandRun is how a command the model asked for ran.
+type CommandRun struct {
+	Approval  string `json:"approval"`  // RanUnasked, RanAllowed or RanApproved
+	Sandboxed bool   `json:"sandboxed"` // false: outside the sandbox
+	// ExitCode is the command's; -1 when it was killed (TimedOut, or a
+	// signal).
+	ExitCode int  `json:"exitCode"`
+	TimedOut bool `json:"timedOut,omitempty"`
+	// Network: it ran again with network, as the user allowed.
+	Network bool `json:"network,omitempty"`
 }
 
 // Workspace is the agent's view of the user's files. Reads see the editor's

@@ -29,6 +29,9 @@ func (m *Machine) stepTools(in Input) []Action {
 	if d.Err != nil {
 		out = "error: " + d.Err.Error()
 		m.failed[d.ID] = true
+		if EditTools[call.Name] {
+			m.failedEdits++
+		}
 	}
 	if out == "" {
 		out = "(no output)"
@@ -41,7 +44,7 @@ func (m *Machine) stepTools(in Input) []Action {
 		}
 	}
 	c := *call
-	acts := []Action{Emit{Event{Kind: KindToolResult, Step: m.steps, Call: &c, Output: out, IsErr: m.failed[d.ID]}}}
+	acts := []Action{Emit{Event{Kind: KindToolResult, Step: m.steps, Call: &c, Output: out, IsErr: m.failed[d.ID], Run: d.Result.Run}}}
 	if u := d.Result.Usage; u != (Usage{}) {
 		// A sub-agent's model calls are the task's: its totals and its
 		// budget (checked when the turn's tools are done).

@@ -9,6 +9,7 @@ import (
 	"context"
 	"sync"
 
+	"github.com/agentls/agentls/internal/agent"
 	"github.com/agentls/agentls/internal/config"
 	"github.com/agentls/agentls/internal/policy"
 	"github.com/agentls/agentls/internal/proc"
@@ -111,6 +112,7 @@ func Reporting(cfg config.Config, always *Allowed, ask Ask, refused func(command
 		if toolCall {
 			d = rules.CheckToolCall(command)
 			if d.Verdict != policy.Deny && call.ServerAllows {
+				tools.Granted(ctx, agent.RanAllowed)
 				return true, "", nil
 			}
 		} else {
@@ -120,6 +122,7 @@ func Reporting(cfg config.Config, always *Allowed, ask Ask, refused func(command
 			return false, d.Reason, nil
 		}
 		if always.has(command) {
+			tools.Granted(ctx, agent.RanAllowed)
 			return true, "", nil
 		}
 		reason := d.Reason
@@ -127,6 +130,7 @@ func Reporting(cfg config.Config, always *Allowed, ask Ask, refused func(command
 		case d.Verdict == policy.Allow:
 			confined, why := probe()
 			if confined || cfg.Sandbox.Mode == proc.ModeOff {
+				tools.Granted(ctx, agent.RanAllowed)
 				return true, "", nil
 			}
 			reason = "the sandbox is unavailable here (" + why + "), so every command is asked about"
@@ -138,6 +142,7 @@ func Reporting(cfg config.Config, always *Allowed, ask Ask, refused func(command
 			if sd.Verdict == policy.Allow {
 				confined, why := probe()
 				if confined {
+					tools.Granted(ctx, agent.RanUnasked)
 					return true, "", nil
 				}
 				if cfg.Sandbox.Mode == proc.ModeOff {
@@ -161,9 +166,11 @@ func Reporting(cfg config.Config, always *Allowed, ask Ask, refused func(command
 		}
 		switch answer {
 		case AllowOnce:
+			tools.Granted(ctx, agent.RanApproved)
 			return true, "", nil
 		case AllowAlways:
 			always.add(command)
+			tools.Granted(ctx, agent.RanApproved)
 			return true, "", nil
 		case Deny:
 			return false, "the user denied running " + command, nil

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/agentls/agentls/internal/agent"
 	"github.com/agentls/agentls/internal/config"
 	"github.com/agentls/agentls/internal/proc"
 	"github.com/agentls/agentls/internal/tools"
@@ -33,6 +34,7 @@ func TestApprovalTable(t *testing.T) {
 		asked    bool
 		reported bool
 		reason   string // a part of the reason given when not ok
+		how      string // what the approver noted (tools.Granted) when ok
 	}
 	for _, c := range []struct {
 		name    string
@@ -51,9 +53,9 @@ func TestApprovalTable(t *testing.T) {
 		{name: "deny sees through a wrapper", deny: []string{"rm"}, sandbox: proc.ModeOff, answer: AllowOnce,
 			command: "env FOO=1 /bin/rm -rf build", want: want{reason: "tools.deny"}},
 		{name: "allow covers it, sandbox off by choice", allow: []string{"go test"}, sandbox: proc.ModeOff,
-			command: "go test ./...", want: want{ok: true}},
+			command: "go test ./...", want: want{ok: true, how: agent.RanAllowed}},
 		{name: "sandbox off: a plain command is asked", sandbox: proc.ModeOff, answer: AllowOnce,
-			command: "ls", want: want{ok: true, asked: true}},
+			command: "ls", want: want{ok: true, asked: true, how: agent.RanApproved}},
 		{name: "the user says no", sandbox: proc.ModeOff, answer: Deny,
 			command: "ls", want: want{asked: true, reason: "the user denied running ls"}},
 		{name: "no answer is reported", sandbox: proc.ModeOff, answer: NoAnswer,
@@ -63,17 +65,17 @@ func TestApprovalTable(t *testing.T) {
 		{name: "never: refused, not asked", mode: config.ApprovalNever, sandbox: proc.ModeOff, answer: AllowOnce,
 			command: "ls", want: want{reported: true, reason: `tools.approval is "never"`}},
 		{name: "never still runs what allow covers", mode: config.ApprovalNever, allow: []string{"ls"}, sandbox: proc.ModeOff,
-			command: "ls -l", want: want{ok: true}},
+			command: "ls -l", want: want{ok: true, how: agent.RanAllowed}},
 		{name: "always-ask asks about a plain command", mode: config.ApprovalAlwaysAsk, answer: AllowOnce,
-			command: "ls", want: want{ok: true, asked: true}},
+			command: "ls", want: want{ok: true, asked: true, how: agent.RanApproved}},
 		{name: "sandboxed: a plain command runs without a question when confined", answer: Deny,
-			command: "ls -l", want: want{ok: confined, asked: !confined, reason: "the user denied"}},
+			command: "ls -l", want: want{ok: confined, asked: !confined, reason: "the user denied", how: agent.RanUnasked}},
 		{name: "sandboxed: a command the parser cannot see through is asked", answer: Deny,
 			command: `eval "$X"`, want: want{asked: true, reason: "the user denied"}},
 		{name: "an MCP call is asked even when sandboxed", answer: AllowOnce, toolCtx: &tools.ToolCall{},
-			command: `mcp fs.read {"path":"a"}`, want: want{ok: true, asked: true}},
+			command: `mcp fs.read {"path":"a"}`, want: want{ok: true, asked: true, how: agent.RanApproved}},
 		{name: "an MCP call its server allows runs unasked", toolCtx: &tools.ToolCall{ServerAllows: true}, answer: Deny,
-			command: `mcp fs.read {"path":"a"}`, want: want{ok: true}},
+			command: `mcp fs.read {"path":"a"}`, want: want{ok: true, how: agent.RanAllowed}},
 		{name: "deny refuses an MCP call its server allows", deny: []string{"mcp fs"}, toolCtx: &tools.ToolCall{ServerAllows: true}, answer: AllowOnce,
 			command: `mcp fs.read {"path":"a"}`, want: want{reason: "tools.deny"}},
 		{name: "an MCP call nobody can approve is reported", toolCtx: &tools.ToolCall{}, noAsk: true, sandbox: proc.ModeOff,
@@ -96,12 +98,17 @@ func TestApprovalTable(t *testing.T) {
 			if c.toolCtx != nil {
 				ctx = tools.WithToolCall(ctx, *c.toolCtx)
 			}
-			ok, reason, err := a.Approve(ctx, c.command)
+			var how string
+			ok, reason, err := a.Approve(tools.WithGrant(ctx, &how), c.command)
 			if err != nil {
 				t.Fatal(err)
 			}
 			if ok != c.want.ok || (len(s.asked) > 0) != c.want.asked || (len(reported) > 0) != c.want.reported {
 				t.Fatalf("ok %v (reason %q), asked %q, reported %q; want %+v", ok, reason, s.asked, reported, c.want)
+			}
+			if ok && how != c.want.how {
+				// The editors show it beside the command.
+				t.Errorf("allowed as %q, want %q", how, c.want.how)
 			}
 			if ok && reason != "" {
 				t.Errorf("allowed with a reason %q", reason)

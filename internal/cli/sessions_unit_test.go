@@ -124,7 +124,7 @@ func TestShowSession(t *testing.T) {
 		"#1 t1", "  > change a", "  ok", "summary: did it",
 		"  changed a.txt\n", "-0\n+1\n", // --diff
 		"  created b.txt\n", "+new\n",
-		"#2 t2", "  > again", "error (llm)", "error: the model went away",
+		"#2 t2", "  > again", "error (the model failed)", "error: the model went away",
 		"steps (agentls sessions rewind " + id + " STEP):", "  1  t1 · turn change aa · a.txt", "  2  t1 · turn change ab · b.txt",
 	} {
 		if !strings.Contains(s, want) {

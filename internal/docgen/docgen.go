@@ -110,7 +110,10 @@ func events() []byte {
 	b.WriteString("# Event kinds\n\n")
 	b.WriteString("The language server streams a task as `agentls/event` notifications\n" +
 		"`{taskId, session, kind, step, …}`; a task's first event also has `task`, its prompt, so a view can\n" +
-		"head a task a code action started. `agentls run --json` prints the same events as JSON lines, and\n" +
+		"head a task a code action started, and the `end` event has `ended`, how it ended in words (`ok`,\n" +
+		"`cancelled by you`, `stopped: step limit`, `edits failed (3), nothing changed`), and a command's\n" +
+		"`toolResult` has `ran`, how it ran in words (`exit 0 · in the sandbox, unasked`), and a `nested` event\n" +
+		"has `line`, the sub-agent's step in one line (empty for a step not worth one). `agentls run --json` prints the same events as JSON lines, and\n" +
 		"the ACP agent turns them into `session/update`s. Only the fields of an event's kind are set.\n\n")
 	b.WriteString("| kind | fields | meaning |\n|---|---|---|\n")
 	for _, k := range agent.EventKinds {

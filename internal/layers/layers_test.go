@@ -54,7 +54,7 @@ var allowed = map[string][]string{
 	// policy (rules, answers, tools.approval, the sandbox): below assemble,
 	// which builds them from the settings.
 	"internal/verify/gate": {"internal/edits", "internal/agent", "internal/proc", "internal/textcut", "internal/verify"},
-	"internal/approval":    {"internal/config", "internal/policy", "internal/proc", "internal/tools"},
+	"internal/approval":    {"internal/agent", "internal/config", "internal/policy", "internal/proc", "internal/tools"},
 	// Hooks in the shared format (Claude Code's, Codex's), run through proc.
 	"internal/hooks": {"internal/agent", "internal/proc"},
 	// The explore tool: a nested task on the core's driver.

@@ -97,7 +97,7 @@ func init() {
 		cmd("agentls.models", "{}", (*Server).cmdModels).
 			documented("Answers `{models: [id], current, baseURL}`: the endpoint's `GET /v1/models`, sorted (10 s timeout)."),
 		cmd("agentls.info", "{model?}", (*Server).cmdInfo).
-			documented("Answers `{version, model, baseURL, contextTokens, keySet, priceInput?, priceOutput?}`: for context meters, costs and health checks; never the key. `model`: a picker's choice, for its price."),
+			documented("Answers `{version, model, baseURL, contextTokens, keySet, priceInput?, priceOutput?, approval, maxSteps, maxCostUSD?}`: for context meters, costs, the status item (`tools.approval`, a task's budget) and health checks; never the key. `model`: a picker's choice, for its price."),
 		cmd("agentls.proposal", "{taskId, uri?}", (*Server).cmdProposal).
 			documented("For a review task: `{taskId, uris}` (files with proposals); with `uri`: `{uri, proposed, hunks, conflicts}`, the file's current text with the proposals applied (hunks the user edited over are left out)."),
 		cmd("agentls.commands", "{}", (*Server).cmdCommands).
@@ -222,6 +222,9 @@ func (s *Server) startRun(name string, a runArgs, mustExist bool) (any, error) {
 	if err != nil {
 		return nil, err
 	}
+	// .agentls.json as it is now: agent.review and agent.isolation are
+	// decided here, before the task reads it again (runAgent).
+	s.configure(context.Background(), nil)
 	review := s.config().Agent.Review
 	if a.Review != nil {
 		review = *a.Review

@@ -73,8 +73,10 @@ func TestStatusWord(t *testing.T) {
 		{agent.Result{Status: agent.StatusOK, Reason: "done"}, "ok"},
 		{agent.Result{Status: agent.StatusOK, Reason: "verifyFailed"}, "done, checks failing"},
 		{agent.Result{Status: agent.StatusOK, Outcome: "awaiting review"}, "awaiting review"},
-		{agent.Result{Status: agent.StatusCancelled, Cancelled: true, Outcome: "undone"}, "cancelled"},
-		{agent.Result{Status: agent.StatusError, Reason: "llm"}, "error"},
+		{agent.Result{Status: agent.StatusCancelled, Cancelled: true, Outcome: "undone"}, "cancelled by you"},
+		{agent.Result{Status: agent.StatusError, Reason: "llm"}, "error (the model failed)"},
+		{agent.Result{Status: agent.StatusOK, Reason: "maxSteps"}, "stopped: step limit"},
+		{agent.Result{Status: agent.StatusOK, Reason: "done", FailedEdits: 3}, "edits failed (3), nothing changed"},
 	} {
 		if got := statusWord(c.res); got != c.want {
 			t.Errorf("statusWord(%+v) = %q, want %q", c.res, got, c.want)

@@ -9,6 +9,7 @@ import (
 	"go.lsp.dev/jsonrpc2"
 
 	"github.com/agentls/agentls/internal/assemble"
+	"github.com/agentls/agentls/internal/config"
 )
 
 // agentls.models lists what the configured endpoint serves at /v1/models,
@@ -54,6 +55,10 @@ type infoResult struct {
 	KeySet        bool    `json:"keySet"`
 	PriceInput    float64 `json:"priceInput,omitempty"` // $ per million tokens; 0: unknown
 	PriceOutput   float64 `json:"priceOutput,omitempty"`
+	// For the status item: how commands are approved and a task's budget.
+	Approval   string  `json:"approval"`
+	MaxSteps   int     `json:"maxSteps"`
+	MaxCostUSD float64 `json:"maxCostUSD,omitempty"`
 }
 
 // infoArgs are agentls.info's arguments.
@@ -71,5 +76,14 @@ func (s *Server) cmdInfo(ctx context.Context, a infoArgs) (any, error) {
 		Version: s.opts.Version, Model: cfg.LLM.Model, BaseURL: cfg.LLM.BaseURL,
 		ContextTokens: assemble.Limits(cfg).ContextTokens, KeySet: cfg.LLM.APIKey != "",
 		PriceInput: in, PriceOutput: out,
+		Approval: approvalMode(cfg), MaxSteps: cfg.Agent.MaxSteps, MaxCostUSD: cfg.Agent.MaxCostUSD,
 	}, nil
+}
+
+// approvalMode is tools.approval as it applies ("sandboxed" when unset).
+func approvalMode(cfg config.Config) string {
+	if cfg.Tools.Approval == "" {
+		return config.ApprovalSandboxed
+	}
+	return cfg.Tools.Approval
 }

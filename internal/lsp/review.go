@@ -216,7 +216,9 @@ func (s *Server) endReview(ctx context.Context, t *runningTask) {
 		return
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "# agentls task %s proposes these changes (%s)\n# accept or reject them with code actions or agentls.accept / agentls.reject\n", t.id, shorten(t.prompt, 100))
+	// The editor's own words (:AgentAccept in Neovim), not the server's
+	// command names.
+	fmt.Fprintf(&b, "# agentls task %s proposes these changes (%s)\n# accept or reject them with %s\n", t.id, shorten(t.prompt, 100), reviewHint(s.clientName()))
 	for _, fc := range files {
 		a := "a/" + fc.Rel
 		if !fc.ReviewExisted {

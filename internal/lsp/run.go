@@ -112,6 +112,14 @@ type eventParams struct {
 	// Task is the task's prompt, on its first event only: a view can head
 	// a task it did not start (a code action's "Fix with agentls").
 	Task string `json:"task,omitempty"`
+	// Ended is how the task ended, in words (render.EndWord), on the end
+	// event: every editor's end line reads the same.
+	Ended string `json:"ended,omitempty"`
+	// Ran is how a command ran, in words (render.RunNote), on its result.
+	Ran string `json:"ran,omitempty"`
+	// Line is a sub-agent's step in one line (render.NestedLine), on a
+	// nested event: the editors show it under the call that started it.
+	Line string `json:"line,omitempty"`
 	agent.Event
 }
 
@@ -185,6 +193,15 @@ func (s *Server) onEvent(ctx context.Context, t *runningTask, prog *progress, ev
 
 func (s *Server) sendEvent(ctx context.Context, t *runningTask, ev agent.Event) {
 	p := eventParams{TaskID: t.id, Session: t.session, Event: ev}
+	if ev.Kind == agent.KindEnd && ev.Result != nil {
+		p.Ended = render.EndWord(*ev.Result)
+	}
+	if ev.Run != nil {
+		p.Ran = render.RunNote(ev.Run)
+	}
+	if ev.Kind == agent.KindNested {
+		p.Line = render.NestedLine(ev)
+	}
 	t.mu.Lock()
 	if !t.headed {
 		t.headed = true
@@ -271,6 +288,18 @@ func (s *Server) announceEnd(ctx context.Context, t *runningTask) {
 	t.mu.Unlock()
 	s.sendEvent(ctx, t, agent.Event{Kind: agent.KindEnd, Step: step, Result: &res})
 	typ, msg := endMessage(res)
+	if res.Cancelled {
+		msg = "" // "cancelled by you" says it all
+	} else {
+		// The answer's first line: the whole answer is in the view; and
+		// what waits for review, which finishTask put last.
+		msg = strings.TrimSpace(s.config().Redact(msg))
+		line := render.FirstLine(msg, 200)
+		if i := strings.LastIndexByte(msg, '\n'); i >= 0 && res.Outcome == "awaiting review" {
+			line += " " + msg[i+1:]
+		}
+		msg = ": " + line
+	}
 	files := ""
 	if n := len(res.FilesChanged); n > 0 {
 		files = fmt.Sprintf(" (%d file%s changed)", n, plural(n))
@@ -287,7 +316,7 @@ func (s *Server) announceEnd(ctx context.Context, t *runningTask) {
 		}
 		usage += "]"
 	}
-	s.showMessage(ctx, typ, "agentls %s %s%s: %s%s", t.id, statusWord(res), files, s.config().Redact(shorten(msg, 400)), usage)
+	s.showMessage(ctx, typ, "agentls %s %s%s%s%s", t.id, statusWord(res), files, msg, usage)
 }
 
 // shorten trims s and cuts it to at most n bytes and an ellipsis, at a

@@ -1,17 +1,13 @@
 package lsp
 
-import "github.com/agentls/agentls/internal/agent"
+import (
+	"github.com/agentls/agentls/internal/agent"
+	"github.com/agentls/agentls/internal/render"
+)
 
-// statusWord is how a result's status reads to a person: a task whose
-// checks still fail ended "ok" for the machine but is never plain "ok".
+// statusWord is how a result's status reads to a person (render.EndWord):
+// a task whose checks still fail ended "ok" for the machine but is never
+// plain "ok", a cancel is "cancelled by you", a stop at a limit names it.
 func statusWord(res agent.Result) string {
-	switch {
-	case res.Cancelled:
-		return "cancelled"
-	case res.Outcome != "":
-		return res.Outcome
-	case res.Reason == "verifyFailed":
-		return "done, checks failing"
-	}
-	return res.Status
+	return render.EndWord(res)
 }

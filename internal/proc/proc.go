@@ -57,7 +57,10 @@ type Result struct {
 	// OutOfMemory: the kernel killed a process of the command at the
 	// sandbox's memory cap (said at the end of Output too).
 	OutOfMemory bool
-	Duration    time.Duration
+	// Sandboxed: the command ran confined (Spec.Sandbox's mode was not
+	// off), which the editors show beside it.
+	Sandboxed bool
+	Duration  time.Duration
 }
 
 func (s Spec) argv() ([]string, error) {
@@ -220,6 +223,7 @@ func finish(ctx, runCtx context.Context, r Result, out *Capper, start time.Time,
 	r.Cancelled = ctx.Err() != nil
 	r.TimedOut = !r.Cancelled && errors.Is(runCtx.Err(), context.DeadlineExceeded) && r.ExitCode < 0
 	if sb.Mode != ModeOff {
+		r.Sandboxed = true
 		if r.ExitCode == launchFailed && strings.HasPrefix(r.Output, launchPrefix) {
 			return r, fmt.Errorf("proc: %s", strings.TrimSpace(r.Output))
 		}

@@ -171,6 +171,11 @@ func (r *Renderer) plain(ev agent.Event) {
 		if ev.IsErr {
 			mark, out = "✗", strings.TrimPrefix(out, "error: ")
 		}
+		if ev.Run != nil {
+			// A command: how it ran and how it ended, before its output.
+			r.line(fmt.Sprintf("  %s %s: %s: %s", mark, callName(ev.Call), RunNote(ev.Run), FirstLine(out, 120)))
+			return
+		}
 		r.line(fmt.Sprintf("  %s %s: %s", mark, callName(ev.Call), FirstLine(out, 120)))
 	case agent.KindVerify:
 		if ev.Verify == nil {
@@ -216,7 +221,7 @@ func (r *Renderer) plain(ev agent.Event) {
 		}
 		switch {
 		case ev.Result.Reason == "maxSteps" || ev.Result.Reason == "budget":
-			r.line("stopped: " + ev.Result.Error)
+			r.line(ev.Result.Error)
 		case ev.Result.Status == agent.StatusError:
 			r.line("error: " + ev.Result.Error)
 		}
@@ -237,6 +242,9 @@ func (r *Renderer) markdown(ev agent.Event) {
 		status, out := "ok", ev.Output
 		if ev.IsErr {
 			status, out = "error", strings.TrimPrefix(out, "error: ")
+		}
+		if ev.Run != nil {
+			status += " (" + RunNote(ev.Run) + ")"
 		}
 		r.item(fmt.Sprintf("  - ← %s %s: %s\n", callName(ev.Call), status, Abbreviate(out, 3, 300)))
 	case agent.KindVerify:
@@ -326,6 +334,79 @@ func CallSummary(c *agent.ToolCall) string {
 	return c.Name
 }
 
+// RunNote says how a command ran and ended, in a few words:
+// "exit 0 · in the sandbox, unasked", "exit 1 · approved by you, outside
+// the sandbox".
+func RunNote(run *agent.CommandRun) string {
+	if run == nil {
+		return ""
+	}
+	end := fmt.Sprintf("exit %d", run.ExitCode)
+	switch {
+	case run.TimedOut:
+		end = "timed out"
+	case run.ExitCode < 0:
+		end = "killed"
+	}
+	how := []string{}
+	if run.Sandboxed {
+		how = append(how, "in the sandbox")
+	} else {
+		how = append(how, "outside the sandbox")
+	}
+	switch run.Approval {
+	case agent.RanUnasked:
+		how = append(how, "unasked")
+	case agent.RanAllowed:
+		how = append(how, "allowed by your rules")
+	case agent.RanApproved:
+		how = append(how, "approved by you")
+	}
+	if run.Network {
+		how = append(how, "with network")
+	}
+	return end + " · " + strings.Join(how, ", ")
+}
+
+// EndWord is how a task ended, in words: "ok", "cancelled by you",
+// "stopped: step limit", "edits failed", "done, checks failing". A task
+// that changed nothing while its edits failed did not end "ok", whatever
+// its answer says.
+func EndWord(r agent.Result) string {
+	switch {
+	case r.Cancelled || r.Status == agent.StatusCancelled:
+		return "cancelled by you"
+	case r.Outcome != "":
+		return r.Outcome
+	case r.Reason == "maxSteps":
+		return "stopped: step limit"
+	case r.Reason == "budget":
+		return "stopped: cost limit"
+	case r.Reason == "verifyFailed":
+		return "done, checks failing"
+	case r.Status == agent.StatusOK && r.FailedEdits > 0 && len(r.FilesChanged) == 0:
+		return fmt.Sprintf("edits failed (%d), nothing changed", r.FailedEdits)
+	case r.Status == agent.StatusError && r.Reason != "":
+		return "error (" + reasonWords(r.Reason) + ")"
+	}
+	return r.Status
+}
+
+// reasonWords is an end reason a person reads.
+func reasonWords(reason string) string {
+	switch reason {
+	case "llm":
+		return "the model failed"
+	case "stuck":
+		return "stuck in a loop"
+	case "context":
+		return "context full"
+	case "timeout":
+		return "timed out"
+	}
+	return reason
+}
+
 // NestedLine is a step of a sub-agent (an agent.KindNested event) in one
 // line of its parent call's short trace, prefixed by the call's name: its
 // tool calls, its refusals and failures, its notices and its end. A
@@ -364,22 +445,12 @@ func NestedLine(ev agent.Event) string {
 // ResultLine is a result in one line: status, files, steps, tokens, cost.
 func ResultLine(r agent.Result) string {
 	var parts []string
-	status := r.Status
+	status := EndWord(r)
 	switch {
-	case r.Cancelled:
-		status = "cancelled"
-	case r.Reason == "verifyFailed":
-		status = "done, checks failing"
-	case r.Status == agent.StatusOK && r.Verified:
-		status = "ok, verified"
-	case r.Reason == "maxSteps" || r.Reason == "budget":
-		// A graceful end at the task's limit: summarised and checked.
-		status = "stopped at the limit (" + r.Reason + ")"
-		if r.Verified {
-			status += ", verified"
-		}
-	case r.Status == agent.StatusError && r.Reason != "":
-		status = "error (" + r.Reason + ")"
+	case r.Outcome != "" || r.Cancelled || r.Reason == "verifyFailed":
+	case r.Verified && (r.Status == agent.StatusOK || r.Reason == "maxSteps" || r.Reason == "budget"):
+		// Checked, also at a graceful end at the task's limit.
+		status += ", verified"
 	}
 	parts = append(parts, status)
 	switch n := len(r.FilesChanged); {

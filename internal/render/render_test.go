@@ -52,8 +52,8 @@ func TestPlain(t *testing.T) {
 		"✗ checks failed: `go vet` failed\n    a.go:3:1: bad\n    … and 1 more\n" +
 		"· plan (1 of 2 done):\n    [x] Read\n    [>] Fix\n" +
 		"· the model timed out; retrying\n" +
-		"Done\nstopped: stopped at the step limit\n" +
-		"── stopped at the limit (maxSteps) · no files changed · 3 steps · 0 in / 0 out tokens\n"
+		"Done\nstopped at the step limit\n" +
+		"── stopped: step limit · no files changed · 3 steps · 0 in / 0 out tokens\n"
 	if got != want {
 		t.Errorf("plain:\n%s\nwant:\n%s", got, want)
 	}
@@ -160,6 +160,57 @@ func TestPackageIsPure(t *testing.T) {
 			if !allowed[p] {
 				t.Errorf("%s imports %s", name, p)
 			}
+		}
+	}
+}
+
+// A command's line says how it ran: unasked in the sandbox, by your
+// rules, approved by you, outside the sandbox; and how it ended.
+func TestRunNote(t *testing.T) {
+	for _, c := range []struct {
+		run  agent.CommandRun
+		want string
+	}{
+		{agent.CommandRun{Approval: agent.RanUnasked, Sandboxed: true}, "exit 0 · in the sandbox, unasked"},
+		{agent.CommandRun{Approval: agent.RanApproved, ExitCode: 1}, "exit 1 · outside the sandbox, approved by you"},
+		{agent.CommandRun{Approval: agent.RanAllowed, Sandboxed: true, ExitCode: -1, TimedOut: true}, "timed out · in the sandbox, allowed by your rules"},
+		{agent.CommandRun{Approval: agent.RanApproved, Sandboxed: true, ExitCode: -1, Network: true}, "killed · in the sandbox, approved by you, with network"},
+	} {
+		if got := RunNote(&c.run); got != c.want {
+			t.Errorf("RunNote(%+v) = %q, want %q", c.run, got, c.want)
+		}
+	}
+	run := &agent.ToolCall{ID: "1", Name: "run_command", Arguments: `{"command":"go test ./..."}`}
+	ev := agent.Event{Kind: agent.KindToolResult, Call: run, Output: "ok\n[exit code 0]\n", Run: &agent.CommandRun{Approval: agent.RanUnasked, Sandboxed: true}}
+	if got := New(Plain).Event(ev); got != "  ← run_command: exit 0 · in the sandbox, unasked: ok …\n" {
+		t.Errorf("plain: %q", got)
+	}
+	if got := New(Markdown).Event(ev); !strings.Contains(got, "← run_command ok (exit 0 · in the sandbox, unasked): ok ⏎ [exit code 0]") {
+		t.Errorf("markdown: %q", got)
+	}
+}
+
+// How a task ended, in words: the reason, not "error:"; a cancel once; a
+// task whose edits all failed and that changed nothing is not "ok".
+func TestEndWord(t *testing.T) {
+	for _, c := range []struct {
+		res        agent.Result
+		word, line string
+	}{
+		{agent.Result{Status: agent.StatusOK, Reason: "done", Verified: true, FilesChanged: []string{"a"}}, "ok", "ok, verified · 1 file changed"},
+		{agent.Result{Status: agent.StatusCancelled, Cancelled: true, Reason: "cancelled", Error: "cancelled"}, "cancelled by you", "cancelled by you · no files changed"},
+		{agent.Result{Status: agent.StatusError, Reason: "maxSteps", Error: "stopped at the step limit"}, "stopped: step limit", "stopped: step limit · no files"},
+		{agent.Result{Status: agent.StatusOK, Reason: "budget", Verified: true}, "stopped: cost limit", "stopped: cost limit, verified ·"},
+		{agent.Result{Status: agent.StatusOK, Reason: "done", FailedEdits: 3, Summary: "Added three constants"}, "edits failed (3), nothing changed", "edits failed (3), nothing changed · no files changed"},
+		{agent.Result{Status: agent.StatusOK, Reason: "done", FailedEdits: 1, FilesChanged: []string{"a"}}, "ok", "ok · 1 file changed"},
+		{agent.Result{Status: agent.StatusError, Reason: "llm", Error: "HTTP 401"}, "error (the model failed)", "error (the model failed) ·"},
+		{agent.Result{Status: agent.StatusOK, Reason: "verifyFailed", Verified: false}, "done, checks failing", "done, checks failing ·"},
+	} {
+		if got := EndWord(c.res); got != c.word {
+			t.Errorf("EndWord(%+v) = %q, want %q", c.res, got, c.word)
+		}
+		if got := ResultLine(c.res); !strings.HasPrefix(got, c.line) {
+			t.Errorf("ResultLine(%+v) = %q, want it to start %q", c.res, got, c.line)
 		}
 	}
 }

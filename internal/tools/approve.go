@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 
+	"github.com/agentls/agentls/internal/agent"
 	"github.com/agentls/agentls/internal/policy"
 )
 
@@ -58,11 +59,33 @@ func RulesApprover(r policy.Rules) Approver {
 		if c, ok := ToolCallOf(ctx); ok {
 			d = r.CheckToolCall(command)
 			if d.Verdict != policy.Deny && c.ServerAllows {
+				Granted(ctx, agent.RanAllowed)
 				return true, "", nil
 			}
 		} else {
 			d = r.Check(command)
 		}
+		if d.Verdict == policy.Allow {
+			Granted(ctx, agent.RanAllowed)
+		}
 		return d.Verdict == policy.Allow, d.Reason, nil
 	})
+}
+
+type grantKey struct{}
+
+// WithGrant marks ctx for an approval whose answer's provenance Granted
+// notes in *how.
+func WithGrant(ctx context.Context, how *string) context.Context {
+	return context.WithValue(ctx, grantKey{}, how)
+}
+
+// Granted notes how the command being approved under ctx came to be
+// allowed (agent.RanUnasked, RanAllowed, RanApproved): run_command tells
+// the editors, which show it beside the command. An Approver that says
+// nothing leaves it unsaid.
+func Granted(ctx context.Context, how string) {
+	if p, ok := ctx.Value(grantKey{}).(*string); ok {
+		*p = how
+	}
 }

@@ -45,7 +45,8 @@ func newRunCommand(ws agent.Workspace, o Options) agent.Tool {
 		if strings.TrimSpace(a.Command) == "" {
 			return agent.ToolResult{}, errors.New("command is empty")
 		}
-		ok, reason, err := o.Approver.Approve(ctx, a.Command)
+		var how string
+		ok, reason, err := o.Approver.Approve(WithGrant(ctx, &how), a.Command)
 		if err != nil {
 			return agent.ToolResult{}, fmt.Errorf("approval of %q: %w", a.Command, err)
 		}
@@ -65,6 +66,7 @@ func newRunCommand(ws agent.Workspace, o Options) agent.Tool {
 		o := o
 		o.carried = &carried
 		out, res, err := runCommandIn(ctx, ws, o, a.Command, timeout, false)
+		network := false
 		if err == nil && res.NetworkBlocked && !o.Sandbox.Network && o.AskNetwork != nil {
 			// The command failed for want of network: ask whether it may
 			// run again with it.
@@ -76,11 +78,13 @@ func newRunCommand(ws agent.Workspace, o Options) agent.Tool {
 				return agent.ToolResult{Output: out, Changed: carried}, fmt.Errorf("asking for network: %w", askErr)
 			}
 			if again {
-				out, _, err = runCommandIn(ctx, ws, o, a.Command, timeout, true)
+				out, res, err = runCommandIn(ctx, ws, o, a.Command, timeout, true)
 				out = "[run again with network, as the user allowed]\n" + out
+				network = true
 			}
 		}
-		return agent.ToolResult{Output: out, Changed: carried}, err
+		run := &agent.CommandRun{Approval: how, Sandboxed: res.Sandboxed, ExitCode: res.ExitCode, TimedOut: res.TimedOut, Network: network}
+		return agent.ToolResult{Output: out, Run: run, Changed: carried}, err
 	}
 	return t
 }

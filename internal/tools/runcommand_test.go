@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agentls/agentls/internal/agent"
 	"github.com/agentls/agentls/internal/proc"
 )
 
@@ -158,4 +159,34 @@ func TestRunCommandApproval(t *testing.T) {
 		t.Fatal("the default approver allowed a command")
 	}
 	wantContains(t, "error", err.Error(), "tools.allow", ".agentls.json", `"go test"`)
+}
+
+// run_command's result says how the command ran, for the editors: how it
+// was allowed (what the approver noted), whether the sandbox confined it,
+// and its exit code.
+func TestRunCommandSaysHowItRan(t *testing.T) {
+	ws := newDisk(t, map[string]string{})
+	approved := ApproverFunc(func(ctx context.Context, _ string) (bool, string, error) {
+		Granted(ctx, agent.RanApproved)
+		return true, "", nil
+	})
+	rc := toolNamed(t, ws, Options{Approver: approved, Sandbox: proc.Sandbox{Mode: proc.ModeOff}}, "run_command")
+	res, err := call(t, rc, `{"command":"echo hi; exit 3"}`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := agent.CommandRun{Approval: agent.RanApproved, Sandboxed: false, ExitCode: 3}
+	if res.Run == nil || *res.Run != want {
+		t.Errorf("run = %+v, want %+v", res.Run, want)
+	}
+	if confined, _ := proc.Available(); confined {
+		rc := toolNamed(t, ws, Options{Approver: allowAll}, "run_command")
+		res, err := call(t, rc, `{"command":"true"}`)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := (agent.CommandRun{Sandboxed: true}); res.Run == nil || *res.Run != want {
+			t.Errorf("sandboxed: run = %+v, want %+v", res.Run, want)
+		}
+	}
 }

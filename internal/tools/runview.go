@@ -69,8 +69,15 @@ const maxViewWrites = 256 << 20
 // the workspace, and packs what it wrote into the exchange directory
 // (outside the workspace, in the temporary directory the sandbox lets it
 // write): the view's own writes vanish with its mount namespace.
+//
+// File times come from the kernel's coarse clock, which moves once a tick
+// (4–10 ms): a file the command writes within the stamp's tick has the
+// stamp's time, and -newer (strictly newer) would miss it, as it missed a
+// quick `touch made.txt` under load. The script waits out the tick after
+// the stamp (20 ms, once per command).
 const viewScript = `x="$AGENTLS_VIEW_EXCHANGE"
 : > "$x/stamp"
+sleep 0.02
 find . \( -path ./.git $AGENTLS_VIEW_PRUNE \) -prune -o \( -type f -o -type l \) -print0 > "$x/before" 2>/dev/null
 /bin/sh "$x/command"
 code=$?

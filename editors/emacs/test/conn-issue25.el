@@ -139,7 +139,7 @@
     (agentls--on-event (list :taskId "tfix" :kind "state" :from "idle" :to "planning"
                              :task "Fix the failure at e.go:3"))
     (test-check "a code action's task gets a header in the conversation; a typed one no second"
-                (and (test-has "▶ Fix the failure at e.go:3")
+                (and (test-has "▶ tfix Fix the failure at e.go:3")
                      (not (string-search "verify the workspace" (test-stream))))
                 (test-stream))
 

@@ -10,6 +10,7 @@
 (load (expand-file-name "run.el" (file-name-directory (or load-file-name buffer-file-name))) nil t)
 (load (expand-file-name "conn-review.el" (file-name-directory (or load-file-name buffer-file-name))) nil t)
 (load (expand-file-name "conn-issue25.el" (file-name-directory (or load-file-name buffer-file-name))) nil t)
+(load (expand-file-name "conn-issue36.el" (file-name-directory (or load-file-name buffer-file-name))) nil t)
 (setq test-script "conn-script.json"
       test-name (format "emacs-%s/agentls-conn" emacs-version))
 
@@ -78,7 +79,7 @@
                        (null (find-buffer-visiting (expand-file-name "c.txt" test-ws))))
                   (test-file "c.txt"))
       (test-check "the task line has tokens, context meter and cost"
-                  (test-has "▶ Replace hello with goodbye  · 41000 in / 50 out tokens · context 16% of 128k · $0.0062")
+                  (test-has " Replace hello with goodbye  · 41000 in / 50 out tokens · context 16% of 128k · $0.0062")
                   (test-stream))
       (test-check "tool lines say the edit's size"
                   (test-has "→ edit_file c.txt · ok (1 line → 3 lines)") (test-stream))
@@ -169,6 +170,7 @@
                   (test-stream))
       (test-conn-review t1 t2 abuf)
       (test-conn-issue25)
+      (test-conn-issue36)
       (agentls-shutdown conn))))
 
 (run-at-time 90 nil (lambda ()

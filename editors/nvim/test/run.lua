@@ -200,6 +200,9 @@ do
   local wp = require('run_writepath')
   wp.init(M.helpers)
   M.writepath = wp.run
+  local i36 = require('run_issue36')
+  i36.init(M.helpers)
+  M.issue36 = i36.run
 end
 
 function M.main()
@@ -310,7 +313,7 @@ function M.body()
     'missing tool call lines')
   check('stream shows streamed text', contains(lines, 'I replaced "hello" with "goodbye" in hello.txt.'), 'final text missing')
   check('stream shows the plan', contains(lines, '[>] Read hello.txt') and contains(lines, '[ ] Say goodbye'), 'plan lines missing')
-  check('tokens fold into the task line', contains(lines, '▶ Replace hello with goodbye  · 1167 in / 69 out tokens · context 0% of 128k')
+  check('tokens fold into the task line', contains(lines, '▶ ' .. t1 .. ' Replace hello with goodbye  · 1167 in / 69 out tokens · context 0% of 128k')
     and not contains(lines, '· tokens'), 'task line: ' .. vim.inspect(lines[1]))
   check('tool line states the edit size', contains(lines, '→ edit_file hello.txt · ok (1 line → 1 line)')
     and contains(lines, '→ read_file hello.txt · ok (2 lines)'), 'tool lines: ' .. vim.inspect(lines))
@@ -320,7 +323,7 @@ function M.body()
   check('stream window is open (' .. stream_opts.open .. ')',
     sw ~= nil and (vim.api.nvim_win_get_config(sw).relative ~= '') == want_float,
     sw and ('window config ' .. vim.inspect(vim.api.nvim_win_get_config(sw))) or 'no stream window')
-  check('statusline shows progress', contains(statuslines, 'agentls ' .. t1 .. ': read_file hello.txt'),
+  check('statusline shows progress', contains(statuslines, 'agentls ' .. t1 .. ' [sandboxed · ') and contains(statuslines, ' steps left]: read_file hello.txt'),
     'statusline samples: ' .. vim.inspect(statuslines))
   check('statusline is empty when idle', a.statusline() == '', 'statusline is ' .. vim.inspect(a.statusline()))
 
@@ -350,7 +353,7 @@ function M.body()
   vim.wait(5000, function()
     return a.client(abuf) ~= nil and a.client(bbuf) ~= nil
   end, 20)
-  vim.cmd('AgentRun! Change both files')
+  vim.cmd('AgentRunReview Change both files')
   local t3 = new_task(2, 5000)
   local r3 = t3 and wait_task(t3, 20000)
   check('review task ends ok', r3 and r3.status == 'ok', 'status ' .. tostring(r3 and r3.status))
@@ -408,7 +411,7 @@ function M.body()
     vim.cmd('AgentReject %')
     local answered = vim.wait(8000, function()
       for i = before + 1, #messages do
-        if messages[i]:find('agentls.reject', 1, true) then
+        if messages[i]:find('rejected', 1, true) then
           return true
         end
       end
@@ -471,6 +474,7 @@ function M.body()
   M.issue25(a)
   M.worktree(a)
   M.writepath(a)
+  M.issue36(a)
   local broken = {}
   for _, m in ipairs(messages) do
     if m:find('rendering an event failed', 1, true) then

@@ -50,7 +50,7 @@ function M.run(a)
     T.check('a mention not read is named in the conversation (notice)',
       T.contains(sl, '· notice: @../outside.txt was not read: outside the workspace'), vim.inspect(sl))
     T.check('a code action\'s task gets a header in the conversation; a typed one no second',
-      T.contains(sl, '▶ Fix the failure at e.go:3') and typed == 0, vim.inspect(sl))
+      T.contains(sl, '▶ tfix Fix the failure at e.go:3') and typed == 0, vim.inspect(sl))
   end
 
   -- :AgentCompose: a task of several lines, written in a scratch buffer
@@ -143,7 +143,7 @@ function M.run(a)
   vim.cmd('edit ' .. vim.fn.fnameescape(gpath))
   local gbuf = vim.api.nvim_get_current_buf()
   before = #a.tasks()
-  vim.cmd('AgentRun! Propose both ends of g.txt')
+  vim.cmd('AgentRunReview Propose both ends of g.txt')
   local t9 = T.new_task(before, 5000)
   local r9 = t9 and T.wait_task(t9, 20000)
   local said = vim.wait(5000, function()

@@ -131,7 +131,7 @@ function M.run(a, s)
   T.check('the stream names the edit size', T.contains(lines, '→ edit_file c.txt · ok (1 line → 3 lines)'),
     'stream: ' .. vim.inspect(lines))
   T.check('the task line has tokens, context meter and cost',
-    T.contains(lines, '▶ ↳ Also change c.txt; @b.txt shows the style. ⏎ This is the second line of the follow-up.  · 41000 in / 50 out tokens · context 16% of 128k · $0.0062'),
+    T.contains(lines, ' ↳ Also change c.txt; @b.txt shows the style. ⏎ This is the second line of the follow-up.  · 41000 in / 50 out tokens · context 16% of 128k · $0.0062'),
     'stream: ' .. vim.inspect(lines))
 
   -- Status wording: checks still failing never read "ok".

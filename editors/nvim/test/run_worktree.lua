@@ -28,11 +28,15 @@ function M.run(a)
   end
   vim.cmd('edit ' .. vim.fn.fnameescape(T.ws .. '/wt.txt'))
   local buf = vim.api.nvim_get_current_buf()
-  local _, started = T.sync(a.exec, 'agentls.run', { task = 'Worktree: shout wt.txt', isolation = 'worktree' })
-  local id = started and started.taskId
+  -- :AgentRun! runs this one task in a worktree (agent.isolation is "none").
+  local n0 = #a.tasks()
+  vim.cmd('AgentRun! Worktree: shout wt.txt')
+  local id = T.new_task(n0, 5000)
   local r = id and T.wait_task(id, 20000)
-  T.check('a worktree task ends without touching the buffer', r and r.status == 'ok'
-    and T.line1(buf) == 'calm words' and true or false, vim.inspect(r) .. ' ' .. tostring(T.line1(buf)))
+  local _, l0 = T.sync(a.exec, 'agentls.worktrees', {})
+  T.check('a worktree task (:AgentRun!) ends without touching the buffer', r and r.status == 'ok'
+    and T.line1(buf) == 'calm words' and l0 and l0.worktrees and #l0.worktrees == 1 and true or false,
+    vim.inspect(r) .. ' ' .. tostring(T.line1(buf)) .. ' ' .. vim.inspect(l0))
 
   -- :AgentWorktrees: the picker lists it (ended, wt.txt waiting); merge.
   local labels, kinds = {}, {}
@@ -63,6 +67,7 @@ function M.run(a)
   vim.ui.select = sel
   T.check(':AgentWorktrees lists the worktree with its state and merges it into the buffer', merged and said
     and kinds[1] == 'agentls.worktrees' and (labels[1] or ''):find('ended', 1, true) ~= nil
+    and (labels[1] or ''):find('^' .. id .. ' ') ~= nil
     and (labels[1] or ''):find('wt.txt', 1, true) ~= nil and true or false,
     vim.inspect({ labels = labels, kinds = kinds, line = T.line1(buf), messages = { unpack(T.messages, nmsg + 1) } }))
 
@@ -91,13 +96,25 @@ function M.run(a)
       end, 20) and true or false,
     vim.inspect({ task = r2, merge = m2, line = T.line1(buf) }))
 
-  -- :AgentWorktrees discard ID removes the worktree and its branch.
+  -- :AgentWorktrees discard ID asks first, then removes the worktree and
+  -- its branch.
+  local asked = {}
+  vim.ui.select = function(items, opts, cb)
+    table.insert(asked, opts.prompt)
+    if opts.kind == 'agentls.confirm' then
+      return cb('Discard', 1)
+    end
+    cb(nil, nil)
+  end
   vim.cmd('AgentWorktrees discard ' .. w.id)
   local gone = vim.wait(8000, function()
     local _, l = T.sync(a.exec, 'agentls.worktrees', {})
     return l and l.worktrees and #l.worktrees == 0
   end, 50)
   local _, branches = git('branch', '--list', 'agentls/*')
+  vim.ui.select = sel
+  T.check(':AgentWorktrees discard asks before it throws the work away', #asked == 1
+    and asked[1]:find('discard worktree t%d+%?') ~= nil, vim.inspect(asked))
   T.check(':AgentWorktrees discard removes the worktree and its branch', gone and vim.fn.isdirectory(w.path) == 0
     and vim.trim(branches or '') == '' and true or false, vim.inspect({ w.path, branches }))
 end

@@ -49,6 +49,8 @@ export interface Result {
   reason?: string;
   /** agentls.status: what became of the changes ("awaiting review", "undone", "rejected"). */
   outcome?: string;
+  /** Edits (edit_file, write_file, …) that failed: with no file changed, the task did not end "ok". */
+  failedEdits?: number;
 }
 
 export interface AgentEvent {
@@ -70,6 +72,12 @@ export interface AgentEvent {
   result?: Result;
   /** The task's prompt, on its first event only. */
   task?: string;
+  /** toolResult of a command: how it ran, in words ("exit 0 · in the sandbox, unasked"). */
+  ran?: string;
+  /** end: how the task ended, in words ("cancelled by you", "stopped: step limit"). */
+  ended?: string;
+  /** nested: a sub-agent's step in one line ("" when not worth one). */
+  line?: string;
 }
 
 /**
@@ -172,7 +180,7 @@ export function composedTask(text: string): string {
 /** How a result's status reads: checks still failing is never plain "ok". */
 export function statusWord(r: Result | undefined): string {
   if (!r) return 'ended';
-  if (r.cancelled) return 'cancelled';
+  if (r.cancelled) return 'cancelled by you';
   // "ok" would mislead for a task whose changes are undone, rejected or
   // still waiting for review; the server says which.
   if (r.outcome) return r.outcome;
@@ -181,12 +189,46 @@ export function statusWord(r: Result | undefined): string {
   return r.status;
 }
 
+/** A task's state in the task lists: running, needs you (a review waits), failed, done. */
+export function taskState(t: { status?: string; outcome?: string; reason?: string } | undefined): string {
+  if (!t || t.status === 'running' || t.status === 'queued') return 'running';
+  if (t.outcome === 'awaiting review') return 'needs you';
+  if (t.status === 'error' || t.reason === 'verifyFailed') return 'failed';
+  return 'done';
+}
+
 /** Model facts for the context meter and the cost (agentls.info). */
 export interface ModelInfo {
   model?: string;
   contextTokens?: number;
   priceInput?: number;
   priceOutput?: number;
+  /** tools.approval as it applies, and a task's budget: for the status item. */
+  approval?: string;
+  maxSteps?: number;
+  maxCostUSD?: number;
+}
+
+/**
+ * How commands are approved and what is left of a task's budget:
+ * "sandboxed · 27 steps left · $0.40 left"; '' when the server did not say.
+ */
+export function autonomyText(info: ModelInfo, t?: { step?: number; usage?: Usage }): string {
+  if (!info.approval) return '';
+  const parts = [info.approval];
+  if ((info.maxSteps ?? 0) > 0) parts.push(`${Math.max(0, info.maxSteps! - (t?.step ?? 0))} steps left`);
+  if ((info.maxCostUSD ?? 0) > 0) {
+    const u = t?.usage;
+    const spent = u ? (u.inputTokens * (info.priceInput ?? 0) + u.outputTokens * (info.priceOutput ?? 0)) / 1e6 : 0;
+    parts.push(`$${Math.max(0, info.maxCostUSD! - spent).toFixed(2)} left`);
+  }
+  return parts.join(' · ');
+}
+
+/** A command's output as the model got it, a line each under its call. */
+export function outputLines(output: string | undefined): string[] {
+  const t = (output ?? '').trim();
+  return t === '' ? [] : t.split('\n');
 }
 
 /** "1167 in / 69 out tokens · context 1% of 128k · $0.0012". */
@@ -249,6 +291,12 @@ export class StreamRenderer {
         return this.line(`[${id}] → ${toolSummary(ev.call)}`);
       case 'toolResult': {
         const name = ev.call?.name ?? 'tool';
+        if (ev.ran) {
+          // A command: how it ran and ended, then its output.
+          let s = `[${id}] ← ${name} ${ev.isError ? 'failed · ' : ''}${ev.ran}`;
+          for (const l of outputLines(ev.output)) s += `\n[${id}]     │ ${l}`;
+          return this.line(s);
+        }
         if (ev.isError) return this.line(`[${id}] ← ${name} failed: ${shorten(ev.output ?? '', 300)}`);
         return this.line(`[${id}] ← ${name} ok (${toolSize(ev.call, ev.output)})`);
       }
@@ -277,8 +325,11 @@ export class StreamRenderer {
         for (const st of ev.plan?.plan ?? []) s += `\n[${id}]     ${mark(st.status)} ${shorten(st.step, 200)}`;
         return this.line(s);
       }
+      case 'nested':
+        // A sub-agent's step, under the task (the server's one line).
+        return ev.line ? this.line(`[${id}]     ↳ ${ev.line}`) : '';
       case 'end':
-        return this.line(`[${id}] ■ ${endSummary(ev.result)}`);
+        return this.line(`[${id}] ■ ${endSummary(ev.result, ev.ended)}`);
       default:
         return this.line(`[${id}] ${ev.kind}`);
     }
@@ -296,16 +347,17 @@ export class StreamRenderer {
 }
 
 /** One line saying how a task ended. */
-export function endSummary(r: Result | undefined): string {
-  if (!r) return 'ended';
-  const parts: string[] = [statusWord(r)];
-  if (r.reason && r.reason !== 'done' && r.reason !== r.status && r.reason !== 'verifyFailed') parts.push(`(${r.reason})`);
+export function endSummary(r: Result | undefined, ended?: string): string {
+  if (!r) return ended || 'ended';
+  const parts: string[] = [ended || statusWord(r)];
+  // The server's words name the reason already ("stopped: step limit").
+  if (!ended && r.reason && r.reason !== 'done' && r.reason !== r.status && r.reason !== 'verifyFailed' && r.reason !== 'cancelled') parts.push(`(${r.reason})`);
   const files = r.filesChanged ?? [];
   if (files.length > 0) parts.push(`— ${plural(files.length, 'file')} changed: ${files.map(baseName).join(', ')}`);
   if (r.usage) parts.push(`— ${r.usage.inputTokens}/${r.usage.outputTokens} tokens`);
   if (r.cost) parts.push(`$${r.cost.toFixed(4)}`);
   let s = parts.join(' ');
-  const tail = r.status === 'error' ? r.error : r.summary;
+  const tail = r.cancelled ? '' : r.status === 'error' ? r.error : r.summary;
   if (tail) s += `: ${shorten(tail, 200)}`;
   return s;
 }
@@ -320,6 +372,9 @@ export interface TaskInfo {
   review?: boolean;
   usage?: Usage; // the task so far
   last?: Usage; // the last model call (its prompt is the context used)
+  step?: number; // the latest model turn
+  /** How it ended, in the server's words (the end event's "ended"). */
+  ended?: string;
 }
 
 /** What the status bar item shows. */
@@ -352,6 +407,7 @@ export class TaskTracker {
   apply(ev: AgentEvent): TaskInfo {
     const t = this.ensure(ev.taskId);
     if (ev.session) t.session = ev.session;
+    if (typeof ev.step === 'number' && ev.step > (t.step ?? 0)) t.step = ev.step;
     if (ev.kind === 'state' && ev.to) t.state = ev.to;
     if (ev.kind === 'usage') {
       t.usage = ev.taskUsage ?? ev.usage ?? t.usage;
@@ -361,6 +417,7 @@ export class TaskTracker {
       t.running = false;
       t.state = 'idle';
       t.result = ev.result ?? { status: 'ok' };
+      t.ended = ev.ended;
       this.lastEnded = t.taskId;
     }
     return t;
@@ -389,14 +446,15 @@ export class TaskTracker {
     return this.order.map((id) => this.tasks.get(id)!);
   }
 
-  view(): StatusView {
+  view(info: ModelInfo = {}): StatusView {
     const running = this.all().filter((t) => t.running);
     if (running.length > 0) {
       const t = running[running.length - 1];
       const more = running.length > 1 ? ` (+${running.length - 1})` : '';
+      const auto = autonomyText(info, t);
       return {
-        text: `$(sync~spin) agentls: ${shorten(t.prompt ?? t.taskId, 40)} · ${t.state}${more}`,
-        tooltip: `agentls task ${t.taskId} is ${t.state}. Click to cancel it.`,
+        text: `$(sync~spin) agentls: ${shorten(t.prompt ?? t.taskId, 40)} · ${t.state}${more}${auto ? ` · ${auto}` : ''}`,
+        tooltip: `agentls task ${t.taskId} is ${t.state}.${auto ? ` Commands: ${auto} (tools.approval, agent.maxSteps).` : ''} Click to cancel it.`,
         command: 'cancel',
         taskId: t.taskId,
       };
@@ -408,12 +466,14 @@ export class TaskTracker {
     const r = last.result;
     let icon = '$(error)';
     // The icon says verified; the word says what became of the changes.
-    let label = r.outcome || r.status;
+    let label = last.ended || r.outcome || r.status;
     if (r.outcome === 'awaiting review') {
       icon = '$(eye)';
+    } else if (r.status === 'ok' && (r.failedEdits ?? 0) > 0 && (r.filesChanged ?? []).length === 0) {
+      icon = '$(warning)';
     } else if (r.status === 'ok' && r.reason === 'verifyFailed') {
       icon = '$(warning)';
-      label = r.outcome || 'done, checks failing';
+      label = last.ended || r.outcome || 'done, checks failing';
     } else if (r.status === 'ok') {
       icon = r.verified ? '$(pass-filled)' : '$(check)';
     } else if (r.status === 'cancelled') {
@@ -421,7 +481,7 @@ export class TaskTracker {
     }
     return {
       text: `${icon} agentls: ${last.taskId} ${label}`,
-      tooltip: `${last.taskId}: ${endSummary(r)}\nClick to run another task.`,
+      tooltip: `${last.taskId}: ${endSummary(r, last.ended)}\nClick to run another task.`,
       command: 'run',
       taskId: last.taskId,
     };

@@ -39,6 +39,8 @@ const VERIFY_PROMPT = 'verify the workspace';
 interface RunArgs {
   task?: string;
   review?: boolean;
+  /** "worktree": this task in a git worktree of its own (agentls.run's isolation). */
+  isolation?: string;
   /** agentls.continue: the session to continue. */
   session?: string;
 }
@@ -337,7 +339,7 @@ class Agentls {
   }
 
   private updateStatus(): void {
-    const v = this.tracker.view();
+    const v = this.tracker.view(this.info);
     const t = v.taskId ? this.tracker.get(v.taskId) : undefined;
     const usage = t?.usage ? usageLine(t.usage, t.last, this.info, t.result?.cost) : '';
     this.status.text = v.text;
@@ -373,14 +375,14 @@ class Agentls {
   async runTask(arg?: RunArgs): Promise<void> {
     const editor = vscode.window.activeTextEditor;
     const sel = editor && !editor.selection.isEmpty;
-    const task =
-      arg?.task ??
-      (await vscode.window.showInputBox({
-        title: 'agentls: Run Agent Task',
-        prompt: sel ? 'What should the agent do? (it sees your selection)' : 'What should the agent do?',
-        placeHolder: 'e.g. add a test for the parser',
-        ignoreFocusOut: true,
-      }));
+    let isolation = arg?.isolation;
+    let task = arg?.task;
+    if (task === undefined) {
+      const typed = await askTask(sel === true, arg?.review === true);
+      if (!typed) return;
+      task = typed.task;
+      isolation = isolation ?? typed.isolation;
+    }
     if (!task || task.trim() === '') return;
     const c = this.client;
     const args: Record<string, unknown> = { task };
@@ -391,8 +393,9 @@ class Agentls {
       args.range = c.code2ProtocolConverter.asRange(editor.selection);
     }
     if (arg?.review !== undefined) args.review = arg.review;
+    if (isolation) args.isolation = isolation;
     this.panel.show(true);
-    this.panel.user(task, arg?.review);
+    this.panel.user(task, arg?.review, isolation === 'worktree');
     this.heads.expect(task);
     const res = await this.exec(arg?.session ? 'agentls.continue' : 'agentls.run', args);
     if (!res?.taskId) {
@@ -596,7 +599,7 @@ class Agentls {
     const pick = await vscode.window.showQuickPick(items, { title: 'agentls: Task History', matchOnDescription: true });
     if (!pick) return;
     const t = pick.task;
-    const acts = ['Open Transcript', 'Continue'];
+    const acts = ['Open Transcript', 'Continue', 'Rewind'];
     if (t.review) acts.push('Review Diff', 'Accept All', 'Reject All');
     else if (t.undoable ?? (t.filesChanged ?? []).length > 0) acts.push('Show Changes', 'Undo');
     this.probe.write('historyActions', { taskId: t.taskId, actions: acts });
@@ -608,6 +611,7 @@ class Agentls {
     else if (act === 'Reject All') await this.review('agentls.reject', { taskId: t.taskId });
     else if (act === 'Show Changes') await this.showTaskDiff({ taskId: t.taskId });
     else if (act === 'Undo') await this.undoTask({ taskId: t.taskId });
+    else if (act === 'Rewind') await this.rewindTask({ taskId: t.taskId });
   }
 
   /**
@@ -773,6 +777,48 @@ function openDocs(): Record<string, string> {
 const TASK_DIFF_SCHEME = 'agentls-diff';
 
 let agentls: Agentls | undefined;
+
+/**
+ * Asks for a task in a quick pick: what is typed is the task, and the item
+ * picked says where it runs: in your files (Enter), or in a git worktree
+ * of its own whose change comes back for review.
+ */
+function askTask(selection: boolean, review: boolean): Promise<{ task: string; isolation?: string } | undefined> {
+  return new Promise((resolve) => {
+    const qp = vscode.window.createQuickPick<vscode.QuickPickItem & { isolation?: string }>();
+    qp.title = review ? 'agentls: Run Agent Task (Review)' : 'agentls: Run Agent Task';
+    qp.placeholder = selection ? 'What should the agent do? (it sees your selection)' : 'What should the agent do? e.g. add a test for the parser';
+    qp.ignoreFocusOut = true;
+    const here: vscode.QuickPickItem = {
+      label: review ? '$(eye) Run, proposing its changes' : '$(play) Run',
+      description: review ? 'your files stay as they are until you accept' : 'in your files',
+      alwaysShow: true,
+    };
+    const wt = {
+      label: '$(git-branch) Run in a worktree',
+      description: 'a git worktree of its own; its change comes back for review',
+      alwaysShow: true,
+      isolation: 'worktree',
+    };
+    qp.items = [here, wt];
+    qp.onDidChangeValue(() => {
+      if (qp.activeItems.length === 0) qp.activeItems = [here];
+    });
+    let done = false;
+    qp.onDidAccept(() => {
+      const item = qp.selectedItems[0] ?? qp.activeItems[0] ?? here;
+      const task = qp.value;
+      done = true;
+      qp.hide();
+      resolve(task.trim() === '' ? undefined : { task, isolation: (item as { isolation?: string }).isolation });
+    });
+    qp.onDidHide(() => {
+      qp.dispose();
+      if (!done) resolve(undefined);
+    });
+    qp.show();
+  });
+}
 
 export async function activate(ctx: vscode.ExtensionContext): Promise<void> {
   const folder = vscode.workspace.workspaceFolders?.[0]?.name ?? '';

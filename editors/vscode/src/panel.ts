@@ -6,8 +6,9 @@
 // so a panel closed and opened again shows the whole conversation.
 import * as vscode from 'vscode';
 
-import { AgentEvent, ModelInfo, TaskInfo, statusWord, toolSize, toolSummary, usageLine, shorten, verifyReasons } from './events';
+import { AgentEvent, ModelInfo, TaskInfo, autonomyText, statusWord, toolSize, usageLine, shorten, verifyReasons } from './events';
 import { escapeHtml, renderMarkdown } from './markdown';
+import { labelHtml, planHtml, toolHtml, toolWhat } from './panelhtml';
 
 export interface PanelHost {
   send(text: string): void;
@@ -39,6 +40,11 @@ export class ConversationPanel {
   private seq = 0;
   private meta = '';
   private running = false;
+  // The task whose block the panel added last: a block of another task
+  // goes under a label naming it, so two tasks never mix unnamed.
+  private lastTask: string | undefined;
+  private current: string | undefined; // the task of the event being drawn
+  private prompts = new Map<string, string>();
 
   constructor(private readonly host: PanelHost) {}
 
@@ -69,8 +75,10 @@ export class ConversationPanel {
   }
 
   /** The user's message, shown as it was typed. */
-  user(text: string, review?: boolean): void {
-    this.upsert(`u${++this.seq}`, `<div class="user"><div class="who">You${review ? ' · review mode' : ''}</div>${renderMarkdown(text)}</div>`);
+  user(text: string, review?: boolean, worktree?: boolean): void {
+    this.lastTask = undefined; // the task it starts comes under it
+    const how = worktree ? ' · in a worktree' : review ? ' · review mode' : '';
+    this.upsert(`u${++this.seq}`, `<div class="user"><div class="who">You${how}</div>${renderMarkdown(text)}</div>`);
   }
 
   error(text: string): void {
@@ -79,6 +87,8 @@ export class ConversationPanel {
 
   event(ev: AgentEvent, t: TaskInfo, info: ModelInfo): void {
     const id = ev.taskId;
+    this.current = id;
+    if (t.prompt) this.prompts.set(id, t.prompt);
     switch (ev.kind) {
       case 'text': {
         let open = this.text.get(id);
@@ -102,9 +112,22 @@ export class ConversationPanel {
         this.upsert(key, this.tool(ev, '…'));
         break;
       }
+      case 'nested':
+        // A sub-agent's step, under the task.
+        if (ev.line) {
+          this.text.delete(id);
+          this.upsert(`n${++this.seq}`, `<div class="tool nested">↳ ${escapeHtml(ev.line)}</div>`);
+        }
+        break;
+      case 'plan': {
+        // One plan per task, drawn again where it is.
+        this.text.delete(id);
+        this.upsert(`plan-${id}`, planHtml(ev.plan));
+        break;
+      }
       case 'toolResult': {
         this.text.delete(id);
-        const what = ev.isError ? `failed: ${shorten(ev.output ?? '', 120)}` : `ok (${toolSize(ev.call, ev.output)})`;
+        const what = toolWhat(ev, toolSize(ev.call, ev.output));
         const ck = `${id}\u0000${ev.call?.id ?? ''}`;
         const key = this.calls.get(ck) ?? `c${++this.seq}`;
         this.calls.delete(ck);
@@ -123,10 +146,11 @@ export class ConversationPanel {
         this.text.delete(id);
         const r = ev.result;
         const msg = r?.cancelled ? '' : r?.status === 'error' ? r?.error ?? '' : '';
-        this.upsert(`end-${id}`, `<div class="end">■ ${escapeHtml(id)} ${escapeHtml(statusWord(r))}${msg ? ': ' + escapeHtml(shorten(msg, 300)) : ''}</div>`);
+        this.upsert(`end-${id}`, `<div class="end">■ ${escapeHtml(id)} ${escapeHtml(ev.ended || statusWord(r))}${msg ? ': ' + escapeHtml(shorten(msg, 300)) : ''}</div>`);
         break;
       }
     }
+    this.current = undefined;
     this.running = t.running;
     this.setMeta(info, t);
   }
@@ -134,21 +158,33 @@ export class ConversationPanel {
   setMeta(info: ModelInfo, t?: TaskInfo): void {
     const parts = [`model ${info.model ?? '?'}`];
     if (t?.usage) parts.push(usageLine(t.usage, t.last, info, t.result?.cost));
-    if (t) parts.push(t.running ? `${t.taskId} ${t.state}` : `${t.taskId} ${statusWord(t.result)}`);
+    if (t) parts.push(t.running ? `${t.taskId} ${t.state}` : `${t.taskId} ${t.ended || statusWord(t.result)}`);
+    const auto = autonomyText(info, t);
+    if (auto) parts.push(auto);
     this.meta = parts.join(' · ');
     this.running = t?.running ?? this.running;
     void this.panel?.webview.postMessage({ type: 'meta', text: this.meta, running: this.running });
   }
 
   private tool(ev: AgentEvent, what: string): string {
-    const out = ev.kind === 'toolResult' && ev.output ? `<pre>${escapeHtml(shorten(ev.output, 4000))}</pre>` : '';
-    return `<details class="tool"><summary>→ ${escapeHtml(toolSummary(ev.call))} · ${escapeHtml(what)}</summary>${out}</details>`;
+    return toolHtml(ev, what);
   }
 
   private upsert(key: string, html: string): void {
     const b = this.blocks.find((x) => x.key === key);
-    if (b) b.html = html;
-    else this.blocks.push({ key, html });
+    if (b) {
+      b.html = html;
+    } else {
+      const id = this.current;
+      if (id !== undefined && this.lastTask !== undefined && this.lastTask !== id) {
+        const lk = `l${++this.seq}`;
+        const lh = labelHtml(id, this.prompts.get(id));
+        this.blocks.push({ key: lk, html: lh });
+        void this.panel?.webview.postMessage({ type: 'block', key: lk, html: lh });
+      }
+      if (id !== undefined) this.lastTask = id;
+      this.blocks.push({ key, html });
+    }
     void this.panel?.webview.postMessage({ type: 'block', key, html });
   }
 
@@ -172,6 +208,12 @@ body { font-family: var(--vscode-font-family); font-size: var(--vscode-font-size
 .tool { font-family: var(--vscode-editor-font-family); font-size: 0.9em; color: var(--vscode-descriptionForeground); margin: 2px 0; }
 .tool pre { max-height: 12em; overflow: auto; background: var(--vscode-textCodeBlock-background); padding: 4px; }
 .end { margin: 6px 0 12px; font-weight: bold; }
+.label { margin: 8px 0 2px; font-size: 0.85em; color: var(--vscode-descriptionForeground); border-top: 1px dashed var(--vscode-panel-border); }
+.plan { border-left: 3px solid var(--vscode-focusBorder); padding: 2px 8px; margin: 6px 0; }
+.plan .head { font-weight: bold; }
+.plan ul { list-style: none; padding-left: 4px; margin: 2px 0; }
+.plan li.completed { color: var(--vscode-descriptionForeground); }
+.plan li.in_progress { font-weight: bold; }
 .err { color: var(--vscode-errorForeground); }
 pre, code { font-family: var(--vscode-editor-font-family); }
 pre { background: var(--vscode-textCodeBlock-background); padding: 6px; overflow-x: auto; }

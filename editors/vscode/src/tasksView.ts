@@ -1,7 +1,7 @@
 // The activity-bar view: the server's tasks (agentls.status), newest first.
 // Selecting one opens the conversation panel.
 import * as vscode from 'vscode';
-import { statusWord } from './events';
+import { statusWord, taskState } from './events';
 
 export interface StatusSource {
   /** agentls.status without showing errors; undefined when the server is not up. */
@@ -11,7 +11,7 @@ export interface StatusSource {
 /** The label and description of one task row (pure, unit-tested). */
 export function taskRow(t: any): { label: string; description: string } {
   const word = statusWord(t);
-  return { label: `${t.taskId} ${word}`, description: String(t.task ?? '').split('\n')[0] };
+  return { label: `${t.taskId} ${word}`, description: `${taskState(t)} · ${String(t.task ?? '').split('\n')[0]}` };
 }
 
 export class TasksView implements vscode.TreeDataProvider<any> {

@@ -18,12 +18,22 @@ export interface Worktree {
 export const worktreeActions = ['Merge', 'Review', 'Continue', 'Open', 'Discard'] as const;
 export type WorktreeAction = (typeof worktreeActions)[number];
 
+/** How a worktree is called: its task's short id (t15), as everywhere else, else its own id. */
+export function worktreeName(w: Worktree): string {
+  return w.taskId || w.id;
+}
+
+/** Newest first: the worktree made last leads the picker. */
+export function newestFirst(list: (Worktree & { created?: string })[]): Worktree[] {
+  return [...list].sort((a, b) => (b.created ?? '').localeCompare(a.created ?? ''));
+}
+
 /** A worktree as the QuickPick shows it. */
 export function worktreeItem(w: Worktree): { label: string; description: string; detail?: string; worktree: Worktree } {
   const task = (w.task ?? '').replace(/\s+/g, ' ').trim();
   return {
-    label: task.length > 60 ? task.slice(0, 60) + '…' : task || w.id,
-    description: `${w.state ?? ''} · ${w.id}`,
+    label: task.length > 60 ? task.slice(0, 60) + '…' : task || worktreeName(w),
+    description: `${w.state ?? ''} · ${worktreeName(w)}`,
     detail: w.pending && w.pending.length > 0 ? `waiting: ${w.pending.join(', ')}` : undefined,
     worktree: w,
   };

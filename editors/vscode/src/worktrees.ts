@@ -1,7 +1,7 @@
 import * as vscode from 'vscode';
 
 import { PROPOSAL_SCHEME, parse } from './review';
-import { Worktree, WorktreeAction, mergeMessage, worktreeActions, worktreeItem } from './worktreeItems';
+import { Worktree, WorktreeAction, mergeMessage, newestFirst, worktreeActions, worktreeItem, worktreeName } from './worktreeItems';
 
 /** What worktree commands need from the extension: the server's commands and the test probe. */
 export interface WorktreeHost {
@@ -20,8 +20,8 @@ export interface WorktreeHost {
 export async function worktreeTasks(host: WorktreeHost, arg?: { id?: string; action?: WorktreeAction }): Promise<void> {
   const res = await host.exec('agentls.worktrees', {});
   if (!res) return;
-  const list: Worktree[] = res.worktrees ?? [];
-  let w = arg?.id ? list.find((x) => x.id === arg.id) ?? { id: arg.id } : undefined;
+  const list: Worktree[] = newestFirst(res.worktrees ?? []);
+  let w = arg?.id ? list.find((x) => x.id === arg.id || x.taskId === arg.id) ?? { id: arg.id } : undefined;
   if (!w) {
     const items = list.map(worktreeItem);
     host.probeWrite('worktreePicker', { items: items.map((i) => `${i.label} ${i.description} ${i.detail ?? ''}`) });
@@ -34,7 +34,7 @@ export async function worktreeTasks(host: WorktreeHost, arg?: { id?: string; act
     w = pick.worktree;
   }
   const action =
-    arg?.action ?? ((await vscode.window.showQuickPick([...worktreeActions], { title: `agentls: ${w.id}`, placeHolder: 'What to do?' })) as WorktreeAction | undefined);
+    arg?.action ?? ((await vscode.window.showQuickPick([...worktreeActions], { title: `agentls: ${worktreeName(w)}`, placeHolder: 'What to do?' })) as WorktreeAction | undefined);
   if (!action) return;
   switch (action) {
     case 'Merge': {
@@ -61,8 +61,13 @@ export async function worktreeTasks(host: WorktreeHost, arg?: { id?: string; act
       if (w.path) await vscode.commands.executeCommand('vscode.openFolder', vscode.Uri.file(w.path), { forceNewWindow: true });
       return;
     case 'Discard': {
+      // Discarding throws the task's work away: asked first.
+      const lost = w.pending && w.pending.length > 0 ? ` Its change to ${w.pending.join(', ')} is lost.` : '';
+      const ok = await vscode.window.showWarningMessage(`agentls: discard worktree ${worktreeName(w)}?${lost}`, { modal: true }, 'Discard');
+      host.probeWrite('discardAsked', { name: worktreeName(w), answer: ok ?? null });
+      if (ok !== 'Discard') return;
       const r = await host.exec('agentls.worktreeDiscard', { id: w.id });
-      if (r) void vscode.window.showInformationMessage(`agentls: discarded worktree ${w.id}.`);
+      if (r) void vscode.window.showInformationMessage(`agentls: discarded worktree ${worktreeName(w)}.`);
       return;
     }
   }

@@ -54,6 +54,7 @@ local order = {} -- taskIds, oldest first
 local progress = {} -- progress token -> { title, message, percentage, done, taskId }
 local started_roots = {} -- root -> client id (0.7, where vim.lsp.start is missing)
 local handlers_installed = false
+local info_for = {} -- client id -> agentls.info's answer
 
 M.last_event = nil
 
@@ -105,7 +106,10 @@ end
 
 -- exec runs one agentls command; cb(err, result) runs on the main loop.
 function M.exec(command, args, cb, bufnr)
-  local client = M.client(bufnr)
+  -- A command about a task goes to the server that runs it, not to one a
+  -- buffer of another root (a review document) started.
+  local owner = type(args) == 'table' and args.taskId and tasks[args.taskId]
+  local client = owner and owner.client_id and vim.lsp.get_client_by_id(owner.client_id) or M.client(bufnr)
   if not client and M.config.autostart and M._setup_done then
     -- A server setup() just started: 0.7 lists a client only once it is
     -- initialized.
@@ -146,12 +150,16 @@ local function refresh_statusline()
 end
 
 -- on_event handles one agentls/event notification.
-function M.on_event(ev)
+function M.on_event(ev, client_id)
   if type(ev) ~= 'table' then
     return
   end
   M.last_event = ev
   local t = task_of(ev.taskId or '?')
+  t.client_id = client_id or t.client_id
+  if type(ev.step) == 'number' and ev.step > (t.step or 0) then
+    t.step = ev.step
+  end
   if type(ev.task) == 'string' and not t.task then
     t.task = ev.task
   end
@@ -220,10 +228,28 @@ function M.statusline()
       best = p
     end
   end
-  if best then
-    return string.format('agentls %s: %s', t.id, best.message or best.title or '…')
+  local what = best and (best.message or best.title or '…') or (t.message or t.state or t.status)
+  return string.format('agentls %s%s: %s', t.id, M.autonomy(t), what)
+end
+
+-- autonomy is the status item's part that says how commands are approved
+-- and what is left of the task's budget: " [sandboxed · 27 steps left ·
+-- $0.40 left]".
+function M.autonomy(t)
+  local c = M.client()
+  local i = c and info_for[c.id] or {}
+  if not i.approval then
+    return ''
   end
-  return string.format('agentls %s: %s', t.id, t.message or t.state or t.status)
+  local parts = { i.approval }
+  if (i.maxSteps or 0) > 0 then
+    table.insert(parts, string.format('%d steps left', math.max(0, i.maxSteps - (t.step or 0))))
+  end
+  if (i.maxCostUSD or 0) > 0 then
+    local spent = stream.cost(t.usage, nil) or 0
+    table.insert(parts, string.format('$%.2f left', math.max(0, i.maxCostUSD - spent)))
+  end
+  return ' [' .. table.concat(parts, ' · ') .. ']'
 end
 
 local function install_handlers()
@@ -231,8 +257,8 @@ local function install_handlers()
     return
   end
   handlers_installed = true
-  vim.lsp.handlers['agentls/event'] = function(_, params)
-    M.on_event(params)
+  vim.lsp.handlers['agentls/event'] = function(_, params, ctx)
+    M.on_event(params, ctx and ctx.client_id)
   end
   if vim.fn.exists('##LspProgress') == 1 then
     local group = vim.api.nvim_create_augroup('agentls_progress', { clear = true })
@@ -327,7 +353,6 @@ end
 
 -- info asks the server once per client for the model's context window and
 -- prices, for the task line's context meter and cost.
-local info_for = {}
 function M.refresh_info(cb)
   local c = M.client()
   if not c then
@@ -344,12 +369,15 @@ function M.refresh_info(cb)
   end)
 end
 
--- run starts a task. opts: bufnr, range (LSP), review, session (continue
--- that session: agentls.continue), model, on_start(result).
+-- run starts a task. opts: bufnr, range (LSP), review, isolation
+-- ('worktree': in a worktree of its own, whatever agent.isolation says),
+-- session (continue that session: agentls.continue), model,
+-- on_start(result).
 function M.run(task, opts)
   opts = opts or {}
   local bufnr = opts.bufnr or vim.api.nvim_get_current_buf()
-  local args = { task = task, session = opts.session, range = opts.range, model = opts.model or M.config.model }
+  local args = { task = task, session = opts.session, range = opts.range, model = opts.model or M.config.model,
+    isolation = opts.isolation }
   local c = M.client(bufnr)
   if c and not info_for[c.id] then
     info_for[c.id] = {}
@@ -372,10 +400,12 @@ function M.run(task, opts)
     stream.open({ kind = so.open, height = so.height, width = so.width, focus = so.focus })
   end
   -- Before the request: the task's first events may beat its response.
-  local title = (opts.session and '↳ ' or '') .. task:gsub('\n', ' ⏎ ') .. (args.review and '  [review]' or '')
-  stream.begin_task(title)
+  local title = (opts.session and '↳ ' or '') .. task:gsub('\n', ' ⏎ ')
+    .. (args.isolation == 'worktree' and '  [worktree]' or (args.review and '  [review]' or ''))
+  local header = stream.begin_task(title, task)
   M.exec(opts.session and 'agentls.continue' or 'agentls.run', args, function(err, res)
     if err then
+      stream.drop(header)
       stream.line('  failed: ' .. (err.message or vim.inspect(err)))
       notify('run failed: ' .. (err.message or vim.inspect(err)), vim.log.levels.ERROR)
       if opts.on_start then
@@ -383,9 +413,10 @@ function M.run(task, opts)
       end
       return
     end
-    stream.claim(res.taskId)
+    stream.claim(res.taskId, header)
     local t = task_of(res.taskId)
     t.task, t.session, t.review = task, res.session, args.review == true
+    t.isolation = args.isolation
     if t.status == 'queued' then
       t.status = 'running'
     end
@@ -404,14 +435,14 @@ function M.verify(opts)
   if so and so.open then
     stream.open({ kind = so.open, height = so.height, width = so.width, focus = so.focus })
   end
-  stream.begin_task("verify: the project's checks")
+  local header = stream.begin_task("verify: the project's checks")
   M.exec('agentls.verify', {}, function(err, res)
     if err then
       stream.line('  failed: ' .. (err.message or vim.inspect(err)))
       notify('verify failed: ' .. (err.message or vim.inspect(err)), vim.log.levels.ERROR)
       return opts.on_start and opts.on_start(nil, err)
     end
-    stream.claim(res.taskId)
+    stream.claim(res.taskId, header)
     local t = task_of(res.taskId)
     t.task = 'verify'
     if t.status == 'queued' then
@@ -444,7 +475,7 @@ function M.compose(opts)
       local task = table.concat(vim.api.nvim_buf_get_lines(buf, 0, -1, false), '\n')
       vim.api.nvim_buf_set_option(buf, 'modified', false)
       if task:match('%S') then
-        M.run(task, { bufnr = vim.api.nvim_buf_is_valid(from) and from or nil, review = opts.review })
+        M.run(task, { bufnr = vim.api.nvim_buf_is_valid(from) and from or nil, review = opts.review, isolation = opts.isolation })
       end
       vim.schedule(function()
         if vim.api.nvim_buf_is_valid(buf) then
@@ -572,15 +603,138 @@ local function task_command(command, pick, with_uri)
       args.uri = opts.uri
     end
     M.exec(command, args, function(err, res)
+      if not err and command ~= 'agentls.undo' then
+        M.changed()
+      end
       if cb then
         return cb(err, res)
       end
       if err then
         notify(command .. ': ' .. (err.message or ''), vim.log.levels.ERROR)
       else
-        notify(string.format('%s %s: %s', command, id, vim.inspect(res, { newline = ' ', indent = '' })))
+        notify(M.answer_text(id, res))
       end
     end)
+  end
+end
+
+local function changes(n)
+  return string.format('%d change%s', n, n == 1 and '' or 's')
+end
+
+-- answer_text is agentls.accept's or agentls.reject's answer in words:
+-- "t3: accepted 2 changes", "t3: rejected 1 change".
+function M.answer_text(id, res)
+  if type(res) ~= 'table' then
+    return id .. ': done'
+  end
+  local parts = {}
+  if type(res.accepted) == 'number' then
+    table.insert(parts, 'accepted ' .. changes(res.accepted))
+  end
+  if type(res.rejected) == 'number' then
+    table.insert(parts, 'rejected ' .. changes(res.rejected))
+  end
+  if res.applied == false then
+    table.insert(parts, 'nothing applied')
+  end
+  if type(res.conflicts) == 'table' and #res.conflicts > 0 then
+    table.insert(parts, changes(#res.conflicts) .. ' conflict with your edits and stay proposed')
+  end
+  if type(res.leftOut) == 'table' and #res.leftOut > 0 then
+    local names = {}
+    for _, u in ipairs(res.leftOut) do
+      local ok, p = pcall(vim.uri_to_fname, u)
+      table.insert(names, ok and vim.fn.fnamemodify(p, ':.') or tostring(u))
+    end
+    table.insert(parts, 'left out: ' .. table.concat(names, ', '))
+  end
+  if #parts == 0 then
+    table.insert(parts, 'done')
+  end
+  return id .. ': ' .. table.concat(parts, '; ')
+end
+
+local function set_lines(b, lines)
+  local was = vim.api.nvim_buf_get_option(b, 'modifiable')
+  vim.api.nvim_buf_set_option(b, 'modifiable', true)
+  vim.api.nvim_buf_set_lines(b, 0, -1, false, lines)
+  vim.api.nvim_buf_set_option(b, 'modifiable', was)
+  vim.api.nvim_buf_set_option(b, 'modified', false)
+end
+
+local function text_of(uri)
+  local b = vim.uri_to_bufnr(uri)
+  if vim.api.nvim_buf_is_loaded(b) then
+    return table.concat(vim.api.nvim_buf_get_lines(b, 0, -1, false), '\n') .. '\n'
+  end
+  local f = io.open(vim.uri_to_fname(uri))
+  local s = f and f:read('*a') or ''
+  if f then
+    f:close()
+  end
+  return s
+end
+
+-- redraw_review_doc writes again, into buffer b, the diff document of
+-- review task id (the server's reviews/<id>-….diff) from the proposals
+-- still open: what was accepted, rejected or merged is gone from it.
+function M.redraw_review_doc(b, id, cb)
+  M.exec('agentls.proposal', { taskId = id }, function(err, res)
+    local uris = (not err and res and res.uris) or {}
+    local head = { '# agentls task ' .. id .. ': nothing left to review (accepted, rejected or merged)' }
+    if #uris == 0 then
+      if vim.api.nvim_buf_is_valid(b) then
+        set_lines(b, head)
+      end
+      return cb and cb()
+    end
+    head = { '# agentls task ' .. id .. ' still proposes these changes',
+      '# accept or reject them with :AgentDiff to look, :AgentAccept / :AgentReject, or the code actions' }
+    local parts, left = {}, #uris
+    local diff = (vim.text and vim.text.diff) or vim.diff
+    for i, u in ipairs(uris) do
+      M.exec('agentls.proposal', { taskId = id, uri = u }, function(e2, r2)
+        if not e2 and r2 then
+          local rel = vim.fn.fnamemodify(vim.uri_to_fname(u), ':.')
+          parts[i] = '--- a/' .. rel .. '\n+++ b/' .. rel .. '\n' .. diff(text_of(u), r2.proposed or '')
+        end
+        left = left - 1
+        if left == 0 and vim.api.nvim_buf_is_valid(b) then
+          for j = 1, #uris do
+            for _, l in ipairs(vim.split(vim.trim(parts[j] or ''), '\n', { plain = true })) do
+              table.insert(head, l)
+            end
+          end
+          set_lines(b, head)
+          if cb then
+            cb()
+          end
+        end
+      end)
+    end
+  end)
+end
+
+-- changed redraws what shows proposals after an accept, reject, merge or
+-- discard: the diff splits (:AgentDiff) and the review tasks' diff
+-- documents, so no view shows what is gone.
+function M.changed()
+  local uris = {}
+  for _, b in ipairs(vim.api.nvim_list_bufs()) do
+    if vim.api.nvim_buf_is_loaded(b) then
+      local p = vim.b[b].agentls_proposal
+      if p and p.uri then
+        uris[p.uri] = true
+      end
+      local id = vim.api.nvim_buf_get_name(b):match('/reviews/(t%d+)%-[^/]*%.diff$')
+      if id then
+        M.redraw_review_doc(b, id)
+      end
+    end
+  end
+  for u in pairs(uris) do
+    require('agentls.review').refresh(u)
   end
 end
 
@@ -708,13 +862,17 @@ function M.command(name, o)
       local c = M.client(bufnr)
       range = selection_range(bufnr, o.line1, o.line2, c and c.offset_encoding or 'utf-16')
     end
-    local review = nil
-    if o.bang or name == 'runreview' then
+    local review, isolation = nil, nil
+    if name == 'runreview' then
       review = true
+    elseif o.bang then
+      -- :AgentRun! works in a worktree of its own: your files are not
+      -- touched, its change comes back for review.
+      isolation = 'worktree'
     end
     local function go(task)
       if task and task:match('%S') then
-        M.run(task, { bufnr = bufnr, range = range, review = review })
+        M.run(task, { bufnr = bufnr, range = range, review = review, isolation = isolation })
       end
     end
     if o.args ~= '' then
@@ -723,7 +881,7 @@ function M.command(name, o)
       vim.ui.input({ prompt = 'agentls task (:AgentCompose for several lines): ' }, go)
     end
   elseif name == 'compose' then
-    M.compose({ review = o.bang or nil })
+    M.compose({ isolation = o.bang and 'worktree' or nil })
   elseif name == 'cancel' then
     M.cancel(o.args)
   elseif name == 'verify' then

@@ -11,9 +11,22 @@ local function notify(msg, level)
   vim.notify('agentls: ' .. msg, level or vim.log.levels.INFO)
 end
 
+-- state is a task's state in the task list: running, needs you (a review
+-- waits), failed, done.
+function M.state(t)
+  if t.status == 'running' or t.status == 'queued' then
+    return 'running'
+  elseif t.outcome == 'awaiting review' then
+    return 'needs you'
+  elseif t.status == 'error' or t.reason == 'verifyFailed' then
+    return 'failed'
+  end
+  return 'done'
+end
+
 function M.label(t)
   local files = t.filesChanged or {}
-  local s = string.format('%s  %-20s %s', t.taskId, agentls().status_word(t), (t.task or ''):gsub('\n', ' '))
+  local s = string.format('%s  %-20s %-9s %s', t.taskId, agentls().status_word(t), M.state(t), (t.task or ''):gsub('\n', ' '))
   if #files > 0 then
     local names = {}
     for _, f in ipairs(files) do
@@ -28,8 +41,11 @@ end
 -- actions a task offers: undo only when the server can undo it (it
 -- changed files that are not undone yet); a review task is accepted or
 -- rejected instead.
-local function actions(t)
-  local out = { 'transcript', 'continue' }
+function M.actions(t)
+  if t.status == 'running' or t.status == 'queued' then
+    return { 'transcript', 'cancel' }
+  end
+  local out = { 'transcript', 'continue', 'rewind' }
   if t.review and t.status ~= 'running' then
     vim.list_extend(out, { 'diff', 'accept', 'reject' })
   elseif t.undoable == true or (t.undoable == nil and #(t.filesChanged or {}) > 0) then
@@ -56,6 +72,10 @@ local function act(t, what)
     a.accept({ taskId = t.taskId })
   elseif what == 'reject' then
     a.reject({ taskId = t.taskId })
+  elseif what == 'rewind' then
+    require('agentls.rewind').command({ fargs = { t.taskId } })
+  elseif what == 'cancel' then
+    a.cancel(t.taskId)
   end
 end
 
@@ -77,7 +97,7 @@ function M.history()
       if not t then
         return
       end
-      vim.ui.select(actions(t), { prompt = 'agentls ' .. t.taskId, kind = 'agentls.action' }, function(what)
+      vim.ui.select(M.actions(t), { prompt = 'agentls ' .. t.taskId, kind = 'agentls.action' }, function(what)
         if what then
           act(t, what)
         end

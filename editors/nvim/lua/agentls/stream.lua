@@ -24,6 +24,10 @@ function M.bufnr()
   vim.api.nvim_buf_set_option(buf, 'bufhidden', 'hide')
   vim.api.nvim_buf_set_option(buf, 'swapfile', false)
   require('agentls.compat').markdown(buf) -- the model writes Markdown
+  -- Markdown's syntax draws a lone "_" (run_command) as an error.
+  vim.api.nvim_buf_call(buf, function()
+    vim.cmd('silent! syntax clear markdownError')
+  end)
   vim.b[buf].agentls_stream = true
   vim.api.nvim_buf_set_option(buf, 'modifiable', false)
   text_open = false
@@ -164,13 +168,42 @@ function M.open(opts)
   end
   vim.api.nvim_win_set_option(win, 'wrap', true)
   vim.api.nvim_win_set_option(win, 'number', false)
+  M.folds(win)
   follow()
   return win
 end
 
+-- folds folds a command's output under its line in window w: the lines
+-- "    │ …" close, "zo" opens them.
+function M.folds(w)
+  vim.api.nvim_win_set_option(w, 'foldmethod', 'expr')
+  vim.api.nvim_win_set_option(w, 'foldexpr', [[getline(v:lnum)=~'^    │'?1:0]])
+  vim.api.nvim_win_set_option(w, 'foldlevel', 0)
+  vim.api.nvim_win_set_option(w, 'foldenable', true)
+end
+
 function M.close()
   if M.is_open() then
-    vim.api.nvim_win_close(win, true)
+    local others = 0
+    for _, w in ipairs(vim.api.nvim_tabpage_list_wins(vim.api.nvim_win_get_tabpage(win))) do
+      if w ~= win and vim.api.nvim_win_get_config(w).relative == '' then
+        others = others + 1
+      end
+    end
+    if others == 0 and vim.api.nvim_win_get_config(win).relative == '' then
+      -- The last window (after :only): it cannot close (E444); it shows
+      -- another buffer instead.
+      vim.api.nvim_win_call(win, function()
+        local alt = vim.fn.bufnr('#')
+        if alt > 0 and alt ~= buf and vim.api.nvim_buf_is_loaded(alt) then
+          vim.cmd('buffer ' .. alt)
+        else
+          vim.cmd('enew')
+        end
+      end)
+    else
+      vim.api.nvim_win_close(win, true)
+    end
   end
   win = nil
 end
@@ -220,7 +253,7 @@ end
 function M.status_word(r)
   r = r or {}
   if r.cancelled then
-    return 'cancelled'
+    return 'cancelled by you'
   elseif type(r.outcome) == 'string' and r.outcome ~= '' then
     -- agentls.status says when "ok" would mislead: undone, rejected,
     -- awaiting review.
@@ -235,29 +268,80 @@ end
 -- token total, the context meter and the cost instead of a usage line per
 -- model call. begin_task writes it before the task has an id; the task's
 -- first event claims it.
-local task_rows = {} -- taskId -> { row, title, usage, last, cost }
-local pending = nil
+local task_rows = {} -- taskId -> { row, title, usage, last, cost, plan }
+local pending = {} -- headers written before their task has an id, oldest first
+-- last_id is the task whose line the stream wrote last: a line of another
+-- task first gets a label naming it, so two tasks never mix unnamed.
+local last_id = nil
 
-function M.begin_task(title)
-  pending = { row = M.line('▶ ' .. title), title = title }
-  return pending
+function M.begin_task(title, prompt)
+  local t = { row = M.line('▶ ' .. title), title = title, prompt = prompt }
+  table.insert(pending, t)
+  last_id = t
+  return t
 end
 
-local function task_row(id)
+-- task_row is the header of task id. A task's first event names its
+-- prompt (ev.task): it claims the header written for that prompt, not
+-- whichever was written last.
+local function task_row(id, prompt)
   local t = task_rows[id]
-  if not t and pending then
-    t, pending = pending, nil
-    task_rows[id] = t
+  if t or #pending == 0 then
+    return t
+  end
+  local at = nil
+  for i, p in ipairs(pending) do
+    if prompt and p.prompt == prompt then
+      at = i
+      break
+    end
+  end
+  if not at and (#pending == 1 or not prompt) then
+    -- One header waits (a project command's prompt is expanded by the
+    -- server), or the event names no prompt: the oldest header.
+    at = 1
+  end
+  t = table.remove(pending, at)
+  t.id = id
+  task_rows[id] = t
+  if last_id == t then
+    last_id = id
   end
   return t
 end
 
-function M.claim(id)
+-- drop forgets header h: its task did not start.
+function M.drop(h)
+  for i, p in ipairs(pending) do
+    if p == h then
+      table.remove(pending, i)
+      return
+    end
+  end
+end
+
+-- claim binds the header h (begin_task's) to task id, once the server
+-- answered with its id.
+function M.claim(id, h)
+  if task_rows[id] then
+    return task_rows[id]
+  end
+  for i, p in ipairs(pending) do
+    if p == h then
+      table.remove(pending, i)
+      p.id = id
+      task_rows[id] = p
+      if last_id == p then
+        last_id = id
+      end
+      return p
+    end
+  end
   return task_row(id)
 end
 
 local function task_text(t)
-  local s = '▶ ' .. t.title
+  local s = '▶ ' .. (t.id and (t.id .. ' ') or '') .. t.title
   if t.usage then
     s = s .. '  · ' .. usage_text(t.usage) .. ' tokens'
     local window = info.contextTokens or 0
@@ -341,15 +425,55 @@ end
 local call_rows = {} -- tool call id -> { row, text }
 
 -- render turns one agentls/event into stream output.
+local quiet = { usage = true, state = true, options = true, commands = true }
+-- A sub-agent's step with nothing to show writes nothing: no label for it.
+local function silent(ev)
+  return ev.kind == 'nested' and not (type(ev.line) == 'string' and ev.line ~= '')
+end
+local held = {} -- taskId -> text a task streamed while another wrote last
+
 function M.render(ev)
   local id = ev.taskId or '?'
   local kind = ev.kind
-  local t = task_row(id)
-  if not t and type(ev.task) == 'string' and ev.task ~= '' then
+  local prompt = type(ev.task) == 'string' and ev.task ~= '' and ev.task or nil
+  local t = task_row(id, prompt)
+  if not t and prompt then
     -- A task this editor did not type (a code action's "Fix with
     -- agentls"): the server's first event names its prompt.
-    M.begin_task((ev.task:gsub('\n', ' ⏎ ')))
-    t = task_row(id)
+    M.begin_task((prompt:gsub('\n', ' ⏎ ')), prompt)
+    t = task_row(id, prompt)
+  end
+  if t and not t.named then
+    t.id, t.named = id, true
+    refresh_task(t) -- "▶ t3 …": the id the end line and labels use
+  end
+  local function label()
+    if last_id ~= id then
+      -- Another task wrote last: this one's lines go under its name.
+      M.line('┄ ' .. id .. (t and (' · ' .. t.title) or ''))
+      last_id = id
+    end
+  end
+  if kind == 'text' and last_id ~= id and type(last_id) == 'string' then
+    -- Another task streams: this one's text waits for whole lines, so
+    -- two tasks alternate by lines, not by the few bytes of a delta.
+    local h = (held[id] or '') .. (ev.text or '')
+    local cut = h:match('^.*()\n')
+    if cut then
+      label()
+      M.line(h:sub(1, cut - 1))
+      h = h:sub(cut + 1)
+    end
+    held[id] = h ~= '' and h or nil
+    return
+  end
+  if (not quiet[kind] or (kind == 'state' and ev.to == 'verifying')) and not silent(ev) then
+    if held[id] then
+      label()
+      M.line(held[id]) -- its unfinished line, before what follows it
+      held[id] = nil
+    end
+    label()
   end
   if kind == 'text' then
     M.text(ev.text)
@@ -372,10 +496,27 @@ function M.render(ev)
     else
       what = 'ok (' .. M.size(ev.call, ev.output) .. ')'
     end
+    if type(ev.ran) == 'string' and ev.ran ~= '' then
+      -- A command: how it ran and ended instead of a line count, and its
+      -- output (the model's capped copy) folded under it.
+      what = (ev.isError and 'failed · ' or '') .. ev.ran
+    end
     if r then
       set_row(r.row, r.text .. ' · ' .. what) -- one line per tool call
     else
       M.line(string.format('← %s %s', name, what))
+    end
+    if type(ev.ran) == 'string' and type(ev.output) == 'string' and ev.output ~= '' then
+      local out = {}
+      for _, l in ipairs(vim.split(vim.trim(ev.output), '\n', { plain = true })) do
+        table.insert(out, '    │ ' .. l)
+      end
+      M.line(unpack(out))
+    end
+  elseif kind == 'nested' then
+    -- A sub-agent's step, under the task (the server's one line).
+    if type(ev.line) == 'string' and ev.line ~= '' then
+      M.line('    ↳ ' .. ev.line)
     end
   elseif kind == 'verify' then
     local v = ev.verify or {}
@@ -408,9 +549,31 @@ function M.render(ev)
     M.line(string.format('· %s: %s', kind, ev.text or ''))
   elseif kind == 'plan' then
     local marks = { completed = '[x]', in_progress = '[>]' }
-    M.line('· plan' .. ((ev.plan or {}).explanation and (': ' .. ev.plan.explanation) or ''))
-    for _, s in ipairs((ev.plan or {}).plan or {}) do
-      M.line('    ' .. (marks[s.status] or '[ ]') .. ' ' .. first_line(s.step, 200))
+    local steps = (ev.plan or {}).plan or {}
+    local done = 0
+    for _, s in ipairs(steps) do
+      if s.status == 'completed' then
+        done = done + 1
+      end
+    end
+    local text = { string.format('· plan (%d of %d done)', done, #steps)
+      .. ((ev.plan or {}).explanation and (': ' .. first_line(ev.plan.explanation, 200)) or '') }
+    for _, s in ipairs(steps) do
+      table.insert(text, '    ' .. (marks[s.status] or '[ ]') .. ' ' .. first_line(s.step, 200))
+    end
+    local old = t and t.plan
+    if old and #old.text == #text and old.text[1]:match('^· plan') then
+      -- The same steps, their marks changed: the plan is updated where it
+      -- is, not printed again.
+      for i, l in ipairs(text) do
+        set_row(old.row + i - 1, l)
+      end
+      old.text = text
+    else
+      local row = M.line(unpack(text))
+      if t then
+        t.plan = { row = row, text = text }
+      end
     end
   elseif kind == 'end' then
     local r = ev.result or {}
@@ -420,13 +583,15 @@ function M.render(ev)
       refresh_task(t)
     end
     local msg = r.summary or r.error or ''
-    if r.cancelled then
-      msg = 'cancelled'
-    end
     -- The answer's first line is often a Markdown heading: "## Done"
     -- reads "Done" in the one-line summary.
     msg = (msg:gsub('^%s*#+%s*', ''))
-    M.line(string.format('■ %s %s: %s', id, M.status_word(r), first_line(msg, 300)))
+    local word = type(ev.ended) == 'string' and ev.ended ~= '' and ev.ended or M.status_word(r)
+    if r.cancelled or msg == '' then
+      M.line(string.format('■ %s %s', id, word)) -- "cancelled by you" says it all
+    else
+      M.line(string.format('■ %s %s: %s', id, word, first_line(msg, 120)))
+    end
     -- null (vim.NIL) when the task changed nothing, e.g. in a worktree.
     local files = type(r.filesChanged) == 'table' and r.filesChanged or {}
     if #files > 0 then

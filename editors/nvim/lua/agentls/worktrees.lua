@@ -16,7 +16,13 @@ function M.label(w)
   if w.pending and #w.pending > 0 then
     pending = ' · waiting: ' .. table.concat(w.pending, ', ')
   end
-  return string.format('%s  %s  %s%s', w.id, w.state or '', (w.task or ''):gsub('%s+', ' '):sub(1, 60), pending)
+  -- The task's short id (t15), as the stream and the end lines say it.
+  return string.format('%s  %s  %s%s', M.name(w), w.state or '', (w.task or ''):gsub('%s+', ' '):sub(1, 60), pending)
+end
+
+-- name is how a worktree is called: its task's id, else its own.
+function M.name(w)
+  return (type(w.taskId) == 'string' and w.taskId ~= '') and w.taskId or w.id
 end
 
 M.actions = { 'merge', 'review', 'continue', 'open', 'discard' }
@@ -69,15 +75,38 @@ function M.act(action, w, cb)
   if not cmd then
     return done(action, nil, { message = 'unknown action ' .. tostring(action) .. ' (merge, review, continue, open, discard)' }, cb)
   end
-  a.exec(cmd, { id = w.id }, function(err, res)
-    done(action, res, err, cb)
+  local function go()
+    a.exec(cmd, { id = w.id }, function(err, res)
+      done(action, res, err, cb)
+      -- The review, diff and worktree views show what is gone now.
+      require('agentls').changed()
+    end)
+  end
+  if action ~= 'discard' then
+    return go()
+  end
+  -- Discarding throws the task's work away: asked first.
+  local what = (w.pending and #w.pending > 0) and (' (its change to ' .. table.concat(w.pending, ', ') .. ' is lost)') or ''
+  vim.ui.select({ 'Discard', 'Keep' }, {
+    prompt = 'agentls: discard worktree ' .. M.name(w) .. what .. '?',
+    kind = 'agentls.confirm',
+  }, function(choice)
+    if choice == 'Discard' then
+      go()
+    else
+      done(action, nil, { message = 'kept ' .. M.name(w) }, cb)
+    end
   end)
 end
 
--- list calls cb(err, worktrees).
+-- list calls cb(err, worktrees), newest first.
 function M.list(cb)
   require('agentls').exec('agentls.worktrees', {}, function(err, res)
-    cb(err, res and res.worktrees or {})
+    local list = res and res.worktrees or {}
+    table.sort(list, function(x, y)
+      return (x.created or '') > (y.created or '')
+    end)
+    cb(err, list)
   end)
 end
 
@@ -94,7 +123,7 @@ function M.pick()
       if not w then
         return
       end
-      vim.ui.select(M.actions, { prompt = 'agentls: ' .. w.id, kind = 'agentls.worktree.action' }, function(action)
+      vim.ui.select(M.actions, { prompt = 'agentls: ' .. M.name(w), kind = 'agentls.worktree.action' }, function(action)
         if action then
           M.act(action, w)
         end
@@ -115,7 +144,7 @@ function M.command(o)
   end
   M.list(function(_, list)
     for _, w in ipairs(list or {}) do
-      if w.id == id then
+      if w.id == id or w.taskId == id then
         return M.act(action, w)
       end
     end

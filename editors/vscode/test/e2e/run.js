@@ -527,7 +527,7 @@ def('conversation panel: Markdown, one line per tool call, model picker, follow-
   await waitFor('both tasks listed', async () => /t1 ok/.test(await domText(hist)) && /t2 ok/.test(await domText(hist)), 5000);
   await page.locator('.quick-input-widget .monaco-list-row', { hasText: 't2 ok' }).first().click();
   const acts = await waitProbe(folder, 'the history actions', (r) => r.kind === 'historyActions', 5000);
-  assert(!acts.actions.includes('Undo') && acts.actions.includes('Continue'), `actions for a task with no changes: ${acts.actions}`);
+  assert(!acts.actions.includes('Undo') && acts.actions.includes('Continue') && acts.actions.includes('Rewind'), `actions for a task with no changes: ${acts.actions}`);
   // The probe is written just before the second picker opens: Escape only
   // once it shows, or it closes nothing.
   await page.locator('.quick-input-widget .quick-input-title', { hasText: 'agentls t2' }).waitFor({ state: 'visible', timeout: 10000 });
@@ -702,10 +702,90 @@ def('worktree task: the buffer is untouched; Worktree Tasks lists it, Merge appl
   assert(merged2.result?.merged === 1 && merged2.result.conflicts.length === 0, `second merge: ${JSON.stringify(merged2)}`);
   await waitProbe(folder, 'both changes in the document', (r) => r.kind === 'docChange' && r.uri.endsWith('/hello.txt') && r.text === 'HELLO WORLD\nSECOND LINE\n', 10000);
   await pick('agentls: Worktree Tasks', 'Discard');
+  // Asked first, in a modal: its Discard button.
+  await page.locator('.monaco-dialog-box .monaco-button', { hasText: 'Discard' }).first().click();
+  const asked = await waitProbe(folder, 'the discard question', (r) => r.kind === 'discardAsked', 10000);
+  assert(/^t\d+$/.test(asked.name) && asked.answer === 'Discard', `discard asked: ${JSON.stringify(asked)}`);
   const gone = await waitProbe(folder, 'agentls.worktreeDiscard to answer', (r) => r.kind === 'commandResult' && r.command === 'agentls.worktreeDiscard', 15000);
   assert(gone.result?.discarded === true, `discard: ${JSON.stringify(gone)}`);
   assert(git('branch', '--list', 'agentls/*').trim() === '', 'the branch is left');
   assert(git('worktree', 'list').trim().split('\n').length === 1, `a worktree is left: ${git('worktree', 'list')}`);
+  await page.close();
+});
+
+def('issue 36: a command says how it ran with its output collapsed, the plan in one block, two tasks labelled, a worktree from the run picker, screenshot', async ({ browser, port }) => {
+  const { execFileSync } = require('child_process');
+  const llm = await startFakeLLM('issue36');
+  const dir = path.join(WORK, 'ws-issue36' + RETRY.suffix);
+  writeFiles(dir, { 'hello.txt': 'hello world\n', 'i36a.txt': 'apple pie\n', 'i36b.txt': 'banana split\n', '.vscode/settings.json': workspaceSettings(llm) });
+  const git = (...args) => execFileSync('git', ['-C', dir, '-c', 'user.name=t', '-c', 'user.email=t@t', ...args], { encoding: 'utf8' });
+  git('init', '-q');
+  git('add', '-A');
+  git('commit', '-q', '-m', 'first');
+  const { page, folder } = await openWindow(browser, port, dir);
+  await openFromExplorer(page, 'hello.txt');
+  const chatFrame = () =>
+    waitFor('the conversation panel', async () => {
+      for (const f of page.frames()) {
+        if ((await f.locator('#log').count().catch(() => 0)) > 0) return f;
+      }
+      return undefined;
+    }, 15000);
+
+  // 1. A command: how it ran and its exit code on its row; its output in
+  //    a collapsed block under it.
+  await runTaskFromPalette(page, 'I36 run the listing');
+  const e1 = await waitProbe(folder, 'the listing to end', endOf(folder), 30000);
+  assert(e1.result?.status === 'ok', `listing ended ${JSON.stringify(e1.result)}`);
+  const chat = await chatFrame();
+  const log = chat.locator('#log');
+  const cmd = log.locator('details.tool.command');
+  await waitFor('the command row', async () => (await cmd.count()) === 1, 10000);
+  const summary = await cmd.locator('summary').innerText();
+  assert(/→ run_command printf .* · exit 0 · (in the sandbox, unasked|outside the sandbox, (approved by you|allowed by your rules))/.test(summary), `command row: ${summary}`);
+  assert(!(await cmd.evaluate((d) => d.open)), 'the output is not collapsed');
+  assert((await cmd.locator('pre').textContent()).includes('two\nthree'), 'the output is not under the row');
+  const meta = await chat.locator('#metatext').innerText();
+  assert(/sandboxed · \d+ steps left/.test(meta), `the meta line does not say the approval mode and the budget: ${meta}`);
+
+  // 2. The plan: three updates, one block, drawn again where it is.
+  await runTaskFromPalette(page, 'I36 plan it');
+  const e2 = await waitProbe(folder, 'the plan task to end', endOf(folder, undefined), 30000);
+  await waitFor('the plan task to end', () => probe(folder).filter((r) => r.kind === 'end').length >= 2, 30000);
+  await waitFor('the plan block', async () => (await log.locator('.plan').count()) === 1 && /Plan \(2 of 2 done\)/.test(await log.locator('.plan').innerText()), 10000);
+  assert((await log.locator('details.tool', { hasText: 'update_plan' }).count()) === 3, 'update_plan rows');
+  void e2;
+
+  // 4. Two tasks at once: the second's blocks come under its label.
+  await runTaskFromPalette(page, 'I36 task A');
+  await waitFor('task A to stream', async () => (await log.innerText()).includes('Task A st'), 15000);
+  await runTaskFromPalette(page, 'I36 task B');
+  await waitFor('both tasks to end', () => probe(folder).filter((r) => r.kind === 'end').length >= 4, 40000);
+  const ends = probe(folder).filter((r) => r.kind === 'end').slice(2, 4).map((r) => r.taskId);
+  await sleep(300);
+  const labels = await log.locator('.label').allInnerTexts();
+  // The second task's blocks follow its own message; when the first one
+  // writes again, its blocks come under a label naming it.
+  assert(labels.length >= 1 && labels.every((l) => ends.some((id) => l.startsWith(`┄ ${id} · I36 task`))),
+    `labels ${JSON.stringify(labels)} do not name the tasks ${JSON.stringify(ends)}`);
+  // The picture: the toasts out of the way, the command's output open.
+  await runPaletteCommand(page, 'Notifications: Clear All Notifications');
+  await cmd.locator('summary').click();
+  await sleep(300);
+  const shot = path.join(ARTIFACTS, 'vscode-issue36-panel.png');
+  await page.screenshot({ path: shot });
+  console.log(`  screenshot: ${shot}`);
+
+  // 3. "Run in a worktree" from the run picker: isolation "worktree".
+  await runPaletteCommand(page, 'agentls: Run Agent Task');
+  await page.locator('.quick-input-widget .quick-input-title', { hasText: 'Run Agent Task' }).waitFor({ state: 'visible', timeout: 10000 });
+  await page.keyboard.type('I36 worktree w36');
+  await page.locator('.quick-input-widget .monaco-list-row', { hasText: 'Run in a worktree' }).first().click();
+  const run = await waitProbe(folder, 'agentls.run to answer', (r) => r.kind === 'commandResult' && r.command === 'agentls.run' && r.args?.task === 'I36 worktree w36', 10000);
+  assert(run.args.isolation === 'worktree', `agentls.run args: ${JSON.stringify(run.args)}`);
+  await waitProbe(folder, 'the worktree task to end', endOf(folder, run.result?.taskId), 30000);
+  assert(!fs.existsSync(path.join(dir, 'w36.txt')), 'the worktree task wrote into your files');
+  assert(/agentls\//.test(git('branch', '--list', 'agentls/*')), 'no worktree branch');
   await page.close();
 });
 

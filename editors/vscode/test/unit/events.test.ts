@@ -3,7 +3,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { test } from 'node:test';
 
-import { AgentEvent, StreamRenderer, TaskTracker, endSummary, statusWord, toolSize, toolSummary, usageLine, vscodeHint, Heads, composedTask } from '../../src/events';
+import { AgentEvent, StreamRenderer, TaskTracker, autonomyText, taskState, endSummary, statusWord, toolSize, toolSummary, usageLine, vscodeHint, Heads, composedTask } from '../../src/events';
 
 const testdata = path.resolve(__dirname, '..', '..', '..', 'test', 'unit', 'testdata');
 
@@ -229,4 +229,53 @@ test('Heads: a code action\'s task is headed from its first event; a typed one i
 test('composedTask keeps the lines of a multi-line task', () => {
   assert.equal(composedTask('\r\nAdd a test.\r\nThen run it.\r\n\n'), 'Add a test.\nThen run it.');
   assert.equal(composedTask('  \n '), '');
+});
+
+// Issue 36: a command says how it ran, its output follows; the end line
+// takes the server's words; the status item says the approval mode and
+// the budget left.
+test('a command result says how it ran, with its output; the end says why in words', () => {
+  const run = { id: 'c1', name: 'run_command', arguments: '{"command":"go test ./..."}' };
+  const out = renderAll([
+    { taskId: 't1', kind: 'toolResult', call: run, output: 'ok  pkg\n[exit code 0]\n', ran: 'exit 0 · in the sandbox, unasked' },
+    { taskId: 't1', kind: 'end', result: { status: 'error', reason: 'maxSteps', error: 'stopped at the step limit' }, ended: 'stopped: step limit' },
+    { taskId: 't2', kind: 'end', result: { status: 'cancelled', cancelled: true, reason: 'cancelled', error: 'cancelled' }, ended: 'cancelled by you' },
+  ]);
+  assert.equal(
+    out,
+    '[t1] ← run_command exit 0 · in the sandbox, unasked\n[t1]     │ ok  pkg\n[t1]     │ [exit code 0]\n' +
+      '[t1] ■ stopped: step limit: stopped at the step limit\n' +
+      '[t2] ■ cancelled by you\n',
+  );
+  assert.equal(statusWord({ status: 'cancelled', cancelled: true }), 'cancelled by you');
+});
+
+test('the status item says the approval mode and the budget left', () => {
+  const tr = new TaskTracker();
+  tr.started('t1', 'fix it');
+  tr.apply({ taskId: 't1', kind: 'state', step: 3, from: 'tools', to: 'executing' });
+  const v = tr.view({ approval: 'sandboxed', maxSteps: 30, maxCostUSD: 1, priceInput: 1, priceOutput: 1 });
+  assert.equal(v.text, '$(sync~spin) agentls: fix it · executing · sandboxed · 27 steps left · $1.00 left');
+  assert.equal(autonomyText({}, { step: 3 }), '');
+  // Three failed edits and no file: not a check mark.
+  tr.apply({ taskId: 't1', kind: 'end', result: { status: 'ok', reason: 'done', failedEdits: 3, filesChanged: [] }, ended: 'edits failed (3), nothing changed' });
+  assert.equal(tr.view().text, '$(warning) agentls: t1 edits failed (3), nothing changed');
+});
+
+test('a sub-agent step is a line under its task; one not worth a line is none', () => {
+  assert.equal(
+    renderAll([
+      { taskId: 't1', kind: 'nested', line: 'explore (where is Add) → read_file calc.go' },
+      { taskId: 't1', kind: 'nested', line: '' },
+    ]),
+    '[t1]     ↳ explore (where is Add) → read_file calc.go\n',
+  );
+});
+
+test('a task in the lists says running, needs you, failed or done', () => {
+  assert.equal(taskState({ status: 'running' }), 'running');
+  assert.equal(taskState({ status: 'ok', outcome: 'awaiting review' }), 'needs you');
+  assert.equal(taskState({ status: 'error' }), 'failed');
+  assert.equal(taskState({ status: 'ok', reason: 'verifyFailed' }), 'failed');
+  assert.equal(taskState({ status: 'ok' }), 'done');
 });

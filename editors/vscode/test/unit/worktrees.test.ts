@@ -3,7 +3,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { test } from 'node:test';
 
-import { mergeMessage, worktreeItem } from '../../src/worktreeItems';
+import { mergeMessage, newestFirst, worktreeItem } from '../../src/worktreeItems';
 
 const root = path.resolve(__dirname, '..', '..', '..');
 
@@ -27,4 +27,14 @@ test('Worktree Tasks is contributed and registered', () => {
   assert.ok(pkg.contributes.commands.some((c: { command: string }) => c.command === 'agentls.worktreeTasks'));
   const src = fs.readFileSync(path.join(root, 'src', 'extension.ts'), 'utf8');
   assert.ok(src.includes("reg('agentls.worktreeTasks'"));
+});
+
+// Issue 36: the picker calls a worktree by its task's short id, newest first.
+test('a worktree is named by its task id (t15), newest first', () => {
+  assert.equal(worktreeItem({ id: '20261128-0830-ab', taskId: 't15', state: 'ended' }).description, 'ended · t15');
+  const order = newestFirst([
+    { id: 'a', created: '2026-11-28T08:00:00Z' },
+    { id: 'b', created: '2026-11-28T09:00:00Z' },
+  ] as any).map((w) => w.id);
+  assert.deepEqual(order, ['b', 'a']);
 });
