@@ -63,7 +63,7 @@ func TestSandboxNormalWorkKeepsWorking(t *testing.T) {
 			cmd: "go test ./...", want: "ok"},
 		{name: "make clean", tools: []string{"make"}, files: map[string]string{"Makefile": "clean:\n\trm -rf build out.bin\n\t@echo cleaned\n",
 			"build/x/y.o": "o", "out.bin": "b"},
-			cmd: "make clean && test ! -e build && test ! -e out.bin && echo ok", want: "cleaned\nok"},
+			cmd: "make --no-print-directory clean && test ! -e build && test ! -e out.bin && echo ok", want: "cleaned\nok"},
 		// Debian's python3 (.ci/install: python3-venv, python3-pip,
 		// python3-wheel): the venv builds offline from its packages.
 		{name: "pip install -e . into a workspace venv", tools: []string{"/usr/bin/python3"},
