@@ -86,11 +86,12 @@ func (s *spent) get() agent.Usage {
 	return s.u
 }
 
-// parent is the Parent of call c in this run.
-func (r *run) parent(c agent.ToolCall) Parent {
+// parent is the Parent of call c in this run, whose conversation begins
+// with prefix.
+func (r *run) parent(c agent.ToolCall, prefix []agent.Message) Parent {
 	return Parent{
 		Call:     c,
-		Prefix:   slices.Clip(r.prefix),
+		Prefix:   prefix,
 		Tools:    slices.Clip(r.specs),
 		Model:    r.d.Model,
 		CacheKey: r.d.CacheKey,

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -19,6 +20,10 @@ import (
 // too, whichever finished first, so a task's events are the same on every
 // run of the same inputs (a replay matches its recording).
 func (r *run) runTools(calls []agent.ToolCall) {
+	// The conversation's prefix as of this turn, taken here on the
+	// driver's goroutine: a Persist the machine emits while the tools run
+	// replaces r.prefix, which the tools' goroutines must not read.
+	prefix := slices.Clip(r.prefix)
 	if len(calls) == 0 {
 		return
 	}
@@ -42,13 +47,13 @@ func (r *run) runTools(calls []agent.ToolCall) {
 			if j-i == 1 {
 				// One call runs here: a goroutine to wait for at once
 				// would only hand the turn from one thread to another.
-				res, err := r.runTool(calls[i])
+				res, err := r.runTool(calls[i], prefix)
 				batch[0] = agent.ToolDone{ID: calls[i].ID, Result: res, Err: err}
 			} else {
 				var wg sync.WaitGroup
 				for k, c := range calls[i:j] {
 					wg.Go(func() {
-						res, err := r.runTool(c)
+						res, err := r.runTool(c, prefix)
 						batch[k] = agent.ToolDone{ID: c.ID, Result: res, Err: err}
 					})
 				}
@@ -72,7 +77,7 @@ func (r *run) readOnly(c agent.ToolCall) bool {
 
 // runTool runs one call with its timeout, hooks and panic recovery. Every
 // failure is an error for the model, never a task failure.
-func (r *run) runTool(c agent.ToolCall) (res agent.ToolResult, err error) {
+func (r *run) runTool(c agent.ToolCall, prefix []agent.Message) (res agent.ToolResult, err error) {
 	defer func() {
 		if p := recover(); p != nil {
 			r.d.logPanic("tool "+c.Name, p)
@@ -99,7 +104,7 @@ func (r *run) runTool(c agent.ToolCall) (res agent.ToolResult, err error) {
 	if tt, ok := t.(Timeouter); ok {
 		timeout = tt.Timeout(args, timeout)
 	}
-	ctx, cancel := context.WithTimeout(WithParent(r.ctx, r.parent(c)), timeout)
+	ctx, cancel := context.WithTimeout(WithParent(r.ctx, r.parent(c, prefix)), timeout)
 	defer cancel()
 	res, err, stuck := r.runBounded(ctx, t, c, args)
 	if stuck {
