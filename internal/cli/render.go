@@ -49,6 +49,7 @@ type jsonRenderer struct {
 type jsonEvent struct {
 	TaskID  string `json:"taskId,omitempty"`
 	Session string `json:"session,omitempty"`
+	render.Words
 	agent.Event
 }
 
@@ -76,7 +77,7 @@ func (r *jsonRenderer) event(ev agent.Event) {
 	r.mu.Lock()
 	s, t := r.session, r.taskID
 	r.mu.Unlock()
-	r.line(jsonEvent{TaskID: t, Session: s, Event: ev})
+	r.line(jsonEvent{TaskID: t, Session: s, Words: render.WordsOf(ev), Event: ev})
 }
 
 func (r *jsonRenderer) note(msg string) {

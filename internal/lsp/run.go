@@ -112,14 +112,10 @@ type eventParams struct {
 	// Task is the task's prompt, on its first event only: a view can head
 	// a task it did not start (a code action's "Fix with agentls").
 	Task string `json:"task,omitempty"`
-	// Ended is how the task ended, in words (render.EndWord), on the end
-	// event: every editor's end line reads the same.
-	Ended string `json:"ended,omitempty"`
-	// Ran is how a command ran, in words (render.RunNote), on its result.
-	Ran string `json:"ran,omitempty"`
-	// Line is a sub-agent's step in one line (render.NestedLine), on a
-	// nested event: the editors show it under the call that started it.
-	Line string `json:"line,omitempty"`
+	// Words: how the task ended (the end event), how a command ran (its
+	// result), a sub-agent's step in one line (a nested event), in the
+	// words every view uses (render.WordsOf).
+	render.Words
 	agent.Event
 }
 
@@ -192,16 +188,7 @@ func (s *Server) onEvent(ctx context.Context, t *runningTask, prog *progress, ev
 }
 
 func (s *Server) sendEvent(ctx context.Context, t *runningTask, ev agent.Event) {
-	p := eventParams{TaskID: t.id, Session: t.session, Event: ev}
-	if ev.Kind == agent.KindEnd && ev.Result != nil {
-		p.Ended = render.EndWord(*ev.Result)
-	}
-	if ev.Run != nil {
-		p.Ran = render.RunNote(ev.Run)
-	}
-	if ev.Kind == agent.KindNested {
-		p.Line = render.NestedLine(ev)
-	}
+	p := eventParams{TaskID: t.id, Session: t.session, Words: render.WordsOf(ev), Event: ev}
 	t.mu.Lock()
 	if !t.headed {
 		t.headed = true
