@@ -100,6 +100,7 @@ func result(t *testing.T, rep eval.Report, task string) eval.Result {
 // three files and a Python one pass; the same task played by a model that
 // does nothing fails.
 func TestEvalScripted(t *testing.T) {
+	evalFullPassOnly(t)
 	suite := evalSuite(t, "ledger-commodity-style", "todo-next-weekday")
 	if _, err := lspclient.CopyTree(filepath.Join(suite, "todo-next-weekday"), filepath.Join(suite, "todo-do-nothing")); err != nil {
 		t.Fatal(err)
@@ -131,6 +132,7 @@ func TestEvalScripted(t *testing.T) {
 // The scripted model speaks the Responses API too: the same task passes
 // over /v1/responses.
 func TestEvalScriptedResponses(t *testing.T) {
+	evalFullPassOnly(t)
 	suite := evalSuite(t, "ledger-tab-separated")
 	rep := runEval(t, "--scripted", "--api", "responses", "--suite", suite)
 	r := result(t, rep, "ledger-tab-separated")
@@ -170,6 +172,7 @@ func toolCall(id, name string, args map[string]string) fakellm.ToolCall {
 // each file. (The harness before this graded exit codes over the model's
 // tree, with the suite readable: every one of these cheats passed there.)
 func TestEvalCheatingModelScoresZero(t *testing.T) {
+	evalFullPassOnly(t)
 	suite := evalSuite(t, "ledger-leap-century", "todo-next-weekday")
 	goSteal := "find / -name leap_test.go -not -path '/proc/*' 2>/dev/null > found.txt; " +
 		"cat " + filepath.Join(suite, "ledger-leap-century", "hidden", "date", "leap_test.go") + " > date/stolen_test.go; " +
@@ -239,6 +242,7 @@ func TestEvalCheatingModelScoresZero(t *testing.T) {
 // the second prompt) and passes on the second try. The report gives the
 // rates after each try per language and says the tests were hidden.
 func TestEvalPolyglotScripted(t *testing.T) {
+	evalFullPassOnly(t)
 	root := filepath.Join(t.TempDir(), "polyglot")
 	if _, err := lspclient.CopyTree(filepath.Join("..", "testdata", "eval", "_polyglot"), root); err != nil {
 		t.Fatal(err)
@@ -316,6 +320,7 @@ func TestEvalPolyglotScripted(t *testing.T) {
 // prints per-task and overall pass rates with Wilson intervals, tokens,
 // cost and time, and names the task that flipped.
 func TestEvalCompare(t *testing.T) {
+	evalFullPassOnly(t)
 	good := evalSuite(t, "todo-next-weekday")
 	idle := evalSuite(t, "todo-next-weekday")
 	writeEvalScript(t, filepath.Join(idle, "todo-next-weekday"), fakellm.Script{Turns: []fakellm.Turn{{Text: "Nothing to change."}, {Text: "Nothing to change."}}})
@@ -353,6 +358,7 @@ func TestEvalCompare(t *testing.T) {
 // remote), the scripted model's patch fixes it, and the hidden test and
 // the pass-to-pass tests decide.
 func TestEvalRepoAtCommit(t *testing.T) {
+	evalFullPassOnly(t)
 	src := filepath.Join("..", "testdata", "eval")
 	repo := filepath.Join(t.TempDir(), "ledger")
 	if _, err := lspclient.CopyTree(filepath.Join(src, "_projects", "ledger"), repo); err != nil {
@@ -420,5 +426,16 @@ func TestEvalRepoAtCommit(t *testing.T) {
 	out, err := cmd.Output()
 	if err != nil || strings.TrimSpace(string(out)) != buggy || strings.Contains(string(out), fix) {
 		t.Errorf("the model's repository has history %q (%v); want only %s", out, err, buggy)
+	}
+}
+
+// evalFullPassOnly leaves an eval test to make test's full e2e pass: the
+// -race -short pass is there for the server's races, and the harness's
+// grading (whole test suites of the eval's projects) would double its time
+// for none.
+func evalFullPassOnly(t *testing.T) {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("the evaluation runs in the full e2e pass; -short is the race pass")
 	}
 }
