@@ -7,29 +7,18 @@ import (
 	"io/fs"
 	"os"
 	"syscall"
+
+	"github.com/agentls/agentls/internal/wsread"
 )
 
 // ErrNotRegular is a path that names a named pipe, socket or device: the
 // tools read and write regular files only, since opening a FIFO blocks
-// until a writer comes and reading a device may never end.
-var ErrNotRegular = errors.New("not a regular file")
+// until a writer comes and reading a device may never end. It is the one
+// reader's own (wsread), so either refusal matches errors.Is.
+var ErrNotRegular = wsread.ErrNotRegular
 
 // fileKind names a non-regular file for a message.
-func fileKind(m fs.FileMode) string {
-	switch {
-	case m&fs.ModeNamedPipe != 0:
-		return "a named pipe (FIFO)"
-	case m&fs.ModeSocket != 0:
-		return "a socket"
-	case m&fs.ModeCharDevice != 0:
-		return "a character device"
-	case m&fs.ModeDevice != 0:
-		return "a device"
-	case m.IsDir():
-		return "a directory"
-	}
-	return "not a regular file"
-}
+func fileKind(m fs.FileMode) string { return wsread.Kind(m) }
 
 // notRegularError says what rel is and that the tools leave it alone.
 func notRegularError(rel string, m fs.FileMode) error {

@@ -102,7 +102,7 @@ func (r Reader) Read(rel string, limit int) (File, error) {
 		return File{}, fmt.Errorf("%s: %w", slash, err)
 	}
 	if !st.Mode().IsRegular() {
-		return File{}, fmt.Errorf("%s is %s; agentls reads only regular files: %w", slash, kind(st.Mode()), ErrNotRegular)
+		return File{}, fmt.Errorf("%s is %s; agentls reads only regular files: %w", slash, Kind(st.Mode()), ErrNotRegular)
 	}
 	real, ok := openedRel(r.Root, f, clean)
 	if !ok {
@@ -128,8 +128,9 @@ func (r Reader) Read(rel string, limit int) (File, error) {
 	return out, nil
 }
 
-// kind names a file that is not regular, for a message.
-func kind(m fs.FileMode) string {
+// Kind names a file that is not regular, for a message ("a named pipe
+// (FIFO)"); the tools name what they refuse with it too.
+func Kind(m fs.FileMode) string {
 	switch {
 	case m&fs.ModeNamedPipe != 0:
 		return "a named pipe (FIFO)"
