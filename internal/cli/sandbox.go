@@ -12,6 +12,7 @@ import (
 	"github.com/agentls/agentls/internal/assemble"
 	"github.com/agentls/agentls/internal/config"
 	"github.com/agentls/agentls/internal/policy"
+	"github.com/agentls/agentls/internal/render"
 	"github.com/agentls/agentls/internal/session"
 )
 
@@ -128,11 +129,11 @@ func printLayers(ls []assemble.CacheLayer, stdout io.Writer) {
 		if w == "" {
 			w = "(unknown) " + l.Dir
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", size(l.Bytes), l.LastUsed.Local().Format("2006-01-02 15:04"), state, w)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", render.Size(l.Bytes), l.LastUsed.Local().Format("2006-01-02 15:04"), state, w)
 	}
 	tw.Flush()
-	fmt.Fprintf(stdout, "%d workspaces, %s in %s (cap %s, unused for %d days: pruned)\n", len(ls), size(total),
-		assemble.CacheLayersDir(), size(assemble.CacheMaxBytes), int(assemble.CacheMaxAge.Hours()/24))
+	fmt.Fprintf(stdout, "%d workspaces, %s in %s (cap %s, unused for %d days: pruned)\n", len(ls), render.Size(total),
+		assemble.CacheLayersDir(), render.Size(assemble.CacheMaxBytes), int(assemble.CacheMaxAge.Hours()/24))
 }
 
 func pruneCacheLayers(all, asJSON bool, stdout, stderr io.Writer) int {
@@ -151,18 +152,6 @@ func pruneCacheLayers(all, asJSON bool, stdout, stderr io.Writer) int {
 	for _, l := range removed {
 		freed += l.Bytes
 	}
-	fmt.Fprintf(stdout, "removed %d cache layers, %s freed\n", len(removed), size(freed))
+	fmt.Fprintf(stdout, "removed %d cache layers, %s freed\n", len(removed), render.Size(freed))
 	return exitOK
-}
-
-func size(n int64) string {
-	switch {
-	case n >= 1<<30:
-		return fmt.Sprintf("%.1f GiB", float64(n)/(1<<30))
-	case n >= 1<<20:
-		return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
-	case n >= 1<<10:
-		return fmt.Sprintf("%.1f KiB", float64(n)/(1<<10))
-	}
-	return fmt.Sprintf("%d B", n)
 }

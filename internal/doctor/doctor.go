@@ -28,6 +28,7 @@ import (
 	"github.com/agentls/agentls/internal/config"
 	"github.com/agentls/agentls/internal/policy"
 	"github.com/agentls/agentls/internal/proc"
+	"github.com/agentls/agentls/internal/render"
 	"github.com/agentls/agentls/internal/session"
 )
 
@@ -383,7 +384,7 @@ func stateCheck(dir string, err error, root string) (State, Check) {
 	s.Bytes = size(dir)
 	s.WorkspaceBytes = size(s.Workspace)
 	c.Status = OK
-	c.Summary = fmt.Sprintf("%s, %s; this workspace's sessions and transcripts %s", dir, human(s.Bytes), human(s.WorkspaceBytes))
+	c.Summary = fmt.Sprintf("%s, %s; this workspace's sessions and transcripts %s", dir, render.Size(s.Bytes), render.Size(s.WorkspaceBytes))
 	return s, c
 }
 
@@ -406,18 +407,6 @@ func size(dir string) int64 {
 		return nil
 	})
 	return n
-}
-
-func human(n int64) string {
-	switch {
-	case n >= 1<<30:
-		return fmt.Sprintf("%.1f GiB", float64(n)/(1<<30))
-	case n >= 1<<20:
-		return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
-	case n >= 1<<10:
-		return fmt.Sprintf("%.1f KiB", float64(n)/(1<<10))
-	}
-	return fmt.Sprintf("%d bytes", n)
 }
 
 // redact removes the key from everything the report says: the backends'

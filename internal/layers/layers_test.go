@@ -82,7 +82,7 @@ var allowed = map[string][]string{
 		"internal/worktree", "internal/wsread"},
 	// agentls doctor: a front end that only asks (the settings, the
 	// endpoint through the real backend, the sandbox's probes, trust).
-	"internal/doctor": {"internal/llm", "internal/agent", "internal/assemble", "internal/config", "internal/policy", "internal/proc", "internal/session"},
+	"internal/doctor": {"internal/llm", "internal/render", "internal/agent", "internal/assemble", "internal/config", "internal/policy", "internal/proc", "internal/session"},
 	// The evaluation harness: runs the agentls binary on tasks, through a
 	// recording proxy, against the endpoint or the scripted model.
 	"internal/eval": {"internal/llm", "internal/assemble", "internal/config", "internal/llm/responses", "internal/proc", "internal/testkit/fakellm"},

@@ -572,27 +572,3 @@ func Plural(n int) string {
 	}
 	return "s"
 }
-
-// Words are an event's presentation in words, sent beside the event to the
-// editors (agentls/event) and in `agentls run --json`, so every view reads
-// the same: how a task ended, how a command ran, a sub-agent's step.
-type Words struct {
-	Ended string `json:"ended,omitempty"`
-	Ran   string `json:"ran,omitempty"`
-	Line  string `json:"line,omitempty"`
-}
-
-// WordsOf is ev's Words.
-func WordsOf(ev agent.Event) Words {
-	var w Words
-	if ev.Kind == agent.KindEnd && ev.Result != nil {
-		w.Ended = EndWord(*ev.Result)
-	}
-	if ev.Run != nil {
-		w.Ran = RunNote(ev.Run)
-	}
-	if ev.Kind == agent.KindNested {
-		w.Line = NestedLine(ev)
-	}
-	return w
-}
