@@ -3,6 +3,7 @@ package tools
 import (
 	"context"
 	"errors"
+	"fmt"
 
 	"github.com/agentls/agentls/internal/agent"
 	"github.com/agentls/agentls/internal/policy"
@@ -88,4 +89,20 @@ func Granted(ctx context.Context, how string) {
 	if p, ok := ctx.Value(grantKey{}).(*string); ok {
 		*p = how
 	}
+}
+
+// approveCommand asks o's approver about command; a refusal is the tool
+// call's error, saying why (refused when the approver gives no reason).
+func approveCommand(ctx context.Context, o Options, command, refused string) error {
+	ok, reason, err := o.Approver.Approve(ctx, command)
+	if err != nil {
+		return fmt.Errorf("approval of %q: %w", command, err)
+	}
+	if !ok {
+		if reason == "" {
+			reason = refused
+		}
+		return fmt.Errorf("run_command refused: %s", reason)
+	}
+	return nil
 }

@@ -55,15 +55,8 @@ func newReadOnlyCommand(ws agent.Workspace, o Options) agent.Tool {
 		if off {
 			return agent.ToolResult{}, fmt.Errorf("run_command refused: %w (sandbox.mode is off); read the files with read_file, list_files and grep", ErrNotReadOnly)
 		}
-		ok, reason, err := o.Approver.Approve(ctx, a.Command)
-		if err != nil {
-			return agent.ToolResult{}, fmt.Errorf("approval of %q: %w", a.Command, err)
-		}
-		if !ok {
-			if reason == "" {
-				reason = "not allowed"
-			}
-			return agent.ToolResult{}, fmt.Errorf("run_command refused: %s", reason)
+		if err := approveCommand(ctx, o, a.Command, "not allowed"); err != nil {
+			return agent.ToolResult{}, err
 		}
 		timeout := o.CommandTimeout
 		if a.TimeoutSeconds > 0 {

@@ -46,15 +46,8 @@ func newRunCommand(ws agent.Workspace, o Options) agent.Tool {
 			return agent.ToolResult{}, errors.New("command is empty")
 		}
 		var how string
-		ok, reason, err := o.Approver.Approve(WithGrant(ctx, &how), a.Command)
-		if err != nil {
-			return agent.ToolResult{}, fmt.Errorf("approval of %q: %w", a.Command, err)
-		}
-		if !ok {
-			if reason == "" {
-				reason = "the user did not allow it"
-			}
-			return agent.ToolResult{}, fmt.Errorf("run_command refused: %s", reason)
+		if err := approveCommand(WithGrant(ctx, &how), o, a.Command, "the user did not allow it"); err != nil {
+			return agent.ToolResult{}, err
 		}
 		timeout := o.CommandTimeout
 		if a.TimeoutSeconds > 0 {
