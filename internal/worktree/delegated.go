@@ -6,7 +6,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"time"
 )
 
 // Git runs git in dir (through internal/proc, hooks off, as every git
@@ -101,17 +100,8 @@ func FromPatch(ctx context.Context, o Options, commit, patch string) (*Tree, err
 	if _, err := runGit(ctx, top, true, "cat-file", "-e", commit+"^{commit}"); err != nil {
 		return nil, fmt.Errorf("commit %s is not in %s: fetch it first (git fetch)", commit, top)
 	}
-	dir := Dir(o.StateDir)
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return nil, fmt.Errorf("worktree: %w", err)
-	}
-	path := filepath.Join(dir, o.ID)
-	if _, err := os.Lstat(path); err == nil {
-		return nil, fmt.Errorf("worktree: %s exists already", path)
-	}
-	t := &Tree{ID: o.ID, Root: o.Root, Top: top, Prefix: filepath.ToSlash(prefix), Path: path,
-		Branch: "agentls/" + o.ID, Task: o.Task, Created: time.Now().UTC(), PID: os.Getpid(), State: StateRunning, stateDir: o.StateDir}
-	if err := t.save(); err != nil {
+	t, err := newTree(o, top, prefix)
+	if err != nil {
 		return nil, err
 	}
 	ok := false
@@ -120,16 +110,16 @@ func FromPatch(ctx context.Context, o Options, commit, patch string) (*Tree, err
 			_ = t.Discard(context.WithoutCancel(ctx))
 		}
 	}()
-	if _, err := runGit(ctx, top, false, "worktree", "add", "--quiet", "-b", t.Branch, path, commit); err != nil {
+	if _, err := runGit(ctx, top, false, "worktree", "add", "--quiet", "-b", t.Branch, t.Path, commit); err != nil {
 		return nil, err
 	}
-	gd, err := os.ReadFile(filepath.Join(path, ".git"))
+	gd, err := os.ReadFile(filepath.Join(t.Path, ".git"))
 	if err != nil {
 		return nil, fmt.Errorf("worktree: %w", err)
 	}
 	t.GitDir = strings.TrimSpace(strings.TrimPrefix(string(gd), "gitdir:"))
 	if !filepath.IsAbs(t.GitDir) {
-		t.GitDir = filepath.Join(path, t.GitDir)
+		t.GitDir = filepath.Join(t.Path, t.GitDir)
 	}
 	t.Base = commit
 	if err := t.save(); err != nil {

@@ -121,19 +121,8 @@ func Create(ctx context.Context, o Options) (*Tree, error) {
 	if o.ID == "" || strings.ContainsAny(o.ID, `/\`) || strings.HasPrefix(o.ID, ".") {
 		return nil, fmt.Errorf("worktree: bad id %q", o.ID)
 	}
-	dir := Dir(o.StateDir)
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return nil, fmt.Errorf("worktree: %w", err)
-	}
-	path := filepath.Join(dir, o.ID)
-	if _, err := os.Lstat(path); err == nil {
-		return nil, fmt.Errorf("worktree: %s exists already", path)
-	}
-	t := &Tree{ID: o.ID, Root: o.Root, Top: top, Prefix: filepath.ToSlash(prefix), Path: path,
-		Branch: "agentls/" + o.ID, Task: o.Task, Created: time.Now().UTC(), PID: os.Getpid(), State: StateRunning, stateDir: o.StateDir}
-	// The record first: a crash from here on leaves something List shows
-	// and Discard cleans.
-	if err := t.save(); err != nil {
+	t, err := newTree(o, top, prefix)
+	if err != nil {
 		return nil, err
 	}
 	ok := false
@@ -142,16 +131,16 @@ func Create(ctx context.Context, o Options) (*Tree, error) {
 			_ = t.Discard(context.WithoutCancel(ctx))
 		}
 	}()
-	if _, err := runGit(ctx, top, false, "worktree", "add", "--quiet", "-b", t.Branch, path, "HEAD"); err != nil {
+	if _, err := runGit(ctx, top, false, "worktree", "add", "--quiet", "-b", t.Branch, t.Path, "HEAD"); err != nil {
 		return nil, err
 	}
-	gd, err := os.ReadFile(filepath.Join(path, ".git"))
+	gd, err := os.ReadFile(filepath.Join(t.Path, ".git"))
 	if err != nil {
 		return nil, fmt.Errorf("worktree: %w", err)
 	}
 	t.GitDir = strings.TrimSpace(strings.TrimPrefix(string(gd), "gitdir:"))
 	if !filepath.IsAbs(t.GitDir) {
-		t.GitDir = filepath.Join(path, t.GitDir)
+		t.GitDir = filepath.Join(t.Path, t.GitDir)
 	}
 	if err := t.save(); err != nil {
 		return nil, err
@@ -441,4 +430,25 @@ func (t *Tree) Discard(ctx context.Context) error {
 		errs = append(errs, err)
 	}
 	return errors.Join(errs...)
+}
+
+// newTree records a new worktree for o (the repository's top directory,
+// the workspace's prefix in it) under the state directory, before git
+// makes it: the record first, so a crash from here on leaves something
+// List shows and Discard cleans.
+func newTree(o Options, top, prefix string) (*Tree, error) {
+	dir := Dir(o.StateDir)
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return nil, fmt.Errorf("worktree: %w", err)
+	}
+	path := filepath.Join(dir, o.ID)
+	if _, err := os.Lstat(path); err == nil {
+		return nil, fmt.Errorf("worktree: %s exists already", path)
+	}
+	t := &Tree{ID: o.ID, Root: o.Root, Top: top, Prefix: filepath.ToSlash(prefix), Path: path,
+		Branch: "agentls/" + o.ID, Task: o.Task, Created: time.Now().UTC(), PID: os.Getpid(), State: StateRunning, stateDir: o.StateDir}
+	if err := t.save(); err != nil {
+		return nil, err
+	}
+	return t, nil
 }
