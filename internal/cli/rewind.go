@@ -2,7 +2,6 @@ package cli
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"strconv"
@@ -26,13 +25,8 @@ func rewindSession(store *session.Store, id, stepArg string, asJSON bool, stdout
 		return exitUsage
 	}
 	sess, err := store.Load(id)
-	if errors.Is(err, session.ErrNotFound) {
-		fmt.Fprintf(stderr, "agentls sessions: no session %q in %s\n", id, store.Root())
-		return exitUsage
-	}
-	if err != nil {
-		fmt.Fprintln(stderr, "agentls sessions:", err)
-		return exitFailed
+	if code, bad := sessionErr(store, id, err, stderr); bad {
+		return code
 	}
 	plan, err := sess.PlanRewind(step)
 	if err != nil {

@@ -97,13 +97,8 @@ func listSessions(store *session.Store, asJSON bool, stdout, stderr io.Writer) i
 
 func showSession(store *session.Store, id string, asJSON, withDiff bool, stdout, stderr io.Writer) int {
 	sess, err := store.Load(id)
-	if errors.Is(err, session.ErrNotFound) {
-		fmt.Fprintf(stderr, "agentls sessions: no session %q in %s\n", id, store.Root())
-		return exitUsage
-	}
-	if err != nil {
-		fmt.Fprintln(stderr, "agentls sessions:", err)
-		return exitFailed
+	if code, bad := sessionErr(store, id, err, stderr); bad {
+		return code
 	}
 	for _, w := range sess.Warnings {
 		fmt.Fprintln(stderr, "agentls: warning:", w)
@@ -158,13 +153,8 @@ func writeJSON(w io.Writer, v any) int {
 
 func exportSession(store *session.Store, id, output string, stdout, stderr io.Writer) int {
 	b, err := store.Export(id)
-	if errors.Is(err, session.ErrNotFound) {
-		fmt.Fprintf(stderr, "agentls sessions: no session %q in %s\n", id, store.Root())
-		return exitUsage
-	}
-	if err != nil {
-		fmt.Fprintln(stderr, "agentls sessions:", err)
-		return exitFailed
+	if code, bad := sessionErr(store, id, err, stderr); bad {
+		return code
 	}
 	data, err := json.Marshal(b)
 	if err != nil {
@@ -200,4 +190,18 @@ func importSession(store *session.Store, file string, stdout, stderr io.Writer) 
 	}
 	fmt.Fprintf(stdout, "imported session %s into %s (continue it with: agentls run --session %s \"…\")\n", b.ID, store.Root(), b.ID)
 	return exitOK
+}
+
+// sessionErr reports err from loading or exporting session id: an unknown
+// session is bad usage, anything else a failure. bad is false for nil.
+func sessionErr(store *session.Store, id string, err error, stderr io.Writer) (code int, bad bool) {
+	switch {
+	case err == nil:
+		return 0, false
+	case errors.Is(err, session.ErrNotFound):
+		fmt.Fprintf(stderr, "agentls sessions: no session %q in %s\n", id, store.Root())
+		return exitUsage, true
+	}
+	fmt.Fprintln(stderr, "agentls sessions:", err)
+	return exitFailed, true
 }
