@@ -117,7 +117,7 @@ commands:
   serve      the language server on stdin/stdout, for an editor (the default when stdin is not a terminal)
   run        run a task headless in the current workspace: agentls run [flags] "task"
   acp        agentls as an Agent Client Protocol agent on stdin/stdout (Zed, JetBrains, CodeCompanion, …)
-  sessions   list the workspace's sessions, or show one: agentls sessions [list | show ID]
+  sessions   the workspace's sessions: agentls sessions [list | show ID | rewind ID STEP | export ID | import FILE]
   worktrees  the workspace's worktree tasks: agentls worktrees [list | merge ID | discard ID]
   trust      trust the workspace's .agentls.json as it is now: agentls trust [--yes]
   sandbox    what sandboxed commands see, and the cache layers: agentls sandbox [show | caches | prune]
