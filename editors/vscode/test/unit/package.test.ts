@@ -82,3 +82,19 @@ test('no contributed command takes a server command\'s id (the language client r
     assert.ok(!ids.includes(c), `${c} is a server command`);
   }
 });
+
+test('package.json and package-lock.json agree: npm ci on a clean clone installs what package-vsix.sh runs (esbuild, vsce)', () => {
+  const pkg = JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8'));
+  const lock = JSON.parse(fs.readFileSync(path.join(root, 'package-lock.json'), 'utf8'));
+  const top = lock.packages[''];
+  assert.deepEqual(pkg.dependencies ?? {}, top.dependencies ?? {}, 'dependencies differ from the lock');
+  assert.deepEqual(pkg.devDependencies ?? {}, top.devDependencies ?? {}, 'devDependencies differ from the lock');
+  const script = fs.readFileSync(path.join(root, 'package-vsix.sh'), 'utf8');
+  const tools = /for t in ([a-z ]+); do/.exec(script);
+  assert.ok(tools, 'package-vsix.sh no longer lists the tools it runs');
+  const bins: Record<string, string> = { esbuild: 'esbuild', vsce: '@vscode/vsce' };
+  for (const t of tools[1].trim().split(/\s+/)) {
+    assert.ok(bins[t], `package-vsix.sh runs ${t}: say which package gives it`);
+    assert.ok(pkg.devDependencies?.[bins[t]], `${bins[t]} (for ${t}) is not a devDependency`);
+  }
+});
