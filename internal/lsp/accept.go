@@ -48,7 +48,7 @@ func (s *Server) accept(ctx context.Context, t *runningTask, only, hunk string) 
 // internal/review on the texts the write path read, and goes out over
 // them only (planned again if the user typed meanwhile).
 func (s *Server) acceptHunks(ctx context.Context, t *runningTask, only, hunk string, merge *[]mergeConflict, markers bool) (any, error) {
-	files, err := s.files()
+	files, err := s.ed.files()
 	if err != nil {
 		return nil, err
 	}
@@ -118,7 +118,7 @@ func (s *Server) acceptHunks(ctx context.Context, t *runningTask, only, hunk str
 // merge, whose conflicts go to *conflicts) over the texts read; review.mu
 // is held.
 func (s *Server) planAccept(t *runningTask, cur map[string]apply.Text, only, hunk string, merge, markers bool, conflicts *[]mergeConflict) ([]review.Accept, error) {
-	_, enc := s.clientState()
+	_, enc := s.ed.clientState()
 	var plan []review.Accept
 	for _, fc := range s.reviewFiles(t, only) {
 		c, read := cur[fc.Rel]
@@ -133,7 +133,7 @@ func (s *Server) planAccept(t *runningTask, cur map[string]apply.Text, only, hun
 			p, ok, left = review.PlanMerge(fc, c.Data, c.Exists)
 			m := edits.NewMapper(c.Data)
 			for _, h := range left {
-				mc := mergeConflict{URI: s.fileURI(fc.Rel), Hunk: h.ID,
+				mc := mergeConflict{URI: s.ed.fileURI(fc.Rel), Hunk: h.ID,
 					Range: m.OffsetsToRange(h.Cur.Start, max(h.Cur.End, min(h.Cur.Start+1, len(c.Data))), enc), Proposed: h.Change.NewText}
 				mc.Yours, mc.Task, _, _ = review.Sides(fc, c.Data, h)
 				*conflicts = append(*conflicts, mc)

@@ -75,7 +75,7 @@ func TestAcceptOnDisk(t *testing.T) {
 func TestAcceptThroughTheEditor(t *testing.T) {
 	root := tempRoot(t, map[string]string{"f.txt": fourLines})
 	s, c := newUnitServer(t, root)
-	s.caps = clientCaps{applyEdit: true, documentChanges: true, changeAnnotations: true}
+	s.ed.caps = clientCaps{applyEdit: true, documentChanges: true, changeAnnotations: true}
 	ctx := context.Background()
 	tk := proposeShout(t, s)
 	var got []protocol.ApplyWorkspaceEditParams
@@ -190,7 +190,7 @@ func TestUndoOnDisk(t *testing.T) {
 func TestUndoThroughAnEditorThatCannotDelete(t *testing.T) {
 	root := tempRoot(t, map[string]string{"f.txt": "A\n", "new.txt": "new\n"})
 	s, c := newUnitServer(t, root)
-	s.caps = clientCaps{applyEdit: true}
+	s.ed.caps = clientCaps{applyEdit: true}
 	var edit protocol.WorkspaceEdit
 	c.mu.Lock()
 	c.answer = func(method string, params json.RawMessage) any {
@@ -228,7 +228,7 @@ func TestUndoThroughAnEditorThatCannotDelete(t *testing.T) {
 func TestUndoRefusesASymlinkOut(t *testing.T) {
 	root := tempRoot(t, map[string]string{"sub/g.txt": "G\n"})
 	s, c := newUnitServer(t, root)
-	s.caps = clientCaps{applyEdit: true, documentChanges: true}
+	s.ed.caps = clientCaps{applyEdit: true, documentChanges: true}
 	sent := 0
 	c.mu.Lock()
 	c.answer = func(string, json.RawMessage) any { sent++; return protocol.ApplyWorkspaceEditResult{Applied: true} }

@@ -29,7 +29,7 @@ func (s *Server) approver(cfg config.Config) tools.Approver {
 // ask is how the user is asked whether something may run: askToRun, or
 // nil when the client cannot ask.
 func (s *Server) ask() approval.Ask {
-	if !s.canAsk() {
+	if !s.ed.canAsk() {
 		return nil
 	}
 	return s.askToRun
@@ -38,9 +38,9 @@ func (s *Server) ask() approval.Ask {
 // askToRun asks the user whether command may run. It holds no lock while
 // the client answers.
 func (s *Server) askToRun(ctx context.Context, command, _ string) (approval.Answer, error) {
-	res, err := s.client.ShowMessageRequest(ctx, &protocol.ShowMessageRequestParams{
+	res, err := s.ed.client.ShowMessageRequest(ctx, &protocol.ShowMessageRequestParams{
 		Type:    protocol.MessageTypeWarning,
-		Message: fmt.Sprintf("agentls wants to run in %s:\n\n%s", s.rootDir(), command),
+		Message: fmt.Sprintf("agentls wants to run in %s:\n\n%s", s.ed.rootDir(), command),
 		Actions: []protocol.MessageActionItem{{Title: allowOnce}, {Title: allowAlways}, {Title: deny}},
 	})
 	if err != nil {
@@ -83,10 +83,10 @@ func (s *Server) askNetwork(ctx context.Context, command string) (bool, error) {
 // yesNo asks a question with one affirmative answer; no lock is held
 // while the client answers.
 func (s *Server) yesNo(ctx context.Context, question, yes string) (bool, error) {
-	if !s.canAsk() {
+	if !s.ed.canAsk() {
 		return false, nil
 	}
-	res, err := s.client.ShowMessageRequest(ctx, &protocol.ShowMessageRequestParams{
+	res, err := s.ed.client.ShowMessageRequest(ctx, &protocol.ShowMessageRequestParams{
 		Type:    protocol.MessageTypeWarning,
 		Message: question,
 		Actions: []protocol.MessageActionItem{{Title: yes}, {Title: notAllowed}},

@@ -10,7 +10,7 @@ func TestAskOnlyWhenTheClientCan(t *testing.T) {
 	if s.ask() != nil {
 		t.Error("a client without showMessageRequest would be asked")
 	}
-	s.caps.showMessageReq = true
+	s.ed.caps.showMessageReq = true
 	if s.ask() == nil {
 		t.Error("a client with showMessageRequest is never asked")
 	}

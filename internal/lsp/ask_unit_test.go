@@ -62,7 +62,7 @@ func TestApproverThroughTheEditor(t *testing.T) {
 	if ok, reason, _ := s.approver(cfg).Approve(ctx, "ls"); ok || !strings.Contains(reason, "sandbox.mode is off") || len(asked) != 0 {
 		t.Errorf("a client that cannot ask: %v %q, asked %d", ok, reason, len(asked))
 	}
-	s.caps.showMessageReq = true
+	s.ed.caps.showMessageReq = true
 	if ok, _, _ := s.approver(cfg).Approve(ctx, "ls"); !ok || len(asked) != 1 {
 		t.Fatalf("asked: %v, %d questions", ok, len(asked))
 	}
@@ -81,7 +81,7 @@ func TestYesNoQuestions(t *testing.T) {
 	if ok, err := s.confirmWrite(ctx, ".agentls.json", "configures agentls"); ok || err != nil || len(asked) != 0 {
 		t.Errorf("a client that cannot ask: %v %v", ok, err)
 	}
-	s.caps.showMessageReq = true
+	s.ed.caps.showMessageReq = true
 	if ok, err := s.confirmWrite(ctx, ".agentls.json", "configures agentls"); !ok || err != nil {
 		t.Errorf("allowed: %v %v", ok, err)
 	}

@@ -82,7 +82,7 @@ func diagMessage(d protocol.Diagnostic) string {
 }
 
 func relURI(s *Server, u string) string {
-	if rel, ok := relTo(s.rootDir(), uriPath(u, "")); ok {
+	if rel, ok := relTo(s.ed.rootDir(), uriPath(u, "")); ok {
 		return rel
 	}
 	return u

@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"path"
 	"path/filepath"
 	"reflect"
 	"runtime"
@@ -14,7 +13,6 @@ import (
 
 	"go.lsp.dev/jsonrpc2"
 	"go.lsp.dev/protocol"
-	"go.lsp.dev/uri"
 
 	"github.com/agentls/agentls/internal/assemble"
 	"github.com/agentls/agentls/internal/edits"
@@ -207,7 +205,7 @@ func (s *Server) startRun(name string, a runArgs, mustExist bool) (any, error) {
 		return nil, jsonrpc2.Errorf(jsonrpc2.InvalidParams, "%s: task is empty; say what the agent should do", name)
 	}
 	if a.Path != "" && a.URI == "" {
-		root := s.rootDir()
+		root := s.ed.rootDir()
 		abs := a.Path
 		if !filepath.IsAbs(abs) {
 			abs = filepath.Join(root, abs)
@@ -216,7 +214,7 @@ func (s *Server) startRun(name string, a runArgs, mustExist bool) (any, error) {
 		if !ok {
 			return nil, jsonrpc2.Errorf(jsonrpc2.InvalidParams, "%s: %s is outside the workspace %s", name, a.Path, root)
 		}
-		a.URI = s.fileURI(rel)
+		a.URI = s.ed.fileURI(rel)
 	}
 	editor, err := s.editorContext(a.URI, a.Range)
 	if err != nil {
@@ -246,8 +244,8 @@ func (s *Server) startRun(name string, a runArgs, mustExist bool) (any, error) {
 		// Its change comes back as a proposal, whatever agent.review says.
 		review = true
 	}
-	a.Task = expandProjectCommand(s.rootDir(), a.Task, s.config().Tools.SecretFiles)
-	t := &runningTask{prompt: a.Task, session: a.Session, review: review, editor: editor, mustExist: mustExist, model: a.Model, dir: s.uriDir(a.URI),
+	a.Task = expandProjectCommand(s.ed.rootDir(), a.Task, s.config().Tools.SecretFiles)
+	t := &runningTask{prompt: a.Task, session: a.Session, review: review, editor: editor, mustExist: mustExist, model: a.Model, dir: s.ed.uriDir(a.URI),
 		isolation: iso, continueIn: a.continueIn, until: strings.TrimSpace(a.Until)}
 	s.tasks.start(t, s.runAgent)
 	return runResult{TaskID: t.id, Session: t.session}, nil
@@ -258,8 +256,8 @@ func (s *Server) editorContext(u string, r *protocol.Range) (string, error) {
 	if u == "" {
 		return "", nil
 	}
-	root := s.rootDir()
-	_, enc := s.clientState()
+	root := s.ed.rootDir()
+	_, enc := s.ed.clientState()
 	d, open := s.docs.getURI(u)
 	path := d.path
 	if !open {
@@ -332,14 +330,8 @@ func unknownTask(id string) error {
 	return jsonrpc2.Errorf(jsonrpc2.InvalidParams, "no task %q (agentls.status lists the tasks)", id)
 }
 
-func (s *Server) rootDir() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.root
-}
-
 func (s *Server) cmdStatus(ctx context.Context, a taskIDArgs) (any, error) {
-	root := s.rootDir()
+	root := s.ed.rootDir()
 	if a.TaskID != "" {
 		t, ok := s.tasks.get(a.TaskID)
 		if !ok {
@@ -375,7 +367,7 @@ func (s *Server) cmdWait(ctx context.Context, a waitArgs) (any, error) {
 	defer timer.Stop()
 	select {
 	case <-t.done:
-		return t.snapshot(s.rootDir()), nil
+		return t.snapshot(s.ed.rootDir()), nil
 	case <-timer.C:
 		return map[string]string{"status": "timeout", "taskId": t.id}, nil
 	case <-ctx.Done():
@@ -402,22 +394,22 @@ func relTo(root, path string) (string, bool) {
 // clients that drop command results (Helix): errors always, a started or
 // cancelled task as one short line, the other answers as JSON.
 func (s *Server) mirrorResult(ctx context.Context, c command, res any, err error) {
-	s.mu.Lock()
-	mirror := s.mirror
-	s.mu.Unlock()
+	s.ed.mu.Lock()
+	mirror := s.ed.mirror
+	s.ed.mu.Unlock()
 	if !mirror {
 		return
 	}
 	if err != nil {
-		s.showMessage(ctx, protocol.MessageTypeError, "%s: %v", c.name, err)
+		s.ed.showMessage(ctx, protocol.MessageTypeError, "%s: %v", c.name, err)
 		return
 	}
 	if c.echo != nil {
-		s.showMessage(ctx, protocol.MessageTypeInfo, "%s: %s", c.name, c.echo(res))
+		s.ed.showMessage(ctx, protocol.MessageTypeInfo, "%s: %s", c.name, c.echo(res))
 		return
 	}
 	b, _ := json.Marshal(res)
-	s.showMessage(ctx, protocol.MessageTypeInfo, "%s: %s", c.name, shorten(string(b), 1000))
+	s.ed.showMessage(ctx, protocol.MessageTypeInfo, "%s: %s", c.name, shorten(string(b), 1000))
 }
 
 func echoStarted(res any) string {
@@ -445,20 +437,4 @@ func (s *Server) cmdDebugHeap(ctx context.Context, _ noArgs) (any, error) {
 	n := len(s.tasks.order)
 	s.tasks.mu.Unlock()
 	return map[string]any{"heapAlloc": ms.HeapAlloc, "tasks": n}, nil
-}
-
-// uriDir is the workspace-relative directory of the file u names, "" for
-// none or one outside the workspace.
-func (s *Server) uriDir(u string) string {
-	if u == "" {
-		return ""
-	}
-	rel, ok := relTo(s.rootDir(), uri.URI(u).FsPath())
-	if !ok {
-		return ""
-	}
-	if d := path.Dir(filepath.ToSlash(rel)); d != "." {
-		return d
-	}
-	return ""
 }

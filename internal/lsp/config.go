@@ -72,8 +72,8 @@ func (s *Server) configure(ctx context.Context, settings []byte) {
 	}
 	changed, p1 := config.FromJSON("editor settings", rawChanged)
 	initial, p0 := config.FromJSON("editor settings", rawInit)
-	edWS, pw := s.editorWorkspaceSettings(s.rootDir(), wsChanged)
-	file, p2 := s.workspaceSettings(s.rootDir())
+	edWS, pw := s.editorWorkspaceSettings(s.ed.rootDir(), wsChanged)
+	file, p2 := s.workspaceSettings(s.ed.rootDir())
 	cfg, p3 := config.Resolve(edWS, changed, initial, file, config.FromEnv(s.opts.Getenv))
 	p2 = append(pw, p2...)
 
@@ -89,7 +89,7 @@ func (s *Server) configure(ctx context.Context, settings []byte) {
 	c.mu.Unlock()
 	for _, m := range fresh {
 		s.log.Warn("configuration problem", zap.String("problem", m))
-		s.notify(ctx, protocol.MethodWindowShowMessage, &protocol.ShowMessageParams{Type: protocol.MessageTypeWarning, Message: m})
+		s.ed.notify(ctx, protocol.MethodWindowShowMessage, &protocol.ShowMessageParams{Type: protocol.MessageTypeWarning, Message: m})
 	}
 }
 
@@ -101,6 +101,6 @@ func (s *Server) warnOnce(ctx context.Context, msg string) {
 	s.conf.mu.Unlock()
 	s.log.Warn(msg)
 	if !seen {
-		s.showMessage(ctx, protocol.MessageTypeWarning, "%s", msg)
+		s.ed.showMessage(ctx, protocol.MessageTypeWarning, "%s", msg)
 	}
 }

@@ -119,7 +119,7 @@ func TestConfigurePrecedence(t *testing.T) {
 		t.Errorf("after an empty didChangeConfiguration: model %q, maxSteps %d", cfg.LLM.Model, cfg.Agent.MaxSteps)
 	}
 	// A marker after both: every message before it has arrived.
-	s.showMessage(ctx, protocol.MessageTypeInfo, "marker")
+	s.ed.showMessage(ctx, protocol.MessageTypeInfo, "marker")
 	c.waitFor(t, "the marker", func(m sent) bool { return strings.Contains(string(m.params), "marker") })
 	held := 0
 	for _, m := range c.messages() {

@@ -51,7 +51,7 @@ func (s *Server) cmdDelegate(ctx context.Context, a delegateArgs) (any, error) {
 	if a.Task == "" {
 		return nil, jsonrpc2.Errorf(jsonrpc2.InvalidParams, "agentls.delegate: no task")
 	}
-	job, warn, err := delegate.SubmitTask(ctx, s.config().Delegate, s.rootDir(), a.Task, a.MaxSteps, a.Allow)
+	job, warn, err := delegate.SubmitTask(ctx, s.config().Delegate, s.ed.rootDir(), a.Task, a.MaxSteps, a.Allow)
 	if errors.Is(err, delegate.ErrNotPushed) || errors.Is(err, delegate.ErrNoServer) {
 		return nil, jsonrpc2.Errorf(jsonrpc2.InvalidParams, "agentls.delegate: %v", err)
 	}
@@ -59,9 +59,9 @@ func (s *Server) cmdDelegate(ctx context.Context, a delegateArgs) (any, error) {
 		return nil, jsonrpc2.Errorf(jsonrpc2.InternalError, "agentls.delegate: %v", err)
 	}
 	if warn != "" {
-		s.showMessage(ctx, protocol.MessageTypeWarning, "agentls: %s", warn)
+		s.ed.showMessage(ctx, protocol.MessageTypeWarning, "agentls: %s", warn)
 	}
-	s.showMessage(ctx, protocol.MessageTypeInfo, "agentls: delegated job %s; its change will wait here as a worktree task when it is done", job.ID)
+	s.ed.showMessage(ctx, protocol.MessageTypeInfo, "agentls: delegated job %s; its change will wait here as a worktree task when it is done", job.ID)
 	cfg := s.config().Delegate
 	s.goSafe("watching a delegated job", func() { s.watchJob(cfg, job.ID) })
 	return delegateResult{Job: job.ID, Repo: job.Repo, Commit: job.Commit, Warning: warn}, nil
@@ -93,7 +93,7 @@ func (s *Server) cmdJobFetch(ctx context.Context, a jobFetchArgs) (any, error) {
 		return nil, jsonrpc2.Errorf(jsonrpc2.InternalError, "agentls.jobFetch: %v", err)
 	}
 	defer q.Close()
-	t, st, err := delegate.Fetch(ctx, q, s.rootDir(), s.stateDir(), a.ID)
+	t, st, err := delegate.Fetch(ctx, q, s.ed.rootDir(), s.stateDir(), a.ID)
 	if err != nil {
 		return nil, jsonrpc2.Errorf(jsonrpc2.InvalidParams, "agentls.jobFetch: %v", err)
 	}
@@ -132,22 +132,22 @@ func (s *Server) watchJob(cfg config.Delegate, id string) {
 			st, done = final()
 		case <-s.exited:
 			return
-		case <-s.conn.Done():
+		case <-s.ed.conn.Done():
 			return
 		}
 	}
 	if st.State == delegate.StateFailed {
-		s.showMessage(ctx, protocol.MessageTypeWarning, "agentls: delegated job %s failed: %s", id, st.Reason)
+		s.ed.showMessage(ctx, protocol.MessageTypeWarning, "agentls: delegated job %s failed: %s", id, st.Reason)
 		return
 	}
-	t, st, err := delegate.Fetch(ctx, q, s.rootDir(), s.stateDir(), id)
+	t, st, err := delegate.Fetch(ctx, q, s.ed.rootDir(), s.stateDir(), id)
 	if err != nil {
-		s.showMessage(ctx, protocol.MessageTypeWarning, "agentls: delegated job %s: %v", id, err)
+		s.ed.showMessage(ctx, protocol.MessageTypeWarning, "agentls: delegated job %s: %v", id, err)
 		return
 	}
 	status := ""
 	if st.Result != nil {
 		status = fmt.Sprintf(" (%s)", st.Result.Status)
 	}
-	s.showMessage(ctx, protocol.MessageTypeInfo, "agentls: delegated job %s is done%s: its change waits as worktree task %s (agentls.worktreeReview, agentls.worktreeMerge, agentls.worktreeDiscard)", id, status, t.ID)
+	s.ed.showMessage(ctx, protocol.MessageTypeInfo, "agentls: delegated job %s is done%s: its change waits as worktree task %s (agentls.worktreeReview, agentls.worktreeMerge, agentls.worktreeDiscard)", id, status, t.ID)
 }

@@ -48,7 +48,7 @@ func (s *Server) publish(ctx context.Context, uris []string) {
 		if doc, ok := s.docs.getURI(u); ok {
 			p.Version = protocol.NewOptional(doc.version)
 		}
-		s.notify(ctx, protocol.MethodTextDocumentPublishDiagnostics, p)
+		s.ed.notify(ctx, protocol.MethodTextDocumentPublishDiagnostics, p)
 	}
 }
 
@@ -82,7 +82,7 @@ func sortedKeys(m map[string]bool) []string {
 // LSP diagnostics in the negotiated encoding, against the text the user
 // sees (the buffer if open, else the disk).
 func (s *Server) toProtocol(ds []verify.Diagnostic) map[string][]protocol.Diagnostic {
-	enc := s.encoding()
+	enc := s.ed.encoding()
 	out := map[string][]protocol.Diagnostic{}
 	mappers := map[string]*edits.Mapper{}
 	for _, d := range ds {

@@ -27,8 +27,8 @@ type progress struct {
 const createTimeout = 2 * time.Second
 
 func (s *Server) beginProgress(ctx context.Context, t *runningTask, title, msg string) *progress {
-	p := &progress{notify: s.notify}
-	caps, _ := s.clientState()
+	p := &progress{notify: s.ed.notify}
+	caps, _ := s.ed.clientState()
 	supported := caps.workDoneProgress
 	if supported {
 		// A fresh token per task: a client may still track an old one.
@@ -36,7 +36,7 @@ func (s *Server) beginProgress(ctx context.Context, t *runningTask, title, msg s
 		// Bounded: a client that never answers (Emacs 28's jsonrpc can leave
 		// the request unread) must not hold the task back.
 		cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), createTimeout)
-		err := s.client.WorkDoneProgressCreate(cctx, &protocol.WorkDoneProgressCreateParams{Token: tok})
+		err := s.ed.client.WorkDoneProgressCreate(cctx, &protocol.WorkDoneProgressCreateParams{Token: tok})
 		cancel()
 		if err != nil {
 			s.log.Info("workDoneProgress/create failed; falling back to messages", zap.Error(err))
@@ -49,7 +49,7 @@ func (s *Server) beginProgress(ctx context.Context, t *runningTask, title, msg s
 		cancellable := true
 		p.send(ctx, &protocol.WorkDoneProgressBegin{Kind: "begin", Title: title, Cancellable: &cancellable, Message: &msg})
 	} else {
-		s.showMessage(ctx, protocol.MessageTypeInfo, "%s: %s", title, msg)
+		s.ed.showMessage(ctx, protocol.MessageTypeInfo, "%s: %s", title, msg)
 	}
 	p.last = msg
 	t.mu.Lock()

@@ -58,7 +58,7 @@ func (s *Server) proposal(t *runningTask, a proposalArgs) (any, error) {
 	if a.URI == "" {
 		out := proposalList{TaskID: t.id, URIs: []string{}}
 		for _, fc := range s.reviewFiles(t, "") {
-			out.URIs = append(out.URIs, s.fileURI(fc.Rel))
+			out.URIs = append(out.URIs, s.ed.fileURI(fc.Rel))
 		}
 		sort.Strings(out.URIs)
 		return out, nil
@@ -67,7 +67,7 @@ func (s *Server) proposal(t *runningTask, a proposalArgs) (any, error) {
 	if len(files) == 0 {
 		return nil, jsonrpc2.Errorf(jsonrpc2.InvalidParams, "agentls.proposal: task %s proposes nothing for %s", t.id, a.URI)
 	}
-	ws, err := s.newWorkspace(nil)
+	ws, err := s.ed.newWorkspace(nil)
 	if err != nil {
 		return nil, err
 	}

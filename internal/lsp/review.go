@@ -102,23 +102,14 @@ func (r *reviewState) touched(s *Server, ctx context.Context, u string) {
 func (s *Server) reviewFiles(t *runningTask, only string) []review.File {
 	var out []review.File
 	for _, fc := range t.changes.Pending() {
-		if only != "" && only != s.fileURI(fc.Rel) {
-			if d, ok := s.docs.getURI(only); !ok || d.path != filepath.Join(s.rootDir(), filepath.FromSlash(fc.Rel)) {
+		if only != "" && only != s.ed.fileURI(fc.Rel) {
+			if d, ok := s.docs.getURI(only); !ok || d.path != filepath.Join(s.ed.rootDir(), filepath.FromSlash(fc.Rel)) {
 				continue
 			}
 		}
 		out = append(out, fc)
 	}
 	return out
-}
-
-// fileURI is the URI the editor knows a workspace file by.
-func (s *Server) fileURI(rel string) string {
-	abs := filepath.Join(s.rootDir(), filepath.FromSlash(rel))
-	if d, ok := s.docs.get(abs); ok {
-		return d.uri
-	}
-	return string(uri.File(abs))
 }
 
 // publishReview (re)publishes every task's proposals as diagnostics, each
@@ -162,8 +153,8 @@ func (s *Server) reviewByURI(only string) map[string][]protocol.Diagnostic {
 	if len(reviewing) == 0 {
 		return byURI
 	}
-	enc := s.encoding()
-	ws, err := s.newWorkspace(nil)
+	enc := s.ed.encoding()
+	ws, err := s.ed.newWorkspace(nil)
 	if err != nil {
 		s.log.Warn("placing review diagnostics", zap.Error(err))
 		return byURI
@@ -175,7 +166,7 @@ func (s *Server) reviewByURI(only string) map[string][]protocol.Diagnostic {
 			if err != nil {
 				continue
 			}
-			u := s.fileURI(fc.Rel)
+			u := s.ed.fileURI(fc.Rel)
 			m := edits.NewMapper(cur)
 			for _, h := range review.Hunks(fc, cur) {
 				byURI[u] = append(byURI[u], reviewDiagnostic(t, fc, h, m, len(cur), enc))
@@ -218,7 +209,7 @@ func (s *Server) endReview(ctx context.Context, t *runningTask) {
 	var b strings.Builder
 	// The editor's own words (:AgentAccept in Neovim), not the server's
 	// command names.
-	fmt.Fprintf(&b, "# agentls task %s proposes these changes (%s)\n# accept or reject them with %s\n", t.id, shorten(t.prompt, 100), reviewHint(s.clientName()))
+	fmt.Fprintf(&b, "# agentls task %s proposes these changes (%s)\n# accept or reject them with %s\n", t.id, shorten(t.prompt, 100), reviewHint(s.ed.clientName()))
 	for _, fc := range files {
 		a := "a/" + fc.Rel
 		if !fc.ReviewExisted {
@@ -237,11 +228,11 @@ func (s *Server) endReview(ctx context.Context, t *runningTask) {
 	t.mu.Lock()
 	t.reviewDoc = string(uri.File(path))
 	t.mu.Unlock()
-	if caps, _ := s.clientState(); caps.showDocument {
+	if caps, _ := s.ed.clientState(); caps.showDocument {
 		take := false
 		sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), showTimeout)
 		defer cancel()
-		if _, err := s.client.ShowDocument(sctx, &protocol.ShowDocumentParams{URI: uri.File(path), TakeFocus: &take}); err != nil {
+		if _, err := s.ed.client.ShowDocument(sctx, &protocol.ShowDocumentParams{URI: uri.File(path), TakeFocus: &take}); err != nil {
 			s.log.Debug("showDocument failed", zap.Error(err))
 		}
 	}

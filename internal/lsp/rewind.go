@@ -66,7 +66,7 @@ func (s *Server) rewindSession(ctx context.Context, name string, a rewindArgs) (
 	if !session.ValidID(id) {
 		return nil, nil, jsonrpc2.Errorf(jsonrpc2.InvalidParams, "%s: %q is not a session id", name, id)
 	}
-	st := s.openStore(ctx, s.config(), s.rootDir())
+	st := s.openStore(ctx, s.config(), s.ed.rootDir())
 	if st == nil {
 		return nil, nil, jsonrpc2.Errorf(jsonrpc2.InternalError, "%s: sessions are not saved here, so there are no steps", name)
 	}
@@ -148,7 +148,7 @@ func (s *Server) cmdRewind(ctx context.Context, a rewindArgs) (any, error) {
 	}
 	defer s.review.locked(func() { s.review.release(newest) })
 
-	caps, _ := s.clientState()
+	caps, _ := s.ed.clientState()
 	var rels []string
 	for _, f := range plan.Files {
 		rels = append(rels, f.Path)
@@ -161,7 +161,7 @@ func (s *Server) cmdRewind(ctx context.Context, a rewindArgs) (any, error) {
 		changes, conflicts = nil, []conflictJSON{}
 		for _, f := range plan.Files {
 			c := cur[f.Path]
-			u := s.fileURI(f.Path)
+			u := s.ed.fileURI(f.Path)
 			p := review.PlanRewind(f.Path, f.From.Exists, f.From.Text, f.To.Exists, f.To.Text, c.Data, c.Exists)
 			for _, cf := range p.Conflicts {
 				conflicts = append(conflicts, conflictJSON{URI: u, Line: cf.Line, Reason: cf.Reason})
@@ -201,7 +201,7 @@ func (s *Server) cmdRewind(ctx context.Context, a rewindArgs) (any, error) {
 		return res.Conflicts[i].URI < res.Conflicts[j].URI || res.Conflicts[i].URI == res.Conflicts[j].URI && res.Conflicts[i].Line < res.Conflicts[j].Line
 	})
 	if len(res.Conflicts) > 0 {
-		s.showMessage(ctx, protocol.MessageTypeWarning, "agentls: rewound session %s to step %d except where you edited since (%d places)", sess.ID, plan.Step, len(res.Conflicts))
+		s.ed.showMessage(ctx, protocol.MessageTypeWarning, "agentls: rewound session %s to step %d except where you edited since (%d places)", sess.ID, plan.Step, len(res.Conflicts))
 	}
 	return res, nil
 }

@@ -35,9 +35,9 @@ func (s *Server) runAgent(ctx context.Context, t *runningTask) {
 	if t.model != "" {
 		cfg.LLM.Model = t.model // the model the task is wired for (newLLM, the bridge)
 	}
-	root := s.rootDir()
+	root := s.ed.rootDir()
 	prog := s.beginProgress(ctx, t, "agentls", shorten(t.prompt, 80))
-	ws, err := s.newWorkspace(t)
+	ws, err := s.ed.newWorkspace(t)
 	if err != nil {
 		s.finishTask(ctx, t, prog, agent.Result{Status: agent.StatusError, Reason: "workspace", Error: err.Error()})
 		return
@@ -203,11 +203,11 @@ func (s *Server) sendEvent(ctx context.Context, t *runningTask, ev agent.Event) 
 	if cfg := s.config(); len(cfg.LLM.APIKey) >= 4 && bytes.Contains(b, []byte(cfg.LLM.APIKey)) {
 		b = []byte(cfg.Redact(string(b)))
 	}
-	s.notify(ctx, "agentls/event", jsonrpc2.RawMessage(b))
+	s.ed.notify(ctx, "agentls/event", jsonrpc2.RawMessage(b))
 }
 
 func (s *Server) transcript(ctx context.Context, t *runningTask, line string) {
-	s.notify(ctx, protocol.MethodWindowLogMessage, &protocol.LogMessageParams{
+	s.ed.notify(ctx, protocol.MethodWindowLogMessage, &protocol.LogMessageParams{
 		Type: protocol.MessageTypeLog, Message: s.config().Redact(fmt.Sprintf("[agentls %s] %s", t.id, line)),
 	})
 }
@@ -228,7 +228,7 @@ func (s *Server) finishTask(ctx context.Context, t *runningTask, prog *progress,
 	if t.review {
 		s.endReview(ctx, t)
 		if n := len(t.changes.Pending()); n > 0 {
-			res.Summary += fmt.Sprintf("\n\nChanges to %d file%s wait for your review (%s).", n, plural(n), reviewHint(s.clientName()))
+			res.Summary += fmt.Sprintf("\n\nChanges to %d file%s wait for your review (%s).", n, plural(n), reviewHint(s.ed.clientName()))
 			res.Outcome = "awaiting review"
 			t.mu.Lock()
 			t.result.Summary, t.result.Outcome = res.Summary, res.Outcome
@@ -303,7 +303,7 @@ func (s *Server) announceEnd(ctx context.Context, t *runningTask) {
 		}
 		usage += "]"
 	}
-	s.showMessage(ctx, typ, "agentls %s %s%s%s%s", t.id, statusWord(res), files, msg, usage)
+	s.ed.showMessage(ctx, typ, "agentls %s %s%s%s%s", t.id, statusWord(res), files, msg, usage)
 }
 
 // shorten trims s and cuts it to at most n bytes and an ellipsis, at a

@@ -2,7 +2,6 @@ package lsp
 
 import (
 	"context"
-	"fmt"
 	"io"
 	"os"
 	"strings"
@@ -13,7 +12,6 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/agentls/agentls/internal/agent"
-	"github.com/agentls/agentls/internal/apply"
 	"github.com/agentls/agentls/internal/approval"
 	"github.com/agentls/agentls/internal/assemble"
 	"github.com/agentls/agentls/internal/config"
@@ -36,17 +34,16 @@ type Options struct {
 }
 
 // Server is one LSP connection's state, split by concern, each part with
-// its own narrow lock: the open documents (docs), the configuration
-// (conf), the tasks (tasks), what is published (diags) and review
-// (review). mu guards only the connection's own state below. No lock is
+// its own narrow lock: the client and its files (ed), the open documents
+// (docs), the configuration (conf), the tasks (tasks), what is published
+// (diags) and review (review). mu guards only the connection's own state below. No lock is
 // ever held across a request to the client.
 type Server struct {
-	guard  // the panic barrier (guard.go)
-	opts   Options
-	log    *zap.Logger
-	conn   jsonrpc2.Conn
-	client protocol.Client
-	hooks  testHooks
+	guard // the panic barrier (guard.go)
+	opts  Options
+	log   *zap.Logger
+	ed    *editor // the client, its capabilities and its files (editor.go)
+	hooks testHooks
 
 	docs   *openDocs
 	tasks  *taskManager
@@ -57,17 +54,9 @@ type Server struct {
 
 	allowed approval.Allowed // commands the user allowed always, this session
 
-	mu             sync.Mutex
-	initialized    bool
-	shutdown       bool
-	root           string
-	enc            edits.Encoding
-	caps           clientCaps
-	mirror         bool   // echo command results and errors as messages (Helix drops them)
-	clientInfoName string // clientInfo.name, for hints in the editor's words (hints.go)
-	saidDisk       bool   // told the user we write to disk ourselves
-	applier        *apply.Applier
-	applierRoot    string // the root applier writes beneath
+	mu          sync.Mutex
+	initialized bool
+	shutdown    bool
 
 	trustMu    sync.Mutex
 	untrusted  *assemble.WorkspaceSettings // .agentls.json held back until trusted
@@ -96,10 +85,10 @@ type clientCaps struct {
 // exit, 1 otherwise, as the LSP specification asks.
 func Serve(ctx context.Context, rwc io.ReadWriteCloser, opts Options) int {
 	s := newServer(opts)
-	s.conn = jsonrpc2.NewConn(newTolerantStream(jsonrpc2.NewHeaderStream(rwc), s.log), jsonrpc2.WithCodec(Codec{}))
-	s.client = protocol.ClientDispatcher(s.conn)
+	s.ed.conn = jsonrpc2.NewConn(newTolerantStream(jsonrpc2.NewHeaderStream(rwc), s.log), jsonrpc2.WithCodec(Codec{}))
+	s.ed.client = protocol.ClientDispatcher(s.ed.conn)
 	handler, canceller := jsonrpc2.CancelHandler(s.handle)
-	s.conn.Go(ctx, func(ctx context.Context, req *jsonrpc2.Request) (any, error) {
+	s.ed.conn.Go(ctx, func(ctx context.Context, req *jsonrpc2.Request) (any, error) {
 		if req.Method() == protocol.MethodCancelRequest {
 			s.cancelRequest(req, canceller)
 			return nil, nil
@@ -108,8 +97,8 @@ func Serve(ctx context.Context, rwc io.ReadWriteCloser, opts Options) int {
 	})
 	select {
 	case <-s.exited:
-	case <-s.conn.Done():
-		if err := s.conn.Err(); err != nil {
+	case <-s.ed.conn.Done():
+		if err := s.ed.conn.Err(); err != nil {
 			s.log.Warn("connection ended", zap.Error(err))
 		}
 	case <-ctx.Done():
@@ -144,9 +133,9 @@ func newServer(opts Options) *Server {
 		diags:  newDiagnostics(),
 		conf:   &configState{reported: map[string]bool{}},
 		exited: make(chan struct{}),
-		enc:    edits.UTF16,
 		hooks:  readTestHooks(opts.Getenv),
 	}
+	s.ed = &editor{log: s.log, docs: s.docs, enc: edits.UTF16, disagree: s.sayDisagree}
 	s.tasks = newTaskManager(s.guard, s.config, s.announceEnd)
 	s.mcp.Log = s.log
 	s.mcp.Warn = func(msg string) { s.warnOnce(context.Background(), "agentls: "+msg) }
@@ -317,22 +306,4 @@ func (s *Server) exit() {
 		s.exitOK = s.shutdown
 		close(s.exited)
 	}
-}
-
-func (s *Server) encoding() edits.Encoding {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.enc
-}
-
-// notify sends a notification, never failing the caller: a closed
-// connection just means nobody is listening any more.
-func (s *Server) notify(ctx context.Context, method string, params any) {
-	if err := s.conn.Notify(context.WithoutCancel(ctx), method, params); err != nil {
-		s.log.Debug("notify failed", zap.String("method", method), zap.Error(err))
-	}
-}
-
-func (s *Server) showMessage(ctx context.Context, typ protocol.MessageType, format string, args ...any) {
-	s.notify(ctx, protocol.MethodWindowShowMessage, &protocol.ShowMessageParams{Type: typ, Message: fmt.Sprintf(format, args...)})
 }

@@ -50,7 +50,7 @@ func (s *Server) cmdContinue(ctx context.Context, a runArgs) (any, error) {
 	if !session.ValidID(a.Session) {
 		return nil, jsonrpc2.Errorf(jsonrpc2.InvalidParams, "agentls.continue: %q is not a session id", a.Session)
 	}
-	if st := s.openStore(ctx, s.config(), s.rootDir()); st != nil {
+	if st := s.openStore(ctx, s.config(), s.ed.rootDir()); st != nil {
 		if _, err := st.Load(a.Session); errors.Is(err, session.ErrNotFound) && !s.tasks.hasSession(a.Session) {
 			return nil, jsonrpc2.Errorf(jsonrpc2.InvalidParams, "agentls.continue: no session %q in this workspace (agentls sessions lists them)", a.Session)
 		}

@@ -228,7 +228,7 @@ func (o *openDocs) settle(path string, from int32, next string, applied bool) (d
 // didChange is the textDocument/didChange handler.
 func (s *Server) didChange(ctx context.Context, p *protocol.DidChangeTextDocumentParams) error {
 	u := string(p.TextDocument.URI)
-	disagree, err := s.docs.change(u, p.TextDocument.Version, p.ContentChanges, s.encoding())
+	disagree, err := s.docs.change(u, p.TextDocument.Version, p.ContentChanges, s.ed.encoding())
 	if disagree {
 		s.sayDisagree(ctx, u)
 	}

@@ -102,12 +102,12 @@ func (s *Server) settleTrust(ctx context.Context) {
 		ask = append(ask, ws)
 	}
 	s.trustMu.Unlock()
-	if len(ask) == 0 || !s.canAsk() {
+	if len(ask) == 0 || !s.ed.canAsk() {
 		return
 	}
 	trusted := false
 	for _, ws := range ask {
-		res, err := s.client.ShowMessageRequest(ctx, &protocol.ShowMessageRequestParams{
+		res, err := s.ed.client.ShowMessageRequest(ctx, &protocol.ShowMessageRequestParams{
 			Type:    protocol.MessageTypeWarning,
 			Message: ws.Question(),
 			Actions: []protocol.MessageActionItem{{Title: trustFile}, {Title: notNow}},
@@ -124,11 +124,6 @@ func (s *Server) settleTrust(ctx context.Context) {
 	if trusted {
 		s.configure(ctx, nil)
 	}
-}
-
-func (s *Server) canAsk() bool {
-	caps, _ := s.clientState()
-	return caps.showMessageReq
 }
 
 // heldBack lists the workspace settings still held back for want of trust

@@ -43,7 +43,7 @@ func (t *runningTask) undoable() bool {
 // meanwhile). why says the editor refused; what names the act in that
 // sentence.
 func (s *Server) restore(ctx context.Context, rels []string, what, label string, plan apply.Plan) (why string, err error) {
-	files, err := s.files()
+	files, err := s.ed.files()
 	if err != nil {
 		return "", err
 	}
@@ -84,7 +84,7 @@ func (s *Server) cmdUndo(ctx context.Context, a taskIDArgs) (any, error) {
 	case !t.ended():
 		return refused("task %s is still running; cancel it first", t.id), nil
 	}
-	caps, _ := s.clientState()
+	caps, _ := s.ed.clientState()
 	if err := s.review.claimLocked(t, "agentls.undo"); err != nil {
 		return refused("%s", strings.TrimPrefix(err.Error(), "agentls.undo: ")), nil
 	}
@@ -126,7 +126,7 @@ func (s *Server) cmdUndo(ctx context.Context, a taskIDArgs) (any, error) {
 		for _, c := range conflicts {
 			where = append(where, fmt.Sprintf("%s:%d", filepath.Base(uriPath(c.URI, c.URI)), c.Line))
 		}
-		s.showMessage(ctx, protocol.MessageTypeWarning, "agentls: undid task %s except where you edited since: %s", t.id, strings.Join(where, ", "))
+		s.ed.showMessage(ctx, protocol.MessageTypeWarning, "agentls: undid task %s except where you edited since: %s", t.id, strings.Join(where, ", "))
 	}
 	return res, nil
 }
@@ -143,7 +143,7 @@ func (s *Server) planUndo(files []review.File, cur map[string]apply.Text, caps c
 	p.conflicts = []conflictJSON{}
 	for _, fc := range files {
 		c := cur[fc.Rel]
-		u := s.fileURI(fc.Rel)
+		u := s.ed.fileURI(fc.Rel)
 		plan := review.PlanUndo(fc, c.Data, c.Exists)
 		for _, cf := range plan.Conflicts {
 			p.conflicts = append(p.conflicts, conflictJSON{URI: u, Line: cf.Line, Reason: cf.Reason})

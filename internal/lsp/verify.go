@@ -85,7 +85,7 @@ func (s *Server) wireGate(ctx context.Context, g *gate.Gate, root string, t *run
 // with progress and diagnostics, no model.
 func (s *Server) runVerifyOnly(ctx context.Context, t *runningTask) {
 	cfg := s.config()
-	root := s.rootDir()
+	root := s.ed.rootDir()
 	prog := s.beginProgress(ctx, t, "agentls verify", "running the project's checks")
 	cfg.Verify.Enabled = true // asked for by name, whatever the gate's setting
 	g := s.gate(ctx, cfg, root, nil, prog)

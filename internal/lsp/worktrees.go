@@ -43,11 +43,11 @@ func (s *Server) isolation(ctx context.Context, name, asked string) (string, err
 		return assemble.IsolationNone, nil
 	}
 	if s.config().Agent.Backend.ACP != nil {
-		s.showMessage(ctx, protocol.MessageTypeWarning, "agentls: isolation \"worktree\" does not apply to an external agent (agent.backend.acp); the task runs in your tree")
+		s.ed.showMessage(ctx, protocol.MessageTypeWarning, "agentls: isolation \"worktree\" does not apply to an external agent (agent.backend.acp); the task runs in your tree")
 		return assemble.IsolationNone, nil
 	}
-	if err := worktree.Check(ctx, s.rootDir()); err != nil {
-		s.showMessage(ctx, protocol.MessageTypeWarning, "agentls: isolation \"worktree\" needs git: %v; the task runs in your tree without isolation (agent.isolation \"none\")", err)
+	if err := worktree.Check(ctx, s.ed.rootDir()); err != nil {
+		s.ed.showMessage(ctx, protocol.MessageTypeWarning, "agentls: isolation \"worktree\" needs git: %v; the task runs in your tree without isolation (agent.isolation \"none\")", err)
 		return assemble.IsolationNone, nil
 	}
 	return assemble.IsolationWorktree, nil
@@ -56,7 +56,7 @@ func (s *Server) isolation(ctx context.Context, name, asked string) (string, err
 // openBuffers are the editor's texts of the workspace's open files, for a
 // worktree's snapshot.
 func (s *Server) openBuffers() map[string][]byte {
-	root := s.rootDir()
+	root := s.ed.rootDir()
 	out := map[string][]byte{}
 	for _, p := range s.docs.openPaths() {
 		rel, ok := relTo(root, p)
@@ -165,7 +165,7 @@ func (s *Server) worktreeTask(id string) *runningTask {
 }
 
 func (s *Server) cmdWorktrees(ctx context.Context, _ noArgs) (any, error) {
-	list, err := worktree.List(s.stateDir(), s.rootDir())
+	list, err := worktree.List(s.stateDir(), s.ed.rootDir())
 	if err != nil {
 		return nil, err
 	}
@@ -231,7 +231,7 @@ func (s *Server) reviewable(ctx context.Context, name, id string) (*runningTask,
 
 // loadWorktree reads worktree id's record, as listed (with its state).
 func (s *Server) loadWorktree(name, id string) (*worktree.Tree, error) {
-	list, err := worktree.List(s.stateDir(), s.rootDir())
+	list, err := worktree.List(s.stateDir(), s.ed.rootDir())
 	if err != nil {
 		return nil, err
 	}
@@ -306,13 +306,13 @@ func (s *Server) cmdWorktreeMerge(ctx context.Context, a worktreeMergeArgs) (any
 func (s *Server) acceptAsked(ctx context.Context, t *runningTask, only, hunk string, merge *[]mergeConflict, markers bool) (applied bool, merged int, leftOut []string, err error) {
 	var uris []string
 	for _, fc := range s.reviewFiles(t, only) {
-		if ok, why := tools.ProtectedWrite(s.rootDir(), fc.Rel, ""); ok {
+		if ok, why := tools.ProtectedWrite(s.ed.rootDir(), fc.Rel, ""); ok {
 			if yes, err := s.confirmWrite(ctx, fc.Rel, why); err != nil || !yes {
 				leftOut = append(leftOut, fc.Rel)
 				continue
 			}
 		}
-		uris = append(uris, s.fileURI(fc.Rel))
+		uris = append(uris, s.ed.fileURI(fc.Rel))
 	}
 	if len(leftOut) == 0 {
 		uris = []string{only} // as asked, in one applyEdit
@@ -341,7 +341,7 @@ func (s *Server) cmdWorktreeReview(ctx context.Context, a worktreeArgs) (any, er
 		return nil, err
 	}
 	s.endReview(ctx, t)
-	return t.snapshot(s.rootDir()), nil
+	return t.snapshot(s.ed.rootDir()), nil
 }
 
 // cmdWorktreeDiscard removes a worktree and its branch: a task still
