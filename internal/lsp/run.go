@@ -57,7 +57,7 @@ func (s *Server) runAgent(ctx context.Context, t *runningTask) {
 		},
 		// The editor asks through window/showMessageRequest and shows the
 		// task as progress, agentls/event and the log.
-		Ask: assemble.AskFuncs{Approver: s.approver(cfg), Confirm: s.confirmWrite, Network: s.askNetwork},
+		Ask: assemble.AskFuncs{Approver: s.asker.approver(cfg), Confirm: s.asker.confirmWrite, Network: s.asker.askNetwork},
 		Show: assemble.ShowFuncs{
 			OnEvent: func(ev agent.Event) { s.safeEvent(ctx, t, prog, ev) },
 			OnWarn:  func(msg string) { s.warnOnce(ctx, "agentls: "+msg) },
@@ -91,8 +91,8 @@ func (s *Server) runAgent(ctx context.Context, t *runningTask) {
 		// agent.backend.acp: an external ACP agent's loop instead of ours;
 		// agentls keeps the editor's side (edits, review, undo, the gate).
 		tc.Hooks.Backend = func(spec assemble.Spec) (driver.Actor, func()) {
-			k := acpclient.Bridge{Agent: *b, Root: root, Workspace: ws, Ask: s.ask(), Session: spec.Session, Log: s.log,
-				ConfirmWrite: s.confirmWrite, SecretFiles: cfg.Tools.SecretFiles, MCPServers: cfg.MCPServers}.Start()
+			k := acpclient.Bridge{Agent: *b, Root: root, Workspace: ws, Ask: s.asker.ask(), Session: spec.Session, Log: s.log,
+				ConfirmWrite: s.asker.confirmWrite, SecretFiles: cfg.Tools.SecretFiles, MCPServers: cfg.MCPServers}.Start()
 			return k, k.Close
 		}
 	}

@@ -12,7 +12,6 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/agentls/agentls/internal/agent"
-	"github.com/agentls/agentls/internal/approval"
 	"github.com/agentls/agentls/internal/assemble"
 	"github.com/agentls/agentls/internal/config"
 	"github.com/agentls/agentls/internal/edits"
@@ -52,7 +51,7 @@ type Server struct {
 	review reviewState
 	mcp    assemble.SharedMCP // the MCP servers of mcpServers, shared by the tasks
 
-	allowed approval.Allowed // commands the user allowed always, this session
+	asker *asker // asks the user (approve.go)
 
 	mu          sync.Mutex
 	initialized bool
@@ -136,6 +135,7 @@ func newServer(opts Options) *Server {
 		hooks:  readTestHooks(opts.Getenv),
 	}
 	s.ed = &editor{log: s.log, docs: s.docs, enc: edits.UTF16, disagree: s.sayDisagree}
+	s.asker = &asker{ed: s.ed}
 	s.tasks = newTaskManager(s.guard, s.config, s.announceEnd)
 	s.mcp.Log = s.log
 	s.mcp.Warn = func(msg string) { s.warnOnce(context.Background(), "agentls: "+msg) }

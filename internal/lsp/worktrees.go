@@ -307,7 +307,7 @@ func (s *Server) acceptAsked(ctx context.Context, t *runningTask, only, hunk str
 	var uris []string
 	for _, fc := range s.reviewFiles(t, only) {
 		if ok, why := tools.ProtectedWrite(s.ed.rootDir(), fc.Rel, ""); ok {
-			if yes, err := s.confirmWrite(ctx, fc.Rel, why); err != nil || !yes {
+			if yes, err := s.asker.confirmWrite(ctx, fc.Rel, why); err != nil || !yes {
 				leftOut = append(leftOut, fc.Rel)
 				continue
 			}
