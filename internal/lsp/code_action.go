@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"strings"
 
 	"go.lsp.dev/protocol"
 )
@@ -63,13 +62,13 @@ func (s *Server) codeAction(ctx context.Context, p *protocol.CodeActionParams) (
 		msg := diagMessage(d)
 		rng := d.Range
 		add("Fix with agentls: "+shorten(msg, 60), &quick, []protocol.Diagnostic{d}, "agentls.run", map[string]any{
-			"task":  fmt.Sprintf("Fix this problem reported by the project's checks at %s line %d: %s", relURI(s, u), d.Range.Start.Line+1, msg),
+			"task":  fmt.Sprintf("Fix this problem reported by the project's checks at %s line %d: %s", relURI(s.ed.rootDir(), u), d.Range.Start.Line+1, msg),
 			"uri":   u,
 			"range": rng,
 		})
 	}
 	if anyVerify > 0 && len(verifyDiags) > 0 {
-		add(fmt.Sprintf("Fix all agentls problems (%d)", anyVerify), &quick, nil, "agentls.run", map[string]any{"task": s.allProblemsTask()})
+		add(fmt.Sprintf("Fix all agentls problems (%d)", anyVerify), &quick, nil, "agentls.run", map[string]any{"task": s.diags.allProblemsTask()})
 	}
 	return out, nil
 }
@@ -81,25 +80,11 @@ func diagMessage(d protocol.Diagnostic) string {
 	return ""
 }
 
-func relURI(s *Server, u string) string {
-	if rel, ok := relTo(s.ed.rootDir(), uriPath(u, "")); ok {
+func relURI(root, u string) string {
+	if rel, ok := relTo(root, uriPath(u, "")); ok {
 		return rel
 	}
 	return u
-}
-
-// allProblemsTask lists every verification failure as one task.
-func (s *Server) allProblemsTask() string {
-	s.diags.mu.Lock()
-	defer s.diags.mu.Unlock()
-	var b strings.Builder
-	b.WriteString("Fix these problems reported by the project's checks:\n")
-	for _, u := range sortedKeys(keysOf(s.diags.verify)) {
-		for _, d := range s.diags.verify[u] {
-			fmt.Fprintf(&b, "- %s:%d: %s\n", relURI(s, u), d.Range.Start.Line+1, diagMessage(d))
-		}
-	}
-	return b.String()
 }
 
 func keysOf[V any](m map[string]V) map[string]bool {

@@ -114,7 +114,7 @@ func TestToProtocolColumns(t *testing.T) {
 	root := tempRoot(t, map[string]string{"a.go": "x := \"日本\" + y\n\tz()\n"})
 	s, _ := newUnitServer(t, root)
 	p := filepath.Join(root, "a.go")
-	got := s.toProtocol([]verify.Diagnostic{
+	got := s.diags.toProtocol([]verify.Diagnostic{
 		{Path: p, Line: 1, Col: 17, Message: "undefined: y", Source: "go vet"},    // byte 17 (1-based) is y: UTF-16 column 12, after two 3-byte characters
 		{Path: p, Line: 2, Message: "z", Code: "E1", Source: "lint", Severity: 2}, // no column: the first non-blank
 		{Path: p, Line: 1, Col: 1, EndLine: 1, EndCol: 3, Message: "range"},
@@ -135,7 +135,7 @@ func TestToProtocolColumns(t *testing.T) {
 	// An open buffer is what the user sees: its text places the columns.
 	u := string(uri.File(p))
 	s.docs.open(u, 1, "😀y\n")
-	if ds := s.toProtocol([]verify.Diagnostic{{Path: p, Line: 1, Col: 5, Message: "y"}})[u]; len(ds) != 1 || ds[0].Range != rng(0, 2, 0, 3) {
+	if ds := s.diags.toProtocol([]verify.Diagnostic{{Path: p, Line: 1, Col: 5, Message: "y"}})[u]; len(ds) != 1 || ds[0].Range != rng(0, 2, 0, 3) {
 		t.Errorf("in the buffer: %+v", ds)
 	}
 }

@@ -129,7 +129,7 @@ func (s *Server) publishReview(ctx context.Context) {
 	}
 	d.review = byURI
 	d.mu.Unlock()
-	s.publish(ctx, sortedKeys(touched))
+	s.diags.publish(ctx, sortedKeys(touched))
 }
 
 // reviewDiagnostics returns the proposals in the document u as

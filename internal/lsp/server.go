@@ -129,13 +129,13 @@ func newServer(opts Options) *Server {
 		opts:   opts,
 		log:    opts.Logger,
 		docs:   newOpenDocs(),
-		diags:  newDiagnostics(),
 		conf:   &configState{reported: map[string]bool{}},
 		exited: make(chan struct{}),
 		hooks:  readTestHooks(opts.Getenv),
 	}
 	s.ed = &editor{log: s.log, docs: s.docs, enc: edits.UTF16, disagree: s.sayDisagree}
 	s.asker = &asker{ed: s.ed}
+	s.diags = newDiagnostics(s.ed, s.docs)
 	s.tasks = newTaskManager(s.guard, s.config, s.announceEnd)
 	s.mcp.Log = s.log
 	s.mcp.Warn = func(msg string) { s.warnOnce(context.Background(), "agentls: "+msg) }

@@ -76,7 +76,7 @@ func (s *Server) wireGate(ctx context.Context, g *gate.Gate, root string, t *run
 			}
 		}
 		if !review {
-			s.setVerifyDiagnostics(ctx, s.toProtocol(diags))
+			s.diags.setVerifyDiagnostics(ctx, s.diags.toProtocol(diags))
 		}
 	}
 }
