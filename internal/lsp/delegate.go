@@ -93,7 +93,7 @@ func (s *Server) cmdJobFetch(ctx context.Context, a jobFetchArgs) (any, error) {
 		return nil, jsonrpc2.Errorf(jsonrpc2.InternalError, "agentls.jobFetch: %v", err)
 	}
 	defer q.Close()
-	t, st, err := delegate.Fetch(ctx, q, s.ed.rootDir(), s.stateDir(), a.ID)
+	t, st, err := delegate.Fetch(ctx, q, s.ed.rootDir(), s.stateDir, a.ID)
 	if err != nil {
 		return nil, jsonrpc2.Errorf(jsonrpc2.InvalidParams, "agentls.jobFetch: %v", err)
 	}
@@ -140,7 +140,7 @@ func (s *Server) watchJob(cfg config.Delegate, id string) {
 		s.ed.showMessage(ctx, protocol.MessageTypeWarning, "agentls: delegated job %s failed: %s", id, st.Reason)
 		return
 	}
-	t, st, err := delegate.Fetch(ctx, q, s.ed.rootDir(), s.stateDir(), id)
+	t, st, err := delegate.Fetch(ctx, q, s.ed.rootDir(), s.stateDir, id)
 	if err != nil {
 		s.ed.showMessage(ctx, protocol.MessageTypeWarning, "agentls: delegated job %s: %v", id, err)
 		return

@@ -160,7 +160,7 @@ func (s *Server) reviewByURI(only string) map[string][]protocol.Diagnostic {
 		return byURI
 	}
 	for _, t := range reviewing {
-		s.maybePanic("publishReview", t)
+		s.hooks.maybePanic("publishReview", t)
 		for _, fc := range s.reviewFiles(t, only) {
 			cur, _, err := ws.current(fc.Rel)
 			if err != nil {
@@ -217,7 +217,7 @@ func (s *Server) endReview(ctx context.Context, t *runningTask) {
 		}
 		b.WriteString(edits.Unified(a, "b/"+fc.Rel, fc.ReviewBase, fc.Proposed, 3))
 	}
-	dir := filepath.Join(s.stateDir(), "reviews")
+	dir := filepath.Join(s.stateDir, "reviews")
 	path := filepath.Join(dir, t.id+"-"+t.session+".diff")
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return
@@ -238,14 +238,14 @@ func (s *Server) endReview(ctx context.Context, t *runningTask) {
 	}
 }
 
-// stateDir is where agentls keeps sessions, transcripts, reviews and the
+// stateDirOf is where agentls keeps sessions, transcripts, reviews and the
 // trust store: the same directory agentls trust and agentls run use
 // (session.StateDir).
-func (s *Server) stateDir() string {
-	if s.opts.StateDir != "" {
-		return s.opts.StateDir
+func stateDirOf(opts Options) string {
+	if opts.StateDir != "" {
+		return opts.StateDir
 	}
-	d, err := session.StateDirFrom(s.opts.Getenv)
+	d, err := session.StateDirFrom(opts.Getenv)
 	if err != nil {
 		// No home directory: one relative to the working directory.
 		return filepath.Join(".local", "state", "agentls")

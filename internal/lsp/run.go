@@ -131,7 +131,7 @@ func (s *Server) safeEvent(ctx context.Context, t *runningTask, prog *progress, 
 // onEvent forwards an agent event to the client: the agentls/event
 // stream, progress reports, and the transcript in window/logMessage.
 func (s *Server) onEvent(ctx context.Context, t *runningTask, prog *progress, ev agent.Event) {
-	s.maybePanic("onEvent", t)
+	s.hooks.maybePanic("onEvent", t)
 	if ev.Kind == agent.KindState {
 		t.mu.Lock()
 		t.state = ev.To
@@ -213,7 +213,7 @@ func (s *Server) transcript(ctx context.Context, t *runningTask, line string) {
 }
 
 func (s *Server) finishTask(ctx context.Context, t *runningTask, prog *progress, res agent.Result) {
-	s.maybePanic("finishTask", t)
+	s.hooks.maybePanic("finishTask", t)
 	t.mu.Lock()
 	failed := t.internal != nil
 	t.mu.Unlock()
@@ -269,7 +269,7 @@ func endMessage(res agent.Result) (protocol.MessageType, string) {
 // reacts to either (accept, undo, status) finds the task finished, its
 // result stored and its proposals published.
 func (s *Server) announceEnd(ctx context.Context, t *runningTask) {
-	s.maybePanic("announceEnd", t)
+	s.hooks.maybePanic("announceEnd", t)
 	t.mu.Lock()
 	res, step := t.result, t.endStep
 	t.mu.Unlock()

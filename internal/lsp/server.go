@@ -43,6 +43,9 @@ type Server struct {
 	log   *zap.Logger
 	ed    *editor // the client, its capabilities and its files (editor.go)
 	hooks testHooks
+	// stateDir holds sessions, transcripts, reviews, worktrees and the
+	// trust store (stateDirOf).
+	stateDir string
 
 	docs   *openDocs
 	tasks  *taskManager
@@ -125,13 +128,14 @@ func newServer(opts Options) *Server {
 		opts.Root, _ = os.Getwd()
 	}
 	s := &Server{
-		guard:  guard{log: opts.Logger},
-		opts:   opts,
-		log:    opts.Logger,
-		docs:   newOpenDocs(),
-		conf:   &configState{reported: map[string]bool{}},
-		exited: make(chan struct{}),
-		hooks:  readTestHooks(opts.Getenv),
+		guard:    guard{log: opts.Logger},
+		opts:     opts,
+		log:      opts.Logger,
+		docs:     newOpenDocs(),
+		conf:     &configState{reported: map[string]bool{}},
+		exited:   make(chan struct{}),
+		hooks:    readTestHooks(opts.Getenv),
+		stateDir: stateDirOf(opts),
 	}
 	s.ed = &editor{log: s.log, docs: s.docs, enc: edits.UTF16, disagree: s.sayDisagree}
 	s.asker = &asker{ed: s.ed}

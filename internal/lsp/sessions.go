@@ -21,7 +21,7 @@ import (
 // openStore opens the workspace's session store for one task.
 func (s *Server) openStore(ctx context.Context, cfg config.Config, root string) *session.Store {
 	st, err := session.Open(root, session.Options{
-		StateDir: s.stateDir(),
+		StateDir: s.stateDir,
 		Memory:   cfg.Agent.Memory,
 		Redact:   cfg.Redact,
 		Warn:     func(msg string) { s.warnOnce(ctx, "agentls: "+msg) },

@@ -23,7 +23,7 @@ const (
 // until the user trusts the content (assemble.ReadWorkspaceSettings). The
 // held-back file is kept so the next task can ask about it.
 func (s *Server) workspaceSettings(root string) (config.Source, []config.Problem) {
-	ws := assemble.ReadWorkspaceSettings(root, assemble.TrustStore(s.stateDir()))
+	ws := assemble.ReadWorkspaceSettings(root, assemble.TrustStore(s.stateDir))
 	s.trustMu.Lock()
 	defer s.trustMu.Unlock()
 	if len(ws.Untrusted) == 0 {
@@ -48,7 +48,7 @@ func (s *Server) editorWorkspaceSettings(root string, data []byte) (config.Sourc
 		s.trustMu.Unlock()
 		return config.Source{Name: name}, nil
 	}
-	store := assemble.TrustStore(s.stateDir())
+	store := assemble.TrustStore(s.stateDir)
 	ws := assemble.HoldBack(name, assemble.EditorWorkspaceFile(root), data, store)
 	var dropped []config.Problem
 	for k := range ws.Source.Values {
@@ -115,7 +115,7 @@ func (s *Server) settleTrust(ctx context.Context) {
 		if err != nil || res == nil || res.Title != trustFile {
 			continue
 		}
-		if err := ws.Trust(assemble.TrustStore(s.stateDir())); err != nil {
+		if err := ws.Trust(assemble.TrustStore(s.stateDir)); err != nil {
 			s.log.Warn("trust", zap.Error(err))
 			continue
 		}

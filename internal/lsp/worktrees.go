@@ -77,7 +77,7 @@ func (s *Server) isolate(tc *assemble.TaskConfig, t *runningTask) {
 		return
 	}
 	tc.Isolation = assemble.IsolationWorktree
-	tc.StateDir = s.stateDir()
+	tc.StateDir = s.stateDir
 	tc.Buffers = s.openBuffers
 	tc.Worktree = t.continueIn
 	tc.Hooks.Isolated = func(w *worktree.Tree) {
@@ -165,7 +165,7 @@ func (s *Server) worktreeTask(id string) *runningTask {
 }
 
 func (s *Server) cmdWorktrees(ctx context.Context, _ noArgs) (any, error) {
-	list, err := worktree.List(s.stateDir(), s.ed.rootDir())
+	list, err := worktree.List(s.stateDir, s.ed.rootDir())
 	if err != nil {
 		return nil, err
 	}
@@ -231,7 +231,7 @@ func (s *Server) reviewable(ctx context.Context, name, id string) (*runningTask,
 
 // loadWorktree reads worktree id's record, as listed (with its state).
 func (s *Server) loadWorktree(name, id string) (*worktree.Tree, error) {
-	list, err := worktree.List(s.stateDir(), s.ed.rootDir())
+	list, err := worktree.List(s.stateDir, s.ed.rootDir())
 	if err != nil {
 		return nil, err
 	}
