@@ -222,8 +222,8 @@ func (s *Server) startRun(name string, a runArgs, mustExist bool) (any, error) {
 	}
 	// .agentls.json as it is now: agent.review and agent.isolation are
 	// decided here, before the task reads it again (runAgent).
-	s.configure(context.Background(), nil)
-	review := s.config().Agent.Review
+	s.conf.configure(context.Background(), nil)
+	review := s.conf.config().Agent.Review
 	if a.Review != nil {
 		review = *a.Review
 	}
@@ -244,7 +244,7 @@ func (s *Server) startRun(name string, a runArgs, mustExist bool) (any, error) {
 		// Its change comes back as a proposal, whatever agent.review says.
 		review = true
 	}
-	a.Task = expandProjectCommand(s.ed.rootDir(), a.Task, s.config().Tools.SecretFiles)
+	a.Task = expandProjectCommand(s.ed.rootDir(), a.Task, s.conf.config().Tools.SecretFiles)
 	t := &runningTask{prompt: a.Task, session: a.Session, review: review, editor: editor, mustExist: mustExist, model: a.Model, dir: s.ed.uriDir(a.URI),
 		isolation: iso, continueIn: a.continueIn, until: strings.TrimSpace(a.Until)}
 	s.tasks.start(t, s.runAgent)
@@ -276,7 +276,7 @@ func (s *Server) editorContext(u string, r *protocol.Range) (string, error) {
 		// The one reader of workspace text for the model: a named pipe
 		// must not block the request, and a secret file (or a link to
 		// one) is not read.
-		f, err := wsread.New(root, s.config().Tools.SecretFiles).Read(rel, tools.MaxFileSize)
+		f, err := wsread.New(root, s.conf.config().Tools.SecretFiles).Read(rel, tools.MaxFileSize)
 		if err != nil || f.More {
 			return fmt.Sprintf("The user's current file is %s.", rel), nil
 		}

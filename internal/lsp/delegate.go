@@ -51,7 +51,7 @@ func (s *Server) cmdDelegate(ctx context.Context, a delegateArgs) (any, error) {
 	if a.Task == "" {
 		return nil, jsonrpc2.Errorf(jsonrpc2.InvalidParams, "agentls.delegate: no task")
 	}
-	job, warn, err := delegate.SubmitTask(ctx, s.config().Delegate, s.ed.rootDir(), a.Task, a.MaxSteps, a.Allow)
+	job, warn, err := delegate.SubmitTask(ctx, s.conf.config().Delegate, s.ed.rootDir(), a.Task, a.MaxSteps, a.Allow)
 	if errors.Is(err, delegate.ErrNotPushed) || errors.Is(err, delegate.ErrNoServer) {
 		return nil, jsonrpc2.Errorf(jsonrpc2.InvalidParams, "agentls.delegate: %v", err)
 	}
@@ -62,13 +62,13 @@ func (s *Server) cmdDelegate(ctx context.Context, a delegateArgs) (any, error) {
 		s.ed.showMessage(ctx, protocol.MessageTypeWarning, "agentls: %s", warn)
 	}
 	s.ed.showMessage(ctx, protocol.MessageTypeInfo, "agentls: delegated job %s; its change will wait here as a worktree task when it is done", job.ID)
-	cfg := s.config().Delegate
+	cfg := s.conf.config().Delegate
 	s.goSafe("watching a delegated job", func() { s.watchJob(cfg, job.ID) })
 	return delegateResult{Job: job.ID, Repo: job.Repo, Commit: job.Commit, Warning: warn}, nil
 }
 
 func (s *Server) cmdJobs(ctx context.Context, _ noArgs) (any, error) {
-	q, err := delegate.Connect(ctx, s.config().Delegate, "agentls lsp")
+	q, err := delegate.Connect(ctx, s.conf.config().Delegate, "agentls lsp")
 	if err != nil {
 		return nil, jsonrpc2.Errorf(jsonrpc2.InternalError, "agentls.jobs: %v", err)
 	}
@@ -88,7 +88,7 @@ type jobFetchArgs struct {
 }
 
 func (s *Server) cmdJobFetch(ctx context.Context, a jobFetchArgs) (any, error) {
-	q, err := delegate.Connect(ctx, s.config().Delegate, "agentls lsp")
+	q, err := delegate.Connect(ctx, s.conf.config().Delegate, "agentls lsp")
 	if err != nil {
 		return nil, jsonrpc2.Errorf(jsonrpc2.InternalError, "agentls.jobFetch: %v", err)
 	}

@@ -76,7 +76,7 @@ func (s *Server) initialize(ctx context.Context, p *protocol.InitializeParams) (
 	s.conf.mu.Lock()
 	s.conf.initOpts = agentlsSettings(p.InitializationOptions)
 	s.conf.mu.Unlock()
-	s.configure(ctx, nil)
+	s.conf.configure(ctx, nil)
 
 	openClose, change := true, protocol.TextDocumentSyncKindIncremental
 	res := &protocol.InitializeResult{

@@ -26,7 +26,7 @@ type modelsResult struct {
 const modelsTimeout = 10 * time.Second
 
 func (s *Server) cmdModels(ctx context.Context, _ noArgs) (any, error) {
-	cfg := s.config()
+	cfg := s.conf.config()
 	names, err := listModels(ctx, cfg.LLM.BaseURL, cfg.LLM.APIKey)
 	if err != nil {
 		// The key never reaches the message: Redact covers a server echoing it.
@@ -67,7 +67,7 @@ type infoArgs struct {
 }
 
 func (s *Server) cmdInfo(ctx context.Context, a infoArgs) (any, error) {
-	cfg := s.config()
+	cfg := s.conf.config()
 	if a.Model != "" {
 		cfg.LLM.Model = a.Model
 	}

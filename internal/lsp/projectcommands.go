@@ -24,7 +24,7 @@ type commandsResult struct {
 // and skills (.agents/skills),
 // read afresh on each call so a new file shows without a restart.
 func (s *Server) cmdCommands(ctx context.Context, _ noArgs) (any, error) {
-	cmds, err := assemble.Commands(s.ed.rootDir(), s.config().Tools.SecretFiles)
+	cmds, err := assemble.Commands(s.ed.rootDir(), s.conf.config().Tools.SecretFiles)
 	res := commandsResult{Commands: []projectCommand{}}
 	for _, c := range cmds {
 		res.Commands = append(res.Commands, projectCommand{Name: c.Name, Description: c.Description, ArgumentHint: c.ArgumentHint, Path: c.Path})

@@ -66,7 +66,7 @@ func (s *Server) rewindSession(ctx context.Context, name string, a rewindArgs) (
 	if !session.ValidID(id) {
 		return nil, nil, jsonrpc2.Errorf(jsonrpc2.InvalidParams, "%s: %q is not a session id", name, id)
 	}
-	st := s.openStore(ctx, s.config(), s.ed.rootDir())
+	st := s.openStore(ctx, s.conf.config(), s.ed.rootDir())
 	if st == nil {
 		return nil, nil, jsonrpc2.Errorf(jsonrpc2.InternalError, "%s: sessions are not saved here, so there are no steps", name)
 	}

@@ -29,9 +29,11 @@ func (s *Server) runAgent(ctx context.Context, t *runningTask) {
 	// .agentls.json is read again at each task: an edit made during the
 	// session applies to the next task, and a changed file that widens
 	// power is asked about again before it runs.
-	s.configure(ctx, nil)
-	s.settleTrust(ctx)
-	cfg := s.config()
+	s.conf.configure(ctx, nil)
+	if s.trust.settleTrust(ctx) {
+		s.conf.configure(ctx, nil)
+	}
+	cfg := s.conf.config()
 	if t.model != "" {
 		cfg.LLM.Model = t.model // the model the task is wired for (newLLM, the bridge)
 	}
@@ -60,7 +62,7 @@ func (s *Server) runAgent(ctx context.Context, t *runningTask) {
 		Ask: assemble.AskFuncs{Approver: s.asker.approver(cfg), Confirm: s.asker.confirmWrite, Network: s.asker.askNetwork},
 		Show: assemble.ShowFuncs{
 			OnEvent: func(ev agent.Event) { s.safeEvent(ctx, t, prog, ev) },
-			OnWarn:  func(msg string) { s.warnOnce(ctx, "agentls: "+msg) },
+			OnWarn:  func(msg string) { s.conf.warnOnce(ctx, "agentls: "+msg) },
 			OnBegan: func(rec *session.Recorder) {
 				t.mu.Lock()
 				t.transcript = rec.TranscriptPath()
@@ -76,7 +78,7 @@ func (s *Server) runAgent(ctx context.Context, t *runningTask) {
 		Prompt:    t.prompt,
 		Editor:    t.editor,
 		Dir:       t.dir,
-		Untrusted: s.heldBack(),
+		Untrusted: s.trust.heldBack(),
 		Store:     s.openStore(ctx, cfg, root),
 		Session:   t.session,
 		MustExist: t.mustExist,
@@ -145,7 +147,7 @@ func (s *Server) onEvent(ctx context.Context, t *runningTask, prog *progress, ev
 		return
 	}
 	s.sendEvent(ctx, t, ev)
-	cfg := s.config()
+	cfg := s.conf.config()
 	switch ev.Kind {
 	case agent.KindState:
 		switch ev.To {
@@ -200,7 +202,7 @@ func (s *Server) sendEvent(ctx context.Context, t *runningTask, ev agent.Event) 
 		return
 	}
 	// The key is seldom in an event: copy the text only when it is.
-	if cfg := s.config(); len(cfg.LLM.APIKey) >= 4 && bytes.Contains(b, []byte(cfg.LLM.APIKey)) {
+	if cfg := s.conf.config(); len(cfg.LLM.APIKey) >= 4 && bytes.Contains(b, []byte(cfg.LLM.APIKey)) {
 		b = []byte(cfg.Redact(string(b)))
 	}
 	s.ed.notify(ctx, "agentls/event", jsonrpc2.RawMessage(b))
@@ -208,7 +210,7 @@ func (s *Server) sendEvent(ctx context.Context, t *runningTask, ev agent.Event) 
 
 func (s *Server) transcript(ctx context.Context, t *runningTask, line string) {
 	s.ed.notify(ctx, protocol.MethodWindowLogMessage, &protocol.LogMessageParams{
-		Type: protocol.MessageTypeLog, Message: s.config().Redact(fmt.Sprintf("[agentls %s] %s", t.id, line)),
+		Type: protocol.MessageTypeLog, Message: s.conf.config().Redact(fmt.Sprintf("[agentls %s] %s", t.id, line)),
 	})
 }
 
@@ -280,7 +282,7 @@ func (s *Server) announceEnd(ctx context.Context, t *runningTask) {
 	} else {
 		// The answer's first line: the whole answer is in the view; and
 		// what waits for review, which finishTask put last.
-		msg = strings.TrimSpace(s.config().Redact(msg))
+		msg = strings.TrimSpace(s.conf.config().Redact(msg))
 		line := render.FirstLine(msg, 200)
 		if i := strings.LastIndexByte(msg, '\n'); i >= 0 && res.Outcome == "awaiting review" {
 			line += " " + msg[i+1:]

@@ -60,10 +60,7 @@ type Server struct {
 	initialized bool
 	shutdown    bool
 
-	trustMu    sync.Mutex
-	untrusted  *assemble.WorkspaceSettings // .agentls.json held back until trusted
-	edUntrust  *assemble.WorkspaceSettings // the editor's workspace-scope settings, the same
-	trustAsked map[string]bool             // contents already asked about
+	trust *trust // the workspace's settings held back until trusted (trust.go)
 
 	exited chan struct{}
 	exitOK bool
@@ -132,7 +129,6 @@ func newServer(opts Options) *Server {
 		opts:     opts,
 		log:      opts.Logger,
 		docs:     newOpenDocs(),
-		conf:     &configState{reported: map[string]bool{}},
 		exited:   make(chan struct{}),
 		hooks:    readTestHooks(opts.Getenv),
 		stateDir: stateDirOf(opts),
@@ -140,9 +136,11 @@ func newServer(opts Options) *Server {
 	s.ed = &editor{log: s.log, docs: s.docs, enc: edits.UTF16, disagree: s.sayDisagree}
 	s.asker = &asker{ed: s.ed}
 	s.diags = newDiagnostics(s.ed, s.docs)
-	s.tasks = newTaskManager(s.guard, s.config, s.announceEnd)
+	s.trust = &trust{ed: s.ed, log: s.log, stateDir: s.stateDir}
+	s.conf = &configState{reported: map[string]bool{}, ed: s.ed, trust: s.trust, getenv: opts.Getenv, log: s.log}
+	s.tasks = newTaskManager(s.guard, s.conf.config, s.announceEnd)
 	s.mcp.Log = s.log
-	s.mcp.Warn = func(msg string) { s.warnOnce(context.Background(), "agentls: "+msg) }
+	s.mcp.Warn = func(msg string) { s.conf.warnOnce(context.Background(), "agentls: "+msg) }
 	return s
 }
 
@@ -263,7 +261,7 @@ func (s *Server) handle(ctx context.Context, req *jsonrpc2.Request) (res any, er
 		if err := decode(params, &p); err != nil {
 			return nil, err
 		}
-		s.configure(ctx, agentlsSettings(p.Settings))
+		s.conf.configure(ctx, agentlsSettings(p.Settings))
 	case protocol.MethodWorkspaceExecuteCommand:
 		var p protocol.ExecuteCommandParams
 		if err := decode(params, &p); err != nil {

@@ -24,10 +24,10 @@ func (s *Server) openStore(ctx context.Context, cfg config.Config, root string) 
 		StateDir: s.stateDir,
 		Memory:   cfg.Agent.Memory,
 		Redact:   cfg.Redact,
-		Warn:     func(msg string) { s.warnOnce(ctx, "agentls: "+msg) },
+		Warn:     func(msg string) { s.conf.warnOnce(ctx, "agentls: "+msg) },
 	})
 	if err != nil {
-		s.warnOnce(ctx, fmt.Sprintf("agentls: sessions are not saved (%v); tasks run in memory", err))
+		s.conf.warnOnce(ctx, fmt.Sprintf("agentls: sessions are not saved (%v); tasks run in memory", err))
 		return nil
 	}
 	return st
@@ -50,7 +50,7 @@ func (s *Server) cmdContinue(ctx context.Context, a runArgs) (any, error) {
 	if !session.ValidID(a.Session) {
 		return nil, jsonrpc2.Errorf(jsonrpc2.InvalidParams, "agentls.continue: %q is not a session id", a.Session)
 	}
-	if st := s.openStore(ctx, s.config(), s.ed.rootDir()); st != nil {
+	if st := s.openStore(ctx, s.conf.config(), s.ed.rootDir()); st != nil {
 		if _, err := st.Load(a.Session); errors.Is(err, session.ErrNotFound) && !s.tasks.hasSession(a.Session) {
 			return nil, jsonrpc2.Errorf(jsonrpc2.InvalidParams, "agentls.continue: no session %q in this workspace (agentls sessions lists them)", a.Session)
 		}

@@ -242,7 +242,7 @@ func (s *Server) didChange(ctx context.Context, p *protocol.DidChangeTextDocumen
 // not what an edit it reported applied should have left.
 func (s *Server) sayDisagree(ctx context.Context, u string) {
 	s.log.Warn("the editor's text differs from what an applied edit should have left", zap.String("uri", u))
-	s.warnOnce(ctx, "agentls: the editor said it applied an edit, but its text differs from the edited text; agentls goes on with the editor's text")
+	s.conf.warnOnce(ctx, "agentls: the editor said it applied an edit, but its text differs from the edited text; agentls goes on with the editor's text")
 }
 
 func (o *openDocs) close(u string) {

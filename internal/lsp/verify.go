@@ -84,7 +84,7 @@ func (s *Server) wireGate(ctx context.Context, g *gate.Gate, root string, t *run
 // runVerifyOnly is the body of an agentls.verify task: the checks alone,
 // with progress and diagnostics, no model.
 func (s *Server) runVerifyOnly(ctx context.Context, t *runningTask) {
-	cfg := s.config()
+	cfg := s.conf.config()
 	root := s.ed.rootDir()
 	prog := s.beginProgress(ctx, t, "agentls verify", "running the project's checks")
 	cfg.Verify.Enabled = true // asked for by name, whatever the gate's setting

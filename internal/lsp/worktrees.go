@@ -32,7 +32,7 @@ import (
 // agent.isolation; "worktree" only where a worktree can be made, else the
 // user is told and the task runs in the editor's tree.
 func (s *Server) isolation(ctx context.Context, name, asked string) (string, error) {
-	iso := s.config().Agent.Isolation
+	iso := s.conf.config().Agent.Isolation
 	if asked != "" {
 		if asked != assemble.IsolationNone && asked != assemble.IsolationWorktree {
 			return "", jsonrpc2.Errorf(jsonrpc2.InvalidParams, "%s: isolation %q is not one of none, worktree", name, asked)
@@ -42,7 +42,7 @@ func (s *Server) isolation(ctx context.Context, name, asked string) (string, err
 	if iso != assemble.IsolationWorktree {
 		return assemble.IsolationNone, nil
 	}
-	if s.config().Agent.Backend.ACP != nil {
+	if s.conf.config().Agent.Backend.ACP != nil {
 		s.ed.showMessage(ctx, protocol.MessageTypeWarning, "agentls: isolation \"worktree\" does not apply to an external agent (agent.backend.acp); the task runs in your tree")
 		return assemble.IsolationNone, nil
 	}
