@@ -18,7 +18,7 @@ const codeActionKindReview protocol.CodeActionKind = "source.agentls.review"
 func (s *Server) codeAction(ctx context.Context, p *protocol.CodeActionParams) ([]protocol.CommandOrCodeAction, error) {
 	u := string(p.TextDocument.URI)
 	out := []protocol.CommandOrCodeAction{}
-	review := s.reviewAt(u, p.Range)
+	review := s.reviewer.reviewAt(u, p.Range)
 	s.diags.mu.Lock()
 	verifyDiags := append([]protocol.Diagnostic(nil), s.diags.verify[u]...)
 	anyVerify := 0
@@ -103,14 +103,14 @@ func linesMeet(a, b protocol.Range) bool {
 // reviewAt returns the review diagnostics of u whose lines meet r's lines,
 // computed from the proposals against the text as it is now, so a cursor
 // anywhere on a proposal's lines finds it even after the user typed above.
-func (s *Server) reviewAt(u string, r protocol.Range) []protocol.Diagnostic {
+func (r *reviewer) reviewAt(u string, at protocol.Range) []protocol.Diagnostic {
 	var out []protocol.Diagnostic
-	for _, d := range s.reviewDiagnostics(u) {
+	for _, d := range r.reviewDiagnostics(u) {
 		last := d.Range.End.Line
 		if d.Range.End.Character == 0 && last > d.Range.Start.Line {
 			last--
 		}
-		if r.End.Line >= d.Range.Start.Line && r.Start.Line <= last {
+		if at.End.Line >= d.Range.Start.Line && at.Start.Line <= last {
 			out = append(out, d)
 		}
 	}

@@ -41,16 +41,24 @@ type command struct {
 	echo func(res any) string
 }
 
-// cmd declares a command whose arguments decode strictly into A.
-func cmd[A any](name, args string, h func(*Server, context.Context, A) (any, error)) command {
+// cmd declares a command whose arguments decode strictly into A and
+// whose handler is h, a method of the feature at returns: the server
+// dispatches, the feature does the work.
+func cmd[F, A any](name, args string, at func(*Server) F, h func(F, context.Context, A) (any, error)) command {
 	return command{name: name, args: args, argType: reflect.TypeFor[A](), run: func(s *Server, ctx context.Context, raw json.RawMessage) (any, error) {
 		var a A
 		if err := decodeArgs(raw, &a); err != nil {
 			return nil, jsonrpc2.Errorf(jsonrpc2.InvalidParams, "%s: bad arguments (%v); expected %s", name, err, args)
 		}
-		return h(s, ctx, a)
+		return h(at(s), ctx, a)
 	}}
 }
+
+// The features commands are dispatched to.
+var (
+	onServer   = func(s *Server) *Server { return s }
+	onReviewer = func(s *Server) *reviewer { return s.reviewer }
+)
 
 // documented gives a command its documentation (see command.doc).
 func (c command) documented(doc string) command {
@@ -70,54 +78,54 @@ var commands []command
 
 func init() {
 	commands = []command{
-		cmd("agentls.run", "{task, uri? or path?, range?, session?, review?, model?, isolation?, until?}", (*Server).cmdRun).
+		cmd("agentls.run", "{task, uri? or path?, range?, session?, review?, model?, isolation?, until?}", onServer, (*Server).cmdRun).
 			documented("`path`: workspace-relative, instead of `uri`; `model`: `llm.model` for this task only; `isolation`: `none` or `worktree`, `agent.isolation` for this task only; `until`: a command that must succeed in the sandbox before the task may end (see [Hooks, skills and stop conditions](../hooks.md)). Answers `{taskId, session}` at once; the task runs in the background.").echoed(echoStarted),
-		cmd("agentls.cancel", "{taskId?}", (*Server).cmdCancel).
+		cmd("agentls.cancel", "{taskId?}", onServer, (*Server).cmdCancel).
 			documented("None named: the newest running task. Answers `{cancelled}`.").echoed(echoCancel),
-		cmd("agentls.status", "{taskId?}", (*Server).cmdStatus).
+		cmd("agentls.status", "{taskId?}", onServer, (*Server).cmdStatus).
 			documented("Answers the task named, or `{tasks: [...]}`: the newest 100 (see [Tasks](../commands.md#tasks) for a task's fields)."),
-		cmd("agentls.wait", "{taskId, timeoutMs?}", (*Server).cmdWait).
+		cmd("agentls.wait", "{taskId, timeoutMs?}", onServer, (*Server).cmdWait).
 			documented("`timeoutMs` defaults to 15 s (under Helix's 20 s request timeout). Answers the task once it ended, or `{status: \"timeout\"}`."),
-		cmd("agentls.accept", "{taskId?, uri?, hunk?}", (*Server).cmdAccept).
+		cmd("agentls.accept", "{taskId?, uri?, hunk?}", onReviewer, (*reviewer).cmdAccept).
 			documented("Accepts review-mode proposals: none named, the whole task; `uri`: one file; `hunk`: one change. Answers `{applied}`; for a worktree task, a protected file among them is asked about first, and one you do not allow stays proposed and is listed in `leftOut`."),
-		cmd("agentls.reject", "{taskId?, uri?, hunk?}", (*Server).cmdReject).
+		cmd("agentls.reject", "{taskId?, uri?, hunk?}", onReviewer, (*reviewer).cmdReject).
 			documented("Rejects review-mode proposals: none named, the whole task; `uri`: one file; `hunk`: one change. Answers `{applied}`."),
-		cmd("agentls.undo", "{taskId?}", (*Server).cmdUndo).
+		cmd("agentls.undo", "{taskId?}", onReviewer, (*reviewer).cmdUndo).
 			documented("None named: the newest task with changes. Answers `{applied, conflicts: [{uri, line, reason}], reason?}`; undo that cannot happen (nothing to undo, still running, too old, the editor refused) answers `applied: false` with a `reason`, never an error."),
-		cmd("agentls.checkpoints", "{taskId or session}", (*Server).cmdCheckpoints).
+		cmd("agentls.checkpoints", "{taskId or session}", onReviewer, (*reviewer).cmdCheckpoints).
 			documented("Answers `{session, steps: [{step, taskId, prompt, summary, files}], rewound}`: the session's steps, for a picker (`rewound`: the step last rewound to, -1 none)."),
-		cmd("agentls.rewind", "{taskId or session, step}", (*Server).cmdRewind).
+		cmd("agentls.rewind", "{taskId or session, step}", onReviewer, (*reviewer).cmdRewind).
 			documented("Answers `{applied, session, step, files, conflicts: [{uri, line, reason}], reason?}`: see [Rewind](../review.md#rewind); refused (`applied: false`, `reason`) while a task of the session runs or when the editor does not apply the edit."),
-		cmd("agentls.verify", "{}", (*Server).cmdVerify).
+		cmd("agentls.verify", "{}", onServer, (*Server).cmdVerify).
 			documented("Answers `{taskId}`: the checks alone, with progress and diagnostics, no model.").echoed(echoStarted),
-		cmd("agentls.continue", "{session, task, uri? or path?, range?, review?, model?, isolation?, until?}", (*Server).cmdContinue).
+		cmd("agentls.continue", "{session, task, uri? or path?, range?, review?, model?, isolation?, until?}", onServer, (*Server).cmdContinue).
 			documented("A task in an existing session, with its history; the arguments are `agentls.run`'s. Answers `{taskId, session}`.").echoed(echoStarted),
-		cmd("agentls.models", "{}", (*Server).cmdModels).
+		cmd("agentls.models", "{}", onServer, (*Server).cmdModels).
 			documented("Answers `{models: [id], current, baseURL}`: the endpoint's `GET /v1/models`, sorted (10 s timeout)."),
-		cmd("agentls.info", "{model?}", (*Server).cmdInfo).
+		cmd("agentls.info", "{model?}", onServer, (*Server).cmdInfo).
 			documented("Answers `{version, model, baseURL, contextTokens, keySet, priceInput?, priceOutput?, approval, maxSteps, maxCostUSD?}`: for context meters, costs, the status item (`tools.approval`, a task's budget) and health checks; never the key. `model`: a picker's choice, for its price."),
-		cmd("agentls.proposal", "{taskId, uri?}", (*Server).cmdProposal).
+		cmd("agentls.proposal", "{taskId, uri?}", onReviewer, (*reviewer).cmdProposal).
 			documented("For a review task: `{taskId, uris}` (files with proposals); with `uri`: `{uri, proposed, hunks, conflicts}`, the file's current text with the proposals applied (hunks the user edited over are left out)."),
-		cmd("agentls.commands", "{}", (*Server).cmdCommands).
+		cmd("agentls.commands", "{}", onServer, (*Server).cmdCommands).
 			documented("Answers `{commands: [{name, description?, argumentHint?, path}], error?}`: the [project commands](../commands.md#project-commands), read afresh each call; `error` names files left out."),
-		cmd("agentls.diff", "{taskId?}", (*Server).cmdDiff).
+		cmd("agentls.diff", "{taskId?}", onReviewer, (*reviewer).cmdDiff).
 			documented("None named: the newest task with applied changes. Answers `{taskId, diff, files, reason?}`: what the task applied and did not undo, as one unified diff (`agentls sessions show --diff`'s format); `reason` says why `diff` is empty."),
-		cmd("agentls.worktrees", "{}", (*Server).cmdWorktrees).
+		cmd("agentls.worktrees", "{}", onServer, (*Server).cmdWorktrees).
 			documented("Answers `{worktrees: [{id, taskId?, task, state, path, uri, branch, created, pending}]}`: the workspace's [worktree tasks](../worktrees.md); `state` is `running`, `ended`, `merged`, `interrupted` (its server stopped mid-task) or `running elsewhere`; `path`/`uri` open the worktree; `pending`: files whose change waits."),
-		cmd("agentls.worktreeMerge", "{id, markers?}", (*Server).cmdWorktreeMerge).
+		cmd("agentls.worktreeMerge", "{id, markers?}", onServer, (*Server).cmdWorktreeMerge).
 			documented("Answers `{id, taskId, merged, applied, conflicts: [{uri, hunk, range, proposed, yours, task}], leftOut}`: every hunk not on or next to a line you edited since the task started (judged by line, as `git merge-file`), in one `workspace/applyEdit`; the others stay proposed and are listed with both sides (`yours`, `task`). With `markers: true` the whole merge is written instead, each conflict between git's conflict markers. A protected file (a protected name at any depth, `.gitattributes`, a file where a protected symlink leads) is asked about first; one you do not allow stays proposed and is listed in `leftOut`."),
-		cmd("agentls.worktreeReview", "{id}", (*Server).cmdWorktreeReview).
+		cmd("agentls.worktreeReview", "{id}", onServer, (*Server).cmdWorktreeReview).
 			documented("Answers the task (as `agentls.status`): its change as review-mode proposals (diagnostics, code actions, `reviewDocument`), for `agentls.accept` / `agentls.reject` / `agentls.proposal` with its `taskId`."),
-		cmd("agentls.worktreeDiscard", "{id}", (*Server).cmdWorktreeDiscard).
+		cmd("agentls.worktreeDiscard", "{id}", onServer, (*Server).cmdWorktreeDiscard).
 			documented("Answers `{discarded}`: stops a task still running there (and everything it started), withdraws its proposals, removes the worktree and its branch."),
-		cmd("agentls.worktreeContinue", "{id, task}", (*Server).cmdWorktreeContinue).
+		cmd("agentls.worktreeContinue", "{id, task}", onServer, (*Server).cmdWorktreeContinue).
 			documented("Answers `{taskId, session}`: a follow-up in the same worktree and session; its proposal is the worktree's whole change and replaces the one before (`agentls.continue` of a worktree's session does the same).").echoed(echoStarted),
 	}
 }
 
 // debugCommands exist only with the test hook "debug" (see testHooks).
 var debugCommands = []command{
-	cmd("agentls.debug.heap", "{}", (*Server).cmdDebugHeap).
+	cmd("agentls.debug.heap", "{}", onServer, (*Server).cmdDebugHeap).
 		documented("Only with the test hook `debug` (not offered otherwise). Collects garbage and answers `{heapAlloc, tasks}`: the live heap and the tasks held, for the test that the task history stays bounded."),
 }
 

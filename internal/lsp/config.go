@@ -3,12 +3,14 @@ package lsp
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"sync"
 
 	"go.lsp.dev/protocol"
 	"go.uber.org/zap"
 
 	"github.com/agentls/agentls/internal/config"
+	"github.com/agentls/agentls/internal/session"
 )
 
 // configState is the resolved configuration and where it came from. It has
@@ -25,6 +27,8 @@ type configState struct {
 	trust  *trust  // the workspace's settings, what widens power held back
 	getenv func(string) string
 	log    *zap.Logger
+	// stateDir holds the sessions (openStore).
+	stateDir string
 }
 
 // agentlsSettings picks settings.agentls out of a settings object; an
@@ -107,4 +111,19 @@ func (c *configState) warnOnce(ctx context.Context, msg string) {
 	if !seen {
 		c.ed.showMessage(ctx, protocol.MessageTypeWarning, "%s", msg)
 	}
+}
+
+// openStore opens the workspace's session store for one task.
+func (c *configState) openStore(ctx context.Context, cfg config.Config, root string) *session.Store {
+	st, err := session.Open(root, session.Options{
+		StateDir: c.stateDir,
+		Memory:   cfg.Agent.Memory,
+		Redact:   cfg.Redact,
+		Warn:     func(msg string) { c.warnOnce(ctx, "agentls: "+msg) },
+	})
+	if err != nil {
+		c.warnOnce(ctx, fmt.Sprintf("agentls: sessions are not saved (%v); tasks run in memory", err))
+		return nil
+	}
+	return st
 }

@@ -25,11 +25,11 @@ import (
 // exists when this one runs.
 func init() {
 	commands = append(commands,
-		cmd("agentls.delegate", "{task, maxSteps?, allow?}", (*Server).cmdDelegate).
+		cmd("agentls.delegate", "{task, maxSteps?, allow?}", onServer, (*Server).cmdDelegate).
 			documented("\"Delegate task\": answers `{job, repo, commit, warning?}`, a job for the workspace's repository at the commit checked out, for an `agentls worker` elsewhere ([multi-machine](../multi-machine.md)). Refused (`-32602`, saying why) when that commit is on no remote-tracking branch or no `delegate.url` is set. `maxSteps` and `allow` may only narrow the worker's. While the server runs, the job's end brings its change in as a worktree task named by the job id, with a message (or says why it failed)."),
-		cmd("agentls.jobs", "{}", (*Server).cmdJobs).
+		cmd("agentls.jobs", "{}", onServer, (*Server).cmdJobs).
 			documented("Answers `{jobs: [{id, state, repo, commit, task, worker, attempt, exit?, result?, reason?, objects?, time}]}`: delegated jobs, newest first; `state` is `queued`, `running`, `done` or `failed`."),
-		cmd("agentls.jobFetch", "{id}", (*Server).cmdJobFetch).
+		cmd("agentls.jobFetch", "{id}", onServer, (*Server).cmdJobFetch).
 			documented("Answers `{worktree, path, state, result}`: a finished job's change as a [worktree task](../worktrees.md) named by the job id, for `agentls.worktreeReview` / `agentls.worktreeMerge` / `agentls.worktreeDiscard`; its session is imported, so `agentls.continue` can carry on from it."),
 	)
 }

@@ -79,7 +79,7 @@ func (s *Server) runAgent(ctx context.Context, t *runningTask) {
 		Editor:    t.editor,
 		Dir:       t.dir,
 		Untrusted: s.trust.heldBack(),
-		Store:     s.openStore(ctx, cfg, root),
+		Store:     s.conf.openStore(ctx, cfg, root),
 		Session:   t.session,
 		MustExist: t.mustExist,
 		TaskID:    t.id,
@@ -228,7 +228,7 @@ func (s *Server) finishTask(ctx context.Context, t *runningTask, prog *progress,
 	}
 	t.end(res)
 	if t.review {
-		s.endReview(ctx, t)
+		s.reviewer.endReview(ctx, t)
 		if n := len(t.changes.Pending()); n > 0 {
 			res.Summary += fmt.Sprintf("\n\nChanges to %d file%s wait for your review (%s).", n, plural(n), reviewHint(s.ed.clientName()))
 			res.Outcome = "awaiting review"

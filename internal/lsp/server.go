@@ -47,14 +47,14 @@ type Server struct {
 	// trust store (stateDirOf).
 	stateDir string
 
-	docs   *openDocs
-	tasks  *taskManager
-	diags  *diagnostics
-	conf   *configState
-	review reviewState
-	mcp    assemble.SharedMCP // the MCP servers of mcpServers, shared by the tasks
+	docs  *openDocs
+	tasks *taskManager
+	diags *diagnostics
+	conf  *configState
+	mcp   assemble.SharedMCP // the MCP servers of mcpServers, shared by the tasks
 
-	asker *asker // asks the user (approve.go)
+	asker    *asker    // asks the user (approve.go)
+	reviewer *reviewer // review mode, undo, rewind (review.go)
 
 	mu          sync.Mutex
 	initialized bool
@@ -137,8 +137,11 @@ func newServer(opts Options) *Server {
 	s.asker = &asker{ed: s.ed}
 	s.diags = newDiagnostics(s.ed, s.docs)
 	s.trust = &trust{ed: s.ed, log: s.log, stateDir: s.stateDir}
-	s.conf = &configState{reported: map[string]bool{}, ed: s.ed, trust: s.trust, getenv: opts.Getenv, log: s.log}
+	s.conf = &configState{reported: map[string]bool{}, ed: s.ed, trust: s.trust, getenv: opts.Getenv, log: s.log,
+		stateDir: s.stateDir}
 	s.tasks = newTaskManager(s.guard, s.conf.config, s.announceEnd)
+	s.reviewer = &reviewer{guard: s.guard, ed: s.ed, docs: s.docs, tasks: s.tasks, diags: s.diags, asker: s.asker,
+		conf: s.conf, log: s.log, hooks: s.hooks, stateDir: s.stateDir}
 	s.mcp.Log = s.log
 	s.mcp.Warn = func(msg string) { s.conf.warnOnce(context.Background(), "agentls: "+msg) }
 	return s
@@ -253,7 +256,7 @@ func (s *Server) handle(ctx context.Context, req *jsonrpc2.Request) (res any, er
 			return nil, err
 		}
 		s.docs.close(string(p.TextDocument.URI))
-		s.review.touched(s, ctx, string(p.TextDocument.URI))
+		s.reviewer.touched(ctx, string(p.TextDocument.URI))
 	case protocol.MethodTextDocumentDidSave:
 		// The buffer is unchanged by a save; nothing to do.
 	case protocol.MethodWorkspaceDidChangeConfiguration:

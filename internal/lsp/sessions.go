@@ -3,12 +3,10 @@ package lsp
 import (
 	"context"
 	"errors"
-	"fmt"
 
 	"go.lsp.dev/jsonrpc2"
 	"go.lsp.dev/uri"
 
-	"github.com/agentls/agentls/internal/config"
 	"github.com/agentls/agentls/internal/review"
 	"github.com/agentls/agentls/internal/session"
 )
@@ -17,21 +15,6 @@ import (
 // are appended to a JSON-lines file under the state directory, fsynced at
 // each turn. A store that cannot be opened or written is reported once and
 // the task goes on in memory: persistence never fails a task.
-
-// openStore opens the workspace's session store for one task.
-func (s *Server) openStore(ctx context.Context, cfg config.Config, root string) *session.Store {
-	st, err := session.Open(root, session.Options{
-		StateDir: s.stateDir,
-		Memory:   cfg.Agent.Memory,
-		Redact:   cfg.Redact,
-		Warn:     func(msg string) { s.conf.warnOnce(ctx, "agentls: "+msg) },
-	})
-	if err != nil {
-		s.conf.warnOnce(ctx, fmt.Sprintf("agentls: sessions are not saved (%v); tasks run in memory", err))
-		return nil
-	}
-	return st
-}
 
 // sessionChanges are the applied changes as the session file keeps them.
 func sessionChanges(l *review.Log) []session.Change {
@@ -50,7 +33,7 @@ func (s *Server) cmdContinue(ctx context.Context, a runArgs) (any, error) {
 	if !session.ValidID(a.Session) {
 		return nil, jsonrpc2.Errorf(jsonrpc2.InvalidParams, "agentls.continue: %q is not a session id", a.Session)
 	}
-	if st := s.openStore(ctx, s.conf.config(), s.ed.rootDir()); st != nil {
+	if st := s.conf.openStore(ctx, s.conf.config(), s.ed.rootDir()); st != nil {
 		if _, err := st.Load(a.Session); errors.Is(err, session.ErrNotFound) && !s.tasks.hasSession(a.Session) {
 			return nil, jsonrpc2.Errorf(jsonrpc2.InvalidParams, "agentls.continue: no session %q in this workspace (agentls sessions lists them)", a.Session)
 		}

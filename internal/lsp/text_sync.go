@@ -233,7 +233,7 @@ func (s *Server) didChange(ctx context.Context, p *protocol.DidChangeTextDocumen
 		s.sayDisagree(ctx, u)
 	}
 	if err == nil {
-		s.review.touched(s, ctx, u)
+		s.reviewer.touched(ctx, u)
 	}
 	return err
 }

@@ -14,7 +14,6 @@ import (
 
 	"github.com/agentls/agentls/internal/agent"
 	"github.com/agentls/agentls/internal/assemble"
-	"github.com/agentls/agentls/internal/tools"
 	"github.com/agentls/agentls/internal/worktree"
 )
 
@@ -89,7 +88,7 @@ func (s *Server) isolate(tc *assemble.TaskConfig, t *runningTask) {
 		if err != nil {
 			notes = append(notes, "its change could not be read: "+err.Error())
 		}
-		s.propose(t, changes)
+		s.reviewer.propose(t, changes)
 		t.mu.Lock()
 		t.wtNotes = append(notes, deleted(changes)...)
 		t.mu.Unlock()
@@ -121,18 +120,6 @@ func deleted(changes []worktree.Change) []string {
 		}
 	}
 	return out
-}
-
-// propose holds a worktree task's change as its proposals.
-func (s *Server) propose(t *runningTask, changes []worktree.Change) {
-	s.review.locked(func() {
-		for _, c := range changes {
-			if c.Deleted {
-				continue
-			}
-			t.changes.ProposeWhole(c.Rel, c.Base, c.Existed, c.Proposed)
-		}
-	})
 }
 
 // worktreeJSON is one worktree as agentls.worktrees lists it.
@@ -225,7 +212,7 @@ func (s *Server) reviewable(ctx context.Context, name, id string) (*runningTask,
 	_ = w.SetState(worktree.StateEnded)
 	t := &runningTask{prompt: w.Task, session: w.ID, review: true, isolation: assemble.IsolationWorktree, worktree: w, wtNotes: append(notes, deleted(changes)...)}
 	s.tasks.adopt(t, agent.Result{Status: agent.StatusOK, Summary: "adopted from worktree " + w.Path})
-	s.propose(t, changes)
+	s.reviewer.propose(t, changes)
 	return t, nil
 }
 
@@ -281,7 +268,7 @@ func (s *Server) cmdWorktreeMerge(ctx context.Context, a worktreeMergeArgs) (any
 	if len(pending) == 0 {
 		return res, nil
 	}
-	applied, merged, leftOut, err := s.acceptAsked(ctx, t, "", "", &res.Conflicts, a.Markers)
+	applied, merged, leftOut, err := s.reviewer.acceptAsked(ctx, t, "", "", &res.Conflicts, a.Markers)
 	if err != nil {
 		return nil, err
 	}
@@ -296,42 +283,6 @@ func (s *Server) cmdWorktreeMerge(ctx context.Context, a worktreeMergeArgs) (any
 	return res, nil
 }
 
-// acceptAsked accepts a worktree task's proposals (only: one file's URI,
-// or "" for all; hunk: one hunk of it) as acceptHunks does, after asking
-// about each protected file among them (a protected name at any depth,
-// .gitattributes, or where a protected symlink leads) as any write to it
-// is asked about: nobody asked about them when a command of the task
-// made them. One the user does not allow stays proposed and is returned
-// in leftOut.
-func (s *Server) acceptAsked(ctx context.Context, t *runningTask, only, hunk string, merge *[]mergeConflict, markers bool) (applied bool, merged int, leftOut []string, err error) {
-	var uris []string
-	for _, fc := range s.reviewFiles(t, only) {
-		if ok, why := tools.ProtectedWrite(s.ed.rootDir(), fc.Rel, ""); ok {
-			if yes, err := s.asker.confirmWrite(ctx, fc.Rel, why); err != nil || !yes {
-				leftOut = append(leftOut, fc.Rel)
-				continue
-			}
-		}
-		uris = append(uris, s.ed.fileURI(fc.Rel))
-	}
-	if len(leftOut) == 0 {
-		uris = []string{only} // as asked, in one applyEdit
-	}
-	for _, uri := range uris {
-		out, err := s.acceptHunks(ctx, t, uri, hunk, merge, markers)
-		if err != nil {
-			return applied, merged, leftOut, err
-		}
-		if m, ok := out.(map[string]any); ok {
-			a, _ := m["applied"].(bool)
-			n, _ := m["accepted"].(int)
-			applied = applied || a
-			merged += n
-		}
-	}
-	return applied, merged, leftOut, nil
-}
-
 // cmdWorktreeReview shows a worktree task's proposal for review hunk by
 // hunk (diagnostics with code actions, the diff document), as a review
 // task's; agentls.accept and agentls.reject with its taskId act on it.
@@ -340,7 +291,7 @@ func (s *Server) cmdWorktreeReview(ctx context.Context, a worktreeArgs) (any, er
 	if err != nil {
 		return nil, err
 	}
-	s.endReview(ctx, t)
+	s.reviewer.endReview(ctx, t)
 	return t.snapshot(s.ed.rootDir()), nil
 }
 
@@ -365,13 +316,13 @@ func (s *Server) cmdWorktreeDiscard(ctx context.Context, a worktreeArgs) (any, e
 		case <-ctx.Done():
 			return nil, ctx.Err()
 		}
-		s.review.locked(func() {
+		s.reviewer.review.locked(func() {
 			for _, fc := range t.changes.Pending() {
 				t.changes.Reject(fc.Rel, "")
 			}
 		})
 	}
-	s.review.locked(func() { s.publishReview(ctx) })
+	s.reviewer.review.locked(func() { s.reviewer.publishReview(ctx) })
 	if err := w.Discard(context.WithoutCancel(ctx)); err != nil {
 		return nil, fmt.Errorf("agentls.worktreeDiscard: %v", err)
 	}
@@ -399,11 +350,11 @@ func (s *Server) cmdWorktreeContinue(ctx context.Context, a worktreeContinueArgs
 		return nil, jsonrpc2.Errorf(jsonrpc2.InvalidParams, "agentls.worktreeContinue: worktree %s is in use by another agentls process", a.ID)
 	}
 	if prev := s.worktreeTask(a.ID); prev != nil {
-		s.review.locked(func() {
+		s.reviewer.review.locked(func() {
 			for _, fc := range prev.changes.Pending() {
 				prev.changes.Reject(fc.Rel, "")
 			}
-			s.publishReview(ctx)
+			s.reviewer.publishReview(ctx)
 		})
 	}
 	return s.startRun("agentls.worktreeContinue", runArgs{Task: a.Task, Session: a.ID, Isolation: assemble.IsolationWorktree, continueIn: w}, false)
@@ -435,4 +386,16 @@ func (s *Server) worktreeOf(id string) *worktree.Tree {
 		return nil
 	}
 	return w
+}
+
+// propose holds a worktree task's change as its proposals.
+func (r *reviewer) propose(t *runningTask, changes []worktree.Change) {
+	r.review.locked(func() {
+		for _, c := range changes {
+			if c.Deleted {
+				continue
+			}
+			t.changes.ProposeWhole(c.Rel, c.Base, c.Existed, c.Proposed)
+		}
+	})
 }

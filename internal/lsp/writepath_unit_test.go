@@ -219,7 +219,7 @@ func TestUndoUpdatesTheViewOfAClosedFile(t *testing.T) {
 			t.Error(err)
 		}
 	})
-	res, err := s.cmdUndo(context.Background(), taskIDArgs{TaskID: tk.id})
+	res, err := s.reviewer.cmdUndo(context.Background(), taskIDArgs{TaskID: tk.id})
 	if r, _ := res.(undoResult); err != nil || !r.Applied {
 		t.Fatalf("undo: %+v, %v", res, err)
 	}
@@ -306,7 +306,7 @@ func TestWorktreeMergeConflictSidesAndMarkers(t *testing.T) {
 		diskEditor(t, c, 0)
 		tk := finished(t, s, "B", false, func(tk *runningTask) { tk.changes.ProposeWhole("calc.go", base, true, task) })
 		var conflicts []mergeConflict
-		if _, err := s.acceptHunks(context.Background(), tk, "", "", &conflicts, markers); err != nil {
+		if _, err := s.reviewer.acceptHunks(context.Background(), tk, "", "", &conflicts, markers); err != nil {
 			t.Fatal(err)
 		}
 		got, _ := os.ReadFile(filepath.Join(root, "calc.go"))
