@@ -56,8 +56,9 @@ func cmd[F, A any](name, args string, at func(*Server) F, h func(F, context.Cont
 
 // The features commands are dispatched to.
 var (
-	onServer   = func(s *Server) *Server { return s }
-	onReviewer = func(s *Server) *reviewer { return s.reviewer }
+	onServer    = func(s *Server) *Server { return s }
+	onReviewer  = func(s *Server) *reviewer { return s.reviewer }
+	onWorktrees = func(s *Server) *worktrees { return s.worktrees }
 )
 
 // documented gives a command its documentation (see command.doc).
@@ -110,15 +111,15 @@ func init() {
 			documented("Answers `{commands: [{name, description?, argumentHint?, path}], error?}`: the [project commands](../commands.md#project-commands), read afresh each call; `error` names files left out."),
 		cmd("agentls.diff", "{taskId?}", onReviewer, (*reviewer).cmdDiff).
 			documented("None named: the newest task with applied changes. Answers `{taskId, diff, files, reason?}`: what the task applied and did not undo, as one unified diff (`agentls sessions show --diff`'s format); `reason` says why `diff` is empty."),
-		cmd("agentls.worktrees", "{}", onServer, (*Server).cmdWorktrees).
+		cmd("agentls.worktrees", "{}", onWorktrees, (*worktrees).cmdWorktrees).
 			documented("Answers `{worktrees: [{id, taskId?, task, state, path, uri, branch, created, pending}]}`: the workspace's [worktree tasks](../worktrees.md); `state` is `running`, `ended`, `merged`, `interrupted` (its server stopped mid-task) or `running elsewhere`; `path`/`uri` open the worktree; `pending`: files whose change waits."),
-		cmd("agentls.worktreeMerge", "{id, markers?}", onServer, (*Server).cmdWorktreeMerge).
+		cmd("agentls.worktreeMerge", "{id, markers?}", onWorktrees, (*worktrees).cmdWorktreeMerge).
 			documented("Answers `{id, taskId, merged, applied, conflicts: [{uri, hunk, range, proposed, yours, task}], leftOut}`: every hunk not on or next to a line you edited since the task started (judged by line, as `git merge-file`), in one `workspace/applyEdit`; the others stay proposed and are listed with both sides (`yours`, `task`). With `markers: true` the whole merge is written instead, each conflict between git's conflict markers. A protected file (a protected name at any depth, `.gitattributes`, a file where a protected symlink leads) is asked about first; one you do not allow stays proposed and is listed in `leftOut`."),
-		cmd("agentls.worktreeReview", "{id}", onServer, (*Server).cmdWorktreeReview).
+		cmd("agentls.worktreeReview", "{id}", onWorktrees, (*worktrees).cmdWorktreeReview).
 			documented("Answers the task (as `agentls.status`): its change as review-mode proposals (diagnostics, code actions, `reviewDocument`), for `agentls.accept` / `agentls.reject` / `agentls.proposal` with its `taskId`."),
-		cmd("agentls.worktreeDiscard", "{id}", onServer, (*Server).cmdWorktreeDiscard).
+		cmd("agentls.worktreeDiscard", "{id}", onWorktrees, (*worktrees).cmdWorktreeDiscard).
 			documented("Answers `{discarded}`: stops a task still running there (and everything it started), withdraws its proposals, removes the worktree and its branch."),
-		cmd("agentls.worktreeContinue", "{id, task}", onServer, (*Server).cmdWorktreeContinue).
+		cmd("agentls.worktreeContinue", "{id, task}", onWorktrees, (*worktrees).cmdWorktreeContinue).
 			documented("Answers `{taskId, session}`: a follow-up in the same worktree and session; its proposal is the worktree's whole change and replaces the one before (`agentls.continue` of a worktree's session does the same).").echoed(echoStarted),
 	}
 }
@@ -237,14 +238,14 @@ func (s *Server) startRun(name string, a runArgs, mustExist bool) (any, error) {
 	}
 	if a.continueIn == nil && a.Session != "" && a.Isolation != assemble.IsolationNone {
 		// A follow-up of a worktree task's session continues in its worktree.
-		if w := s.worktreeOf(a.Session); w != nil {
+		if w := s.worktrees.worktreeOf(a.Session); w != nil {
 			a.continueIn, a.Isolation = w, assemble.IsolationWorktree
 		}
 	}
 	iso := assemble.IsolationWorktree
 	if a.continueIn == nil {
 		var err error
-		if iso, err = s.isolation(context.Background(), name, a.Isolation); err != nil {
+		if iso, err = s.worktrees.isolation(context.Background(), name, a.Isolation); err != nil {
 			return nil, err
 		}
 	}

@@ -88,7 +88,7 @@ func (s *Server) runAgent(ctx context.Context, t *runningTask) {
 		MCP:         &s.mcp,
 		Gate:        func(g *gate.Gate) { s.wireGate(ctx, g, root, t, prog) },
 	}
-	s.isolate(&tc, t)
+	s.worktrees.isolate(&tc, t)
 	if b := cfg.Agent.Backend.ACP; b != nil {
 		// agent.backend.acp: an external ACP agent's loop instead of ours;
 		// agentls keeps the editor's side (edits, review, undo, the gate).

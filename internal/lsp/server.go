@@ -53,8 +53,9 @@ type Server struct {
 	conf  *configState
 	mcp   assemble.SharedMCP // the MCP servers of mcpServers, shared by the tasks
 
-	asker    *asker    // asks the user (approve.go)
-	reviewer *reviewer // review mode, undo, rewind (review.go)
+	asker     *asker     // asks the user (approve.go)
+	reviewer  *reviewer  // review mode, undo, rewind (review.go)
+	worktrees *worktrees // worktree tasks (worktrees.go)
 
 	mu          sync.Mutex
 	initialized bool
@@ -142,6 +143,8 @@ func newServer(opts Options) *Server {
 	s.tasks = newTaskManager(s.guard, s.conf.config, s.announceEnd)
 	s.reviewer = &reviewer{guard: s.guard, ed: s.ed, docs: s.docs, tasks: s.tasks, diags: s.diags, asker: s.asker,
 		conf: s.conf, log: s.log, hooks: s.hooks, stateDir: s.stateDir}
+	s.worktrees = &worktrees{ed: s.ed, docs: s.docs, tasks: s.tasks, reviewer: s.reviewer, conf: s.conf, log: s.log,
+		stateDir: s.stateDir, start: s.startRun}
 	s.mcp.Log = s.log
 	s.mcp.Warn = func(msg string) { s.conf.warnOnce(context.Background(), "agentls: "+msg) }
 	return s
