@@ -59,6 +59,7 @@ var (
 	onServer    = func(s *Server) *Server { return s }
 	onReviewer  = func(s *Server) *reviewer { return s.reviewer }
 	onWorktrees = func(s *Server) *worktrees { return s.worktrees }
+	onJobs      = func(s *Server) *jobs { return s.jobs }
 )
 
 // documented gives a command its documentation (see command.doc).

@@ -56,6 +56,7 @@ type Server struct {
 	asker     *asker     // asks the user (approve.go)
 	reviewer  *reviewer  // review mode, undo, rewind (review.go)
 	worktrees *worktrees // worktree tasks (worktrees.go)
+	jobs      *jobs      // delegated jobs (delegate.go)
 
 	mu          sync.Mutex
 	initialized bool
@@ -145,6 +146,7 @@ func newServer(opts Options) *Server {
 		conf: s.conf, log: s.log, hooks: s.hooks, stateDir: s.stateDir}
 	s.worktrees = &worktrees{ed: s.ed, docs: s.docs, tasks: s.tasks, reviewer: s.reviewer, conf: s.conf, log: s.log,
 		stateDir: s.stateDir, start: s.startRun}
+	s.jobs = &jobs{guard: s.guard, ed: s.ed, conf: s.conf, log: s.log, stateDir: s.stateDir, exited: s.exited}
 	s.mcp.Log = s.log
 	s.mcp.Warn = func(msg string) { s.conf.warnOnce(context.Background(), "agentls: "+msg) }
 	return s
