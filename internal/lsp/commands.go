@@ -14,12 +14,7 @@ import (
 	"go.lsp.dev/jsonrpc2"
 	"go.lsp.dev/protocol"
 
-	"github.com/agentls/agentls/internal/assemble"
-	"github.com/agentls/agentls/internal/edits"
-	"github.com/agentls/agentls/internal/textcut"
-	"github.com/agentls/agentls/internal/tools"
 	"github.com/agentls/agentls/internal/worktree"
-	"github.com/agentls/agentls/internal/wsread"
 )
 
 // command is one workspace/executeCommand command. The table below is the
@@ -60,6 +55,7 @@ var (
 	onReviewer  = func(s *Server) *reviewer { return s.reviewer }
 	onWorktrees = func(s *Server) *worktrees { return s.worktrees }
 	onJobs      = func(s *Server) *jobs { return s.jobs }
+	onRunner    = func(s *Server) *runner { return s.runner }
 )
 
 // documented gives a command its documentation (see command.doc).
@@ -80,7 +76,7 @@ var commands []command
 
 func init() {
 	commands = []command{
-		cmd("agentls.run", "{task, uri? or path?, range?, session?, review?, model?, isolation?, until?}", onServer, (*Server).cmdRun).
+		cmd("agentls.run", "{task, uri? or path?, range?, session?, review?, model?, isolation?, until?}", onRunner, (*runner).cmdRun).
 			documented("`path`: workspace-relative, instead of `uri`; `model`: `llm.model` for this task only; `isolation`: `none` or `worktree`, `agent.isolation` for this task only; `until`: a command that must succeed in the sandbox before the task may end (see [Hooks, skills and stop conditions](../hooks.md)). Answers `{taskId, session}` at once; the task runs in the background.").echoed(echoStarted),
 		cmd("agentls.cancel", "{taskId?}", onServer, (*Server).cmdCancel).
 			documented("None named: the newest running task. Answers `{cancelled}`.").echoed(echoCancel),
@@ -98,9 +94,9 @@ func init() {
 			documented("Answers `{session, steps: [{step, taskId, prompt, summary, files}], rewound}`: the session's steps, for a picker (`rewound`: the step last rewound to, -1 none)."),
 		cmd("agentls.rewind", "{taskId or session, step}", onReviewer, (*reviewer).cmdRewind).
 			documented("Answers `{applied, session, step, files, conflicts: [{uri, line, reason}], reason?}`: see [Rewind](../review.md#rewind); refused (`applied: false`, `reason`) while a task of the session runs or when the editor does not apply the edit."),
-		cmd("agentls.verify", "{}", onServer, (*Server).cmdVerify).
+		cmd("agentls.verify", "{}", onRunner, (*runner).cmdVerify).
 			documented("Answers `{taskId}`: the checks alone, with progress and diagnostics, no model.").echoed(echoStarted),
-		cmd("agentls.continue", "{session, task, uri? or path?, range?, review?, model?, isolation?, until?}", onServer, (*Server).cmdContinue).
+		cmd("agentls.continue", "{session, task, uri? or path?, range?, review?, model?, isolation?, until?}", onRunner, (*runner).cmdContinue).
 			documented("A task in an existing session, with its history; the arguments are `agentls.run`'s. Answers `{taskId, session}`.").echoed(echoStarted),
 		cmd("agentls.models", "{}", onServer, (*Server).cmdModels).
 			documented("Answers `{models: [id], current, baseURL}`: the endpoint's `GET /v1/models`, sorted (10 s timeout)."),
@@ -205,111 +201,6 @@ type runResult struct {
 	Session string `json:"session"`
 }
 
-func (s *Server) cmdRun(ctx context.Context, a runArgs) (any, error) {
-	return s.startRun("agentls.run", a, false)
-}
-
-// startRun starts an agent task for agentls.run or agentls.continue.
-func (s *Server) startRun(name string, a runArgs, mustExist bool) (any, error) {
-	if strings.TrimSpace(a.Task) == "" {
-		return nil, jsonrpc2.Errorf(jsonrpc2.InvalidParams, "%s: task is empty; say what the agent should do", name)
-	}
-	if a.Path != "" && a.URI == "" {
-		root := s.ed.rootDir()
-		abs := a.Path
-		if !filepath.IsAbs(abs) {
-			abs = filepath.Join(root, abs)
-		}
-		rel, ok := relTo(root, abs)
-		if !ok {
-			return nil, jsonrpc2.Errorf(jsonrpc2.InvalidParams, "%s: %s is outside the workspace %s", name, a.Path, root)
-		}
-		a.URI = s.ed.fileURI(rel)
-	}
-	editor, err := s.editorContext(a.URI, a.Range)
-	if err != nil {
-		return nil, err
-	}
-	// .agentls.json as it is now: agent.review and agent.isolation are
-	// decided here, before the task reads it again (runAgent).
-	s.conf.configure(context.Background(), nil)
-	review := s.conf.config().Agent.Review
-	if a.Review != nil {
-		review = *a.Review
-	}
-	if a.continueIn == nil && a.Session != "" && a.Isolation != assemble.IsolationNone {
-		// A follow-up of a worktree task's session continues in its worktree.
-		if w := s.worktrees.worktreeOf(a.Session); w != nil {
-			a.continueIn, a.Isolation = w, assemble.IsolationWorktree
-		}
-	}
-	iso := assemble.IsolationWorktree
-	if a.continueIn == nil {
-		var err error
-		if iso, err = s.worktrees.isolation(context.Background(), name, a.Isolation); err != nil {
-			return nil, err
-		}
-	}
-	if iso == assemble.IsolationWorktree {
-		// Its change comes back as a proposal, whatever agent.review says.
-		review = true
-	}
-	a.Task = expandProjectCommand(s.ed.rootDir(), a.Task, s.conf.config().Tools.SecretFiles)
-	t := &runningTask{prompt: a.Task, session: a.Session, review: review, editor: editor, mustExist: mustExist, model: a.Model, dir: s.ed.uriDir(a.URI),
-		isolation: iso, continueIn: a.continueIn, until: strings.TrimSpace(a.Until)}
-	s.tasks.start(t, s.runAgent)
-	return runResult{TaskID: t.id, Session: t.session}, nil
-}
-
-// editorContext renders the current file and selection for the model.
-func (s *Server) editorContext(u string, r *protocol.Range) (string, error) {
-	if u == "" {
-		return "", nil
-	}
-	root := s.ed.rootDir()
-	_, enc := s.ed.clientState()
-	d, open := s.docs.getURI(u)
-	path := d.path
-	if !open {
-		path = uriPath(u, "")
-	}
-	if path == "" {
-		return fmt.Sprintf("The user's current document is %s (not a file in the workspace).", u), nil
-	}
-	rel, err := filepath.Rel(root, path)
-	if err != nil || !filepath.IsLocal(rel) {
-		return "", jsonrpc2.Errorf(jsonrpc2.InvalidParams, "agentls.run: %s is outside the workspace %s", u, root)
-	}
-	rel = filepath.ToSlash(rel)
-	text := d.text
-	if !open {
-		// The one reader of workspace text for the model: a named pipe
-		// must not block the request, and a secret file (or a link to
-		// one) is not read.
-		f, err := wsread.New(root, s.conf.config().Tools.SecretFiles).Read(rel, tools.MaxFileSize)
-		if err != nil || f.More {
-			return fmt.Sprintf("The user's current file is %s.", rel), nil
-		}
-		text = string(f.Data)
-	}
-	if r == nil || r.Start == r.End {
-		if r != nil {
-			return fmt.Sprintf("The user's current file is %s, cursor at line %d.", rel, r.Start.Line+1), nil
-		}
-		return fmt.Sprintf("The user's current file is %s.", rel), nil
-	}
-	m := edits.NewMapper(text)
-	start, end, err := m.RangeToOffsets(*r, enc)
-	if err != nil {
-		return "", jsonrpc2.Errorf(jsonrpc2.InvalidParams, "agentls.run: bad range: %v", err)
-	}
-	sel := text[start:end]
-	if len(sel) > 16<<10 {
-		sel = textcut.Head(sel, 16<<10) + "\n[selection truncated]"
-	}
-	return fmt.Sprintf("The user's current file is %s; selected lines %d–%d:\n```\n%s\n```", rel, r.Start.Line+1, r.End.Line+1, sel), nil
-}
-
 type taskIDArgs struct {
 	TaskID string `json:"taskId,omitempty"`
 }
@@ -383,12 +274,6 @@ func (s *Server) cmdWait(ctx context.Context, a waitArgs) (any, error) {
 	case <-ctx.Done():
 		return nil, ctx.Err()
 	}
-}
-
-func (s *Server) cmdVerify(ctx context.Context, _ noArgs) (any, error) {
-	t := &runningTask{prompt: "verify the workspace", verify: true}
-	s.tasks.start(t, s.runVerifyOnly)
-	return runResult{TaskID: t.id, Session: t.session}, nil
 }
 
 // relTo returns path relative to root, slash-separated, if it is inside.

@@ -44,7 +44,7 @@ func TestProgressWithWorkDone(t *testing.T) {
 	cancelled := false
 	tk := &runningTask{id: "t7", cancel: func() { cancelled = true }}
 	s.tasks.tasks["t7"], s.tasks.order = tk, append(s.tasks.order, tk)
-	p := s.beginProgress(ctx, tk, "agentls", "starting")
+	p := s.runner.beginProgress(ctx, tk, "agentls", "starting")
 	p.report(ctx, "step 1")
 	p.report(ctx, "step 1")
 	p.report(ctx, "step 2")
@@ -79,7 +79,7 @@ func TestProgressFallsBackToMessages(t *testing.T) {
 			c.mu.Unlock()
 		}
 		ctx := context.Background()
-		p := s.beginProgress(ctx, &runningTask{id: "t1"}, "agentls", "starting")
+		p := s.runner.beginProgress(ctx, &runningTask{id: "t1"}, "agentls", "starting")
 		p.report(ctx, "step 1")
 		p.end(ctx, "done")
 		marker(t, s, c, "marker-2")

@@ -57,6 +57,7 @@ type Server struct {
 	reviewer  *reviewer  // review mode, undo, rewind (review.go)
 	worktrees *worktrees // worktree tasks (worktrees.go)
 	jobs      *jobs      // delegated jobs (delegate.go)
+	runner    *runner    // runs the tasks (run.go)
 
 	mu          sync.Mutex
 	initialized bool
@@ -141,11 +142,14 @@ func newServer(opts Options) *Server {
 	s.trust = &trust{ed: s.ed, log: s.log, stateDir: s.stateDir}
 	s.conf = &configState{reported: map[string]bool{}, ed: s.ed, trust: s.trust, getenv: opts.Getenv, log: s.log,
 		stateDir: s.stateDir}
-	s.tasks = newTaskManager(s.guard, s.conf.config, s.announceEnd)
+	s.runner = &runner{guard: s.guard, ed: s.ed, docs: s.docs, diags: s.diags, conf: s.conf, trust: s.trust, asker: s.asker,
+		mcp: &s.mcp, newLLM: opts.NewLLM, log: s.log, hooks: s.hooks}
+	s.tasks = newTaskManager(s.guard, s.conf.config, s.runner.announceEnd)
 	s.reviewer = &reviewer{guard: s.guard, ed: s.ed, docs: s.docs, tasks: s.tasks, diags: s.diags, asker: s.asker,
 		conf: s.conf, log: s.log, hooks: s.hooks, stateDir: s.stateDir}
 	s.worktrees = &worktrees{ed: s.ed, docs: s.docs, tasks: s.tasks, reviewer: s.reviewer, conf: s.conf, log: s.log,
-		stateDir: s.stateDir, start: s.startRun}
+		stateDir: s.stateDir, start: s.runner.startRun}
+	s.runner.tasks, s.runner.reviewer, s.runner.worktrees = s.tasks, s.reviewer, s.worktrees
 	s.jobs = &jobs{guard: s.guard, ed: s.ed, conf: s.conf, log: s.log, stateDir: s.stateDir, exited: s.exited}
 	s.mcp.Log = s.log
 	s.mcp.Warn = func(msg string) { s.conf.warnOnce(context.Background(), "agentls: "+msg) }

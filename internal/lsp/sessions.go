@@ -25,25 +25,25 @@ func sessionChanges(l *review.Log) []session.Change {
 	return out
 }
 
+func transcriptURI(path string) string {
+	if path == "" {
+		return ""
+	}
+	return string(uri.File(path))
+}
+
 // cmdContinue runs a task in an existing session, with its history.
-func (s *Server) cmdContinue(ctx context.Context, a runArgs) (any, error) {
+func (rn *runner) cmdContinue(ctx context.Context, a runArgs) (any, error) {
 	if a.Session == "" {
 		return nil, jsonrpc2.NewError(jsonrpc2.InvalidParams, "agentls.continue: needs {session, task}")
 	}
 	if !session.ValidID(a.Session) {
 		return nil, jsonrpc2.Errorf(jsonrpc2.InvalidParams, "agentls.continue: %q is not a session id", a.Session)
 	}
-	if st := s.conf.openStore(ctx, s.conf.config(), s.ed.rootDir()); st != nil {
-		if _, err := st.Load(a.Session); errors.Is(err, session.ErrNotFound) && !s.tasks.hasSession(a.Session) {
+	if st := rn.conf.openStore(ctx, rn.conf.config(), rn.ed.rootDir()); st != nil {
+		if _, err := st.Load(a.Session); errors.Is(err, session.ErrNotFound) && !rn.tasks.hasSession(a.Session) {
 			return nil, jsonrpc2.Errorf(jsonrpc2.InvalidParams, "agentls.continue: no session %q in this workspace (agentls sessions lists them)", a.Session)
 		}
 	}
-	return s.startRun("agentls.continue", a, true)
-}
-
-func transcriptURI(path string) string {
-	if path == "" {
-		return ""
-	}
-	return string(uri.File(path))
+	return rn.startRun("agentls.continue", a, true)
 }

@@ -239,7 +239,7 @@ func TestChecksSeeAnEarlierTasksUnsavedFile(t *testing.T) {
 	s, _ := newUnitServer(t, root)
 	s.docs.setShadow(filepath.Join(root, "signup.go"), "package signup\n\nfunc validateSignup() {}\n")
 	g := &gate.Gate{}
-	s.wireGate(context.Background(), g, root, &runningTask{id: "second"}, nil)
+	s.runner.wireGate(context.Background(), g, root, &runningTask{id: "second"}, nil)
 	unsaved := g.Unsaved([]string{"main.go"})
 	if !strings.Contains(string(unsaved["signup.go"]), "validateSignup") {
 		t.Errorf("the checks see %v, not the earlier task's signup.go", keys(unsaved))
