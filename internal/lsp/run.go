@@ -17,13 +17,11 @@ import (
 	"github.com/agentls/agentls/internal/agent"
 	"github.com/agentls/agentls/internal/assemble"
 	"github.com/agentls/agentls/internal/config"
-	"github.com/agentls/agentls/internal/driver"
 	"github.com/agentls/agentls/internal/edits"
 	"github.com/agentls/agentls/internal/render"
 	"github.com/agentls/agentls/internal/session"
 	"github.com/agentls/agentls/internal/textcut"
 	"github.com/agentls/agentls/internal/tools"
-	"github.com/agentls/agentls/internal/verify/gate"
 	"github.com/agentls/agentls/internal/wsread"
 )
 
@@ -169,13 +167,13 @@ func (rn *runner) runAgent(ctx context.Context, t *runningTask) {
 		// Steps for agentls.rewind: changes the editor applied.
 		Checkpoints: !t.review,
 		MCP:         rn.mcp,
-		Gate:        func(g *gate.Gate) { rn.wireGate(ctx, g, root, t, prog) },
+		Gate:        func(g *assemble.Gate) { rn.wireGate(ctx, g, root, t, prog) },
 	}
 	rn.worktrees.isolate(&tc, t)
 	if b := cfg.Agent.Backend.ACP; b != nil {
 		// agent.backend.acp: an external ACP agent's loop instead of ours;
 		// agentls keeps the editor's side (edits, review, undo, the gate).
-		tc.Hooks.Backend = func(spec assemble.Spec) (driver.Actor, func()) {
+		tc.Hooks.Backend = func(spec assemble.Spec) (assemble.Actor, func()) {
 			k := acpclient.Bridge{Agent: *b, Root: root, Workspace: ws, Ask: rn.asker.ask(), Session: spec.Session, Log: rn.log,
 				ConfirmWrite: rn.asker.confirmWrite, SecretFiles: cfg.Tools.SecretFiles, MCPServers: cfg.MCPServers}.Start()
 			return k, k.Close

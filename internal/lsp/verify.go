@@ -9,7 +9,6 @@ import (
 	"github.com/agentls/agentls/internal/assemble"
 	"github.com/agentls/agentls/internal/config"
 	"github.com/agentls/agentls/internal/verify"
-	"github.com/agentls/agentls/internal/verify/gate"
 )
 
 // gate returns the verify gate of one task (nil for agentls.verify's t),
@@ -25,7 +24,7 @@ import (
 // changed buffer differs from the disk, the checks run in place. Review
 // mode checks what the task proposes, and its failures go to the model
 // only: the lines they name are the proposal's, not the editor's.
-func (rn *runner) gate(ctx context.Context, cfg config.Config, root string, t *runningTask, prog *progress) *gate.Gate {
+func (rn *runner) gate(ctx context.Context, cfg config.Config, root string, t *runningTask, prog *progress) *assemble.Gate {
 	g := assemble.NewGate(cfg, root)
 	if g != nil {
 		rn.wireGate(ctx, g, root, t, prog)
@@ -35,7 +34,7 @@ func (rn *runner) gate(ctx context.Context, cfg config.Config, root string, t *r
 
 // wireGate has the gate report to the editor: progress, the unsaved and
 // proposed texts the checks must see, and its problems as diagnostics.
-func (rn *runner) wireGate(ctx context.Context, g *gate.Gate, root string, t *runningTask, prog *progress) {
+func (rn *runner) wireGate(ctx context.Context, g *assemble.Gate, root string, t *runningTask, prog *progress) {
 	review := t != nil && t.review
 	g.OnStart = func(cmd string) { prog.report(ctx, "verifying: "+cmd) }
 	g.Unsaved = func(changed []string) map[string][]byte {
