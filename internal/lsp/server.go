@@ -32,11 +32,14 @@ type Options struct {
 	NewLLM func(config.Config) agent.LLM
 }
 
-// Server is one LSP connection's state, split by concern, each part with
+// Server is one LSP connection: protocol glue that decodes a message,
+// calls the feature it is for and encodes the answer. The features are
+// types holding exactly their collaborators, never the Server, each with
 // its own narrow lock: the client and its files (ed), the open documents
-// (docs), the configuration (conf), the tasks (tasks), what is published
-// (diags) and review (review). mu guards only the connection's own state below. No lock is
-// ever held across a request to the client.
+// (docs), the configuration (conf) and its trust, the tasks, what is
+// published (diags), the asking, review, worktrees, delegated jobs and
+// the running of a task. mu guards only the connection's own state below.
+// No lock is ever held across a request to the client.
 type Server struct {
 	guard // the panic barrier (guard.go)
 	opts  Options
@@ -51,6 +54,7 @@ type Server struct {
 	tasks *taskManager
 	diags *diagnostics
 	conf  *configState
+	trust *trust             // the workspace's settings held back until trusted (trust.go)
 	mcp   assemble.SharedMCP // the MCP servers of mcpServers, shared by the tasks
 
 	asker     *asker     // asks the user (approve.go)
@@ -62,11 +66,8 @@ type Server struct {
 	mu          sync.Mutex
 	initialized bool
 	shutdown    bool
-
-	trust *trust // the workspace's settings held back until trusted (trust.go)
-
-	exited chan struct{}
-	exitOK bool
+	exited      chan struct{}
+	exitOK      bool
 }
 
 // clientCaps are the client capabilities agentls acts on.
