@@ -56,6 +56,8 @@ var (
 	onWorktrees = func(s *Server) *worktrees { return s.worktrees }
 	onJobs      = func(s *Server) *jobs { return s.jobs }
 	onRunner    = func(s *Server) *runner { return s.runner }
+	onTasks     = func(s *Server) *taskManager { return s.tasks }
+	onAbout     = func(s *Server) *about { return s.about }
 )
 
 // documented gives a command its documentation (see command.doc).
@@ -78,11 +80,11 @@ func init() {
 	commands = []command{
 		cmd("agentls.run", "{task, uri? or path?, range?, session?, review?, model?, isolation?, until?}", onRunner, (*runner).cmdRun).
 			documented("`path`: workspace-relative, instead of `uri`; `model`: `llm.model` for this task only; `isolation`: `none` or `worktree`, `agent.isolation` for this task only; `until`: a command that must succeed in the sandbox before the task may end (see [Hooks, skills and stop conditions](../hooks.md)). Answers `{taskId, session}` at once; the task runs in the background.").echoed(echoStarted),
-		cmd("agentls.cancel", "{taskId?}", onServer, (*Server).cmdCancel).
+		cmd("agentls.cancel", "{taskId?}", onTasks, (*taskManager).cmdCancel).
 			documented("None named: the newest running task. Answers `{cancelled}`.").echoed(echoCancel),
-		cmd("agentls.status", "{taskId?}", onServer, (*Server).cmdStatus).
+		cmd("agentls.status", "{taskId?}", onTasks, (*taskManager).cmdStatus).
 			documented("Answers the task named, or `{tasks: [...]}`: the newest 100 (see [Tasks](../commands.md#tasks) for a task's fields)."),
-		cmd("agentls.wait", "{taskId, timeoutMs?}", onServer, (*Server).cmdWait).
+		cmd("agentls.wait", "{taskId, timeoutMs?}", onTasks, (*taskManager).cmdWait).
 			documented("`timeoutMs` defaults to 15 s (under Helix's 20 s request timeout). Answers the task once it ended, or `{status: \"timeout\"}`."),
 		cmd("agentls.accept", "{taskId?, uri?, hunk?}", onReviewer, (*reviewer).cmdAccept).
 			documented("Accepts review-mode proposals: none named, the whole task; `uri`: one file; `hunk`: one change. Answers `{applied}`; for a worktree task, a protected file among them is asked about first, and one you do not allow stays proposed and is listed in `leftOut`."),
@@ -98,13 +100,13 @@ func init() {
 			documented("Answers `{taskId}`: the checks alone, with progress and diagnostics, no model.").echoed(echoStarted),
 		cmd("agentls.continue", "{session, task, uri? or path?, range?, review?, model?, isolation?, until?}", onRunner, (*runner).cmdContinue).
 			documented("A task in an existing session, with its history; the arguments are `agentls.run`'s. Answers `{taskId, session}`.").echoed(echoStarted),
-		cmd("agentls.models", "{}", onServer, (*Server).cmdModels).
+		cmd("agentls.models", "{}", onAbout, (*about).cmdModels).
 			documented("Answers `{models: [id], current, baseURL}`: the endpoint's `GET /v1/models`, sorted (10 s timeout)."),
-		cmd("agentls.info", "{model?}", onServer, (*Server).cmdInfo).
+		cmd("agentls.info", "{model?}", onAbout, (*about).cmdInfo).
 			documented("Answers `{version, model, baseURL, contextTokens, keySet, priceInput?, priceOutput?, approval, maxSteps, maxCostUSD?}`: for context meters, costs, the status item (`tools.approval`, a task's budget) and health checks; never the key. `model`: a picker's choice, for its price."),
 		cmd("agentls.proposal", "{taskId, uri?}", onReviewer, (*reviewer).cmdProposal).
 			documented("For a review task: `{taskId, uris}` (files with proposals); with `uri`: `{uri, proposed, hunks, conflicts}`, the file's current text with the proposals applied (hunks the user edited over are left out)."),
-		cmd("agentls.commands", "{}", onServer, (*Server).cmdCommands).
+		cmd("agentls.commands", "{}", onAbout, (*about).cmdCommands).
 			documented("Answers `{commands: [{name, description?, argumentHint?, path}], error?}`: the [project commands](../commands.md#project-commands), read afresh each call; `error` names files left out."),
 		cmd("agentls.diff", "{taskId?}", onReviewer, (*reviewer).cmdDiff).
 			documented("None named: the newest task with applied changes. Answers `{taskId, diff, files, reason?}`: what the task applied and did not undo, as one unified diff (`agentls sessions show --diff`'s format); `reason` says why `diff` is empty."),
@@ -123,7 +125,7 @@ func init() {
 
 // debugCommands exist only with the test hook "debug" (see testHooks).
 var debugCommands = []command{
-	cmd("agentls.debug.heap", "{}", onServer, (*Server).cmdDebugHeap).
+	cmd("agentls.debug.heap", "{}", onTasks, (*taskManager).cmdDebugHeap).
 		documented("Only with the test hook `debug` (not offered otherwise). Collects garbage and answers `{heapAlloc, tasks}`: the live heap and the tasks held, for the test that the task history stays bounded."),
 }
 
@@ -205,23 +207,6 @@ type taskIDArgs struct {
 	TaskID string `json:"taskId,omitempty"`
 }
 
-func (s *Server) cmdCancel(ctx context.Context, a taskIDArgs) (any, error) {
-	var t *runningTask
-	if a.TaskID == "" {
-		t = s.tasks.newest()
-	} else {
-		var ok bool
-		if t, ok = s.tasks.get(a.TaskID); !ok {
-			return nil, unknownTask(a.TaskID)
-		}
-	}
-	if t == nil || t.ended() {
-		return cancelResult{}, nil
-	}
-	t.cancel()
-	return cancelResult{Cancelled: true, TaskID: t.id}, nil
-}
-
 type cancelResult struct {
 	Cancelled bool   `json:"cancelled"`
 	TaskID    string `json:"taskId,omitempty"`
@@ -231,22 +216,6 @@ func unknownTask(id string) error {
 	return jsonrpc2.Errorf(jsonrpc2.InvalidParams, "no task %q (agentls.status lists the tasks)", id)
 }
 
-func (s *Server) cmdStatus(ctx context.Context, a taskIDArgs) (any, error) {
-	root := s.ed.rootDir()
-	if a.TaskID != "" {
-		t, ok := s.tasks.get(a.TaskID)
-		if !ok {
-			return nil, unknownTask(a.TaskID)
-		}
-		return t.snapshot(root), nil
-	}
-	list := []taskJSON{}
-	for _, t := range s.tasks.all() {
-		list = append(list, t.snapshot(root))
-	}
-	return map[string]any{"tasks": list}, nil
-}
-
 type waitArgs struct {
 	TaskID    string `json:"taskId"`
 	TimeoutMs int    `json:"timeoutMs,omitempty"`
@@ -254,27 +223,6 @@ type waitArgs struct {
 
 // defaultWait stays under Helix's 20 s request timeout.
 const defaultWait = 15 * time.Second
-
-func (s *Server) cmdWait(ctx context.Context, a waitArgs) (any, error) {
-	t, ok := s.tasks.get(a.TaskID)
-	if !ok {
-		return nil, unknownTask(a.TaskID)
-	}
-	d := defaultWait
-	if a.TimeoutMs > 0 {
-		d = time.Duration(a.TimeoutMs) * time.Millisecond
-	}
-	timer := time.NewTimer(d)
-	defer timer.Stop()
-	select {
-	case <-t.done:
-		return t.snapshot(s.ed.rootDir()), nil
-	case <-timer.C:
-		return map[string]string{"status": "timeout", "taskId": t.id}, nil
-	case <-ctx.Done():
-		return nil, ctx.Err()
-	}
-}
 
 // relTo returns path relative to root, slash-separated, if it is inside.
 func relTo(root, path string) (string, bool) {
@@ -321,15 +269,69 @@ func echoCancel(res any) string {
 	return "no running task to cancel"
 }
 
+func (m *taskManager) cmdCancel(ctx context.Context, a taskIDArgs) (any, error) {
+	var t *runningTask
+	if a.TaskID == "" {
+		t = m.newest()
+	} else {
+		var ok bool
+		if t, ok = m.get(a.TaskID); !ok {
+			return nil, unknownTask(a.TaskID)
+		}
+	}
+	if t == nil || t.ended() {
+		return cancelResult{}, nil
+	}
+	t.cancel()
+	return cancelResult{Cancelled: true, TaskID: t.id}, nil
+}
+
+func (m *taskManager) cmdStatus(ctx context.Context, a taskIDArgs) (any, error) {
+	root := m.root()
+	if a.TaskID != "" {
+		t, ok := m.get(a.TaskID)
+		if !ok {
+			return nil, unknownTask(a.TaskID)
+		}
+		return t.snapshot(root), nil
+	}
+	list := []taskJSON{}
+	for _, t := range m.all() {
+		list = append(list, t.snapshot(root))
+	}
+	return map[string]any{"tasks": list}, nil
+}
+
+func (m *taskManager) cmdWait(ctx context.Context, a waitArgs) (any, error) {
+	t, ok := m.get(a.TaskID)
+	if !ok {
+		return nil, unknownTask(a.TaskID)
+	}
+	d := defaultWait
+	if a.TimeoutMs > 0 {
+		d = time.Duration(a.TimeoutMs) * time.Millisecond
+	}
+	timer := time.NewTimer(d)
+	defer timer.Stop()
+	select {
+	case <-t.done:
+		return t.snapshot(m.root()), nil
+	case <-timer.C:
+		return map[string]string{"status": "timeout", "taskId": t.id}, nil
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+}
+
 // cmdDebugHeap (test hook "debug" only) collects garbage and reports the
 // live heap, for the test that the task history stays bounded.
-func (s *Server) cmdDebugHeap(ctx context.Context, _ noArgs) (any, error) {
+func (m *taskManager) cmdDebugHeap(ctx context.Context, _ noArgs) (any, error) {
 	runtime.GC()
 	runtime.GC()
 	var ms runtime.MemStats
 	runtime.ReadMemStats(&ms)
-	s.tasks.mu.Lock()
-	n := len(s.tasks.order)
-	s.tasks.mu.Unlock()
+	m.mu.Lock()
+	n := len(m.order)
+	m.mu.Unlock()
 	return map[string]any{"heapAlloc": ms.HeapAlloc, "tasks": n}, nil
 }

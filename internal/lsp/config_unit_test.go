@@ -167,13 +167,13 @@ func TestExpandProjectCommand(t *testing.T) {
 		}
 	}
 	s, _ := newUnitServer(t, root)
-	res, err := s.cmdCommands(context.Background(), noArgs{})
+	res, err := s.about.cmdCommands(context.Background(), noArgs{})
 	cr, _ := res.(commandsResult)
 	if err != nil || len(cr.Commands) != 1 || cr.Commands[0].Name != "fix" || cr.Commands[0].Path != ".agentls/commands/fix.md" || cr.Error != "" {
 		t.Errorf("agentls.commands = %+v, %v", res, err)
 	}
 	os.WriteFile(filepath.Join(root, ".agentls", "commands", "bad.md"), []byte("\xff\xfe"), 0o644)
-	res, _ = s.cmdCommands(context.Background(), noArgs{})
+	res, _ = s.about.cmdCommands(context.Background(), noArgs{})
 	if cr, _ := res.(commandsResult); len(cr.Commands) != 1 || !strings.Contains(cr.Error, "bad.md") {
 		t.Errorf("with a bad file: %+v", res)
 	}

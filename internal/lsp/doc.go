@@ -18,7 +18,8 @@
 // (editor.go: the client, what it can do, the write path's
 // applyEdit-or-disk transport), configState and trust, asker (approve.go),
 // diagnostics, taskManager, runner (run.go), reviewer (review.go: review,
-// accept, reject, undo, rewind, diff), worktrees and jobs (delegate.go).
+// accept, reject, undo, rewind, diff), worktrees, jobs (delegate.go) and
+// about (models.go: the models, agentls.info, the project commands).
 // The command table maps a command id to a feature's method.
 //
 // The state is split by concern, each part with its own lock (the

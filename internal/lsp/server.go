@@ -62,6 +62,7 @@ type Server struct {
 	worktrees *worktrees // worktree tasks (worktrees.go)
 	jobs      *jobs      // delegated jobs (delegate.go)
 	runner    *runner    // runs the tasks (run.go)
+	about     *about     // models, info, project commands (models.go)
 
 	mu          sync.Mutex
 	initialized bool
@@ -145,7 +146,8 @@ func newServer(opts Options) *Server {
 		stateDir: s.stateDir}
 	s.runner = &runner{guard: s.guard, ed: s.ed, docs: s.docs, diags: s.diags, conf: s.conf, trust: s.trust, asker: s.asker,
 		mcp: &s.mcp, newLLM: opts.NewLLM, log: s.log, hooks: s.hooks}
-	s.tasks = newTaskManager(s.guard, s.conf.config, s.runner.announceEnd)
+	s.tasks = newTaskManager(s.guard, s.conf.config, s.runner.announceEnd, s.ed.rootDir)
+	s.about = &about{conf: s.conf, ed: s.ed, version: opts.Version}
 	s.reviewer = &reviewer{guard: s.guard, ed: s.ed, docs: s.docs, tasks: s.tasks, diags: s.diags, asker: s.asker,
 		conf: s.conf, log: s.log, hooks: s.hooks, stateDir: s.stateDir}
 	s.worktrees = &worktrees{ed: s.ed, docs: s.docs, tasks: s.tasks, reviewer: s.reviewer, conf: s.conf, log: s.log,
