@@ -323,7 +323,7 @@ var holdsServer = map[string]bool{}
 // once editor, asker, trust, diagnostics, reviewer, worktrees, jobs,
 // runner, the task manager and about took theirs); it may only go down.
 // The issue asked for under 40.
-const maxServerMethods = 11
+const maxServerMethods = 10
 
 // A feature of the language server is a type holding exactly its
 // collaborators, never the *Server: a field of type *Server (or Server)

@@ -51,7 +51,6 @@ func cmd[F, A any](name, args string, at func(*Server) F, h func(F, context.Cont
 
 // The features commands are dispatched to.
 var (
-	onServer    = func(s *Server) *Server { return s }
 	onReviewer  = func(s *Server) *reviewer { return s.reviewer }
 	onWorktrees = func(s *Server) *worktrees { return s.worktrees }
 	onJobs      = func(s *Server) *jobs { return s.jobs }

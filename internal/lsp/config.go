@@ -127,3 +127,10 @@ func (c *configState) openStore(ctx context.Context, cfg config.Config, root str
 	}
 	return st
 }
+
+// sayDisagree tells the user, once per server, that the editor's text is
+// not what an edit it reported applied should have left.
+func (c *configState) sayDisagree(ctx context.Context, u string) {
+	c.log.Warn("the editor's text differs from what an applied edit should have left", zap.String("uri", u))
+	c.warnOnce(ctx, "agentls: the editor said it applied an edit, but its text differs from the edited text; agentls goes on with the editor's text")
+}

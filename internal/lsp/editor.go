@@ -30,7 +30,7 @@ type editor struct {
 	log    *zap.Logger
 	docs   *openDocs
 	// disagree tells the user an applied edit left another text (the
-	// server's sayDisagree).
+	// configuration's sayDisagree: a warning shown once).
 	disagree func(ctx context.Context, uri string)
 
 	mu             sync.Mutex

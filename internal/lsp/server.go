@@ -138,12 +138,13 @@ func newServer(opts Options) *Server {
 		hooks:    readTestHooks(opts.Getenv),
 		stateDir: stateDirOf(opts),
 	}
-	s.ed = &editor{log: s.log, docs: s.docs, enc: edits.UTF16, disagree: s.sayDisagree}
+	s.ed = &editor{log: s.log, docs: s.docs, enc: edits.UTF16}
 	s.asker = &asker{ed: s.ed}
 	s.diags = newDiagnostics(s.ed, s.docs)
 	s.trust = &trust{ed: s.ed, log: s.log, stateDir: s.stateDir}
 	s.conf = &configState{reported: map[string]bool{}, ed: s.ed, trust: s.trust, getenv: opts.Getenv, log: s.log,
 		stateDir: s.stateDir}
+	s.ed.disagree = s.conf.sayDisagree
 	s.runner = &runner{guard: s.guard, ed: s.ed, docs: s.docs, diags: s.diags, conf: s.conf, trust: s.trust, asker: s.asker,
 		mcp: &s.mcp, newLLM: opts.NewLLM, log: s.log, hooks: s.hooks}
 	s.tasks = newTaskManager(s.guard, s.conf.config, s.runner.announceEnd, s.ed.rootDir)
@@ -155,7 +156,8 @@ func newServer(opts Options) *Server {
 	s.runner.tasks, s.runner.reviewer, s.runner.worktrees = s.tasks, s.reviewer, s.worktrees
 	s.jobs = &jobs{guard: s.guard, ed: s.ed, conf: s.conf, log: s.log, stateDir: s.stateDir, exited: s.exited}
 	s.mcp.Log = s.log
-	s.mcp.Warn = func(msg string) { s.conf.warnOnce(context.Background(), "agentls: "+msg) }
+	conf := s.conf
+	s.mcp.Warn = func(msg string) { conf.warnOnce(context.Background(), "agentls: "+msg) }
 	return s
 }
 
