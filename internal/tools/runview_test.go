@@ -14,6 +14,7 @@ import (
 
 	"github.com/agentls/agentls/internal/agent"
 	"github.com/agentls/agentls/internal/proc"
+	"github.com/agentls/agentls/internal/testkit/need"
 )
 
 type fakeViewer struct{ wrote map[string]string }
@@ -214,7 +215,7 @@ func TestCarryKeepsWhatChangedWhileTheCommandRan(t *testing.T) {
 // time straight on the disk, where its writes bypassed the carry.
 func TestCommandNeverRunsOnTheTreeWhenItsViewFails(t *testing.T) {
 	if ok, why := proc.Available(); !ok {
-		t.Skipf("sandbox unavailable here: %s", why)
+		need.Missing(t, "sandbox unavailable here: %s", why)
 	}
 	root, outside := t.TempDir(), t.TempDir()
 	if err := os.WriteFile(filepath.Join(outside, "held.txt"), []byte("saved\n"), 0o644); err != nil {
