@@ -179,7 +179,7 @@ func (w *clientWorkspace) unsaved(changed []string) map[string][]byte {
 	}
 	out := map[string][]byte{}
 	for _, rel := range changed {
-		if f, ok := w.log.File(rel); ok {
+		if f, ok := w.log.File(rel); ok && !f.Gone {
 			out[rel] = []byte(f.After)
 		}
 	}
@@ -230,6 +230,12 @@ func (w *clientWorkspace) Wrote(ctx context.Context, rel string, seen, next []by
 // (tools.Carrier).
 func (w *clientWorkspace) Carried(rel string, old []byte, existed bool, next []byte) {
 	w.record(rel, old, existed, next)
+}
+
+// CarriedDelete records a file a command's view deleted in the task's
+// change log (tools.Carrier), so /undo makes it again.
+func (w *clientWorkspace) CarriedDelete(rel string, old []byte, mode fs.FileMode) {
+	w.log.RecordDeleted(rel, string(old), mode)
 }
 
 // CarryFile writes a file a command's view carried in through the write
