@@ -139,3 +139,124 @@ func TestACPUndoRestoresCommandDeletions(t *testing.T) {
 	said := agentText(r.client.snapshot()[n:])
 	checkRestored(t, r.root, said)
 }
+
+// commandWrites is a task whose command changes a file, makes one and
+// deletes one.
+const commandWrites = `{"turns":[
+ {"toolCalls":[{"id":"call_w","name":"run_command","arguments":"{\"command\":\"sed -i s/hello/HELLO/ hello.txt && echo made > made.txt && rm gone.txt\"}"}]},
+ {"text":"Done."}]}`
+
+// Issue 31: --dry-run holds what a command writes as it holds the edit
+// tools' changes: the disk is left as it was, and the diff on stdout shows
+// the command's change, its new file and its deletion. On the old code the
+// command's writes landed on disk under --dry-run.
+func TestHeadlessDryRunHoldsCommandWrites(t *testing.T) {
+	root := copyWorkspace(t, "hello")
+	if err := os.WriteFile(filepath.Join(root, "gone.txt"), []byte("deleted by the command\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	orig, _ := os.ReadFile(filepath.Join(root, "hello.txt"))
+	_, base := startModel(t, commandWrites)
+	env := append(cleanEnv(), "AGENTLS_API_KEY=sk-test-secret-key-123", "AGENTLS_MODEL=test-model",
+		"XDG_STATE_HOME="+filepath.Join(t.TempDir(), "state"))
+	out, errs, code := agentlsIn(t, root, env, "run", "--base-url", base, "--no-verify", "--dry-run", "shout")
+	if code != 0 {
+		t.Fatalf("run: exit %d\n%s%s", code, out, errs)
+	}
+	if b, _ := os.ReadFile(filepath.Join(root, "hello.txt")); !bytes.Equal(b, orig) {
+		t.Errorf("hello.txt was written under --dry-run: %q", b)
+	}
+	if fileExists(filepath.Join(root, "made.txt")) {
+		t.Error("made.txt was made under --dry-run")
+	}
+	if !fileExists(filepath.Join(root, "gone.txt")) {
+		t.Error("gone.txt was deleted under --dry-run")
+	}
+	if !containsAll(out, "+HELLO world", "+++ b/made.txt", "+made", "--- a/gone.txt", "+++ /dev/null", "-deleted by the command") {
+		t.Errorf("the dry run's diff lacks the command's changes:\n%s\n%s", out, errs)
+	}
+}
+
+// Issue 31: in the editor's review mode, what a command writes becomes a
+// proposal like an edit tool's change: nothing reaches the disk until the
+// user accepts, and accept writes it. A deletion cannot be proposed: it is
+// left, and the model is told. On the old code hello.txt and made.txt were
+// written by the command at once, and gone.txt deleted.
+func TestReviewHoldsCommandWrites(t *testing.T) {
+	s := start(t, setup{workspace: "hello", files: map[string]string{"gone.txt": "deleted by the command\n"}, script: commandWrites})
+	orig, _ := os.ReadFile(filepath.Join(s.Root, "hello.txt"))
+	r := s.run(t, map[string]any{"task": "shout", "review": true})
+	if r.Status != "ok" {
+		t.Fatalf("%+v", r)
+	}
+	if b, _ := os.ReadFile(filepath.Join(s.Root, "hello.txt")); !bytes.Equal(b, orig) {
+		t.Errorf("hello.txt was written before review: %q", b)
+	}
+	if fileExists(filepath.Join(s.Root, "made.txt")) {
+		t.Error("made.txt was made before review")
+	}
+	if !fileExists(filepath.Join(s.Root, "gone.txt")) {
+		t.Error("gone.txt was deleted in review mode")
+	}
+	said := ""
+	for _, req := range s.LLM.Requests() {
+		for _, m := range req.Body.Messages {
+			said += m.Content
+		}
+	}
+	if !strings.Contains(said, "proposed for the user's review") || !strings.Contains(said, "gone.txt (deleted by the command; review mode proposes text only") {
+		t.Errorf("the model was not told what became of the command's writes:\n%s", said)
+	}
+	var res struct{ Applied bool }
+	if err := s.Command(s.ctx, "agentls.accept", map[string]any{"taskId": r.TaskID}, &res); err != nil || !res.Applied {
+		t.Fatalf("accept: %v %+v", err, res)
+	}
+	text := func(rel string) string {
+		if t, open := s.Text(rel); open {
+			return t
+		}
+		b, _ := os.ReadFile(filepath.Join(s.Root, rel))
+		return string(b)
+	}
+	if got := text("hello.txt"); got != strings.Replace(string(orig), "hello", "HELLO", 1) {
+		t.Errorf("hello.txt after accept: %q", got)
+	}
+	if got := text("made.txt"); got != "made\n" {
+		t.Errorf("made.txt after accept: %q", got)
+	}
+}
+
+// Issue 31 over ACP: with review on, every edit is asked about before it
+// is written, and so is every file a command's view would carry in; a
+// refused file is left as it was. On the old code the command's writes
+// landed without a question.
+func TestACPReviewAsksAboutCommandWrites(t *testing.T) {
+	r := startACP(t, "hello", commandWrites, false, map[string]any{"agent": map[string]any{"review": true}})
+	if err := os.WriteFile(filepath.Join(r.root, "gone.txt"), []byte("deleted by the command\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	orig, _ := os.ReadFile(filepath.Join(r.root, "hello.txt"))
+	r.client.answer = "reject"
+	id := r.newSession(t)
+	r.prompt(t, id, "shout")
+	if b, _ := os.ReadFile(filepath.Join(r.root, "hello.txt")); !bytes.Equal(b, orig) {
+		t.Errorf("hello.txt was written though the user refused: %q", b)
+	}
+	if fileExists(filepath.Join(r.root, "made.txt")) {
+		t.Error("made.txt was made though the user refused")
+	}
+	if !fileExists(filepath.Join(r.root, "gone.txt")) {
+		t.Error("gone.txt was deleted though the user refused")
+	}
+	r.client.mu.Lock()
+	var titles []string
+	for _, a := range r.client.asked {
+		if a.ToolCall.Title != nil {
+			titles = append(titles, *a.ToolCall.Title)
+		}
+	}
+	r.client.mu.Unlock()
+	if got := strings.Join(titles, ","); !containsAll(got, "Edit hello.txt", "Edit made.txt", "Edit gone.txt") {
+		t.Errorf("asked about %q; want each file the command wrote or deleted", got)
+	}
+}

@@ -257,6 +257,13 @@ func (w *clientWorkspace) CarryFile(ctx context.Context, rel string, old []byte,
 	return apply.Carry(ctx, a, rel, old, existed, next, del)
 }
 
+// AskCarry asks about a file a command's view would carry in, as about
+// an edit, when review is on (tools.CarryAsker): a command's writes are
+// held to the user's answer like the edit tools' changes.
+func (w *clientWorkspace) AskCarry(ctx context.Context, rel string, old []byte, existed bool, next []byte, del bool) error {
+	return w.confirm(ctx, rel, old, existed, next)
+}
+
 // CommandsOnly: hooks and stop conditions run on the disk
 // (tools.CommandViewer).
 func (w *clientWorkspace) CommandsOnly() {}
@@ -265,4 +272,5 @@ var (
 	_ tools.CommandViewer = (*clientWorkspace)(nil)
 	_ tools.Viewer        = (*clientWorkspace)(nil)
 	_ tools.Carrier       = (*clientWorkspace)(nil)
+	_ tools.CarryAsker    = (*clientWorkspace)(nil)
 )

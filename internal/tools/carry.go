@@ -27,6 +27,20 @@ func (c *carrier) allowed(rel string) error {
 	return carriable(c.r, rel, c.prot, asked)
 }
 
+// asked asks a front end that asks about each carried file (CarryAsker);
+// a file the user refuses is noted and left.
+func (c *carrier) asked(rel string, old []byte, existed bool, next []byte, del bool) bool {
+	a, ok := c.v.(CarryAsker)
+	if !ok {
+		return true
+	}
+	if err := a.AskCarry(c.ctx, rel, old, existed, next, del); err != nil {
+		c.notes = append(c.notes, fmt.Sprintf("%s (%v)", rel, err))
+		return false
+	}
+	return true
+}
+
 // commit carries the planned files in: the plan is journaled (fsynced)
 // first, so that a process killed mid-way leaves what RecoverCarries
 // finishes or reports; each file is written atomically, only over the

@@ -56,6 +56,15 @@ type CarryProposer interface {
 	ProposesCarry() bool
 }
 
+// CarryAsker is a Viewer that asks the user about each file a command's
+// view would carry in (ACP with review on, where every edit is asked
+// about), before anything is journaled or written: a file refused is left
+// as it is.
+type CarryAsker interface {
+	Viewer
+	AskCarry(ctx context.Context, rel string, old []byte, existed bool, next []byte, del bool) error
+}
+
 // CommandViewer is a Viewer whose view is for run_command alone (the
 // headless and ACP workspaces, where the disk is the truth): hooks and a
 // stop condition, whose writes are not carried out of a view, run on the
@@ -305,6 +314,9 @@ func (c *carrier) write(rel string, next []byte, perm fs.FileMode) {
 		c.notes = append(c.notes, fmt.Sprintf("%s (%v)", rel, rerr))
 		return
 	}
+	if !c.asked(rel, old, rerr == nil, next, false) {
+		return
+	}
 	c.plan = append(c.plan, carryEntry{Rel: rel, Old: old, Existed: rerr == nil, Next: next, Perm: perm, OldPerm: permOf(c.r, rel)})
 }
 
@@ -328,6 +340,9 @@ func (c *carrier) delete(rel string) {
 	}
 	if rerr != nil {
 		c.notes = append(c.notes, fmt.Sprintf("%s (%v)", rel, rerr))
+		return
+	}
+	if !c.asked(rel, old, true, nil, true) {
 		return
 	}
 	c.plan = append(c.plan, carryEntry{Rel: rel, Old: old, Existed: true, Delete: true, OldPerm: permOf(c.r, rel)})
