@@ -9,6 +9,11 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
+
+	"go.lsp.dev/protocol"
+
+	"github.com/agentls/agentls/internal/testkit/lspclient"
 )
 
 // deleteScript is a task whose command deletes one file and renames
@@ -258,5 +263,64 @@ func TestACPReviewAsksAboutCommandWrites(t *testing.T) {
 	r.client.mu.Unlock()
 	if got := strings.Join(titles, ","); !containsAll(got, "Edit hello.txt", "Edit made.txt", "Edit gone.txt") {
 		t.Errorf("asked about %q; want each file the command wrote or deleted", got)
+	}
+}
+
+// Issue 31: in the language server, a file the editor does not hold that
+// a command's view carries in goes through the write path (the Applier
+// over the disk transport), so it takes its turn with a change to that
+// file already in flight: while an accept's workspace/applyEdit of g.txt
+// waits for the editor, task B's `sed` on g.txt is not written; once the
+// accept lands, B's carry finds g.txt changed and leaves it (the model is
+// told). On the old code the carry wrote g.txt straight to disk while the
+// accept was in flight.
+func TestCommandCarryTakesItsTurn(t *testing.T) {
+	s := start(t, setup{files: map[string]string{"g.txt": "gamma\n"}, script: `{"turns":[
+ {"toolCalls":[{"id":"a1r","name":"read_file","arguments":"{\"path\":\"g.txt\"}"},{"id":"a1","name":"edit_file","arguments":"{\"path\":\"g.txt\",\"old_string\":\"gamma\",\"new_string\":\"GAMMA\"}"}]},
+ {"text":"A proposed"},
+ {"toolCalls":[{"id":"b1","name":"run_command","arguments":"{\"command\":\"sed -i s/gamma/delta/ g.txt\"}"}]},
+ {"text":"B done"}]}`})
+	a := s.run(t, map[string]any{"task": "task A", "review": true})
+	if a.Status != "ok" {
+		t.Fatalf("A: %+v", a)
+	}
+	s.Configure(func(e *lspclient.Editor) {
+		e.HoldApplyEdit = func(*protocol.ApplyWorkspaceEditParams) bool { return true }
+	})
+	accepted := make(chan error, 1)
+	go func() { accepted <- s.Command(s.ctx, "agentls.accept", map[string]any{"taskId": a.TaskID}, nil) }()
+	if !s.WaitFor(testWait, func() bool { return len(s.Edits()) == 1 }) {
+		t.Fatal("the accept never reached the editor")
+	}
+	id, err := s.Run(s.ctx, map[string]any{"task": "task B", "session": "s-b"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// B's command ran and its carry waits for g.txt's turn: the disk keeps
+	// g.txt as the accept planned on it.
+	if !s.WaitFor(testWait, func() bool { return len(s.LLM.Requests()) >= 3 }) {
+		t.Fatal("task B never started")
+	}
+	// (A carry that does not wait ends B's command and sends B's next
+	// request within this bound; one that waits never does while held.)
+	s.WaitFor(2*time.Second, func() bool { return len(s.LLM.Requests()) >= 4 })
+	if b, _ := os.ReadFile(filepath.Join(s.Root, "g.txt")); string(b) != "gamma\n" {
+		t.Fatalf("g.txt = %q while the accept's applyEdit of it was in flight: the command's carry did not wait its turn", b)
+	}
+	s.ReleaseHeld()
+	if err := <-accepted; err != nil {
+		t.Fatalf("accept: %v", err)
+	}
+	b, err := s.Wait(s.ctx, id, 30*time.Second)
+	if err != nil || b.Status != "ok" {
+		t.Fatalf("B: %+v, %v", b, err)
+	}
+	if got, open := s.Text("g.txt"); open && got != "GAMMA\n" {
+		t.Errorf("g.txt's buffer = %q, want the accepted GAMMA", got)
+	}
+	reqs := s.LLM.Requests()
+	last := reqs[len(reqs)-1].Body.Messages
+	if said := last[len(last)-1].Content; !strings.Contains(said, "g.txt (changed by someone else") {
+		t.Errorf("B's command result does not say g.txt was left: %q", said)
 	}
 }

@@ -307,6 +307,24 @@ func (f *editorFiles) toDisk(ctx context.Context, cs []apply.Change) error {
 	return nil
 }
 
+// carriedFiles is the transport of the files a command's view carries in
+// that the editor does not hold: read as the write path reads them (the
+// buffer, what agentls sent to a closed file, the disk) and written beneath
+// the root by the disk transport, over that text only. A file the editor
+// opened meanwhile, or holds agentls's unsaved text, is not the disk's:
+// the change is stale there, and the carry leaves it.
+type carriedFiles struct{ *editorFiles }
+
+// Write implements apply.Transport.
+func (f carriedFiles) Write(ctx context.Context, b apply.Batch) error {
+	for _, c := range b.Changes {
+		if c.Cur.Held {
+			return apply.ErrStale
+		}
+	}
+	return f.toDisk(ctx, b.Changes)
+}
+
 // refusedReason is what a refused batch says, or "".
 func refusedReason(err error) (string, bool) {
 	var r *apply.Refused

@@ -287,8 +287,9 @@ func (w *editorWorkspace) CarriedDelete(rel string, old []byte, mode fs.FileMode
 }
 
 // CarryFile writes a file the editor does not hold that a command's view
-// carried in (tools.CarryWriter): through the write path's disk
-// transport, taking its turn with the editor's changes, over old only. In
+// carried in (tools.CarryWriter): through the write path, read as it reads
+// and written by its disk transport (carriedFiles), taking its turn with
+// the editor's changes, over old only. In
 // review mode it becomes a proposal instead; a deletion is left to the
 // user there (proposals are text).
 func (w *editorWorkspace) CarryFile(ctx context.Context, rel string, old []byte, existed bool, next []byte, del bool) error {
@@ -307,7 +308,11 @@ func (w *editorWorkspace) CarryFile(ctx context.Context, rel string, old []byte,
 	if err != nil {
 		return err
 	}
-	return apply.Carry(ctx, files.Over(&apply.Disk{W: w.disk}), rel, old, existed, next, del)
+	ef, ok := files.Transport().(*editorFiles)
+	if !ok {
+		return fmt.Errorf("no write path for %s", rel)
+	}
+	return apply.Carry(ctx, files.Over(carriedFiles{ef}), rel, old, existed, next, del)
 }
 
 // ProposesCarry: in review mode a command's writes are proposals
