@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -323,4 +324,28 @@ func TestCommandCarryTakesItsTurn(t *testing.T) {
 	if said := last[len(last)-1].Content; !strings.Contains(said, "g.txt (changed by someone else") {
 		t.Errorf("B's command result does not say g.txt was left: %q", said)
 	}
+}
+
+// Issue 31 in the editor: agentls.undo puts back what the task's command
+// deleted (bytes and mode) and renamed. On the old code the undo removed
+// new.txt only.
+func TestUndoRestoresCommandDeletions(t *testing.T) {
+	caps := lspclient.VSCodeCaps()
+	caps.FileOps = true
+	s := start(t, setup{caps: &caps, workspace: "hello", script: deleteScript})
+	deletable(t, s.Root)
+	r := s.run(t, map[string]any{"task": "clean up"})
+	if r.Status != "ok" {
+		t.Fatalf("%+v", r)
+	}
+	checkDeleted(t, s.Root)
+	var undo struct {
+		Applied   bool   `json:"applied"`
+		Reason    string `json:"reason"`
+		Conflicts []any  `json:"conflicts"`
+	}
+	if err := s.Command(s.ctx, "agentls.undo", map[string]any{"taskId": r.TaskID}, &undo); err != nil || !undo.Applied {
+		t.Fatalf("undo: %+v, %v", undo, err)
+	}
+	checkRestored(t, s.Root, fmt.Sprintf("%+v", undo))
 }

@@ -145,6 +145,12 @@ func (f *editorFiles) Write(ctx context.Context, b apply.Batch) error {
 			textEdit(d.uri, &v, edits.Compute(c.Cur.Data, c.Next, enc))
 		case c.Cur.Exists:
 			textEdit(s.uri, nil, edits.Compute(c.Cur.Data, c.Next, enc))
+		case c.Mode != 0:
+			// A file made again with its mode and exact bytes (undo or
+			// rewind of a command's deletion): only the disk can, and a
+			// file that is not there holds no user work.
+			onDisk = append(onDisk, c)
+			continue
 		case caps.createFiles && caps.documentChanges:
 			ignore := true
 			we.DocumentChanges = append(we.DocumentChanges, &protocol.CreateFile{Kind: "create", URI: uri.URI(s.uri), Options: &protocol.CreateFileOptions{IgnoreIfExists: &ignore}})
