@@ -146,6 +146,35 @@ func TestACPUndoRestoresCommandDeletions(t *testing.T) {
 	checkRestored(t, r.root, said)
 }
 
+// With the client's fs, the deleted files are made again on disk too (the
+// client's fs_write_text_file could give neither the mode nor bytes that
+// are not UTF-8); new.txt went to the client's buffer, which ACP cannot
+// delete, so /undo names it.
+func TestACPUndoRestoresCommandDeletionsWithClientFS(t *testing.T) {
+	r := startACP(t, "hello", deleteScript, true, nil)
+	deletable(t, r.root)
+	id := r.newSession(t)
+	r.prompt(t, id, "clean up")
+	if fileExists(filepath.Join(r.root, "tool.sh")) || fileExists(filepath.Join(r.root, "old.txt")) {
+		t.Fatal("the command's rm and mv were not carried into the tree")
+	}
+	n := len(r.client.snapshot())
+	r.prompt(t, id, "/undo")
+	said := agentText(r.client.snapshot()[n:])
+	b, err := os.ReadFile(filepath.Join(r.root, "tool.sh"))
+	if err != nil || !bytes.Equal(b, toolBytes) {
+		t.Errorf("tool.sh after undo: %q, %v; want its bytes back (%s)", b, err, said)
+	} else if fi, err := os.Stat(filepath.Join(r.root, "tool.sh")); err != nil || fi.Mode().Perm() != 0o751 {
+		t.Errorf("tool.sh's mode after undo: %v, %v; want 0751", fi.Mode().Perm(), err)
+	}
+	if b, err := os.ReadFile(filepath.Join(r.root, "old.txt")); err != nil || string(b) != "renamed by the command\n" {
+		t.Errorf("old.txt after undo: %q, %v (%s)", b, err, said)
+	}
+	if !strings.Contains(said, "new.txt") {
+		t.Errorf("/undo does not name new.txt, which it cannot delete over ACP: %q", said)
+	}
+}
+
 // commandWrites is a task whose command changes a file, makes one and
 // deletes one.
 const commandWrites = `{"turns":[

@@ -266,10 +266,5 @@ func (w *clientWorkspace) restore(ctx context.Context, fc review.File) error {
 		}
 		return []apply.Change{{Rel: fc.Rel, Cur: cur[fc.Rel], Next: p.Next, Mode: p.Mode}}, nil
 	})
-	if err == nil && w.write && fc.Mode != 0 {
-		// The client's fs makes files with its own mode: the one the
-		// file had is put back beneath the root.
-		err = w.disk.Chmod(fc.Rel, fc.Mode)
-	}
 	return err
 }

@@ -164,21 +164,6 @@ func (w *DiskWorkspace) EditMode(ctx context.Context, rel string, perm fs.FileMo
 	return fmt.Errorf("edit %s: the file kept changing while it was being edited", rel)
 }
 
-// Chmod sets rel's permission bits, resolved beneath the root (os.Root:
-// no link leads out).
-func (w *DiskWorkspace) Chmod(rel string, mode fs.FileMode) error {
-	p, err := local(rel)
-	if err != nil {
-		return err
-	}
-	r, err := w.open()
-	if err != nil {
-		return err
-	}
-	defer r.Close()
-	return r.Chmod(p, mode.Perm())
-}
-
 // followInRoot follows p while it is a symlink whose target lies in the
 // workspace, and returns the path it reaches. A link out of the workspace
 // is an error: replacing it would be as wrong as writing through it.
