@@ -57,6 +57,16 @@ func checkDeleted(t *testing.T, root string) {
 // mode, and that old.txt is back under its old name (new.txt gone).
 func checkRestored(t *testing.T, root, said string) {
 	t.Helper()
+	checkBack(t, root, said)
+	if fileExists(filepath.Join(root, "new.txt")) {
+		t.Errorf("new.txt, the rename's new name, is still there after undo (%s)", said)
+	}
+}
+
+// checkBack checks that tool.sh is back with its exact bytes and mode,
+// and old.txt under its old name.
+func checkBack(t *testing.T, root, said string) {
+	t.Helper()
 	b, err := os.ReadFile(filepath.Join(root, "tool.sh"))
 	if err != nil || !bytes.Equal(b, toolBytes) {
 		t.Errorf("tool.sh after undo: %q, %v; want its bytes back (%s)", b, err, said)
@@ -65,9 +75,6 @@ func checkRestored(t *testing.T, root, said string) {
 	}
 	if b, err := os.ReadFile(filepath.Join(root, "old.txt")); err != nil || string(b) != "renamed by the command\n" {
 		t.Errorf("old.txt after undo: %q, %v; want it back under its old name (%s)", b, err, said)
-	}
-	if fileExists(filepath.Join(root, "new.txt")) {
-		t.Errorf("new.txt, the rename's new name, is still there after undo (%s)", said)
 	}
 }
 
@@ -161,15 +168,7 @@ func TestACPUndoRestoresCommandDeletionsWithClientFS(t *testing.T) {
 	n := len(r.client.snapshot())
 	r.prompt(t, id, "/undo")
 	said := agentText(r.client.snapshot()[n:])
-	b, err := os.ReadFile(filepath.Join(r.root, "tool.sh"))
-	if err != nil || !bytes.Equal(b, toolBytes) {
-		t.Errorf("tool.sh after undo: %q, %v; want its bytes back (%s)", b, err, said)
-	} else if fi, err := os.Stat(filepath.Join(r.root, "tool.sh")); err != nil || fi.Mode().Perm() != 0o751 {
-		t.Errorf("tool.sh's mode after undo: %v, %v; want 0751", fi.Mode().Perm(), err)
-	}
-	if b, err := os.ReadFile(filepath.Join(r.root, "old.txt")); err != nil || string(b) != "renamed by the command\n" {
-		t.Errorf("old.txt after undo: %q, %v (%s)", b, err, said)
-	}
+	checkBack(t, r.root, said)
 	if !strings.Contains(said, "new.txt") {
 		t.Errorf("/undo does not name new.txt, which it cannot delete over ACP: %q", said)
 	}
@@ -180,6 +179,22 @@ func TestACPUndoRestoresCommandDeletionsWithClientFS(t *testing.T) {
 const commandWrites = `{"turns":[
  {"toolCalls":[{"id":"call_w","name":"run_command","arguments":"{\"command\":\"sed -i s/hello/HELLO/ hello.txt && echo made > made.txt && rm gone.txt\"}"}]},
  {"text":"Done."}]}`
+
+// checkHeld checks that none of commandWrites' command reached the disk:
+// hello.txt is orig, made.txt not made, gone.txt still there (when says
+// why they should be held).
+func checkHeld(t *testing.T, root string, orig []byte, when string) {
+	t.Helper()
+	if b, _ := os.ReadFile(filepath.Join(root, "hello.txt")); !bytes.Equal(b, orig) {
+		t.Errorf("hello.txt was written %s: %q", when, b)
+	}
+	if fileExists(filepath.Join(root, "made.txt")) {
+		t.Errorf("made.txt was made %s", when)
+	}
+	if !fileExists(filepath.Join(root, "gone.txt")) {
+		t.Errorf("gone.txt was deleted %s", when)
+	}
+}
 
 // Issue 31: --dry-run holds what a command writes as it holds the edit
 // tools' changes: the disk is left as it was, and the diff on stdout shows
@@ -198,15 +213,7 @@ func TestHeadlessDryRunHoldsCommandWrites(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("run: exit %d\n%s%s", code, out, errs)
 	}
-	if b, _ := os.ReadFile(filepath.Join(root, "hello.txt")); !bytes.Equal(b, orig) {
-		t.Errorf("hello.txt was written under --dry-run: %q", b)
-	}
-	if fileExists(filepath.Join(root, "made.txt")) {
-		t.Error("made.txt was made under --dry-run")
-	}
-	if !fileExists(filepath.Join(root, "gone.txt")) {
-		t.Error("gone.txt was deleted under --dry-run")
-	}
+	checkHeld(t, root, orig, "under --dry-run")
 	if !containsAll(out, "+HELLO world", "+++ b/made.txt", "+made", "--- a/gone.txt", "+++ /dev/null", "-deleted by the command") {
 		t.Errorf("the dry run's diff lacks the command's changes:\n%s\n%s", out, errs)
 	}
@@ -224,15 +231,7 @@ func TestReviewHoldsCommandWrites(t *testing.T) {
 	if r.Status != "ok" {
 		t.Fatalf("%+v", r)
 	}
-	if b, _ := os.ReadFile(filepath.Join(s.Root, "hello.txt")); !bytes.Equal(b, orig) {
-		t.Errorf("hello.txt was written before review: %q", b)
-	}
-	if fileExists(filepath.Join(s.Root, "made.txt")) {
-		t.Error("made.txt was made before review")
-	}
-	if !fileExists(filepath.Join(s.Root, "gone.txt")) {
-		t.Error("gone.txt was deleted in review mode")
-	}
+	checkHeld(t, s.Root, orig, "before review")
 	said := ""
 	for _, req := range s.LLM.Requests() {
 		for _, m := range req.Body.Messages {
@@ -274,15 +273,7 @@ func TestACPReviewAsksAboutCommandWrites(t *testing.T) {
 	r.client.answer = "reject"
 	id := r.newSession(t)
 	r.prompt(t, id, "shout")
-	if b, _ := os.ReadFile(filepath.Join(r.root, "hello.txt")); !bytes.Equal(b, orig) {
-		t.Errorf("hello.txt was written though the user refused: %q", b)
-	}
-	if fileExists(filepath.Join(r.root, "made.txt")) {
-		t.Error("made.txt was made though the user refused")
-	}
-	if !fileExists(filepath.Join(r.root, "gone.txt")) {
-		t.Error("gone.txt was deleted though the user refused")
-	}
+	checkHeld(t, r.root, orig, "though the user refused")
 	r.client.mu.Lock()
 	var titles []string
 	for _, a := range r.client.asked {
