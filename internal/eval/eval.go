@@ -151,6 +151,15 @@ const ScriptedModel = "gpt-5"
 // Run runs tasks one after another (their timings stay comparable) and
 // reports.
 func Run(ctx context.Context, tasks []Task, o Options) Report {
+	return runAll(ctx, o, "agentls-eval-", "%-28s %s\n", len(tasks), func(i int, model string, o Options, root string) (string, Result) {
+		return tasks[i].Name, runTask(ctx, tasks[i], model, o, root)
+	})
+}
+
+// runAll runs n jobs, each o.Repeat times, one after another, in one
+// directory for the run (prefix names it), logging each verdict with
+// logLine; job runs the i-th on the model in root and names it.
+func runAll(ctx context.Context, o Options, prefix, logLine string, n int, job func(i int, model string, o Options, root string) (string, Result)) Report {
 	if o.Env == nil {
 		o.Env = os.Environ()
 	}
@@ -167,7 +176,7 @@ func Run(ctx context.Context, tasks []Task, o Options) Report {
 	rep := Report{Model: model, Scripted: o.Scripted, API: o.API, Verify: !o.NoVerify, Repeat: o.Repeat, Settings: o.Settings}
 	// One directory for the run's tasks: each task's sandbox reads the
 	// others (a kept grading copy holds hidden tests) as empty.
-	root, err := os.MkdirTemp("", "agentls-eval-")
+	root, err := os.MkdirTemp("", prefix)
 	if err != nil {
 		rep.Results = append(rep.Results, Result{Task: "(setup)", Error: err.Error()})
 		return rep
@@ -175,16 +184,16 @@ func Run(ctx context.Context, tasks []Task, o Options) Report {
 	if !o.Keep {
 		defer os.RemoveAll(root)
 	}
-	for _, t := range tasks {
+	for j := range n {
 		for i := 1; i <= o.Repeat; i++ {
 			if ctx.Err() != nil {
 				break
 			}
-			r := runTask(ctx, t, model, o, root)
+			name, r := job(j, model, o, root)
 			r.Run = i
 			rep.Results = append(rep.Results, r)
 			if o.Log != nil {
-				fmt.Fprintf(o.Log, "%-28s %s\n", t.Name, verdictWord(r))
+				fmt.Fprintf(o.Log, logLine, name, verdictWord(r))
 			}
 		}
 	}
@@ -245,6 +254,19 @@ type endpoint struct {
 	api   string
 	px    *proxy
 	close func()
+}
+
+// scriptedEndpoint opens the endpoint of a task: the scripted model
+// playing script's answer when the run is scripted, else the model.
+func scriptedEndpoint(model string, o Options, script func() (*fakellm.Script, error)) (*endpoint, error) {
+	var sc *fakellm.Script
+	if o.Scripted {
+		var err error
+		if sc, err = script(); err != nil {
+			return nil, err
+		}
+	}
+	return openEndpoint(model, sc, o)
 }
 
 func openEndpoint(model string, script *fakellm.Script, o Options) (*endpoint, error) {
@@ -409,14 +431,7 @@ func runTask(ctx context.Context, t Task, model string, o Options, root string) 
 	deny := sealed(o.Suite, o.Binary, append(others, base))
 	r.Sealed = sandboxed(o.Config)
 
-	var script *fakellm.Script
-	if o.Scripted {
-		if script, err = t.Solution(); err != nil {
-			r.Error = err.Error()
-			return r
-		}
-	}
-	ep, err := openEndpoint(model, script, o)
+	ep, err := scriptedEndpoint(model, o, t.Solution)
 	if err != nil {
 		r.Error = err.Error()
 		return r
