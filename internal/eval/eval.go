@@ -256,6 +256,22 @@ type endpoint struct {
 	close func()
 }
 
+// jobDir makes a job's directory in the run's root and lists the other
+// jobs' (which its sandbox reads as empty); with o.Keep it is kept and
+// named in r.Dir, else cleanup removes it.
+func jobDir(root, prefix string, o Options, r *Result) (dir string, others []string, cleanup func(), err error) {
+	others, _ = filepath.Glob(filepath.Join(root, "*"))
+	dir, err = os.MkdirTemp(root, prefix)
+	if err != nil {
+		return "", nil, nil, err
+	}
+	if o.Keep {
+		r.Dir = dir
+		return dir, others, func() {}, nil
+	}
+	return dir, others, func() { os.RemoveAll(dir) }, nil
+}
+
 // scriptedEndpoint opens the endpoint of a task: the scripted model
 // playing script's answer when the run is scripted, else the model.
 func scriptedEndpoint(model string, o Options, script func() (*fakellm.Script, error)) (*endpoint, error) {
@@ -401,17 +417,12 @@ func runTask(ctx context.Context, t Task, model string, o Options, root string) 
 		r.Skipped, r.Error = true, "skipped: "+why
 		return r
 	}
-	others, _ := filepath.Glob(filepath.Join(root, "*"))
-	tmp, err := os.MkdirTemp(root, t.Name+"-")
+	tmp, others, cleanup, err := jobDir(root, t.Name+"-", o, &r)
 	if err != nil {
 		r.Error = err.Error()
 		return r
 	}
-	if o.Keep {
-		r.Dir = tmp
-	} else {
-		defer os.RemoveAll(tmp)
-	}
+	defer cleanup()
 	base, ws, grade := filepath.Join(tmp, "base"), filepath.Join(tmp, "work"), filepath.Join(tmp, "grade")
 	if err := materialize(ctx, t, base); err != nil {
 		r.Error = "the task's repository: " + err.Error()

@@ -288,17 +288,12 @@ func runExercise(ctx context.Context, ex Exercise, model string, o Options, p Po
 		r.Skipped, r.Error = true, "skipped: "+why
 		return r
 	}
-	others, _ := filepath.Glob(filepath.Join(root, "*"))
-	tmp, err := os.MkdirTemp(root, ex.Lang+"-"+ex.Name+"-")
+	tmp, others, cleanup, err := jobDir(root, ex.Lang+"-"+ex.Name+"-", o, &r)
 	if err != nil {
 		r.Error = err.Error()
 		return r
 	}
-	if o.Keep {
-		r.Dir = tmp
-	} else {
-		defer os.RemoveAll(tmp)
-	}
+	defer cleanup()
 	ws := filepath.Join(tmp, "work")
 	if err := ex.copyTo(ws, p.TestsVisible); err == nil {
 		err = gitInit(ctx, ws)
