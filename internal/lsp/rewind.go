@@ -171,6 +171,8 @@ func (r *reviewer) cmdRewind(ctx context.Context, a rewindArgs) (any, error) {
 				conflicts = append(conflicts, conflictJSON{URI: u, Line: 1, Reason: "the file did not exist at this step; this editor cannot delete files through LSP, delete it by hand"})
 			case p.Delete:
 				changes = append(changes, apply.Change{Rel: f.Path, Cur: c, Delete: true})
+			case p.Restore: // a file a command deleted
+				changes = append(changes, apply.Change{Rel: f.Path, Cur: c, Next: p.Next, Mode: f.To.Mode})
 			case len(p.Changes) > 0:
 				changes = append(changes, apply.Change{Rel: f.Path, Cur: c, Next: p.Next})
 			}

@@ -153,6 +153,8 @@ func (r *reviewer) planUndo(files []review.File, cur map[string]apply.Text, caps
 			p.conflicts = append(p.conflicts, conflictJSON{URI: u, Line: 1, Reason: "the task created this file; this editor cannot delete files through LSP, delete it by hand"})
 		case plan.Delete:
 			p.changes = append(p.changes, apply.Change{Rel: fc.Rel, Cur: c, Delete: true})
+		case plan.Restore: // a file the task's command deleted
+			p.changes = append(p.changes, apply.Change{Rel: fc.Rel, Cur: c, Next: plan.Next, Mode: plan.Mode})
 		case len(plan.Changes) > 0:
 			p.changes = append(p.changes, apply.Change{Rel: fc.Rel, Cur: c, Next: plan.Next})
 		}

@@ -3,7 +3,9 @@ package lsp
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -253,7 +255,50 @@ func (w *editorWorkspace) Carried(rel string, old []byte, existed bool, next []b
 	w.t.changes.RecordApplied(rel, string(old), existed, string(next))
 }
 
+// CarriedDelete records a file a command's view deleted in the task's
+// change log, so undo makes it again (tools.Carrier).
+func (w *editorWorkspace) CarriedDelete(rel string, old []byte, mode fs.FileMode) {
+	if w.t == nil || w.t.review {
+		return
+	}
+	w.t.changes.RecordDeleted(rel, string(old), mode)
+}
+
+// CarryFile writes a file the editor does not hold that a command's view
+// carried in (tools.CarryWriter): through the write path, read as it reads
+// and written by its disk transport (carriedFiles), taking its turn with
+// the editor's changes, over old only. In
+// review mode it becomes a proposal instead; a deletion is left to the
+// user there (proposals are text).
+func (w *editorWorkspace) CarryFile(ctx context.Context, rel string, old []byte, existed bool, next []byte, del bool) error {
+	if w.ProposesCarry() {
+		if del {
+			return errors.New("deleted by the command; review mode proposes text only, so it is left for you to delete")
+		}
+		return w.Edit(ctx, rel, func(cur []byte, exists bool) ([]byte, error) {
+			if exists != existed || !bytes.Equal(cur, old) {
+				return nil, apply.ErrChangedMeanwhile
+			}
+			return next, nil
+		})
+	}
+	files, err := w.files()
+	if err != nil {
+		return err
+	}
+	ef, ok := files.Transport().(*editorFiles)
+	if !ok {
+		return fmt.Errorf("no write path for %s", rel)
+	}
+	return apply.Carry(ctx, files.Over(carriedFiles{ef}), rel, old, existed, next, del)
+}
+
+// ProposesCarry: in review mode a command's writes are proposals
+// (tools.CarryProposer).
+func (w *editorWorkspace) ProposesCarry() bool { return w.t != nil && w.t.review }
+
 var (
-	_ tools.Viewer  = (*editorWorkspace)(nil)
-	_ tools.Carrier = (*editorWorkspace)(nil)
+	_ tools.Viewer        = (*editorWorkspace)(nil)
+	_ tools.Carrier       = (*editorWorkspace)(nil)
+	_ tools.CarryProposer = (*editorWorkspace)(nil)
 )
