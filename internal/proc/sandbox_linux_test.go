@@ -23,7 +23,7 @@ import (
 func needSandbox(t *testing.T) {
 	t.Helper()
 	if ok, why := proc.Available(); !ok {
-		t.Skipf("sandbox unavailable here: %s", why)
+		need.Missing(t, "sandbox unavailable here: %s", why)
 	}
 }
 
