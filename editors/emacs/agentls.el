@@ -556,7 +556,8 @@ the line written for that prompt, not whichever was written last."
 (defvar agentls--asking nil "Alist (TASK-ID . QUESTION): questions the server waits on.")
 (defvar agentls--unseen nil
   "Alist (TASK-ID . STATE): what was said while *agentls* was off screen.")
-(defconst agentls--attention-entry '(:eval (agentls-attention-mode-line)))
+(defconst agentls--attention-entry
+  '(:eval (let ((s (agentls-attention-mode-line))) (if (string-empty-p s) "" (concat s " ")))))
 
 (defun agentls--on-screen-p ()
   "Non-nil when a window on a visible frame shows *agentls*."
@@ -587,7 +588,8 @@ when nothing is (or *agentls* is on screen now, which clears it)."
   (unless (agentls--on-screen-p)
     (when id (setf (alist-get id agentls--unseen nil nil #'equal) state))
     (when (and agentls-mode-line-attention (not (member agentls--attention-entry global-mode-string)))
-      (setq global-mode-string (append (or global-mode-string '("")) (list agentls--attention-entry))))
+      ;; First, so a long mode line does not cut it off.
+      (setq global-mode-string (cons agentls--attention-entry (or global-mode-string '("")))))
     (message "agentls: %s%s: %s" (if id (concat id " ") "") state text)
     (force-mode-line-update t)
     t))

@@ -181,7 +181,7 @@ it until *agentls* is on screen; with *agentls* on screen, nothing."
                       (format "%S" during))
           (test-check "i36/9 its end off screen is said, and counted in the mode line"
                       (and (= (length done) 1) (equal (agentls-attention-mode-line) "agentls[1 done]")
-                           (member '(:eval (agentls-attention-mode-line)) global-mode-string))
+                           (member agentls--attention-entry global-mode-string))
                       (format "%S %S" (agentls-attention-mode-line) test-messages)))
         (with-temp-file (expand-file-name "q36.txt" test-ws) (insert "old q\n"))
         (let* ((n (length test-messages))

@@ -122,7 +122,9 @@ function M.asked(id, question)
   if id then
     asking[id] = question
   end
-  raise(id, 'needs you', first_line(question, 200))
+  -- One line in the echo area (no hit-enter prompt before the question);
+  -- the question itself is asked in full next.
+  raise(id, 'needs you', first_line(question, 60))
 end
 
 function M.answered(id)
