@@ -133,7 +133,10 @@ Buffers the user has open stay unsaved."
   "The last non-empty line of BUF (a server's stderr buffer), or nil."
   (when (buffer-live-p buf)
     (with-current-buffer buf
-      (car (last (split-string (string-trim (buffer-string)) "\n" t "[ \t]+"))))))
+      (car (last (cl-remove-if
+                  ;; Emacs's own line when the stderr pipe closes.
+                  (lambda (l) (string-match-p "\\`Process .* stderr " l))
+                  (split-string (string-trim (buffer-string)) "\n" t "[ \t]+")))))))
 
 (defun agentls--describe (conn)
   "\"agentls v1.2 (model gpt-4o, approval sandboxed)\": CONN's server, in

@@ -1043,6 +1043,8 @@ first.  A refusal is shown with the server's reason; returns the answer."
                 (jsonrpc-error (list :applied :json-false
                                      :reason (or (alist-get 'jsonrpc-error-message (cdr err)) "no answer"))))))
     (message "%s" (agentls--undo-text id res))
+    (when (eq (plist-get res :applied) t)
+      (agentls--refresh-task-diffs id))
     res))
 
 ;;;###autoload
@@ -1103,15 +1105,36 @@ task's proposals are in `agentls-review-diff'.  Returns the buffer."
     (let ((buf (get-buffer-create (format "*agentls diff %s*" (plist-get res :taskId))))
           (root (ignore-errors (agentls-connection-root (agentls-connection-for)))))
       (with-current-buffer buf
-        (let ((inhibit-read-only t))
-          (erase-buffer)
-          (insert diff))
-        (diff-mode)
+        (agentls--fill-task-diff res)
         (when root (setq default-directory root))
-        (setq buffer-read-only t)
         (goto-char (point-min)))
       (display-buffer buf)
       buf)))
+
+(defvar-local agentls--diff-task nil "The task whose applied diff this buffer shows.")
+
+(defun agentls--fill-task-diff (res)
+  "Fill this buffer with agentls.diff's answer RES, or say nothing is left."
+  (let ((inhibit-read-only t)
+        (diff (or (plist-get res :diff) "")))
+    (erase-buffer)
+    (insert (if (string-empty-p diff)
+                (format "# agentls task %s: nothing it applied is left (%s)\n"
+                        (plist-get res :taskId) (or (plist-get res :reason) "undone"))
+              diff))
+    (diff-mode)
+    (setq agentls--diff-task (plist-get res :taskId))
+    (setq buffer-read-only t)))
+
+(defun agentls--refresh-task-diffs (id)
+  "Redraw the applied-diff buffers of task ID from the server now: after
+an undo they show what is left, or say nothing is."
+  (dolist (b (buffer-list))
+    (when (equal (buffer-local-value 'agentls--diff-task b) id)
+      (let ((res (ignore-errors (agentls-command "agentls.diff" (list :taskId id)))))
+        (when res
+          (with-current-buffer b
+            (save-excursion (agentls--fill-task-diff res))))))))
 
 (defvar agentls-command-map
   (let ((m (make-sparse-keymap)))
