@@ -141,6 +141,9 @@ end
 -- statusline_part: " [1 needs you]", " [2 done]", … for what was raised
 -- and not yet seen; '' when nothing was.
 function M.statusline_part()
+  if next(unseen) and M.on_screen() then
+    unseen = {} -- on screen now, however it got there
+  end
   local n = {}
   for id, state in pairs(unseen) do
     if asking[id] then
