@@ -315,24 +315,3 @@ func refusedReason(err error) (string, bool) {
 	}
 	return "", false
 }
-
-// files is the server's write path: one Applier for the workspace, so
-// that every task, accept, undo, rewind and merge takes its turn per file.
-func (s *Server) files() (*apply.Applier, error) {
-	root := s.rootDir()
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.applier != nil && s.applierRoot == root {
-		return s.applier, nil
-	}
-	disk, err := apply.NewDisk(root)
-	if err != nil {
-		return nil, err
-	}
-	s.applier = apply.New(&editorFiles{
-		root: root, disk: disk, docs: s.docs, client: s.client, state: s.clientState, log: s.log,
-		onDisk: s.sayDiskOnce, disagree: s.sayDisagree,
-	})
-	s.applierRoot = root
-	return s.applier, nil
-}

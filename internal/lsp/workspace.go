@@ -163,28 +163,6 @@ func (w *editorWorkspace) Edit(ctx context.Context, rel string, transform func(o
 	return nil
 }
 
-func (s *Server) sayDiskOnce(ctx context.Context) {
-	s.mu.Lock()
-	said := s.saidDisk
-	s.saidDisk = true
-	s.mu.Unlock()
-	if !said {
-		s.showMessage(ctx, protocol.MessageTypeInfo, "agentls: this editor cannot apply or create files through LSP, so agentls writes these files to disk itself (atomically).")
-	}
-}
-
-// newWorkspace is the editor-backed workspace of a task (t may be nil for
-// reads outside a task).
-func (s *Server) newWorkspace(t *runningTask) (*editorWorkspace, error) {
-	root := s.rootDir()
-	disk, err := tools.NewDiskWorkspace(root)
-	if err != nil {
-		return nil, err
-	}
-	return &editorWorkspace{root: root, t: t, disk: disk,
-		files: s.files, docs: s.docs, client: s.client, caps: s.clientState, sayDisk: s.sayDiskOnce}, nil
-}
-
 // forgetShadow drops what we sent to a closed file that is now deleted or
 // moved away.
 func (o *openDocs) forgetShadow(path string) (string, bool) {
