@@ -539,7 +539,6 @@ the line written for that prompt, not whichever was written last."
   (let ((sym (get-text-property (point) 'agentls-output)))
     (if sym (agentls--toggle-output sym) (user-error "agentls: no command output here"))))
 
-
 ;;; A task that needs you says so where you are
 
 ;; When the server asks a question (run a command, change a protected
@@ -613,7 +612,7 @@ when nothing is (or *agentls* is on screen now, which clears it)."
                  "\\`[ \t]*#+[ \t]*" "" (agentls--first-line (or (plist-get r :summary) (plist-get r :error) "") 120))))
       (agentls--raise id state
                       (cond ((equal state "needs you")
-                             (format "its changes wait for your review (M-x agentls-review-diff, agentls-accept, agentls-reject)"))
+                             "its changes wait for your review (M-x agentls-review-diff, agentls-accept, agentls-reject)")
                             ((equal state "done")
                              (if (member word '("ok" "done")) msg (format "(%s) %s" word msg)))
                             (t (if (string-empty-p msg) word (format "%s: %s" word msg))))))))
