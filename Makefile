@@ -91,8 +91,8 @@ vet:
 GOTESTSUM = $(GO) tool gotestsum --format standard-quiet --format-hide-empty-pkg --
 test: vet
 	$(GOTESTSUM) -race -count=1 $$($(GO) list ./... | grep -v /e2e$$)
-	$(GOTESTSUM) -count=1 ./e2e
-	$(GOTESTSUM) --hide-summary=skipped -race -short -count=1 ./e2e
+	$(GOTESTSUM) -count=1 -timeout 20m ./e2e
+	$(GOTESTSUM) --hide-summary=skipped -race -short -count=1 -timeout 25m ./e2e
 	$(MAKE) editors-test
 
 # The editor ACP clients no registry serves (CodeCompanion.nvim, acp.el):
