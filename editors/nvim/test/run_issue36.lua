@@ -198,6 +198,15 @@ function M.run(a)
     raw = raw or (m:find('agentls.reject', 1, true) ~= nil and m:find('{', 1, true) ~= nil)
   end
   T.check('i36/6 :AgentReject prints no raw table', not raw, 'a message shows a Lua table')
+  -- The review document (a file of agentls's state, not the workspace's)
+  -- is no task's context: :AgentRun from it runs. Before, a start-up
+  -- through vim.lsp.start (no root_dir) sent its URI and the server
+  -- refused the task as outside the workspace.
+  if dbuf and vim.api.nvim_buf_is_valid(dbuf) then
+    vim.api.nvim_set_current_buf(dbuf)
+  end
+  local _, fr = run(a, 'AgentRun I36 from the review document')
+  T.check('i36/11 :AgentRun from a review document runs', fr and fr.status == 'ok', vim.inspect({ fr, { unpack(T.messages, math.max(1, #T.messages - 3)) } }))
   M.attention(a)
   M.undo_view(a)
 end

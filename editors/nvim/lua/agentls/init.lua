@@ -106,11 +106,11 @@ function M.client(bufnr)
 end
 
 -- exec runs one agentls command; cb(err, result) runs on the main loop.
-function M.exec(command, args, cb, bufnr)
+function M.exec(command, args, cb, bufnr, via)
   -- A command about a task goes to the server that runs it, not to one a
   -- buffer of another root (a review document) started.
   local owner = type(args) == 'table' and args.taskId and tasks[args.taskId]
-  local client = owner and owner.client_id and vim.lsp.get_client_by_id(owner.client_id) or M.client(bufnr)
+  local client = via or owner and owner.client_id and vim.lsp.get_client_by_id(owner.client_id) or M.client(bufnr)
   if not client and M.config.autostart and M._setup_done then
     -- A server setup() just started: 0.7 lists a client only once it is
     -- initialized.
@@ -386,6 +386,33 @@ end
 -- ('worktree': in a worktree of its own, whatever agent.isolation says),
 -- session (continue that session: agentls.continue), model,
 -- on_start(result).
+
+-- in_workspace: whether the file name is a file under one of the client's
+-- roots (its root_dir, else its workspace folders; a start-up through
+-- vim.lsp.start may set only the folders). A name with a scheme
+-- (agentls://…) is never one.
+local function has_workspace(c)
+  return c.config.root_dir ~= nil or (c.workspace_folders ~= nil and #c.workspace_folders > 0)
+end
+
+local function in_workspace(c, name)
+  if name == '' or name:match('^%a[%w+.-]*://') then
+    return false
+  end
+  local roots = {}
+  if c and c.config and c.config.root_dir then
+    roots[#roots + 1] = c.config.root_dir
+  end
+  for _, f in ipairs((c and c.workspace_folders) or {}) do
+    roots[#roots + 1] = vim.uri_to_fname(f.uri)
+  end
+  for _, r in ipairs(roots) do
+    if vim.startswith(name, r .. '/') then
+      return true
+    end
+  end
+  return false
+end
 function M.run(task, opts)
   opts = opts or {}
   local bufnr = opts.bufnr or vim.api.nvim_get_current_buf()
@@ -401,12 +428,21 @@ function M.run(task, opts)
   elseif M.config.review ~= nil then
     args.review = M.config.review
   end
-  local name = vim.api.nvim_buf_get_name(bufnr)
-  local root = c and c.config and c.config.root_dir
-  -- Only a file of the workspace is editor context (not a transcript).
-  if vim.api.nvim_buf_get_option(bufnr, 'buftype') == '' and name ~= ''
-    and (not root or vim.startswith(name, root .. '/')) then
+  -- Only a file of the workspace is editor context (not a transcript, nor
+  -- a review document of agentls's state directory). From any other
+  -- buffer the task goes to a server that has a workspace: a set-up that
+  -- starts agentls for every buffer (vim.lsp.start in a FileType
+  -- autocmd) gives a review document a server of its own, without one.
+  if vim.api.nvim_buf_get_option(bufnr, 'buftype') == ''
+    and in_workspace(c, vim.api.nvim_buf_get_name(bufnr)) then
     args.uri = vim.uri_from_bufnr(bufnr)
+  elseif c and not has_workspace(c) then
+    for _, o in ipairs(compat.get_clients({ name = 'agentls' })) do
+      if has_workspace(o) then
+        c = o
+        break
+      end
+    end
   end
   local so = M.config.stream
   if so and so.open then
@@ -437,7 +473,7 @@ function M.run(task, opts)
     if opts.on_start then
       opts.on_start(res)
     end
-  end, bufnr)
+  end, bufnr, c)
 end
 
 -- verify runs the project's checks alone, no model (agentls.verify): a
