@@ -403,7 +403,10 @@ class Agentls {
     const args: Record<string, unknown> = { task };
     if (arg?.session) args.session = arg.session;
     if (this.model) args.model = this.model;
-    if (editor && c && (editor.document.uri.scheme === 'file' || editor.document.uri.scheme === 'untitled')) {
+    // Only a file of the workspace is context: the server refuses any
+    // other (the review .diff it opened lies in its state directory).
+    const inWorkspace = editor && (editor.document.uri.scheme === 'untitled' || (editor.document.uri.scheme === 'file' && vscode.workspace.getWorkspaceFolder(editor.document.uri) !== undefined));
+    if (editor && c && inWorkspace) {
       args.uri = c.code2ProtocolConverter.asUri(editor.document.uri);
       args.range = c.code2ProtocolConverter.asRange(editor.selection);
     }

@@ -789,6 +789,129 @@ def('issue 36: a command says how it ran with its output collapsed, the plan in 
   await page.close();
 });
 
+def('issue 36: a task that needs you says so where you are (question, review, done), the badge counts it, the Tasks view lists it with its state and offers undo and rewind, review tabs follow an accept, screenshots', async ({ browser, port }) => {
+  const llm = await startFakeLLM('needsyou');
+  const dir = path.join(WORK, 'ws-needsyou' + RETRY.suffix);
+  writeFiles(dir, {
+    'hello.txt': 'hello world\nsecond line\n',
+    '.vscode/settings.json': workspaceSettings(llm, { 'agentls.tools.approval': 'always-ask', 'agentls.review.openDiff': false }),
+  });
+  const { page, folder } = await openWindow(browser, port, dir);
+  const bar = page.locator('#workbench\\.parts\\.activitybar');
+  const sidebar = page.locator('#workbench\\.parts\\.sidebar');
+  const toasts = page.locator('.notifications-toasts');
+  const badgeOf = async () => probe(folder).filter((r) => r.kind === 'badge').pop()?.count;
+  const domBadge = () => domText(bar.locator('.action-item', { has: page.locator('[aria-label^="agentls"]') }).locator('.badge-content').first());
+
+  // The activity-bar icon is there, and a click on it shows the Tasks view.
+  const icon = bar.locator('[aria-label^="agentls"]').first();
+  await icon.waitFor({ state: 'visible', timeout: 15000 });
+  await icon.click();
+  // One view in the container: its name is the sidebar's title ("AGENTLS: TASKS").
+  await waitFor('the Tasks view in the sidebar', async () => /agentls: tasks/i.test(await domText(sidebar.locator('.composite.title').first())), 10000);
+  await waitFor('the Tasks view\'s welcome', async () => /No agentls task yet/.test(await domText(sidebar)), 10000);
+
+  // 1. A question stops a task: VS Code's own notification names the task,
+  //    the badge counts it, the Tasks view says it needs you.
+  await runTaskFromPalette(page, 'N36 ask');
+  const q = await waitProbe(folder, 'the approval question', (r) => r.kind === 'question', 20000);
+  assert(/^t\d+$/.test(q.taskId) && /^agentls t\d+ \(N36 ask\) needs you: agentls wants to run/.test(q.text), `question: ${JSON.stringify(q)}`);
+  const ask = toasts.locator('.notification-toast', { hasText: 'needs you' }).first();
+  await ask.waitFor({ state: 'visible', timeout: 10000 });
+  assert((await domText(ask)).includes(`${q.taskId} (N36 ask) needs you`), `the toast does not name the task: ${await domText(ask)}`);
+  await waitFor('the badge to count the question', async () => (await badgeOf()) === 1 && (await domBadge()).trim() === '1', 10000);
+  await waitFor('the Tasks view to say the task needs you', async () => /waiting for your answer/.test(await domText(sidebar)) && /needs you/.test(await domText(sidebar)), 10000);
+  await page.screenshot({ path: path.join(ARTIFACTS, 'vscode-needs-you-question.png') });
+  await sleep(300); // the toast slides in
+  await ask.getByRole('button', { name: 'Allow once' }).click();
+  const e1 = await waitProbe(folder, 'the asking task to end', endOf(folder, q.taskId), 30000);
+  assert(e1.result?.status === 'ok' && (e1.result.filesChanged ?? []).length === 1, `asking task ended ${JSON.stringify(e1.result)}`);
+  await waitFor('the badge to drop once answered', async () => (await badgeOf()) === 0, 10000);
+  // Its panel showed the end: no notification on top of it.
+  const n1 = await waitProbe(folder, 'the end notice decision', (r) => r.kind === 'endNotice' && r.taskId === q.taskId, 10000);
+  assert(n1.panel !== 'hidden' && n1.notice === null, `a notification over the visible panel: ${JSON.stringify(n1)}`);
+
+  // 2. A review task's proposals wait for you: a notification with Review
+  //    Changes, the badge, and the row's state.
+  await runPaletteCommand(page, 'agentls: Review Agent Task');
+  await page.locator('.quick-input-widget .quick-input-title', { hasText: 'Run Agent Task (Review)' }).waitFor({ state: 'visible', timeout: 10000 });
+  await page.keyboard.type('N36 review');
+  await page.keyboard.press('Enter');
+  const e2 = await waitFor('the review task to end', () => probe(folder).filter((r) => r.kind === 'end' && r.taskId !== q.taskId).pop(), 30000);
+  const n2 = await waitProbe(folder, 'the review notice', (r) => r.kind === 'endNotice' && r.taskId === e2.taskId, 10000);
+  assert(n2.notice?.level === 'warning' && /needs you: its changes wait for your review/.test(n2.notice.text), `review notice: ${JSON.stringify(n2)}`);
+  const rev = toasts.locator('.notification-toast', { hasText: 'wait for your review' }).first();
+  await rev.waitFor({ state: 'visible', timeout: 10000 });
+  await waitFor('the badge to count the review', async () => (await badgeOf()) === 1 && (await domBadge()).trim() === '1', 10000);
+  await waitFor('the Tasks view to list both tasks with their state', async () => {
+    const t = await domText(sidebar);
+    return t.includes(`${e2.taskId} awaiting review`) && t.includes(`${q.taskId} ok`) && /needs you · N36 review/.test(t) && /done · N36 ask/.test(t);
+  }, 10000);
+  await sleep(300);
+  await page.screenshot({ path: path.join(ARTIFACTS, 'vscode-needs-you-review.png') });
+  console.log(`  screenshot: ${path.join(ARTIFACTS, 'vscode-needs-you-review.png')}`);
+  await sleep(300); // the toast slides in
+  await rev.getByRole('button', { name: 'Review Changes' }).click();
+  await waitProbe(folder, 'the review diff from the notification', (r) => r.kind === 'reviewDiff' && r.taskId === e2.taskId && r.files === 1, 10000);
+  const diffTab = page.locator('.tabs-container .tab', { hasText: /hello\.txt ↔ agentls t\d+ \(review\)/ });
+  await diffTab.first().waitFor({ state: 'visible', timeout: 10000 });
+
+  // Review tabs follow the state: Accept Changes from the palette closes
+  // the diff whose proposal is gone, and says so.
+  await runPaletteCommand(page, 'agentls: Accept Changes');
+  const acc = await waitProbe(folder, 'agentls.accept to answer', (r) => r.kind === 'commandResult' && r.command === 'agentls.accept', 15000);
+  assert(acc.result?.applied === true, `accept: ${JSON.stringify(acc)}`);
+  await waitFor('the review diff tab to close', async () => (await diffTab.count()) === 0, 10000);
+  await waitFor('the word that it closed', async () => /closed the review diff of hello\.txt: t\d+ proposes nothing there any more/.test(await domText(toasts)), 10000);
+  await waitFor('the badge to drop after the accept', async () => (await badgeOf()) === 0, 10000);
+
+  // The Tasks view's context menu: the applied task offers Undo and
+  // Rewind, no review actions; Undo undoes that task.
+  await runPaletteCommand(page, 'Notifications: Clear All Notifications');
+  const row = (id) => sidebar.locator('.monaco-list-row', { hasText: `${id} ` }).first();
+  const menu = page.locator('.context-view .monaco-menu');
+  await row(q.taskId).click({ button: 'right' });
+  await menu.waitFor({ state: 'visible', timeout: 10000 });
+  const items = await domText(menu);
+  assert(/Undo Task/.test(items) && /Rewind Task to a Step/.test(items) && !/Accept Changes/.test(items), `context menu of ${q.taskId}: ${items}`);
+  // A menu takes no click in its first moments (the right-click's own mouseup).
+  await sleep(400);
+  await menu.locator('.action-label', { hasText: 'Undo Task' }).first().click();
+  const undo = await waitProbe(folder, 'agentls.undo from the context menu', (r) => r.kind === 'commandResult' && r.command === 'agentls.undo', 15000);
+  assert(undo.args?.taskId === q.taskId && undo.result?.applied === true, `undo: ${JSON.stringify(undo)}`);
+  await row(e2.taskId).click({ button: 'right' });
+  await menu.waitFor({ state: 'visible', timeout: 10000 });
+  await sleep(400);
+  await menu.locator('.action-label', { hasText: 'Rewind Task to a Step' }).first().click();
+  await waitProbe(folder, 'the rewind picker from the context menu', (r) => r.kind === 'rewindPicker', 15000);
+  await page.keyboard.press('Escape');
+
+  // 3. A task that ends while its panel is not shown: a notification
+  //    whose Show brings the panel back.
+  await runTaskFromPalette(page, 'N36 slow');
+  await waitProbe(folder, 'the slow task to stream', (r) => r.kind === 'event' && r.event.kind === 'text' && ![q.taskId, e2.taskId].includes(r.event.taskId), 15000);
+  // Its panel goes away: closed by its tab's close button.
+  const panelTab = page.locator('.tabs-container .tab').filter({ has: page.locator('.label-name', { hasText: /^agentls$/ }) }).first();
+  await panelTab.hover();
+  await panelTab.locator('.tab-actions .action-label').first().click();
+  await waitFor('the panel tab to close', async () => (await panelTab.count()) === 0, 10000);
+  const n3 = await waitFor('the slow task\'s end notice', () => probe(folder).find((r) => r.kind === 'endNotice' && r.taskId !== q.taskId && r.taskId !== e2.taskId), 30000);
+  assert(n3.panel === 'hidden' && n3.notice?.level === 'info' && /N36 slow\) is done/.test(n3.notice.text), `end notice: ${JSON.stringify(n3)}`);
+  const done = toasts.locator('.notification-toast', { hasText: 'is done' }).first();
+  await done.waitFor({ state: 'visible', timeout: 10000 });
+  await page.screenshot({ path: path.join(ARTIFACTS, 'vscode-notification-done.png') });
+  await sleep(300); // the toast slides in
+  await done.getByRole('button', { name: 'Show' }).click();
+  await waitProbe(folder, 'Show to be picked', (r) => r.kind === 'endNoticeAnswer' && r.pick === 'Show', 10000);
+  await waitFor('the panel back with the task', async () => {
+    for (const f of page.frames()) {
+      if ((await f.locator('#log').count().catch(() => 0)) > 0 && /Working on it slowly/.test(await domText(f.locator('#log')))) return true;
+    }
+    return false;
+  }, 15000);
+  await page.close();
+});
+
 // ---- main ------------------------------------------------------------------
 
 async function startCodeServer() {
