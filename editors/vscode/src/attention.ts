@@ -135,28 +135,35 @@ export function questionText(message: string, taskId: string | undefined, prompt
 export type PanelState = 'focused' | 'visible' | 'hidden';
 
 /**
- * The notification a task's end raises: its changes waiting for review
- * (Review Changes) unless the panel has the focus; failed (an error) or
- * done only when the panel, where the end shows already, is not on screen.
+ * The notification a task's end raises, in place of the server's plain
+ * closing message (serverText, "agentls t3 ok: …"): none while its panel
+ * has the focus, where the end shows already; its changes waiting for
+ * review (Review Changes, Show); failed, as an error (Show); else done
+ * (Show). A task you cancelled keeps the plain message.
  */
 export function endNotice(
   taskId: string,
   prompt: string | undefined,
   r: Result | undefined,
-  opts: { panel: PanelState; awaitingReview: boolean; ended?: string },
+  opts: { panel: PanelState; awaitingReview: boolean; ended?: string; serverText?: string },
 ): Notice | undefined {
   if (opts.panel === 'focused') return undefined;
   const name = taskName(taskId, prompt);
   if (opts.awaitingReview || r?.outcome === 'awaiting review') {
     return { level: 'warning', text: `agentls ${name} needs you: its changes wait for your review.`, actions: [REVIEW, SHOW] };
   }
-  if (opts.panel === 'visible' || r?.cancelled) return undefined; // on screen, or you stopped it
   const word = opts.ended || statusWord(r);
+  if (r?.cancelled) return { level: 'info', text: opts.serverText ?? `agentls ${name} ${word}.`, actions: [] };
   if (!r || r.status === 'error' || r.reason === 'verifyFailed') {
     const why = r?.error ? `: ${shorten(r.error, 200)}` : '';
-    return { level: 'error', text: `agentls ${name} failed (${word})${why}`, actions: [SHOW] };
+    return { level: 'error', text: opts.serverText ?? `agentls ${name} failed (${word})${why}`, actions: [SHOW] };
   }
-  return { level: 'info', text: `agentls ${name} is done: ${word}.`, actions: [SHOW] };
+  return { level: 'info', text: opts.serverText ?? `agentls ${name} is done: ${word}.`, actions: [SHOW] };
+}
+
+/** The task id of the server's closing message ("agentls t3 ok: …"), if it is one. */
+export function endMessageTask(message: string): string | undefined {
+  return /^agentls (t\d+) /.exec(message)?.[1];
 }
 
 /** The Tasks view row's context value: what its menu offers. */

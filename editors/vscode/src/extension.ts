@@ -29,7 +29,7 @@ import { AgentEvent, ModelInfo, StreamRenderer, TaskTracker, endSummary, statusW
 import { ConversationPanel } from './panel';
 import { doctorMessage, doctorText, parseDoctor } from './doctor';
 import { TasksView } from './tasksView';
-import { Attention, REVIEW, SHOW, endNotice, questionText } from './attention';
+import { Attention, REVIEW, SHOW, endMessageTask, endNotice, questionText } from './attention';
 import { Probe } from './probe';
 import { PROPOSAL_SCHEME, ProposalProvider, openReviewDiffs, parse as parseProposal, syncReviewTabs } from './review';
 import { resolveServerPath } from './serverPath';
@@ -243,6 +243,9 @@ class Agentls {
     // they wait. Registered before start, it takes the place of the
     // client's own handler.
     client.onRequest('window/showMessageRequest', (p: ShowMessageParams & { actions?: MessageActionItem[] }) => this.askUser(p));
+    // The server's closing message of a task becomes a notification with
+    // buttons (endNotice); every other message shows as before.
+    client.onNotification('window/showMessage', (p: ShowMessageParams) => this.onShowMessage(p));
     client.onDidChangeState((e) => {
       if (e.newState === State.Stopped && this.client === client) {
         this.status.text = '$(error) agentls: server stopped';
@@ -343,7 +346,6 @@ class Agentls {
       if (vscode.workspace.getConfiguration('agentls').get<boolean>('review.openDiff', true)) {
         void this.openDiffIfReview(t.taskId);
       }
-      void this.notifyEnd(t);
     }
   }
 
@@ -508,13 +510,29 @@ class Agentls {
     }
   }
 
-  /** A task ended: a notification where you are, unless its panel shows it. */
-  private async notifyEnd(t: { taskId: string; prompt?: string; result?: any; ended?: string }): Promise<void> {
+  /** window/showMessage: a task's closing message is its end notice; the rest show as they are. */
+  private onShowMessage(p: ShowMessageParams): void {
+    const id = endMessageTask(p.message);
+    const t = id ? this.tracker.get(id) : undefined;
+    if (t && !t.running) {
+      void this.notifyEnd(t, p.message);
+      return;
+    }
+    const show = p.type === MessageType.Error ? vscode.window.showErrorMessage : p.type === MessageType.Warning ? vscode.window.showWarningMessage : vscode.window.showInformationMessage;
+    void show(p.message);
+  }
+
+  /** A task ended: a notification where you are, unless its panel has the focus. */
+  private async notifyEnd(t: { taskId: string; prompt?: string; result?: any; ended?: string }, serverText: string): Promise<void> {
     await this.quietStatus();
     const awaitingReview = this.attention.awaitingReview(t.taskId);
-    const n = endNotice(t.taskId, t.prompt, t.result, { panel: this.panel.state(), awaitingReview, ended: t.ended });
+    const n = endNotice(t.taskId, t.prompt, t.result, { panel: this.panel.state(), awaitingReview, ended: t.ended, serverText });
     this.probe.write('endNotice', { taskId: t.taskId, panel: this.panel.state(), notice: n ?? null });
     if (!n) return;
+    if (n.actions.length === 0) {
+      void vscode.window.showInformationMessage(n.text);
+      return;
+    }
     const show = n.level === 'error' ? vscode.window.showErrorMessage : n.level === 'warning' ? vscode.window.showWarningMessage : vscode.window.showInformationMessage;
     const pick = await show(n.text, ...n.actions);
     this.probe.write('endNoticeAnswer', { taskId: t.taskId, pick: pick ?? null });

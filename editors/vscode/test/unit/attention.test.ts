@@ -1,7 +1,7 @@
 import { strict as assert } from 'node:assert';
 import { test } from 'node:test';
 
-import { Attention, REVIEW, SHOW, closedText, endNotice, questionText, sortReviewTabs, taskContext, taskRow } from '../../src/attention';
+import { Attention, REVIEW, SHOW, closedText, endMessageTask, endNotice, questionText, sortReviewTabs, taskContext, taskRow } from '../../src/attention';
 
 const call = (taskId: string, id: string, name: string, args: object) => ({ taskId, kind: 'toolCall', call: { id, name, arguments: JSON.stringify(args) } });
 
@@ -46,18 +46,26 @@ test('a question names the task it stops', () => {
   assert.equal(questionText('Trust it?', undefined, undefined), 'Trust it?');
 });
 
-test('a task\'s end raises a notification where you are, not over its focused panel', () => {
+test('a task\'s end raises a notification with buttons in place of the server\'s plain message, none over its focused panel', () => {
   const ok = { status: 'ok', verified: true };
-  assert.equal(endNotice('t1', 'x', ok, { panel: 'focused', awaitingReview: true }), undefined);
+  const server = 'agentls t1 ok, verified (1 file changed): Tidied. [10 in / 2 out tokens]';
+  assert.equal(endNotice('t1', 'x', ok, { panel: 'focused', awaitingReview: true, serverText: server }), undefined);
+  assert.equal(endNotice('t1', 'x', ok, { panel: 'focused', awaitingReview: false, serverText: server }), undefined);
   const review = endNotice('t1', 'tidy', { status: 'ok' }, { panel: 'visible', awaitingReview: true });
   assert.deepEqual(review, { level: 'warning', text: 'agentls t1 (tidy) needs you: its changes wait for your review.', actions: [REVIEW, SHOW] });
-  // Done or failed with the panel on screen: it shows there.
-  assert.equal(endNotice('t1', 'x', ok, { panel: 'visible', awaitingReview: false }), undefined);
-  assert.deepEqual(endNotice('t1', 'x', ok, { panel: 'hidden', awaitingReview: false }), { level: 'info', text: 'agentls t1 (x) is done: ok, verified.', actions: [SHOW] });
+  assert.deepEqual(endNotice('t1', 'x', ok, { panel: 'hidden', awaitingReview: false, serverText: server }), { level: 'info', text: server, actions: [SHOW] });
+  assert.deepEqual(endNotice('t1', 'x', ok, { panel: 'visible', awaitingReview: false }), { level: 'info', text: 'agentls t1 (x) is done: ok, verified.', actions: [SHOW] });
   const failed = endNotice('t2', 'y', { status: 'error', error: 'the model failed: 500' }, { panel: 'hidden', awaitingReview: false, ended: 'error (the model failed)' });
   assert.deepEqual(failed, { level: 'error', text: 'agentls t2 (y) failed (error (the model failed)): the model failed: 500', actions: [SHOW] });
   assert.equal(endNotice('t2', 'y', { status: 'ok', reason: 'verifyFailed' }, { panel: 'hidden', awaitingReview: false })?.level, 'error');
-  assert.equal(endNotice('t3', 'z', { status: 'cancelled', cancelled: true }, { panel: 'hidden', awaitingReview: false }), undefined);
+  // Cancelled by you: the plain message, no buttons.
+  assert.deepEqual(endNotice('t3', 'z', { status: 'cancelled', cancelled: true }, { panel: 'hidden', awaitingReview: false, serverText: 'agentls t3 cancelled by you' }), {
+    level: 'info',
+    text: 'agentls t3 cancelled by you',
+    actions: [],
+  });
+  assert.equal(endMessageTask(server), 't1');
+  assert.equal(endMessageTask('agentls: the server could not read .agentls.json'), undefined);
 });
 
 test('Tasks view rows: state, a waiting question, and the context value the menu reads', () => {
