@@ -470,6 +470,9 @@ class Agentls {
       if (Array.isArray(st?.tasks)) {
         this.attention.setTasks(st.tasks);
         this.updateBadge();
+        // What became of an ended task's changes (accepted, undone) is the
+        // server's to say: the status item follows it.
+        if (this.tracker.followOutcomes(st.tasks)) this.updateStatus();
       }
       return st;
     } catch {
