@@ -789,7 +789,7 @@ def('issue 36: a command says how it ran with its output collapsed, the plan in 
   await page.close();
 });
 
-def('issue 36: a task that needs you says so where you are (question, review, done), the badge counts it, the Tasks view lists it with its state and offers undo and rewind, review tabs follow an accept, screenshots', async ({ browser, port }) => {
+def('issue 36: a task that needs you says so where you are (question, review, done; nothing over the focused panel), the badge counts it, the Tasks view lists it with its state and offers undo, rewind, review and reject, review tabs close after accept and reject, screenshots', async ({ browser, port }) => {
   const llm = await startFakeLLM('needsyou');
   const dir = path.join(WORK, 'ws-needsyou' + RETRY.suffix);
   writeFiles(dir, {
@@ -917,12 +917,51 @@ def('issue 36: a task that needs you says so where you are (question, review, do
   await sleep(300); // the toast slides in
   await done.getByRole('button', { name: 'Show' }).click();
   await waitProbe(folder, 'Show to be picked', (r) => r.kind === 'endNoticeAnswer' && r.pick === 'Show', 10000);
-  await waitFor('the panel back with the task', async () => {
+  const chat = await waitFor('the panel back with the task', async () => {
     for (const f of page.frames()) {
-      if ((await f.locator('#log').count().catch(() => 0)) > 0 && /Working on it slowly/.test(await domText(f.locator('#log')))) return true;
+      if ((await f.locator('#log').count().catch(() => 0)) > 0 && /Working on it slowly/.test(await domText(f.locator('#log')))) return f;
     }
-    return false;
+    return undefined;
   }, 15000);
+
+  // 4. A follow-up typed into the panel ends while the panel has the
+  //    focus: it shows there, and nothing pops up.
+  await runPaletteCommand(page, 'Notifications: Clear All Notifications');
+  await chat.locator('#input').fill('N36 slow once more');
+  await chat.locator('#input').press('Control+Enter');
+  const cont = await waitProbe(folder, 'agentls.continue to answer', (r) => r.kind === 'commandResult' && r.command === 'agentls.continue', 10000);
+  const n4 = await waitProbe(folder, 'the follow-up\'s end notice', (r) => r.kind === 'endNotice' && r.taskId === cont.result?.taskId, 30000);
+  assert(n4.panel === 'focused' && n4.notice === null, `a notification over the focused panel: ${JSON.stringify(n4)}`);
+  await sleep(500);
+  assert((await toasts.locator('.notification-toast', { hasText: `agentls ${cont.result.taskId}` }).count()) === 0, 'the end popped up over the focused panel');
+
+  // 5. Reject from the Tasks view's context menu: the review diff of the
+  //    rejected proposal closes, with a word.
+  await runPaletteCommand(page, 'agentls: Review Agent Task');
+  await page.locator('.quick-input-widget .quick-input-title', { hasText: 'Run Agent Task (Review)' }).waitFor({ state: 'visible', timeout: 10000 });
+  await page.keyboard.type('N36 review again');
+  await page.keyboard.press('Enter');
+  const run5 = await waitProbe(folder, 'the second review to start', (r) => r.kind === 'commandResult' && r.command === 'agentls.run' && r.args?.task === 'N36 review again', 10000);
+  const id5 = run5.result.taskId;
+  await waitProbe(folder, 'the second review to end', endOf(folder, id5), 30000);
+  await waitProbe(folder, 'the second review\'s end notice', (r) => r.kind === 'endNotice' && r.taskId === id5, 10000);
+  await runPaletteCommand(page, 'Notifications: Clear All Notifications');
+  const pickFromMenu = async (id, label) => {
+    await row(id).click({ button: 'right' });
+    await menu.waitFor({ state: 'visible', timeout: 10000 });
+    await sleep(400);
+    await menu.locator('.action-label', { hasText: label }).first().click();
+  };
+  await waitFor(`${id5} in the Tasks view`, async () => (await domText(sidebar)).includes(`${id5} awaiting review`), 10000);
+  await pickFromMenu(id5, 'Review Changes (Diff)');
+  await waitProbe(folder, 'the review diff from the context menu', (r) => r.kind === 'reviewDiff' && r.taskId === id5 && r.files === 1, 10000);
+  const diff5 = page.locator('.tabs-container .tab', { hasText: new RegExp(`hello\\.txt ↔ agentls ${id5} \\(review\\)`) });
+  await diff5.first().waitFor({ state: 'visible', timeout: 10000 });
+  await pickFromMenu(id5, 'Reject Changes');
+  const rej = await waitProbe(folder, 'agentls.reject from the context menu', (r) => r.kind === 'commandResult' && r.command === 'agentls.reject', 15000);
+  assert(rej.args?.taskId === id5 && !rej.error, `reject: ${JSON.stringify(rej)}`);
+  await waitFor('the rejected review diff tab to close', async () => (await diff5.count()) === 0, 10000);
+  await waitFor('the word that it closed', async () => new RegExp(`closed the review diff of hello\\.txt: ${id5} proposes nothing there any more`).test(await domText(toasts)), 10000);
   await page.close();
 });
 
