@@ -10,7 +10,7 @@ LDFLAGS := -s -w -X main.version=$(VERSION)
 # serve what cgo served. (Tests keep cgo: -race needs it.)
 NOCGO   := CGO_ENABLED=0
 
-.PHONY: docs vsix dist dist-tools dist-check all build install demo demo-cli demo-record test unit e2e race vet fmt bench eval eval-scripted eval-polyglot eval-polyglot-scripted editors-test clean
+.PHONY: docs vsix dist dist-tools dist-check all build install demo demo-cli demo-record test unit e2e race vet fmt bench eval eval-scripted eval-polyglot eval-polyglot-scripted editors-test test-acpclients clean
 
 all: build
 
@@ -84,11 +84,22 @@ vet:
 # The end-to-end tests run twice: in full against a normal build (the
 # 1,000-round typing test included), and -short against a race-instrumented
 # server binary.
+# gotestsum (a go.mod tool) prints go test's usual output and ends with
+# the skipped and the failed tests, each failure with its output, so the end
+# of a long log says which test failed and why. The -short race pass hides
+# its list of skips: those are the slow tests the full pass just ran.
+GOTESTSUM = $(GO) tool gotestsum --format standard-quiet --format-hide-empty-pkg --
 test: vet
-	$(GO) test -race -count=1 $$($(GO) list ./... | grep -v /e2e$$)
-	$(GO) test -count=1 ./e2e
-	$(GO) test -race -short -count=1 ./e2e
+	$(GOTESTSUM) -race -count=1 $$($(GO) list ./... | grep -v /e2e$$)
+	$(GOTESTSUM) -count=1 -timeout 20m ./e2e
+	$(GOTESTSUM) --hide-summary=skipped -race -short -count=1 -timeout 25m ./e2e
 	$(MAKE) editors-test
+
+# The editor ACP clients no registry serves (CodeCompanion.nvim, acp.el):
+# only where they are unpacked under /opt/agentls-test/acp-clients
+# (e2e/acpclients_test.go says how), so not part of make test.
+test-acpclients:
+	$(GO) test -tags acpclients -count=1 -run 'TestCodeCompanion|TestACPEl' ./e2e
 
 race:
 	$(GO) test -race -count=3 ./...

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/agentls/agentls/internal/testkit/fakellm"
+	"github.com/agentls/agentls/internal/testkit/need"
 )
 
 // The official ACP TypeScript SDK's client side (e2e/acp/client.mjs)
@@ -19,11 +20,11 @@ import (
 func TestACPNodeClient(t *testing.T) {
 	dir, _ := filepath.Abs(filepath.Join("acp"))
 	if _, err := os.Stat(filepath.Join(dir, "node_modules", "@agentclientprotocol", "sdk")); err != nil {
-		t.Skip("skipped: e2e/acp/node_modules is missing; run e2e/acp/install.sh (npm ci) to test with @agentclientprotocol/sdk")
+		need.Missing(t, "skipped: e2e/acp/node_modules is missing; run e2e/acp/install.sh (npm ci) to test with @agentclientprotocol/sdk")
 	}
 	node, err := exec.LookPath("node")
 	if err != nil {
-		t.Skip("skipped: node is not installed")
+		need.Missing(t, "skipped: node is not installed")
 	}
 	// The workspace's .agentls.json widens power (held back until the
 	// user trusts it); the trust scenarios answer yes, the cancel one

@@ -11,6 +11,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/agentls/agentls/internal/testkit/need"
 )
 
 // acpx (npm: acpx, a headless ACP client written elsewhere) drives
@@ -32,10 +34,10 @@ func startACPX(t *testing.T, root, base string) *acpxRun {
 	dir, _ := filepath.Abs("acpx")
 	bin := filepath.Join(dir, "node_modules", "acpx", "dist", "cli.js")
 	if _, err := os.Stat(bin); err != nil {
-		t.Skip("skipped: e2e/acpx/node_modules is missing; run e2e/acpx/install.sh (npm ci) to test with acpx")
+		need.Missing(t, "skipped: e2e/acpx/node_modules is missing; run e2e/acpx/install.sh (npm ci) to test with acpx")
 	}
 	if _, err := exec.LookPath("node"); err != nil {
-		t.Skip("skipped: node is not installed")
+		need.Missing(t, "skipped: node is not installed")
 	}
 	tmp := t.TempDir()
 	r := &acpxRun{t: t, bin: bin, home: filepath.Join(tmp, "home"), root: root,

@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"go.lsp.dev/protocol"
+
+	"github.com/agentls/agentls/internal/testkit/need"
 )
 
 // qwen-code (npm: @qwen-code/qwen-code, `qwen --acp`), a real ACP agent
@@ -22,10 +24,10 @@ func TestBridgeRunsQwenCode(t *testing.T) {
 	dir, _ := filepath.Abs("agents")
 	qwen := filepath.Join(dir, "node_modules", ".bin", "qwen")
 	if _, err := os.Stat(qwen); err != nil {
-		t.Skip("skipped: e2e/agents/node_modules is missing; run e2e/agents/install.sh to test with qwen-code")
+		need.Missing(t, "skipped: e2e/agents/node_modules is missing; run e2e/agents/install.sh to test with qwen-code")
 	}
 	if _, err := exec.LookPath("node"); err != nil {
-		t.Skip("skipped: node is not installed")
+		need.Missing(t, "skipped: node is not installed")
 	}
 	turns := make([]string, 12)
 	for i := range turns {
@@ -118,10 +120,10 @@ func negotiate(t *testing.T, bin string, args []string, env map[string]any, mode
 	dir, _ := filepath.Abs("agents")
 	agentBin := filepath.Join(dir, "node_modules", ".bin", bin)
 	if _, err := os.Stat(agentBin); err != nil {
-		t.Skipf("skipped: e2e/agents/node_modules has no %s; run e2e/agents/install.sh", bin)
+		need.Missing(t, "skipped: e2e/agents/node_modules has no %s; run e2e/agents/install.sh", bin)
 	}
 	if _, err := exec.LookPath("node"); err != nil {
-		t.Skip("skipped: node is not installed")
+		need.Missing(t, "skipped: node is not installed")
 	}
 	home := t.TempDir()
 	env["HOME"] = home

@@ -16,6 +16,7 @@ import (
 
 	"github.com/agentls/agentls/internal/testkit/fakellm"
 	"github.com/agentls/agentls/internal/testkit/lspclient"
+	"github.com/agentls/agentls/internal/testkit/need"
 )
 
 // codexACP finds the npm-installed @zed-industries/codex-acp
@@ -31,10 +32,10 @@ func codexACP(t testing.TB) (bin, version string) {
 	bin = filepath.Join(dir, ".bin", "codex-acp")
 	native, _ := filepath.Glob(filepath.Join(dir, "@zed-industries", "codex-acp-*", "bin", "codex-acp"))
 	if _, err := os.Stat(bin); err != nil || len(native) == 0 {
-		t.Skip("@zed-industries/codex-acp is not installed: run e2e/codex/install.sh (npm ci)")
+		need.Missing(t, "@zed-industries/codex-acp is not installed: run e2e/codex/install.sh (npm ci)")
 	}
 	if _, err := exec.LookPath("node"); err != nil {
-		t.Skip("node is not on PATH: codex-acp's npm entry point is a node script")
+		need.Missing(t, "node is not on PATH: codex-acp's npm entry point is a node script")
 	}
 	var pkg struct{ Version string }
 	b, err := os.ReadFile(filepath.Join(dir, "@zed-industries", "codex-acp", "package.json"))

@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/agentls/agentls/internal/testkit/need"
 )
 
 // editors/test.sh ends with one line per skipped editor, so a `make test`
@@ -13,7 +15,7 @@ import (
 // script runs on a copy with stand-in editor tests and a stand-in go.
 func TestEditorsTestListsSkipsAtTheEnd(t *testing.T) {
 	if _, err := exec.LookPath("bash"); err != nil {
-		t.Skip("no bash")
+		need.Missing(t, "no bash")
 	}
 	dir := t.TempDir()
 	script, err := os.ReadFile("../editors/test.sh")
@@ -37,14 +39,28 @@ func TestEditorsTestListsSkipsAtTheEnd(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	cmd := exec.Command("bash", filepath.Join(dir, "editors", "test.sh"))
-	cmd.Env = append(os.Environ(), "PATH="+filepath.Join(dir, "fakebin")+string(os.PathListSeparator)+os.Getenv("PATH"))
-	out, err := cmd.CombinedOutput()
+	run := func(ci string) (string, error) {
+		cmd := exec.Command("bash", filepath.Join(dir, "editors", "test.sh"))
+		cmd.Env = append(os.Environ(), "PATH="+filepath.Join(dir, "fakebin")+string(os.PathListSeparator)+os.Getenv("PATH"), "AGENTLS_CI="+ci)
+		out, err := cmd.CombinedOutput()
+		return string(out), err
+	}
+	out, err := run("")
 	if err != nil {
 		t.Fatalf("%v\n%s", err, out)
 	}
-	_, tail, ok := strings.Cut(string(out), "== editors/ccc/test.sh\nall 3 checks passed\n")
+	_, tail, ok := strings.Cut(out, "== editors/ccc/test.sh\nall 3 checks passed\n")
 	if !ok || tail != "== skipped editors\nSKIP aaa: no aaa found\nSKIP bbb-2: bbb 2 missing\n" {
 		t.Errorf("the run does not end with the skips:\n%s", out)
+	}
+
+	// In CI an editor skipped for a missing install fails the run, and the
+	// last lines say which.
+	out, err = run("1")
+	if err == nil {
+		t.Fatalf("with AGENTLS_CI=1 two skipped editors passed:\n%s", out)
+	}
+	if !strings.HasSuffix(out, "FAIL: in CI every editor runs: SKIP aaa: no aaa found\nFAIL: in CI every editor runs: SKIP bbb-2: bbb 2 missing\n") {
+		t.Errorf("the CI run does not end with the failing skips:\n%s", out)
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -312,7 +313,12 @@ func TestExploreStepBoundReturnsWhatItFound(t *testing.T) {
 // notifications of kind nested under each explore call, progress reports
 // and log lines; the task's totals count the helpers' tokens.
 func TestExploreInTheEditor(t *testing.T) {
-	s := start(t, setup{workspace: "hello", files: exploreFiles, script: exploreScript(t)})
+	// A price for every model, so the totals carry a cost: $1,000 and
+	// $10,000 per million tokens make 600 in / 60 out cost $1.20, and the
+	// task's own two calls alone $0.40.
+	prices := map[string]any{"*": map[string]any{"input": 1000, "output": 10000}}
+	s := start(t, setup{workspace: "hello", files: exploreFiles, script: exploreScript(t),
+		settings: map[string]any{"llm": map[string]any{"prices": prices}}})
 	r := s.run(t, map[string]any{"task": exploreTask})
 	if r.Status != "ok" {
 		t.Fatalf("%+v", r)
@@ -343,6 +349,9 @@ func TestExploreInTheEditor(t *testing.T) {
 	usage, _ := res["usage"].(map[string]any)
 	if usage["inputTokens"] != float64(600) || usage["outputTokens"] != float64(60) {
 		t.Errorf("the task's totals do not count the helpers: %v", usage)
+	}
+	if cost, _ := res["cost"].(float64); math.Abs(cost-1.2) > 1e-9 {
+		t.Errorf("the task's cost is $%v, not $1.20: the helpers' tokens are not priced into it", res["cost"])
 	}
 	var reports []string
 	for _, n := range s.Notes(protocol.MethodProgress) {

@@ -294,3 +294,58 @@ func TestVerifyBaselineKnowsTheUsersUnfinishedLine(t *testing.T) {
 		t.Errorf("feedback: the task's own error (greet.go:6) first, the user's line (greet.go:13) apart as there before:\n%s", last)
 	}
 }
+
+// The baseline holds for a worktree task too: its snapshot carries the
+// user's half-typed, unsaved line, and the task is not blamed for it; a
+// later worktree task that adds an error of its own in the same file does
+// not verify, and hears of its own error apart from the user's.
+func TestVerifyBaselineInAWorktreeSnapshot(t *testing.T) {
+	settings := map[string]any{
+		"verify": map[string]any{"enabled": true, "commands": []string{"go build ./..."}},
+		"agent":  map[string]any{"maxRetries": 1, "isolation": "worktree"},
+	}
+	s := start(t, setup{workspace: "demo", settings: settings, script: `{"turns":[
+ {"toolCalls":[{"id":"r1","name":"read_file","arguments":"{\"path\":\"greet.go\"}"}]},
+ {"toolCalls":[{"id":"c1","name":"edit_file","arguments":"{\"path\":\"greet.go\",\"old_string\":\"Hello %s\",\"new_string\":\"Hello, %s\"}"}]},
+ {"text":"Added the comma."},
+ {"toolCalls":[{"id":"r2","name":"read_file","arguments":"{\"path\":\"greet.go\"}"}]},
+ {"toolCalls":[{"id":"c2","name":"edit_file","arguments":"{\"path\":\"greet.go\",\"old_string\":\"// Greeting returns\",\"new_string\":\"func Other() { y := * }\\n\\n// Greeting returns\"}"}]},
+ {"text":"Added a function."},
+ {"expect":{"lastUserContains":"There before this task"},"text":"I see my error."}]}`})
+	commitAll(t, s.Root)
+	unfinished := "// Package greet says hello.\npackage greet\n\nimport \"fmt\"\n\n// Greeting returns the greeting for name.\nfunc Greeting(name string) string {\n\treturn fmt.Sprintf(\"Hello %s\", name)\n}\n\nfunc Half() { x := / }\n"
+	if err := s.Open(s.ctx, "greet.go", unfinished); err != nil {
+		t.Fatal(err)
+	}
+	r := s.run(t, map[string]any{"task": "add a comma"})
+	if r.Status != "ok" || !r.Verified {
+		t.Fatalf("the worktree task whose only failure is the user's line: status %q verified %v reason %q: %s", r.Status, r.Verified, r.Reason, r.Summary)
+	}
+	var summary string
+	for _, ev := range s.Events(r.TaskID) {
+		if ev["kind"] == "verify" {
+			summary = ev["verify"].(map[string]any)["summary"].(string)
+		}
+	}
+	if !strings.Contains(summary, "there before this task") || !strings.Contains(summary, "greet.go:11") {
+		t.Errorf("verify summary %q does not say the failure at greet.go:11 was there before", summary)
+	}
+	if n := len(s.LLM.Requests()); n != 3 {
+		t.Errorf("%d model requests: the pre-existing failure sent the model back", n)
+	}
+	if got, _ := s.Text("greet.go"); got != unfinished {
+		t.Errorf("the worktree task changed the user's buffer:\n%s", got)
+	}
+
+	r = s.run(t, map[string]any{"task": "add a variable"})
+	if r.Verified || r.Reason != "verifyFailed" {
+		t.Fatalf("the worktree task that added an error of its own: verified %v reason %q: %s", r.Verified, r.Reason, r.Summary)
+	}
+	reqs := s.LLM.Requests()
+	fb := reqs[len(reqs)-1].Body.Messages
+	last := fb[len(fb)-1].Content
+	own, before, _ := strings.Cut(last, "There before this task")
+	if !strings.Contains(own, "greet.go:6") || strings.Contains(own, "greet.go:13") || !strings.Contains(before, "greet.go:13") {
+		t.Errorf("feedback: the task's own error (greet.go:6) first, the user's line (greet.go:13) apart as there before:\n%s", last)
+	}
+}

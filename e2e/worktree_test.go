@@ -13,13 +13,14 @@ import (
 	"go.lsp.dev/protocol"
 
 	"github.com/agentls/agentls/internal/testkit/lspclient"
+	"github.com/agentls/agentls/internal/testkit/need"
 )
 
 // commitAll makes the workspace a git repository with one commit.
 func commitAll(t *testing.T, root string) {
 	t.Helper()
 	if _, err := exec.LookPath("git"); err != nil {
-		t.Skip("no git")
+		need.Missing(t, "no git")
 	}
 	for _, args := range [][]string{{"init", "-q"}, {"add", "-A"}, {"-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "-m", "first"}} {
 		cmd := exec.Command("git", args...)

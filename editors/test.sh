@@ -28,5 +28,17 @@ done
 if [ ${#skipped[@]} -gt 0 ]; then
   echo "== skipped editors"
   printf '%s\n' "${skipped[@]}"
+  # In CI (.ci/run sets AGENTLS_CI) .ci/install has put every editor in
+  # place, so an editor skipped for a missing install is a failure. A check
+  # skipped inside a suite because the editor's version lacks an API stays
+  # a skip.
+  if [ -n "${AGENTLS_CI:-}" ]; then
+    for l in "${skipped[@]}"; do
+      if printf '%s' "$l" | grep -qE 'missing|not installed|not found|no [A-Za-z0-9.-]+ found'; then
+        echo "FAIL: in CI every editor runs: $l"
+        status=1
+      fi
+    done
+  fi
 fi
 exit $status

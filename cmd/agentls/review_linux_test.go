@@ -83,3 +83,35 @@ func TestRunCommandAsksOnATerminal(t *testing.T) {
 		t.Error("command ran without a terminal and outside the policy")
 	}
 }
+
+// Issue 31: --review holds what a command writes and deletes with the
+// edit tools' changes: nothing reaches the disk before the questions, and
+// the answers write the change and make the deletion. On the old code the
+// command's writes landed at once and the review asked nothing.
+func TestReviewHoldsCommandWritesOnATerminal(t *testing.T) {
+	e := newEnv(t, map[string]string{"gone.txt": "deleted by the command\n"})
+	srv := fakeModel(t, `{"turns": [
+		{"toolCalls": [{"id": "c", "name": "run_command", "arguments": "{\"command\":\"sed -i s/hello/goodbye/ hello.txt && rm gone.txt\"}"}]},
+		{"text": "Done."}
+	]}`)
+	term := onTerminal(t, e.command("run", "--review", "--no-verify", "--base-url", srv.URL(), "rewrite"), false)
+	term.waitFor("[1/2] apply hello.txt (+1 -1)? [y]es [n]o [d]iff [a]ll [q]uit: ", 1)
+	files := snapshot(t, e.ws)
+	if files["hello.txt"] == helloAfter || files["gone.txt"] != "deleted by the command\n" {
+		t.Fatalf("the command's writes landed before the review: %q", files)
+	}
+	term.answer("y")
+	term.waitFor("[2/2] apply gone.txt (+0 -1)?", 1)
+	term.answer("y")
+	if err := term.cmd.Wait(); err != nil {
+		t.Fatalf("%v\n%s", err, term.String())
+	}
+	files = snapshot(t, e.ws)
+	if files["hello.txt"] != helloAfter {
+		t.Errorf("hello.txt = %q after accepting", files["hello.txt"])
+	}
+	if _, ok := files["gone.txt"]; ok {
+		t.Error("gone.txt is still there after accepting its deletion")
+	}
+	term.waitFor("wrote 2 of 2 changed files", 1)
+}

@@ -192,7 +192,7 @@ async function malformed() {
 // A worktree task (agent.isolation "worktree"): its change arrives as a
 // tool call with diff content and a permission request; "merge" writes it
 // through the client's fs; a second task's change kept in its worktree is
-// listed by /worktrees and removed by /discard.
+// listed by /worktrees, merged later by /merge and removed by /discard.
 async function worktree() {
   const answers = ["merge", "keep"];
   return withAgent({ answer: () => answers.shift() }, async (ctx, seen) => {
@@ -223,6 +223,11 @@ async function worktree() {
     await prompt(ctx, s.sessionId, "/worktrees");
     const listed = calls(seen.updates.slice(before)).text;
     check(listed.includes(id), "/worktrees lists " + id + ": " + listed);
+    const beforeMerge = seen.updates.length;
+    await prompt(ctx, s.sessionId, "/merge " + id);
+    const merged = calls(seen.updates.slice(beforeMerge)).text;
+    check(seen.buffers.get(file) && seen.buffers.get(file).includes("GOODBYE"), "/merge wrote the kept change through the client: " + seen.buffers.get(file) + " / " + merged);
+    check(readFileSync(file, "utf8").includes("hello"), "the disk stays untouched after /merge");
     await prompt(ctx, s.sessionId, "/discard " + id);
     check(!existsSync(dir), "/discard removed the worktree " + dir);
     return { asked: seen.asked.length, worktree: id };

@@ -43,9 +43,13 @@
 (declare-function agentls--on-event "agentls")
 (declare-function agentls--on-progress "agentls")
 (declare-function agentls-review-show-document "agentls")
+(declare-function agentls--asked "agentls")
+(declare-function agentls--answered "agentls")
 
 (defclass agentls-connection (jsonrpc-process-connection)
   ((root :initarg :root :accessor agentls-connection-root)
+   (server-info :initform nil :accessor agentls-connection-server-info
+                :documentation "The initialize answer's serverInfo: :name, :version.")
    (diagnostics :initform (make-hash-table :test #'equal)
                 :accessor agentls-connection-diagnostics
                 :documentation "URI -> the last published diagnostics (a list of plists)."))
@@ -125,21 +129,53 @@ Buffers the user has open stay unsaved."
                                               (list :codeActionKind
                                                     (list :valueSet ["quickfix" "source" "refactor"]))))))
 
+(defun agentls--stderr-tail (buf)
+  "The last non-empty line of BUF (a server's stderr buffer), or nil."
+  (when (buffer-live-p buf)
+    (with-current-buffer buf
+      (car (last (cl-remove-if
+                  ;; Emacs's own line when the stderr pipe closes.
+                  (lambda (l) (string-match-p "\\`Process .* stderr " l))
+                  (split-string (string-trim (buffer-string)) "\n" t "[ \t]+")))))))
+
+(defun agentls--describe (conn)
+  "\"agentls v1.2 (model gpt-4o, approval sandboxed)\": CONN's server, in
+words, from its initialize answer and agentls.info."
+  (let* ((version (plist-get (agentls-connection-server-info conn) :version))
+         (info (ignore-errors
+                 (jsonrpc-request conn :workspace/executeCommand
+                                  (list :command "agentls.info" :arguments (vector (make-hash-table)))
+                                  :timeout 5)))
+         (parts (delq nil (list (let ((m (plist-get info :model))) (and (stringp m) (not (string-empty-p m)) (concat "model " m)))
+                                (let ((a (plist-get info :approval))) (and (stringp a) (concat "approval " a)))))))
+    (concat "agentls" (if (and (stringp version) (not (string-empty-p version))) (concat " " version) "")
+            (if parts (concat " (" (string-join parts ", ") ")") ""))))
+
 ;;;###autoload
 (defun agentls-connect (&optional root)
   "Start `agentls serve' for ROOT (default: this buffer's workspace).
 Returns the connection; an existing live one is reused.  Eglot and its
-servers are not touched."
+servers are not touched.  It says that it is connecting, then what it
+connected to (version, model, approval mode), or why it could not: no
+server program, or the server exited (with its stderr's last line)."
   (interactive)
   (let* ((root (file-name-as-directory
                 (expand-file-name (or root (agentls--find-root (or buffer-file-name default-directory))))))
          (old (cdr (assoc root agentls--connections))))
     (if (and old (jsonrpc-running-p old))
-        old
+        (progn
+          (when (called-interactively-p 'any)
+            (message "agentls: already connected to %s in %s" (agentls--describe old) (abbreviate-file-name root)))
+          old)
       (let* ((name (format "agentls %s" (abbreviate-file-name root)))
              (program (or (agentls--program)
                           (user-error "agentls is not on exec-path: put it there, set `agentls-program', or M-x agentls-install-server")))
+             (_ (unless (executable-find (car program))
+                  (user-error "agentls: cannot start the server: %s not found (set `agentls-program')" (car program))))
+             (stderr (get-buffer-create (format "*%s stderr*" name)))
              (default-directory root)
+             (_ (progn (with-current-buffer stderr (let ((inhibit-read-only t)) (erase-buffer)))
+                       (message "agentls: connecting to %s in %s..." (car program) (abbreviate-file-name root))))
              (conn
               (make-instance
                'agentls-connection
@@ -148,19 +184,40 @@ servers are not touched."
                           (make-process :name name :command program
                                         :connection-type 'pipe :noquery t
                                         :coding 'utf-8-emacs-unix
-                                        :stderr (get-buffer-create (format "*%s stderr*" name))))
+                                        :stderr stderr))
                :request-dispatcher #'agentls--handle-request
                :notification-dispatcher #'agentls--handle-notification
                :on-shutdown (lambda (c)
                               (setq agentls--connections (cl-remove c agentls--connections :key #'cdr))))))
         (setq agentls--connections (cons (cons root conn) (assoc-delete-all root agentls--connections)))
-        (jsonrpc-request conn :initialize
-                         (list :processId (emacs-pid)
-                               :clientInfo (list :name "agentls.el")
-                               :rootUri (agentls--path-to-uri root)
-                               :workspaceFolders (vector (list :uri (agentls--path-to-uri root) :name root))
-                               :capabilities (agentls--client-capabilities)
-                               :initializationOptions (or agentls-initialization-options (make-hash-table))))
+        (condition-case err
+            (setf (agentls-connection-server-info conn)
+                  (plist-get (jsonrpc-request conn :initialize
+                                              (list :processId (emacs-pid)
+                                                    :clientInfo (list :name "agentls.el")
+                                                    :rootUri (agentls--path-to-uri root)
+                                                    :workspaceFolders (vector (list :uri (agentls--path-to-uri root) :name root))
+                                                    :capabilities (agentls--client-capabilities)
+                                                    :initializationOptions (or agentls-initialization-options (make-hash-table))))
+                             :serverInfo))
+          (error
+           ;; The server died before it answered: say why, in its words.
+           (let ((proc (ignore-errors (jsonrpc--process conn)))
+                 (errp (get-buffer-process stderr))
+                 tail)
+             (with-timeout (2 nil)
+               (while (and proc (process-live-p proc)) (accept-process-output proc 0.05)))
+             ;; What it wrote last may still be in the stderr pipe.
+             (with-timeout (1 nil)
+               (while (and errp (process-live-p errp)) (accept-process-output errp 0.05)))
+             (setq tail (agentls--stderr-tail stderr))
+             (setq agentls--connections (assoc-delete-all root agentls--connections))
+             (ignore-errors (jsonrpc-shutdown conn))
+             (user-error "agentls: the server %s: %s"
+                         (if (and proc (not (process-live-p proc)))
+                             (format "exited (status %s)" (process-exit-status proc))
+                           "did not start")
+                         (or tail (error-message-string err))))))
         (jsonrpc-notify conn :initialized (make-hash-table))
         ;; Buffers already visiting files of this root.
         (let ((n 0))
@@ -170,8 +227,8 @@ servers are not touched."
                 (setq n (1+ n))
                 (agentls-managed-mode 1))))
           ;; A sign that it worked: the connection started nothing visible.
-          (message "agentls: connected to %s (%d buffer%s; C-c a r runs a task)"
-                   (abbreviate-file-name root) n (if (= n 1) "" "s")))
+          (message "agentls: connected to %s in %s (%d buffer%s; C-c a r runs a task)"
+                   (agentls--describe conn) (abbreviate-file-name root) n (if (= n 1) "" "s")))
         conn))))
 
 (defun agentls-shutdown (&optional conn)
@@ -384,11 +441,15 @@ command again with network.  Nothing is answered for the user: quitting
          (question (or (plist-get params :message) "")))
     (if (null titles)
         (progn (message "agentls: %s" question) nil)
-      (let ((pick (condition-case nil
-                      (completing-read (format "agentls asks: %s\nAnswer (%s): " question
-                                               (string-join titles " / "))
-                                       titles nil t)
-                    (quit nil))))
+      ;; Which task waits, said where the user is before the prompt.
+      (let* ((id (agentls--asked question))
+             (pick (unwind-protect
+                       (condition-case nil
+                           (completing-read (format "agentls asks: %s\nAnswer (%s): " question
+                                                    (string-join titles " / "))
+                                            titles nil t)
+                         (quit nil))
+                     (agentls--answered id))))
         (and (member pick titles) (list :title pick))))))
 
 ;;; Diagnostics, through Flymake

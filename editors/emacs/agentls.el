@@ -539,6 +539,110 @@ the line written for that prompt, not whichever was written last."
   (let ((sym (get-text-property (point) 'agentls-output)))
     (if sym (agentls--toggle-output sym) (user-error "agentls: no command output here"))))
 
+;;; A task that needs you says so where you are
+
+;; When the server asks a question (run a command, change a protected
+;; file, run again with network), when a review task's changes wait for
+;; you, or when a task ends, and *agentls* is not on screen, the echo area
+;; says so (`message') and the mode line counts it: "agentls[1 needs
+;; you]" until *agentls* is next on screen.  Nothing is said while
+;; *agentls* is on screen: it shows it already.  No package is needed.
+
+(defcustom agentls-mode-line-attention t
+  "Non-nil: `global-mode-string' shows what needs you, e.g. \"agentls[1 needs you]\"."
+  :type 'boolean)
+
+(defvar agentls--asking nil "Alist (TASK-ID . QUESTION): questions the server waits on.")
+(defvar agentls--unseen nil
+  "Alist (TASK-ID . STATE): what was said while *agentls* was off screen.")
+(defconst agentls--attention-entry
+  '(:eval (let ((s (agentls-attention-mode-line))) (if (string-empty-p s) "" (concat s " ")))))
+
+(defun agentls--on-screen-p ()
+  "Non-nil when a window on a visible frame shows *agentls*."
+  (let ((b (get-buffer "*agentls*")))
+    (and b (get-buffer-window b 'visible))))
+
+(defun agentls-attention-mode-line ()
+  "\"agentls[1 needs you]\", \"agentls[1 needs you, 2 done]\": what
+was said while *agentls* was off screen, and the questions waiting; \"\"
+when nothing is (or *agentls* is on screen now, which clears it)."
+  (when (and agentls--unseen (agentls--on-screen-p))
+    (setq agentls--unseen nil))
+  (let (counts)
+    (dolist (cell agentls--unseen)
+      (let ((state (if (assoc (car cell) agentls--asking) "needs you" (cdr cell))))
+        (cl-incf (alist-get state counts 0 nil #'equal))))
+    (dolist (cell agentls--asking)
+      (unless (assoc (car cell) agentls--unseen)
+        (cl-incf (alist-get "needs you" counts 0 nil #'equal))))
+    (let ((parts (delq nil (mapcar (lambda (s) (when-let ((n (alist-get s counts nil nil #'equal)))
+                                                 (format "%d %s" n s)))
+                                   '("needs you" "failed" "done")))))
+      (if parts (concat "agentls[" (string-join parts ", ") "]") ""))))
+
+(defun agentls--raise (id state text)
+  "Say that task ID (nil: no task) is in STATE, with TEXT, unless
+*agentls* is on screen.  Returns non-nil when it said so."
+  (unless (agentls--on-screen-p)
+    (when id (setf (alist-get id agentls--unseen nil nil #'equal) state))
+    (when (and agentls-mode-line-attention (not (member agentls--attention-entry global-mode-string)))
+      ;; First, so a long mode line does not cut it off.
+      (setq global-mode-string (cons agentls--attention-entry (or global-mode-string '("")))))
+    (message "agentls: %s%s: %s" (if id (concat id " ") "") state text)
+    (force-mode-line-update t)
+    t))
+
+(defun agentls--end-state (ev)
+  "How end event EV reads in the task list's words, nil for a cancel."
+  (let ((r (plist-get ev :result)))
+    (cond ((or (eq (plist-get r :cancelled) t) (equal (plist-get r :status) "cancelled")) nil)
+          ((or (equal (plist-get r :outcome) "awaiting review") (equal (plist-get ev :ended) "awaiting review"))
+           "needs you")
+          ((or (equal (plist-get r :status) "error") (equal (plist-get r :reason) "verifyFailed")) "failed")
+          (t "done"))))
+
+(defun agentls--ended (id ev)
+  "Say where the user is that task ID ended (end event EV)."
+  (setq agentls--asking (assoc-delete-all id agentls--asking))
+  (when-let ((state (agentls--end-state ev)))
+    (let* ((r (plist-get ev :result))
+           (word (let ((w (plist-get ev :ended))) (if (and (stringp w) (not (string-empty-p w))) w (agentls-status-word r))))
+           (msg (replace-regexp-in-string
+                 "\\`[ \t]*#+[ \t]*" "" (agentls--first-line (or (plist-get r :summary) (plist-get r :error) "") 120))))
+      (agentls--raise id state
+                      (cond ((equal state "needs you")
+                             "its changes wait for your review (M-x agentls-review-diff, agentls-accept, agentls-reject)")
+                            ((equal state "done")
+                             (if (member word '("ok" "done")) msg (format "(%s) %s" word msg)))
+                            (t (if (string-empty-p msg) word (format "%s: %s" word msg))))))))
+
+(defun agentls--question-task (question)
+  "The running task a server QUESTION is about: the one whose last tool
+call it names, else the newest running one."
+  (or (car (cl-find-if (lambda (cell)
+                         (let ((m (plist-get (cdr cell) :message)))
+                           (and (agentls--running-p (cdr cell)) (stringp m)
+                                (string-match "\\`[^ ]+ \\(.+\\)\\'" m)
+                                (string-search (match-string 1 m) question))))
+                       agentls--tasks))
+      (agentls--latest #'agentls--running-p)))
+
+(defun agentls--asked (question)
+  "Record and say that the server waits on QUESTION; returns its task id."
+  (let ((id (agentls--question-task question)))
+    (when id (setf (alist-get id agentls--asking nil nil #'equal) question))
+    (agentls--raise id "needs you" (agentls--first-line (replace-regexp-in-string "[ \t]*\n+[ \t]*" " " question) 200))
+    id))
+
+(defun agentls--answered (id)
+  (setq agentls--asking (assoc-delete-all id agentls--asking))
+  (force-mode-line-update t))
+
+(defun agentls-waiting (id)
+  "The question task ID waits on you to answer, or nil."
+  (cdr (assoc id agentls--asking)))
+
 (defvar agentls-event-hook nil
   "Functions called with each agentls/event plist, after it is rendered.")
 
@@ -567,6 +671,8 @@ the line written for that prompt, not whichever was written last."
     (condition-case err
         (agentls--render ev)
       (error (message "agentls: rendering an event failed: %S" err)))
+    (when (equal (plist-get ev :kind) "end")
+      (agentls--ended id ev))
     (run-hook-with-args 'agentls-event-hook ev)
     (force-mode-line-update t)))
 
@@ -599,6 +705,13 @@ the line written for that prompt, not whichever was written last."
       (setq window (plist-put window :showMessage (list :messageActionItem
                                                         (list :additionalPropertiesSupport :json-false)))))
     (plist-put caps :window window)))
+
+(cl-defmethod eglot-handle-request :around
+  ((_server agentls-server) (_method (eql window/showMessageRequest)) &rest args)
+  "Say which task waits on the question, then let Eglot ask it."
+  (let ((id (agentls--asked (or (plist-get args :message) ""))))
+    (unwind-protect (cl-call-next-method)
+      (agentls--answered id))))
 
 (cl-defmethod eglot-handle-request
   ((_server agentls-server) (_method (eql window/workDoneProgress/create)) &rest _)
@@ -882,8 +995,11 @@ instead of sorting them."
       (complete-with-action action candidates string pred))))
 
 (defun agentls-state-word (tk)
-  "Task TK's state in the task list: running, needs you, done or failed."
-  (cond ((member (plist-get tk :status) '("queued" "running")) "running")
+  "Task TK's state in the task list: running, needs you, done or failed.
+A running task that waits on your answer needs you."
+  (cond ((and (member (plist-get tk :status) '("queued" "running")) (agentls-waiting (plist-get tk :taskId)))
+         "needs you")
+        ((member (plist-get tk :status) '("queued" "running")) "running")
         ((equal (plist-get tk :outcome) "awaiting review") "needs you")
         ((member (plist-get tk :status) '("error")) "failed")
         ((equal (plist-get tk :reason) "verifyFailed") "failed")
@@ -926,6 +1042,8 @@ first.  A refusal is shown with the server's reason; returns the answer."
                 (jsonrpc-error (list :applied :json-false
                                      :reason (or (alist-get 'jsonrpc-error-message (cdr err)) "no answer"))))))
     (message "%s" (agentls--undo-text id res))
+    (when (eq (plist-get res :applied) t)
+      (agentls--refresh-task-diffs id))
     res))
 
 ;;;###autoload
@@ -944,7 +1062,9 @@ Returns its buffer."
 (defun agentls-show-stream ()
   "Show the *agentls* event stream."
   (interactive)
-  (agentls--display (agentls-stream-buffer)))
+  (agentls--display (agentls-stream-buffer))
+  (agentls-attention-mode-line) ; on screen now: what it shows is seen
+  (force-mode-line-update t))
 
 ;;;###autoload
 (defun agentls-run-command (name &optional args)
@@ -984,15 +1104,36 @@ task's proposals are in `agentls-review-diff'.  Returns the buffer."
     (let ((buf (get-buffer-create (format "*agentls diff %s*" (plist-get res :taskId))))
           (root (ignore-errors (agentls-connection-root (agentls-connection-for)))))
       (with-current-buffer buf
-        (let ((inhibit-read-only t))
-          (erase-buffer)
-          (insert diff))
-        (diff-mode)
+        (agentls--fill-task-diff res)
         (when root (setq default-directory root))
-        (setq buffer-read-only t)
         (goto-char (point-min)))
       (display-buffer buf)
       buf)))
+
+(defvar-local agentls--diff-task nil "The task whose applied diff this buffer shows.")
+
+(defun agentls--fill-task-diff (res)
+  "Fill this buffer with agentls.diff's answer RES, or say nothing is left."
+  (let ((inhibit-read-only t)
+        (diff (or (plist-get res :diff) "")))
+    (erase-buffer)
+    (insert (if (string-empty-p diff)
+                (format "# agentls task %s: nothing it applied is left (%s)\n"
+                        (plist-get res :taskId) (or (plist-get res :reason) "undone"))
+              diff))
+    (diff-mode)
+    (setq agentls--diff-task (plist-get res :taskId))
+    (setq buffer-read-only t)))
+
+(defun agentls--refresh-task-diffs (id)
+  "Redraw the applied-diff buffers of task ID from the server now: after
+an undo they show what is left, or say nothing is."
+  (dolist (b (buffer-list))
+    (when (equal (buffer-local-value 'agentls--diff-task b) id)
+      (let ((res (ignore-errors (agentls-command "agentls.diff" (list :taskId id)))))
+        (when res
+          (with-current-buffer b
+            (save-excursion (agentls--fill-task-diff res))))))))
 
 (defvar agentls-command-map
   (let ((m (make-sparse-keymap)))

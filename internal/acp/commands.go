@@ -13,6 +13,7 @@ import (
 	"github.com/agentls/agentls/internal/assemble"
 	"github.com/agentls/agentls/internal/prompts"
 	"github.com/agentls/agentls/internal/render"
+	"github.com/agentls/agentls/internal/review"
 )
 
 // Slash commands: agentls's own, answered here without the model, and the
@@ -223,6 +224,9 @@ func (w *clientWorkspace) undo(ctx context.Context, rel string) error {
 	if !ok {
 		return nil
 	}
+	if fc.Gone {
+		return w.restore(ctx, fc)
+	}
 	if !fc.Existed {
 		// A file the task created: removed when it is still what the task
 		// wrote (from the disk; the client's fs has no delete).
@@ -247,4 +251,20 @@ func (w *clientWorkspace) undo(ctx context.Context, rel string) error {
 		}
 		return []byte(fc.Base), nil
 	}, false)
+}
+
+// restore makes a file the task's command deleted again, with its text
+// and mode, where nobody made it since.
+func (w *clientWorkspace) restore(ctx context.Context, fc review.File) error {
+	if !fc.Existed {
+		return nil // made and deleted by the task: nothing to put back
+	}
+	_, err := w.files.Apply(ctx, []string{fc.Rel}, apply.Batch{Label: "agentls: undo " + fc.Rel}, func(cur map[string]apply.Text) ([]apply.Change, error) {
+		p := review.PlanUndo(fc, cur[fc.Rel].Data, cur[fc.Rel].Exists)
+		if !p.Restore {
+			return nil, errChangedSince
+		}
+		return []apply.Change{{Rel: fc.Rel, Cur: cur[fc.Rel], Next: p.Next, Mode: p.Mode}}, nil
+	})
+	return err
 }

@@ -47,6 +47,15 @@ func (f *clientFiles) Write(ctx context.Context, b apply.Batch) error {
 		if c.Delete {
 			return errors.New("the editor cannot delete files over ACP, delete it yourself")
 		}
+		if !c.Cur.Exists && c.Mode != 0 {
+			// A file made again with its mode and exact bytes (undo of a
+			// command's deletion): only the disk can, and a file that is
+			// not there holds no user work.
+			if err := f.disk.Write(ctx, apply.Batch{Changes: []apply.Change{c}}); err != nil {
+				return err
+			}
+			continue
+		}
 		// The client writes the path it is sent: checked now.
 		if err := tools.Beneath(f.root, c.Rel); err != nil {
 			return fmt.Errorf("%w: %v", apply.ErrMoved, err)

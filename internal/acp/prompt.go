@@ -19,7 +19,6 @@ import (
 	"github.com/agentls/agentls/internal/config"
 	"github.com/agentls/agentls/internal/prompts"
 	"github.com/agentls/agentls/internal/session"
-	"github.com/agentls/agentls/internal/verify/gate"
 	"github.com/agentls/agentls/internal/worktree"
 )
 
@@ -174,7 +173,7 @@ func (a *Agent) promptTask(s *acpSession, out *stream, ws *clientWorkspace, cfg 
 		Untrusted: assemble.ReadWorkspaceSettings(s.root, trustStore()).Untrusted,
 		Store:     s.store,
 		Session:   s.id,
-		Gate: func(g *gate.Gate) {
+		Gate: func(g *assemble.Gate) {
 			g.Unsaved = ws.unsaved
 			g.OnStart = out.verifyStarted
 		},

@@ -179,7 +179,7 @@ func (w *clientWorkspace) unsaved(changed []string) map[string][]byte {
 	}
 	out := map[string][]byte{}
 	for _, rel := range changed {
-		if f, ok := w.log.File(rel); ok {
+		if f, ok := w.log.File(rel); ok && !f.Gone {
 			out[rel] = []byte(f.After)
 		}
 	}
@@ -232,6 +232,12 @@ func (w *clientWorkspace) Carried(rel string, old []byte, existed bool, next []b
 	w.record(rel, old, existed, next)
 }
 
+// CarriedDelete records a file a command's view deleted in the task's
+// change log (tools.Carrier), so /undo makes it again.
+func (w *clientWorkspace) CarriedDelete(rel string, old []byte, mode fs.FileMode) {
+	w.log.RecordDeleted(rel, string(old), mode)
+}
+
 // CarryFile writes a file a command's view carried in through the write
 // path (tools.CarryWriter): the client's fs when it offers it, else the
 // disk, over old only.
@@ -251,6 +257,13 @@ func (w *clientWorkspace) CarryFile(ctx context.Context, rel string, old []byte,
 	return apply.Carry(ctx, a, rel, old, existed, next, del)
 }
 
+// AskCarry asks about a file a command's view would carry in, as about
+// an edit, when review is on (tools.CarryAsker): a command's writes are
+// held to the user's answer like the edit tools' changes.
+func (w *clientWorkspace) AskCarry(ctx context.Context, rel string, old []byte, existed bool, next []byte, del bool) error {
+	return w.confirm(ctx, rel, old, existed, next)
+}
+
 // CommandsOnly: hooks and stop conditions run on the disk
 // (tools.CommandViewer).
 func (w *clientWorkspace) CommandsOnly() {}
@@ -259,4 +272,5 @@ var (
 	_ tools.CommandViewer = (*clientWorkspace)(nil)
 	_ tools.Viewer        = (*clientWorkspace)(nil)
 	_ tools.Carrier       = (*clientWorkspace)(nil)
+	_ tools.CarryAsker    = (*clientWorkspace)(nil)
 )

@@ -22,6 +22,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"slices"
 	"sync"
 	"time"
@@ -46,6 +47,10 @@ type Change struct {
 	Cur    Text
 	Next   string
 	Delete bool
+	// Mode is the permission bits of a file the change makes (undo or
+	// rewind putting back a file a command deleted); 0: the transport's
+	// default. Only the disk transport can honour it.
+	Mode fs.FileMode
 }
 
 // Noop reports whether the change leaves the file as it is.
@@ -124,6 +129,11 @@ func New(t Transport) *Applier { return Shared(t, &Slots{}) }
 func Shared(t Transport, s *Slots) *Applier {
 	return &Applier{t: t, slots: s, Attempts: 4, Backoff: 2 * time.Millisecond, Moved: 40}
 }
+
+// Over returns an Applier over t whose changes take turns with a's (the
+// language server's disk transport for the files a command carries in,
+// beside its editor transport).
+func (a *Applier) Over(t Transport) *Applier { return Shared(t, a.slots) }
 
 // Transport returns the transport changes go through.
 func (a *Applier) Transport() Transport { return a.t }

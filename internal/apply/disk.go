@@ -63,7 +63,7 @@ func (d *Disk) write(ctx context.Context, c Change) error {
 		}
 		return nil
 	}
-	err := d.W.Edit(ctx, c.Rel, func(old []byte, exists bool) ([]byte, error) {
+	err := d.W.EditMode(ctx, c.Rel, c.Mode, func(old []byte, exists bool) ([]byte, error) {
 		if exists != c.Cur.Exists || !bytes.Equal(old, []byte(c.Cur.Data)) {
 			return nil, ErrStale
 		}

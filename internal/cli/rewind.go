@@ -61,6 +61,8 @@ func rewindSession(store *session.Store, id, stepArg string, asJSON bool, stdout
 			switch {
 			case p.Delete:
 				return []apply.Change{{Rel: f.Path, Cur: c, Delete: true}}, nil
+			case p.Restore:
+				return []apply.Change{{Rel: f.Path, Cur: c, Next: p.Next, Mode: f.To.Mode}}, nil
 			case len(p.Changes) > 0:
 				return []apply.Change{{Rel: f.Path, Cur: c, Next: p.Next}}, nil
 			}

@@ -19,7 +19,6 @@ import (
 	"github.com/agentls/agentls/internal/logging"
 	"github.com/agentls/agentls/internal/session"
 	"github.com/agentls/agentls/internal/tools"
-	"github.com/agentls/agentls/internal/verify/gate"
 	"github.com/agentls/agentls/internal/worktree"
 )
 
@@ -234,7 +233,7 @@ func (t *cliTask) taskConfig() assemble.TaskConfig {
 		// Steps for `agentls sessions rewind`: changes written to disk.
 		Checkpoints: !o.dryRun && !t.review,
 		MCP:         t.mcp,
-		Gate: func(g *gate.Gate) {
+		Gate: func(g *assemble.Gate) {
 			g.OnStart = func(cmd string) { t.ren.note("· running " + cmd) }
 			g.Unsaved = func([]string) map[string][]byte { return t.ws.proposed() }
 		},

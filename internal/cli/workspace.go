@@ -39,6 +39,9 @@ func (w *cliWorkspace) Root() string { return w.disk.Root() }
 func (w *cliWorkspace) ReadFile(ctx context.Context, rel string) ([]byte, error) {
 	if w.inMemory {
 		if fc, ok := w.log.File(rel); ok {
+			if fc.Gone {
+				return nil, fmt.Errorf("%s: %w (deleted by the task's command; proposed)", rel, fs.ErrNotExist)
+			}
 			return []byte(fc.After), nil
 		}
 	}
@@ -53,7 +56,9 @@ func (w *cliWorkspace) OpenFiles() []string {
 	}
 	var out []string
 	for _, fc := range w.log.Applied() {
-		out = append(out, fc.Rel)
+		if !fc.Gone {
+			out = append(out, fc.Rel)
+		}
 	}
 	return out
 }
@@ -71,7 +76,7 @@ func (w *cliWorkspace) Edit(ctx context.Context, rel string, transform func(old 
 		var old []byte
 		exists := true
 		if fc, ok := w.log.File(rel); ok {
-			old = []byte(fc.After)
+			old, exists = []byte(fc.After), !fc.Gone
 		} else {
 			b, err := w.disk.ReadFile(ctx, rel)
 			switch {
@@ -126,7 +131,9 @@ func (w *cliWorkspace) proposed() map[string][]byte {
 	}
 	out := map[string][]byte{}
 	for _, fc := range w.log.Changed() {
-		out[fc.Rel] = []byte(fc.After)
+		if !fc.Gone {
+			out[fc.Rel] = []byte(fc.After)
+		}
 	}
 	return out
 }
@@ -135,10 +142,14 @@ func (w *cliWorkspace) proposed() map[string][]byte {
 func (w *cliWorkspace) diff(rel string) string {
 	fc := w.change(rel)
 	a := "a/" + rel
+	b := "b/" + rel
 	if !fc.Existed {
 		a = "/dev/null"
 	}
-	return edits.Unified(a, "b/"+rel, fc.Base, fc.After, -1)
+	if fc.Gone {
+		b = "/dev/null"
+	}
+	return edits.Unified(a, b, fc.Base, fc.After, -1)
 }
 
 // sessionChanges describes the given files for the session.
@@ -161,11 +172,12 @@ func (w *cliWorkspace) apply(ctx context.Context, rel string) error {
 	if err := tools.Beneath(w.disk.Root(), rel); err != nil {
 		return err
 	}
-	_, err := w.files.Edit(ctx, rel, "", func(cur apply.Text) (string, error) {
-		if cur.Exists != fc.Existed || cur.Data != fc.Base {
-			return "", errChangedOnDisk
+	_, err := w.files.Apply(ctx, []string{rel}, apply.Batch{}, func(cur map[string]apply.Text) ([]apply.Change, error) {
+		c := cur[rel]
+		if c.Exists != fc.Existed || c.Data != fc.Base {
+			return nil, errChangedOnDisk
 		}
-		return fc.After, nil
+		return []apply.Change{{Rel: rel, Cur: c, Next: fc.After, Delete: fc.Gone}}, nil
 	})
 	return err
 }
@@ -222,11 +234,35 @@ func (w *cliWorkspace) Carried(rel string, old []byte, existed bool, next []byte
 	w.log.RecordApplied(rel, string(old), existed, string(next))
 }
 
+// CarriedDelete records a file a command's view deleted in the task's
+// change log (tools.Carrier): the diff shows it, and the session's rewind
+// makes it again.
+func (w *cliWorkspace) CarriedDelete(rel string, old []byte, mode fs.FileMode) {
+	w.log.RecordDeleted(rel, string(old), mode)
+}
+
 // CarryFile writes a file a command's view carried in through the write
 // path (tools.CarryWriter): the Applier over the disk, over old only.
+// Under --dry-run or --review (in memory) the change is held in the
+// change log with the task's other proposals instead (tools.CarryProposer):
+// the dry run's diff shows it, the review asks about it.
 func (w *cliWorkspace) CarryFile(ctx context.Context, rel string, old []byte, existed bool, next []byte, del bool) error {
-	return apply.Carry(ctx, w.files, rel, old, existed, next, del)
+	if !w.inMemory {
+		return apply.Carry(ctx, w.files, rel, old, existed, next, del)
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if del {
+		w.log.RecordDeleted(rel, string(old), 0)
+	} else {
+		w.log.RecordApplied(rel, string(old), existed, string(next))
+	}
+	return nil
 }
+
+// ProposesCarry: in memory, what commands write is proposed, not written
+// (tools.CarryProposer).
+func (w *cliWorkspace) ProposesCarry() bool { return w.inMemory }
 
 // CommandsOnly: hooks and stop conditions run on the disk
 // (tools.CommandViewer).
@@ -236,4 +272,5 @@ var (
 	_ tools.CommandViewer = (*cliWorkspace)(nil)
 	_ tools.Viewer        = (*cliWorkspace)(nil)
 	_ tools.Carrier       = (*cliWorkspace)(nil)
+	_ tools.CarryProposer = (*cliWorkspace)(nil)
 )

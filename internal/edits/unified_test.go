@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/agentls/agentls/internal/testkit/need"
 )
 
 func TestUnifiedExact(t *testing.T) {
@@ -149,7 +151,7 @@ func gitApply(t *testing.T, files map[string]string, patch string, args ...strin
 
 func TestUnifiedGitApply(t *testing.T) {
 	if _, err := exec.LookPath("git"); err != nil {
-		t.Skip("git not installed")
+		need.Missing(t, "git not installed")
 	}
 	long := numbered(40, "line %d\n")
 	for _, tc := range []struct {
@@ -189,7 +191,7 @@ func TestUnifiedGitApply(t *testing.T) {
 
 func TestUnifiedCreateAndDelete(t *testing.T) {
 	if _, err := exec.LookPath("git"); err != nil {
-		t.Skip("git not installed")
+		need.Missing(t, "git not installed")
 	}
 	create := Unified("/dev/null", "b/new file.txt", "", "hello\nworld", 3)
 	if !strings.Contains(create, "@@ -0,0 +1,2 @@") {
@@ -205,7 +207,7 @@ func TestUnifiedCreateAndDelete(t *testing.T) {
 // TestUnifiedRandom applies many random diffs with one git apply call.
 func TestUnifiedRandom(t *testing.T) {
 	if _, err := exec.LookPath("git"); err != nil {
-		t.Skip("git not installed")
+		need.Missing(t, "git not installed")
 	}
 	r := rand.New(rand.NewPCG(1, 2))
 	pieces := []string{"a\n", "b\n", "c\n", "a", "x\r\n", "\n", "中\n", "😀\n", "  indent\n"}

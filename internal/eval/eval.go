@@ -151,6 +151,15 @@ const ScriptedModel = "gpt-5"
 // Run runs tasks one after another (their timings stay comparable) and
 // reports.
 func Run(ctx context.Context, tasks []Task, o Options) Report {
+	return runAll(ctx, o, "agentls-eval-", "%-28s %s\n", len(tasks), func(i int, model string, o Options, root string) (string, Result) {
+		return tasks[i].Name, runTask(ctx, tasks[i], model, o, root)
+	})
+}
+
+// runAll runs n jobs, each o.Repeat times, one after another, in one
+// directory for the run (prefix names it), logging each verdict with
+// logLine; job runs the i-th on the model in root and names it.
+func runAll(ctx context.Context, o Options, prefix, logLine string, n int, job func(i int, model string, o Options, root string) (string, Result)) Report {
 	if o.Env == nil {
 		o.Env = os.Environ()
 	}
@@ -167,7 +176,7 @@ func Run(ctx context.Context, tasks []Task, o Options) Report {
 	rep := Report{Model: model, Scripted: o.Scripted, API: o.API, Verify: !o.NoVerify, Repeat: o.Repeat, Settings: o.Settings}
 	// One directory for the run's tasks: each task's sandbox reads the
 	// others (a kept grading copy holds hidden tests) as empty.
-	root, err := os.MkdirTemp("", "agentls-eval-")
+	root, err := os.MkdirTemp("", prefix)
 	if err != nil {
 		rep.Results = append(rep.Results, Result{Task: "(setup)", Error: err.Error()})
 		return rep
@@ -175,16 +184,16 @@ func Run(ctx context.Context, tasks []Task, o Options) Report {
 	if !o.Keep {
 		defer os.RemoveAll(root)
 	}
-	for _, t := range tasks {
+	for j := range n {
 		for i := 1; i <= o.Repeat; i++ {
 			if ctx.Err() != nil {
 				break
 			}
-			r := runTask(ctx, t, model, o, root)
+			name, r := job(j, model, o, root)
 			r.Run = i
 			rep.Results = append(rep.Results, r)
 			if o.Log != nil {
-				fmt.Fprintf(o.Log, "%-28s %s\n", t.Name, verdictWord(r))
+				fmt.Fprintf(o.Log, logLine, name, verdictWord(r))
 			}
 		}
 	}
@@ -245,6 +254,35 @@ type endpoint struct {
 	api   string
 	px    *proxy
 	close func()
+}
+
+// jobDir makes a job's directory in the run's root and lists the other
+// jobs' (which its sandbox reads as empty); with o.Keep it is kept and
+// named in r.Dir, else cleanup removes it.
+func jobDir(root, prefix string, o Options, r *Result) (dir string, others []string, cleanup func(), err error) {
+	others, _ = filepath.Glob(filepath.Join(root, "*"))
+	dir, err = os.MkdirTemp(root, prefix)
+	if err != nil {
+		return "", nil, nil, err
+	}
+	if o.Keep {
+		r.Dir = dir
+		return dir, others, func() {}, nil
+	}
+	return dir, others, func() { os.RemoveAll(dir) }, nil
+}
+
+// scriptedEndpoint opens the endpoint of a task: the scripted model
+// playing script's answer when the run is scripted, else the model.
+func scriptedEndpoint(model string, o Options, script func() (*fakellm.Script, error)) (*endpoint, error) {
+	var sc *fakellm.Script
+	if o.Scripted {
+		var err error
+		if sc, err = script(); err != nil {
+			return nil, err
+		}
+	}
+	return openEndpoint(model, sc, o)
 }
 
 func openEndpoint(model string, script *fakellm.Script, o Options) (*endpoint, error) {
@@ -379,17 +417,12 @@ func runTask(ctx context.Context, t Task, model string, o Options, root string) 
 		r.Skipped, r.Error = true, "skipped: "+why
 		return r
 	}
-	others, _ := filepath.Glob(filepath.Join(root, "*"))
-	tmp, err := os.MkdirTemp(root, t.Name+"-")
+	tmp, others, cleanup, err := jobDir(root, t.Name+"-", o, &r)
 	if err != nil {
 		r.Error = err.Error()
 		return r
 	}
-	if o.Keep {
-		r.Dir = tmp
-	} else {
-		defer os.RemoveAll(tmp)
-	}
+	defer cleanup()
 	base, ws, grade := filepath.Join(tmp, "base"), filepath.Join(tmp, "work"), filepath.Join(tmp, "grade")
 	if err := materialize(ctx, t, base); err != nil {
 		r.Error = "the task's repository: " + err.Error()
@@ -409,14 +442,7 @@ func runTask(ctx context.Context, t Task, model string, o Options, root string) 
 	deny := sealed(o.Suite, o.Binary, append(others, base))
 	r.Sealed = sandboxed(o.Config)
 
-	var script *fakellm.Script
-	if o.Scripted {
-		if script, err = t.Solution(); err != nil {
-			r.Error = err.Error()
-			return r
-		}
-	}
-	ep, err := openEndpoint(model, script, o)
+	ep, err := scriptedEndpoint(model, o, t.Solution)
 	if err != nil {
 		r.Error = err.Error()
 		return r

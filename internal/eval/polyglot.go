@@ -137,45 +137,12 @@ type TryRates struct {
 
 // RunPolyglot runs exercises one after another with Aider's protocol.
 func RunPolyglot(ctx context.Context, exs []Exercise, o Options, p Polyglot) Report {
-	if o.Env == nil {
-		o.Env = os.Environ()
-	}
 	if p.Tries < 1 {
 		p.Tries = 2
 	}
-	model := o.Config.LLM.Model
-	if o.Scripted {
-		model = ScriptedModel
-	}
-	if o.Repeat < 1 {
-		o.Repeat = 1
-	}
-	if o.Scripted && o.API == "" {
-		o.API = "chat"
-	}
-	rep := Report{Model: model, Scripted: o.Scripted, API: o.API, Verify: !o.NoVerify, Repeat: o.Repeat, Settings: o.Settings}
-	root, err := os.MkdirTemp("", "agentls-polyglot-")
-	if err != nil {
-		rep.Results = append(rep.Results, Result{Task: "(setup)", Error: err.Error()})
-		return rep
-	}
-	if !o.Keep {
-		defer os.RemoveAll(root)
-	}
-	for _, ex := range exs {
-		for i := 1; i <= o.Repeat; i++ {
-			if ctx.Err() != nil {
-				break
-			}
-			r := runExercise(ctx, ex, model, o, p, root)
-			r.Run = i
-			rep.Results = append(rep.Results, r)
-			if o.Log != nil {
-				fmt.Fprintf(o.Log, "%-34s %s\n", ex.ID(), verdictWord(r))
-			}
-		}
-	}
-	rep.Total = total(rep.Results)
+	rep := runAll(ctx, o, "agentls-polyglot-", "%-34s %s\n", len(exs), func(i int, model string, o Options, root string) (string, Result) {
+		return exs[i].ID(), runExercise(ctx, exs[i], model, o, p, root)
+	})
 	rep.Polyglot = summarize(rep.Results, p)
 	return rep
 }
@@ -272,33 +239,8 @@ func (e Exercise) copyTo(dst string, tests bool) error {
 			skip[filepath.FromSlash(f)] = true
 		}
 	}
-	return filepath.WalkDir(e.Dir, func(p string, d os.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(e.Dir, p)
-		if d.IsDir() && (rel == ".meta" || rel == ".docs" || rel == "node_modules" || rel == "build" || rel == "target") {
-			return filepath.SkipDir
-		}
-		if skip[rel] {
-			return nil
-		}
-		target := filepath.Join(dst, rel)
-		if d.IsDir() {
-			return os.MkdirAll(target, 0o755)
-		}
-		if !d.Type().IsRegular() {
-			return nil
-		}
-		b, err := os.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		mode := os.FileMode(0o644)
-		if fi, err := d.Info(); err == nil && fi.Mode()&0o111 != 0 {
-			mode = 0o755
-		}
-		return os.WriteFile(target, b, mode)
+	return copyLeaving(e.Dir, dst, func(rel string, d os.DirEntry) bool {
+		return d.IsDir() && (rel == ".meta" || rel == ".docs" || rel == "node_modules" || rel == "build" || rel == "target") || skip[rel]
 	})
 }
 
@@ -346,17 +288,12 @@ func runExercise(ctx context.Context, ex Exercise, model string, o Options, p Po
 		r.Skipped, r.Error = true, "skipped: "+why
 		return r
 	}
-	others, _ := filepath.Glob(filepath.Join(root, "*"))
-	tmp, err := os.MkdirTemp(root, ex.Lang+"-"+ex.Name+"-")
+	tmp, others, cleanup, err := jobDir(root, ex.Lang+"-"+ex.Name+"-", o, &r)
 	if err != nil {
 		r.Error = err.Error()
 		return r
 	}
-	if o.Keep {
-		r.Dir = tmp
-	} else {
-		defer os.RemoveAll(tmp)
-	}
+	defer cleanup()
 	ws := filepath.Join(tmp, "work")
 	if err := ex.copyTo(ws, p.TestsVisible); err == nil {
 		err = gitInit(ctx, ws)
@@ -372,14 +309,7 @@ func runExercise(ctx context.Context, ex Exercise, model string, o Options, p Po
 	}
 	deny := sealed(o.Suite, o.Binary, others)
 	r.Sealed = sandboxed(o.Config)
-	var script *fakellm.Script
-	if o.Scripted {
-		if script, err = ex.script(); err != nil {
-			r.Error = err.Error()
-			return r
-		}
-	}
-	ep, err := openEndpoint(model, script, o)
+	ep, err := scriptedEndpoint(model, o, ex.script)
 	if err != nil {
 		r.Error = err.Error()
 		return r
@@ -421,14 +351,7 @@ func runExercise(ctx context.Context, ex Exercise, model string, o Options, p Po
 // (restored), but for the .agentls.json the eval wrote.
 func (ex Exercise) sortChange(orig, work map[string][]byte) Change {
 	var c Change
-	paths := map[string]bool{}
-	for p := range orig {
-		paths[p] = true
-	}
-	for p := range work {
-		paths[p] = true
-	}
-	for _, p := range slices.Sorted(mapKeys(paths)) {
+	for _, p := range allPaths(orig, work) {
 		o, inOrig := orig[p]
 		w, inWork := work[p]
 		if p == config.FileName || inOrig && inWork && string(o) == string(w) {

@@ -171,14 +171,7 @@ func matchAny(patterns []string, rel string) bool {
 // applied. stdlib are module names a Python file or package must not take.
 func sortChange(orig, work map[string][]byte, testPatterns []string, stdlib map[string]bool) Change {
 	var c Change
-	paths := map[string]bool{}
-	for p := range orig {
-		paths[p] = true
-	}
-	for p := range work {
-		paths[p] = true
-	}
-	for _, p := range slices.Sorted(mapKeys(paths)) {
+	for _, p := range allPaths(orig, work) {
 		o, inOrig := orig[p]
 		w, inWork := work[p]
 		if inOrig && inWork && bytes.Equal(o, w) {
@@ -194,6 +187,18 @@ func sortChange(orig, work map[string][]byte, testPatterns []string, stdlib map[
 		}
 	}
 	return c
+}
+
+// allPaths are the paths of both trees, sorted.
+func allPaths(orig, work map[string][]byte) []string {
+	paths := map[string]bool{}
+	for p := range orig {
+		paths[p] = true
+	}
+	for p := range work {
+		paths[p] = true
+	}
+	return slices.Sorted(mapKeys(paths))
 }
 
 func mapKeys[K comparable, V any](m map[K]V) func(func(K) bool) {
@@ -305,12 +310,23 @@ func tooWide(p string) bool {
 }
 
 // copyTree copies the regular files under src into dst.
-func copyTree(src, dst string) error {
+func copyTree(src, dst string) error { return copyLeaving(src, dst, nil) }
+
+// copyLeaving copies the regular files under src into dst (executable
+// ones 0755, the others 0644), leaving out the files and directories
+// leave says (by their path relative to src).
+func copyLeaving(src, dst string, leave func(rel string, d os.DirEntry) bool) error {
 	return filepath.WalkDir(src, func(p string, d os.DirEntry, err error) error {
 		if err != nil {
 			return err
 		}
 		rel, _ := filepath.Rel(src, p)
+		if leave != nil && leave(rel, d) {
+			if d.IsDir() {
+				return filepath.SkipDir
+			}
+			return nil
+		}
 		target := filepath.Join(dst, rel)
 		if d.IsDir() {
 			return os.MkdirAll(target, 0o755)

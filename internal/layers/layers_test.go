@@ -66,19 +66,20 @@ var allowed = map[string][]string{
 	// Delegated jobs: the NATS JetStream queue, the worker, the results;
 	// beside assemble, below the front ends that submit and fetch.
 	"internal/delegate": {"internal/agent", "internal/config", "internal/proc", "internal/session", "internal/worktree"},
-	// Front ends: the assembly path and the core, never each other.
-	"internal/acp": {"internal/llm", "internal/apply", "internal/agent", "internal/assemble", "internal/prompts", "internal/config", "internal/delegate", "internal/driver", "internal/logging",
-		"internal/mcp", "internal/policy", "internal/proc", "internal/render", "internal/review", "internal/session", "internal/textcut", "internal/tools", "internal/approval", "internal/verify/gate",
+	// Front ends: the assembly path and the core, never each other; the
+	// driver and the verify gate they reach through assemble (exposed.go).
+	"internal/acp": {"internal/llm", "internal/apply", "internal/agent", "internal/assemble", "internal/prompts", "internal/config", "internal/delegate", "internal/logging",
+		"internal/mcp", "internal/policy", "internal/proc", "internal/render", "internal/review", "internal/session", "internal/textcut", "internal/tools", "internal/approval",
 		"internal/worktree", "internal/wsread"},
 	// The bridge's ACP client, the LSP front end's backend for an external
 	// agent: apart from the ACP agent, so that lsp does not link it.
 	"internal/acpclient": {"internal/agent", "internal/assemble", "internal/config", "internal/driver", "internal/policy",
 		"internal/proc", "internal/session", "internal/textcut", "internal/tools", "internal/approval"},
-	"internal/cli": {"internal/apply", "internal/agent", "internal/assemble", "internal/prompts", "internal/config", "internal/delegate", "internal/driver", "internal/edits", "internal/render", "internal/review",
-		"internal/llm/record", "internal/logging", "internal/policy", "internal/session", "internal/tools", "internal/textcut", "internal/approval", "internal/verify/gate",
+	"internal/cli": {"internal/apply", "internal/agent", "internal/assemble", "internal/prompts", "internal/config", "internal/delegate", "internal/edits", "internal/render", "internal/review",
+		"internal/llm/record", "internal/logging", "internal/policy", "internal/session", "internal/tools", "internal/textcut", "internal/approval",
 		"internal/worktree"},
-	"internal/lsp": {"internal/llm", "internal/apply", "internal/acpclient", "internal/agent", "internal/assemble", "internal/prompts", "internal/config", "internal/delegate", "internal/driver",
-		"internal/edits", "internal/mcp", "internal/render", "internal/review", "internal/session", "internal/tools", "internal/verify", "internal/textcut", "internal/approval", "internal/verify/gate",
+	"internal/lsp": {"internal/llm", "internal/apply", "internal/acpclient", "internal/agent", "internal/assemble", "internal/prompts", "internal/config", "internal/delegate",
+		"internal/edits", "internal/mcp", "internal/render", "internal/review", "internal/session", "internal/tools", "internal/verify", "internal/textcut", "internal/approval",
 		"internal/worktree", "internal/wsread"},
 	// agentls doctor: a front end that only asks (the settings, the
 	// endpoint through the real backend, the sandbox's probes, trust).
@@ -96,6 +97,7 @@ var allowed = map[string][]string{
 	"internal/testkit/codexpatch": {}, // Codex's apply_patch cases as data
 	"internal/testkit/llmfaults":  {"internal/agent", "internal/testkit/fakellm"},
 	"internal/testkit/lspclient":  {"internal/edits", "internal/lsp"}, // the server's codec
+	"internal/testkit/need":       {},                                 // a missing tool: a skip here, a failure in CI
 }
 
 func TestDependenciesPointOneWay(t *testing.T) {
@@ -174,10 +176,7 @@ func TestNoDeadCode(t *testing.T) {
 // longInFlight are the production functions over maxFuncLines in packages
 // other branches were rewriting when this test came; each is split when its
 // branch lands.
-var longInFlight = map[string]bool{
-	"internal/proc/root_linux.go: buildRoot": true, // sandbox
-	"internal/proc/declare.go: Declare":      true, // sandbox
-}
+var longInFlight = map[string]bool{}
 
 const (
 	maxFileLines = 600
@@ -318,9 +317,12 @@ func TestNoPackageImportsOneAbove(t *testing.T) {
 var holdsServer = map[string]bool{}
 
 // maxServerMethods is how many methods lsp.Server has today (108 when
-// this test came, 105 once the panic barrier was a type of its own); it
-// may only go down, toward the issue's 40.
-const maxServerMethods = 105
+// this test came, 105 once the panic barrier was a type of its own, 10
+// once editor, asker, trust, diagnostics, reviewer, worktrees, jobs,
+// runner, the task manager, about and the configuration took theirs); it
+// may only go down.
+// The issue asked for under 40.
+const maxServerMethods = 10
 
 // A feature of the language server is a type holding exactly its
 // collaborators, never the *Server: a field of type *Server (or Server)

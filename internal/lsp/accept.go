@@ -11,23 +11,43 @@ import (
 	"github.com/agentls/agentls/internal/assemble"
 	"github.com/agentls/agentls/internal/edits"
 	"github.com/agentls/agentls/internal/review"
+	"github.com/agentls/agentls/internal/tools"
 )
 
-func (s *Server) cmdAccept(ctx context.Context, a reviewArgs) (any, error) {
-	t, a, err := s.reviewTask("agentls.accept", a)
+// clientError says what a failed request to the client reported, without
+// the JSON-RPC wrapping.
+func clientError(err error) string {
+	var je *jsonrpc2.Error
+	if errors.As(err, &je) {
+		return je.Message
+	}
+	return err.Error()
+}
+
+func contains(xs []string, x string) bool {
+	for _, y := range xs {
+		if y == x {
+			return true
+		}
+	}
+	return false
+}
+
+func (r *reviewer) cmdAccept(ctx context.Context, a reviewArgs) (any, error) {
+	t, a, err := r.reviewTask("agentls.accept", a)
 	if err != nil {
 		return nil, err
 	}
 	if t.isolation == assemble.IsolationWorktree {
 		// A worktree task's commands wrote files nobody was asked about:
 		// a protected one is asked about now (acceptAsked).
-		applied, n, leftOut, err := s.acceptAsked(ctx, t, a.URI, a.Hunk, nil, false)
+		applied, n, leftOut, err := r.acceptAsked(ctx, t, a.URI, a.Hunk, nil, false)
 		if err != nil {
 			return nil, err
 		}
 		return map[string]any{"applied": applied, "accepted": n, "leftOut": append([]string{}, leftOut...)}, nil
 	}
-	return s.accept(ctx, t, a.URI, a.Hunk)
+	return r.accept(ctx, t, a.URI, a.Hunk)
 }
 
 // accept applies proposals (all, a file's, or one hunk) in one
@@ -36,8 +56,8 @@ func (s *Server) cmdAccept(ctx context.Context, a reviewArgs) (any, error) {
 // stay open for as long as the user likes: the plan is made under
 // review.mu, the edit is sent without it, and the result is committed
 // under it again, checked against the proposal it was planned from.
-func (s *Server) accept(ctx context.Context, t *runningTask, only, hunk string) (any, error) {
-	return s.acceptHunks(ctx, t, only, hunk, nil, false)
+func (r *reviewer) accept(ctx context.Context, t *runningTask, only, hunk string) (any, error) {
+	return r.acceptHunks(ctx, t, only, hunk, nil, false)
 }
 
 // acceptHunks is accept; with merge set (a worktree task's merge), every
@@ -47,21 +67,21 @@ func (s *Server) accept(ctx context.Context, t *runningTask, only, hunk string) 
 // The plan is made by
 // internal/review on the texts the write path read, and goes out over
 // them only (planned again if the user typed meanwhile).
-func (s *Server) acceptHunks(ctx context.Context, t *runningTask, only, hunk string, merge *[]mergeConflict, markers bool) (any, error) {
-	files, err := s.files()
+func (r *reviewer) acceptHunks(ctx context.Context, t *runningTask, only, hunk string, merge *[]mergeConflict, markers bool) (any, error) {
+	files, err := r.ed.files()
 	if err != nil {
 		return nil, err
 	}
-	if err := s.review.claimLocked(t, "agentls.accept"); err != nil {
+	if err := r.review.claimLocked(t, "agentls.accept"); err != nil {
 		return nil, err
 	}
-	defer s.review.locked(func() {
-		s.review.release(t)
-		s.publishReview(ctx)
+	defer r.review.locked(func() {
+		r.review.release(t)
+		r.publishReview(ctx)
 	})
 	var rels []string
-	s.review.locked(func() {
-		for _, fc := range s.reviewFiles(t, only) {
+	r.review.locked(func() {
+		for _, fc := range r.reviewFiles(t, only) {
 			rels = append(rels, fc.Rel)
 		}
 	})
@@ -70,7 +90,7 @@ func (s *Server) acceptHunks(ctx context.Context, t *runningTask, only, hunk str
 	label := "agentls: accept " + shorten(t.prompt, 60)
 	_, err = files.Apply(ctx, rels, apply.Batch{Label: label, Confirm: true}, func(cur map[string]apply.Text) (cs []apply.Change, err error) {
 		conflicts = nil
-		s.review.locked(func() { plan, err = s.planAccept(t, cur, only, hunk, merge != nil, markers, &conflicts) })
+		r.review.locked(func() { plan, err = r.planAccept(t, cur, only, hunk, merge != nil, markers, &conflicts) })
 		for _, p := range plan {
 			cs = append(cs, apply.Change{Rel: p.Rel, Cur: cur[p.Rel], Next: p.Next})
 		}
@@ -117,10 +137,10 @@ func (s *Server) acceptHunks(ctx context.Context, t *runningTask, only, hunk str
 // planAccept plans the accept (review.PlanAccept, or PlanMerge for a
 // merge, whose conflicts go to *conflicts) over the texts read; review.mu
 // is held.
-func (s *Server) planAccept(t *runningTask, cur map[string]apply.Text, only, hunk string, merge, markers bool, conflicts *[]mergeConflict) ([]review.Accept, error) {
-	_, enc := s.clientState()
+func (r *reviewer) planAccept(t *runningTask, cur map[string]apply.Text, only, hunk string, merge, markers bool, conflicts *[]mergeConflict) ([]review.Accept, error) {
+	_, enc := r.ed.clientState()
 	var plan []review.Accept
-	for _, fc := range s.reviewFiles(t, only) {
+	for _, fc := range r.reviewFiles(t, only) {
 		c, read := cur[fc.Rel]
 		if !read {
 			continue // proposed since the accept began: the next one
@@ -133,7 +153,7 @@ func (s *Server) planAccept(t *runningTask, cur map[string]apply.Text, only, hun
 			p, ok, left = review.PlanMerge(fc, c.Data, c.Exists)
 			m := edits.NewMapper(c.Data)
 			for _, h := range left {
-				mc := mergeConflict{URI: s.fileURI(fc.Rel), Hunk: h.ID,
+				mc := mergeConflict{URI: r.ed.fileURI(fc.Rel), Hunk: h.ID,
 					Range: m.OffsetsToRange(h.Cur.Start, max(h.Cur.End, min(h.Cur.Start+1, len(c.Data))), enc), Proposed: h.Change.NewText}
 				mc.Yours, mc.Task, _, _ = review.Sides(fc, c.Data, h)
 				*conflicts = append(*conflicts, mc)
@@ -160,21 +180,38 @@ func (s *Server) planAccept(t *runningTask, cur map[string]apply.Text, only, hun
 	return plan, nil
 }
 
-// clientError says what a failed request to the client reported, without
-// the JSON-RPC wrapping.
-func clientError(err error) string {
-	var je *jsonrpc2.Error
-	if errors.As(err, &je) {
-		return je.Message
+// acceptAsked accepts a worktree task's proposals (only: one file's URI,
+// or "" for all; hunk: one hunk of it) as acceptHunks does, after asking
+// about each protected file among them (a protected name at any depth,
+// .gitattributes, or where a protected symlink leads) as any write to it
+// is asked about: nobody asked about them when a command of the task
+// made them. One the user does not allow stays proposed and is returned
+// in leftOut.
+func (r *reviewer) acceptAsked(ctx context.Context, t *runningTask, only, hunk string, merge *[]mergeConflict, markers bool) (applied bool, merged int, leftOut []string, err error) {
+	var uris []string
+	for _, fc := range r.reviewFiles(t, only) {
+		if ok, why := tools.ProtectedWrite(r.ed.rootDir(), fc.Rel, ""); ok {
+			if yes, err := r.asker.confirmWrite(ctx, fc.Rel, why); err != nil || !yes {
+				leftOut = append(leftOut, fc.Rel)
+				continue
+			}
+		}
+		uris = append(uris, r.ed.fileURI(fc.Rel))
 	}
-	return err.Error()
-}
-
-func contains(xs []string, x string) bool {
-	for _, y := range xs {
-		if y == x {
-			return true
+	if len(leftOut) == 0 {
+		uris = []string{only} // as asked, in one applyEdit
+	}
+	for _, uri := range uris {
+		out, err := r.acceptHunks(ctx, t, uri, hunk, merge, markers)
+		if err != nil {
+			return applied, merged, leftOut, err
+		}
+		if m, ok := out.(map[string]any); ok {
+			a, _ := m["applied"].(bool)
+			n, _ := m["accepted"].(int)
+			applied = applied || a
+			merged += n
 		}
 	}
-	return false
+	return applied, merged, leftOut, nil
 }

@@ -44,7 +44,7 @@ func TestAcceptOnDisk(t *testing.T) {
 	tk := proposeShout(t, s)
 	u := string(uri.File(filepath.Join(root, "f.txt")))
 	hunk, _ := actionsAt(t, s, u, rng(1, 0, 1, 0))[0].args["hunk"].(string)
-	res, err := s.cmdAccept(ctx, reviewArgs{TaskID: tk.id, URI: u, Hunk: hunk})
+	res, err := s.reviewer.cmdAccept(ctx, reviewArgs{TaskID: tk.id, URI: u, Hunk: hunk})
 	if m, _ := res.(map[string]any); err != nil || m["accepted"] != 1 {
 		t.Fatalf("accept a hunk: %+v, %v", res, err)
 	}
@@ -54,10 +54,10 @@ func TestAcceptOnDisk(t *testing.T) {
 	if got := titles(actionsAt(t, s, u, rng(1, 0, 1, 0))); len(got) != 0 {
 		t.Errorf("the accepted hunk is still offered: %q", got)
 	}
-	if _, err := s.cmdAccept(ctx, reviewArgs{TaskID: tk.id, URI: u, Hunk: hunk}); err == nil || !strings.Contains(err.Error(), "nothing to accept") && !strings.Contains(err.Error(), "hunk") {
+	if _, err := s.reviewer.cmdAccept(ctx, reviewArgs{TaskID: tk.id, URI: u, Hunk: hunk}); err == nil || !strings.Contains(err.Error(), "nothing to accept") && !strings.Contains(err.Error(), "hunk") {
 		t.Errorf("accepting it again: %v", err)
 	}
-	if _, err := s.cmdAccept(ctx, reviewArgs{}); err != nil {
+	if _, err := s.reviewer.cmdAccept(ctx, reviewArgs{}); err != nil {
 		t.Fatalf("accept the rest: %v", err)
 	}
 	if got := readFile(t, root, "f.txt"); got != "one\nTWO\nthree\nFOUR\n" {
@@ -75,7 +75,7 @@ func TestAcceptOnDisk(t *testing.T) {
 func TestAcceptThroughTheEditor(t *testing.T) {
 	root := tempRoot(t, map[string]string{"f.txt": fourLines})
 	s, c := newUnitServer(t, root)
-	s.caps = clientCaps{applyEdit: true, documentChanges: true, changeAnnotations: true}
+	s.ed.caps = clientCaps{applyEdit: true, documentChanges: true, changeAnnotations: true}
 	ctx := context.Background()
 	tk := proposeShout(t, s)
 	var got []protocol.ApplyWorkspaceEditParams
@@ -92,7 +92,7 @@ func TestAcceptThroughTheEditor(t *testing.T) {
 	}
 	c.mu.Unlock()
 
-	res, err := s.cmdAccept(ctx, reviewArgs{TaskID: tk.id})
+	res, err := s.reviewer.cmdAccept(ctx, reviewArgs{TaskID: tk.id})
 	if m, _ := res.(map[string]any); err != nil || m["applied"] != false {
 		t.Fatalf("a refused accept: %+v, %v", res, err)
 	}
@@ -106,12 +106,12 @@ func TestAcceptThroughTheEditor(t *testing.T) {
 	if _, ok := te.Edits[0].(*protocol.AnnotatedTextEdit); !ok {
 		t.Errorf("an editor with change annotations gets plain edits: %#v", te.Edits[0])
 	}
-	if p, _ := s.cmdProposal(ctx, proposalArgs{TaskID: tk.id, URI: string(uri.File(filepath.Join(root, "f.txt")))}); p.(proposalResult).Hunks != 2 {
+	if p, _ := s.reviewer.cmdProposal(ctx, proposalArgs{TaskID: tk.id, URI: string(uri.File(filepath.Join(root, "f.txt")))}); p.(proposalResult).Hunks != 2 {
 		t.Errorf("a refused accept lost proposals: %+v", p)
 	}
 
 	applied = true
-	res, err = s.cmdAccept(ctx, reviewArgs{TaskID: tk.id})
+	res, err = s.reviewer.cmdAccept(ctx, reviewArgs{TaskID: tk.id})
 	if m, _ := res.(map[string]any); err != nil || m["accepted"] != 2 {
 		t.Fatalf("accept: %+v, %v", res, err)
 	}
@@ -134,7 +134,7 @@ func TestAcceptThroughTheEditor(t *testing.T) {
 		t.Fatal(err)
 	}
 	n := len(got)
-	_, err = s.cmdAccept(ctx, reviewArgs{TaskID: tk2.id})
+	_, err = s.reviewer.cmdAccept(ctx, reviewArgs{TaskID: tk2.id})
 	if err == nil || !strings.Contains(err.Error(), "nothing was applied") || len(got) != n {
 		t.Errorf("accept through a symlink out: %v, %d edits sent", err, len(got)-n)
 	}
@@ -149,7 +149,7 @@ func TestUndoOnDisk(t *testing.T) {
 	root := tempRoot(t, map[string]string{"f.txt": "one\nTWO\nthree\nfour\nFIVE\n"})
 	s, c := newUnitServer(t, root)
 	ctx := context.Background()
-	res, _ := s.cmdUndo(ctx, taskIDArgs{})
+	res, _ := s.reviewer.cmdUndo(ctx, taskIDArgs{})
 	if r := res.(undoResult); r.Applied || r.Reason != "no task has changes to undo" {
 		t.Errorf("nothing to undo: %+v", r)
 	}
@@ -161,7 +161,7 @@ func TestUndoOnDisk(t *testing.T) {
 	// The user changed line 5 since.
 	os.WriteFile(filepath.Join(root, "f.txt"), []byte("one\nTWO\nthree\nfour\nFive!\n"), 0o644)
 
-	res, err := s.cmdUndo(ctx, taskIDArgs{TaskID: tk.id})
+	res, err := s.reviewer.cmdUndo(ctx, taskIDArgs{TaskID: tk.id})
 	r, _ := res.(undoResult)
 	if err != nil || !r.Applied || len(r.Conflicts) != 1 || r.Conflicts[0].Line != 5 {
 		t.Fatalf("undo: %+v, %v", res, err)
@@ -175,11 +175,11 @@ func TestUndoOnDisk(t *testing.T) {
 	c.waitFor(t, "the conflict warning", func(m sent) bool {
 		return strings.Contains(string(m.params), "undid task "+tk.id+" except where you edited since: f.txt:5")
 	})
-	res, _ = s.cmdUndo(ctx, taskIDArgs{TaskID: tk.id})
+	res, _ = s.reviewer.cmdUndo(ctx, taskIDArgs{TaskID: tk.id})
 	if r := res.(undoResult); r.Applied || !strings.Contains(r.Reason, "changed no files (or was undone already)") {
 		t.Errorf("undo twice: %+v", r)
 	}
-	res, _ = s.cmdUndo(ctx, taskIDArgs{TaskID: "t99"})
+	res, _ = s.reviewer.cmdUndo(ctx, taskIDArgs{TaskID: "t99"})
 	if r := res.(undoResult); r.Applied || !strings.Contains(r.Reason, `no task "t99"`) {
 		t.Errorf("an unknown task: %+v", r)
 	}
@@ -190,7 +190,7 @@ func TestUndoOnDisk(t *testing.T) {
 func TestUndoThroughAnEditorThatCannotDelete(t *testing.T) {
 	root := tempRoot(t, map[string]string{"f.txt": "A\n", "new.txt": "new\n"})
 	s, c := newUnitServer(t, root)
-	s.caps = clientCaps{applyEdit: true}
+	s.ed.caps = clientCaps{applyEdit: true}
 	var edit protocol.WorkspaceEdit
 	c.mu.Lock()
 	c.answer = func(method string, params json.RawMessage) any {
@@ -204,7 +204,7 @@ func TestUndoThroughAnEditorThatCannotDelete(t *testing.T) {
 		tk.changes.RecordApplied("f.txt", "a\n", true, "A\n")
 		tk.changes.RecordApplied("new.txt", "", false, "new\n")
 	})
-	res, err := s.cmdUndo(context.Background(), taskIDArgs{TaskID: tk.id})
+	res, err := s.reviewer.cmdUndo(context.Background(), taskIDArgs{TaskID: tk.id})
 	r, _ := res.(undoResult)
 	if err != nil || !r.Applied || len(r.Conflicts) != 1 || !strings.Contains(r.Conflicts[0].Reason, "delete it by hand") {
 		t.Fatalf("undo: %+v, %v", res, err)
@@ -228,7 +228,7 @@ func TestUndoThroughAnEditorThatCannotDelete(t *testing.T) {
 func TestUndoRefusesASymlinkOut(t *testing.T) {
 	root := tempRoot(t, map[string]string{"sub/g.txt": "G\n"})
 	s, c := newUnitServer(t, root)
-	s.caps = clientCaps{applyEdit: true, documentChanges: true}
+	s.ed.caps = clientCaps{applyEdit: true, documentChanges: true}
 	sent := 0
 	c.mu.Lock()
 	c.answer = func(string, json.RawMessage) any { sent++; return protocol.ApplyWorkspaceEditResult{Applied: true} }
@@ -240,7 +240,7 @@ func TestUndoRefusesASymlinkOut(t *testing.T) {
 	if err := os.Symlink(outside, filepath.Join(root, "sub")); err != nil {
 		t.Fatal(err)
 	}
-	res, err := s.cmdUndo(context.Background(), taskIDArgs{TaskID: tk.id})
+	res, err := s.reviewer.cmdUndo(context.Background(), taskIDArgs{TaskID: tk.id})
 	if r, _ := res.(undoResult); err != nil || r.Applied || !strings.Contains(r.Reason, "nothing was undone") || sent != 0 {
 		t.Errorf("undo through a symlink out: %+v, %v, %d edits sent", res, err, sent)
 	}

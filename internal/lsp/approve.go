@@ -11,6 +11,15 @@ import (
 	"github.com/agentls/agentls/internal/tools"
 )
 
+// asker asks the user, through window/showMessageRequest, whether a
+// command may run, a protected file may change, or a command may run
+// again with network. allowed is what the user allowed always, this
+// session.
+type asker struct {
+	ed      *editor
+	allowed approval.Allowed
+}
+
 // Answers offered when agentls asks to run a command.
 const (
 	allowOnce   = "Allow once"
@@ -18,29 +27,36 @@ const (
 	deny        = "Deny"
 )
 
+// Answers to the questions about a protected file and about network.
+const (
+	allowChange = "Allow this change"
+	withNetwork = "Run again with network"
+	notAllowed  = "No"
+)
+
 // approver is the shared command policy (approval.New) with the user
 // asked through window/showMessageRequest. A client that cannot ask (Helix
 // 25.07) follows the policy alone, whose refusal says how to allow the
 // command.
-func (s *Server) approver(cfg config.Config) tools.Approver {
-	return approval.New(cfg, &s.allowed, s.ask())
+func (a *asker) approver(cfg config.Config) tools.Approver {
+	return approval.New(cfg, &a.allowed, a.ask())
 }
 
 // ask is how the user is asked whether something may run: askToRun, or
 // nil when the client cannot ask.
-func (s *Server) ask() approval.Ask {
-	if !s.canAsk() {
+func (a *asker) ask() approval.Ask {
+	if !a.ed.canAsk() {
 		return nil
 	}
-	return s.askToRun
+	return a.askToRun
 }
 
 // askToRun asks the user whether command may run. It holds no lock while
 // the client answers.
-func (s *Server) askToRun(ctx context.Context, command, _ string) (approval.Answer, error) {
-	res, err := s.client.ShowMessageRequest(ctx, &protocol.ShowMessageRequestParams{
+func (a *asker) askToRun(ctx context.Context, command, _ string) (approval.Answer, error) {
+	res, err := a.ed.client.ShowMessageRequest(ctx, &protocol.ShowMessageRequestParams{
 		Type:    protocol.MessageTypeWarning,
-		Message: fmt.Sprintf("agentls wants to run in %s:\n\n%s", s.rootDir(), command),
+		Message: fmt.Sprintf("agentls wants to run in %s:\n\n%s", a.ed.rootDir(), command),
 		Actions: []protocol.MessageActionItem{{Title: allowOnce}, {Title: allowAlways}, {Title: deny}},
 	})
 	if err != nil {
@@ -61,32 +77,25 @@ func (s *Server) askToRun(ctx context.Context, command, _ string) (approval.Answ
 	}
 }
 
-// Answers to the questions about a protected file and about network.
-const (
-	allowChange = "Allow this change"
-	withNetwork = "Run again with network"
-	notAllowed  = "No"
-)
-
 // confirmWrite asks whether the model may change a file that configures
 // agentls or the editor. A client that cannot ask refuses it.
-func (s *Server) confirmWrite(ctx context.Context, rel, why string) (bool, error) {
-	return s.yesNo(ctx, fmt.Sprintf("agentls wants to change %s, which %s. Allow this change?", rel, why), allowChange)
+func (a *asker) confirmWrite(ctx context.Context, rel, why string) (bool, error) {
+	return a.yesNo(ctx, fmt.Sprintf("agentls wants to change %s, which %s. Allow this change?", rel, why), allowChange)
 }
 
 // askNetwork asks whether a command that failed for want of network may
 // run again with it.
-func (s *Server) askNetwork(ctx context.Context, command string) (bool, error) {
-	return s.yesNo(ctx, fmt.Sprintf("This command failed without network (agentls runs commands in a sandbox):\n\n%s\n\nRun it again with network?", command), withNetwork)
+func (a *asker) askNetwork(ctx context.Context, command string) (bool, error) {
+	return a.yesNo(ctx, fmt.Sprintf("This command failed without network (agentls runs commands in a sandbox):\n\n%s\n\nRun it again with network?", command), withNetwork)
 }
 
 // yesNo asks a question with one affirmative answer; no lock is held
 // while the client answers.
-func (s *Server) yesNo(ctx context.Context, question, yes string) (bool, error) {
-	if !s.canAsk() {
+func (a *asker) yesNo(ctx context.Context, question, yes string) (bool, error) {
+	if !a.ed.canAsk() {
 		return false, nil
 	}
-	res, err := s.client.ShowMessageRequest(ctx, &protocol.ShowMessageRequestParams{
+	res, err := a.ed.client.ShowMessageRequest(ctx, &protocol.ShowMessageRequestParams{
 		Type:    protocol.MessageTypeWarning,
 		Message: question,
 		Actions: []protocol.MessageActionItem{{Title: yes}, {Title: notAllowed}},

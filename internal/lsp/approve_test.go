@@ -7,11 +7,11 @@ import "testing"
 // refuse what needs a question.
 func TestAskOnlyWhenTheClientCan(t *testing.T) {
 	s := newServer(Options{Getenv: func(string) string { return "" }})
-	if s.ask() != nil {
+	if s.asker.ask() != nil {
 		t.Error("a client without showMessageRequest would be asked")
 	}
-	s.caps.showMessageReq = true
-	if s.ask() == nil {
+	s.ed.caps.showMessageReq = true
+	if s.asker.ask() == nil {
 		t.Error("a client with showMessageRequest is never asked")
 	}
 }

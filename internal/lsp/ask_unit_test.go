@@ -40,7 +40,7 @@ func TestAskToRun(t *testing.T) {
 		s, fc := newUnitServer(t, root)
 		var asked []protocol.ShowMessageRequestParams
 		answerWith(fc, c.title, &asked)
-		got, err := s.askToRun(context.Background(), "make clean", "why")
+		got, err := s.asker.askToRun(context.Background(), "make clean", "why")
 		if err != nil || got != c.want {
 			t.Errorf("answer %q: %v, %v; want %v", c.title, got, err, c.want)
 		}
@@ -59,14 +59,14 @@ func TestApproverThroughTheEditor(t *testing.T) {
 	var asked []protocol.ShowMessageRequestParams
 	answerWith(fc, allowAlways, &asked)
 	ctx := context.Background()
-	if ok, reason, _ := s.approver(cfg).Approve(ctx, "ls"); ok || !strings.Contains(reason, "sandbox.mode is off") || len(asked) != 0 {
+	if ok, reason, _ := s.asker.approver(cfg).Approve(ctx, "ls"); ok || !strings.Contains(reason, "sandbox.mode is off") || len(asked) != 0 {
 		t.Errorf("a client that cannot ask: %v %q, asked %d", ok, reason, len(asked))
 	}
-	s.caps.showMessageReq = true
-	if ok, _, _ := s.approver(cfg).Approve(ctx, "ls"); !ok || len(asked) != 1 {
+	s.ed.caps.showMessageReq = true
+	if ok, _, _ := s.asker.approver(cfg).Approve(ctx, "ls"); !ok || len(asked) != 1 {
 		t.Fatalf("asked: %v, %d questions", ok, len(asked))
 	}
-	if ok, _, _ := s.approver(cfg).Approve(ctx, "ls"); !ok || len(asked) != 1 {
+	if ok, _, _ := s.asker.approver(cfg).Approve(ctx, "ls"); !ok || len(asked) != 1 {
 		t.Errorf("a later task's approver asked again: %d questions", len(asked))
 	}
 }
@@ -78,31 +78,31 @@ func TestYesNoQuestions(t *testing.T) {
 	ctx := context.Background()
 	var asked []protocol.ShowMessageRequestParams
 	answerWith(fc, allowChange, &asked)
-	if ok, err := s.confirmWrite(ctx, ".agentls.json", "configures agentls"); ok || err != nil || len(asked) != 0 {
+	if ok, err := s.asker.confirmWrite(ctx, ".agentls.json", "configures agentls"); ok || err != nil || len(asked) != 0 {
 		t.Errorf("a client that cannot ask: %v %v", ok, err)
 	}
-	s.caps.showMessageReq = true
-	if ok, err := s.confirmWrite(ctx, ".agentls.json", "configures agentls"); !ok || err != nil {
+	s.ed.caps.showMessageReq = true
+	if ok, err := s.asker.confirmWrite(ctx, ".agentls.json", "configures agentls"); !ok || err != nil {
 		t.Errorf("allowed: %v %v", ok, err)
 	}
 	if q := asked[0]; !strings.Contains(q.Message, "agentls wants to change .agentls.json, which configures agentls") || q.Actions[0].Title != allowChange || q.Actions[1].Title != notAllowed {
 		t.Errorf("question %+v", q)
 	}
 	// The network question's yes is another title: "Allow this change" is no.
-	if ok, _ := s.askNetwork(ctx, "curl x"); ok {
+	if ok, _ := s.asker.askNetwork(ctx, "curl x"); ok {
 		t.Error("the wrong title counted as yes")
 	}
 	answerWith(fc, withNetwork, &asked)
-	if ok, _ := s.askNetwork(ctx, "curl x"); !ok {
+	if ok, _ := s.asker.askNetwork(ctx, "curl x"); !ok {
 		t.Error("Run again with network was not a yes")
 	}
 	answerWith(fc, "", &asked)
-	if ok, _ := s.askNetwork(ctx, "curl x"); ok {
+	if ok, _ := s.asker.askNetwork(ctx, "curl x"); ok {
 		t.Error("a dismissed question was a yes")
 	}
 	cctx, cancel := context.WithCancel(ctx)
 	cancel()
-	if _, err := s.askNetwork(cctx, "curl x"); err == nil {
+	if _, err := s.asker.askNetwork(cctx, "curl x"); err == nil {
 		t.Error("a cancelled question returned no error")
 	}
 }

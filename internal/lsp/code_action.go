@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"strings"
 
 	"go.lsp.dev/protocol"
 )
@@ -19,7 +18,7 @@ const codeActionKindReview protocol.CodeActionKind = "source.agentls.review"
 func (s *Server) codeAction(ctx context.Context, p *protocol.CodeActionParams) ([]protocol.CommandOrCodeAction, error) {
 	u := string(p.TextDocument.URI)
 	out := []protocol.CommandOrCodeAction{}
-	review := s.reviewAt(u, p.Range)
+	review := s.reviewer.reviewAt(u, p.Range)
 	s.diags.mu.Lock()
 	verifyDiags := append([]protocol.Diagnostic(nil), s.diags.verify[u]...)
 	anyVerify := 0
@@ -63,13 +62,13 @@ func (s *Server) codeAction(ctx context.Context, p *protocol.CodeActionParams) (
 		msg := diagMessage(d)
 		rng := d.Range
 		add("Fix with agentls: "+shorten(msg, 60), &quick, []protocol.Diagnostic{d}, "agentls.run", map[string]any{
-			"task":  fmt.Sprintf("Fix this problem reported by the project's checks at %s line %d: %s", relURI(s, u), d.Range.Start.Line+1, msg),
+			"task":  fmt.Sprintf("Fix this problem reported by the project's checks at %s line %d: %s", relURI(s.ed.rootDir(), u), d.Range.Start.Line+1, msg),
 			"uri":   u,
 			"range": rng,
 		})
 	}
 	if anyVerify > 0 && len(verifyDiags) > 0 {
-		add(fmt.Sprintf("Fix all agentls problems (%d)", anyVerify), &quick, nil, "agentls.run", map[string]any{"task": s.allProblemsTask()})
+		add(fmt.Sprintf("Fix all agentls problems (%d)", anyVerify), &quick, nil, "agentls.run", map[string]any{"task": s.diags.allProblemsTask()})
 	}
 	return out, nil
 }
@@ -81,25 +80,11 @@ func diagMessage(d protocol.Diagnostic) string {
 	return ""
 }
 
-func relURI(s *Server, u string) string {
-	if rel, ok := relTo(s.rootDir(), uriPath(u, "")); ok {
+func relURI(root, u string) string {
+	if rel, ok := relTo(root, uriPath(u, "")); ok {
 		return rel
 	}
 	return u
-}
-
-// allProblemsTask lists every verification failure as one task.
-func (s *Server) allProblemsTask() string {
-	s.diags.mu.Lock()
-	defer s.diags.mu.Unlock()
-	var b strings.Builder
-	b.WriteString("Fix these problems reported by the project's checks:\n")
-	for _, u := range sortedKeys(keysOf(s.diags.verify)) {
-		for _, d := range s.diags.verify[u] {
-			fmt.Fprintf(&b, "- %s:%d: %s\n", relURI(s, u), d.Range.Start.Line+1, diagMessage(d))
-		}
-	}
-	return b.String()
 }
 
 func keysOf[V any](m map[string]V) map[string]bool {
@@ -118,14 +103,14 @@ func linesMeet(a, b protocol.Range) bool {
 // reviewAt returns the review diagnostics of u whose lines meet r's lines,
 // computed from the proposals against the text as it is now, so a cursor
 // anywhere on a proposal's lines finds it even after the user typed above.
-func (s *Server) reviewAt(u string, r protocol.Range) []protocol.Diagnostic {
+func (r *reviewer) reviewAt(u string, at protocol.Range) []protocol.Diagnostic {
 	var out []protocol.Diagnostic
-	for _, d := range s.reviewDiagnostics(u) {
+	for _, d := range r.reviewDiagnostics(u) {
 		last := d.Range.End.Line
 		if d.Range.End.Character == 0 && last > d.Range.Start.Line {
 			last--
 		}
-		if r.End.Line >= d.Range.Start.Line && r.Start.Line <= last {
+		if at.End.Line >= d.Range.Start.Line && at.Start.Line <= last {
 			out = append(out, d)
 		}
 	}

@@ -114,7 +114,7 @@ func TestToProtocolColumns(t *testing.T) {
 	root := tempRoot(t, map[string]string{"a.go": "x := \"日本\" + y\n\tz()\n"})
 	s, _ := newUnitServer(t, root)
 	p := filepath.Join(root, "a.go")
-	got := s.toProtocol([]verify.Diagnostic{
+	got := s.diags.toProtocol([]verify.Diagnostic{
 		{Path: p, Line: 1, Col: 17, Message: "undefined: y", Source: "go vet"},    // byte 17 (1-based) is y: UTF-16 column 12, after two 3-byte characters
 		{Path: p, Line: 2, Message: "z", Code: "E1", Source: "lint", Severity: 2}, // no column: the first non-blank
 		{Path: p, Line: 1, Col: 1, EndLine: 1, EndCol: 3, Message: "range"},
@@ -135,7 +135,7 @@ func TestToProtocolColumns(t *testing.T) {
 	// An open buffer is what the user sees: its text places the columns.
 	u := string(uri.File(p))
 	s.docs.open(u, 1, "😀y\n")
-	if ds := s.toProtocol([]verify.Diagnostic{{Path: p, Line: 1, Col: 5, Message: "y"}})[u]; len(ds) != 1 || ds[0].Range != rng(0, 2, 0, 3) {
+	if ds := s.diags.toProtocol([]verify.Diagnostic{{Path: p, Line: 1, Col: 5, Message: "y"}})[u]; len(ds) != 1 || ds[0].Range != rng(0, 2, 0, 3) {
 		t.Errorf("in the buffer: %+v", ds)
 	}
 }
@@ -191,10 +191,10 @@ func TestReviewCommands(t *testing.T) {
 	s, c := newUnitServer(t, root)
 	ctx := context.Background()
 	u := string(uri.File(filepath.Join(root, "f.txt")))
-	if _, _, err := s.reviewTask("agentls.accept", reviewArgs{}); err == nil || !strings.Contains(err.Error(), "no task has changes waiting for review") {
+	if _, _, err := s.reviewer.reviewTask("agentls.accept", reviewArgs{}); err == nil || !strings.Contains(err.Error(), "no task has changes waiting for review") {
 		t.Errorf("no review task: %v", err)
 	}
-	if res, _ := s.cmdDiff(ctx, taskIDArgs{}); res.(diffResult).Reason != "no task has applied changes" {
+	if res, _ := s.reviewer.cmdDiff(ctx, taskIDArgs{}); res.(diffResult).Reason != "no task has applied changes" {
 		t.Errorf("diff of nothing: %+v", res)
 	}
 	applied := finished(t, s, "direct", false, func(tk *runningTask) {
@@ -205,41 +205,41 @@ func TestReviewCommands(t *testing.T) {
 			return []byte(strings.NewReplacer("two", "TWO", "four", "FOUR").Replace(string(b))), nil
 		})
 	})
-	if _, _, err := s.reviewTask("agentls.accept", reviewArgs{TaskID: applied.id}); err == nil || !strings.Contains(err.Error(), "did not run in review mode") {
+	if _, _, err := s.reviewer.reviewTask("agentls.accept", reviewArgs{TaskID: applied.id}); err == nil || !strings.Contains(err.Error(), "did not run in review mode") {
 		t.Errorf("a direct task: %v", err)
 	}
-	if _, _, err := s.reviewTask("agentls.accept", reviewArgs{TaskID: "t99"}); err == nil || !strings.Contains(err.Error(), `no task "t99"`) {
+	if _, _, err := s.reviewer.reviewTask("agentls.accept", reviewArgs{TaskID: "t99"}); err == nil || !strings.Contains(err.Error(), `no task "t99"`) {
 		t.Errorf("an unknown task: %v", err)
 	}
-	if got, _, err := s.reviewTask("agentls.accept", reviewArgs{}); err != nil || got != tk {
+	if got, _, err := s.reviewer.reviewTask("agentls.accept", reviewArgs{}); err != nil || got != tk {
 		t.Errorf("the newest review task: %v, %v", got, err)
 	}
 
-	res, err := s.cmdProposal(ctx, proposalArgs{TaskID: tk.id})
+	res, err := s.reviewer.cmdProposal(ctx, proposalArgs{TaskID: tk.id})
 	if l, _ := res.(proposalList); err != nil || !slices.Equal(l.URIs, []string{u}) {
 		t.Errorf("proposal list: %+v, %v", res, err)
 	}
-	res, err = s.cmdProposal(ctx, proposalArgs{TaskID: tk.id, URI: u})
+	res, err = s.reviewer.cmdProposal(ctx, proposalArgs{TaskID: tk.id, URI: u})
 	if p, _ := res.(proposalResult); err != nil || p.Proposed != "one\nTWO\nthree\nFOUR\n" || p.Hunks != 2 || p.Conflict != 0 {
 		t.Errorf("proposal: %+v, %v", res, err)
 	}
-	if _, err := s.cmdProposal(ctx, proposalArgs{TaskID: applied.id, URI: u}); err == nil {
+	if _, err := s.reviewer.cmdProposal(ctx, proposalArgs{TaskID: applied.id, URI: u}); err == nil {
 		t.Error("a proposal of a direct task")
 	}
-	if _, err := s.cmdProposal(ctx, proposalArgs{}); err == nil || !strings.Contains(err.Error(), "taskId is missing") {
+	if _, err := s.reviewer.cmdProposal(ctx, proposalArgs{}); err == nil || !strings.Contains(err.Error(), "taskId is missing") {
 		t.Errorf("no taskId: %v", err)
 	}
 
 	hunk, _ := actionsAt(t, s, u, rng(1, 0, 1, 0))[0].args["hunk"].(string)
-	res, err = s.cmdReject(ctx, reviewArgs{TaskID: tk.id, URI: u, Hunk: hunk})
+	res, err = s.reviewer.cmdReject(ctx, reviewArgs{TaskID: tk.id, URI: u, Hunk: hunk})
 	if m, _ := res.(map[string]any); err != nil || m["rejected"] != 1 {
 		t.Fatalf("reject: %+v, %v", res, err)
 	}
-	res, _ = s.cmdProposal(ctx, proposalArgs{TaskID: tk.id, URI: u})
+	res, _ = s.reviewer.cmdProposal(ctx, proposalArgs{TaskID: tk.id, URI: u})
 	if p, _ := res.(proposalResult); p.Proposed != "one\ntwo\nthree\nFOUR\n" || p.Hunks != 1 {
 		t.Errorf("after the reject: %+v", res)
 	}
-	if _, err := s.cmdReject(ctx, reviewArgs{TaskID: tk.id, URI: u, Hunk: hunk}); err == nil || !strings.Contains(err.Error(), "nothing to reject for task "+tk.id) {
+	if _, err := s.reviewer.cmdReject(ctx, reviewArgs{TaskID: tk.id, URI: u, Hunk: hunk}); err == nil || !strings.Contains(err.Error(), "nothing to reject for task "+tk.id) {
 		t.Errorf("rejecting it again: %v", err)
 	}
 	// The editor's diagnostics follow: one proposal left in f.txt.
@@ -251,22 +251,22 @@ func TestReviewCommands(t *testing.T) {
 		return protocol.Unmarshal(m.params, &p) == nil && string(p.URI) == u && len(p.Diagnostics) == 1 && strings.Contains(string(m.params), "FOUR")
 	})
 
-	res, _ = s.cmdDiff(ctx, taskIDArgs{})
+	res, _ = s.reviewer.cmdDiff(ctx, taskIDArgs{})
 	if d, _ := res.(diffResult); d.TaskID != applied.id || !strings.Contains(d.Diff, "-two\n+2\n") || !slices.Equal(d.Files, []string{"f.txt"}) {
 		t.Errorf("diff of the newest applied task: %+v", res)
 	}
-	res, _ = s.cmdDiff(ctx, taskIDArgs{TaskID: tk.id})
+	res, _ = s.reviewer.cmdDiff(ctx, taskIDArgs{TaskID: tk.id})
 	if d, _ := res.(diffResult); d.Diff != "" || !strings.Contains(d.Reason, "nothing accepted") {
 		t.Errorf("diff of the review task: %+v", res)
 	}
-	res, _ = s.cmdDiff(ctx, taskIDArgs{TaskID: "t99"})
+	res, _ = s.reviewer.cmdDiff(ctx, taskIDArgs{TaskID: "t99"})
 	if d, _ := res.(diffResult); !strings.Contains(d.Reason, `no task "t99"`) {
 		t.Errorf("diff of an unknown task: %+v", res)
 	}
-	if _, err := s.cmdReject(ctx, reviewArgs{}); err != nil {
+	if _, err := s.reviewer.cmdReject(ctx, reviewArgs{}); err != nil {
 		t.Errorf("reject the newest task's rest: %v", err)
 	}
-	if _, _, err := s.reviewTask("agentls.reject", reviewArgs{}); err == nil {
+	if _, _, err := s.reviewer.reviewTask("agentls.reject", reviewArgs{}); err == nil {
 		t.Error("a task with nothing left is still offered for review")
 	}
 }

@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"path"
 	"path/filepath"
 	"reflect"
 	"runtime"
@@ -14,14 +13,8 @@ import (
 
 	"go.lsp.dev/jsonrpc2"
 	"go.lsp.dev/protocol"
-	"go.lsp.dev/uri"
 
-	"github.com/agentls/agentls/internal/assemble"
-	"github.com/agentls/agentls/internal/edits"
-	"github.com/agentls/agentls/internal/textcut"
-	"github.com/agentls/agentls/internal/tools"
 	"github.com/agentls/agentls/internal/worktree"
-	"github.com/agentls/agentls/internal/wsread"
 )
 
 // command is one workspace/executeCommand command. The table below is the
@@ -43,16 +36,28 @@ type command struct {
 	echo func(res any) string
 }
 
-// cmd declares a command whose arguments decode strictly into A.
-func cmd[A any](name, args string, h func(*Server, context.Context, A) (any, error)) command {
+// cmd declares a command whose arguments decode strictly into A and
+// whose handler is h, a method of the feature at returns: the server
+// dispatches, the feature does the work.
+func cmd[F, A any](name, args string, at func(*Server) F, h func(F, context.Context, A) (any, error)) command {
 	return command{name: name, args: args, argType: reflect.TypeFor[A](), run: func(s *Server, ctx context.Context, raw json.RawMessage) (any, error) {
 		var a A
 		if err := decodeArgs(raw, &a); err != nil {
 			return nil, jsonrpc2.Errorf(jsonrpc2.InvalidParams, "%s: bad arguments (%v); expected %s", name, err, args)
 		}
-		return h(s, ctx, a)
+		return h(at(s), ctx, a)
 	}}
 }
+
+// The features commands are dispatched to.
+var (
+	onReviewer  = func(s *Server) *reviewer { return s.reviewer }
+	onWorktrees = func(s *Server) *worktrees { return s.worktrees }
+	onJobs      = func(s *Server) *jobs { return s.jobs }
+	onRunner    = func(s *Server) *runner { return s.runner }
+	onTasks     = func(s *Server) *taskManager { return s.tasks }
+	onAbout     = func(s *Server) *about { return s.about }
+)
 
 // documented gives a command its documentation (see command.doc).
 func (c command) documented(doc string) command {
@@ -72,54 +77,54 @@ var commands []command
 
 func init() {
 	commands = []command{
-		cmd("agentls.run", "{task, uri? or path?, range?, session?, review?, model?, isolation?, until?}", (*Server).cmdRun).
+		cmd("agentls.run", "{task, uri? or path?, range?, session?, review?, model?, isolation?, until?}", onRunner, (*runner).cmdRun).
 			documented("`path`: workspace-relative, instead of `uri`; `model`: `llm.model` for this task only; `isolation`: `none` or `worktree`, `agent.isolation` for this task only; `until`: a command that must succeed in the sandbox before the task may end (see [Hooks, skills and stop conditions](../hooks.md)). Answers `{taskId, session}` at once; the task runs in the background.").echoed(echoStarted),
-		cmd("agentls.cancel", "{taskId?}", (*Server).cmdCancel).
+		cmd("agentls.cancel", "{taskId?}", onTasks, (*taskManager).cmdCancel).
 			documented("None named: the newest running task. Answers `{cancelled}`.").echoed(echoCancel),
-		cmd("agentls.status", "{taskId?}", (*Server).cmdStatus).
+		cmd("agentls.status", "{taskId?}", onTasks, (*taskManager).cmdStatus).
 			documented("Answers the task named, or `{tasks: [...]}`: the newest 100 (see [Tasks](../commands.md#tasks) for a task's fields)."),
-		cmd("agentls.wait", "{taskId, timeoutMs?}", (*Server).cmdWait).
+		cmd("agentls.wait", "{taskId, timeoutMs?}", onTasks, (*taskManager).cmdWait).
 			documented("`timeoutMs` defaults to 15 s (under Helix's 20 s request timeout). Answers the task once it ended, or `{status: \"timeout\"}`."),
-		cmd("agentls.accept", "{taskId?, uri?, hunk?}", (*Server).cmdAccept).
+		cmd("agentls.accept", "{taskId?, uri?, hunk?}", onReviewer, (*reviewer).cmdAccept).
 			documented("Accepts review-mode proposals: none named, the whole task; `uri`: one file; `hunk`: one change. Answers `{applied}`; for a worktree task, a protected file among them is asked about first, and one you do not allow stays proposed and is listed in `leftOut`."),
-		cmd("agentls.reject", "{taskId?, uri?, hunk?}", (*Server).cmdReject).
+		cmd("agentls.reject", "{taskId?, uri?, hunk?}", onReviewer, (*reviewer).cmdReject).
 			documented("Rejects review-mode proposals: none named, the whole task; `uri`: one file; `hunk`: one change. Answers `{applied}`."),
-		cmd("agentls.undo", "{taskId?}", (*Server).cmdUndo).
+		cmd("agentls.undo", "{taskId?}", onReviewer, (*reviewer).cmdUndo).
 			documented("None named: the newest task with changes. Answers `{applied, conflicts: [{uri, line, reason}], reason?}`; undo that cannot happen (nothing to undo, still running, too old, the editor refused) answers `applied: false` with a `reason`, never an error."),
-		cmd("agentls.checkpoints", "{taskId or session}", (*Server).cmdCheckpoints).
+		cmd("agentls.checkpoints", "{taskId or session}", onReviewer, (*reviewer).cmdCheckpoints).
 			documented("Answers `{session, steps: [{step, taskId, prompt, summary, files}], rewound}`: the session's steps, for a picker (`rewound`: the step last rewound to, -1 none)."),
-		cmd("agentls.rewind", "{taskId or session, step}", (*Server).cmdRewind).
+		cmd("agentls.rewind", "{taskId or session, step}", onReviewer, (*reviewer).cmdRewind).
 			documented("Answers `{applied, session, step, files, conflicts: [{uri, line, reason}], reason?}`: see [Rewind](../review.md#rewind); refused (`applied: false`, `reason`) while a task of the session runs or when the editor does not apply the edit."),
-		cmd("agentls.verify", "{}", (*Server).cmdVerify).
+		cmd("agentls.verify", "{}", onRunner, (*runner).cmdVerify).
 			documented("Answers `{taskId}`: the checks alone, with progress and diagnostics, no model.").echoed(echoStarted),
-		cmd("agentls.continue", "{session, task, uri? or path?, range?, review?, model?, isolation?, until?}", (*Server).cmdContinue).
+		cmd("agentls.continue", "{session, task, uri? or path?, range?, review?, model?, isolation?, until?}", onRunner, (*runner).cmdContinue).
 			documented("A task in an existing session, with its history; the arguments are `agentls.run`'s. Answers `{taskId, session}`.").echoed(echoStarted),
-		cmd("agentls.models", "{}", (*Server).cmdModels).
+		cmd("agentls.models", "{}", onAbout, (*about).cmdModels).
 			documented("Answers `{models: [id], current, baseURL}`: the endpoint's `GET /v1/models`, sorted (10 s timeout)."),
-		cmd("agentls.info", "{model?}", (*Server).cmdInfo).
+		cmd("agentls.info", "{model?}", onAbout, (*about).cmdInfo).
 			documented("Answers `{version, model, baseURL, contextTokens, keySet, priceInput?, priceOutput?, approval, maxSteps, maxCostUSD?}`: for context meters, costs, the status item (`tools.approval`, a task's budget) and health checks; never the key. `model`: a picker's choice, for its price."),
-		cmd("agentls.proposal", "{taskId, uri?}", (*Server).cmdProposal).
+		cmd("agentls.proposal", "{taskId, uri?}", onReviewer, (*reviewer).cmdProposal).
 			documented("For a review task: `{taskId, uris}` (files with proposals); with `uri`: `{uri, proposed, hunks, conflicts}`, the file's current text with the proposals applied (hunks the user edited over are left out)."),
-		cmd("agentls.commands", "{}", (*Server).cmdCommands).
+		cmd("agentls.commands", "{}", onAbout, (*about).cmdCommands).
 			documented("Answers `{commands: [{name, description?, argumentHint?, path}], error?}`: the [project commands](../commands.md#project-commands), read afresh each call; `error` names files left out."),
-		cmd("agentls.diff", "{taskId?}", (*Server).cmdDiff).
+		cmd("agentls.diff", "{taskId?}", onReviewer, (*reviewer).cmdDiff).
 			documented("None named: the newest task with applied changes. Answers `{taskId, diff, files, reason?}`: what the task applied and did not undo, as one unified diff (`agentls sessions show --diff`'s format); `reason` says why `diff` is empty."),
-		cmd("agentls.worktrees", "{}", (*Server).cmdWorktrees).
+		cmd("agentls.worktrees", "{}", onWorktrees, (*worktrees).cmdWorktrees).
 			documented("Answers `{worktrees: [{id, taskId?, task, state, path, uri, branch, created, pending}]}`: the workspace's [worktree tasks](../worktrees.md); `state` is `running`, `ended`, `merged`, `interrupted` (its server stopped mid-task) or `running elsewhere`; `path`/`uri` open the worktree; `pending`: files whose change waits."),
-		cmd("agentls.worktreeMerge", "{id, markers?}", (*Server).cmdWorktreeMerge).
+		cmd("agentls.worktreeMerge", "{id, markers?}", onWorktrees, (*worktrees).cmdWorktreeMerge).
 			documented("Answers `{id, taskId, merged, applied, conflicts: [{uri, hunk, range, proposed, yours, task}], leftOut}`: every hunk not on or next to a line you edited since the task started (judged by line, as `git merge-file`), in one `workspace/applyEdit`; the others stay proposed and are listed with both sides (`yours`, `task`). With `markers: true` the whole merge is written instead, each conflict between git's conflict markers. A protected file (a protected name at any depth, `.gitattributes`, a file where a protected symlink leads) is asked about first; one you do not allow stays proposed and is listed in `leftOut`."),
-		cmd("agentls.worktreeReview", "{id}", (*Server).cmdWorktreeReview).
+		cmd("agentls.worktreeReview", "{id}", onWorktrees, (*worktrees).cmdWorktreeReview).
 			documented("Answers the task (as `agentls.status`): its change as review-mode proposals (diagnostics, code actions, `reviewDocument`), for `agentls.accept` / `agentls.reject` / `agentls.proposal` with its `taskId`."),
-		cmd("agentls.worktreeDiscard", "{id}", (*Server).cmdWorktreeDiscard).
+		cmd("agentls.worktreeDiscard", "{id}", onWorktrees, (*worktrees).cmdWorktreeDiscard).
 			documented("Answers `{discarded}`: stops a task still running there (and everything it started), withdraws its proposals, removes the worktree and its branch."),
-		cmd("agentls.worktreeContinue", "{id, task}", (*Server).cmdWorktreeContinue).
+		cmd("agentls.worktreeContinue", "{id, task}", onWorktrees, (*worktrees).cmdWorktreeContinue).
 			documented("Answers `{taskId, session}`: a follow-up in the same worktree and session; its proposal is the worktree's whole change and replaces the one before (`agentls.continue` of a worktree's session does the same).").echoed(echoStarted),
 	}
 }
 
 // debugCommands exist only with the test hook "debug" (see testHooks).
 var debugCommands = []command{
-	cmd("agentls.debug.heap", "{}", (*Server).cmdDebugHeap).
+	cmd("agentls.debug.heap", "{}", onTasks, (*taskManager).cmdDebugHeap).
 		documented("Only with the test hook `debug` (not offered otherwise). Collects garbage and answers `{heapAlloc, tasks}`: the live heap and the tasks held, for the test that the task history stays bounded."),
 }
 
@@ -197,130 +202,8 @@ type runResult struct {
 	Session string `json:"session"`
 }
 
-func (s *Server) cmdRun(ctx context.Context, a runArgs) (any, error) {
-	return s.startRun("agentls.run", a, false)
-}
-
-// startRun starts an agent task for agentls.run or agentls.continue.
-func (s *Server) startRun(name string, a runArgs, mustExist bool) (any, error) {
-	if strings.TrimSpace(a.Task) == "" {
-		return nil, jsonrpc2.Errorf(jsonrpc2.InvalidParams, "%s: task is empty; say what the agent should do", name)
-	}
-	if a.Path != "" && a.URI == "" {
-		root := s.rootDir()
-		abs := a.Path
-		if !filepath.IsAbs(abs) {
-			abs = filepath.Join(root, abs)
-		}
-		rel, ok := relTo(root, abs)
-		if !ok {
-			return nil, jsonrpc2.Errorf(jsonrpc2.InvalidParams, "%s: %s is outside the workspace %s", name, a.Path, root)
-		}
-		a.URI = s.fileURI(rel)
-	}
-	editor, err := s.editorContext(a.URI, a.Range)
-	if err != nil {
-		return nil, err
-	}
-	// .agentls.json as it is now: agent.review and agent.isolation are
-	// decided here, before the task reads it again (runAgent).
-	s.configure(context.Background(), nil)
-	review := s.config().Agent.Review
-	if a.Review != nil {
-		review = *a.Review
-	}
-	if a.continueIn == nil && a.Session != "" && a.Isolation != assemble.IsolationNone {
-		// A follow-up of a worktree task's session continues in its worktree.
-		if w := s.worktreeOf(a.Session); w != nil {
-			a.continueIn, a.Isolation = w, assemble.IsolationWorktree
-		}
-	}
-	iso := assemble.IsolationWorktree
-	if a.continueIn == nil {
-		var err error
-		if iso, err = s.isolation(context.Background(), name, a.Isolation); err != nil {
-			return nil, err
-		}
-	}
-	if iso == assemble.IsolationWorktree {
-		// Its change comes back as a proposal, whatever agent.review says.
-		review = true
-	}
-	a.Task = expandProjectCommand(s.rootDir(), a.Task, s.config().Tools.SecretFiles)
-	t := &runningTask{prompt: a.Task, session: a.Session, review: review, editor: editor, mustExist: mustExist, model: a.Model, dir: s.uriDir(a.URI),
-		isolation: iso, continueIn: a.continueIn, until: strings.TrimSpace(a.Until)}
-	s.tasks.start(t, s.runAgent)
-	return runResult{TaskID: t.id, Session: t.session}, nil
-}
-
-// editorContext renders the current file and selection for the model.
-func (s *Server) editorContext(u string, r *protocol.Range) (string, error) {
-	if u == "" {
-		return "", nil
-	}
-	root := s.rootDir()
-	_, enc := s.clientState()
-	d, open := s.docs.getURI(u)
-	path := d.path
-	if !open {
-		path = uriPath(u, "")
-	}
-	if path == "" {
-		return fmt.Sprintf("The user's current document is %s (not a file in the workspace).", u), nil
-	}
-	rel, err := filepath.Rel(root, path)
-	if err != nil || !filepath.IsLocal(rel) {
-		return "", jsonrpc2.Errorf(jsonrpc2.InvalidParams, "agentls.run: %s is outside the workspace %s", u, root)
-	}
-	rel = filepath.ToSlash(rel)
-	text := d.text
-	if !open {
-		// The one reader of workspace text for the model: a named pipe
-		// must not block the request, and a secret file (or a link to
-		// one) is not read.
-		f, err := wsread.New(root, s.config().Tools.SecretFiles).Read(rel, tools.MaxFileSize)
-		if err != nil || f.More {
-			return fmt.Sprintf("The user's current file is %s.", rel), nil
-		}
-		text = string(f.Data)
-	}
-	if r == nil || r.Start == r.End {
-		if r != nil {
-			return fmt.Sprintf("The user's current file is %s, cursor at line %d.", rel, r.Start.Line+1), nil
-		}
-		return fmt.Sprintf("The user's current file is %s.", rel), nil
-	}
-	m := edits.NewMapper(text)
-	start, end, err := m.RangeToOffsets(*r, enc)
-	if err != nil {
-		return "", jsonrpc2.Errorf(jsonrpc2.InvalidParams, "agentls.run: bad range: %v", err)
-	}
-	sel := text[start:end]
-	if len(sel) > 16<<10 {
-		sel = textcut.Head(sel, 16<<10) + "\n[selection truncated]"
-	}
-	return fmt.Sprintf("The user's current file is %s; selected lines %d–%d:\n```\n%s\n```", rel, r.Start.Line+1, r.End.Line+1, sel), nil
-}
-
 type taskIDArgs struct {
 	TaskID string `json:"taskId,omitempty"`
-}
-
-func (s *Server) cmdCancel(ctx context.Context, a taskIDArgs) (any, error) {
-	var t *runningTask
-	if a.TaskID == "" {
-		t = s.tasks.newest()
-	} else {
-		var ok bool
-		if t, ok = s.tasks.get(a.TaskID); !ok {
-			return nil, unknownTask(a.TaskID)
-		}
-	}
-	if t == nil || t.ended() {
-		return cancelResult{}, nil
-	}
-	t.cancel()
-	return cancelResult{Cancelled: true, TaskID: t.id}, nil
 }
 
 type cancelResult struct {
@@ -332,28 +215,6 @@ func unknownTask(id string) error {
 	return jsonrpc2.Errorf(jsonrpc2.InvalidParams, "no task %q (agentls.status lists the tasks)", id)
 }
 
-func (s *Server) rootDir() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.root
-}
-
-func (s *Server) cmdStatus(ctx context.Context, a taskIDArgs) (any, error) {
-	root := s.rootDir()
-	if a.TaskID != "" {
-		t, ok := s.tasks.get(a.TaskID)
-		if !ok {
-			return nil, unknownTask(a.TaskID)
-		}
-		return t.snapshot(root), nil
-	}
-	list := []taskJSON{}
-	for _, t := range s.tasks.all() {
-		list = append(list, t.snapshot(root))
-	}
-	return map[string]any{"tasks": list}, nil
-}
-
 type waitArgs struct {
 	TaskID    string `json:"taskId"`
 	TimeoutMs int    `json:"timeoutMs,omitempty"`
@@ -361,33 +222,6 @@ type waitArgs struct {
 
 // defaultWait stays under Helix's 20 s request timeout.
 const defaultWait = 15 * time.Second
-
-func (s *Server) cmdWait(ctx context.Context, a waitArgs) (any, error) {
-	t, ok := s.tasks.get(a.TaskID)
-	if !ok {
-		return nil, unknownTask(a.TaskID)
-	}
-	d := defaultWait
-	if a.TimeoutMs > 0 {
-		d = time.Duration(a.TimeoutMs) * time.Millisecond
-	}
-	timer := time.NewTimer(d)
-	defer timer.Stop()
-	select {
-	case <-t.done:
-		return t.snapshot(s.rootDir()), nil
-	case <-timer.C:
-		return map[string]string{"status": "timeout", "taskId": t.id}, nil
-	case <-ctx.Done():
-		return nil, ctx.Err()
-	}
-}
-
-func (s *Server) cmdVerify(ctx context.Context, _ noArgs) (any, error) {
-	t := &runningTask{prompt: "verify the workspace", verify: true}
-	s.tasks.start(t, s.runVerifyOnly)
-	return runResult{TaskID: t.id, Session: t.session}, nil
-}
 
 // relTo returns path relative to root, slash-separated, if it is inside.
 func relTo(root, path string) (string, bool) {
@@ -402,22 +236,22 @@ func relTo(root, path string) (string, bool) {
 // clients that drop command results (Helix): errors always, a started or
 // cancelled task as one short line, the other answers as JSON.
 func (s *Server) mirrorResult(ctx context.Context, c command, res any, err error) {
-	s.mu.Lock()
-	mirror := s.mirror
-	s.mu.Unlock()
+	s.ed.mu.Lock()
+	mirror := s.ed.mirror
+	s.ed.mu.Unlock()
 	if !mirror {
 		return
 	}
 	if err != nil {
-		s.showMessage(ctx, protocol.MessageTypeError, "%s: %v", c.name, err)
+		s.ed.showMessage(ctx, protocol.MessageTypeError, "%s: %v", c.name, err)
 		return
 	}
 	if c.echo != nil {
-		s.showMessage(ctx, protocol.MessageTypeInfo, "%s: %s", c.name, c.echo(res))
+		s.ed.showMessage(ctx, protocol.MessageTypeInfo, "%s: %s", c.name, c.echo(res))
 		return
 	}
 	b, _ := json.Marshal(res)
-	s.showMessage(ctx, protocol.MessageTypeInfo, "%s: %s", c.name, shorten(string(b), 1000))
+	s.ed.showMessage(ctx, protocol.MessageTypeInfo, "%s: %s", c.name, shorten(string(b), 1000))
 }
 
 func echoStarted(res any) string {
@@ -434,31 +268,69 @@ func echoCancel(res any) string {
 	return "no running task to cancel"
 }
 
+func (m *taskManager) cmdCancel(ctx context.Context, a taskIDArgs) (any, error) {
+	var t *runningTask
+	if a.TaskID == "" {
+		t = m.newest()
+	} else {
+		var ok bool
+		if t, ok = m.get(a.TaskID); !ok {
+			return nil, unknownTask(a.TaskID)
+		}
+	}
+	if t == nil || t.ended() {
+		return cancelResult{}, nil
+	}
+	t.cancel()
+	return cancelResult{Cancelled: true, TaskID: t.id}, nil
+}
+
+func (m *taskManager) cmdStatus(ctx context.Context, a taskIDArgs) (any, error) {
+	root := m.root()
+	if a.TaskID != "" {
+		t, ok := m.get(a.TaskID)
+		if !ok {
+			return nil, unknownTask(a.TaskID)
+		}
+		return t.snapshot(root), nil
+	}
+	list := []taskJSON{}
+	for _, t := range m.all() {
+		list = append(list, t.snapshot(root))
+	}
+	return map[string]any{"tasks": list}, nil
+}
+
+func (m *taskManager) cmdWait(ctx context.Context, a waitArgs) (any, error) {
+	t, ok := m.get(a.TaskID)
+	if !ok {
+		return nil, unknownTask(a.TaskID)
+	}
+	d := defaultWait
+	if a.TimeoutMs > 0 {
+		d = time.Duration(a.TimeoutMs) * time.Millisecond
+	}
+	timer := time.NewTimer(d)
+	defer timer.Stop()
+	select {
+	case <-t.done:
+		return t.snapshot(m.root()), nil
+	case <-timer.C:
+		return map[string]string{"status": "timeout", "taskId": t.id}, nil
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+}
+
 // cmdDebugHeap (test hook "debug" only) collects garbage and reports the
 // live heap, for the test that the task history stays bounded.
-func (s *Server) cmdDebugHeap(ctx context.Context, _ noArgs) (any, error) {
+func (m *taskManager) cmdDebugHeap(ctx context.Context, _ noArgs) (any, error) {
 	runtime.GC()
 	runtime.GC()
 	var ms runtime.MemStats
 	runtime.ReadMemStats(&ms)
-	s.tasks.mu.Lock()
-	n := len(s.tasks.order)
-	s.tasks.mu.Unlock()
+	m.mu.Lock()
+	n := len(m.order)
+	m.mu.Unlock()
 	return map[string]any{"heapAlloc": ms.HeapAlloc, "tasks": n}, nil
-}
-
-// uriDir is the workspace-relative directory of the file u names, "" for
-// none or one outside the workspace.
-func (s *Server) uriDir(u string) string {
-	if u == "" {
-		return ""
-	}
-	rel, ok := relTo(s.rootDir(), uri.URI(u).FsPath())
-	if !ok {
-		return ""
-	}
-	if d := path.Dir(filepath.ToSlash(rel)); d != "." {
-		return d
-	}
-	return ""
 }

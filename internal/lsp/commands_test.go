@@ -11,7 +11,7 @@ import (
 // argument names the command and its documented shape.
 func TestCommandDecoding(t *testing.T) {
 	var got runArgs
-	c := cmd("agentls.test", "{task, uri?}", func(_ *Server, _ context.Context, a runArgs) (any, error) {
+	c := cmd("agentls.test", "{task, uri?}", func(s *Server) *Server { return s }, func(_ *Server, _ context.Context, a runArgs) (any, error) {
 		got = a
 		return "ran", nil
 	})

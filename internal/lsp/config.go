@@ -3,12 +3,14 @@ package lsp
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"sync"
 
 	"go.lsp.dev/protocol"
 	"go.uber.org/zap"
 
 	"github.com/agentls/agentls/internal/config"
+	"github.com/agentls/agentls/internal/session"
 )
 
 // configState is the resolved configuration and where it came from. It has
@@ -20,12 +22,13 @@ type configState struct {
 	settings []byte // the latest workspace/didChangeConfiguration, raw
 	cfg      config.Config
 	reported map[string]bool // problems and warnings already shown
-}
 
-func (s *Server) config() config.Config {
-	s.conf.mu.Lock()
-	defer s.conf.mu.Unlock()
-	return s.conf.cfg
+	ed     *editor // the root; problems are shown there
+	trust  *trust  // the workspace's settings, what widens power held back
+	getenv func(string) string
+	log    *zap.Logger
+	// stateDir holds the sessions (openStore).
+	stateDir string
 }
 
 // agentlsSettings picks settings.agentls out of a settings object; an
@@ -52,12 +55,17 @@ func splitWorkspaceScope(raw []byte) (user, ws []byte, sent bool) {
 	return config.SplitWorkspaceScope(raw)
 }
 
+func (c *configState) config() config.Config {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.cfg
+}
+
 // configure re-resolves the configuration and reports each new problem
 // once, naming its key. Settings from workspace/didChangeConfiguration win
 // over initializationOptions key by key, so a client that sends an empty
 // settings object (eglot does, right after initialized) loses nothing.
-func (s *Server) configure(ctx context.Context, settings []byte) {
-	c := s.conf
+func (c *configState) configure(ctx context.Context, settings []byte) {
 	c.mu.Lock()
 	if settings != nil {
 		c.settings = settings
@@ -72,9 +80,9 @@ func (s *Server) configure(ctx context.Context, settings []byte) {
 	}
 	changed, p1 := config.FromJSON("editor settings", rawChanged)
 	initial, p0 := config.FromJSON("editor settings", rawInit)
-	edWS, pw := s.editorWorkspaceSettings(s.rootDir(), wsChanged)
-	file, p2 := s.workspaceSettings(s.rootDir())
-	cfg, p3 := config.Resolve(edWS, changed, initial, file, config.FromEnv(s.opts.Getenv))
+	edWS, pw := c.trust.editorWorkspaceSettings(c.ed.rootDir(), wsChanged)
+	file, p2 := c.trust.workspaceSettings(c.ed.rootDir())
+	cfg, p3 := config.Resolve(edWS, changed, initial, file, config.FromEnv(c.getenv))
 	p2 = append(pw, p2...)
 
 	c.mu.Lock()
@@ -88,19 +96,41 @@ func (s *Server) configure(ctx context.Context, settings []byte) {
 	}
 	c.mu.Unlock()
 	for _, m := range fresh {
-		s.log.Warn("configuration problem", zap.String("problem", m))
-		s.notify(ctx, protocol.MethodWindowShowMessage, &protocol.ShowMessageParams{Type: protocol.MessageTypeWarning, Message: m})
+		c.log.Warn("configuration problem", zap.String("problem", m))
+		c.ed.notify(ctx, protocol.MethodWindowShowMessage, &protocol.ShowMessageParams{Type: protocol.MessageTypeWarning, Message: m})
 	}
 }
 
 // warnOnce shows a warning the first time it is given.
-func (s *Server) warnOnce(ctx context.Context, msg string) {
-	s.conf.mu.Lock()
-	seen := s.conf.reported[msg]
-	s.conf.reported[msg] = true
-	s.conf.mu.Unlock()
-	s.log.Warn(msg)
+func (c *configState) warnOnce(ctx context.Context, msg string) {
+	c.mu.Lock()
+	seen := c.reported[msg]
+	c.reported[msg] = true
+	c.mu.Unlock()
+	c.log.Warn(msg)
 	if !seen {
-		s.showMessage(ctx, protocol.MessageTypeWarning, "%s", msg)
+		c.ed.showMessage(ctx, protocol.MessageTypeWarning, "%s", msg)
 	}
+}
+
+// openStore opens the workspace's session store for one task.
+func (c *configState) openStore(ctx context.Context, cfg config.Config, root string) *session.Store {
+	st, err := session.Open(root, session.Options{
+		StateDir: c.stateDir,
+		Memory:   cfg.Agent.Memory,
+		Redact:   cfg.Redact,
+		Warn:     func(msg string) { c.warnOnce(ctx, "agentls: "+msg) },
+	})
+	if err != nil {
+		c.warnOnce(ctx, fmt.Sprintf("agentls: sessions are not saved (%v); tasks run in memory", err))
+		return nil
+	}
+	return st
+}
+
+// sayDisagree tells the user, once per server, that the editor's text is
+// not what an edit it reported applied should have left.
+func (c *configState) sayDisagree(ctx context.Context, u string) {
+	c.log.Warn("the editor's text differs from what an applied edit should have left", zap.String("uri", u))
+	c.warnOnce(ctx, "agentls: the editor said it applied an edit, but its text differs from the edited text; agentls goes on with the editor's text")
 }

@@ -104,22 +104,22 @@ func TestConfigurePrecedence(t *testing.T) {
 	s, c := newUnitServer(t, root)
 	ctx := context.Background()
 	s.conf.initOpts = agentlsSettings(protocol.LSPAny(`{"llm": {"model": "init-m"}, "agent": {"maxSteps": 3}, "tools": {"deny": ["rm"]}}`))
-	s.configure(ctx, []byte(`{"llm": {"model": "changed-m"}}`))
-	cfg := s.config()
+	s.conf.configure(ctx, []byte(`{"llm": {"model": "changed-m"}}`))
+	cfg := s.conf.config()
 	if cfg.LLM.Model != "changed-m" || cfg.Agent.MaxSteps != 3 || cfg.Agent.MaxRetries != 4 {
 		t.Errorf("model %q, maxSteps %d, maxRetries %d; want changed-m, 3 (initializationOptions over the file), 4 (the file)", cfg.LLM.Model, cfg.Agent.MaxSteps, cfg.Agent.MaxRetries)
 	}
-	if len(cfg.Tools.Allow) != 0 || !slices.Equal(s.heldBack(), []string{"tools.allow"}) {
-		t.Errorf("the untrusted file's tools.allow: allow %q, held back %q", cfg.Tools.Allow, s.heldBack())
+	if len(cfg.Tools.Allow) != 0 || !slices.Equal(s.trust.heldBack(), []string{"tools.allow"}) {
+		t.Errorf("the untrusted file's tools.allow: allow %q, held back %q", cfg.Tools.Allow, s.trust.heldBack())
 	}
 	// An empty didChangeConfiguration (eglot sends one) loses nothing of
 	// initializationOptions.
-	s.configure(ctx, []byte(`{}`))
-	if cfg := s.config(); cfg.LLM.Model != "init-m" || cfg.Agent.MaxSteps != 3 {
+	s.conf.configure(ctx, []byte(`{}`))
+	if cfg := s.conf.config(); cfg.LLM.Model != "init-m" || cfg.Agent.MaxSteps != 3 {
 		t.Errorf("after an empty didChangeConfiguration: model %q, maxSteps %d", cfg.LLM.Model, cfg.Agent.MaxSteps)
 	}
 	// A marker after both: every message before it has arrived.
-	s.showMessage(ctx, protocol.MessageTypeInfo, "marker")
+	s.ed.showMessage(ctx, protocol.MessageTypeInfo, "marker")
 	c.waitFor(t, "the marker", func(m sent) bool { return strings.Contains(string(m.params), "marker") })
 	held := 0
 	for _, m := range c.messages() {
@@ -133,20 +133,20 @@ func TestConfigurePrecedence(t *testing.T) {
 
 	// The editor's workspace scope ranks first, but cannot replace the
 	// user's deny rules or name a command to start until trusted.
-	s.configure(ctx, []byte(`{"workspaceSettings": {"agent": {"maxSteps": 9, "backend": {"acp": {"command": "evil"}}}, "tools": {"deny": []}}}`))
-	cfg = s.config()
+	s.conf.configure(ctx, []byte(`{"workspaceSettings": {"agent": {"maxSteps": 9, "backend": {"acp": {"command": "evil"}}}, "tools": {"deny": []}}}`))
+	cfg = s.conf.config()
 	if cfg.Agent.MaxSteps != 9 || !slices.Equal(cfg.Tools.Deny, []string{"rm"}) || cfg.Agent.Backend.ACP != nil {
 		t.Errorf("workspace scope: maxSteps %d, deny %q, backend %+v", cfg.Agent.MaxSteps, cfg.Tools.Deny, cfg.Agent.Backend.ACP)
 	}
-	if hb := s.heldBack(); !slices.Contains(hb, "tools.deny") || !slices.Contains(hb, "tools.allow") {
+	if hb := s.trust.heldBack(); !slices.Contains(hb, "tools.deny") || !slices.Contains(hb, "tools.allow") {
 		t.Errorf("held back %q", hb)
 	}
 	c.waitFor(t, "the dropped agent.backend", func(m sent) bool {
 		return strings.Contains(string(m.params), "agent.backend") && strings.Contains(string(m.params), "your user settings only")
 	})
 	// A bad value is a problem named by its key, and the rest applies.
-	s.configure(ctx, []byte(`{"agent": {"maxSteps": "many"}, "llm": {"model": "ok-m"}}`))
-	if cfg := s.config(); cfg.LLM.Model != "ok-m" {
+	s.conf.configure(ctx, []byte(`{"agent": {"maxSteps": "many"}, "llm": {"model": "ok-m"}}`))
+	if cfg := s.conf.config(); cfg.LLM.Model != "ok-m" {
 		t.Errorf("a bad key stopped the rest: model %q", cfg.LLM.Model)
 	}
 	c.waitFor(t, "the bad agent.maxSteps", func(m sent) bool { return strings.Contains(string(m.params), "agent.maxSteps") })
@@ -167,13 +167,13 @@ func TestExpandProjectCommand(t *testing.T) {
 		}
 	}
 	s, _ := newUnitServer(t, root)
-	res, err := s.cmdCommands(context.Background(), noArgs{})
+	res, err := s.about.cmdCommands(context.Background(), noArgs{})
 	cr, _ := res.(commandsResult)
 	if err != nil || len(cr.Commands) != 1 || cr.Commands[0].Name != "fix" || cr.Commands[0].Path != ".agentls/commands/fix.md" || cr.Error != "" {
 		t.Errorf("agentls.commands = %+v, %v", res, err)
 	}
 	os.WriteFile(filepath.Join(root, ".agentls", "commands", "bad.md"), []byte("\xff\xfe"), 0o644)
-	res, _ = s.cmdCommands(context.Background(), noArgs{})
+	res, _ = s.about.cmdCommands(context.Background(), noArgs{})
 	if cr, _ := res.(commandsResult); len(cr.Commands) != 1 || !strings.Contains(cr.Error, "bad.md") {
 		t.Errorf("with a bad file: %+v", res)
 	}
@@ -185,16 +185,16 @@ func TestWorkspaceScopeFromInitializationOptions(t *testing.T) {
 	s, _ := newUnitServer(t, tempRoot(t, nil))
 	ctx := context.Background()
 	s.conf.initOpts = []byte(`{"agent": {"maxSteps": 5}, "workspaceSettings": {"agent": {"maxSteps": 11}}}`)
-	s.configure(ctx, nil)
-	if got := s.config().Agent.MaxSteps; got != 11 {
+	s.conf.configure(ctx, nil)
+	if got := s.conf.config().Agent.MaxSteps; got != 11 {
 		t.Errorf("maxSteps %d, want the workspace scope's 11", got)
 	}
-	s.configure(ctx, []byte(`{"llm": {"model": "m"}}`))
-	if got := s.config().Agent.MaxSteps; got != 11 {
+	s.conf.configure(ctx, []byte(`{"llm": {"model": "m"}}`))
+	if got := s.conf.config().Agent.MaxSteps; got != 11 {
 		t.Errorf("after a didChangeConfiguration without a scope: maxSteps %d, want 11", got)
 	}
-	s.configure(ctx, []byte(`{"workspaceSettings": null}`))
-	if got := s.config().Agent.MaxSteps; got != 5 {
+	s.conf.configure(ctx, []byte(`{"workspaceSettings": null}`))
+	if got := s.conf.config().Agent.MaxSteps; got != 5 {
 		t.Errorf("after the scope was cleared: maxSteps %d, want 5", got)
 	}
 }

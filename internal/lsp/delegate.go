@@ -25,13 +25,24 @@ import (
 // exists when this one runs.
 func init() {
 	commands = append(commands,
-		cmd("agentls.delegate", "{task, maxSteps?, allow?}", (*Server).cmdDelegate).
+		cmd("agentls.delegate", "{task, maxSteps?, allow?}", onJobs, (*jobs).cmdDelegate).
 			documented("\"Delegate task\": answers `{job, repo, commit, warning?}`, a job for the workspace's repository at the commit checked out, for an `agentls worker` elsewhere ([multi-machine](../multi-machine.md)). Refused (`-32602`, saying why) when that commit is on no remote-tracking branch or no `delegate.url` is set. `maxSteps` and `allow` may only narrow the worker's. While the server runs, the job's end brings its change in as a worktree task named by the job id, with a message (or says why it failed)."),
-		cmd("agentls.jobs", "{}", (*Server).cmdJobs).
+		cmd("agentls.jobs", "{}", onJobs, (*jobs).cmdJobs).
 			documented("Answers `{jobs: [{id, state, repo, commit, task, worker, attempt, exit?, result?, reason?, objects?, time}]}`: delegated jobs, newest first; `state` is `queued`, `running`, `done` or `failed`."),
-		cmd("agentls.jobFetch", "{id}", (*Server).cmdJobFetch).
+		cmd("agentls.jobFetch", "{id}", onJobs, (*jobs).cmdJobFetch).
 			documented("Answers `{worktree, path, state, result}`: a finished job's change as a [worktree task](../worktrees.md) named by the job id, for `agentls.worktreeReview` / `agentls.worktreeMerge` / `agentls.worktreeDiscard`; its session is imported, so `agentls.continue` can carry on from it."),
 	)
+}
+
+// jobs delegates tasks to workers elsewhere (internal/delegate) and
+// brings a finished job's change in as a worktree task.
+type jobs struct {
+	guard    // its watchers' barrier
+	ed       *editor
+	conf     *configState
+	log      *zap.Logger
+	stateDir string          // where a fetched job's worktree goes
+	exited   <-chan struct{} // closed when the server exits: watchers stop
 }
 
 type delegateArgs struct {
@@ -47,11 +58,15 @@ type delegateResult struct {
 	Warning string `json:"warning,omitempty"`
 }
 
-func (s *Server) cmdDelegate(ctx context.Context, a delegateArgs) (any, error) {
+type jobFetchArgs struct {
+	ID string `json:"id"`
+}
+
+func (j *jobs) cmdDelegate(ctx context.Context, a delegateArgs) (any, error) {
 	if a.Task == "" {
 		return nil, jsonrpc2.Errorf(jsonrpc2.InvalidParams, "agentls.delegate: no task")
 	}
-	job, warn, err := delegate.SubmitTask(ctx, s.config().Delegate, s.rootDir(), a.Task, a.MaxSteps, a.Allow)
+	job, warn, err := delegate.SubmitTask(ctx, j.conf.config().Delegate, j.ed.rootDir(), a.Task, a.MaxSteps, a.Allow)
 	if errors.Is(err, delegate.ErrNotPushed) || errors.Is(err, delegate.ErrNoServer) {
 		return nil, jsonrpc2.Errorf(jsonrpc2.InvalidParams, "agentls.delegate: %v", err)
 	}
@@ -59,16 +74,16 @@ func (s *Server) cmdDelegate(ctx context.Context, a delegateArgs) (any, error) {
 		return nil, jsonrpc2.Errorf(jsonrpc2.InternalError, "agentls.delegate: %v", err)
 	}
 	if warn != "" {
-		s.showMessage(ctx, protocol.MessageTypeWarning, "agentls: %s", warn)
+		j.ed.showMessage(ctx, protocol.MessageTypeWarning, "agentls: %s", warn)
 	}
-	s.showMessage(ctx, protocol.MessageTypeInfo, "agentls: delegated job %s; its change will wait here as a worktree task when it is done", job.ID)
-	cfg := s.config().Delegate
-	s.goSafe("watching a delegated job", func() { s.watchJob(cfg, job.ID) })
+	j.ed.showMessage(ctx, protocol.MessageTypeInfo, "agentls: delegated job %s; its change will wait here as a worktree task when it is done", job.ID)
+	cfg := j.conf.config().Delegate
+	j.goSafe("watching a delegated job", func() { j.watchJob(cfg, job.ID) })
 	return delegateResult{Job: job.ID, Repo: job.Repo, Commit: job.Commit, Warning: warn}, nil
 }
 
-func (s *Server) cmdJobs(ctx context.Context, _ noArgs) (any, error) {
-	q, err := delegate.Connect(ctx, s.config().Delegate, "agentls lsp")
+func (j *jobs) cmdJobs(ctx context.Context, _ noArgs) (any, error) {
+	q, err := delegate.Connect(ctx, j.conf.config().Delegate, "agentls lsp")
 	if err != nil {
 		return nil, jsonrpc2.Errorf(jsonrpc2.InternalError, "agentls.jobs: %v", err)
 	}
@@ -83,17 +98,13 @@ func (s *Server) cmdJobs(ctx context.Context, _ noArgs) (any, error) {
 	return map[string]any{"jobs": list}, nil
 }
 
-type jobFetchArgs struct {
-	ID string `json:"id"`
-}
-
-func (s *Server) cmdJobFetch(ctx context.Context, a jobFetchArgs) (any, error) {
-	q, err := delegate.Connect(ctx, s.config().Delegate, "agentls lsp")
+func (j *jobs) cmdJobFetch(ctx context.Context, a jobFetchArgs) (any, error) {
+	q, err := delegate.Connect(ctx, j.conf.config().Delegate, "agentls lsp")
 	if err != nil {
 		return nil, jsonrpc2.Errorf(jsonrpc2.InternalError, "agentls.jobFetch: %v", err)
 	}
 	defer q.Close()
-	t, st, err := delegate.Fetch(ctx, q, s.rootDir(), s.stateDir(), a.ID)
+	t, st, err := delegate.Fetch(ctx, q, j.ed.rootDir(), j.stateDir, a.ID)
 	if err != nil {
 		return nil, jsonrpc2.Errorf(jsonrpc2.InvalidParams, "agentls.jobFetch: %v", err)
 	}
@@ -106,12 +117,12 @@ func (s *Server) cmdJobFetch(ctx context.Context, a jobFetchArgs) (any, error) {
 // agentls.worktreeMerge. The job's state subject is followed with a plain
 // subscription; the last state is read after subscribing, so an end that
 // came first is not missed.
-func (s *Server) watchJob(cfg config.Delegate, id string) {
+func (j *jobs) watchJob(cfg config.Delegate, id string) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	q, err := delegate.Connect(ctx, cfg, "agentls lsp")
 	if err != nil {
-		s.log.Warn("watching a delegated job", zap.String("job", id), zap.Error(err))
+		j.log.Warn("watching a delegated job", zap.String("job", id), zap.Error(err))
 		return
 	}
 	defer q.Close()
@@ -130,24 +141,24 @@ func (s *Server) watchJob(cfg config.Delegate, id string) {
 		select {
 		case <-ch:
 			st, done = final()
-		case <-s.exited:
+		case <-j.exited:
 			return
-		case <-s.conn.Done():
+		case <-j.ed.conn.Done():
 			return
 		}
 	}
 	if st.State == delegate.StateFailed {
-		s.showMessage(ctx, protocol.MessageTypeWarning, "agentls: delegated job %s failed: %s", id, st.Reason)
+		j.ed.showMessage(ctx, protocol.MessageTypeWarning, "agentls: delegated job %s failed: %s", id, st.Reason)
 		return
 	}
-	t, st, err := delegate.Fetch(ctx, q, s.rootDir(), s.stateDir(), id)
+	t, st, err := delegate.Fetch(ctx, q, j.ed.rootDir(), j.stateDir, id)
 	if err != nil {
-		s.showMessage(ctx, protocol.MessageTypeWarning, "agentls: delegated job %s: %v", id, err)
+		j.ed.showMessage(ctx, protocol.MessageTypeWarning, "agentls: delegated job %s: %v", id, err)
 		return
 	}
 	status := ""
 	if st.Result != nil {
 		status = fmt.Sprintf(" (%s)", st.Result.Status)
 	}
-	s.showMessage(ctx, protocol.MessageTypeInfo, "agentls: delegated job %s is done%s: its change waits as worktree task %s (agentls.worktreeReview, agentls.worktreeMerge, agentls.worktreeDiscard)", id, status, t.ID)
+	j.ed.showMessage(ctx, protocol.MessageTypeInfo, "agentls: delegated job %s is done%s: its change waits as worktree task %s (agentls.worktreeReview, agentls.worktreeMerge, agentls.worktreeDiscard)", id, status, t.ID)
 }

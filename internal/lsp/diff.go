@@ -19,9 +19,9 @@ type diffResult struct {
 // cmdDiff answers with what the task (default: the newest that changed
 // files) applied and did not undo: from the text before its first change
 // to the text after its last, per file.
-func (s *Server) cmdDiff(ctx context.Context, a taskIDArgs) (any, error) {
+func (r *reviewer) cmdDiff(ctx context.Context, a taskIDArgs) (any, error) {
 	if a.TaskID == "" {
-		for _, t := range s.tasks.all() {
+		for _, t := range r.tasks.all() {
 			if t.changes.HasApplied() {
 				a.TaskID = t.id
 			}
@@ -30,7 +30,7 @@ func (s *Server) cmdDiff(ctx context.Context, a taskIDArgs) (any, error) {
 			return diffResult{Files: []string{}, Reason: "no task has applied changes"}, nil
 		}
 	}
-	t, ok := s.tasks.get(a.TaskID)
+	t, ok := r.tasks.get(a.TaskID)
 	if !ok {
 		return diffResult{TaskID: a.TaskID, Files: []string{}, Reason: fmt.Sprintf("no task %q (agentls.status lists the tasks)", a.TaskID)}, nil
 	}

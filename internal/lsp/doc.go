@@ -12,7 +12,17 @@
 // of the plans internal/review makes), and guard.go (panic barriers and
 // the test-only hooks).
 //
-// The state is split by concern, each part with its own lock (documents,
-// configuration, tasks, diagnostics, review, MCP), and no lock is held
-// across a request to the client.
+// Server is protocol glue: it decodes a message, calls a feature and
+// encodes the answer. Each feature is a type holding exactly its
+// collaborators, never the *Server (internal/layers holds this): editor
+// (editor.go: the client, what it can do, the write path's
+// applyEdit-or-disk transport), configState and trust, asker (approve.go),
+// diagnostics, taskManager, runner (run.go), reviewer (review.go: review,
+// accept, reject, undo, rewind, diff), worktrees, jobs (delegate.go) and
+// about (models.go: the models, agentls.info, the project commands).
+// The command table maps a command id to a feature's method.
+//
+// The state is split by concern, each part with its own lock (the
+// editor's, documents, configuration, trust, tasks, diagnostics, review,
+// MCP), and no lock is held across a request to the client.
 package lsp

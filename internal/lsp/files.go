@@ -145,6 +145,12 @@ func (f *editorFiles) Write(ctx context.Context, b apply.Batch) error {
 			textEdit(d.uri, &v, edits.Compute(c.Cur.Data, c.Next, enc))
 		case c.Cur.Exists:
 			textEdit(s.uri, nil, edits.Compute(c.Cur.Data, c.Next, enc))
+		case c.Mode != 0:
+			// A file made again with its mode and exact bytes (undo or
+			// rewind of a command's deletion): only the disk can, and a
+			// file that is not there holds no user work.
+			onDisk = append(onDisk, c)
+			continue
 		case caps.createFiles && caps.documentChanges:
 			ignore := true
 			we.DocumentChanges = append(we.DocumentChanges, &protocol.CreateFile{Kind: "create", URI: uri.URI(s.uri), Options: &protocol.CreateFileOptions{IgnoreIfExists: &ignore}})
@@ -307,6 +313,24 @@ func (f *editorFiles) toDisk(ctx context.Context, cs []apply.Change) error {
 	return nil
 }
 
+// carriedFiles is the transport of the files a command's view carries in
+// that the editor does not hold: read as the write path reads them (the
+// buffer, what agentls sent to a closed file, the disk) and written beneath
+// the root by the disk transport, over that text only. A file the editor
+// opened meanwhile, or holds agentls's unsaved text, is not the disk's:
+// the change is stale there, and the carry leaves it.
+type carriedFiles struct{ *editorFiles }
+
+// Write implements apply.Transport.
+func (f carriedFiles) Write(ctx context.Context, b apply.Batch) error {
+	for _, c := range b.Changes {
+		if c.Cur.Held {
+			return apply.ErrStale
+		}
+	}
+	return f.toDisk(ctx, b.Changes)
+}
+
 // refusedReason is what a refused batch says, or "".
 func refusedReason(err error) (string, bool) {
 	var r *apply.Refused
@@ -314,25 +338,4 @@ func refusedReason(err error) (string, bool) {
 		return r.Reason, true
 	}
 	return "", false
-}
-
-// files is the server's write path: one Applier for the workspace, so
-// that every task, accept, undo, rewind and merge takes its turn per file.
-func (s *Server) files() (*apply.Applier, error) {
-	root := s.rootDir()
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.applier != nil && s.applierRoot == root {
-		return s.applier, nil
-	}
-	disk, err := apply.NewDisk(root)
-	if err != nil {
-		return nil, err
-	}
-	s.applier = apply.New(&editorFiles{
-		root: root, disk: disk, docs: s.docs, client: s.client, state: s.clientState, log: s.log,
-		onDisk: s.sayDiskOnce, disagree: s.sayDisagree,
-	})
-	s.applierRoot = root
-	return s.applier, nil
 }

@@ -73,8 +73,8 @@ func readTestHooks(getenv func(string) string) testHooks {
 // asks for it ("panic:<place>"), so a test chooses which task fails.
 // It panics once per task and place, so later work that meets the task
 // (re-publishing its proposals) shows what the panic left behind.
-func (s *Server) maybePanic(where string, t *runningTask) {
-	if !s.hooks.panicAt[where] || t == nil || !strings.Contains(t.prompt, "panic:"+where) {
+func (h testHooks) maybePanic(where string, t *runningTask) {
+	if !h.panicAt[where] || t == nil || !strings.Contains(t.prompt, "panic:"+where) {
 		return
 	}
 	t.mu.Lock()

@@ -120,12 +120,12 @@ func newUnitServer(t *testing.T, root string) (*Server, *fakeClient) {
 	t.Helper()
 	state := t.TempDir()
 	s := newServer(Options{Root: root, StateDir: state, Getenv: func(string) string { return "" }})
-	s.root = root
+	s.ed.root = root
 	a, b := net.Pipe()
 	ctx, cancel := context.WithCancel(context.Background())
-	s.conn = jsonrpc2.NewConn(jsonrpc2.NewHeaderStream(a), jsonrpc2.WithCodec(Codec{}))
-	s.client = protocol.ClientDispatcher(s.conn)
-	s.conn.Go(ctx, func(context.Context, *jsonrpc2.Request) (any, error) { return nil, nil })
+	s.ed.conn = jsonrpc2.NewConn(jsonrpc2.NewHeaderStream(a), jsonrpc2.WithCodec(Codec{}))
+	s.ed.client = protocol.ClientDispatcher(s.ed.conn)
+	s.ed.conn.Go(ctx, func(context.Context, *jsonrpc2.Request) (any, error) { return nil, nil })
 	c := &fakeClient{}
 	cc := jsonrpc2.NewConn(jsonrpc2.NewHeaderStream(b), jsonrpc2.WithCodec(Codec{}))
 	cc.Go(ctx, c.handle)
@@ -133,7 +133,7 @@ func newUnitServer(t *testing.T, root string) (*Server, *fakeClient) {
 		s.tasks.cancelAll()
 		s.tasks.waitAll()
 		cancel()
-		s.conn.Close()
+		s.ed.conn.Close()
 		cc.Close()
 	})
 	return s, c

@@ -19,9 +19,3 @@ func reviewHint(client string) string {
 	}
 	return "code actions, or agentls.accept / agentls.reject"
 }
-
-func (s *Server) clientName() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.clientInfoName
-}

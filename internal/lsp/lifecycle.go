@@ -14,13 +14,6 @@ import (
 	"github.com/agentls/agentls/internal/edits"
 )
 
-// clientState returns what the client announced.
-func (s *Server) clientState() (clientCaps, edits.Encoding) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.caps, s.enc
-}
-
 func (s *Server) initialize(ctx context.Context, p *protocol.InitializeParams) (*protocol.InitializeResult, error) {
 	root := s.opts.Root
 	if folders, ok := p.WorkspaceFolders.Get(); ok && len(folders) > 0 {
@@ -67,13 +60,15 @@ func (s *Server) initialize(ctx context.Context, p *protocol.InitializeParams) (
 		}
 	}
 
-	s.mu.Lock()
+	s.ed.mu.Lock()
 	// Helix shows neither command results nor their errors, only its log.
-	s.mirror = strings.Contains(strings.ToLower(p.ClientInfo.Name), "helix")
-	s.clientInfoName = p.ClientInfo.Name
-	s.root = root
-	s.enc = enc
-	s.caps = c
+	s.ed.mirror = strings.Contains(strings.ToLower(p.ClientInfo.Name), "helix")
+	s.ed.clientInfoName = p.ClientInfo.Name
+	s.ed.root = root
+	s.ed.enc = enc
+	s.ed.caps = c
+	s.ed.mu.Unlock()
+	s.mu.Lock()
 	s.initialized = true
 	s.mu.Unlock()
 	s.log.Info("initialize", zap.String("root", root), zap.String("client", p.ClientInfo.Name),
@@ -81,7 +76,7 @@ func (s *Server) initialize(ctx context.Context, p *protocol.InitializeParams) (
 	s.conf.mu.Lock()
 	s.conf.initOpts = agentlsSettings(p.InitializationOptions)
 	s.conf.mu.Unlock()
-	s.configure(ctx, nil)
+	s.conf.configure(ctx, nil)
 
 	openClose, change := true, protocol.TextDocumentSyncKindIncremental
 	res := &protocol.InitializeResult{

@@ -22,18 +22,17 @@ type modelsResult struct {
 	BaseURL string   `json:"baseURL"`
 }
 
+// about answers what agentls knows of itself and the workspace: the
+// endpoint's models, the settings a status item shows, the project
+// commands.
+type about struct {
+	conf    *configState
+	ed      *editor // the root (project commands)
+	version string
+}
+
 // modelsTimeout bounds the request: a picker must not hang on a dead endpoint.
 const modelsTimeout = 10 * time.Second
-
-func (s *Server) cmdModels(ctx context.Context, _ noArgs) (any, error) {
-	cfg := s.config()
-	names, err := listModels(ctx, cfg.LLM.BaseURL, cfg.LLM.APIKey)
-	if err != nil {
-		// The key never reaches the message: Redact covers a server echoing it.
-		return nil, jsonrpc2.Errorf(jsonrpc2.InternalError, "agentls.models: %s", cfg.Redact(err.Error()))
-	}
-	return modelsResult{Models: names, Current: cfg.LLM.Model, BaseURL: cfg.LLM.BaseURL}, nil
-}
 
 // listModels asks an OpenAI-compatible endpoint for its models, sorted,
 // within modelsTimeout (llm.ListModels, which ACP's model picker
@@ -66,24 +65,34 @@ type infoArgs struct {
 	Model string `json:"model,omitempty"` // what a picker chose, for its price
 }
 
-func (s *Server) cmdInfo(ctx context.Context, a infoArgs) (any, error) {
-	cfg := s.config()
-	if a.Model != "" {
-		cfg.LLM.Model = a.Model
-	}
-	in, out := llm.Price(cfg)
-	return infoResult{
-		Version: s.opts.Version, Model: cfg.LLM.Model, BaseURL: cfg.LLM.BaseURL,
-		ContextTokens: assemble.Limits(cfg).ContextTokens, KeySet: cfg.LLM.APIKey != "",
-		PriceInput: in, PriceOutput: out,
-		Approval: approvalMode(cfg), MaxSteps: cfg.Agent.MaxSteps, MaxCostUSD: cfg.Agent.MaxCostUSD,
-	}, nil
-}
-
 // approvalMode is tools.approval as it applies ("sandboxed" when unset).
 func approvalMode(cfg config.Config) string {
 	if cfg.Tools.Approval == "" {
 		return config.ApprovalSandboxed
 	}
 	return cfg.Tools.Approval
+}
+
+func (ab *about) cmdModels(ctx context.Context, _ noArgs) (any, error) {
+	cfg := ab.conf.config()
+	names, err := listModels(ctx, cfg.LLM.BaseURL, cfg.LLM.APIKey)
+	if err != nil {
+		// The key never reaches the message: Redact covers a server echoing it.
+		return nil, jsonrpc2.Errorf(jsonrpc2.InternalError, "agentls.models: %s", cfg.Redact(err.Error()))
+	}
+	return modelsResult{Models: names, Current: cfg.LLM.Model, BaseURL: cfg.LLM.BaseURL}, nil
+}
+
+func (ab *about) cmdInfo(ctx context.Context, a infoArgs) (any, error) {
+	cfg := ab.conf.config()
+	if a.Model != "" {
+		cfg.LLM.Model = a.Model
+	}
+	in, out := llm.Price(cfg)
+	return infoResult{
+		Version: ab.version, Model: cfg.LLM.Model, BaseURL: cfg.LLM.BaseURL,
+		ContextTokens: assemble.Limits(cfg).ContextTokens, KeySet: cfg.LLM.APIKey != "",
+		PriceInput: in, PriceOutput: out,
+		Approval: approvalMode(cfg), MaxSteps: cfg.Agent.MaxSteps, MaxCostUSD: cfg.Agent.MaxCostUSD,
+	}, nil
 }

@@ -26,38 +26,6 @@ type progress struct {
 // createTimeout bounds window/workDoneProgress/create.
 const createTimeout = 2 * time.Second
 
-func (s *Server) beginProgress(ctx context.Context, t *runningTask, title, msg string) *progress {
-	p := &progress{notify: s.notify}
-	caps, _ := s.clientState()
-	supported := caps.workDoneProgress
-	if supported {
-		// A fresh token per task: a client may still track an old one.
-		tok := protocol.String("agentls-task-" + t.id)
-		// Bounded: a client that never answers (Emacs 28's jsonrpc can leave
-		// the request unread) must not hold the task back.
-		cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), createTimeout)
-		err := s.client.WorkDoneProgressCreate(cctx, &protocol.WorkDoneProgressCreateParams{Token: tok})
-		cancel()
-		if err != nil {
-			s.log.Info("workDoneProgress/create failed; falling back to messages", zap.Error(err))
-		} else {
-			p.token, p.ok = tok, true
-			t.setToken(string(tok))
-		}
-	}
-	if p.ok {
-		cancellable := true
-		p.send(ctx, &protocol.WorkDoneProgressBegin{Kind: "begin", Title: title, Cancellable: &cancellable, Message: &msg})
-	} else {
-		s.showMessage(ctx, protocol.MessageTypeInfo, "%s: %s", title, msg)
-	}
-	p.last = msg
-	t.mu.Lock()
-	t.prog = p
-	t.mu.Unlock()
-	return p
-}
-
 func (p *progress) send(ctx context.Context, v any) {
 	raw, err := protocol.Marshal(v)
 	if err != nil {
@@ -93,4 +61,36 @@ func (p *progress) end(ctx context.Context, msg string) {
 	if p.ok {
 		p.send(ctx, &protocol.WorkDoneProgressEnd{Kind: "end", Message: &msg})
 	}
+}
+
+func (rn *runner) beginProgress(ctx context.Context, t *runningTask, title, msg string) *progress {
+	p := &progress{notify: rn.ed.notify}
+	caps, _ := rn.ed.clientState()
+	supported := caps.workDoneProgress
+	if supported {
+		// A fresh token per task: a client may still track an old one.
+		tok := protocol.String("agentls-task-" + t.id)
+		// Bounded: a client that never answers (Emacs 28's jsonrpc can leave
+		// the request unread) must not hold the task back.
+		cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), createTimeout)
+		err := rn.ed.client.WorkDoneProgressCreate(cctx, &protocol.WorkDoneProgressCreateParams{Token: tok})
+		cancel()
+		if err != nil {
+			rn.log.Info("workDoneProgress/create failed; falling back to messages", zap.Error(err))
+		} else {
+			p.token, p.ok = tok, true
+			t.setToken(string(tok))
+		}
+	}
+	if p.ok {
+		cancellable := true
+		p.send(ctx, &protocol.WorkDoneProgressBegin{Kind: "begin", Title: title, Cancellable: &cancellable, Message: &msg})
+	} else {
+		rn.ed.showMessage(ctx, protocol.MessageTypeInfo, "%s: %s", title, msg)
+	}
+	p.last = msg
+	t.mu.Lock()
+	t.prog = p
+	t.mu.Unlock()
+	return p
 }

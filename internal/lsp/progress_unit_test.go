@@ -31,7 +31,7 @@ func progressKinds(c *fakeClient) []string {
 // before it has reached the fake client.
 func marker(t *testing.T, s *Server, c *fakeClient, text string) {
 	t.Helper()
-	s.showMessage(context.Background(), protocol.MessageTypeInfo, "%s", text)
+	s.ed.showMessage(context.Background(), protocol.MessageTypeInfo, "%s", text)
 	c.waitFor(t, text, func(m sent) bool { return strings.Contains(string(m.params), text) })
 }
 
@@ -39,12 +39,12 @@ func marker(t *testing.T, s *Server, c *fakeClient, text string) {
 // repeats, one end; the token cancels the task.
 func TestProgressWithWorkDone(t *testing.T) {
 	s, c := newUnitServer(t, tempRoot(t, nil))
-	s.caps.workDoneProgress = true
+	s.ed.caps.workDoneProgress = true
 	ctx := context.Background()
 	cancelled := false
 	tk := &runningTask{id: "t7", cancel: func() { cancelled = true }}
 	s.tasks.tasks["t7"], s.tasks.order = tk, append(s.tasks.order, tk)
-	p := s.beginProgress(ctx, tk, "agentls", "starting")
+	p := s.runner.beginProgress(ctx, tk, "agentls", "starting")
 	p.report(ctx, "step 1")
 	p.report(ctx, "step 1")
 	p.report(ctx, "step 2")
@@ -68,7 +68,7 @@ func TestProgressFallsBackToMessages(t *testing.T) {
 	for _, refuse := range []bool{false, true} {
 		s, c := newUnitServer(t, tempRoot(t, nil))
 		if refuse {
-			s.caps.workDoneProgress = true
+			s.ed.caps.workDoneProgress = true
 			c.mu.Lock()
 			c.answer = func(method string, _ json.RawMessage) any {
 				if method == protocol.MethodWindowWorkDoneProgressCreate {
@@ -79,7 +79,7 @@ func TestProgressFallsBackToMessages(t *testing.T) {
 			c.mu.Unlock()
 		}
 		ctx := context.Background()
-		p := s.beginProgress(ctx, &runningTask{id: "t1"}, "agentls", "starting")
+		p := s.runner.beginProgress(ctx, &runningTask{id: "t1"}, "agentls", "starting")
 		p.report(ctx, "step 1")
 		p.end(ctx, "done")
 		marker(t, s, c, "marker-2")

@@ -20,21 +20,6 @@ type commandsResult struct {
 	Error    string           `json:"error,omitempty"` // files left out, and why
 }
 
-// cmdCommands lists the workspace's project commands (.agentls/commands)
-// and skills (.agents/skills),
-// read afresh on each call so a new file shows without a restart.
-func (s *Server) cmdCommands(ctx context.Context, _ noArgs) (any, error) {
-	cmds, err := assemble.Commands(s.rootDir(), s.config().Tools.SecretFiles)
-	res := commandsResult{Commands: []projectCommand{}}
-	for _, c := range cmds {
-		res.Commands = append(res.Commands, projectCommand{Name: c.Name, Description: c.Description, ArgumentHint: c.ArgumentHint, Path: c.Path})
-	}
-	if err != nil {
-		res.Error = err.Error()
-	}
-	return res, nil
-}
-
 // expandProjectCommand turns a task typed as "/name args" into the
 // project command's prompt (assemble.ExpandCommand); a task that names
 // none, or a name the project does not have, is left as typed. The
@@ -43,4 +28,19 @@ func (s *Server) cmdCommands(ctx context.Context, _ noArgs) (any, error) {
 func expandProjectCommand(root, task string, secretFiles []string) string {
 	expanded, _, _ := assemble.ExpandCommand(root, task, secretFiles)
 	return expanded
+}
+
+// cmdCommands lists the workspace's project commands (.agentls/commands)
+// and skills (.agents/skills),
+// read afresh on each call so a new file shows without a restart.
+func (ab *about) cmdCommands(ctx context.Context, _ noArgs) (any, error) {
+	cmds, err := assemble.Commands(ab.ed.rootDir(), ab.conf.config().Tools.SecretFiles)
+	res := commandsResult{Commands: []projectCommand{}}
+	for _, c := range cmds {
+		res.Commands = append(res.Commands, projectCommand{Name: c.Name, Description: c.Description, ArgumentHint: c.ArgumentHint, Path: c.Path})
+	}
+	if err != nil {
+		res.Error = err.Error()
+	}
+	return res, nil
 }

@@ -34,11 +34,11 @@ type proposalList struct {
 	URIs   []string `json:"uris"`
 }
 
-func (s *Server) cmdProposal(ctx context.Context, a proposalArgs) (any, error) {
+func (r *reviewer) cmdProposal(ctx context.Context, a proposalArgs) (any, error) {
 	if a.TaskID == "" {
 		return nil, jsonrpc2.Errorf(jsonrpc2.InvalidParams, "agentls.proposal: taskId is missing")
 	}
-	t, ok := s.tasks.get(a.TaskID)
+	t, ok := r.tasks.get(a.TaskID)
 	if !ok {
 		return nil, unknownTask(a.TaskID)
 	}
@@ -49,25 +49,25 @@ func (s *Server) cmdProposal(ctx context.Context, a proposalArgs) (any, error) {
 		res any
 		err error
 	)
-	s.review.locked(func() { res, err = s.proposal(t, a) })
+	r.review.locked(func() { res, err = r.proposal(t, a) })
 	return res, err
 }
 
 // proposal answers agentls.proposal; review.mu is held.
-func (s *Server) proposal(t *runningTask, a proposalArgs) (any, error) {
+func (r *reviewer) proposal(t *runningTask, a proposalArgs) (any, error) {
 	if a.URI == "" {
 		out := proposalList{TaskID: t.id, URIs: []string{}}
-		for _, fc := range s.reviewFiles(t, "") {
-			out.URIs = append(out.URIs, s.fileURI(fc.Rel))
+		for _, fc := range r.reviewFiles(t, "") {
+			out.URIs = append(out.URIs, r.ed.fileURI(fc.Rel))
 		}
 		sort.Strings(out.URIs)
 		return out, nil
 	}
-	files := s.reviewFiles(t, a.URI)
+	files := r.reviewFiles(t, a.URI)
 	if len(files) == 0 {
 		return nil, jsonrpc2.Errorf(jsonrpc2.InvalidParams, "agentls.proposal: task %s proposes nothing for %s", t.id, a.URI)
 	}
-	ws, err := s.newWorkspace(nil)
+	ws, err := r.ed.newWorkspace(nil)
 	if err != nil {
 		return nil, err
 	}

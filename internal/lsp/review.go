@@ -31,6 +31,26 @@ import (
 
 const reviewCode = "agentls.review"
 
+// reviewer is review mode and what undoes changes: proposals held per
+// task, published as diagnostics, accepted (accept.go), rejected, shown
+// (proposal.go); applied changes undone (undo.go), a session rewound
+// (rewind.go) and diffed (diff.go). Every change it makes to the user's
+// files goes through the editor's one write path.
+type reviewer struct {
+	guard  // its re-publishing goroutine's barrier
+	review reviewState
+	ed     *editor
+	docs   *openDocs
+	tasks  *taskManager
+	diags  *diagnostics
+	asker  *asker       // protected files a worktree task changed
+	conf   *configState // the session store (rewind)
+	log    *zap.Logger
+	hooks  testHooks
+	// stateDir holds the review documents (endReview).
+	stateDir string
+}
+
 // reviewState serializes what changes proposals and undo records: each
 // command plans under mu and commits under mu, but the client round trip
 // between the two runs without it. busy marks a task whose edit the client
@@ -76,113 +96,25 @@ func (r *reviewState) locked(f func()) {
 // touched re-publishes the proposals after the user edited or closed a
 // document that has some, so they follow the text. It runs on the read
 // loop, so the work goes to one goroutine and bursts of typing coalesce.
-func (r *reviewState) touched(s *Server, ctx context.Context, u string) {
-	s.diags.mu.Lock()
-	has := len(s.diags.review[u]) > 0
-	s.diags.mu.Unlock()
+func (r *reviewer) touched(ctx context.Context, u string) {
+	r.diags.mu.Lock()
+	has := len(r.diags.review[u]) > 0
+	r.diags.mu.Unlock()
 	if !has {
 		return
 	}
-	r.pubMu.Lock()
-	defer r.pubMu.Unlock()
-	if r.scheduled {
+	r.review.pubMu.Lock()
+	defer r.review.pubMu.Unlock()
+	if r.review.scheduled {
 		return
 	}
-	r.scheduled = true
-	s.goSafe("re-publishing review diagnostics", func() {
-		r.pubMu.Lock()
-		r.scheduled = false
-		r.pubMu.Unlock()
-		r.locked(func() { s.publishReview(context.WithoutCancel(ctx)) })
+	r.review.scheduled = true
+	r.goSafe("re-publishing review diagnostics", func() {
+		r.review.pubMu.Lock()
+		r.review.scheduled = false
+		r.review.pubMu.Unlock()
+		r.review.locked(func() { r.publishReview(context.WithoutCancel(ctx)) })
 	})
-}
-
-// reviewFiles returns copies of the task's files with open proposals,
-// optionally only the one at uri.
-func (s *Server) reviewFiles(t *runningTask, only string) []review.File {
-	var out []review.File
-	for _, fc := range t.changes.Pending() {
-		if only != "" && only != s.fileURI(fc.Rel) {
-			if d, ok := s.docs.getURI(only); !ok || d.path != filepath.Join(s.rootDir(), filepath.FromSlash(fc.Rel)) {
-				continue
-			}
-		}
-		out = append(out, fc)
-	}
-	return out
-}
-
-// fileURI is the URI the editor knows a workspace file by.
-func (s *Server) fileURI(rel string) string {
-	abs := filepath.Join(s.rootDir(), filepath.FromSlash(rel))
-	if d, ok := s.docs.get(abs); ok {
-		return d.uri
-	}
-	return string(uri.File(abs))
-}
-
-// publishReview (re)publishes every task's proposals as diagnostics, each
-// placed where its change is in the text as the user has it now. Callers
-// hold review.mu, so what is published is never older than what another
-// command just did.
-func (s *Server) publishReview(ctx context.Context) {
-	byURI := s.reviewByURI("")
-	d := s.diags
-	d.mu.Lock()
-	touched := map[string]bool{}
-	for u := range d.review {
-		touched[u] = true
-	}
-	for u := range byURI {
-		touched[u] = true
-	}
-	d.review = byURI
-	d.mu.Unlock()
-	s.publish(ctx, sortedKeys(touched))
-}
-
-// reviewDiagnostics returns the proposals in the document u as
-// diagnostics, placed in its text as it is now.
-func (s *Server) reviewDiagnostics(u string) []protocol.Diagnostic {
-	return s.reviewByURI(u)[u]
-}
-
-// reviewByURI maps every review task's proposals (only those in the
-// document only, if given) to diagnostics by URI.
-func (s *Server) reviewByURI(only string) map[string][]protocol.Diagnostic {
-	byURI := map[string][]protocol.Diagnostic{}
-	// Most servers have no review task: a code action or a publish then
-	// costs a walk of the task list, not a stat of the root.
-	var reviewing []*runningTask
-	for _, t := range s.tasks.all() {
-		if t.review {
-			reviewing = append(reviewing, t)
-		}
-	}
-	if len(reviewing) == 0 {
-		return byURI
-	}
-	enc := s.encoding()
-	ws, err := s.newWorkspace(nil)
-	if err != nil {
-		s.log.Warn("placing review diagnostics", zap.Error(err))
-		return byURI
-	}
-	for _, t := range reviewing {
-		s.maybePanic("publishReview", t)
-		for _, fc := range s.reviewFiles(t, only) {
-			cur, _, err := ws.current(fc.Rel)
-			if err != nil {
-				continue
-			}
-			u := s.fileURI(fc.Rel)
-			m := edits.NewMapper(cur)
-			for _, h := range review.Hunks(fc, cur) {
-				byURI[u] = append(byURI[u], reviewDiagnostic(t, fc, h, m, len(cur), enc))
-			}
-		}
-	}
-	return byURI
 }
 
 // reviewDiagnostic is one proposed change as an Information diagnostic; its
@@ -207,54 +139,14 @@ func reviewDiagnostic(t *runningTask, fc review.File, h review.Hunk, m *edits.Ma
 // is done: a client that never answers must not hold the task.
 const showTimeout = 2 * time.Second
 
-// endReview runs when a review-mode task ends: proposals become visible
-// and the whole task's diff is written and shown.
-func (s *Server) endReview(ctx context.Context, t *runningTask) {
-	s.review.locked(func() { s.publishReview(ctx) })
-	files := s.reviewFiles(t, "")
-	if len(files) == 0 {
-		return
-	}
-	var b strings.Builder
-	// The editor's own words (:AgentAccept in Neovim), not the server's
-	// command names.
-	fmt.Fprintf(&b, "# agentls task %s proposes these changes (%s)\n# accept or reject them with %s\n", t.id, shorten(t.prompt, 100), reviewHint(s.clientName()))
-	for _, fc := range files {
-		a := "a/" + fc.Rel
-		if !fc.ReviewExisted {
-			a = "/dev/null"
-		}
-		b.WriteString(edits.Unified(a, "b/"+fc.Rel, fc.ReviewBase, fc.Proposed, 3))
-	}
-	dir := filepath.Join(s.stateDir(), "reviews")
-	path := filepath.Join(dir, t.id+"-"+t.session+".diff")
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return
-	}
-	if err := os.WriteFile(path, []byte(b.String()), 0o600); err != nil {
-		return
-	}
-	t.mu.Lock()
-	t.reviewDoc = string(uri.File(path))
-	t.mu.Unlock()
-	if caps, _ := s.clientState(); caps.showDocument {
-		take := false
-		sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), showTimeout)
-		defer cancel()
-		if _, err := s.client.ShowDocument(sctx, &protocol.ShowDocumentParams{URI: uri.File(path), TakeFocus: &take}); err != nil {
-			s.log.Debug("showDocument failed", zap.Error(err))
-		}
-	}
-}
-
-// stateDir is where agentls keeps sessions, transcripts, reviews and the
+// stateDirOf is where agentls keeps sessions, transcripts, reviews and the
 // trust store: the same directory agentls trust and agentls run use
 // (session.StateDir).
-func (s *Server) stateDir() string {
-	if s.opts.StateDir != "" {
-		return s.opts.StateDir
+func stateDirOf(opts Options) string {
+	if opts.StateDir != "" {
+		return opts.StateDir
 	}
-	d, err := session.StateDirFrom(s.opts.Getenv)
+	d, err := session.StateDirFrom(opts.Getenv)
 	if err != nil {
 		// No home directory: one relative to the working directory.
 		return filepath.Join(".local", "state", "agentls")
@@ -268,11 +160,141 @@ type reviewArgs struct {
 	Hunk   string `json:"hunk,omitempty"`
 }
 
+func describeTarget(a reviewArgs) string {
+	s := "task " + a.TaskID
+	if a.URI != "" {
+		s += " in " + a.URI
+	}
+	if a.Hunk != "" {
+		s += " hunk " + a.Hunk
+	}
+	return s
+}
+
+// reviewFiles returns copies of the task's files with open proposals,
+// optionally only the one at uri.
+func (r *reviewer) reviewFiles(t *runningTask, only string) []review.File {
+	var out []review.File
+	for _, fc := range t.changes.Pending() {
+		if only != "" && only != r.ed.fileURI(fc.Rel) {
+			if d, ok := r.docs.getURI(only); !ok || d.path != filepath.Join(r.ed.rootDir(), filepath.FromSlash(fc.Rel)) {
+				continue
+			}
+		}
+		out = append(out, fc)
+	}
+	return out
+}
+
+// publishReview (re)publishes every task's proposals as diagnostics, each
+// placed where its change is in the text as the user has it now. Callers
+// hold review.mu, so what is published is never older than what another
+// command just did.
+func (r *reviewer) publishReview(ctx context.Context) {
+	byURI := r.reviewByURI("")
+	d := r.diags
+	d.mu.Lock()
+	touched := map[string]bool{}
+	for u := range d.review {
+		touched[u] = true
+	}
+	for u := range byURI {
+		touched[u] = true
+	}
+	d.review = byURI
+	d.mu.Unlock()
+	r.diags.publish(ctx, sortedKeys(touched))
+}
+
+// reviewDiagnostics returns the proposals in the document u as
+// diagnostics, placed in its text as it is now.
+func (r *reviewer) reviewDiagnostics(u string) []protocol.Diagnostic {
+	return r.reviewByURI(u)[u]
+}
+
+// reviewByURI maps every review task's proposals (only those in the
+// document only, if given) to diagnostics by URI.
+func (r *reviewer) reviewByURI(only string) map[string][]protocol.Diagnostic {
+	byURI := map[string][]protocol.Diagnostic{}
+	// Most servers have no review task: a code action or a publish then
+	// costs a walk of the task list, not a stat of the root.
+	var reviewing []*runningTask
+	for _, t := range r.tasks.all() {
+		if t.review {
+			reviewing = append(reviewing, t)
+		}
+	}
+	if len(reviewing) == 0 {
+		return byURI
+	}
+	enc := r.ed.encoding()
+	ws, err := r.ed.newWorkspace(nil)
+	if err != nil {
+		r.log.Warn("placing review diagnostics", zap.Error(err))
+		return byURI
+	}
+	for _, t := range reviewing {
+		r.hooks.maybePanic("publishReview", t)
+		for _, fc := range r.reviewFiles(t, only) {
+			cur, _, err := ws.current(fc.Rel)
+			if err != nil {
+				continue
+			}
+			u := r.ed.fileURI(fc.Rel)
+			m := edits.NewMapper(cur)
+			for _, h := range review.Hunks(fc, cur) {
+				byURI[u] = append(byURI[u], reviewDiagnostic(t, fc, h, m, len(cur), enc))
+			}
+		}
+	}
+	return byURI
+}
+
+// endReview runs when a review-mode task ends: proposals become visible
+// and the whole task's diff is written and shown.
+func (r *reviewer) endReview(ctx context.Context, t *runningTask) {
+	r.review.locked(func() { r.publishReview(ctx) })
+	files := r.reviewFiles(t, "")
+	if len(files) == 0 {
+		return
+	}
+	var b strings.Builder
+	// The editor's own words (:AgentAccept in Neovim), not the server's
+	// command names.
+	fmt.Fprintf(&b, "# agentls task %s proposes these changes (%s)\n# accept or reject them with %s\n", t.id, shorten(t.prompt, 100), reviewHint(r.ed.clientName()))
+	for _, fc := range files {
+		a := "a/" + fc.Rel
+		if !fc.ReviewExisted {
+			a = "/dev/null"
+		}
+		b.WriteString(edits.Unified(a, "b/"+fc.Rel, fc.ReviewBase, fc.Proposed, 3))
+	}
+	dir := filepath.Join(r.stateDir, "reviews")
+	path := filepath.Join(dir, t.id+"-"+t.session+".diff")
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return
+	}
+	if err := os.WriteFile(path, []byte(b.String()), 0o600); err != nil {
+		return
+	}
+	t.mu.Lock()
+	t.reviewDoc = string(uri.File(path))
+	t.mu.Unlock()
+	if caps, _ := r.ed.clientState(); caps.showDocument {
+		take := false
+		sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), showTimeout)
+		defer cancel()
+		if _, err := r.ed.client.ShowDocument(sctx, &protocol.ShowDocumentParams{URI: uri.File(path), TakeFocus: &take}); err != nil {
+			r.log.Debug("showDocument failed", zap.Error(err))
+		}
+	}
+}
+
 // reviewTask finds the task a review command is about: the one named, or
 // the newest with proposals left.
-func (s *Server) reviewTask(name string, a reviewArgs) (*runningTask, reviewArgs, error) {
+func (r *reviewer) reviewTask(name string, a reviewArgs) (*runningTask, reviewArgs, error) {
 	if a.TaskID == "" {
-		for _, t := range s.tasks.all() {
+		for _, t := range r.tasks.all() {
 			if t.review && len(t.changes.Pending()) > 0 {
 				a.TaskID = t.id
 			}
@@ -281,7 +303,7 @@ func (s *Server) reviewTask(name string, a reviewArgs) (*runningTask, reviewArgs
 			return nil, a, jsonrpc2.Errorf(jsonrpc2.InvalidParams, "%s: no task has changes waiting for review", name)
 		}
 	}
-	t, ok := s.tasks.get(a.TaskID)
+	t, ok := r.tasks.get(a.TaskID)
 	if !ok {
 		return nil, a, unknownTask(a.TaskID)
 	}
@@ -294,21 +316,21 @@ func (s *Server) reviewTask(name string, a reviewArgs) (*runningTask, reviewArgs
 	return t, a, nil
 }
 
-func (s *Server) cmdReject(ctx context.Context, a reviewArgs) (any, error) {
-	t, a, err := s.reviewTask("agentls.reject", a)
+func (r *reviewer) cmdReject(ctx context.Context, a reviewArgs) (any, error) {
+	t, a, err := r.reviewTask("agentls.reject", a)
 	if err != nil {
 		return nil, err
 	}
 	n := 0
-	s.review.locked(func() {
-		if err = s.review.claim(t, "agentls.reject"); err != nil {
+	r.review.locked(func() {
+		if err = r.review.claim(t, "agentls.reject"); err != nil {
 			return
 		}
-		s.review.release(t)
-		for _, fc := range s.reviewFiles(t, a.URI) {
+		r.review.release(t)
+		for _, fc := range r.reviewFiles(t, a.URI) {
 			n += t.changes.Reject(fc.Rel, a.Hunk)
 		}
-		s.publishReview(ctx)
+		r.publishReview(ctx)
 	})
 	if err != nil {
 		return nil, err
@@ -317,15 +339,4 @@ func (s *Server) cmdReject(ctx context.Context, a reviewArgs) (any, error) {
 		return nil, jsonrpc2.Errorf(jsonrpc2.InvalidParams, "agentls.reject: nothing to reject for %s", describeTarget(a))
 	}
 	return map[string]any{"applied": true, "rejected": n}, nil
-}
-
-func describeTarget(a reviewArgs) string {
-	s := "task " + a.TaskID
-	if a.URI != "" {
-		s += " in " + a.URI
-	}
-	if a.Hunk != "" {
-		s += " hunk " + a.Hunk
-	}
-	return s
 }

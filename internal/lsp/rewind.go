@@ -50,49 +50,10 @@ func rewindRefused(format string, args ...any) rewindResult {
 	return rewindResult{Files: []string{}, Conflicts: []conflictJSON{}, Reason: fmt.Sprintf(format, args...)}
 }
 
-// rewindSession resolves the session a rewind command names and loads it.
-func (s *Server) rewindSession(ctx context.Context, name string, a rewindArgs) (*session.Store, *session.Session, error) {
-	id := a.Session
-	if a.TaskID != "" {
-		t, ok := s.tasks.get(a.TaskID)
-		if !ok {
-			return nil, nil, jsonrpc2.Errorf(jsonrpc2.InvalidParams, "%s: no task %q (agentls.status lists the tasks; name the session instead)", name, a.TaskID)
-		}
-		id = t.session
-	}
-	if id == "" {
-		return nil, nil, jsonrpc2.Errorf(jsonrpc2.InvalidParams, "%s: needs {taskId} or {session}", name)
-	}
-	if !session.ValidID(id) {
-		return nil, nil, jsonrpc2.Errorf(jsonrpc2.InvalidParams, "%s: %q is not a session id", name, id)
-	}
-	st := s.openStore(ctx, s.config(), s.rootDir())
-	if st == nil {
-		return nil, nil, jsonrpc2.Errorf(jsonrpc2.InternalError, "%s: sessions are not saved here, so there are no steps", name)
-	}
-	sess, err := st.Load(id)
-	if errors.Is(err, session.ErrNotFound) {
-		return nil, nil, jsonrpc2.Errorf(jsonrpc2.InvalidParams, "%s: no session %q in this workspace (agentls sessions lists them)", name, id)
-	}
-	if err != nil {
-		return nil, nil, err
-	}
-	return st, sess, nil
-}
-
 // checkpointArgs name the session whose steps agentls.checkpoints lists.
 type checkpointArgs struct {
 	TaskID  string `json:"taskId,omitempty"`
 	Session string `json:"session,omitempty"`
-}
-
-// cmdCheckpoints lists a session's steps, for a picker.
-func (s *Server) cmdCheckpoints(ctx context.Context, a checkpointArgs) (any, error) {
-	_, sess, err := s.rewindSession(ctx, "agentls.checkpoints", rewindArgs{TaskID: a.TaskID, Session: a.Session})
-	if err != nil {
-		return nil, err
-	}
-	return checkpointsJSON(sess), nil
 }
 
 func checkpointsJSON(sess *session.Session) checkpointsResult {
@@ -111,23 +72,62 @@ func checkpointsJSON(sess *session.Session) checkpointsResult {
 	return res
 }
 
+// rewindSession resolves the session a rewind command names and loads it.
+func (r *reviewer) rewindSession(ctx context.Context, name string, a rewindArgs) (*session.Store, *session.Session, error) {
+	id := a.Session
+	if a.TaskID != "" {
+		t, ok := r.tasks.get(a.TaskID)
+		if !ok {
+			return nil, nil, jsonrpc2.Errorf(jsonrpc2.InvalidParams, "%s: no task %q (agentls.status lists the tasks; name the session instead)", name, a.TaskID)
+		}
+		id = t.session
+	}
+	if id == "" {
+		return nil, nil, jsonrpc2.Errorf(jsonrpc2.InvalidParams, "%s: needs {taskId} or {session}", name)
+	}
+	if !session.ValidID(id) {
+		return nil, nil, jsonrpc2.Errorf(jsonrpc2.InvalidParams, "%s: %q is not a session id", name, id)
+	}
+	st := r.conf.openStore(ctx, r.conf.config(), r.ed.rootDir())
+	if st == nil {
+		return nil, nil, jsonrpc2.Errorf(jsonrpc2.InternalError, "%s: sessions are not saved here, so there are no steps", name)
+	}
+	sess, err := st.Load(id)
+	if errors.Is(err, session.ErrNotFound) {
+		return nil, nil, jsonrpc2.Errorf(jsonrpc2.InvalidParams, "%s: no session %q in this workspace (agentls sessions lists them)", name, id)
+	}
+	if err != nil {
+		return nil, nil, err
+	}
+	return st, sess, nil
+}
+
+// cmdCheckpoints lists a session's steps, for a picker.
+func (r *reviewer) cmdCheckpoints(ctx context.Context, a checkpointArgs) (any, error) {
+	_, sess, err := r.rewindSession(ctx, "agentls.checkpoints", rewindArgs{TaskID: a.TaskID, Session: a.Session})
+	if err != nil {
+		return nil, err
+	}
+	return checkpointsJSON(sess), nil
+}
+
 // cmdRewind puts the files a session's tasks changed back as they were at
 // a step, as one workspace/applyEdit computed three-way against the
 // current text (what the user typed since stays, regions both changed are
 // left alone and reported), and cuts the session's conversation there, so
 // that agentls.continue goes on from that step.
-func (s *Server) cmdRewind(ctx context.Context, a rewindArgs) (any, error) {
+func (r *reviewer) cmdRewind(ctx context.Context, a rewindArgs) (any, error) {
 	if a.Step == nil {
 		return nil, jsonrpc2.NewError(jsonrpc2.InvalidParams, "agentls.rewind: needs {taskId or session, step}")
 	}
-	st, sess, err := s.rewindSession(ctx, "agentls.rewind", a)
+	st, sess, err := r.rewindSession(ctx, "agentls.rewind", a)
 	if err != nil {
 		return nil, err
 	}
 	// The session's tasks this server ran: none may be running, and the
 	// newest is claimed against a concurrent accept or undo.
 	var newest *runningTask
-	for _, t := range s.tasks.all() {
+	for _, t := range r.tasks.all() {
 		if t.session != sess.ID {
 			continue
 		}
@@ -143,12 +143,12 @@ func (s *Server) cmdRewind(ctx context.Context, a rewindArgs) (any, error) {
 	if newest == nil {
 		newest = &runningTask{id: "rewind", session: sess.ID, done: make(chan struct{})}
 	}
-	if err := s.review.claimLocked(newest, "agentls.rewind"); err != nil {
+	if err := r.review.claimLocked(newest, "agentls.rewind"); err != nil {
 		return rewindRefused("%s", strings.TrimPrefix(err.Error(), "agentls.rewind: ")), nil
 	}
-	defer s.review.locked(func() { s.review.release(newest) })
+	defer r.review.locked(func() { r.review.release(newest) })
 
-	caps, _ := s.clientState()
+	caps, _ := r.ed.clientState()
 	var rels []string
 	for _, f := range plan.Files {
 		rels = append(rels, f.Path)
@@ -157,11 +157,11 @@ func (s *Server) cmdRewind(ctx context.Context, a rewindArgs) (any, error) {
 		changes   []apply.Change
 		conflicts []conflictJSON
 	)
-	why, err := s.restore(ctx, rels, "rewind", fmt.Sprintf("agentls: rewind to step %d", plan.Step), func(cur map[string]apply.Text) ([]apply.Change, error) {
+	why, err := r.restore(ctx, rels, "rewind", fmt.Sprintf("agentls: rewind to step %d", plan.Step), func(cur map[string]apply.Text) ([]apply.Change, error) {
 		changes, conflicts = nil, []conflictJSON{}
 		for _, f := range plan.Files {
 			c := cur[f.Path]
-			u := s.fileURI(f.Path)
+			u := r.ed.fileURI(f.Path)
 			p := review.PlanRewind(f.Path, f.From.Exists, f.From.Text, f.To.Exists, f.To.Text, c.Data, c.Exists)
 			for _, cf := range p.Conflicts {
 				conflicts = append(conflicts, conflictJSON{URI: u, Line: cf.Line, Reason: cf.Reason})
@@ -171,6 +171,8 @@ func (s *Server) cmdRewind(ctx context.Context, a rewindArgs) (any, error) {
 				conflicts = append(conflicts, conflictJSON{URI: u, Line: 1, Reason: "the file did not exist at this step; this editor cannot delete files through LSP, delete it by hand"})
 			case p.Delete:
 				changes = append(changes, apply.Change{Rel: f.Path, Cur: c, Delete: true})
+			case p.Restore: // a file a command deleted
+				changes = append(changes, apply.Change{Rel: f.Path, Cur: c, Next: p.Next, Mode: f.To.Mode})
 			case len(p.Changes) > 0:
 				changes = append(changes, apply.Change{Rel: f.Path, Cur: c, Next: p.Next})
 			}
@@ -201,7 +203,7 @@ func (s *Server) cmdRewind(ctx context.Context, a rewindArgs) (any, error) {
 		return res.Conflicts[i].URI < res.Conflicts[j].URI || res.Conflicts[i].URI == res.Conflicts[j].URI && res.Conflicts[i].Line < res.Conflicts[j].Line
 	})
 	if len(res.Conflicts) > 0 {
-		s.showMessage(ctx, protocol.MessageTypeWarning, "agentls: rewound session %s to step %d except where you edited since (%d places)", sess.ID, plan.Step, len(res.Conflicts))
+		r.ed.showMessage(ctx, protocol.MessageTypeWarning, "agentls: rewound session %s to step %d except where you edited since (%d places)", sess.ID, plan.Step, len(res.Conflicts))
 	}
 	return res, nil
 }

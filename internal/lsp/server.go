@@ -2,7 +2,6 @@ package lsp
 
 import (
 	"context"
-	"fmt"
 	"io"
 	"os"
 	"strings"
@@ -13,8 +12,6 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/agentls/agentls/internal/agent"
-	"github.com/agentls/agentls/internal/apply"
-	"github.com/agentls/agentls/internal/approval"
 	"github.com/agentls/agentls/internal/assemble"
 	"github.com/agentls/agentls/internal/config"
 	"github.com/agentls/agentls/internal/edits"
@@ -35,47 +32,43 @@ type Options struct {
 	NewLLM func(config.Config) agent.LLM
 }
 
-// Server is one LSP connection's state, split by concern, each part with
-// its own narrow lock: the open documents (docs), the configuration
-// (conf), the tasks (tasks), what is published (diags) and review
-// (review). mu guards only the connection's own state below. No lock is
-// ever held across a request to the client.
+// Server is one LSP connection: protocol glue that decodes a message,
+// calls the feature it is for and encodes the answer. The features are
+// types holding exactly their collaborators, never the Server, each with
+// its own narrow lock: the client and its files (ed), the open documents
+// (docs), the configuration (conf) and its trust, the tasks, what is
+// published (diags), the asking, review, worktrees, delegated jobs and
+// the running of a task. mu guards only the connection's own state below.
+// No lock is ever held across a request to the client.
 type Server struct {
-	guard  // the panic barrier (guard.go)
-	opts   Options
-	log    *zap.Logger
-	conn   jsonrpc2.Conn
-	client protocol.Client
-	hooks  testHooks
+	guard // the panic barrier (guard.go)
+	opts  Options
+	log   *zap.Logger
+	ed    *editor // the client, its capabilities and its files (editor.go)
+	hooks testHooks
+	// stateDir holds sessions, transcripts, reviews, worktrees and the
+	// trust store (stateDirOf).
+	stateDir string
 
-	docs   *openDocs
-	tasks  *taskManager
-	diags  *diagnostics
-	conf   *configState
-	review reviewState
-	mcp    assemble.SharedMCP // the MCP servers of mcpServers, shared by the tasks
+	docs  *openDocs
+	tasks *taskManager
+	diags *diagnostics
+	conf  *configState
+	trust *trust             // the workspace's settings held back until trusted (trust.go)
+	mcp   assemble.SharedMCP // the MCP servers of mcpServers, shared by the tasks
 
-	allowed approval.Allowed // commands the user allowed always, this session
+	asker     *asker     // asks the user (approve.go)
+	reviewer  *reviewer  // review mode, undo, rewind (review.go)
+	worktrees *worktrees // worktree tasks (worktrees.go)
+	jobs      *jobs      // delegated jobs (delegate.go)
+	runner    *runner    // runs the tasks (run.go)
+	about     *about     // models, info, project commands (models.go)
 
-	mu             sync.Mutex
-	initialized    bool
-	shutdown       bool
-	root           string
-	enc            edits.Encoding
-	caps           clientCaps
-	mirror         bool   // echo command results and errors as messages (Helix drops them)
-	clientInfoName string // clientInfo.name, for hints in the editor's words (hints.go)
-	saidDisk       bool   // told the user we write to disk ourselves
-	applier        *apply.Applier
-	applierRoot    string // the root applier writes beneath
-
-	trustMu    sync.Mutex
-	untrusted  *assemble.WorkspaceSettings // .agentls.json held back until trusted
-	edUntrust  *assemble.WorkspaceSettings // the editor's workspace-scope settings, the same
-	trustAsked map[string]bool             // contents already asked about
-
-	exited chan struct{}
-	exitOK bool
+	mu          sync.Mutex
+	initialized bool
+	shutdown    bool
+	exited      chan struct{}
+	exitOK      bool
 }
 
 // clientCaps are the client capabilities agentls acts on.
@@ -96,10 +89,10 @@ type clientCaps struct {
 // exit, 1 otherwise, as the LSP specification asks.
 func Serve(ctx context.Context, rwc io.ReadWriteCloser, opts Options) int {
 	s := newServer(opts)
-	s.conn = jsonrpc2.NewConn(newTolerantStream(jsonrpc2.NewHeaderStream(rwc), s.log), jsonrpc2.WithCodec(Codec{}))
-	s.client = protocol.ClientDispatcher(s.conn)
+	s.ed.conn = jsonrpc2.NewConn(newTolerantStream(jsonrpc2.NewHeaderStream(rwc), s.log), jsonrpc2.WithCodec(Codec{}))
+	s.ed.client = protocol.ClientDispatcher(s.ed.conn)
 	handler, canceller := jsonrpc2.CancelHandler(s.handle)
-	s.conn.Go(ctx, func(ctx context.Context, req *jsonrpc2.Request) (any, error) {
+	s.ed.conn.Go(ctx, func(ctx context.Context, req *jsonrpc2.Request) (any, error) {
 		if req.Method() == protocol.MethodCancelRequest {
 			s.cancelRequest(req, canceller)
 			return nil, nil
@@ -108,8 +101,8 @@ func Serve(ctx context.Context, rwc io.ReadWriteCloser, opts Options) int {
 	})
 	select {
 	case <-s.exited:
-	case <-s.conn.Done():
-		if err := s.conn.Err(); err != nil {
+	case <-s.ed.conn.Done():
+		if err := s.ed.conn.Err(); err != nil {
 			s.log.Warn("connection ended", zap.Error(err))
 		}
 	case <-ctx.Done():
@@ -137,19 +130,34 @@ func newServer(opts Options) *Server {
 		opts.Root, _ = os.Getwd()
 	}
 	s := &Server{
-		guard:  guard{log: opts.Logger},
-		opts:   opts,
-		log:    opts.Logger,
-		docs:   newOpenDocs(),
-		diags:  newDiagnostics(),
-		conf:   &configState{reported: map[string]bool{}},
-		exited: make(chan struct{}),
-		enc:    edits.UTF16,
-		hooks:  readTestHooks(opts.Getenv),
+		guard:    guard{log: opts.Logger},
+		opts:     opts,
+		log:      opts.Logger,
+		docs:     newOpenDocs(),
+		exited:   make(chan struct{}),
+		hooks:    readTestHooks(opts.Getenv),
+		stateDir: stateDirOf(opts),
 	}
-	s.tasks = newTaskManager(s.guard, s.config, s.announceEnd)
+	s.ed = &editor{log: s.log, docs: s.docs, enc: edits.UTF16}
+	s.asker = &asker{ed: s.ed}
+	s.diags = newDiagnostics(s.ed, s.docs)
+	s.trust = &trust{ed: s.ed, log: s.log, stateDir: s.stateDir}
+	s.conf = &configState{reported: map[string]bool{}, ed: s.ed, trust: s.trust, getenv: opts.Getenv, log: s.log,
+		stateDir: s.stateDir}
+	s.ed.disagree = s.conf.sayDisagree
+	s.runner = &runner{guard: s.guard, ed: s.ed, docs: s.docs, diags: s.diags, conf: s.conf, trust: s.trust, asker: s.asker,
+		mcp: &s.mcp, newLLM: opts.NewLLM, log: s.log, hooks: s.hooks}
+	s.tasks = newTaskManager(s.guard, s.conf.config, s.runner.announceEnd, s.ed.rootDir)
+	s.about = &about{conf: s.conf, ed: s.ed, version: opts.Version}
+	s.reviewer = &reviewer{guard: s.guard, ed: s.ed, docs: s.docs, tasks: s.tasks, diags: s.diags, asker: s.asker,
+		conf: s.conf, log: s.log, hooks: s.hooks, stateDir: s.stateDir}
+	s.worktrees = &worktrees{ed: s.ed, docs: s.docs, tasks: s.tasks, reviewer: s.reviewer, conf: s.conf, log: s.log,
+		stateDir: s.stateDir, start: s.runner.startRun}
+	s.runner.tasks, s.runner.reviewer, s.runner.worktrees = s.tasks, s.reviewer, s.worktrees
+	s.jobs = &jobs{guard: s.guard, ed: s.ed, conf: s.conf, log: s.log, stateDir: s.stateDir, exited: s.exited}
 	s.mcp.Log = s.log
-	s.mcp.Warn = func(msg string) { s.warnOnce(context.Background(), "agentls: "+msg) }
+	conf := s.conf
+	s.mcp.Warn = func(msg string) { conf.warnOnce(context.Background(), "agentls: "+msg) }
 	return s
 }
 
@@ -262,7 +270,7 @@ func (s *Server) handle(ctx context.Context, req *jsonrpc2.Request) (res any, er
 			return nil, err
 		}
 		s.docs.close(string(p.TextDocument.URI))
-		s.review.touched(s, ctx, string(p.TextDocument.URI))
+		s.reviewer.touched(ctx, string(p.TextDocument.URI))
 	case protocol.MethodTextDocumentDidSave:
 		// The buffer is unchanged by a save; nothing to do.
 	case protocol.MethodWorkspaceDidChangeConfiguration:
@@ -270,7 +278,7 @@ func (s *Server) handle(ctx context.Context, req *jsonrpc2.Request) (res any, er
 		if err := decode(params, &p); err != nil {
 			return nil, err
 		}
-		s.configure(ctx, agentlsSettings(p.Settings))
+		s.conf.configure(ctx, agentlsSettings(p.Settings))
 	case protocol.MethodWorkspaceExecuteCommand:
 		var p protocol.ExecuteCommandParams
 		if err := decode(params, &p); err != nil {
@@ -317,22 +325,4 @@ func (s *Server) exit() {
 		s.exitOK = s.shutdown
 		close(s.exited)
 	}
-}
-
-func (s *Server) encoding() edits.Encoding {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.enc
-}
-
-// notify sends a notification, never failing the caller: a closed
-// connection just means nobody is listening any more.
-func (s *Server) notify(ctx context.Context, method string, params any) {
-	if err := s.conn.Notify(context.WithoutCancel(ctx), method, params); err != nil {
-		s.log.Debug("notify failed", zap.String("method", method), zap.Error(err))
-	}
-}
-
-func (s *Server) showMessage(ctx context.Context, typ protocol.MessageType, format string, args ...any) {
-	s.notify(ctx, protocol.MethodWindowShowMessage, &protocol.ShowMessageParams{Type: typ, Message: fmt.Sprintf(format, args...)})
 }

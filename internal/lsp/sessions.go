@@ -3,12 +3,10 @@ package lsp
 import (
 	"context"
 	"errors"
-	"fmt"
 
 	"go.lsp.dev/jsonrpc2"
 	"go.lsp.dev/uri"
 
-	"github.com/agentls/agentls/internal/config"
 	"github.com/agentls/agentls/internal/review"
 	"github.com/agentls/agentls/internal/session"
 )
@@ -17,21 +15,6 @@ import (
 // are appended to a JSON-lines file under the state directory, fsynced at
 // each turn. A store that cannot be opened or written is reported once and
 // the task goes on in memory: persistence never fails a task.
-
-// openStore opens the workspace's session store for one task.
-func (s *Server) openStore(ctx context.Context, cfg config.Config, root string) *session.Store {
-	st, err := session.Open(root, session.Options{
-		StateDir: s.stateDir(),
-		Memory:   cfg.Agent.Memory,
-		Redact:   cfg.Redact,
-		Warn:     func(msg string) { s.warnOnce(ctx, "agentls: "+msg) },
-	})
-	if err != nil {
-		s.warnOnce(ctx, fmt.Sprintf("agentls: sessions are not saved (%v); tasks run in memory", err))
-		return nil
-	}
-	return st
-}
 
 // sessionChanges are the applied changes as the session file keeps them.
 func sessionChanges(l *review.Log) []session.Change {
@@ -42,25 +25,25 @@ func sessionChanges(l *review.Log) []session.Change {
 	return out
 }
 
+func transcriptURI(path string) string {
+	if path == "" {
+		return ""
+	}
+	return string(uri.File(path))
+}
+
 // cmdContinue runs a task in an existing session, with its history.
-func (s *Server) cmdContinue(ctx context.Context, a runArgs) (any, error) {
+func (rn *runner) cmdContinue(ctx context.Context, a runArgs) (any, error) {
 	if a.Session == "" {
 		return nil, jsonrpc2.NewError(jsonrpc2.InvalidParams, "agentls.continue: needs {session, task}")
 	}
 	if !session.ValidID(a.Session) {
 		return nil, jsonrpc2.Errorf(jsonrpc2.InvalidParams, "agentls.continue: %q is not a session id", a.Session)
 	}
-	if st := s.openStore(ctx, s.config(), s.rootDir()); st != nil {
-		if _, err := st.Load(a.Session); errors.Is(err, session.ErrNotFound) && !s.tasks.hasSession(a.Session) {
+	if st := rn.conf.openStore(ctx, rn.conf.config(), rn.ed.rootDir()); st != nil {
+		if _, err := st.Load(a.Session); errors.Is(err, session.ErrNotFound) && !rn.tasks.hasSession(a.Session) {
 			return nil, jsonrpc2.Errorf(jsonrpc2.InvalidParams, "agentls.continue: no session %q in this workspace (agentls sessions lists them)", a.Session)
 		}
 	}
-	return s.startRun("agentls.continue", a, true)
-}
-
-func transcriptURI(path string) string {
-	if path == "" {
-		return ""
-	}
-	return string(uri.File(path))
+	return rn.startRun("agentls.continue", a, true)
 }

@@ -23,7 +23,7 @@ func TestStateDirIsTheCLIs(t *testing.T) {
 			}
 			return ""
 		}})
-		if got := s.stateDir(); got != want {
+		if got := s.stateDir; got != want {
 			t.Errorf("XDG_STATE_HOME=%q: state in %s, want %s", xdg, got, want)
 		}
 	}

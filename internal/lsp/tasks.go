@@ -126,6 +126,7 @@ type taskManager struct {
 	guard
 	config      func() config.Config // the settings now (sessions.maxConcurrent)
 	announceEnd func(ctx context.Context, t *runningTask)
+	root        func() string // the workspace, for a task's paths (agentls.status)
 
 	mu       sync.Mutex
 	tasks    map[string]*runningTask
@@ -136,8 +137,8 @@ type taskManager struct {
 	wg       sync.WaitGroup
 }
 
-func newTaskManager(g guard, cfg func() config.Config, announceEnd func(context.Context, *runningTask)) *taskManager {
-	return &taskManager{guard: g, config: cfg, announceEnd: announceEnd, tasks: map[string]*runningTask{}, sessions: map[string]*sessionQueue{}}
+func newTaskManager(g guard, cfg func() config.Config, announceEnd func(context.Context, *runningTask), root func() string) *taskManager {
+	return &taskManager{guard: g, config: cfg, announceEnd: announceEnd, root: root, tasks: map[string]*runningTask{}, sessions: map[string]*sessionQueue{}}
 }
 
 // sessionQueue orders the tasks of one session. Each task waits for the

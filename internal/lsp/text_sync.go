@@ -9,7 +9,6 @@ import (
 	"sync"
 
 	"go.lsp.dev/protocol"
-	"go.uber.org/zap"
 
 	"github.com/agentls/agentls/internal/edits"
 )
@@ -228,21 +227,14 @@ func (o *openDocs) settle(path string, from int32, next string, applied bool) (d
 // didChange is the textDocument/didChange handler.
 func (s *Server) didChange(ctx context.Context, p *protocol.DidChangeTextDocumentParams) error {
 	u := string(p.TextDocument.URI)
-	disagree, err := s.docs.change(u, p.TextDocument.Version, p.ContentChanges, s.encoding())
+	disagree, err := s.docs.change(u, p.TextDocument.Version, p.ContentChanges, s.ed.encoding())
 	if disagree {
-		s.sayDisagree(ctx, u)
+		s.conf.sayDisagree(ctx, u)
 	}
 	if err == nil {
-		s.review.touched(s, ctx, u)
+		s.reviewer.touched(ctx, u)
 	}
 	return err
-}
-
-// sayDisagree tells the user, once per server, that the editor's text is
-// not what an edit it reported applied should have left.
-func (s *Server) sayDisagree(ctx context.Context, u string) {
-	s.log.Warn("the editor's text differs from what an applied edit should have left", zap.String("uri", u))
-	s.warnOnce(ctx, "agentls: the editor said it applied an edit, but its text differs from the edited text; agentls goes on with the editor's text")
 }
 
 func (o *openDocs) close(u string) {

@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"fmt"
 	"strings"
+	"sync"
 
 	"go.lsp.dev/protocol"
 	"go.uber.org/zap"
@@ -12,6 +13,20 @@ import (
 	"github.com/agentls/agentls/internal/assemble"
 	"github.com/agentls/agentls/internal/config"
 )
+
+// trust holds back the workspace's settings that widen what agentls may
+// run (.agentls.json, the editor's workspace-scope settings) until the
+// user trusts their content, and asks about them when a task starts.
+type trust struct {
+	ed       *editor // asks through showMessageRequest
+	log      *zap.Logger
+	stateDir string // holds the trust store
+
+	mu         sync.Mutex
+	untrusted  *assemble.WorkspaceSettings // .agentls.json held back until trusted
+	edUntrust  *assemble.WorkspaceSettings // the editor's workspace-scope settings, the same
+	trustAsked map[string]bool             // contents already asked about
+}
 
 // Answers when agentls asks to trust the workspace's settings file.
 const (
@@ -22,15 +37,15 @@ const (
 // workspaceSettings reads .agentls.json with what widens power held back
 // until the user trusts the content (assemble.ReadWorkspaceSettings). The
 // held-back file is kept so the next task can ask about it.
-func (s *Server) workspaceSettings(root string) (config.Source, []config.Problem) {
-	ws := assemble.ReadWorkspaceSettings(root, assemble.TrustStore(s.stateDir()))
-	s.trustMu.Lock()
-	defer s.trustMu.Unlock()
+func (tr *trust) workspaceSettings(root string) (config.Source, []config.Problem) {
+	ws := assemble.ReadWorkspaceSettings(root, assemble.TrustStore(tr.stateDir))
+	tr.mu.Lock()
+	defer tr.mu.Unlock()
 	if len(ws.Untrusted) == 0 {
-		s.untrusted = nil
+		tr.untrusted = nil
 		return ws.Source, ws.Problems
 	}
-	s.untrusted = &ws
+	tr.untrusted = &ws
 	probs := append(ws.Problems, config.Problem{Key: fmt.Sprint(ws.Untrusted), Source: config.FileName,
 		Msg: "not applied until you trust this file: it widens what agentls may run (you are asked when the next task starts)"})
 	return ws.Source, probs
@@ -40,15 +55,15 @@ func (s *Server) workspaceSettings(root string) (config.Source, []config.Problem
 // apart from the user's, under workspaceSettings) as a source, with what
 // widens power held back until the user trusts this content, as for
 // .agentls.json.
-func (s *Server) editorWorkspaceSettings(root string, data []byte) (config.Source, []config.Problem) {
+func (tr *trust) editorWorkspaceSettings(root string, data []byte) (config.Source, []config.Problem) {
 	const name = "editor workspace settings"
 	if len(data) == 0 {
-		s.trustMu.Lock()
-		s.edUntrust = nil
-		s.trustMu.Unlock()
+		tr.mu.Lock()
+		tr.edUntrust = nil
+		tr.mu.Unlock()
 		return config.Source{Name: name}, nil
 	}
-	store := assemble.TrustStore(s.stateDir())
+	store := assemble.TrustStore(tr.stateDir)
 	ws := assemble.HoldBack(name, assemble.EditorWorkspaceFile(root), data, store)
 	var dropped []config.Problem
 	for k := range ws.Source.Values {
@@ -66,13 +81,13 @@ func (s *Server) editorWorkspaceSettings(root string, data []byte) (config.Sourc
 		}
 	}
 	ws.Problems = append(ws.Problems, dropped...)
-	s.trustMu.Lock()
-	defer s.trustMu.Unlock()
+	tr.mu.Lock()
+	defer tr.mu.Unlock()
 	if len(ws.Untrusted) == 0 {
-		s.edUntrust = nil
+		tr.edUntrust = nil
 		return ws.Source, ws.Problems
 	}
-	s.edUntrust = &ws
+	tr.edUntrust = &ws
 	probs := append(ws.Problems, config.Problem{Key: fmt.Sprint(ws.Untrusted), Source: name,
 		Msg: "not applied until you trust these workspace settings: they widen what agentls may run (you are asked when the next task starts)"})
 	return ws.Source, probs
@@ -80,34 +95,33 @@ func (s *Server) editorWorkspaceSettings(root string, data []byte) (config.Sourc
 
 // settleTrust asks, before a task, whether the held-back workspace
 // settings (.agentls.json, the editor's workspace scope) may apply, once
-// per content; a yes re-resolves the configuration. No lock is held while
-// the client answers.
-func (s *Server) settleTrust(ctx context.Context) {
-	s.trustMu.Lock()
+// per content, and reports a yes (the caller re-resolves the
+// configuration then). No lock is held while the client answers.
+func (tr *trust) settleTrust(ctx context.Context) (trusted bool) {
+	tr.mu.Lock()
 	var ask []*assemble.WorkspaceSettings
-	for _, ws := range []*assemble.WorkspaceSettings{s.untrusted, s.edUntrust} {
+	for _, ws := range []*assemble.WorkspaceSettings{tr.untrusted, tr.edUntrust} {
 		if ws == nil {
 			continue
 		}
 		key := fmt.Sprintf("%x", sha256.Sum256(append([]byte(ws.Path+"\x00"), ws.Content...)))
 		// A held-back endpoint stops every task (assemble.HeldBack), so
 		// it is asked about at each one; the rest once per content.
-		if s.trustAsked[key] && assemble.HeldBack(ws.Untrusted) == nil {
+		if tr.trustAsked[key] && assemble.HeldBack(ws.Untrusted) == nil {
 			continue
 		}
-		if s.trustAsked == nil {
-			s.trustAsked = map[string]bool{}
+		if tr.trustAsked == nil {
+			tr.trustAsked = map[string]bool{}
 		}
-		s.trustAsked[key] = true
+		tr.trustAsked[key] = true
 		ask = append(ask, ws)
 	}
-	s.trustMu.Unlock()
-	if len(ask) == 0 || !s.canAsk() {
-		return
+	tr.mu.Unlock()
+	if len(ask) == 0 || !tr.ed.canAsk() {
+		return false
 	}
-	trusted := false
 	for _, ws := range ask {
-		res, err := s.client.ShowMessageRequest(ctx, &protocol.ShowMessageRequestParams{
+		res, err := tr.ed.client.ShowMessageRequest(ctx, &protocol.ShowMessageRequestParams{
 			Type:    protocol.MessageTypeWarning,
 			Message: ws.Question(),
 			Actions: []protocol.MessageActionItem{{Title: trustFile}, {Title: notNow}},
@@ -115,29 +129,22 @@ func (s *Server) settleTrust(ctx context.Context) {
 		if err != nil || res == nil || res.Title != trustFile {
 			continue
 		}
-		if err := ws.Trust(assemble.TrustStore(s.stateDir())); err != nil {
-			s.log.Warn("trust", zap.Error(err))
+		if err := ws.Trust(assemble.TrustStore(tr.stateDir)); err != nil {
+			tr.log.Warn("trust", zap.Error(err))
 			continue
 		}
 		trusted = true
 	}
-	if trusted {
-		s.configure(ctx, nil)
-	}
-}
-
-func (s *Server) canAsk() bool {
-	caps, _ := s.clientState()
-	return caps.showMessageReq
+	return trusted
 }
 
 // heldBack lists the workspace settings still held back for want of trust
 // (.agentls.json's and the editor's workspace scope).
-func (s *Server) heldBack() []string {
-	s.trustMu.Lock()
-	defer s.trustMu.Unlock()
+func (tr *trust) heldBack() []string {
+	tr.mu.Lock()
+	defer tr.mu.Unlock()
 	var keys []string
-	for _, ws := range []*assemble.WorkspaceSettings{s.untrusted, s.edUntrust} {
+	for _, ws := range []*assemble.WorkspaceSettings{tr.untrusted, tr.edUntrust} {
 		if ws != nil {
 			keys = append(keys, ws.Untrusted...)
 		}

@@ -38,12 +38,18 @@ func (t *runningTask) undoable() bool {
 	return t.ended() && t.changes.HasApplied()
 }
 
+// undoPlan is what an undo will do, planned against the current text.
+type undoPlan struct {
+	changes   []apply.Change
+	conflicts []conflictJSON
+}
+
 // restore carries a plan of undo or rewind through the write path: plan
 // runs on the texts read (and again on newer ones when the user typed
 // meanwhile). why says the editor refused; what names the act in that
 // sentence.
-func (s *Server) restore(ctx context.Context, rels []string, what, label string, plan apply.Plan) (why string, err error) {
-	files, err := s.files()
+func (r *reviewer) restore(ctx context.Context, rels []string, what, label string, plan apply.Plan) (why string, err error) {
+	files, err := r.ed.files()
 	if err != nil {
 		return "", err
 	}
@@ -64,11 +70,11 @@ func (s *Server) restore(ctx context.Context, rels []string, what, label string,
 // workspace/applyEdit computed against the current text: regions the user
 // changed since are left alone and reported. Like accept, it plans under
 // review.mu and sends the edit without it.
-func (s *Server) cmdUndo(ctx context.Context, a taskIDArgs) (any, error) {
+func (r *reviewer) cmdUndo(ctx context.Context, a taskIDArgs) (any, error) {
 	if a.TaskID == "" {
 		// The newest task with changes to undo (Helix key bindings cannot
 		// name a task).
-		for _, t := range s.tasks.all() {
+		for _, t := range r.tasks.all() {
 			if t.undoable() {
 				a.TaskID = t.id
 			}
@@ -77,18 +83,18 @@ func (s *Server) cmdUndo(ctx context.Context, a taskIDArgs) (any, error) {
 			return refused("no task has changes to undo"), nil
 		}
 	}
-	t, ok := s.tasks.get(a.TaskID)
+	t, ok := r.tasks.get(a.TaskID)
 	switch {
 	case !ok:
 		return refused("no task %q (agentls.status lists the tasks; only the newest %d keep what undo needs)", a.TaskID, undoKeep), nil
 	case !t.ended():
 		return refused("task %s is still running; cancel it first", t.id), nil
 	}
-	caps, _ := s.clientState()
-	if err := s.review.claimLocked(t, "agentls.undo"); err != nil {
+	caps, _ := r.ed.clientState()
+	if err := r.review.claimLocked(t, "agentls.undo"); err != nil {
 		return refused("%s", strings.TrimPrefix(err.Error(), "agentls.undo: ")), nil
 	}
-	defer s.review.locked(func() { s.review.release(t) })
+	defer r.review.locked(func() { r.review.release(t) })
 	files := t.changes.Applied()
 	if len(files) == 0 {
 		if t.changes.Forgotten() {
@@ -101,8 +107,8 @@ func (s *Server) cmdUndo(ctx context.Context, a taskIDArgs) (any, error) {
 		rels = append(rels, fc.Rel)
 	}
 	var p undoPlan
-	why, err := s.restore(ctx, rels, "undo", "agentls: undo "+shorten(t.prompt, 60), func(cur map[string]apply.Text) ([]apply.Change, error) {
-		p = s.planUndo(files, cur, caps)
+	why, err := r.restore(ctx, rels, "undo", "agentls: undo "+shorten(t.prompt, 60), func(cur map[string]apply.Text) ([]apply.Change, error) {
+		p = r.planUndo(files, cur, caps)
 		return p.changes, nil
 	})
 	if err != nil {
@@ -126,24 +132,18 @@ func (s *Server) cmdUndo(ctx context.Context, a taskIDArgs) (any, error) {
 		for _, c := range conflicts {
 			where = append(where, fmt.Sprintf("%s:%d", filepath.Base(uriPath(c.URI, c.URI)), c.Line))
 		}
-		s.showMessage(ctx, protocol.MessageTypeWarning, "agentls: undid task %s except where you edited since: %s", t.id, strings.Join(where, ", "))
+		r.ed.showMessage(ctx, protocol.MessageTypeWarning, "agentls: undid task %s except where you edited since: %s", t.id, strings.Join(where, ", "))
 	}
 	return res, nil
 }
 
-// undoPlan is what an undo will do, planned against the current text.
-type undoPlan struct {
-	changes   []apply.Change
-	conflicts []conflictJSON
-}
-
 // planUndo plans reverting the task's applied changes to files over the
 // texts read.
-func (s *Server) planUndo(files []review.File, cur map[string]apply.Text, caps clientCaps) (p undoPlan) {
+func (r *reviewer) planUndo(files []review.File, cur map[string]apply.Text, caps clientCaps) (p undoPlan) {
 	p.conflicts = []conflictJSON{}
 	for _, fc := range files {
 		c := cur[fc.Rel]
-		u := s.fileURI(fc.Rel)
+		u := r.ed.fileURI(fc.Rel)
 		plan := review.PlanUndo(fc, c.Data, c.Exists)
 		for _, cf := range plan.Conflicts {
 			p.conflicts = append(p.conflicts, conflictJSON{URI: u, Line: cf.Line, Reason: cf.Reason})
@@ -153,6 +153,8 @@ func (s *Server) planUndo(files []review.File, cur map[string]apply.Text, caps c
 			p.conflicts = append(p.conflicts, conflictJSON{URI: u, Line: 1, Reason: "the task created this file; this editor cannot delete files through LSP, delete it by hand"})
 		case plan.Delete:
 			p.changes = append(p.changes, apply.Change{Rel: fc.Rel, Cur: c, Delete: true})
+		case plan.Restore: // a file the task's command deleted
+			p.changes = append(p.changes, apply.Change{Rel: fc.Rel, Cur: c, Next: plan.Next, Mode: plan.Mode})
 		case len(plan.Changes) > 0:
 			p.changes = append(p.changes, apply.Change{Rel: fc.Rel, Cur: c, Next: plan.Next})
 		}

@@ -9,7 +9,6 @@ import (
 	"github.com/agentls/agentls/internal/assemble"
 	"github.com/agentls/agentls/internal/config"
 	"github.com/agentls/agentls/internal/verify"
-	"github.com/agentls/agentls/internal/verify/gate"
 )
 
 // gate returns the verify gate of one task (nil for agentls.verify's t),
@@ -25,17 +24,17 @@ import (
 // changed buffer differs from the disk, the checks run in place. Review
 // mode checks what the task proposes, and its failures go to the model
 // only: the lines they name are the proposal's, not the editor's.
-func (s *Server) gate(ctx context.Context, cfg config.Config, root string, t *runningTask, prog *progress) *gate.Gate {
+func (rn *runner) gate(ctx context.Context, cfg config.Config, root string, t *runningTask, prog *progress) *assemble.Gate {
 	g := assemble.NewGate(cfg, root)
 	if g != nil {
-		s.wireGate(ctx, g, root, t, prog)
+		rn.wireGate(ctx, g, root, t, prog)
 	}
 	return g
 }
 
 // wireGate has the gate report to the editor: progress, the unsaved and
 // proposed texts the checks must see, and its problems as diagnostics.
-func (s *Server) wireGate(ctx context.Context, g *gate.Gate, root string, t *runningTask, prog *progress) {
+func (rn *runner) wireGate(ctx context.Context, g *assemble.Gate, root string, t *runningTask, prog *progress) {
 	review := t != nil && t.review
 	g.OnStart = func(cmd string) { prog.report(ctx, "verifying: "+cmd) }
 	g.Unsaved = func(changed []string) map[string][]byte {
@@ -45,7 +44,7 @@ func (s *Server) wireGate(ctx context.Context, g *gate.Gate, root string, t *run
 			// only: what an earlier task sent to a file the editor had
 			// not opened (a dirty tab in VS Code without autoSave) is
 			// text the checks must see too.
-			for abs, text := range s.docs.shadowed() {
+			for abs, text := range rn.docs.shadowed() {
 				if rel, ok := relTo(root, abs); ok {
 					unsaved[rel] = []byte(text)
 				}
@@ -59,9 +58,9 @@ func (s *Server) wireGate(ctx context.Context, g *gate.Gate, root string, t *run
 				}
 				continue
 			}
-			if doc, ok := s.docs.get(abs); ok {
+			if doc, ok := rn.docs.get(abs); ok {
 				unsaved[rel] = []byte(doc.text)
-			} else if text, ok := s.docs.shadow(abs); ok {
+			} else if text, ok := rn.docs.shadow(abs); ok {
 				unsaved[rel] = []byte(text)
 			}
 		}
@@ -72,30 +71,30 @@ func (s *Server) wireGate(ctx context.Context, g *gate.Gate, root string, t *run
 		for _, r := range results {
 			diags = append(diags, r.Diagnostics...)
 			for _, l := range r.Unlocated {
-				s.log.Info("verify output naming no file", zap.String("command", r.Command), zap.String("line", l))
+				rn.log.Info("verify output naming no file", zap.String("command", r.Command), zap.String("line", l))
 			}
 		}
 		if !review {
-			s.setVerifyDiagnostics(ctx, s.toProtocol(diags))
+			rn.diags.setVerifyDiagnostics(ctx, rn.diags.toProtocol(diags))
 		}
 	}
 }
 
 // runVerifyOnly is the body of an agentls.verify task: the checks alone,
 // with progress and diagnostics, no model.
-func (s *Server) runVerifyOnly(ctx context.Context, t *runningTask) {
-	cfg := s.config()
-	root := s.rootDir()
-	prog := s.beginProgress(ctx, t, "agentls verify", "running the project's checks")
+func (rn *runner) runVerifyOnly(ctx context.Context, t *runningTask) {
+	cfg := rn.conf.config()
+	root := rn.ed.rootDir()
+	prog := rn.beginProgress(ctx, t, "agentls verify", "running the project's checks")
 	cfg.Verify.Enabled = true // asked for by name, whatever the gate's setting
-	g := s.gate(ctx, cfg, root, nil, prog)
+	g := rn.gate(ctx, cfg, root, nil, prog)
 	if g == nil {
-		s.finishTask(ctx, t, prog, agent.Result{Status: agent.StatusError, Reason: "noChecks",
+		rn.finishTask(ctx, t, prog, agent.Result{Status: agent.StatusError, Reason: "noChecks",
 			Error: "no checks found: set verify.commands, or add go.mod, package.json (test script), Cargo.toml, pyproject.toml or a Makefile with check/test"})
 		return
 	}
 	var changed []string
-	for _, p := range s.docs.openPaths() {
+	for _, p := range rn.docs.openPaths() {
 		if rel, ok := relTo(root, p); ok {
 			changed = append(changed, rel)
 		}
@@ -110,7 +109,13 @@ func (s *Server) runVerifyOnly(ctx context.Context, t *runningTask) {
 	case !rep.Passed:
 		res.Reason = "verifyFailed"
 	}
-	s.onEvent(ctx, t, prog, agent.Event{Kind: agent.KindVerify, Verify: &rep})
-	s.onEvent(ctx, t, prog, agent.Event{Kind: agent.KindEnd, Result: &res})
-	s.finishTask(ctx, t, prog, res)
+	rn.onEvent(ctx, t, prog, agent.Event{Kind: agent.KindVerify, Verify: &rep})
+	rn.onEvent(ctx, t, prog, agent.Event{Kind: agent.KindEnd, Result: &res})
+	rn.finishTask(ctx, t, prog, res)
+}
+
+func (rn *runner) cmdVerify(ctx context.Context, _ noArgs) (any, error) {
+	t := &runningTask{prompt: "verify the workspace", verify: true}
+	rn.tasks.start(t, rn.runVerifyOnly)
+	return runResult{TaskID: t.id, Session: t.session}, nil
 }

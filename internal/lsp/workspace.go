@@ -3,7 +3,9 @@ package lsp
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -163,28 +165,6 @@ func (w *editorWorkspace) Edit(ctx context.Context, rel string, transform func(o
 	return nil
 }
 
-func (s *Server) sayDiskOnce(ctx context.Context) {
-	s.mu.Lock()
-	said := s.saidDisk
-	s.saidDisk = true
-	s.mu.Unlock()
-	if !said {
-		s.showMessage(ctx, protocol.MessageTypeInfo, "agentls: this editor cannot apply or create files through LSP, so agentls writes these files to disk itself (atomically).")
-	}
-}
-
-// newWorkspace is the editor-backed workspace of a task (t may be nil for
-// reads outside a task).
-func (s *Server) newWorkspace(t *runningTask) (*editorWorkspace, error) {
-	root := s.rootDir()
-	disk, err := tools.NewDiskWorkspace(root)
-	if err != nil {
-		return nil, err
-	}
-	return &editorWorkspace{root: root, t: t, disk: disk,
-		files: s.files, docs: s.docs, client: s.client, caps: s.clientState, sayDisk: s.sayDiskOnce}, nil
-}
-
 // forgetShadow drops what we sent to a closed file that is now deleted or
 // moved away.
 func (o *openDocs) forgetShadow(path string) (string, bool) {
@@ -275,7 +255,50 @@ func (w *editorWorkspace) Carried(rel string, old []byte, existed bool, next []b
 	w.t.changes.RecordApplied(rel, string(old), existed, string(next))
 }
 
+// CarriedDelete records a file a command's view deleted in the task's
+// change log, so undo makes it again (tools.Carrier).
+func (w *editorWorkspace) CarriedDelete(rel string, old []byte, mode fs.FileMode) {
+	if w.t == nil || w.t.review {
+		return
+	}
+	w.t.changes.RecordDeleted(rel, string(old), mode)
+}
+
+// CarryFile writes a file the editor does not hold that a command's view
+// carried in (tools.CarryWriter): through the write path, read as it reads
+// and written by its disk transport (carriedFiles), taking its turn with
+// the editor's changes, over old only. In
+// review mode it becomes a proposal instead; a deletion is left to the
+// user there (proposals are text).
+func (w *editorWorkspace) CarryFile(ctx context.Context, rel string, old []byte, existed bool, next []byte, del bool) error {
+	if w.ProposesCarry() {
+		if del {
+			return errors.New("deleted by the command; review mode proposes text only, so it is left for you to delete")
+		}
+		return w.Edit(ctx, rel, func(cur []byte, exists bool) ([]byte, error) {
+			if exists != existed || !bytes.Equal(cur, old) {
+				return nil, apply.ErrChangedMeanwhile
+			}
+			return next, nil
+		})
+	}
+	files, err := w.files()
+	if err != nil {
+		return err
+	}
+	ef, ok := files.Transport().(*editorFiles)
+	if !ok {
+		return fmt.Errorf("no write path for %s", rel)
+	}
+	return apply.Carry(ctx, files.Over(carriedFiles{ef}), rel, old, existed, next, del)
+}
+
+// ProposesCarry: in review mode a command's writes are proposals
+// (tools.CarryProposer).
+func (w *editorWorkspace) ProposesCarry() bool { return w.t != nil && w.t.review }
+
 var (
-	_ tools.Viewer  = (*editorWorkspace)(nil)
-	_ tools.Carrier = (*editorWorkspace)(nil)
+	_ tools.Viewer        = (*editorWorkspace)(nil)
+	_ tools.Carrier       = (*editorWorkspace)(nil)
+	_ tools.CarryProposer = (*editorWorkspace)(nil)
 )

@@ -29,8 +29,8 @@ func newEditorFixture(t *testing.T, files map[string]string, caps clientCaps, re
 	t.Helper()
 	f := &editorFixture{root: tempRoot(t, files)}
 	f.s, f.c = newUnitServer(t, f.root)
-	f.s.caps = caps
-	w, err := f.s.newWorkspace(&runningTask{id: "t1", prompt: "p", review: review})
+	f.s.ed.caps = caps
+	w, err := f.s.ed.newWorkspace(&runningTask{id: "t1", prompt: "p", review: review})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -190,7 +190,7 @@ func TestEditorNewFiles(t *testing.T) {
 	if len(g.edits) != 0 {
 		t.Errorf("%d applyEdits to a client that cannot create files", len(g.edits))
 	}
-	g.s.showMessage(ctx, protocol.MessageTypeInfo, "marker")
+	g.s.ed.showMessage(ctx, protocol.MessageTypeInfo, "marker")
 	g.c.waitFor(t, "the marker", func(m sent) bool { return strings.Contains(string(m.params), "marker") })
 	said := 0
 	for _, m := range g.c.messages() {

@@ -90,10 +90,10 @@ func TestTwoTasksEditAClosedFile(t *testing.T) {
 			for run := range 20 {
 				root := tempRoot(t, map[string]string{"f.txt": lines})
 				s, c := newUnitServer(t, root)
-				s.caps = clientCaps{applyEdit: true, documentChanges: true}
+				s.ed.caps = clientCaps{applyEdit: true, documentChanges: true}
 				diskEditor(t, c, delay)
-				a, _ := s.newWorkspace(&runningTask{id: "a", prompt: "A"})
-				b, _ := s.newWorkspace(&runningTask{id: "b", prompt: "B"})
+				a, _ := s.ed.newWorkspace(&runningTask{id: "a", prompt: "A"})
+				b, _ := s.ed.newWorkspace(&runningTask{id: "b", prompt: "B"})
 				var wg sync.WaitGroup
 				errs := make([]error, 2)
 				start := make(chan struct{})
@@ -211,19 +211,19 @@ func TestUndoUpdatesTheViewOfAClosedFile(t *testing.T) {
 	const before = "package v\n\nfunc Validate() error {\n\treturn nil\n}\n"
 	root := tempRoot(t, map[string]string{"validate.go": before})
 	s, c := newUnitServer(t, root)
-	s.caps = clientCaps{applyEdit: true, documentChanges: true}
+	s.ed.caps = clientCaps{applyEdit: true, documentChanges: true}
 	diskEditor(t, c, 0)
 	tk := finished(t, s, "t", false, func(tk *runningTask) {
-		w, _ := s.newWorkspace(tk)
+		w, _ := s.ed.newWorkspace(tk)
 		if err := w.Edit(context.Background(), "validate.go", replaceOnce("\treturn nil\n", "\tif false {\n\t\treturn nil\n\t}\n\treturn nil\n")); err != nil {
 			t.Error(err)
 		}
 	})
-	res, err := s.cmdUndo(context.Background(), taskIDArgs{TaskID: tk.id})
+	res, err := s.reviewer.cmdUndo(context.Background(), taskIDArgs{TaskID: tk.id})
 	if r, _ := res.(undoResult); err != nil || !r.Applied {
 		t.Fatalf("undo: %+v, %v", res, err)
 	}
-	w, _ := s.newWorkspace(&runningTask{id: "next", prompt: "next"})
+	w, _ := s.ed.newWorkspace(&runningTask{id: "next", prompt: "next"})
 	view, _ := w.ReadFile(context.Background(), "validate.go")
 	disk, _ := os.ReadFile(filepath.Join(root, "validate.go"))
 	if string(view) != before || string(disk) != before {
@@ -239,7 +239,7 @@ func TestChecksSeeAnEarlierTasksUnsavedFile(t *testing.T) {
 	s, _ := newUnitServer(t, root)
 	s.docs.setShadow(filepath.Join(root, "signup.go"), "package signup\n\nfunc validateSignup() {}\n")
 	g := &gate.Gate{}
-	s.wireGate(context.Background(), g, root, &runningTask{id: "second"}, nil)
+	s.runner.wireGate(context.Background(), g, root, &runningTask{id: "second"}, nil)
 	unsaved := g.Unsaved([]string{"main.go"})
 	if !strings.Contains(string(unsaved["signup.go"]), "validateSignup") {
 		t.Errorf("the checks see %v, not the earlier task's signup.go", keys(unsaved))
@@ -302,11 +302,11 @@ func TestWorktreeMergeConflictSidesAndMarkers(t *testing.T) {
 	for _, markers := range []bool{false, true} {
 		root := tempRoot(t, map[string]string{"calc.go": mine})
 		s, c := newUnitServer(t, root)
-		s.caps = clientCaps{applyEdit: true, documentChanges: true}
+		s.ed.caps = clientCaps{applyEdit: true, documentChanges: true}
 		diskEditor(t, c, 0)
 		tk := finished(t, s, "B", false, func(tk *runningTask) { tk.changes.ProposeWhole("calc.go", base, true, task) })
 		var conflicts []mergeConflict
-		if _, err := s.acceptHunks(context.Background(), tk, "", "", &conflicts, markers); err != nil {
+		if _, err := s.reviewer.acceptHunks(context.Background(), tk, "", "", &conflicts, markers); err != nil {
 			t.Fatal(err)
 		}
 		got, _ := os.ReadFile(filepath.Join(root, "calc.go"))

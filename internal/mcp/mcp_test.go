@@ -23,6 +23,7 @@ import (
 	"github.com/agentls/agentls/internal/config"
 	"github.com/agentls/agentls/internal/policy"
 	"github.com/agentls/agentls/internal/proc"
+	"github.com/agentls/agentls/internal/testkit/need"
 	"github.com/agentls/agentls/internal/tools"
 )
 
@@ -508,7 +509,7 @@ var unconfined = proc.Sandbox{Mode: proc.ModeOff}
 // the user is told.
 func TestStdioServerIsSandboxed(t *testing.T) {
 	if ok, why := proc.Available(); !ok {
-		t.Skip("sandbox unavailable here: " + why)
+		need.Missing(t, "sandbox unavailable here: %s", why)
 	}
 	outside, err := os.MkdirTemp("/var/tmp", "agentls-mcp-outside")
 	if err != nil {

@@ -193,33 +193,49 @@ func Declare(sb Sandbox, env []string) (Declaration, error) {
 	if sb.Mode == ModeOff {
 		return d, nil
 	}
-	home := lookupEnv(env, "HOME")
+	home, homeLink := homeOf(env)
+	d.Home = home
+	dc := &declaring{es: systemEntries()}
+	if sb.Network {
+		// Name resolution: /etc/resolv.conf often links into /run.
+		if r, err := filepath.EvalSymlinks("/etc/resolv.conf"); err == nil && !strings.HasPrefix(r, "/etc/") {
+			dc.add(r, ReadOnly, "name resolution (sandbox.network)")
+		}
+	}
+	dc.es = append(dc.es, ownEntries(home, homeLink)...)
+	dc.declared(sb, home)
+	if common := gitCommonDir(sb.Workspace, dc.add); common != "" {
+		d.GitConfigs = append(d.GitConfigs, filepath.Join(common, "config"))
+	}
+	d.GitConfigs = append(d.GitConfigs, dc.gitUser(env, home)...)
+	d.Languages = languages(sb.Workspace)
+	for _, c := range toolchains(d.Languages, env, home) {
+		dc.add(c.Path, c.Access, c.Why)
+	}
+	dc.path(env, home)
+	d.Entries = settle(dc.es)
+	return d, nil
+}
+
+// homeOf is the home directory the command's environment names (else
+// the user's), resolved, and the link that named it when it is one.
+func homeOf(env []string) (home, homeLink string) {
+	home = lookupEnv(env, "HOME")
 	if home == "" {
 		home, _ = os.UserHomeDir()
 	}
-	var homeLink string
 	if home != "" {
 		if r, err := filepath.EvalSymlinks(home); err == nil && r != filepath.Clean(home) {
 			homeLink, home = filepath.Clean(home), r
 		}
-		d.Home = home
 	}
+	return home, homeLink
+}
+
+// systemEntries are the system's directories, read-only (a link among
+// them, such as /bin -> usr/bin, as the link).
+func systemEntries() []Entry {
 	var es []Entry
-	add := func(p string, a Access, why string) {
-		if p == "" || !filepath.IsAbs(p) {
-			return
-		}
-		p = filepath.Clean(p)
-		if r, err := filepath.EvalSymlinks(p); err == nil {
-			p = r
-		} else {
-			return // nothing there
-		}
-		if p == "/" {
-			return
-		}
-		es = append(es, Entry{Path: p, Access: a, Why: why})
-	}
 	for _, s := range systemDirs {
 		fi, err := os.Lstat(s)
 		switch {
@@ -232,17 +248,17 @@ func Declare(sb Sandbox, env []string) (Declaration, error) {
 			es = append(es, Entry{Path: s, Access: ReadOnly, Why: "system"})
 		}
 	}
-	if sb.Network {
-		// Name resolution: /etc/resolv.conf often links into /run.
-		if r, err := filepath.EvalSymlinks("/etc/resolv.conf"); err == nil && !strings.HasPrefix(r, "/etc/") {
-			add(r, ReadOnly, "name resolution (sandbox.network)")
-		}
-	}
-	es = append(es,
-		Entry{Path: "/proc", Access: Own, Why: "the command's own processes"},
-		Entry{Path: "/dev", Access: Own, Why: "null, zero, full, random, urandom, tty and pseudo-terminals of its own"},
-		Entry{Path: "/tmp", Access: Private, Why: "temporary files (TMPDIR)"},
-		Entry{Path: "/dev/shm", Access: Private, Why: "shared memory"})
+	return es
+}
+
+// ownEntries are what the command gets of its own: /proc, /dev, /tmp,
+// /dev/shm and an empty home.
+func ownEntries(home, homeLink string) []Entry {
+	es := []Entry{
+		{Path: "/proc", Access: Own, Why: "the command's own processes"},
+		{Path: "/dev", Access: Own, Why: "null, zero, full, random, urandom, tty and pseudo-terminals of its own"},
+		{Path: "/tmp", Access: Private, Why: "temporary files (TMPDIR)"},
+		{Path: "/dev/shm", Access: Private, Why: "shared memory"}}
 	if home != "" && home != "/" {
 		es = append(es, Entry{Path: home, Access: Private, Why: "home: empty but for what is declared in it"})
 		if homeLink != "" {
@@ -250,60 +266,86 @@ func Declare(sb Sandbox, env []string) (Declaration, error) {
 			es = append(es, Entry{Path: homeLink, Access: Symlink, Why: "home", Target: home})
 		}
 	}
+	return es
+}
+
+// declaring collects a declaration's entries.
+type declaring struct{ es []Entry }
+
+// add declares p (absolute, resolved; nothing there: nothing declared).
+func (dc *declaring) add(p string, a Access, why string) {
+	if p == "" || !filepath.IsAbs(p) {
+		return
+	}
+	p = filepath.Clean(p)
+	if r, err := filepath.EvalSymlinks(p); err == nil {
+		p = r
+	} else {
+		return // nothing there
+	}
+	if p == "/" {
+		return
+	}
+	dc.es = append(dc.es, Entry{Path: p, Access: a, Why: why})
+}
+
+// declared adds the workspace and what the settings declare: writable
+// roots, agentls's exchange directories, paths allowed to read.
+func (dc *declaring) declared(sb Sandbox, home string) {
 	ws := ReadWrite
 	if sb.Mode == ModeReadOnly {
 		ws = ReadOnly
 	}
-	add(sb.Workspace, ws, "workspace")
+	dc.add(sb.Workspace, ws, "workspace")
 	for _, p := range sb.WritableRoots {
-		add(expandHome(p, home), ws, "sandbox.writableRoots")
+		dc.add(expandHome(p, home), ws, "sandbox.writableRoots")
 	}
 	for _, p := range sb.Scratch {
-		add(p, ReadWrite, "agentls's exchange with the command")
+		dc.add(p, ReadWrite, "agentls's exchange with the command")
 	}
 	for _, p := range sb.AllowRead {
-		add(expandHome(p, home), ReadOnly, "sandbox.allowRead")
+		dc.add(expandHome(p, home), ReadOnly, "sandbox.allowRead")
 	}
-	if common := gitCommonDir(sb.Workspace, add); common != "" {
-		d.GitConfigs = append(d.GitConfigs, filepath.Join(common, "config"))
+}
+
+// gitUser adds git's user configuration (who commits, aliases, ignores),
+// shown with its credentials stripped as .git/config is; not the files it
+// includes, nor its credentials file. It returns the configurations.
+func (dc *declaring) gitUser(env []string, home string) []string {
+	if home == "" {
+		return nil
 	}
-	// git's user configuration (who commits, aliases, ignores), shown
-	// with its credentials stripped as .git/config is; not the files it
-	// includes, nor its credentials file.
-	if home != "" {
-		xdg := lookupEnv(env, "XDG_CONFIG_HOME")
-		if !filepath.IsAbs(xdg) {
-			xdg = filepath.Join(home, ".config")
+	var configs []string
+	xdg := lookupEnv(env, "XDG_CONFIG_HOME")
+	if !filepath.IsAbs(xdg) {
+		xdg = filepath.Join(home, ".config")
+	}
+	for _, f := range []string{filepath.Join(home, ".gitconfig"), filepath.Join(xdg, "git", "config")} {
+		if fi, err := os.Lstat(f); err == nil && fi.Mode().IsRegular() {
+			dc.add(f, ReadOnly, "git's user configuration, credentials stripped")
+			configs = append(configs, f)
 		}
-		for _, f := range []string{filepath.Join(home, ".gitconfig"), filepath.Join(xdg, "git", "config")} {
-			if fi, err := os.Lstat(f); err == nil && fi.Mode().IsRegular() {
-				add(f, ReadOnly, "git's user configuration, credentials stripped")
-				d.GitConfigs = append(d.GitConfigs, f)
-			}
-		}
-		if fi, err := os.Lstat(filepath.Join(xdg, "git", "ignore")); err == nil && fi.Mode().IsRegular() {
-			add(filepath.Join(xdg, "git", "ignore"), ReadOnly, "git's user ignores")
-		}
 	}
-	d.Languages = languages(sb.Workspace)
-	for _, c := range toolchains(d.Languages, env, home) {
-		add(c.Path, c.Access, c.Why)
+	if fi, err := os.Lstat(filepath.Join(xdg, "git", "ignore")); err == nil && fi.Mode().IsRegular() {
+		dc.add(filepath.Join(xdg, "git", "ignore"), ReadOnly, "git's user ignores")
 	}
-	// The programs on PATH: a directory outside the system's; a version
-	// manager's shims (pyenv, rbenv, asdf) run programs of its root.
+	return configs
+}
+
+// path adds the programs on PATH: a directory outside the system's; a
+// version manager's shims (pyenv, rbenv, asdf) run programs of its root.
+func (dc *declaring) path(env []string, home string) {
 	for _, p := range filepath.SplitList(lookupEnv(env, "PATH")) {
 		if !filepath.IsAbs(p) || filepath.Clean(p) == home {
 			continue
 		}
 		p = filepath.Clean(p)
 		if filepath.Base(p) == "shims" && filepath.Dir(p) != home {
-			add(filepath.Dir(p), ReadOnly, "PATH (a version manager's shims)")
+			dc.add(filepath.Dir(p), ReadOnly, "PATH (a version manager's shims)")
 			continue
 		}
-		add(p, ReadOnly, "PATH")
+		dc.add(p, ReadOnly, "PATH")
 	}
-	d.Entries = settle(es)
-	return d, nil
 }
 
 // settle sorts the entries by path and drops those a read-only or

@@ -28,11 +28,7 @@ var devices = []string{"null", "zero", "full", "random", "urandom", "tty"}
 // buildRoot makes the new root from cfg.Root and pivots into it. layered
 // says which copy-on-write entries got a layer (the others are read-only).
 func buildRoot(cfg launchConfig, layered map[string]bool) error {
-	type clone struct {
-		e  Entry
-		fd int
-	}
-	var clones []clone
+	var clones []clonedEntry
 	defer func() {
 		for _, c := range clones {
 			if c.fd >= 0 {
@@ -40,11 +36,43 @@ func buildRoot(cfg launchConfig, layered map[string]bool) error {
 			}
 		}
 	}()
+	clones, err := cloneDeclared(cfg, layered, clones)
+	if err != nil {
+		return err
+	}
+	devs := cloneDevices()
+	defer func() {
+		for _, fd := range devs {
+			unix.Close(fd)
+		}
+	}()
+	root, err := attachNewRoot()
+	if err != nil {
+		return err
+	}
+	defer unix.Close(root)
+	if err := placeClones(root, clones, devs); err != nil {
+		return err
+	}
+	return pivotInto(root)
+}
+
+// clonedEntry is a declared entry and the clone of its tree (-1: an entry
+// that is made, not cloned).
+type clonedEntry struct {
+	e  Entry
+	fd int
+}
+
+// cloneDeclared clones the tree of each declared path that is bound
+// (read-only unless it is the workspace or a layered copy-on-write
+// entry), appending to clones, which the caller closes even on error.
+func cloneDeclared(cfg launchConfig, layered map[string]bool, clones []clonedEntry) ([]clonedEntry, error) {
 	for _, e := range cfg.Root {
 		switch e.Access {
 		case ReadOnly, ReadWrite, CopyOnWrite:
 		default:
-			clones = append(clones, clone{e: e, fd: -1})
+			clones = append(clones, clonedEntry{e: e, fd: -1})
 			continue
 		}
 		t, err := unix.OpenTree(unix.AT_FDCWD, e.Path, cloneTree&^unix.AT_EMPTY_PATH|unix.AT_SYMLINK_NOFOLLOW)
@@ -52,23 +80,24 @@ func buildRoot(cfg launchConfig, layered map[string]bool) error {
 			if errors.Is(err, unix.ENOENT) {
 				continue // gone since it was declared
 			}
-			return fmt.Errorf("clone %s: %w", e.Path, err)
+			return clones, fmt.Errorf("clone %s: %w", e.Path, err)
 		}
 		ro := e.Access == ReadOnly && e.Path != cfg.Workspace || e.Access == CopyOnWrite && !layered[e.Path]
 		if ro {
 			if err := unix.MountSetattr(t, "", unix.AT_EMPTY_PATH|unix.AT_RECURSIVE, &unix.MountAttr{Attr_set: unix.MOUNT_ATTR_RDONLY}); err != nil {
 				unix.Close(t)
-				return fmt.Errorf("read-only %s: %w", e.Path, err)
+				return clones, fmt.Errorf("read-only %s: %w", e.Path, err)
 			}
 		}
-		clones = append(clones, clone{e: e, fd: t})
+		clones = append(clones, clonedEntry{e: e, fd: t})
 	}
+	return clones, nil
+}
+
+// cloneDevices clones the host's devices the new /dev holds (-1: one
+// that could not be cloned).
+func cloneDevices() []int {
 	var devs []int
-	defer func() {
-		for _, fd := range devs {
-			unix.Close(fd)
-		}
-	}()
 	for _, d := range devices {
 		t, err := unix.OpenTree(unix.AT_FDCWD, "/dev/"+d, unix.OPEN_TREE_CLONE|unix.OPEN_TREE_CLOEXEC)
 		if err != nil {
@@ -76,11 +105,15 @@ func buildRoot(cfg launchConfig, layered map[string]bool) error {
 		}
 		devs = append(devs, t)
 	}
+	return devs
+}
 
-	// The new root: a tmpfs, attached while it is built.
+// attachNewRoot makes the new root, a tmpfs, attaches it at attachAt
+// while it is built, and returns it open.
+func attachNewRoot() (int, error) {
 	fsfd, err := unix.Fsopen("tmpfs", unix.FSOPEN_CLOEXEC)
 	if err != nil {
-		return fmt.Errorf("fsopen: %w", err)
+		return -1, fmt.Errorf("fsopen: %w", err)
 	}
 	err = unix.FsconfigSetString(fsfd, "mode", "0755")
 	if err == nil {
@@ -88,23 +121,29 @@ func buildRoot(cfg launchConfig, layered map[string]bool) error {
 	}
 	if err != nil {
 		unix.Close(fsfd)
-		return fmt.Errorf("the new root: %w", err)
+		return -1, fmt.Errorf("the new root: %w", err)
 	}
 	mnt, err := unix.Fsmount(fsfd, unix.FSMOUNT_CLOEXEC, unix.MOUNT_ATTR_NODEV|unix.MOUNT_ATTR_NOSUID)
 	unix.Close(fsfd)
 	if err != nil {
-		return fmt.Errorf("fsmount: %w", err)
+		return -1, fmt.Errorf("fsmount: %w", err)
 	}
 	err = unix.MoveMount(mnt, "", unix.AT_FDCWD, attachAt, unix.MOVE_MOUNT_F_EMPTY_PATH)
 	unix.Close(mnt)
 	if err != nil {
-		return fmt.Errorf("attach the new root: %w", err)
+		return -1, fmt.Errorf("attach the new root: %w", err)
 	}
 	root, err := unix.Open(attachAt, unix.O_PATH|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
 	if err != nil {
-		return fmt.Errorf("open the new root: %w", err)
+		return -1, fmt.Errorf("open the new root: %w", err)
 	}
-	defer unix.Close(root)
+	return root, nil
+}
+
+// placeClones puts each declared entry in the new root: its symlink, its
+// private directory, its own /proc or /dev, or its cloned tree mounted at
+// its path.
+func placeClones(root int, clones []clonedEntry, devs []int) error {
 	var binds []string
 	for _, c := range clones {
 		e := c.e
@@ -152,6 +191,11 @@ func buildRoot(cfg launchConfig, layered map[string]bool) error {
 			binds = append(binds, e.Path)
 		}
 	}
+	return nil
+}
+
+// pivotInto makes root the root and detaches the old one.
+func pivotInto(root int) error {
 	if err := unix.Fchdir(root); err != nil {
 		return fmt.Errorf("chdir to the new root: %w", err)
 	}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/agentls/agentls/internal/policy"
 	"github.com/agentls/agentls/internal/proc"
+	"github.com/agentls/agentls/internal/testkit/need"
 	"golang.org/x/sys/unix"
 )
 
@@ -22,7 +23,7 @@ import (
 func needSandbox(t *testing.T) {
 	t.Helper()
 	if ok, why := proc.Available(); !ok {
-		t.Skipf("sandbox unavailable here: %s", why)
+		need.Missing(t, "sandbox unavailable here: %s", why)
 	}
 }
 
@@ -200,7 +201,7 @@ func TestSandboxCannotReadOtherProcessesEnviron(t *testing.T) {
 func TestSandboxBuildsAndTestsGoOffline(t *testing.T) {
 	needSandbox(t)
 	if _, err := exec.LookPath("go"); err != nil {
-		t.Skip("no go command")
+		need.Missing(t, "no go command")
 	}
 	ws := t.TempDir()
 	files := map[string]string{

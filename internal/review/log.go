@@ -1,6 +1,7 @@
 package review
 
 import (
+	"io/fs"
 	"sync"
 
 	"github.com/agentls/agentls/internal/edits"
@@ -27,6 +28,11 @@ type File struct {
 	Existed bool
 	After   string
 	Applied bool
+	// Gone: the task's last applied change deleted the file (After is
+	// empty); Mode is Base's permission bits where known, so undo puts
+	// a deleted file back as it was.
+	Gone bool
+	Mode fs.FileMode
 	// Review: proposals are proposed relative to ReviewBase, which moves
 	// as the user accepts hunks.
 	ReviewBase    string
@@ -70,7 +76,21 @@ func (c *Log) RecordApplied(rel, old string, existed bool, next string) {
 	} else {
 		fc.rebase(old)
 	}
-	fc.After, fc.Applied = next, true
+	fc.After, fc.Applied, fc.Gone = next, true, false
+}
+
+// RecordDeleted notes that the task deleted rel, whose text was old (mode
+// its permission bits), for undo and filesChanged.
+func (c *Log) RecordDeleted(rel, old string, mode fs.FileMode) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	fc := c.entry(rel, old, true)
+	if !fc.Applied {
+		fc.Base, fc.Existed, fc.Mode = old, true, mode
+	} else {
+		fc.rebase(old)
+	}
+	fc.After, fc.Applied, fc.Gone = "", true, true
 }
 
 // Propose records a review-mode change instead of applying it: transform
@@ -160,11 +180,11 @@ func (c *Log) File(rel string) (File, bool) {
 }
 
 // Changed returns copies of the files whose applied text differs from
-// what the task found (a file it created counts), in order.
+// what the task found (a file it created or deleted counts), in order.
 func (c *Log) Changed() []File {
 	var out []File
 	for _, fc := range c.Applied() {
-		if !fc.Existed || fc.Base != fc.After {
+		if fc.Existed == fc.Gone || fc.Base != fc.After {
 			out = append(out, fc)
 		}
 	}

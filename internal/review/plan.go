@@ -3,6 +3,7 @@ package review
 import (
 	"errors"
 	"fmt"
+	"io/fs"
 
 	"github.com/agentls/agentls/internal/edits"
 )
@@ -73,6 +74,11 @@ type Undo struct {
 	// Delete: the task created the file and nobody changed it since; undo
 	// deletes it.
 	Delete bool
+	// Restore: the task deleted the file and nobody made it again since;
+	// undo creates it again as Next with the permission bits Mode (0:
+	// not known).
+	Restore bool
+	Mode    fs.FileMode
 	// Changes revert the task's changes in Cur, making Next; regions the
 	// user changed since are left alone and reported in Conflicts.
 	Changes   []edits.Change
@@ -91,6 +97,16 @@ type Conflict struct {
 // file as the user has it now (exists: it exists).
 func PlanUndo(f File, cur string, exists bool) Undo {
 	u := Undo{Rel: f.Rel, Cur: cur}
+	if f.Gone {
+		switch {
+		case !f.Existed:
+		case exists:
+			u.Conflicts = append(u.Conflicts, Conflict{Line: 1, Reason: "the task deleted this file and it was made again since; kept"})
+		default:
+			u.Restore, u.Next, u.Mode = true, f.Base, f.Mode
+		}
+		return u
+	}
 	if !f.Existed {
 		switch {
 		case !exists:

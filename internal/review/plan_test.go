@@ -178,3 +178,37 @@ func TestMergeSameLineIsAConflict(t *testing.T) {
 		t.Errorf("Sides = %q, %q, line %d, %v", yours, task, line, ok)
 	}
 }
+
+// A file the task's command deleted is made again with its text and mode
+// unless someone made it since; one the task made and then deleted is
+// left alone. PlanRewind does the same for a file the session left
+// deleted.
+func TestPlanUndoOfADeletion(t *testing.T) {
+	var c Log
+	c.RecordDeleted("gone", "was here\x00\xff", 0o751)
+	gone, _ := c.File("gone")
+	if !gone.Gone || !gone.Applied || gone.Mode != 0o751 || len(c.Changed()) != 1 {
+		t.Fatalf("recorded %+v; changed %v", gone, c.Changed())
+	}
+	if u := PlanUndo(gone, "", false); !u.Restore || u.Next != "was here\x00\xff" || u.Mode != 0o751 || len(u.Conflicts) != 0 {
+		t.Errorf("undo of a deletion: %+v", u)
+	}
+	if u := PlanUndo(gone, "made again\n", true); u.Restore || len(u.Conflicts) != 1 {
+		t.Errorf("undo of a deletion made again since: %+v", u)
+	}
+	c.RecordApplied("tmp", "", false, "scratch\n")
+	c.RecordDeleted("tmp", "scratch\n", 0o644)
+	tmp, _ := c.File("tmp")
+	if u := PlanUndo(tmp, "", false); u.Restore || u.Delete || len(u.Conflicts) != 0 {
+		t.Errorf("undo of a file made and deleted by the task: %+v", u)
+	}
+	if len(c.Changed()) != 1 {
+		t.Errorf("a file made and deleted by the task counts as changed: %v", c.Changed())
+	}
+	if u := PlanRewind("gone", false, "", true, "at the step\n", "", false); !u.Restore || u.Next != "at the step\n" {
+		t.Errorf("rewind of a deletion: %+v", u)
+	}
+	if u := PlanRewind("gone", false, "", true, "at the step\n", "mine\n", true); u.Restore || len(u.Conflicts) != 1 {
+		t.Errorf("rewind of a deletion made again since: %+v", u)
+	}
+}

@@ -12,10 +12,13 @@ func PlanRewind(rel string, fromExists bool, from string, toExists bool, to stri
 	case fromExists && toExists && !curExists:
 		return Undo{Rel: rel, Cur: cur, Conflicts: []Conflict{{Line: 1, Reason: "the file was deleted since; not restored"}}}
 	case !fromExists && toExists:
+		// The session's tasks left the file deleted (a command's rm or
+		// mv): it is made again as it was at the step, unless someone
+		// made it meanwhile. (The caller gives the step's mode.)
 		if curExists {
 			return Undo{Rel: rel, Cur: cur, Conflicts: []Conflict{{Line: 1, Reason: "the file was created since; kept"}}}
 		}
-		return Undo{Rel: rel, Cur: cur, Conflicts: []Conflict{{Line: 1, Reason: "the file was deleted since; not restored"}}}
+		return Undo{Rel: rel, Cur: cur, Restore: true, Next: to}
 	}
 	// Both cases left are undo's: back from the step's text to the
 	// task's, or delete a file created after the step.

@@ -2,9 +2,12 @@ package session
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
+	"io/fs"
 	"sort"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/agentls/agentls/internal/agent"
 	"github.com/agentls/agentls/internal/render"
@@ -25,6 +28,42 @@ type FileState struct {
 	Path   string `json:"path"`
 	Exists bool   `json:"exists"`
 	Text   string `json:"text,omitempty"`
+	// Mode is the file's permission bits where known (a file a command
+	// deleted), so a rewind makes it again as it was.
+	Mode fs.FileMode `json:"mode,omitempty"`
+}
+
+// fileStateJSON is a FileState as the session file keeps it: a text that
+// is not UTF-8 (which JSON strings cannot hold) goes as Raw bytes, so a
+// rewind puts back the exact bytes.
+type fileStateJSON struct {
+	Path   string      `json:"path"`
+	Exists bool        `json:"exists"`
+	Text   string      `json:"text,omitempty"`
+	Raw    []byte      `json:"raw,omitempty"`
+	Mode   fs.FileMode `json:"mode,omitempty"`
+}
+
+// MarshalJSON keeps a text that is not UTF-8 as bytes.
+func (f FileState) MarshalJSON() ([]byte, error) {
+	j := fileStateJSON{Path: f.Path, Exists: f.Exists, Text: f.Text, Mode: f.Mode}
+	if !utf8.ValidString(f.Text) {
+		j.Text, j.Raw = "", []byte(f.Text)
+	}
+	return json.Marshal(j)
+}
+
+// UnmarshalJSON reads what MarshalJSON wrote.
+func (f *FileState) UnmarshalJSON(b []byte) error {
+	var j fileStateJSON
+	if err := json.Unmarshal(b, &j); err != nil {
+		return err
+	}
+	*f = FileState{Path: j.Path, Exists: j.Exists, Text: j.Text, Mode: j.Mode}
+	if j.Raw != nil {
+		f.Text = string(j.Raw)
+	}
+	return nil
 }
 
 // Checkpoint is one step of a session.
@@ -218,9 +257,22 @@ type tracker struct {
 // existed) to next; the next checkpoint holds it. Front ends call it for
 // every change that reached the file (not for proposals held for review).
 func (t *Recorder) Changed(rel string, old []byte, existed bool, next []byte) {
+	t.changed(FileState{Path: rel, Exists: existed, Text: string(old)}, FileState{Path: rel, Exists: true, Text: string(next)})
+}
+
+// Deleted records that the task deleted rel, whose text was old and mode
+// its permission bits; the next checkpoint holds it, and a rewind to
+// before it makes the file again.
+func (t *Recorder) Deleted(rel string, old []byte, mode fs.FileMode) {
+	t.changed(FileState{Path: rel, Exists: true, Text: string(old), Mode: mode}, FileState{Path: rel})
+}
+
+// changed records a change of one file from before to after.
+func (t *Recorder) changed(before, after FileState) {
 	if t == nil {
 		return
 	}
+	rel := before.Path
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	k := &t.track
@@ -232,12 +284,12 @@ func (t *Recorder) Changed(rel string, old []byte, existed bool, next []byte) {
 	}
 	if !k.touched[rel] {
 		k.touched[rel] = true
-		k.before[rel] = FileState{Path: rel, Exists: existed, Text: string(old)}
+		k.before[rel] = before
 	}
 	if _, ok := k.pending[rel]; !ok {
 		k.order = append(k.order, rel)
 	}
-	k.pending[rel] = FileState{Path: rel, Exists: true, Text: string(next)}
+	k.pending[rel] = after
 }
 
 // checkpoint writes the pending changes as a step; msgs is the
@@ -315,6 +367,12 @@ func (w *tracked) Unwrap() agent.Workspace { return w.Workspace }
 // tools' Carrier), as a change of the step: rewind covers it.
 func (w *tracked) Carried(rel string, old []byte, existed bool, next []byte) {
 	w.t.Changed(rel, old, existed, next)
+}
+
+// CarriedDelete records a file a command's view deleted, as a change of
+// the step: rewind makes it again.
+func (w *tracked) CarriedDelete(rel string, old []byte, mode fs.FileMode) {
+	w.t.Deleted(rel, old, mode)
 }
 
 func (w *tracked) Edit(ctx context.Context, rel string, transform func(old []byte, exists bool) ([]byte, error)) error {

@@ -108,3 +108,34 @@ func TestCheckpointsAcrossTasksAndRewinds(t *testing.T) {
 		t.Error("a rewind to step 5 of 4 was planned")
 	}
 }
+
+// A deletion is a step's change: a rewind to before it makes the file
+// again with its exact bytes (not UTF-8 included) and mode.
+func TestCheckpointOfADeletion(t *testing.T) {
+	s, _ := testStore(t, Options{})
+	t1, err := s.Begin(Begin{Prompt: "first"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	conv := []agent.Message{msg(agent.RoleUser, "first")}
+	t1.Conversation(context.Background(), conv)
+	conv = append(conv, agent.Message{Role: agent.RoleAssistant, Content: "rm", ToolCalls: []agent.ToolCall{{ID: "rm", Name: "run_command"}}})
+	t1.Deleted("tool.sh", []byte("#!/bin/sh\n\x00\xff"), 0o751)
+	conv = append(conv, agent.Message{Role: agent.RoleTool, ToolCallID: "rm", Content: "ok"})
+	t1.Conversation(context.Background(), conv)
+	if err := t1.End(agent.Result{Status: agent.StatusOK}, nil); err != nil {
+		t.Fatal(err)
+	}
+	sess, err := s.Load(t1.Session())
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := sess.PlanRewind(0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := RewindFile{Path: "tool.sh", From: FileState{Path: "tool.sh"}, To: FileState{Path: "tool.sh", Exists: true, Text: "#!/bin/sh\n\x00\xff", Mode: 0o751}}
+	if len(p.Files) != 1 || p.Files[0] != want {
+		t.Fatalf("plan %+v, want %+v", p.Files, want)
+	}
+}

@@ -27,13 +27,33 @@ func (c *carrier) allowed(rel string) error {
 	return carriable(c.r, rel, c.prot, asked)
 }
 
+// asked asks a front end that asks about each carried file (CarryAsker);
+// a file the user refuses is noted and left.
+func (c *carrier) asked(rel string, old []byte, existed bool, next []byte, del bool) bool {
+	a, ok := c.v.(CarryAsker)
+	if !ok {
+		return true
+	}
+	if err := a.AskCarry(c.ctx, rel, old, existed, next, del); err != nil {
+		c.notes = append(c.notes, fmt.Sprintf("%s (%v)", rel, err))
+		return false
+	}
+	return true
+}
+
 // commit carries the planned files in: the plan is journaled (fsynced)
 // first, so that a process killed mid-way leaves what RecoverCarries
 // finishes or reports; each file is written atomically, only over the
 // text the plan found (compare-and-swap), and recorded; the journal goes
-// when all are done.
+// when all are done. A front end that holds the files as proposals
+// (CarryProposer: review, a dry run) gets them through CarryFile, and
+// nothing is journaled, written or recorded as applied.
 func (c *carrier) commit(root string) error {
 	if len(c.plan) == 0 {
+		return nil
+	}
+	if p, ok := c.v.(CarryProposer); ok && p.ProposesCarry() {
+		c.propose(p)
 		return nil
 	}
 	var jp string
@@ -50,21 +70,17 @@ func (c *carrier) commit(root string) error {
 		if delay > 0 {
 			time.Sleep(delay)
 		}
-		if e.state(c.r) != "old" {
-			c.notes = append(c.notes, e.Rel+" (changed by someone else while the command's writes were carried: not written over)")
-			continue
-		}
-		if err := carriable(c.r, e.Rel, protection{}, true); err != nil {
-			c.notes = append(c.notes, fmt.Sprintf("%s (%v)", e.Rel, err))
+		if !c.current(e) {
 			continue
 		}
 		if err := c.apply(e); err != nil {
 			c.notes = append(c.notes, fmt.Sprintf("%s (%v)", e.Rel, err))
 			continue
 		}
-		if c.record != nil && !e.Delete {
-			// (A deletion is not a text change of the log: as before.)
-			c.record(e.Rel, e.Old, e.Existed, e.Next)
+		if c.record != nil {
+			// A deletion is recorded too, with the text and mode it
+			// took away: undo and rewind put the file back.
+			c.record(e)
 		}
 		if e.Delete {
 			c.deleted = append(c.deleted, e.Rel)
@@ -79,6 +95,35 @@ func (c *carrier) commit(root string) error {
 		return syncDir(c.journal)
 	}
 	return nil
+}
+
+// current checks that a planned file is still as the plan found it, and
+// may still be carried; else it notes why not.
+func (c *carrier) current(e carryEntry) bool {
+	if e.state(c.r) != "old" {
+		c.notes = append(c.notes, e.Rel+" (changed by someone else while the command's writes were carried: not written over)")
+		return false
+	}
+	if err := carriable(c.r, e.Rel, protection{}, true); err != nil {
+		c.notes = append(c.notes, fmt.Sprintf("%s (%v)", e.Rel, err))
+		return false
+	}
+	return true
+}
+
+// propose hands the planned files to a front end that holds them as
+// proposals: the tree is left as it is.
+func (c *carrier) propose(p CarryProposer) {
+	for _, e := range c.plan {
+		if !c.current(e) {
+			continue
+		}
+		if err := p.CarryFile(c.ctx, e.Rel, e.Old, e.Existed, e.Next, e.Delete); err != nil {
+			c.notes = append(c.notes, fmt.Sprintf("%s (%v)", e.Rel, err))
+			continue
+		}
+		c.proposed = append(c.proposed, e.Rel)
+	}
 }
 
 // apply writes one planned file: through the front end's write path when

@@ -32,6 +32,8 @@ type carryEntry struct {
 	Next    []byte      `json:"next,omitempty"`
 	Delete  bool        `json:"delete,omitempty"`
 	Perm    fs.FileMode `json:"perm,omitempty"`
+	// OldPerm is Old's mode (a deleted file's, for undo and rewind).
+	OldPerm fs.FileMode `json:"oldPerm,omitempty"`
 }
 
 // carryJournal is the plan of one carry.

@@ -111,6 +111,13 @@ const maxLinkFollow = 8
 // on the new text, as the Workspace contract asks. A result equal to the
 // current text writes nothing.
 func (w *DiskWorkspace) Edit(ctx context.Context, rel string, transform func(old []byte, exists bool) ([]byte, error)) error {
+	return w.EditMode(ctx, rel, 0, transform)
+}
+
+// EditMode is Edit, making a file that does not exist with the
+// permission bits perm (0: 0644), as undo and rewind put back a file a
+// command deleted.
+func (w *DiskWorkspace) EditMode(ctx context.Context, rel string, perm fs.FileMode, transform func(old []byte, exists bool) ([]byte, error)) error {
 	p, err := local(rel)
 	if err != nil {
 		return err
@@ -148,6 +155,9 @@ func (w *DiskWorkspace) Edit(ctx context.Context, rel string, transform func(old
 		}
 		if nowExists != exists || !bytes.Equal(now, old) {
 			continue
+		}
+		if !exists && perm != 0 {
+			mode = perm.Perm()
 		}
 		return writeAtomic(r, p, text, mode)
 	}

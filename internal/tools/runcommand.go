@@ -155,11 +155,18 @@ func runCommandIn(ctx context.Context, ws agent.Workspace, o Options, command st
 		return runShell(ctx, o, ws.Root(), command, timeout, network)
 	}
 	out, res, err := runInView(ctx, o, v, ws.Root(), command, timeout, network, view, recorderOf(ws))
-	if err != nil && ctx.Err() == nil && (errors.Is(err, proc.ErrUnavailable) || out == "") {
-		// The view could not be mounted (a buffer behind a symlink, say):
-		// the command runs on the saved files, and the model is told.
-		out, res, err = runShell(ctx, o, ws.Root(), command, timeout, network)
-		out = "[ran on the saved files: the editor's unsaved text could not be shown to the command]\n" + out
+	if err != nil && ctx.Err() == nil && out == "" && len(view) > 0 {
+		// The view of the editor's texts could not be mounted (a buffer
+		// behind a symlink, say): the command runs in a view of the saved
+		// files, carried out like any other, and the model is told. Never
+		// on the tree itself, where its writes would pass no check.
+		out, res, err = runInView(ctx, o, v, ws.Root(), command, timeout, network, map[string][]byte{}, recorderOf(ws))
+		if err == nil {
+			out = "[ran on the saved files: the editor's unsaved text could not be shown to the command]\n" + out
+		}
+	}
+	if err != nil && out == "" && ctx.Err() == nil {
+		return "", res, fmt.Errorf("run %q: the command did not run: its view of the workspace could not be set up: %w", command, err)
 	}
 	return out, res, err
 }

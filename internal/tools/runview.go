@@ -47,6 +47,24 @@ type CarryWriter interface {
 	CarryFile(ctx context.Context, rel string, old []byte, existed bool, next []byte, del bool) error
 }
 
+// CarryProposer is a CarryWriter that may hold what a command's view
+// carries as proposals instead of writing it (review mode, a dry run):
+// while ProposesCarry says so, CarryFile records a proposal, and the
+// carry neither journals, writes nor records the files as applied.
+type CarryProposer interface {
+	CarryWriter
+	ProposesCarry() bool
+}
+
+// CarryAsker is a Viewer that asks the user about each file a command's
+// view would carry in (ACP with review on, where every edit is asked
+// about), before anything is journaled or written: a file refused is left
+// as it is.
+type CarryAsker interface {
+	Viewer
+	AskCarry(ctx context.Context, rel string, old []byte, existed bool, next []byte, del bool) error
+}
+
 // CommandViewer is a Viewer whose view is for run_command alone (the
 // headless and ACP workspaces, where the disk is the truth): hooks and a
 // stop condition, whose writes are not carried out of a view, run on the
@@ -74,14 +92,15 @@ const maxViewWrites = 256 << 20
 // (4–10 ms): a file the command writes within the stamp's tick has the
 // stamp's time, and -newer (strictly newer) would miss it, as it missed a
 // quick `touch made.txt` under load. The script waits out the tick after
-// the stamp (20 ms, once per command).
+// the stamp (20 ms, once per command). A file mv renames keeps its
+// modification time: its change time (-cnewer) says it is new there.
 const viewScript = `x="$AGENTLS_VIEW_EXCHANGE"
 : > "$x/stamp"
 sleep 0.02
 find . \( -path ./.git $AGENTLS_VIEW_PRUNE \) -prune -o \( -type f -o -type l \) -print0 > "$x/before" 2>/dev/null
 /bin/sh "$x/command"
 code=$?
-find . \( -path ./.git $AGENTLS_VIEW_PRUNE \) -prune -o \( -type f -o -type l \) \( \( -newer "$x/stamp" -fprint0 "$x/changed" \) -o -true \) -print0 > "$x/after" 2>/dev/null
+find . \( -path ./.git $AGENTLS_VIEW_PRUNE \) -prune -o \( -type f -o -type l \) \( \( \( -newer "$x/stamp" -o -cnewer "$x/stamp" \) -fprint0 "$x/changed" \) -o -true \) -print0 > "$x/after" 2>/dev/null
 if [ -s "$x/changed" ]; then
   tar --null -T "$x/changed" -cf "$x/changed.tar" 2>"$x/tar.err" || echo "$?" > "$x/tar.failed"
 fi
@@ -226,8 +245,8 @@ type carrier struct {
 	confirm func(ctx context.Context, rel, why string) (bool, error)
 	journal string // the directory of carry journals ("": none kept)
 
-	plan                          []carryEntry
-	wrote, edited, deleted, notes []string
+	plan                                    []carryEntry
+	wrote, edited, deleted, proposed, notes []string
 }
 
 // writes carries the files of the command's archive.
@@ -295,7 +314,10 @@ func (c *carrier) write(rel string, next []byte, perm fs.FileMode) {
 		c.notes = append(c.notes, fmt.Sprintf("%s (%v)", rel, rerr))
 		return
 	}
-	c.plan = append(c.plan, carryEntry{Rel: rel, Old: old, Existed: rerr == nil, Next: next, Perm: perm})
+	if !c.asked(rel, old, rerr == nil, next, false) {
+		return
+	}
+	c.plan = append(c.plan, carryEntry{Rel: rel, Old: old, Existed: rerr == nil, Next: next, Perm: perm, OldPerm: permOf(c.r, rel)})
 }
 
 // delete carries one file the command deleted.
@@ -320,7 +342,10 @@ func (c *carrier) delete(rel string) {
 		c.notes = append(c.notes, fmt.Sprintf("%s (%v)", rel, rerr))
 		return
 	}
-	c.plan = append(c.plan, carryEntry{Rel: rel, Old: old, Existed: true, Delete: true})
+	if !c.asked(rel, old, true, nil, true) {
+		return
+	}
+	c.plan = append(c.plan, carryEntry{Rel: rel, Old: old, Existed: true, Delete: true, OldPerm: permOf(c.r, rel)})
 }
 
 // report is what the model is told of the carry.
@@ -335,6 +360,7 @@ func (c *carrier) report() string {
 	say("the command ran in a view of the workspace (the editor's unsaved text); it wrote to disk", c.wrote)
 	say("it changed files open in the editor, which now show the change", c.edited)
 	say("it deleted", c.deleted)
+	say("its changes to these files are proposed for the user's review, not written (the workspace is as it was)", c.proposed)
 	say("not carried", c.notes)
 	return b.String()
 }
@@ -344,6 +370,15 @@ func (c *carrier) report() string {
 func changedSince(r *os.Root, rel string, t time.Time) bool {
 	fi, err := r.Lstat(filepath.FromSlash(rel))
 	return err == nil && fi.ModTime().After(t)
+}
+
+// permOf is rel's permission bits on disk (0: no such file).
+func permOf(r *os.Root, rel string) fs.FileMode {
+	fi, err := r.Lstat(filepath.FromSlash(rel))
+	if err != nil {
+		return 0
+	}
+	return fi.Mode().Perm()
 }
 
 // listing reads a NUL-separated find listing as a set of clean relative
@@ -437,13 +472,18 @@ func writeBeneath(r *os.Root, rel string, data []byte, mode fs.FileMode) error {
 // Carrier is a workspace, or a wrapper of one, that keeps a record of the
 // files a command's view carried into the tree itself (those the editor
 // does not hold), so the task's change log and checkpoints hold what
-// commands wrote and undo, rewind and review cover it.
+// commands wrote and deleted, and undo, rewind and review cover it.
 type Carrier interface {
+	// Carried: rel went from old (absent unless existed) to next.
 	Carried(rel string, old []byte, existed bool, next []byte)
+	// CarriedDelete: rel, whose text was old and permission bits mode,
+	// was deleted (by rm, or the old name of mv); undo and rewind make
+	// it again as it was.
+	CarriedDelete(rel string, old []byte, mode fs.FileMode)
 }
 
 // recordFunc records one file carried in (nil: nobody keeps a record).
-type recordFunc func(rel string, old []byte, existed bool, next []byte)
+type recordFunc func(e carryEntry)
 
 // recorderOf tells every Carrier in ws and the workspaces it wraps.
 func recorderOf(ws agent.Workspace) recordFunc {
@@ -461,9 +501,13 @@ func recorderOf(ws agent.Workspace) recordFunc {
 	if len(cs) == 0 {
 		return nil
 	}
-	return func(rel string, old []byte, existed bool, next []byte) {
+	return func(e carryEntry) {
 		for _, c := range cs {
-			c.Carried(rel, old, existed, next)
+			if e.Delete {
+				c.CarriedDelete(e.Rel, e.Old, e.OldPerm)
+			} else {
+				c.Carried(e.Rel, e.Old, e.Existed, e.Next)
+			}
 		}
 	}
 }

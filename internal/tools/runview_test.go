@@ -14,6 +14,7 @@ import (
 
 	"github.com/agentls/agentls/internal/agent"
 	"github.com/agentls/agentls/internal/proc"
+	"github.com/agentls/agentls/internal/testkit/need"
 )
 
 type fakeViewer struct{ wrote map[string]string }
@@ -204,5 +205,43 @@ func TestCarryKeepsWhatChangedWhileTheCommandRan(t *testing.T) {
 	}
 	if !strings.Contains(note, "edited.txt (changed by someone else") || !strings.Contains(note, "gone.txt (deleted by the command, but changed") {
 		t.Errorf("note %q does not say what was kept", note)
+	}
+}
+
+// A view that cannot be mounted (the editor holds a file behind a symlink
+// that leads out of the workspace) never sends the command to the real
+// tree: it runs in a view of the saved files, whose writes are carried
+// like any other view's, and the model is told. Before, it ran a second
+// time straight on the disk, where its writes bypassed the carry.
+func TestCommandNeverRunsOnTheTreeWhenItsViewFails(t *testing.T) {
+	if ok, why := proc.Available(); !ok {
+		need.Missing(t, "sandbox unavailable here: %s", why)
+	}
+	root, outside := t.TempDir(), t.TempDir()
+	if err := os.WriteFile(filepath.Join(outside, "held.txt"), []byte("saved\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(outside, filepath.Join(root, "out")); err != nil {
+		t.Fatal(err)
+	}
+	disk, err := NewDiskWorkspace(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ws := heldDisk{DiskWorkspace: disk, rel: "out/held.txt", text: "typed\n"}
+	o := Options{Sandbox: proc.Sandbox{Mode: proc.ModeWorkspaceWrite}}
+	out, _, err := runCommandIn(context.Background(), ws, o, "grep -c ' overlay ' /proc/self/mountinfo; echo made > made.txt", time.Minute, false)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	t.Logf("%s", out)
+	if !strings.Contains(out, "ran on the saved files") {
+		t.Fatalf("the view with the held text mounted after all, so this test shows nothing:\n%s", out)
+	}
+	if first, _, _ := strings.Cut(out, "\n[exit"); strings.Contains(first, "\n0\n") || !strings.Contains(out, "\n1\n") {
+		t.Errorf("the command did not run in an overlay view:\n%s", out)
+	}
+	if b, err := os.ReadFile(filepath.Join(root, "made.txt")); err != nil || string(b) != "made\n" {
+		t.Errorf("made.txt was not carried out of the view: %q %v", b, err)
 	}
 }

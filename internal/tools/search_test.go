@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/agentls/agentls/internal/testkit/need"
 )
 
 // searchTree is a small repository with nested .gitignore files, a negation,
@@ -275,7 +277,7 @@ func TestGrepCap(t *testing.T) {
 func TestIgnoreMatchesGit(t *testing.T) {
 	gitBin, err := exec.LookPath("git")
 	if err != nil {
-		t.Skip("git not installed")
+		need.Missing(t, "git not installed")
 	}
 	files := map[string]string{
 		".gitignore":     "*.log\n!keep.log\n!logs\n/build\nout/\ndocs/*.tmp\n**/cache\na/**/z.txt\n\\#hash\nfoo[0-9].c\ntrail\\ \n*.o\n!/special.o\nnested/deep/\ntemp?\n",

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/agentls/agentls/internal/proc"
+	"github.com/agentls/agentls/internal/testkit/need"
 )
 
 // A check that rewrites a file the buffers did not change (gofmt -w,
@@ -57,7 +58,7 @@ func TestCheckDirCheckWritingUnchangedFileLeavesWorkspace(t *testing.T) {
 // no network; even with no buffers its writes are discarded.
 func TestRunChecksSeeTheViewAtTheRealPath(t *testing.T) {
 	if ok, why := proc.Available(); !ok {
-		t.Skip(why)
+		need.Missing(t, "sandbox unavailable here: %s", why)
 	}
 	root := t.TempDir()
 	writeFile(t, root, "go.mod", "module example.com/v\n\ngo 1.22\n")
@@ -94,7 +95,7 @@ func assertFile(t *testing.T, root, rel, want string) {
 // sandbox there, or workspace content would turn it off.
 func TestRunWithoutTheViewStaysSandboxed(t *testing.T) {
 	if ok, why := proc.Available(); !ok {
-		t.Skip(why)
+		need.Missing(t, "sandbox unavailable here: %s", why)
 	}
 	root := t.TempDir()
 	writeFile(t, root, "go.mod", "module example.com/v\n\ngo 1.22\n")

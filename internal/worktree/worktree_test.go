@@ -8,13 +8,15 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/agentls/agentls/internal/testkit/need"
 )
 
 // repo makes a git repository with one commit of files.
 func repo(t testing.TB, files map[string]string) string {
 	t.Helper()
 	if _, err := exec.LookPath("git"); err != nil {
-		t.Skip("no git")
+		need.Missing(t, "no git")
 	}
 	dir := t.TempDir()
 	for rel, text := range files {
@@ -200,7 +202,7 @@ func TestPlantedGitFileIsIgnored(t *testing.T) {
 // A workspace that is not in a git repository has no worktree: ErrNoGit.
 func TestNotARepository(t *testing.T) {
 	if _, err := exec.LookPath("git"); err != nil {
-		t.Skip("no git")
+		need.Missing(t, "no git")
 	}
 	_, err := Create(context.Background(), Options{Root: t.TempDir(), StateDir: t.TempDir(), ID: "s4"})
 	if err == nil || !strings.Contains(err.Error(), "not in a git repository") {

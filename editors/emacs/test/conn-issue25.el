@@ -56,8 +56,31 @@
                 (equal (car test-messages) "agentls: agentls t9 ok: Done. … (see *agentls*)")
                 (format "%S" test-messages))
 
-    ;; 2c. Once undone, the task no longer reads "ok" in the history.
-    (agentls-command "agentls.undo" (list :taskId t8))
+    ;; 2c. Once undone, the task no longer reads "ok" in the history, and
+    ;;     its diff buffer says nothing it applied is left.
+    ;;     The undo is picked in the task list (agentls-history), which
+    ;;     shows each task's state and offers rewind and undo.
+    (let ((db (get-buffer (format "*agentls diff %s*" t8)))
+          labels actions)
+      (cl-letf (((symbol-function 'completing-read)
+                 (lambda (prompt coll &rest _)
+                   (let ((items (all-completions "" coll)))
+                     (if (string-prefix-p "agentls task" prompt)
+                         (progn (setq labels items)
+                                (cl-find-if (lambda (l) (string-prefix-p (concat t8 "  ") l)) items))
+                       (setq actions items)
+                       "undo")))))
+        (agentls-history))
+      (let ((mine (cl-find-if (lambda (l) (string-prefix-p (concat t8 "  ") l)) labels)))
+        (test-check "i36/8 the task list shows each task's state and offers rewind and undo"
+                    (and mine (string-match-p (concat "\\`" t8 "  done ") mine)
+                         (member "rewind" actions) (member "undo" actions))
+                    (format "%S %S" labels actions)))
+      (test-check "i36 the applied diff buffer redraws after agentls-undo"
+                  (and db (with-current-buffer db
+                            (and (string-prefix-p (format "# agentls task %s: nothing it applied is left" t8) (buffer-string))
+                                 (not (string-search "+ECHO five" (buffer-string))))))
+                  (if db (with-current-buffer db (buffer-string)) "no buffer")))
     (let* ((tasks (append (plist-get (agentls-command "agentls.status") :tasks) nil))
            (tk (cl-find t8 tasks :key (lambda (x) (plist-get x :taskId)) :test #'equal)))
       (test-check "history reads \"undone\" for an undone task"

@@ -137,6 +137,77 @@
                          (= (length (append (plist-get (agentls-command "agentls.worktrees") :worktrees) nil)) 1))
                     (format "%S" asked))
         (cl-letf (((symbol-function 'yes-or-no-p) (lambda (_) t)))
-          (agentls-worktree-act "discard" w))))))
+          (agentls-worktree-act "discard" w)))))
+  (test-conn-attention))
+
+(defun test-i36-said (from needle)
+  "The messages said since there were FROM of them that contain NEEDLE."
+  (cl-remove-if-not (lambda (m) (string-search needle m))
+                    (butlast test-messages from)))
+
+(defun test-i36-away ()
+  "Leave *agentls* off screen: one window, on hello.txt."
+  (delete-other-windows)
+  (switch-to-buffer (find-file-noselect (expand-file-name "hello.txt" test-ws))))
+
+(defun test-conn-attention ()
+  "9. A task that needs you says so where you are: with *agentls* off
+screen a question says which task waits (and the task list says \"needs
+you\"), an end says done, failed or needs you, and the mode line counts
+it until *agentls* is on screen; with *agentls* on screen, nothing."
+  (setq test-messages nil)
+  (advice-add 'message :before #'test-record-message)
+  (unwind-protect
+      (let ((agentls-display-stream nil)
+            (hello (find-file-noselect (expand-file-name "hello.txt" test-ws)))
+            during)
+        (test-i36-away)
+        (let* ((id (cl-letf (((symbol-function 'completing-read)
+                              (lambda (prompt &rest _)
+                                (let ((tid (agentls--latest #'agentls--running-p)))
+                                  (setq during (list :prompt prompt :id tid
+                                                     :state (agentls-state-word (list :taskId tid :status "running"))
+                                                     :mode-line (agentls-attention-mode-line))))
+                                "Allow this change")))
+                     (with-current-buffer hello (test-i36-run "I36 needs you ask"))))
+               (asked (test-i36-said 0 (format "agentls: %s needs you: agentls wants to change n36.code-workspace" id)))
+               (done (test-i36-said 0 (format "agentls: %s done: Asked and done." id))))
+          (test-check "i36/9 a question off screen is said in the echo area and names its task"
+                      (and id (= (length asked) 1) (string-search "n36.code-workspace" (or (plist-get during :prompt) "")))
+                      (format "%S\n%S" during test-messages))
+          (test-check "i36/9 while it waits the task list and the mode line say \"needs you\""
+                      (and (equal (plist-get during :id) id) (equal (plist-get during :state) "needs you")
+                           (equal (plist-get during :mode-line) "agentls[1 needs you]"))
+                      (format "%S" during))
+          (test-check "i36/9 its end off screen is said, and counted in the mode line"
+                      (and (= (length done) 1) (equal (agentls-attention-mode-line) "agentls[1 done]")
+                           (member agentls--attention-entry global-mode-string))
+                      (format "%S %S" (agentls-attention-mode-line) test-messages)))
+        (with-temp-file (expand-file-name "q36.txt" test-ws) (insert "old q\n"))
+        (let* ((n (length test-messages))
+               (rid (with-current-buffer hello (agentls-run-review "I36 notify review")))
+               (_ (test-wait-end rid 20))
+               (said (test-i36-said n (format "agentls: %s needs you: its changes wait for your review" rid))))
+          (test-check "i36/9 a review that waits for you off screen is said" (= (length said) 1)
+                      (format "%S" (butlast test-messages n)))
+          (ignore-errors (agentls-reject nil rid)))
+        (let* ((n (length test-messages))
+               (fid (with-current-buffer hello (test-i36-run "I36 notify fail")))
+               (said (test-i36-said n (format "agentls: %s failed: error" fid))))
+          (test-check "i36/9 a failed task off screen is said" (= (length said) 1)
+                      (format "%S" (butlast test-messages n))))
+        (let ((before (agentls-attention-mode-line)))
+          (agentls-show-stream)
+          (test-check "i36/9 the mode line counts what you have not seen, until *agentls* is on screen"
+                      (and (string-search "needs you" before) (string-search "failed" before)
+                           (equal (agentls-attention-mode-line) ""))
+                      (format "%S → %S" before (agentls-attention-mode-line))))
+        (let* ((n (length test-messages))
+               (qid (with-current-buffer hello (test-i36-run "I36 notify quiet"))))
+          (test-check "i36/9 with *agentls* on screen an end says nothing more"
+                      (and qid (plist-get (test-task qid) :result)
+                           (null (test-i36-said n (format "agentls: %s " qid))))
+                      (format "%S" (butlast test-messages n)))))
+    (advice-remove 'message #'test-record-message)))
 
 ;;; conn-issue36.el ends here

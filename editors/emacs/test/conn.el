@@ -54,6 +54,19 @@
       (test-check "agentls-connect says it connected"
                   (cl-some (lambda (m) (string-prefix-p "agentls: connected to " m)) test-messages)
                   (format "%S" test-messages))
+      (test-check "agentls-connect says it is connecting, then the server's version, model and approval mode"
+                  (and (cl-some (lambda (m) (string-prefix-p "agentls: connecting to " m)) test-messages)
+                       (cl-some (lambda (m) (string-match-p "\\`agentls: connected to agentls [^ ]+ (model test-model, approval sandboxed) in " m))
+                                test-messages))
+                  (format "%S" test-messages))
+      (setq test-messages nil)
+      (advice-add 'message :before #'test-record-message)
+      (unwind-protect (with-current-buffer hello (call-interactively #'agentls-connect))
+        (advice-remove 'message #'test-record-message))
+      (test-check "agentls-connect says so when already connected"
+                  (and (= (length agentls--connections) 1)
+                       (cl-some (lambda (m) (string-prefix-p "agentls: already connected to agentls " m)) test-messages))
+                  (format "%S" test-messages))
       (test-check "Eglot is left alone (no Eglot server, its programs unchanged)"
                   (and (null (with-current-buffer hello (ignore-errors (eglot-current-server))))
                        (equal servers-before eglot-server-programs)
@@ -171,7 +184,23 @@
       (test-conn-review t1 t2 abuf)
       (test-conn-issue25)
       (test-conn-issue36)
-      (agentls-shutdown conn))))
+      (agentls-shutdown conn)
+      (test-conn-connect-errors))))
+
+(defun test-conn-connect-errors ()
+  "3. agentls-connect's clear errors: no server program, a server that exits."
+  (let* ((root (make-temp-file "agentls-noserver" t))
+         (agentls-program '("/nonexistent/agentls" "serve"))
+         (missing (condition-case e (progn (agentls-connect root) nil) (error (error-message-string e)))))
+    (test-check "agentls-connect says the server program is not found"
+                (and missing (string-search "/nonexistent/agentls not found" missing) (null agentls--connections))
+                (format "%S" missing))
+    (let* ((agentls-program '("sh" "-c" "echo 'agentls: serve: bad flag --nope' >&2; exit 3"))
+           (died (condition-case e (progn (agentls-connect root) nil) (error (error-message-string e)))))
+      (test-check "agentls-connect says the server exited, with its stderr's last line"
+                  (and died (string-search "exited (status 3)" died) (string-search "bad flag --nope" died)
+                       (null agentls--connections))
+                  (format "%S" died)))))
 
 (run-at-time 90 nil (lambda ()
                       (test-check "watchdog" nil "the test did not finish within 90 s")

@@ -316,11 +316,25 @@
         (with-temp-file (expand-file-name ".agentls.json" test-ws)
           (insert "{\"tools\": {\"allow\": [\"echo trusted\"]}}\n"))
         (with-current-buffer dbuf (eglot-signal-didChangeConfiguration (eglot-current-server)))
-        (let (question t7)
+        ;; With *agentls* off screen (i36/9), the question is also said in
+        ;; the echo area.
+        (let (question t7 said)
           (cl-letf (((symbol-function 'completing-read)
                      (lambda (p &rest _) (setq question p) "Trust this file")))
-            (with-current-buffer dbuf (setq t7 (agentls-run "say hi")))
-            (test-wait-end t7 20))
+            (let ((agentls-display-stream nil)
+                  (rec (lambda (fmt &rest args) (when fmt (push (apply #'format-message fmt args) said)))))
+              (delete-other-windows)
+              (switch-to-buffer dbuf)
+              (advice-add 'message :before rec)
+              (unwind-protect
+                  (progn (with-current-buffer dbuf (setq t7 (agentls-run "say hi")))
+                         (test-wait-end t7 20))
+                (advice-remove 'message rec))))
+          (test-check "i36/9 a question off screen is said in the echo area (Eglot)"
+                      (cl-some (lambda (m) (and (string-prefix-p "agentls: " m) (string-search "needs you: " m)
+                                                (string-search ".agentls.json sets tools.allow" m)))
+                               said)
+                      (format "%S" said))
           (let ((store (expand-file-name "agentls/trust.json" (getenv "XDG_STATE_HOME"))))
             (test-check "\"Trust this file\" is asked with the question text, and the answer reaches the server (Eglot)"
                         (and question (string-search "Trust it?" question)

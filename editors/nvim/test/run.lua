@@ -83,8 +83,11 @@ local function record(msg)
     f:close()
   end
 end
-vim.notify = function(msg)
+-- notes keeps vim.notify's levels too: a task that needs you warns.
+local notes = {}
+vim.notify = function(msg, level)
   record(msg)
+  table.insert(notes, { msg = msg, level = level })
 end
 local show = vim.lsp.handlers['window/showMessage']
 vim.lsp.handlers['window/showMessage'] = function(err, res, ctx, cfg)
@@ -182,7 +185,7 @@ do
   -- (conversation, follow-ups, diff review, pickers, health, help:
   -- test/run_more.lua) and the review checks (test/run_review.lua).
   M.helpers = { check = check, pass = pass, fail = fail, skip = skip, sync = sync, wait_task = wait_task,
-    new_task = new_task, contains = contains, line1 = line1, read_file = read_file, messages = messages,
+    new_task = new_task, contains = contains, line1 = line1, read_file = read_file, messages = messages, notes = notes,
     out = out, ws = ws, here = here }
   local more = require('run_more')
   more.init(M.helpers)

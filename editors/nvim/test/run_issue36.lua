@@ -198,6 +198,194 @@ function M.run(a)
     raw = raw or (m:find('agentls.reject', 1, true) ~= nil and m:find('{', 1, true) ~= nil)
   end
   T.check('i36/6 :AgentReject prints no raw table', not raw, 'a message shows a Lua table')
+  M.attention(a)
+  M.undo_view(a)
+end
+
+-- run_on_file runs task about hello.txt, whichever window is current
+-- (one may show a review document, which is no task's context).
+local function run_on_file(a, task)
+  local before = #a.tasks()
+  a.run(task, { bufnr = vim.fn.bufadd(T.ws .. '/hello.txt') })
+  local id = T.new_task(before, 5000)
+  return id, id and T.wait_task(id, 20000)
+end
+
+-- notes_since are the vim.notify calls after the n-th that mention needle.
+local function notes_since(n, needle)
+  local out = {}
+  for i = n + 1, #T.notes do
+    if T.notes[i].msg:find(needle, 1, true) then
+      table.insert(out, T.notes[i])
+    end
+  end
+  return out
+end
+
+-- stream_tab is the tab page showing the stream, if any.
+local function to_stream_tab()
+  for _, tp in ipairs(vim.api.nvim_list_tabpages()) do
+    for _, w in ipairs(vim.api.nvim_tabpage_list_wins(tp)) do
+      if vim.b[vim.api.nvim_win_get_buf(w)].agentls_stream then
+        vim.api.nvim_set_current_tabpage(tp)
+        return true
+      end
+    end
+  end
+  return false
+end
+
+-- 9. A task that needs you says so where you are: off screen (another tab
+--    page), a question warns and names its task, the task list says
+--    "needs you" while it waits, an end says done (INFO) or failed
+--    (ERROR), a review waits (WARN); with the stream on screen, nothing.
+function M.attention(a)
+  local pk = require('agentls.pickers')
+  a.open_stream()
+  vim.cmd('tabnew')
+  local away = vim.api.nvim_get_current_tabpage()
+  local n = #T.notes
+  local during = {}
+  local inputlist, select = vim.fn.inputlist, vim.ui.select
+  local function answer(question)
+    -- What the user would see while the question is open: the task's
+    -- state in the task list and the statusline.
+    for _, t in ipairs(a.tasks()) do
+      if t.status == 'running' then
+        during.id = t.id
+        during.state = pk.state({ taskId = t.id, status = 'running' })
+      end
+    end
+    during.statusline = a.statusline()
+    during.question = question
+  end
+  vim.fn.inputlist = function(lines)
+    answer(table.concat(lines, '\n'))
+    for i, l in ipairs(lines) do
+      if l:find('Allow this change', 1, true) then
+        return i - 2
+      end
+    end
+    return 0
+  end
+  vim.ui.select = function(items, opts, cb)
+    answer(opts.prompt or '')
+    for i, it in ipairs(items) do
+      if type(it) == 'table' and it.title == 'Allow this change' then
+        return cb(it, i)
+      end
+    end
+    cb(nil, nil)
+  end
+  local id, r = run(a, 'AgentRun I36 needs you ask')
+  vim.fn.inputlist, vim.ui.select = inputlist, select
+  local warned = id and notes_since(n, 'agentls: ' .. id .. ' needs you: agentls wants to change n36.code-workspace') or {}
+  T.check('i36/9 a question off screen warns (vim.notify WARN) and names its task', #warned == 1
+    and warned[1].level == vim.log.levels.WARN and during.question and during.question:find('n36.code-workspace', 1, true) ~= nil,
+    vim.inspect({ id = id, notes = { unpack(T.notes, n + 1) }, during = during }))
+  T.check('i36/9 while it waits the task list says "needs you" and so does the statusline', during.id == id
+    and during.state == 'needs you' and (during.statusline or ''):find('[1 needs you]', 1, true) ~= nil,
+    vim.inspect(during))
+  local done = id and notes_since(n, 'agentls: ' .. id .. ' done') or {}
+  T.check('i36/9 its end off screen is an INFO notice', r and r.status == 'ok' and #done == 1
+    and done[1].level == vim.log.levels.INFO and done[1].msg:find('Asked and done', 1, true) ~= nil,
+    vim.inspect({ r = r and r.result, notes = { unpack(T.notes, n + 1) } }))
+  local counted = a.statusline()
+
+  -- A review that waits for you, and a task that failed, off screen.
+  local f = assert(io.open(T.ws .. '/q36.txt', 'w'))
+  f:write('old q\n')
+  f:close()
+  n = #T.notes
+  local rid = run(a, 'AgentRunReview I36 notify review')
+  local rn = rid and notes_since(n, 'agentls: ' .. rid .. ' needs you: ') or {}
+  T.check('i36/9 a review that waits for you off screen warns', #rn == 1 and rn[1].level == vim.log.levels.WARN
+    and rn[1].msg:find(':AgentAccept', 1, true) ~= nil, vim.inspect({ unpack(T.notes, n + 1) }))
+  if rid then
+    a.reject({ taskId = rid }, function() end)
+  end
+  n = #T.notes
+  local fid, fr = run(a, 'AgentRun I36 notify fail')
+  local fn = fid and notes_since(n, 'agentls: ' .. fid .. ' failed: ') or {}
+  T.check('i36/9 a failed task off screen is an ERROR notice', fr and fr.status == 'error' and #fn == 1
+    and fn[1].level == vim.log.levels.ERROR, vim.inspect({ r = fr and fr.result, notes = { unpack(T.notes, n + 1) } }))
+
+  -- Back where the stream is: the count clears, and a task that ends in
+  -- view raises nothing.
+  local before_back = a.statusline()
+  local back = to_stream_tab()
+  local cleared = a.statusline()
+  T.check('i36/9 the statusline counts what you have not seen, until the stream is on screen', back
+    and counted:find('1 done', 1, true) ~= nil and before_back:find('needs you', 1, true) ~= nil
+    and cleared:find('needs you', 1, true) == nil and cleared:find('done]', 1, true) == nil,
+    vim.inspect({ counted = counted, before = before_back, after = cleared }))
+  n = #T.notes
+  local qid, qr = run_on_file(a, 'I36 notify quiet')
+  T.check('i36/9 with the stream on screen an end raises nothing', qr and qr.status == 'ok' and qid ~= nil
+    and #notes_since(n, 'agentls: ' .. qid) == 0, vim.inspect({ unpack(T.notes, n + 1) }))
+  if vim.api.nvim_tabpage_is_valid(away) then
+    vim.api.nvim_set_current_tabpage(away)
+    vim.cmd('tabclose')
+    to_stream_tab()
+  end
+end
+
+-- 10. The applied task's diff view follows an undo made from the task
+--     list (:AgentHistory): the list says each task's state and offers
+--     rewind and undo; after the undo the view says nothing is left.
+function M.undo_view(a)
+  local f = assert(io.open(T.ws .. '/u36.txt', 'w'))
+  f:write('old u36\n')
+  f:close()
+  local id, r = run_on_file(a, 'I36 undo u36')
+  vim.cmd('AgentDiff ' .. (id or ''))
+  local dbuf
+  vim.wait(5000, function()
+    local b = vim.fn.bufnr('agentls://diff/' .. tostring(id))
+    dbuf = b > 0 and b or nil
+    return dbuf ~= nil
+  end, 20)
+  local shown = dbuf and table.concat(vim.api.nvim_buf_get_lines(dbuf, 0, -1, false), '\n') or ''
+  T.check('i36/10 :AgentDiff shows what the task applied', r and r.status == 'ok' and shown:find('+new u36', 1, true) ~= nil,
+    vim.inspect({ r = r and r.result, shown = shown }))
+  local labels, actions = {}, nil
+  local select = vim.ui.select
+  vim.ui.select = function(items, opts, cb)
+    if opts.kind == 'agentls.task' then
+      for _, t in ipairs(items) do
+        table.insert(labels, opts.format_item(t))
+        if t.taskId == id then
+          return cb(t)
+        end
+      end
+      return cb(nil)
+    end
+    actions = items
+    cb(vim.tbl_contains(items, 'undo') and 'undo' or nil)
+  end
+  local n = #T.messages
+  vim.cmd('AgentHistory')
+  local redrawn = dbuf and vim.wait(8000, function()
+    return (vim.api.nvim_buf_get_lines(dbuf, 0, 1, false)[1] or ''):find('nothing it applied is left', 1, true) ~= nil
+  end, 20)
+  vim.ui.select = select
+  local mine
+  for _, l in ipairs(labels) do
+    if l:find('^' .. tostring(id) .. ' ') then
+      mine = l
+    end
+  end
+  T.check('i36/8 the task list shows each task\'s state and offers rewind and undo', mine ~= nil
+    and mine:find(' done ', 1, true) ~= nil and actions ~= nil and vim.tbl_contains(actions, 'rewind')
+    and vim.tbl_contains(actions, 'undo'), vim.inspect({ labels = labels, actions = actions }))
+  T.check('i36/10 after an undo from the task list the diff view says nothing is left', redrawn == true
+    and T.read_file(T.ws .. '/u36.txt') == 'old u36\n' and T.contains({ unpack(T.messages, n + 1) }, 'undid ' .. tostring(id)),
+    vim.inspect({ view = dbuf and vim.api.nvim_buf_get_lines(dbuf, 0, -1, false), file = T.read_file(T.ws .. '/u36.txt'),
+      messages = { unpack(T.messages, n + 1) } }))
+  if dbuf and vim.api.nvim_buf_is_valid(dbuf) then
+    vim.api.nvim_set_current_tabpage(vim.api.nvim_win_get_tabpage(vim.fn.win_findbuf(dbuf)[1]))
+    vim.cmd('tabclose')
+  end
 end
 
 return M

@@ -1,7 +1,8 @@
 -- What an applied task changed: the server's unified diff (agentls.diff,
 -- the text `agentls sessions show --diff` prints) in a scratch buffer with
 -- filetype diff, so the transcript's "lines 7–14" can be seen. `q` closes
--- it; `u` (in it) undoes the task.
+-- it; `u` (in it) undoes the task. It follows the task: after an undo it
+-- shows what is left, or says nothing is.
 local M = {}
 
 local function agentls()
@@ -10,6 +11,52 @@ end
 
 local function notify(msg, level)
   vim.notify('agentls: ' .. msg, level or vim.log.levels.INFO)
+end
+
+local function set_diff(b, res)
+  local lines = vim.split(res.diff or '', '\n', { plain = true })
+  if lines[#lines] == '' then
+    table.remove(lines)
+  end
+  if #lines == 0 then
+    -- Nothing it applied is left (undone, or rewound past): the view
+    -- says so instead of showing what is gone.
+    lines = { '# agentls task ' .. res.taskId .. ': nothing it applied is left (' .. (res.reason or 'undone') .. ')' }
+  end
+  vim.api.nvim_buf_set_option(b, 'modifiable', true)
+  vim.api.nvim_buf_set_lines(b, 0, -1, false, lines)
+  vim.api.nvim_buf_set_option(b, 'modifiable', false)
+  vim.api.nvim_buf_set_option(b, 'modified', false)
+end
+
+-- refresh redraws the open diff views of task_id (nil: every one) from
+-- the server's agentls.diff now: after an undo, an accept or a rewind
+-- they show what the task's changes are now. cb() once all are drawn.
+function M.refresh(task_id, cb)
+  local views = {}
+  for _, b in ipairs(vim.api.nvim_list_bufs()) do
+    local d = vim.api.nvim_buf_is_loaded(b) and vim.b[b].agentls_diff
+    if d and d.taskId and (not task_id or d.taskId == task_id) then
+      table.insert(views, { b = b, id = d.taskId })
+    end
+  end
+  local left = #views
+  if left == 0 then
+    return cb and cb()
+  end
+  for _, v in ipairs(views) do
+    agentls().exec('agentls.diff', { taskId = v.id }, function(err, res)
+      if not err and res and vim.api.nvim_buf_is_valid(v.b) then
+        res.taskId = res.taskId or v.id
+        set_diff(v.b, res)
+        vim.b[v.b].agentls_diff = { taskId = v.id, files = res.files }
+      end
+      left = left - 1
+      if left == 0 and cb then
+        cb()
+      end
+    end)
+  end
 end
 
 -- open shows the diff of task_id (nil: the newest task with applied
@@ -34,15 +81,13 @@ function M.open(task_id, cb)
     vim.api.nvim_buf_set_option(b, 'buftype', 'nofile')
     vim.api.nvim_buf_set_option(b, 'bufhidden', 'wipe')
     vim.api.nvim_buf_set_option(b, 'swapfile', false)
-    local lines = vim.split(res.diff, '\n', { plain = true })
-    if lines[#lines] == '' then
-      table.remove(lines)
-    end
-    vim.api.nvim_buf_set_lines(b, 0, -1, false, lines)
-    vim.api.nvim_buf_set_option(b, 'modifiable', false)
+    set_diff(b, res)
     vim.api.nvim_buf_set_option(b, 'filetype', 'diff')
     vim.b[b].agentls_diff = { taskId = res.taskId, files = res.files }
     vim.keymap.set('n', 'q', '<Cmd>tabclose<CR>', { buffer = b, desc = 'agentls: close the diff' })
+    vim.keymap.set('n', 'u', function()
+      agentls().undo({ taskId = res.taskId })
+    end, { buffer = b, desc = 'agentls: undo this task' })
     if cb then
       cb(nil, b)
     end

@@ -7,6 +7,7 @@
 -- commands); the conversation, review, pickers and health live beside it.
 local compat = require('agentls.compat')
 local stream = require('agentls.stream')
+local attention = require('agentls.attention')
 
 local M = {}
 
@@ -183,6 +184,10 @@ function M.on_event(ev, client_id)
   if not ok then
     notify('rendering an event failed: ' .. tostring(err), vim.log.levels.WARN)
   end
+  if ev.kind == 'end' then
+    -- After the stream has its end line: where you are, a notice.
+    attention.ended(t.id, ev)
+  end
   compat.user_event('AgentlsEvent', ev)
   refresh_statusline()
 end
@@ -219,7 +224,11 @@ function M.statusline()
   -- The end event can beat the progress end: a task that ended hides its
   -- progress at once.
   local t = latest(running)
+  local heed = attention.statusline_part()
   if not t then
+    if heed ~= '' then
+      return 'agentls' .. heed
+    end
     return M.config.idle_text or ''
   end
   local best
@@ -229,7 +238,7 @@ function M.statusline()
     end
   end
   local what = best and (best.message or best.title or '…') or (t.message or t.state or t.status)
-  return string.format('agentls %s%s: %s', t.id, M.autonomy(t), what)
+  return string.format('agentls%s %s%s: %s', heed, t.id, M.autonomy(t), what)
 end
 
 -- autonomy is the status item's part that says how commands are approved
@@ -260,6 +269,10 @@ local function install_handlers()
   vim.lsp.handlers['agentls/event'] = function(_, params, ctx)
     M.on_event(params, ctx and ctx.client_id)
   end
+  -- A question of agentls's says which task waits on you, where you are;
+  -- Neovim's own handler still asks it.
+  vim.lsp.handlers['window/showMessageRequest'] = attention.wrap(vim.lsp.handlers['window/showMessageRequest'])
+  attention.install()
   if vim.fn.exists('##LspProgress') == 1 then
     local group = vim.api.nvim_create_augroup('agentls_progress', { clear = true })
     vim.api.nvim_create_autocmd('LspProgress', {
@@ -717,8 +730,8 @@ function M.redraw_review_doc(b, id, cb)
 end
 
 -- changed redraws what shows proposals after an accept, reject, merge or
--- discard: the diff splits (:AgentDiff) and the review tasks' diff
--- documents, so no view shows what is gone.
+-- discard: the diff splits (:AgentDiff), the review tasks' diff
+-- documents and the applied tasks' diffs, so no view shows what is gone.
 function M.changed()
   local uris = {}
   for _, b in ipairs(vim.api.nvim_list_bufs()) do
@@ -736,6 +749,7 @@ function M.changed()
   for u in pairs(uris) do
     require('agentls.review').refresh(u)
   end
+  require('agentls.applied').refresh()
 end
 
 -- accept / reject: opts { taskId?, uri? } (no uri: every file of the task);
@@ -780,6 +794,10 @@ function M.undo(opts, cb)
   opts = opts or {}
   local function go(id)
     M.exec('agentls.undo', { taskId = id }, function(err, res)
+      if not err then
+        -- The diff view of what it applied shows what is left after it.
+        require('agentls.applied').refresh(id)
+      end
       if cb then
         return cb(err, res)
       end
@@ -848,6 +866,8 @@ M.stream_lines = stream.lines
 M.stream_bufnr = stream.bufnr
 
 M.status_word = stream.status_word
+-- waiting is the question task id waits on you to answer, if any.
+M.waiting = attention.waiting
 
 -- command dispatches the user commands plugin/agentls.lua defines. They
 -- work before setup(): the first one sets the plugin up with defaults.
@@ -986,6 +1006,7 @@ function M.handlers()
   install_handlers()
   return {
     ['agentls/event'] = vim.lsp.handlers['agentls/event'],
+    ['window/showMessageRequest'] = vim.lsp.handlers['window/showMessageRequest'],
   }
 end
 

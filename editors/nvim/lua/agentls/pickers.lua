@@ -11,10 +11,12 @@ local function notify(msg, level)
   vim.notify('agentls: ' .. msg, level or vim.log.levels.INFO)
 end
 
--- state is a task's state in the task list: running, needs you (a review
--- waits), failed, done.
+-- state is a task's state in the task list: running, needs you (a
+-- question of it waits on your answer, or its review does), failed, done.
 function M.state(t)
-  if t.status == 'running' or t.status == 'queued' then
+  if (t.status == 'running' or t.status == 'queued') and agentls().waiting(t.taskId) then
+    return 'needs you'
+  elseif t.status == 'running' or t.status == 'queued' then
     return 'running'
   elseif t.outcome == 'awaiting review' then
     return 'needs you'
