@@ -423,6 +423,25 @@ export class TaskTracker {
     return t;
   }
 
+  /**
+   * The server's task list (agentls.status): an ended task's outcome
+   * ("awaiting review", "undone", "rejected", or none once accepted) as it
+   * is now. True when one changed.
+   */
+  followOutcomes(tasks: { taskId?: string; outcome?: string }[]): boolean {
+    let changed = false;
+    for (const s of tasks) {
+      const t = s.taskId ? this.tasks.get(s.taskId) : undefined;
+      if (!t || t.running || !t.result || t.result.outcome === s.outcome) continue;
+      // The end's own words said the old outcome: they no longer hold.
+      if (t.ended && t.ended === t.result.outcome) t.ended = undefined;
+      t.result = { ...t.result, outcome: s.outcome };
+      if (!s.outcome) delete t.result.outcome;
+      changed = true;
+    }
+    return changed;
+  }
+
   get(taskId: string): TaskInfo | undefined {
     return this.tasks.get(taskId);
   }

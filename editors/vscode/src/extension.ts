@@ -13,6 +13,9 @@ import {
   DidChangeConfigurationNotification,
   ExecuteCommandRequest,
   LanguageClient,
+  MessageActionItem,
+  MessageType,
+  ShowMessageParams,
   LanguageClientOptions,
   ServerOptions,
   State,
@@ -26,8 +29,9 @@ import { AgentEvent, ModelInfo, StreamRenderer, TaskTracker, endSummary, statusW
 import { ConversationPanel } from './panel';
 import { doctorMessage, doctorText, parseDoctor } from './doctor';
 import { TasksView } from './tasksView';
+import { Attention, REVIEW, SHOW, endMessageTask, endNotice, questionText } from './attention';
 import { Probe } from './probe';
-import { PROPOSAL_SCHEME, ProposalProvider, openReviewDiffs, parse as parseProposal } from './review';
+import { PROPOSAL_SCHEME, ProposalProvider, openReviewDiffs, parse as parseProposal, syncReviewTabs } from './review';
 import { resolveServerPath } from './serverPath';
 import { explicitSettings, plainTextKeyScopes, serverKeys } from './settings';
 
@@ -75,7 +79,11 @@ class Agentls {
   private readonly doctorLog = vscode.window.createOutputChannel('agentls doctor');
   /** The activity-bar view of the server's tasks. */
   private readonly heads = new Heads();
-  readonly tasksView = new TasksView({ status: () => this.quietStatus() });
+  /** What needs the user: open questions, proposals to review (the view's badge). */
+  private readonly attention = new Attention();
+  readonly tasksView = new TasksView({ status: () => this.quietStatus(), asking: (id) => this.attention.isAsking(id) });
+  /** The Tasks view (set by activate): its badge counts the tasks that need you. */
+  treeView: vscode.TreeView<any> | undefined;
   private readonly status = vscode.window.createStatusBarItem(vscode.StatusBarAlignment.Left, 100);
   private tracker = new TaskTracker();
   private renderer = new StreamRenderer();
@@ -230,6 +238,14 @@ class Agentls {
     client.registerFeature(noChangeAnnotations as any);
     this.client = client;
     client.onNotification('agentls/event', (ev: AgentEvent) => this.onEvent(ev));
+    // The server's questions (may this command run, may this file change)
+    // name the task they stop and count on the Tasks view's badge while
+    // they wait. Registered before start, it takes the place of the
+    // client's own handler.
+    client.onRequest('window/showMessageRequest', (p: ShowMessageParams & { actions?: MessageActionItem[] }) => this.askUser(p));
+    // The server's closing message of a task becomes a notification with
+    // buttons (endNotice); every other message shows as before.
+    client.onNotification('window/showMessage', (p: ShowMessageParams) => this.onShowMessage(p));
     client.onDidChangeState((e) => {
       if (e.newState === State.Stopped && this.client === client) {
         this.status.text = '$(error) agentls: server stopped';
@@ -309,6 +325,7 @@ class Agentls {
       this.panel.user(head);
     }
     const t = this.tracker.apply(ev);
+    this.attention.event(ev);
     this.append(this.renderer.render(ev));
     this.panel.event(ev, t, this.info);
     if (ev.kind === 'usage') this.updateStatus();
@@ -388,7 +405,10 @@ class Agentls {
     const args: Record<string, unknown> = { task };
     if (arg?.session) args.session = arg.session;
     if (this.model) args.model = this.model;
-    if (editor && c && (editor.document.uri.scheme === 'file' || editor.document.uri.scheme === 'untitled')) {
+    // Only a file of the workspace is context: the server refuses any
+    // other (the review .diff it opened lies in its state directory).
+    const inWorkspace = editor && (editor.document.uri.scheme === 'untitled' || (editor.document.uri.scheme === 'file' && vscode.workspace.getWorkspaceFolder(editor.document.uri) !== undefined));
+    if (editor && c && inWorkspace) {
       args.uri = c.code2ProtocolConverter.asUri(editor.document.uri);
       args.range = c.code2ProtocolConverter.asRange(editor.selection);
     }
@@ -446,10 +466,102 @@ class Agentls {
     const c = this.client;
     if (!c || !c.isRunning()) return undefined;
     try {
-      return await c.sendRequest(ExecuteCommandRequest.type, { command: 'agentls.status', arguments: [{}] });
+      const st = await c.sendRequest(ExecuteCommandRequest.type, { command: 'agentls.status', arguments: [{}] });
+      if (Array.isArray(st?.tasks)) {
+        this.attention.setTasks(st.tasks);
+        this.updateBadge();
+        // What became of an ended task's changes (accepted, undone) is the
+        // server's to say: the status item follows it.
+        if (this.tracker.followOutcomes(st.tasks)) this.updateStatus();
+      }
+      return st;
     } catch {
       return undefined;
     }
+  }
+
+  /** The Tasks view's badge: how many tasks need you; none at zero. */
+  private updateBadge(): void {
+    const n = this.attention.count();
+    if (this.treeView) this.treeView.badge = n > 0 ? { value: n, tooltip: this.attention.badgeTooltip() } : undefined;
+    this.probe.write('badge', { count: n });
+  }
+
+  /** Tasks view and badge again, after anything that changes what needs you. */
+  private async refreshAttention(): Promise<void> {
+    this.tasksView.refresh();
+    await this.quietStatus();
+  }
+
+  /** A question of the server's, as VS Code's own notification naming its task. */
+  private async askUser(p: ShowMessageParams & { actions?: MessageActionItem[] }): Promise<MessageActionItem | null> {
+    const taskId = this.attention.questionTask(p.message);
+    const key = this.attention.asked(taskId);
+    this.updateBadge();
+    this.tasksView.refresh();
+    const text = questionText(p.message, taskId, taskId ? this.tracker.get(taskId)?.prompt : undefined);
+    this.probe.write('question', { taskId: taskId ?? null, text, actions: (p.actions ?? []).map((a) => a.title) });
+    try {
+      const show =
+        p.type === MessageType.Error ? vscode.window.showErrorMessage : p.type === MessageType.Warning ? vscode.window.showWarningMessage : vscode.window.showInformationMessage;
+      const pick = await show(text, ...(p.actions ?? []));
+      return pick ?? null;
+    } finally {
+      this.attention.answered(key);
+      this.updateBadge();
+      this.tasksView.refresh();
+    }
+  }
+
+  /** window/showMessage: a task's closing message is its end notice; the rest show as they are. */
+  private onShowMessage(p: ShowMessageParams): void {
+    const id = endMessageTask(p.message);
+    const t = id ? this.tracker.get(id) : undefined;
+    if (t && !t.running) {
+      void this.notifyEnd(t, p.message);
+      return;
+    }
+    const show = p.type === MessageType.Error ? vscode.window.showErrorMessage : p.type === MessageType.Warning ? vscode.window.showWarningMessage : vscode.window.showInformationMessage;
+    void show(p.message);
+  }
+
+  /** A task ended: a notification where you are, unless its panel has the focus. */
+  private async notifyEnd(t: { taskId: string; prompt?: string; result?: any; ended?: string }, serverText: string): Promise<void> {
+    await this.quietStatus();
+    const awaitingReview = this.attention.awaitingReview(t.taskId);
+    const n = endNotice(t.taskId, t.prompt, t.result, { panel: this.panel.state(), awaitingReview, ended: t.ended, serverText });
+    this.probe.write('endNotice', { taskId: t.taskId, panel: this.panel.state(), notice: n ?? null });
+    if (!n) return;
+    if (n.actions.length === 0) {
+      void vscode.window.showInformationMessage(n.text);
+      return;
+    }
+    const show = n.level === 'error' ? vscode.window.showErrorMessage : n.level === 'warning' ? vscode.window.showWarningMessage : vscode.window.showInformationMessage;
+    const pick = await show(n.text, ...n.actions);
+    this.probe.write('endNoticeAnswer', { taskId: t.taskId, pick: pick ?? null });
+    if (pick === SHOW) this.showConversation();
+    else if (pick === REVIEW) await this.reviewDiff({ taskId: t.taskId });
+  }
+
+  /** Open review diff tabs follow what just happened to the proposals (why: accepted, undone, …). */
+  async syncReviewTabs(why: string): Promise<void> {
+    const r = await syncReviewTabs((c, a) => this.exec(c, a, true), this.proposals, why);
+    if (r.closed.length > 0 || r.refreshed.length > 0) this.probe.write('reviewTabs', { why, ...r });
+  }
+
+  private syncTimer: ReturnType<typeof setTimeout> | undefined;
+
+  /**
+   * Proposal diagnostics were published again (an accept, reject or edit of
+   * a file): the review tabs and the badge follow, once the burst is over.
+   */
+  proposalsChanged(): void {
+    if (this.syncTimer) clearTimeout(this.syncTimer);
+    this.syncTimer = setTimeout(() => {
+      this.syncTimer = undefined;
+      void this.syncReviewTabs('changed');
+      void this.refreshAttention();
+    }, 200);
   }
 
   /** agentls.verify: the project's checks alone, no model; failures land in Problems. */
@@ -489,6 +601,8 @@ class Agentls {
     if (res && res.applied === false && command === 'agentls.accept') {
       void vscode.window.showWarningMessage(`agentls: the changes of ${taskId} were not applied.`);
     }
+    await this.syncReviewTabs(command === 'agentls.accept' ? 'accepted' : 'rejected');
+    void this.refreshAttention();
   }
 
   /**
@@ -519,6 +633,8 @@ class Agentls {
     }
     const res = await this.exec('agentls.undo', { taskId });
     if (!res) return;
+    await this.syncReviewTabs('undone');
+    void this.refreshAttention();
     const conflicts: any[] = res.conflicts ?? [];
     const where = conflicts.map((c) => (typeof c === 'string' ? c : `${String(c.uri).split('/').pop()}:${(c.line ?? 0) + 1}`));
     if (res.applied && conflicts.length > 0) {
@@ -533,11 +649,17 @@ class Agentls {
   async rewindTask(arg?: RewindArgs): Promise<void> {
     const host = { exec: (c: string, x: object) => this.exec(c, x), probeWrite: (k: string, d: Record<string, unknown>) => this.probe.write(k, d) };
     await rewindTask(host, arg?.taskId || arg?.session ? arg?.taskId : this.pickTask(), arg);
+    await this.syncReviewTabs('rewound');
+    void this.refreshAttention();
   }
 
   async worktreeTasks(arg?: { id?: string; action?: WorktreeAction }): Promise<void> {
     const host = { exec: (c: string, x: object) => this.exec(c, x), probeWrite: (k: string, d: Record<string, unknown>) => this.probe.write(k, d) };
-    await worktreeTasks(host, arg);
+    const done = await worktreeTasks(host, arg);
+    if (done) {
+      await this.syncReviewTabs(done === 'Merge' ? 'merged' : done === 'Discard' ? 'discarded' : 'changed');
+      void this.refreshAttention();
+    }
   }
 
   async showTranscript(arg?: TaskArgs): Promise<void> {
@@ -684,25 +806,6 @@ class Agentls {
     this.probe.write('reviewDiff', { taskId, files: n });
   }
 
-  /**
-   * Review diffs follow the proposals: the server publishes a file's
-   * proposal diagnostics again after every accept, reject or edit, so an
-   * open proposal document of that file is read again (a per-change accept
-   * elsewhere no longer leaves a stale tab whose ✓ has nothing to accept).
-   */
-  refreshProposals(changed: readonly vscode.Uri[]): void {
-    const c = this.client;
-    if (!c) return;
-    const files = new Set(changed.map((u) => u.toString()));
-    for (const d of vscode.workspace.textDocuments) {
-      if (d.uri.scheme !== PROPOSAL_SCHEME) continue;
-      const { taskId, file } = parseProposal(d.uri);
-      if (!files.has(c.protocol2CodeConverter.asUri(file).toString())) continue;
-      this.proposals.refresh(d.uri);
-      this.probe.write('proposalRefresh', { taskId, file });
-    }
-  }
-
   /** Accept or reject the proposals of the file in the active diff editor. */
   async reviewFile(command: 'agentls.accept' | 'agentls.reject', uri?: vscode.Uri): Promise<void> {
     const u = uri ?? vscode.window.activeTextEditor?.document.uri;
@@ -714,6 +817,8 @@ class Agentls {
     const res = await this.exec(command, { taskId, uri: file });
     if (!res) return;
     await vscode.commands.executeCommand('workbench.action.closeActiveEditor');
+    await this.syncReviewTabs(command === 'agentls.accept' ? 'accepted' : 'rejected');
+    void this.refreshAttention();
   }
 
   async setApiKey(): Promise<void> {
@@ -859,9 +964,10 @@ export async function activate(ctx: vscode.ExtensionContext): Promise<void> {
   reg('agentls.composeTask', () => a.composeTask());
   reg('agentls.sendComposedTask', () => a.sendComposedTask());
   reg('agentls.refreshTasks', () => a.tasksView.refresh());
-  ctx.subscriptions.push(vscode.window.registerTreeDataProvider('agentls.tasks', a.tasksView));
+  a.treeView = vscode.window.createTreeView('agentls.tasks', { treeDataProvider: a.tasksView });
+  ctx.subscriptions.push(a.treeView);
   ctx.subscriptions.push(vscode.workspace.onDidChangeConfiguration((e) => a.configChanged(e)));
-  ctx.subscriptions.push(vscode.languages.onDidChangeDiagnostics((e) => a.refreshProposals(e.uris)));
+  ctx.subscriptions.push(vscode.languages.onDidChangeDiagnostics(() => a.proposalsChanged()));
   if (probe.enabled) {
     ctx.subscriptions.push(
       vscode.languages.onDidChangeDiagnostics((e) => {

@@ -8,6 +8,7 @@ import * as vscode from 'vscode';
 
 import { AgentEvent, ModelInfo, TaskInfo, autonomyText, statusWord, toolSize, usageLine, shorten, verifyReasons } from './events';
 import { escapeHtml, renderMarkdown } from './markdown';
+import { PanelState } from './attention';
 import { labelHtml, planHtml, toolHtml, toolWhat } from './panelhtml';
 
 export interface PanelHost {
@@ -50,6 +51,12 @@ export class ConversationPanel {
 
   get visible(): boolean {
     return this.panel !== undefined;
+  }
+
+  /** In front with the focus, on screen, or not shown (a tab behind another counts as not shown). */
+  state(): PanelState {
+    if (!this.panel || !this.panel.visible) return 'hidden';
+    return this.panel.active ? 'focused' : 'visible';
   }
 
   show(preserveFocus = false): void {

@@ -5,6 +5,8 @@
 // drop that file's proposals.
 import * as vscode from 'vscode';
 
+import { ReviewTab, closedText, sortReviewTabs } from './attention';
+
 export const PROPOSAL_SCHEME = 'agentls-proposal';
 
 type Exec = (command: string, args: object) => Promise<any>;
@@ -52,4 +54,43 @@ export async function openReviewDiffs(exec: Exec, taskId: string, toCode: (u: st
     });
   }
   return uris.length;
+}
+
+/**
+ * Review diff tabs follow the proposals: after an accept, reject, undo,
+ * merge, discard or rewind (why names it), each open proposal tab is read
+ * again while its task still proposes a change to its file, and closed with
+ * a word when not. Returns the tabs closed and read again.
+ */
+export async function syncReviewTabs(exec: Exec, provider: ProposalProvider, why: string): Promise<{ closed: ReviewTab[]; refreshed: ReviewTab[] }> {
+  const tabs: (ReviewTab & { tab: vscode.Tab; uri: vscode.Uri })[] = [];
+  for (const g of vscode.window.tabGroups.all) {
+    for (const tab of g.tabs) {
+      const input = tab.input;
+      if (input instanceof vscode.TabInputTextDiff && input.modified.scheme === PROPOSAL_SCHEME) {
+        tabs.push({ ...parse(input.modified), tab, uri: input.modified });
+      }
+    }
+  }
+  if (tabs.length === 0) return { closed: [], refreshed: [] };
+  const remaining = new Map<string, Set<string> | undefined>();
+  for (const taskId of new Set(tabs.map((t) => t.taskId))) {
+    const res = await exec('agentls.proposal', { taskId });
+    remaining.set(taskId, res && Array.isArray(res.uris) ? new Set<string>(res.uris) : undefined);
+  }
+  const { close, refresh } = sortReviewTabs(tabs, remaining);
+  for (const t of refresh) provider.refresh(t.uri);
+  // Closed only if still open: the user may have closed one meanwhile.
+  const goneUris = new Set(close.map((t) => t.uri.toString()));
+  const now = vscode.window.tabGroups.all
+    .flatMap((g) => g.tabs)
+    .filter((tab) => tab.input instanceof vscode.TabInputTextDiff && goneUris.has(tab.input.modified.toString()));
+  const still = new Set(now.map((tab) => (tab.input as vscode.TabInputTextDiff).modified.toString()));
+  const gone = close.filter((t) => still.has(t.uri.toString()));
+  if (now.length > 0) {
+    await vscode.window.tabGroups.close(now);
+    void vscode.window.showInformationMessage(closedText(gone, why));
+  }
+  const strip = (t: ReviewTab) => ({ taskId: t.taskId, file: t.file });
+  return { closed: gone.map(strip), refreshed: refresh.map(strip) };
 }

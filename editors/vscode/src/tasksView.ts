@@ -1,17 +1,16 @@
-// The activity-bar view: the server's tasks (agentls.status), newest first.
-// Selecting one opens the conversation panel.
+// The activity-bar view: the server's tasks (agentls.status), newest first,
+// each with its state (running, needs you, failed, done). Selecting one
+// opens the conversation panel; its context menu offers what the task can
+// do now (undo, rewind, review, cancel). The view's badge counts the tasks
+// that need you.
 import * as vscode from 'vscode';
-import { statusWord, taskState } from './events';
+import { taskContext, taskRow } from './attention';
 
 export interface StatusSource {
   /** agentls.status without showing errors; undefined when the server is not up. */
   status(): Promise<{ tasks?: any[] } | undefined>;
-}
-
-/** The label and description of one task row (pure, unit-tested). */
-export function taskRow(t: any): { label: string; description: string } {
-  const word = statusWord(t);
-  return { label: `${t.taskId} ${word}`, description: `${taskState(t)} · ${String(t.task ?? '').split('\n')[0]}` };
+  /** The task waits for an answer to a question now. */
+  asking(taskId: string): boolean;
 }
 
 export class TasksView implements vscode.TreeDataProvider<any> {
@@ -32,10 +31,12 @@ export class TasksView implements vscode.TreeDataProvider<any> {
   }
 
   getTreeItem(t: any): vscode.TreeItem {
-    const row = taskRow(t);
+    const row = taskRow(t, this.src.asking(String(t.taskId)));
     const item = new vscode.TreeItem(row.label);
+    item.id = String(t.taskId);
     item.description = row.description;
     item.tooltip = String(t.task ?? '');
+    item.contextValue = taskContext(t);
     item.command = { command: 'agentls.showConversation', title: 'Show Conversation' };
     return item;
   }

@@ -17,7 +17,8 @@ export interface WorktreeHost {
  * the same worktree), open its folder in a new window, or discard it (the
  * worktree and its branch removed).
  */
-export async function worktreeTasks(host: WorktreeHost, arg?: { id?: string; action?: WorktreeAction }): Promise<void> {
+/** Returns the action done, or undefined when nothing was done. */
+export async function worktreeTasks(host: WorktreeHost, arg?: { id?: string; action?: WorktreeAction }): Promise<WorktreeAction | undefined> {
   const res = await host.exec('agentls.worktrees', {});
   if (!res) return;
   const list: Worktree[] = newestFirst(res.worktrees ?? []);
@@ -43,23 +44,23 @@ export async function worktreeTasks(host: WorktreeHost, arg?: { id?: string; act
       const m = mergeMessage(r);
       if (m.warn === false) await closeProposalTabs(r.taskId);
       void (m.warn ? vscode.window.showWarningMessage(m.text) : vscode.window.showInformationMessage(m.text));
-      return;
+      return 'Merge';
     }
     case 'Review': {
       const r = await host.exec('agentls.worktreeReview', { id: w.id });
       if (r) void vscode.window.showInformationMessage(`agentls: ${w.id}'s changes are up for review: quick fixes in the files, or Accept/Reject Changes.`);
-      return;
+      return r ? 'Review' : undefined;
     }
     case 'Continue': {
       const task = await vscode.window.showInputBox({ title: `agentls: follow-up in ${w.id}`, prompt: 'What should the agent do next in this worktree?' });
       if (!task || !task.trim()) return;
       const r = await host.exec('agentls.worktreeContinue', { id: w.id, task });
       if (r) void vscode.window.showInformationMessage(`agentls: task ${r.taskId} continues in worktree ${w.id}.`);
-      return;
+      return undefined;
     }
     case 'Open':
       if (w.path) await vscode.commands.executeCommand('vscode.openFolder', vscode.Uri.file(w.path), { forceNewWindow: true });
-      return;
+      return undefined;
     case 'Discard': {
       // Discarding throws the task's work away: asked first.
       const lost = w.pending && w.pending.length > 0 ? ` Its change to ${w.pending.join(', ')} is lost.` : '';
@@ -68,7 +69,7 @@ export async function worktreeTasks(host: WorktreeHost, arg?: { id?: string; act
       if (ok !== 'Discard') return;
       const r = await host.exec('agentls.worktreeDiscard', { id: w.id });
       if (r) void vscode.window.showInformationMessage(`agentls: discarded worktree ${worktreeName(w)}.`);
-      return;
+      return r ? 'Discard' : undefined;
     }
   }
 }

@@ -279,3 +279,15 @@ test('a task in the lists says running, needs you, failed or done', () => {
   assert.equal(taskState({ status: 'ok', reason: 'verifyFailed' }), 'failed');
   assert.equal(taskState({ status: 'ok' }), 'done');
 });
+
+test('the status item follows what became of a task\'s changes: awaiting review, then accepted', () => {
+  const tr = new TaskTracker();
+  tr.started('t2', 'review it', 's1', true);
+  tr.apply({ taskId: 't2', kind: 'end', result: { status: 'ok', outcome: 'awaiting review' }, ended: 'awaiting review' });
+  assert.match(tr.view().text, /t2 awaiting review/);
+  assert.equal(tr.followOutcomes([{ taskId: 't2', outcome: 'awaiting review' }]), false);
+  assert.equal(tr.followOutcomes([{ taskId: 't2' }, { taskId: 't9', outcome: 'undone' }]), true);
+  assert.match(tr.view().text, /t2 ok$/);
+  assert.equal(tr.followOutcomes([{ taskId: 't2', outcome: 'undone' }]), true);
+  assert.match(tr.view().text, /t2 undone$/);
+});

@@ -53,7 +53,9 @@ test('an activity-bar entry with the tasks view, its icon and verify', () => {
   assert.ok(cmds.includes('agentls.verifyProject'), 'agentls.verifyProject is not contributed');
   const src = fs.readFileSync(path.join(root, 'src', 'extension.ts'), 'utf8');
   for (const id of ['agentls.verifyProject', 'agentls.refreshTasks']) assert.ok(src.includes(`reg('${id}'`), `${id} is not registered`);
-  assert.ok(src.includes("registerTreeDataProvider('agentls.tasks'"), 'the tasks view has no provider');
+  assert.ok(src.includes("createTreeView('agentls.tasks'"), 'the tasks view has no provider');
+  // The badge needs a TreeView, which registerTreeDataProvider does not give.
+  assert.ok(/treeView.badge = /.test(src), 'the tasks view has no badge');
 });
 
 test('a run does not pop the Output panel up: runTask never calls output.show', () => {
@@ -97,4 +99,22 @@ test('package.json and package-lock.json agree: npm ci on a clean clone installs
     assert.ok(bins[t], `package-vsix.sh runs ${t}: say which package gives it`);
     assert.ok(pkg.devDependencies?.[bins[t]], `${bins[t]} (for ${t}) is not a devDependency`);
   }
+});
+
+test('the Tasks view\'s context menu offers undo, rewind, review and cancel, each when the row can do it', () => {
+  const pkg = JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8'));
+  const items: { command: string; when: string }[] = pkg.contributes.menus['view/item/context'] ?? [];
+  const when = (c: string) => items.find((i) => i.command === c)?.when ?? '';
+  // The when clauses match the context values taskContext gives (attention.test.ts).
+  const matches = (w: string, ctx: string) =>
+    w.includes('view == agentls.tasks') && [...w.matchAll(/viewItem =~ \/(.+?)\/(?: |$)/g)].every((m) => new RegExp(m[1]).test(ctx));
+  assert.ok(matches(when('agentls.undoTask'), 'agentlsTask.undoable'), `undo: ${when('agentls.undoTask')}`);
+  assert.ok(!matches(when('agentls.undoTask'), 'agentlsTask'), 'undo offered for a task with nothing to undo');
+  assert.ok(matches(when('agentls.rewindTask'), 'agentlsTask'), `rewind: ${when('agentls.rewindTask')}`);
+  for (const c of ['agentls.reviewDiff', 'agentls.acceptTask', 'agentls.rejectTask']) {
+    assert.ok(matches(when(c), 'agentlsTask.review') && !matches(when(c), 'agentlsTask.undoable'), `${c}: ${when(c)}`);
+  }
+  assert.ok(matches(when('agentls.cancelTask'), 'agentlsTask.running') && !matches(when('agentls.cancelTask'), 'agentlsTask'), 'cancel');
+  const cmds = pkg.contributes.commands.map((c: { command: string }) => c.command);
+  for (const i of items) assert.ok(cmds.includes(i.command), `${i.command} is not contributed`);
 });
