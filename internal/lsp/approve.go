@@ -54,7 +54,7 @@ func (a *asker) ask() approval.Ask {
 // askToRun asks the user whether command may run. It holds no lock while
 // the client answers.
 func (a *asker) askToRun(ctx context.Context, command, _ string) (approval.Answer, error) {
-	res, err := a.ed.client.ShowMessageRequest(ctx, &protocol.ShowMessageRequestParams{
+	res, err := a.request(ctx, protocol.ShowMessageRequestParams{
 		Type:    protocol.MessageTypeWarning,
 		Message: fmt.Sprintf("agentls wants to run in %s:\n\n%s", a.ed.rootDir(), command),
 		Actions: []protocol.MessageActionItem{{Title: allowOnce}, {Title: allowAlways}, {Title: deny}},
@@ -95,7 +95,7 @@ func (a *asker) yesNo(ctx context.Context, question, yes string) (bool, error) {
 	if !a.ed.canAsk() {
 		return false, nil
 	}
-	res, err := a.ed.client.ShowMessageRequest(ctx, &protocol.ShowMessageRequestParams{
+	res, err := a.request(ctx, protocol.ShowMessageRequestParams{
 		Type:    protocol.MessageTypeWarning,
 		Message: question,
 		Actions: []protocol.MessageActionItem{{Title: yes}, {Title: notAllowed}},
@@ -107,4 +107,34 @@ func (a *asker) yesNo(ctx context.Context, question, yes string) (bool, error) {
 		return false, fmt.Errorf("asking the user failed: %v", err)
 	}
 	return res != nil && res.Title == yes, nil
+}
+
+// askParams is window/showMessageRequest's params with the id of the task
+// that asks, so an editor can tell the user which of its tasks needs them
+// (and mark it in its task list) without guessing from the text. Clients
+// ignore a member they do not know.
+// Its members are spelled out: protocol's params type marshals itself,
+// which would drop a member beside it.
+type askParams struct {
+	Type    protocol.MessageType         `json:"type"`
+	Message string                       `json:"message"`
+	Actions []protocol.MessageActionItem `json:"actions,omitempty"`
+	TaskID  string                       `json:"taskId,omitempty"`
+}
+
+type taskKey struct{}
+
+// withTask marks ctx as a task's: questions asked under it carry its id.
+func withTask(ctx context.Context, id string) context.Context {
+	return context.WithValue(ctx, taskKey{}, id)
+}
+
+// request asks the client; no lock is held while it answers.
+func (a *asker) request(ctx context.Context, p protocol.ShowMessageRequestParams) (*protocol.MessageActionItem, error) {
+	id, _ := ctx.Value(taskKey{}).(string)
+	var res *protocol.MessageActionItem
+	if _, err := a.ed.conn.Call(ctx, protocol.MethodWindowShowMessageRequest, askParams{Type: p.Type, Message: p.Message, Actions: p.Actions, TaskID: id}, &res); err != nil {
+		return nil, err
+	}
+	return res, nil
 }

@@ -179,7 +179,7 @@ func (rn *runner) runAgent(ctx context.Context, t *runningTask) {
 			return k, k.Close
 		}
 	}
-	if _, err := assemble.Run(ctx, tc); err != nil {
+	if _, err := assemble.Run(withTask(ctx, t.id), tc); err != nil {
 		reason := "session"
 		if errors.Is(err, assemble.ErrUntrusted) {
 			reason = "untrusted"

@@ -568,3 +568,25 @@ func TestServeModelsAndInfo(t *testing.T) {
 		t.Errorf("info: %s, %v", raw, err)
 	}
 }
+
+// A question a task asks carries the task's id (taskId beside the standard
+// members of window/showMessageRequest), so an editor says which of its
+// tasks needs the user without guessing from the question's text.
+func TestQuestionsNameTheirTask(t *testing.T) {
+	root := tempRoot(t, nil)
+	b, _ := json.Marshal(map[string]string{"command": "echo hi"})
+	e, _ := serveSession(t, root, map[string]any{"tools": map[string]any{"approval": "always-ask"}},
+		fakellm.Turn{ToolCalls: []fakellm.ToolCall{{ID: "c1", Name: "run_command", Arguments: string(b)}}}, fakellm.Turn{Text: "ran"})
+	var run runResult
+	if err := e.command("agentls.run", map[string]any{"task": "t"}, &run); err != nil || run.TaskID == "" {
+		t.Fatalf("agentls.run: %+v, %v", run, err)
+	}
+	q := e.waitFor("the question", func(m sent) bool { return m.method == protocol.MethodWindowShowMessageRequest })
+	var p struct {
+		Message string
+		TaskID  string `json:"taskId"`
+	}
+	if err := json.Unmarshal(q.params, &p); err != nil || p.TaskID != run.TaskID || !strings.Contains(p.Message, "echo hi") {
+		t.Errorf("the question %s names task %q; want %q (%v)", q.params, p.TaskID, run.TaskID, err)
+	}
+}
