@@ -46,6 +46,12 @@ func TestPanicEndsOnlyItsTask(t *testing.T) {
 // The task history is bounded: over many tasks that each replace a 64 KB
 // file, the server's live heap stays flat and the task list stops growing.
 func TestHistoryStaysBounded(t *testing.T) {
+	if raceBuild {
+		// The race detector's shadow memory and its slowdown (90 s for
+		// 200 tasks) measure nothing about the server's own history; the
+		// full pass, without it, runs this.
+		t.Skip("a memory bound is measured without the race detector (make test's full e2e pass)")
+	}
 	n := 1000
 	if testing.Short() {
 		n = 200
