@@ -86,13 +86,13 @@ vet:
 # server binary.
 # gotestsum (a go.mod tool) prints go test's usual output and ends with
 # the skipped and the failed tests, each failure with its output, so the end
-# of a long log says which test failed and why. The -short race pass hides
-# its list of skips: those are the slow tests the full pass just ran.
+# of a long log says which test failed and why. e2e/both.sh runs the e2e
+# suite in full and under -race -short at once (each leaves a core idle);
+# the race pass hides its list of skips: the slow tests the full pass ran.
 GOTESTSUM = $(GO) tool gotestsum --format standard-quiet --format-hide-empty-pkg --
 test: vet
 	$(GOTESTSUM) -race -count=1 $$($(GO) list ./... | grep -v /e2e$$)
-	$(GOTESTSUM) -count=1 -timeout 20m ./e2e
-	$(GOTESTSUM) --hide-summary=skipped -race -short -count=1 -timeout 25m ./e2e
+	GO=$(GO) e2e/both.sh
 	$(MAKE) editors-test
 
 # The editor ACP clients no registry serves (CodeCompanion.nvim, acp.el):

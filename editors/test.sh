@@ -10,19 +10,33 @@ go build -o bin/fakellm ./cmd/fakellm
 export AGENTLS_BIN="$PWD/bin/agentls" FAKELLM_BIN="$PWD/bin/fakellm"
 status=0
 skipped=()
-log=$(mktemp)
-trap 'rm -f "$log"' EXIT
+logs=$(mktemp -d)
+trap 'rm -rf "$logs"' EXIT
+# The editors' suites run at once (each is a real editor driven one check
+# after another, mostly waiting), each into its own log; the logs are shown
+# whole, in order, once all have ended.
+suites=()
+pids=()
 for t in editors/*/test.sh; do
   [ -x "$t" ] || continue
+  i=${#suites[@]}
+  "$t" >"$logs/$i" 2>&1 &
+  suites+=("$t")
+  pids+=($!)
+done
+for i in "${!suites[@]}"; do
+  t=${suites[$i]}
+  wait "${pids[$i]}"
+  rc=$?
   echo "== $t"
-  "$t" 2>&1 | tee "$log"
-  if [ "${PIPESTATUS[0]}" -ne 0 ]; then
+  cat "$logs/$i"
+  if [ $rc -ne 0 ]; then
     echo "FAIL: $t"
     status=1
   fi
   while IFS= read -r line; do
     skipped+=("$line")
-  done < <(grep -E '^SKIP' "$log")
+  done < <(grep -E '^SKIP' "$logs/$i")
 done
 # What did not run, at the end where it is seen: one line per skipped editor.
 if [ ${#skipped[@]} -gt 0 ]; then
