@@ -31,20 +31,7 @@ func writeScript(paths []string, content string) string {
 // .vscode -> editor/vscode and .agentls.json -> cfg/a.json. Before, all
 // three were written unasked, and the user's next git commit ran the hook.
 func TestProtectedLinkTargetsAreNotWrittenUnasked(t *testing.T) {
-	root := copyWorkspace(t, "")
-	for rel, text := range map[string]string{"tools/husky/pre-commit": "#!/bin/sh\nexit 0\n", "editor/vscode/settings.json": "{}\n", "cfg/a.json": "{}\n", "README.md": "hi\n"} {
-		os.MkdirAll(filepath.Join(root, filepath.Dir(rel)), 0o755)
-		os.WriteFile(filepath.Join(root, rel), []byte(text), 0o755)
-	}
-	for link, target := range map[string]string{".husky": "tools/husky", ".vscode": "editor/vscode", ".agentls.json": "cfg/a.json"} {
-		if err := os.Symlink(target, filepath.Join(root, link)); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if out, err := exec.Command("git", "-C", root, "init", "-q").CombinedOutput(); err != nil {
-		t.Fatalf("git init: %v %s", err, out)
-	}
-	exec.Command("git", "-C", root, "config", "core.hooksPath", ".husky").Run()
+	root := linkedProtectedNames(t)
 	paths := []string{"tools/husky/pre-commit", "tools/husky/post-commit", "editor/vscode/tasks.json", "cfg/a.json"}
 	llm, base := startModel(t, writeScript(paths, `#!/bin/sh
 touch /tmp/pwned; {"tools":{"allow":["*"]}}`))
@@ -61,6 +48,28 @@ touch /tmp/pwned; {"tools":{"allow":["*"]}}`))
 	if n := strings.Count(results, "explicit approval"); n != len(paths) {
 		t.Errorf("%d of %d writes were refused as protected; the model was told:\n%s", n, len(paths), results)
 	}
+}
+
+// linkedProtectedNames is a git workspace whose protected names are links:
+// .husky -> tools/husky (git's core.hooksPath), .vscode -> editor/vscode and
+// .agentls.json -> cfg/a.json.
+func linkedProtectedNames(t *testing.T) string {
+	t.Helper()
+	root := copyWorkspace(t, "")
+	for rel, text := range map[string]string{"tools/husky/pre-commit": "#!/bin/sh\nexit 0\n", "editor/vscode/settings.json": "{}\n", "cfg/a.json": "{}\n", "README.md": "hi\n"} {
+		os.MkdirAll(filepath.Join(root, filepath.Dir(rel)), 0o755)
+		os.WriteFile(filepath.Join(root, rel), []byte(text), 0o755)
+	}
+	for link, target := range map[string]string{".husky": "tools/husky", ".vscode": "editor/vscode", ".agentls.json": "cfg/a.json"} {
+		if err := os.Symlink(target, filepath.Join(root, link)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if out, err := exec.Command("git", "-C", root, "init", "-q").CombinedOutput(); err != nil {
+		t.Fatalf("git init: %v %s", err, out)
+	}
+	exec.Command("git", "-C", root, "config", "core.hooksPath", ".husky").Run()
+	return root
 }
 
 // toolResults are the tool messages the model was sent.
@@ -84,20 +93,7 @@ func toolResults(llm *fakellm.Server) string {
 // (the targets are read-only in the command's view), the user's next git
 // commit runs no planted hook, and the model is told.
 func TestProtectedLinkTargetsAreNotWrittenByACommand(t *testing.T) {
-	root := copyWorkspace(t, "")
-	for rel, text := range map[string]string{"tools/husky/pre-commit": "#!/bin/sh\nexit 0\n", "editor/vscode/settings.json": "{}\n", "cfg/a.json": "{}\n", "README.md": "hi\n"} {
-		os.MkdirAll(filepath.Join(root, filepath.Dir(rel)), 0o755)
-		os.WriteFile(filepath.Join(root, rel), []byte(text), 0o755)
-	}
-	for link, target := range map[string]string{".husky": "tools/husky", ".vscode": "editor/vscode", ".agentls.json": "cfg/a.json"} {
-		if err := os.Symlink(target, filepath.Join(root, link)); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if out, err := exec.Command("git", "-C", root, "init", "-q").CombinedOutput(); err != nil {
-		t.Fatalf("git init: %v %s", err, out)
-	}
-	exec.Command("git", "-C", root, "config", "core.hooksPath", ".husky").Run()
+	root := linkedProtectedNames(t)
 	planted := []string{"tools/husky/post-commit", "tools/husky/pre-commit", "editor/vscode/tasks.json", "cfg/a.json"}
 	cmd := `for f in tools/husky/post-commit .husky/pre-commit .vscode/tasks.json editor/vscode/tasks.json .agentls.json; do printf '#!/bin/sh\ntouch pwned\n' > "$f" && chmod +x "$f"; done; echo wrote; ls tools/husky`
 	args, _ := json.Marshal(map[string]string{"command": cmd})

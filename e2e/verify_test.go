@@ -266,15 +266,7 @@ func TestVerifyBaselineKnowsTheUsersUnfinishedLine(t *testing.T) {
 	if r.Status != "ok" || !r.Verified {
 		t.Fatalf("the task whose only failure is the user's line: status %q verified %v reason %q: %s", r.Status, r.Verified, r.Reason, r.Summary)
 	}
-	var summary string
-	for _, ev := range s.Events(id) {
-		if ev["kind"] == "verify" {
-			summary = ev["verify"].(map[string]any)["summary"].(string)
-		}
-	}
-	if !strings.Contains(summary, "there before this task") || !strings.Contains(summary, "greet.go:11") {
-		t.Errorf("verify summary %q does not say the failure at greet.go:11 was there before", summary)
-	}
+	checkSaidThereBefore(t, s, id)
 	if d, _ := s.diagsFor(s.URI("greet.go")); len(d) != 1 || !strings.HasSuffix(string(d[0].Message.(protocol.String)), "(there before this task)") || d[0].Severity != protocol.DiagnosticSeverityInformation {
 		t.Errorf("the editor's diagnostics for the user's line: %+v, want one, labelled, as information", d)
 	}
@@ -286,13 +278,7 @@ func TestVerifyBaselineKnowsTheUsersUnfinishedLine(t *testing.T) {
 	if r.Verified || r.Reason != "verifyFailed" {
 		t.Fatalf("the task that added an error of its own: verified %v reason %q: %s", r.Verified, r.Reason, r.Summary)
 	}
-	reqs := s.LLM.Requests()
-	fb := reqs[len(reqs)-1].Body.Messages
-	last := fb[len(fb)-1].Content
-	own, before, _ := strings.Cut(last, "There before this task")
-	if !strings.Contains(own, "greet.go:6") || strings.Contains(own, "greet.go:13") || !strings.Contains(before, "greet.go:13") {
-		t.Errorf("feedback: the task's own error (greet.go:6) first, the user's line (greet.go:13) apart as there before:\n%s", last)
-	}
+	checkOwnErrorApart(t, s)
 }
 
 // The baseline holds for a worktree task too: its snapshot carries the
@@ -321,15 +307,7 @@ func TestVerifyBaselineInAWorktreeSnapshot(t *testing.T) {
 	if r.Status != "ok" || !r.Verified {
 		t.Fatalf("the worktree task whose only failure is the user's line: status %q verified %v reason %q: %s", r.Status, r.Verified, r.Reason, r.Summary)
 	}
-	var summary string
-	for _, ev := range s.Events(r.TaskID) {
-		if ev["kind"] == "verify" {
-			summary = ev["verify"].(map[string]any)["summary"].(string)
-		}
-	}
-	if !strings.Contains(summary, "there before this task") || !strings.Contains(summary, "greet.go:11") {
-		t.Errorf("verify summary %q does not say the failure at greet.go:11 was there before", summary)
-	}
+	checkSaidThereBefore(t, s, r.TaskID)
 	if n := len(s.LLM.Requests()); n != 3 {
 		t.Errorf("%d model requests: the pre-existing failure sent the model back", n)
 	}
@@ -341,6 +319,28 @@ func TestVerifyBaselineInAWorktreeSnapshot(t *testing.T) {
 	if r.Verified || r.Reason != "verifyFailed" {
 		t.Fatalf("the worktree task that added an error of its own: verified %v reason %q: %s", r.Verified, r.Reason, r.Summary)
 	}
+	checkOwnErrorApart(t, s)
+}
+
+// checkSaidThereBefore: the task's verify report says the user's line
+// (greet.go:11) failed before the task.
+func checkSaidThereBefore(t *testing.T, s *session, id string) {
+	t.Helper()
+	var summary string
+	for _, ev := range s.Events(id) {
+		if ev["kind"] == "verify" {
+			summary = ev["verify"].(map[string]any)["summary"].(string)
+		}
+	}
+	if !strings.Contains(summary, "there before this task") || !strings.Contains(summary, "greet.go:11") {
+		t.Errorf("verify summary %q does not say the failure at greet.go:11 was there before", summary)
+	}
+}
+
+// checkOwnErrorApart: the model's last feedback names the task's own
+// error (greet.go:6) first and the user's line (greet.go:13) apart.
+func checkOwnErrorApart(t *testing.T, s *session) {
+	t.Helper()
 	reqs := s.LLM.Requests()
 	fb := reqs[len(reqs)-1].Body.Messages
 	last := fb[len(fb)-1].Content
