@@ -93,17 +93,18 @@ func checkTask(t *testing.T, cfg config.Config, task Task) {
 }
 
 // The suite measures the model, not the loop: at least 20 tasks on
-// projects of 30 source files or more, a third of the fixes touching two
-// files or more, and no prompt naming a file the fix changes.
+// projects of 30 source files or more (tests not counted), a third of the
+// fixes touching two files or more, and no prompt naming a file the fix
+// changes.
 func TestSuiteShape(t *testing.T) {
 	tasks, err := Load(suite, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	multi := 0
-	projects := map[string]bool{}
+	projects := map[string]string{} // directory → language
 	for _, task := range tasks {
-		projects[filepath.Join(task.Dir, task.Project)] = true
+		projects[filepath.Join(task.Dir, task.Project)] = task.Lang
 		var changed []string
 		base := filepath.Join(task.Dir, "base")
 		_ = filepath.WalkDir(base, func(p string, d os.DirEntry, err error) error {
@@ -131,16 +132,17 @@ func TestSuiteShape(t *testing.T) {
 	if len(tasks) < 20 || 3*multi < len(tasks) {
 		t.Errorf("%d tasks, %d with fixes in two files or more", len(tasks), multi)
 	}
-	for p := range projects {
+	for dir, lang := range projects {
 		n := 0
-		_ = filepath.WalkDir(p, func(p string, d os.DirEntry, err error) error {
-			if err == nil && !d.IsDir() && slices.Contains([]string{".go", ".py", ".js"}, filepath.Ext(p)) {
+		_ = filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
+			rel, _ := filepath.Rel(dir, p)
+			if err == nil && !d.IsDir() && slices.Contains([]string{".go", ".py", ".js"}, filepath.Ext(p)) && !matchAny(defaultTestPatterns[lang], filepath.ToSlash(rel)) {
 				n++
 			}
 			return nil
 		})
 		if n < 30 {
-			t.Errorf("%s: %d source files", p, n)
+			t.Errorf("%s: %d source files that are not tests", dir, n)
 		}
 	}
 	if _, err := Load(suite, []string{"no-such-task"}); err == nil || !strings.Contains(err.Error(), "no such task") {
