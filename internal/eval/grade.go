@@ -253,20 +253,25 @@ func runPython(ctx context.Context, g grading, ids []string) (map[string]string,
 var tapLine = regexp.MustCompile(`^\s*(ok|not ok) \d+ - (.*?)(\s+#\s*(SKIP|TODO).*)?$`)
 
 // parseTAP reads node --test's TAP report: the test's name → outcome.
+// A name reported more than once keeps its worst outcome: a test that
+// failed stays failed whatever else reports a pass under its name.
 func parseTAP(out string) map[string]string {
 	got := map[string]string{}
+	rank := map[string]int{TestPass: 0, TestSkip: 1, TestFail: 2}
 	for _, l := range strings.Split(out, "\n") {
 		m := tapLine.FindStringSubmatch(l)
 		if m == nil {
 			continue
 		}
+		outcome := TestFail
 		switch {
 		case m[4] != "":
-			got[m[2]] = TestSkip
+			outcome = TestSkip
 		case m[1] == "ok":
-			got[m[2]] = TestPass
-		default:
-			got[m[2]] = TestFail
+			outcome = TestPass
+		}
+		if prev, ok := got[m[2]]; !ok || rank[outcome] > rank[prev] {
+			got[m[2]] = outcome
 		}
 	}
 	return got
