@@ -346,3 +346,56 @@ func TestTypeScriptRunner(t *testing.T) {
 		t.Errorf("%v\n%s", got, out)
 	}
 }
+
+// The Java path of the polyglot runner, graded as a run grades: the stub
+// fails; a solution that passes only the first test (the one the
+// exercise leaves enabled) fails too, since every @Disabled mark is
+// removed; the reference solution passes, each test read from the
+// launcher's report.
+func TestJavaPolyglotRunner(t *testing.T) {
+	exs, err := LoadPolyglot(filepath.Join(suite, "_polyglot"), []string{"java"})
+	if err != nil || len(exs) != 1 {
+		t.Fatalf("%v %v", exs, err)
+	}
+	ex := exs[0]
+	if why := ex.missing(); why != "" {
+		t.Fatalf("%s (.ci/install installs Java's test libraries)", why)
+	}
+	sol := "src/main/java/RomanNumerals.java"
+	read := func(p string) []byte {
+		b, err := os.ReadFile(filepath.Join(ex.Dir, filepath.FromSlash(p)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return b
+	}
+	onlyOne := []byte("class RomanNumerals {\n    static String toRoman(int n) { return \"I\"; }\n    static int fromRoman(String s) { return 1; }\n}\n")
+	o := Options{Config: config.Defaults()}
+	for _, c := range []struct {
+		name   string
+		code   []byte
+		passed bool
+		want   []string
+	}{
+		{"stub", read(sol), false, []string{"one() ✘"}},
+		{"first test only", onlyOne, false, []string{"one() ✔", "fourAndNine() ✘", "rejectsWhatIsNotANumeral() ✘"}},
+		{"reference", read(".meta/src/reference/java/RomanNumerals.java"), true, []string{"one() ✔", "readsBack() ✔", "rejectsWhatIsNotANumeral() ✔"}},
+	} {
+		passed, out, err := ex.grade(context.Background(), o, filepath.Join(t.TempDir(), "grade"), map[string][]byte{sol: c.code}, nil)
+		if err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		if passed != c.passed {
+			t.Errorf("%s: passed %v\n%s", c.name, passed, out)
+		}
+		for _, w := range c.want {
+			if !strings.Contains(out, w) {
+				t.Errorf("%s: no %q in\n%s", c.name, w, out)
+			}
+		}
+	}
+	got := parseJUnitTree("│  └─ T ✔\n│     ├─ a() ✔\n│     ├─ b(int) ✘ expected: <1>\n│     └─ c() ↷ off\n")
+	if !reflect.DeepEqual(got, map[string]string{"a()": TestPass, "b(int)": TestFail, "c()": TestSkip}) {
+		t.Errorf("tree: %v", got)
+	}
+}
