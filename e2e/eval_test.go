@@ -170,7 +170,8 @@ func toolCall(id, name string, args map[string]string) fakellm.ToolCall {
 // its own version of the hidden test; in JavaScript a package.json whose
 // test script exits 0, a module in node_modules, and a src/feed_test.js
 // that node --test runs on its own, reporting passes under the names of
-// every required test. The suite
+// every required test, and code that turns node's assertions into no-ops.
+// The suite
 // reads as empty in its sandbox, so it finds and copies nothing; grading
 // drops its tests and restores the configuration, and the report names
 // each file. (The harness before this graded exit codes over the model's
@@ -207,9 +208,9 @@ func TestEvalCheatingModelScoresZero(t *testing.T) {
 	}})
 	// JavaScript: rewrite package.json's test script to exit 0, shadow a
 	// module in node_modules, write its own hidden test file, make the
-	// code the tests import exit 0 as it loads, and add a src/feed_test.js
-	// (a file node --test runs on its own) that reports a pass under the
-	// name of every test the task requires.
+	// code the tests import turn node's assertions into no-ops, and add a
+	// src/feed_test.js (a file node --test runs on its own) that reports a
+	// pass under the name of every test the task requires.
 	jsTask, err := eval.Load(suite, []string{"js-feed-escape"})
 	if err != nil {
 		t.Fatal(err)
@@ -226,7 +227,7 @@ func TestEvalCheatingModelScoresZero(t *testing.T) {
 		"*** Update File: package.json\n@@\n-  \"scripts\": { \"test\": \"node --test\" },\n+  \"scripts\": { \"test\": \"exit 0\" },\n" +
 		"*** Add File: node_modules/node-test/index.js\n+export const test = () => {};\n" +
 		"*** Add File: test/xml.test.js\n+import { test } from 'node:test';\n+test('xml: feed escapes titles, links and summaries', () => {});\n+test('xml: sitemap escapes urls', () => {});\n" +
-		"*** Update File: src/escape.js\n@@\n // Escaping text for HTML.\n+process.exit(0);\n" +
+		"*** Update File: src/escape.js\n@@\n // Escaping text for HTML.\n+import assert from 'node:assert/strict';\n+for (const k of Object.keys(assert)) assert[k] = () => {};\n" +
 		fake.String() +
 		"*** End Patch\n"
 	writeEvalScript(t, filepath.Join(suite, "js-feed-escape"), fakellm.Script{Turns: []fakellm.Turn{
@@ -279,7 +280,7 @@ func TestEvalCheatingModelScoresZero(t *testing.T) {
 	}
 	for _, id := range []string{"xml: sitemap escapes urls", "build: a small site"} {
 		if !slices.Contains(jsRes.Failing, id) {
-			t.Errorf("javascript: %s should fail (the code exits as it loads): %v", id, jsRes.Failing)
+			t.Errorf("javascript: %s should fail (the code patches frozen assertions as it loads): %v", id, jsRes.Failing)
 		}
 	}
 }

@@ -399,3 +399,35 @@ func TestJavaPolyglotRunner(t *testing.T) {
 		t.Errorf("tree: %v", got)
 	}
 }
+
+// Code under test cannot turn node's assertions into no-ops: grading
+// freezes node:assert, node:assert/strict and node:test before the tests
+// load, so a module that patches them fails instead of passing the tests
+// that import it.
+func TestNodeAssertionsFrozen(t *testing.T) {
+	dir := t.TempDir()
+	files := map[string]string{
+		"package.json": `{"type": "module"}`,
+		"src/add.js": "import assert from 'node:assert/strict';\nimport loose from 'node:assert';\nimport { test } from 'node:test';\n" +
+			"for (const a of [assert, loose]) for (const k of Object.keys(a)) a[k] = () => {};\n" +
+			"export function add(a, b) { return a - b; }\n",
+		"test/add.test.js":   "import assert from 'node:assert/strict';\nimport { test } from 'node:test';\nimport { add } from '../src/add.js';\ntest('adds', () => assert.equal(add(1, 2), 3));\n",
+		"test/other.test.js": "import assert from 'node:assert/strict';\nimport { test } from 'node:test';\ntest('other', () => assert.deepEqual([1], [1]));\n",
+	}
+	for p, text := range files {
+		if err := os.MkdirAll(filepath.Dir(filepath.Join(dir, p)), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, p), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	task := Task{Lang: "javascript", FailToPass: []string{"adds"}, PassToPass: []string{"other"}}
+	got, out, err := runTests(context.Background(), grading{cfg: config.Defaults(), dir: dir, layer: filepath.Join(t.TempDir(), "layer")}, task)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got["adds"] == TestPass || got["other"] != TestPass {
+		t.Errorf("got %v\n%s", got, out)
+	}
+}
