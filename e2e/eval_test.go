@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -166,14 +167,18 @@ func toolCall(id, name string, args map[string]string) fakellm.ToolCall {
 // copies them and the fixed project out of the suite, plants a TestMain
 // that exits 0, code that exits 0 as it loads (Go and Python), a go.mod
 // replace, a shadow unittest module, a conftest.py, a sitecustomize.py and
-// its own version of the hidden test. The suite
+// its own version of the hidden test; in JavaScript a package.json whose
+// test script exits 0, a module in node_modules, and a src/feed_test.js
+// that node --test runs on its own, reporting passes under the names of
+// every required test, and code that turns node's assertions into no-ops.
+// The suite
 // reads as empty in its sandbox, so it finds and copies nothing; grading
 // drops its tests and restores the configuration, and the report names
 // each file. (The harness before this graded exit codes over the model's
 // tree, with the suite readable: every one of these cheats passed there.)
 func TestEvalCheatingModelScoresZero(t *testing.T) {
 	evalFullPassOnly(t)
-	suite := evalSuite(t, "ledger-leap-century", "todo-next-weekday")
+	suite := evalSuite(t, "ledger-leap-century", "todo-next-weekday", "js-feed-escape")
 	goSteal := "find / -name leap_test.go -not -path '/proc/*' 2>/dev/null > found.txt; " +
 		"cat " + filepath.Join(suite, "ledger-leap-century", "hidden", "date", "leap_test.go") + " > date/stolen_test.go; " +
 		"cp " + filepath.Join(suite, "_projects", "ledger", "date", "date.go") + " date/date.go; true"
@@ -201,8 +206,37 @@ func TestEvalCheatingModelScoresZero(t *testing.T) {
 		{ToolCalls: []fakellm.ToolCall{toolCall("c2", "apply_patch", map[string]string{"input": pyPlant})}},
 		{Text: "Done."},
 	}})
+	// JavaScript: rewrite package.json's test script to exit 0, shadow a
+	// module in node_modules, write its own hidden test file, make the
+	// code the tests import turn node's assertions into no-ops, and add a
+	// src/feed_test.js (a file node --test runs on its own) that reports a
+	// pass under the name of every test the task requires.
+	jsTask, err := eval.Load(suite, []string{"js-feed-escape"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var fake strings.Builder
+	fake.WriteString("*** Add File: src/feed_test.js\n+import { test } from 'node:test';\n")
+	for _, id := range slices.Concat(jsTask[0].FailToPass, jsTask[0].PassToPass) {
+		fmt.Fprintf(&fake, "+test(%q, () => {});\n", id)
+	}
+	jsSteal := "find / -name xml.test.js -not -path '/proc/*' 2>/dev/null > found.txt; " +
+		"cat " + filepath.Join(suite, "js-feed-escape", "hidden", "test", "xml.test.js") + " > stolen.txt; " +
+		"cp " + filepath.Join(suite, "_projects", "sitegen", "src", "feed.js") + " src/feed.js; true"
+	jsPlant := "*** Begin Patch\n" +
+		"*** Update File: package.json\n@@\n-  \"scripts\": { \"test\": \"node --test\" },\n+  \"scripts\": { \"test\": \"exit 0\" },\n" +
+		"*** Add File: node_modules/node-test/index.js\n+export const test = () => {};\n" +
+		"*** Add File: test/xml.test.js\n+import { test } from 'node:test';\n+test('xml: feed escapes titles, links and summaries', () => {});\n+test('xml: sitemap escapes urls', () => {});\n" +
+		"*** Update File: src/escape.js\n@@\n // Escaping text for HTML.\n+import assert from 'node:assert/strict';\n+for (const k of Object.keys(assert)) assert[k] = () => {};\n" +
+		fake.String() +
+		"*** End Patch\n"
+	writeEvalScript(t, filepath.Join(suite, "js-feed-escape"), fakellm.Script{Turns: []fakellm.Turn{
+		{ToolCalls: []fakellm.ToolCall{toolCall("c1", "run_command", map[string]string{"command": jsSteal}), toolCall("r1", "read_file", map[string]string{"path": "src/escape.js"}), toolCall("r2", "read_file", map[string]string{"path": "package.json"})}},
+		{ToolCalls: []fakellm.ToolCall{toolCall("c2", "apply_patch", map[string]string{"input": jsPlant})}},
+		{Text: "Done."},
+	}})
 	rep := runEval(t, "--scripted", "--keep", "--suite", suite)
-	if rep.Total.Passed != 0 || rep.Total.Tasks != 2 {
+	if rep.Total.Passed != 0 || rep.Total.Tasks != 3 {
 		t.Fatalf("the cheating model passed %d of %d tasks: %+v", rep.Total.Passed, rep.Total.Tasks, rep.Results)
 	}
 	for _, r := range rep.Results {
@@ -230,6 +264,24 @@ func TestEvalCheatingModelScoresZero(t *testing.T) {
 	stolen, _ := os.ReadFile(filepath.Join(pyRes.Dir, "work", "stolen.py"))
 	if len(stolen) != 0 {
 		t.Errorf("the model read the hidden test:\n%s", stolen)
+	}
+	jsRes := result(t, rep, "js-feed-escape")
+	if !slices.Equal(jsRes.Change.Dropped, []string{"src/feed_test.js", "test/xml.test.js"}) || !slices.Equal(jsRes.Change.Restored, []string{"package.json"}) || !slices.Equal(jsRes.Change.Applied, []string{"found.txt", "src/escape.js", "stolen.txt"}) {
+		t.Errorf("javascript: %+v", jsRes.Change)
+	}
+	if stolen, _ := os.ReadFile(filepath.Join(jsRes.Dir, "work", "stolen.txt")); len(stolen) != 0 {
+		t.Errorf("the model read the hidden test:\n%s", stolen)
+	}
+	if b, err := os.ReadFile(filepath.Join(jsRes.Dir, "grade", "package.json")); err != nil || !strings.Contains(string(b), `"test": "node --test"`) {
+		t.Errorf("package.json not restored in the grading copy: %s (%v)", b, err)
+	}
+	if _, err := os.Stat(filepath.Join(jsRes.Dir, "grade", "node_modules")); err == nil {
+		t.Error("the model's node_modules reached the grading copy")
+	}
+	for _, id := range []string{"xml: sitemap escapes urls", "build: a small site"} {
+		if !slices.Contains(jsRes.Failing, id) {
+			t.Errorf("javascript: %s should fail (the code patches frozen assertions as it loads): %v", id, jsRes.Failing)
+		}
 	}
 }
 
@@ -281,7 +333,7 @@ func TestEvalPolyglotScripted(t *testing.T) {
 	}})
 	rep := runEval(t, "polyglot", "--scripted", root)
 	p := rep.Polyglot
-	if p == nil || p.TestsVisible || p.Tries != 2 || len(rep.Results) != 7 {
+	if p == nil || p.TestsVisible || p.Tries != 2 || len(rep.Results) != 8 {
 		t.Fatalf("report: %+v, %d results", p, len(rep.Results))
 	}
 	for _, r := range rep.Results {
@@ -296,8 +348,17 @@ func TestEvalPolyglotScripted(t *testing.T) {
 			t.Errorf("%s: passed on try %d (want %d), tries %v, sealed %v: %s\n%s", r.Task, r.PassedOnTry, want, r.Tries, r.Sealed, r.Error, r.TestOutput)
 		}
 	}
-	if g, py := p.ByLang["go"], p.ByLang["python"]; g.Exercises != 2 || g.Try1 != 1 || g.Try2 != 1 || py.Try1 != 1 || py.Try2 != 2 || p.Total.Exercises != 7 || p.Total.Try2 != 6 {
+	if g, py := p.ByLang["go"], p.ByLang["python"]; g.Exercises != 2 || g.Try1 != 1 || g.Try2 != 1 || py.Try1 != 1 || py.Try2 != 2 || p.Total.Exercises != 8 || p.Total.Try2 != 7 {
 		t.Errorf("rates: %+v", p)
+	}
+	// Java runs (javac and JUnit's console launcher from Debian's
+	// packages, gradle's wrapper needing the network), every test of it:
+	// the @Disabled marks are removed before grading.
+	if j := p.ByLang["java"]; j.Exercises != 1 || j.Try1 != 1 {
+		t.Errorf("java rates: %+v", j)
+	}
+	if r := result(t, rep, "java/roman-numerals"); !slices.Equal(r.Change.Applied, []string{"src/main/java/RomanNumerals.java"}) || !strings.Contains(r.TestOutput, "rejectsWhatIsNotANumeral() ✔") {
+		t.Errorf("java: %+v\n%s", r.Change, r.TestOutput)
 	}
 	if r := result(t, rep, "rust/run-length"); !slices.Equal(r.Change.Applied, []string{"src/lib.rs"}) {
 		t.Errorf("rust change: %+v", r.Change)

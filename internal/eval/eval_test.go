@@ -93,17 +93,18 @@ func checkTask(t *testing.T, cfg config.Config, task Task) {
 }
 
 // The suite measures the model, not the loop: at least 20 tasks on
-// projects of 30 source files or more, a third of the fixes touching two
-// files or more, and no prompt naming a file the fix changes.
+// projects of 30 source files or more (tests not counted), a third of the
+// fixes touching two files or more, and no prompt naming a file the fix
+// changes.
 func TestSuiteShape(t *testing.T) {
 	tasks, err := Load(suite, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	multi := 0
-	projects := map[string]bool{}
+	projects := map[string]string{} // directory → language
 	for _, task := range tasks {
-		projects[filepath.Join(task.Dir, task.Project)] = true
+		projects[filepath.Join(task.Dir, task.Project)] = task.Lang
 		var changed []string
 		base := filepath.Join(task.Dir, "base")
 		_ = filepath.WalkDir(base, func(p string, d os.DirEntry, err error) error {
@@ -131,16 +132,17 @@ func TestSuiteShape(t *testing.T) {
 	if len(tasks) < 20 || 3*multi < len(tasks) {
 		t.Errorf("%d tasks, %d with fixes in two files or more", len(tasks), multi)
 	}
-	for p := range projects {
+	for dir, lang := range projects {
 		n := 0
-		_ = filepath.WalkDir(p, func(p string, d os.DirEntry, err error) error {
-			if err == nil && !d.IsDir() && slices.Contains([]string{".go", ".py", ".js"}, filepath.Ext(p)) {
+		_ = filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
+			rel, _ := filepath.Rel(dir, p)
+			if err == nil && !d.IsDir() && slices.Contains([]string{".go", ".py", ".js"}, filepath.Ext(p)) && !matchAny(defaultTestPatterns[lang], filepath.ToSlash(rel)) {
 				n++
 			}
 			return nil
 		})
 		if n < 30 {
-			t.Errorf("%s: %d source files", p, n)
+			t.Errorf("%s: %d source files that are not tests", dir, n)
 		}
 	}
 	if _, err := Load(suite, []string{"no-such-task"}); err == nil || !strings.Contains(err.Error(), "no such task") {
@@ -203,6 +205,16 @@ func TestSortChange(t *testing.T) {
 	if !reflect.DeepEqual(c, want) {
 		t.Errorf("got %+v\nwant %+v", c, want)
 	}
+	// Every file node --test would run on its own is a test: a model's
+	// src/feed_test.js could report passes under the hidden tests' names.
+	orig = map[string][]byte{"package.json": []byte(`{"scripts":{"test":"node --test"}}`), "src/feed.js": []byte("a")}
+	work = map[string][]byte{"package.json": []byte(`{"scripts":{"test":"exit 0"}}`), "src/feed.js": []byte("b"),
+		"src/feed_test.js": nil, "src/feed-test.mjs": nil, "src/test-feed.cjs": nil, "test.js": nil, "lib/a.test.js": nil, "test/xml.test.js": nil, "src/testing.js": nil}
+	c = sortChange(orig, work, defaultTestPatterns["javascript"], nil)
+	want = Change{Applied: []string{"src/feed.js", "src/testing.js"}, Dropped: []string{"lib/a.test.js", "src/feed-test.mjs", "src/feed_test.js", "src/test-feed.cjs", "test.js", "test/xml.test.js"}, Restored: []string{"package.json"}}
+	if !reflect.DeepEqual(c, want) {
+		t.Errorf("javascript: got %+v\nwant %+v", c, want)
+	}
 }
 
 func TestRunnerReports(t *testing.T) {
@@ -216,8 +228,8 @@ build failed
 	if !reflect.DeepEqual(got, map[string]string{"a:TestX": TestPass, ".:TestY/sub": TestFail, ".:TestZ": TestSkip}) || !strings.Contains(text, "build failed") || !strings.Contains(text, "--- PASS: TestX") {
 		t.Errorf("go: %v\n%s", got, text)
 	}
-	got = parseTAP("TAP version 13\n# Subtest: adds\nok 1 - adds\n    not ok 2 - nested one\nok 3 - later # SKIP not now\n")
-	if !reflect.DeepEqual(got, map[string]string{"adds": TestPass, "nested one": TestFail, "later": TestSkip}) {
+	got = parseTAP("TAP version 13\n# Subtest: adds\nok 1 - adds\n    not ok 2 - nested one\nok 3 - later # SKIP not now\nnot ok 4 - twice\nok 5 - twice\nok 6 - nested one\n")
+	if !reflect.DeepEqual(got, map[string]string{"adds": TestPass, "nested one": TestFail, "later": TestSkip, "twice": TestFail}) {
 		t.Errorf("tap: %v", got)
 	}
 	got = parseLibtest("running 3 tests\ntest encodes ... ok\ntest tests::decodes ... FAILED\ntest slow ... ignored\n")
@@ -332,5 +344,90 @@ func TestTypeScriptRunner(t *testing.T) {
 	}
 	if got["adds"] != TestPass || got["is wrong"] != TestFail {
 		t.Errorf("%v\n%s", got, out)
+	}
+}
+
+// The Java path of the polyglot runner, graded as a run grades: the stub
+// fails; a solution that passes only the first test (the one the
+// exercise leaves enabled) fails too, since every @Disabled mark is
+// removed; the reference solution passes, each test read from the
+// launcher's report.
+func TestJavaPolyglotRunner(t *testing.T) {
+	exs, err := LoadPolyglot(filepath.Join(suite, "_polyglot"), []string{"java"})
+	if err != nil || len(exs) != 1 {
+		t.Fatalf("%v %v", exs, err)
+	}
+	ex := exs[0]
+	if why := ex.missing(); why != "" {
+		t.Fatalf("%s (.ci/install installs Java's test libraries)", why)
+	}
+	sol := "src/main/java/RomanNumerals.java"
+	read := func(p string) []byte {
+		b, err := os.ReadFile(filepath.Join(ex.Dir, filepath.FromSlash(p)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return b
+	}
+	onlyOne := []byte("class RomanNumerals {\n    static String toRoman(int n) { return \"I\"; }\n    static int fromRoman(String s) { return 1; }\n}\n")
+	o := Options{Config: config.Defaults()}
+	for _, c := range []struct {
+		name   string
+		code   []byte
+		passed bool
+		want   []string
+	}{
+		{"stub", read(sol), false, []string{"one() ✘"}},
+		{"first test only", onlyOne, false, []string{"one() ✔", "fourAndNine() ✘", "rejectsWhatIsNotANumeral() ✘"}},
+		{"reference", read(".meta/src/reference/java/RomanNumerals.java"), true, []string{"one() ✔", "readsBack() ✔", "rejectsWhatIsNotANumeral() ✔"}},
+	} {
+		passed, out, err := ex.grade(context.Background(), o, filepath.Join(t.TempDir(), "grade"), map[string][]byte{sol: c.code}, nil)
+		if err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		if passed != c.passed {
+			t.Errorf("%s: passed %v\n%s", c.name, passed, out)
+		}
+		for _, w := range c.want {
+			if !strings.Contains(out, w) {
+				t.Errorf("%s: no %q in\n%s", c.name, w, out)
+			}
+		}
+	}
+	got := parseJUnitTree("│  └─ T ✔\n│     ├─ a() ✔\n│     ├─ b(int) ✘ expected: <1>\n│     └─ c() ↷ off\n")
+	if !reflect.DeepEqual(got, map[string]string{"a()": TestPass, "b(int)": TestFail, "c()": TestSkip}) {
+		t.Errorf("tree: %v", got)
+	}
+}
+
+// Code under test cannot turn node's assertions into no-ops: grading
+// freezes node:assert, node:assert/strict and node:test before the tests
+// load, so a module that patches them fails instead of passing the tests
+// that import it.
+func TestNodeAssertionsFrozen(t *testing.T) {
+	dir := t.TempDir()
+	files := map[string]string{
+		"package.json": `{"type": "module"}`,
+		"src/add.js": "import assert from 'node:assert/strict';\nimport loose from 'node:assert';\nimport { test } from 'node:test';\n" +
+			"for (const a of [assert, loose]) for (const k of Object.keys(a)) a[k] = () => {};\n" +
+			"export function add(a, b) { return a - b; }\n",
+		"test/add.test.js":   "import assert from 'node:assert/strict';\nimport { test } from 'node:test';\nimport { add } from '../src/add.js';\ntest('adds', () => assert.equal(add(1, 2), 3));\n",
+		"test/other.test.js": "import assert from 'node:assert/strict';\nimport { test } from 'node:test';\ntest('other', () => assert.deepEqual([1], [1]));\n",
+	}
+	for p, text := range files {
+		if err := os.MkdirAll(filepath.Dir(filepath.Join(dir, p)), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, p), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	task := Task{Lang: "javascript", FailToPass: []string{"adds"}, PassToPass: []string{"other"}}
+	got, out, err := runTests(context.Background(), grading{cfg: config.Defaults(), dir: dir, layer: filepath.Join(t.TempDir(), "layer")}, task)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got["adds"] == TestPass || got["other"] != TestPass {
+		t.Errorf("got %v\n%s", got, out)
 	}
 }

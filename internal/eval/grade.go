@@ -7,6 +7,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -83,7 +84,17 @@ func runTests(ctx context.Context, g grading, t Task) (map[string]string, string
 				return nil, err.Error(), nil
 			}
 		}
-		res, err := g.run(ctx, append([]string{"node", "--test", "--test-reporter=tap"}, nodeConcurrency()...), "")
+		guard, err := os.MkdirTemp("", "agentls-eval-node-")
+		if err != nil {
+			return nil, "", err
+		}
+		defer os.RemoveAll(guard)
+		frozen := filepath.Join(guard, "frozen.mjs")
+		if err := os.WriteFile(frozen, []byte(nodeFrozen), 0o444); err != nil {
+			return nil, "", err
+		}
+		argv := append([]string{"node", "--import", (&url.URL{Scheme: "file", Path: filepath.ToSlash(frozen)}).String(), "--test", "--test-reporter=tap"}, nodeConcurrency()...)
+		res, err := g.run(ctx, argv, "", guard)
 		if err != nil {
 			return nil, "", err
 		}
@@ -125,6 +136,18 @@ func goPackages(t Task) []string {
 	slices.Sort(pkgs)
 	return pkgs
 }
+
+// nodeFrozen is a module node loads in every test process before the
+// tests (--import, from outside the grading copy): it freezes the
+// assertion modules and node:test, so code under test that the tests
+// import cannot turn their assertions into no-ops (assert.equal = () => {}).
+const nodeFrozen = `import assert from 'node:assert';
+import strict from 'node:assert/strict';
+import * as nodeTest from 'node:test';
+for (const o of [assert, strict, nodeTest.default, nodeTest.test, nodeTest.describe, nodeTest.it]) {
+  if (o) Object.freeze(o);
+}
+`
 
 // nodeConcurrency runs several test files at once where node can (20.10
 // and later): by default it runs one fewer than the cores, one on a
@@ -253,20 +276,25 @@ func runPython(ctx context.Context, g grading, ids []string) (map[string]string,
 var tapLine = regexp.MustCompile(`^\s*(ok|not ok) \d+ - (.*?)(\s+#\s*(SKIP|TODO).*)?$`)
 
 // parseTAP reads node --test's TAP report: the test's name → outcome.
+// A name reported more than once keeps its worst outcome: a test that
+// failed stays failed whatever else reports a pass under its name.
 func parseTAP(out string) map[string]string {
 	got := map[string]string{}
+	rank := map[string]int{TestPass: 0, TestSkip: 1, TestFail: 2}
 	for _, l := range strings.Split(out, "\n") {
 		m := tapLine.FindStringSubmatch(l)
 		if m == nil {
 			continue
 		}
+		outcome := TestFail
 		switch {
 		case m[4] != "":
-			got[m[2]] = TestSkip
+			outcome = TestSkip
 		case m[1] == "ok":
-			got[m[2]] = TestPass
-		default:
-			got[m[2]] = TestFail
+			outcome = TestPass
+		}
+		if prev, ok := got[m[2]]; !ok || rank[outcome] > rank[prev] {
+			got[m[2]] = outcome
 		}
 	}
 	return got

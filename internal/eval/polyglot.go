@@ -193,9 +193,12 @@ func (e Exercise) missing() string {
 			miss = append(miss, p)
 		}
 	}
-	if e.Lang == "java" && !exists(filepath.Join(e.Dir, "gradlew")) {
-		if _, err := exec.LookPath("gradle"); err != nil {
-			miss = append(miss, "gradle (or the exercise's gradlew)")
+	if e.Lang == "java" {
+		if _, err := exec.LookPath("javac"); err != nil {
+			miss = append(miss, "javac")
+		}
+		if _, _, ok := javaRunner(e.Dir); !ok {
+			miss = append(miss, "gradle (nor JUnit's console launcher in "+javaLibs+", Debian's junit5, nor the exercise's gradlew)")
 		}
 	}
 	if len(miss) == 0 {
@@ -416,10 +419,7 @@ func (ex Exercise) grade(ctx context.Context, o Options, dir string, work map[st
 			shell = "mkdir -p build && cd build && cmake -DEXERCISM_RUN_ALL_TESTS=1 .. && make"
 		}
 	case "java":
-		argv = []string{"gradle", "test", "--offline"}
-		if exists(filepath.Join(dir, "gradlew")) {
-			argv[0] = "./gradlew"
-		}
+		argv, shell, _ = javaRunner(dir)
 	}
 	res, err := g.run(ctx, argv, shell)
 	if err != nil {
@@ -434,6 +434,8 @@ func (ex Exercise) grade(ctx context.Context, o Options, dir string, work map[st
 		got = parseLibtest(out)
 	case "javascript":
 		got = parseTAP(out)
+	case "java":
+		got = parseJUnitTree(out)
 	}
 	passed := res.ExitCode == 0 && !res.TimedOut
 	if ex.Lang == "go" || ex.Lang == "rust" {
@@ -442,6 +444,63 @@ func (ex Exercise) grade(ctx context.Context, o Options, dir string, work map[st
 		passed = passed && allPassed(got)
 	}
 	return passed, clean(out, dir, ex.Name), nil
+}
+
+// javaLibs is where Debian's packages put Java libraries: junit5 the JUnit
+// Platform's console launcher, libassertj-core-java AssertJ, junit4 JUnit 4
+// (testdata/eval/install.sh installs them).
+var javaLibs = "/usr/share/java"
+
+// javaTestLibs are the libraries an exercise's tests may use besides
+// JUnit 5 (Aider's Java exercises assert with AssertJ; older ones are
+// JUnit 4 tests, which the launcher's vintage engine runs).
+var javaTestLibs = []string{"assertj-core.jar", "junit4.jar", "hamcrest-core.jar"}
+
+// javaRunner is how a Java exercise's tests run. Gradle on PATH runs them
+// as Aider's benchmark does (gradle test --offline). Without it, when
+// JUnit's console launcher is installed, javac compiles src/main/java and
+// src/test/java and the launcher runs every test: the exercise's gradlew
+// would download Gradle first, which a machine without the network cannot.
+// The exercise's gradlew is the last resort. ok is false when none is
+// there.
+func javaRunner(dir string) (argv []string, shell string, ok bool) {
+	if _, err := exec.LookPath("gradle"); err == nil {
+		return []string{"gradle", "test", "--offline"}, "", true
+	}
+	launcher := filepath.Join(javaLibs, "junit-platform-console-standalone.jar")
+	if exists(launcher) {
+		cp := []string{"build/classes"}
+		for _, j := range javaTestLibs {
+			if p := filepath.Join(javaLibs, j); exists(p) {
+				cp = append(cp, p)
+			}
+		}
+		q := func(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }
+		tests := q(strings.Join(append([]string{"build/test-classes"}, cp...), ":"))
+		shell = "set -e; rm -rf build/classes build/test-classes; mkdir -p build/classes build/test-classes\n" +
+			"javac -encoding UTF-8 -d build/classes $(find src/main/java -name '*.java')\n" +
+			"javac -encoding UTF-8 -d build/test-classes -cp " + q(strings.Join(append(cp, launcher), ":")) + " $(find src/test/java -name '*.java')\n" +
+			"java -jar " + q(launcher) + " --disable-banner --disable-ansi-colors --details=tree --fail-if-no-tests -cp " + tests + " --scan-class-path build/test-classes\n"
+		return nil, shell, true
+	}
+	if exists(filepath.Join(dir, "gradlew")) {
+		return []string{"./gradlew", "test", "--offline"}, "", true
+	}
+	return nil, "", false
+}
+
+var junitTreeLine = regexp.MustCompile(`─ (\S+\(.*\)) (✔|✘|↷)`)
+
+// parseJUnitTree reads the JUnit console launcher's tree: each test
+// method's outcome by its name (one() ✔, two() ✘ expected …, three() ↷).
+func parseJUnitTree(out string) map[string]string {
+	got := map[string]string{}
+	for _, l := range strings.Split(out, "\n") {
+		if m := junitTreeLine.FindStringSubmatch(l); m != nil {
+			got[m[1]] = map[string]string{"✔": TestPass, "✘": TestFail, "↷": TestSkip}[m[2]]
+		}
+	}
+	return got
 }
 
 // allPassed: at least one test ran and none failed.

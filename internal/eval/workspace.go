@@ -136,11 +136,20 @@ var configFiles = []string{
 var defaultTestPatterns = map[string][]string{
 	"go":         {"*_test.go", "testdata/"},
 	"python":     {"test_*.py", "*_test.py", "tests/", "test/"},
-	"ts":         {"*.test.ts", "*.test.js", "*.spec.ts", "*.spec.js", "test/", "tests/", "__tests__/"},
-	"javascript": {"*.test.js", "*.test.mjs", "*.spec.js", "test/", "tests/", "__tests__/"},
+	"ts":         append([]string{"*.test.ts", "*.spec.ts", "*.spec.js"}, nodeTestFiles...),
+	"javascript": append([]string{"*.spec.js", "*.spec.mjs", "*.spec.cjs"}, nodeTestFiles...),
 	"rust":       {"tests/"},
 	"cpp":        {"*_test.cpp", "test/", "tests/"},
 	"java":       {"src/test/"},
+}
+
+// nodeTestFiles are the files `node --test` runs when it is given none
+// (its documented default patterns): every one of them is a test, or a
+// file the model adds could report passes under the hidden tests' names.
+var nodeTestFiles = []string{
+	"*.test.js", "*.test.mjs", "*.test.cjs", "*-test.js", "*-test.mjs", "*-test.cjs",
+	"*_test.js", "*_test.mjs", "*_test.cjs", "test-*.js", "test-*.mjs", "test-*.cjs",
+	"test.js", "test.mjs", "test.cjs", "test/", "tests/", "__tests__/",
 }
 
 // matchAny reports whether rel (a slash path) matches one of the

@@ -1,6 +1,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 
+import { archive } from './archive.js';
+import { copyStatic } from './assets.js';
 import { published } from './collection.js';
 import { resolveConfig } from './config.js';
 import { formatDate } from './dates.js';
@@ -9,13 +11,17 @@ import { markdownFiles, writeFile } from './files.js';
 import { Layouts } from './layout.js';
 import { makePage } from './page.js';
 import { pagePath, paginate } from './paginate.js';
+import { redirectPage, redirects } from './redirects.js';
+import { relatedPages } from './related.js';
+import { searchIndex } from './search.js';
 import { sitemap } from './sitemap.js';
 import { tagIndex } from './tags.js';
 import { renderToc, tableOfContents } from './toc.js';
 
 // build renders the site in root: pages, the paginated index, tag pages,
-// feed.xml and sitemap.xml into the output directory. Returns what it
-// wrote, as paths relative to the output.
+// the archive, redirects from old URLs, feed.xml, sitemap.xml and
+// search.json into the output directory, then copies the static files.
+// Returns what it wrote, as paths relative to the output.
 export function build(root) {
   const configFile = path.join(root, 'site.json');
   const raw = fs.existsSync(configFile) ? JSON.parse(fs.readFileSync(configFile, 'utf8')) : {};
@@ -33,7 +39,7 @@ export function build(root) {
   for (const p of pages) {
     const toc = renderToc(tableOfContents(p.body));
     const date = p.date ? formatDate(p.date, 'long') : '';
-    emit(path.posix.join(p.url, 'index.html'), layouts.render('page', { site, page: p, toc, date, content: p.html }));
+    emit(path.posix.join(p.url, 'index.html'), layouts.render('page', { site, page: p, toc, date, related: relatedPages(p, pages), content: p.html }));
   }
   for (const pg of paginate(pages, site.perPage)) {
     emit(path.posix.join(pagePath('/', pg.number), 'index.html'), layouts.render('list', { site, pages: pg.items, pager: pg }));
@@ -41,7 +47,15 @@ export function build(root) {
   for (const t of tagIndex(pages)) {
     emit(`/tags/${t.slug}/index.html`, layouts.render('list', { site, pages: t.pages, tag: t.tag }));
   }
+  emit('/archive/index.html', layouts.render('list', { site, pages: pages.filter((p) => p.date), archive: archive(pages) }));
+  for (const r of redirects(pages)) {
+    emit(path.posix.join(r.from, 'index.html'), redirectPage(site, r.to));
+  }
   emit('/feed.xml', rssFeed(site, pages));
   emit('/sitemap.xml', sitemap(site, pages));
+  emit('/search.json', searchIndex(pages));
+  for (const f of copyStatic(path.join(root, site.static), out, written)) {
+    written.push(f);
+  }
   return written.map((w) => w.replace(/^\//, ''));
 }

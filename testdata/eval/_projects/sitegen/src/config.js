@@ -8,6 +8,7 @@ export const DEFAULTS = {
   content: 'content',
   layouts: 'layouts',
   output: 'public',
+  static: 'static',
   drafts: false,
 };
 

@@ -2,6 +2,11 @@
 
 const MONTHS = ['January', 'February', 'March', 'April', 'May', 'June', 'July', 'August', 'September', 'October', 'November', 'December'];
 
+// monthName is the English name of d's month.
+export function monthName(d) {
+  return MONTHS[d.getUTCMonth()];
+}
+
 export function isoDate(d) {
   return d.toISOString().slice(0, 10);
 }
@@ -13,7 +18,7 @@ export function formatDate(d, style = 'iso') {
     case 'iso':
       return isoDate(d);
     case 'long':
-      return `${MONTHS[d.getUTCMonth()]} ${d.getUTCDate()}, ${d.getUTCFullYear()}`;
+      return `${monthName(d)} ${d.getUTCDate()}, ${d.getUTCFullYear()}`;
     case 'rfc822':
       return d.toUTCString();
   }

@@ -39,7 +39,7 @@ test('build: a small site', () => {
   assert.equal(fs.readFileSync(path.join(pub, 'index.html'), 'utf8'), '[C][B]next:2');
   assert.equal(fs.readFileSync(path.join(pub, 'page/2/index.html'), 'utf8'), '[A]');
   assert.equal(fs.readFileSync(path.join(pub, 'tags/x/index.html'), 'utf8'), '[A]');
-  assert.match(out.text, /wrote 8 files/);
+  assert.match(out.text, /wrote 10 files/);
 });
 
 test('build: bad config', () => {

@@ -1,7 +1,7 @@
 """The commands, by name: each module has HELP, arguments(parser) and
 run(ctx, args)."""
 
-from todotxt.cli.commands import add, archive_cmd, depri, do, ls, pri, replace, report_cmd, rm
+from todotxt.cli.commands import add, archive_cmd, depri, do, export_cmd, import_cmd, ls, pri, replace, report_cmd, rm
 
 COMMANDS = {
     "add": add,
@@ -13,4 +13,6 @@ COMMANDS = {
     "replace": replace,
     "archive": archive_cmd,
     "report": report_cmd,
+    "export": export_cmd,
+    "import": import_cmd,
 }
