@@ -51,6 +51,8 @@ type ScopeInput struct {
 //     (GoScope);
 //   - pytest: the test files that import a changed module, directly or
 //     through others, by the project's static import graph (PyScope);
+//   - python -m unittest: the same, among the test modules its discovery
+//     loads, run by name (UnittestScope);
 //   - npm test: the runner's related-tests mode (jest --findRelatedTests,
 //     vitest related), or for node's own runner the test files the JS/TS
 //     import graph leads to (JSScope);
@@ -69,8 +71,8 @@ func Scope(ctx context.Context, in ScopeInput) []Check {
 		return checks
 	}
 	var goScoped []string
-	goDone, pyDone, jsDone, rsDone := false, false, false, false
-	var py, js, rs scopeResult
+	goDone, pyDone, utDone, jsDone, rsDone := false, false, false, false, false
+	var py, ut, js, rs scopeResult
 	for i := range checks {
 		c := &checks[i]
 		switch {
@@ -90,6 +92,12 @@ func Scope(ctx context.Context, in ScopeInput) []Check {
 				py, pyDone = PyScope(in.Root, in.Changed, in.Unsaved), true
 			}
 			c.Command, c.Estimate = py.command(c.Full, "pytest -q", py.files), true
+		case unittestCheck(c.Full):
+			if !utDone {
+				ut, utDone = UnittestScope(in.Root, in.Changed, in.Unsaved), true
+			}
+			prefix, _ := unittestPrefix(c.Full)
+			c.Command, c.Estimate = ut.command(c.Full, prefix, ut.files), true
 		case c.Full == "npm test":
 			if !jsDone {
 				js, jsDone = JSScope(in.Root, in.Changed, in.Unsaved), true

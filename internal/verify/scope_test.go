@@ -244,7 +244,7 @@ func TestTscCheckFindsATypeErrorTwoImportsAway(t *testing.T) {
 }
 
 // linkTree makes dst a copy of src, hard-linking each file where it can.
-func linkTree(t *testing.T, src, dst string) {
+func linkTree(t testing.TB, src, dst string) {
 	t.Helper()
 	err := filepath.WalkDir(src, func(p string, d os.DirEntry, err error) error {
 		if err != nil {
@@ -262,7 +262,11 @@ func linkTree(t *testing.T, src, dst string) {
 		if err != nil {
 			return err
 		}
-		return os.WriteFile(to, b, 0o644)
+		fi, err := d.Info()
+		if err != nil {
+			return err
+		}
+		return os.WriteFile(to, b, fi.Mode().Perm())
 	})
 	if err != nil {
 		t.Fatal(err)
