@@ -190,7 +190,7 @@ func isNodeTest(rel string) bool {
 // names no source file (a directory, a pattern matching nothing), or every
 // test is selected.
 func jsNodeTests(root string, srcs []string, unsaved map[string][]byte, args []string) (sel []string, ok bool) {
-	files, ok := sourceFiles(root, unsaved, func(name string) bool { return name == "node_modules" || name == ".git" }, append(jsSourceExts, ".json")...)
+	files, ok := sourceFiles(root, unsaved, func(dir string) bool { b := pathpkg.Base(dir); return b == "node_modules" || b == ".git" }, append(jsSourceExts, ".json")...)
 	if !ok {
 		return nil, false
 	}

@@ -102,11 +102,13 @@ func pyScope(root string, changed []string, unsaved map[string][]byte, unittest 
 			}
 		}
 	}
-	skip := skipPyDir
+	skip := func(dir string) bool { return skipPyDir(pathpkg.Base(dir)) }
 	if unittest {
-		// Discovery enters every package; what no package holds it never
-		// loads, but a test module may still import it.
-		skip = func(name string) bool { return name == "__pycache__" || name == ".git" || name == "node_modules" }
+		// Discovery enters every package, whatever its name (a package
+		// named build is one), and nothing else.
+		skip = func(dir string) bool {
+			return skipPyDir(pathpkg.Base(dir)) && !isFile(root, pathpkg.Join(dir, "__init__.py")) && unsaved[pathpkg.Join(dir, "__init__.py")] == nil
+		}
 	}
 	files, ok := sourceFiles(root, unsaved, skip, ".py")
 	if !ok {

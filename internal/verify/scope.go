@@ -197,9 +197,9 @@ const maxScopeFiles = 20000
 
 // sourceFiles lists the files under root whose names end in one of exts,
 // as the checks will see them (unsaved's texts count as present), outside
-// the directories no test runner looks in. ok is false when the tree is
-// too large.
-func sourceFiles(root string, unsaved map[string][]byte, skip func(name string) bool, exts ...string) (files []string, ok bool) {
+// the directories no test runner looks in (skip, given a directory's
+// workspace-relative path). ok is false when the tree is too large.
+func sourceFiles(root string, unsaved map[string][]byte, skip func(dir string) bool, exts ...string) (files []string, ok bool) {
 	has := func(name string) bool {
 		for _, e := range exts {
 			if strings.HasSuffix(name, e) {
@@ -219,8 +219,10 @@ func sourceFiles(root string, unsaved map[string][]byte, skip func(name string) 
 			ok = false
 			return fs.SkipAll
 		}
+		rel, _ := filepath.Rel(root, p)
+		rel = filepath.ToSlash(rel)
 		if d.IsDir() {
-			if p != root && skip(d.Name()) {
+			if p != root && skip(rel) {
 				return fs.SkipDir
 			}
 			return nil
@@ -228,8 +230,6 @@ func sourceFiles(root string, unsaved map[string][]byte, skip func(name string) 
 		if !d.Type().IsRegular() || !has(d.Name()) {
 			return nil
 		}
-		rel, _ := filepath.Rel(root, p)
-		rel = filepath.ToSlash(rel)
 		seen[rel] = true
 		files = append(files, rel)
 		return nil
@@ -239,8 +239,8 @@ func sourceFiles(root string, unsaved map[string][]byte, skip func(name string) 
 			continue
 		}
 		skipped := false
-		for _, part := range strings.Split(pathpkg.Dir(rel), "/") {
-			if part != "." && skip(part) {
+		for dir := pathpkg.Dir(rel); dir != "." && dir != "/"; dir = pathpkg.Dir(dir) {
+			if skip(dir) {
 				skipped = true
 			}
 		}

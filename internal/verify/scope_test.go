@@ -114,6 +114,11 @@ var utTwoHops = map[string]string{
 	"tests/test_other.py": "import unittest\nfrom pkg import other\n\nclass T(unittest.TestCase):\n    def test_other(self):\n        self.assertEqual(other.other(), 5)\n",
 	// Not a package: discovery never loads it, so no scope selects it.
 	"scripts/test_stray.py": "import unittest\nfrom pkg import base\n\nclass T(unittest.TestCase):\n    def test_stray(self):\n        self.fail()\n",
+	// A package named like a build directory is still one discovery
+	// enters; a virtual environment is not.
+	"build/__init__.py":     "",
+	"build/test_built.py":   "import unittest\nfrom pkg.base import value\n\nclass T(unittest.TestCase):\n    def test_built(self):\n        self.assertEqual(value(), 1)\n",
+	".venv/lib/importer.py": "import importlib\n",
 	"README.md":             "# pkg\n",
 }
 
@@ -127,23 +132,23 @@ func TestUnittestScopeFindsAFailureTwoImportsAway(t *testing.T) {
 	if got := Detect(root); len(got) != 1 || got[0] != UnittestCheck {
 		t.Fatalf("Detect = %q", got)
 	}
-	if full := runOne(t, root, UnittestCheck, nil); !full.Passed || !strings.Contains(full.Output, "Ran 2 tests") {
+	if full := runOne(t, root, UnittestCheck, nil); !full.Passed || !strings.Contains(full.Output, "Ran 3 tests") {
 		t.Fatalf("the full run on the unchanged project: passed %v\n%s", full.Passed, full.Output)
 	}
 	broken := map[string][]byte{"pkg/base.py": []byte("def value():\n    return 2\n")}
 	c := scopeOf(t, root, UnittestCheck, []string{"pkg/base.py"}, broken)
-	if c.Command != "python3 -m unittest tests.test_top" || !c.Estimate {
+	if c.Command != "python3 -m unittest build.test_built tests.test_top" || !c.Estimate {
 		t.Fatalf("scope = %+v", c)
 	}
 	r := runOne(t, root, c.Command, broken)
-	if r.Passed || !strings.Contains(r.Output, "test_total") || !strings.Contains(r.Output, "Ran 1 test") {
+	if r.Passed || !strings.Contains(r.Output, "test_total") || !strings.Contains(r.Output, "test_built") || !strings.Contains(r.Output, "Ran 2 tests") {
 		t.Fatalf("scoped run: passed %v\n%s", r.Passed, r.Output)
 	}
 	if full := runOne(t, root, UnittestCheck, broken); full.Passed {
 		t.Fatalf("the full run passed:\n%s", full.Output)
 	}
 	// Options are kept; discover goes, since modules are named.
-	if c := scopeOf(t, root, "python -m unittest discover -v", []string{"pkg/base.py"}, broken); c.Command != "python -m unittest -v tests.test_top" {
+	if c := scopeOf(t, root, "python -m unittest discover -v", []string{"pkg/base.py"}, broken); c.Command != "python -m unittest -v build.test_built tests.test_top" {
 		t.Errorf("discover -v: scope = %+v", c)
 	}
 	for _, c := range []struct {
