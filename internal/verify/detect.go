@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"io/fs"
 	"os"
+	pathpkg "path"
 	"path/filepath"
 	"strings"
 )
@@ -64,6 +65,8 @@ func detect(root string, has func(exts ...string) bool) []string {
 	}
 	if (isFile(root, "pyproject.toml") || isFile(root, "pytest.ini")) && has(".py") {
 		cmds = append(cmds, "pytest -q")
+	} else if has(".py") && unittestProject(root) {
+		cmds = append(cmds, UnittestCheck)
 	}
 	if len(cmds) == 0 && targets["test"] {
 		cmds = append(cmds, "make test")
@@ -77,6 +80,52 @@ func detect(root string, has func(exts ...string) bool) []string {
 // the run) and checks again only what a change can affect. It is never
 // narrowed: the incremental build is tsc's own scope.
 const TscCheck = "node_modules/.bin/tsc --noEmit --incremental --tsBuildInfoFile node_modules/.cache/agentls/tsc.tsbuildinfo"
+
+// UnittestCheck runs a Python project's unittest tests by discovery from
+// the workspace root, for a project that has them and no pytest
+// configuration: the standard library's runner, nothing to install.
+const UnittestCheck = "python3 -m unittest"
+
+// unittestProject reports whether discovery from root finds a test module
+// (isUnittestModule) that uses unittest: its text names it. A project of
+// pytest-style tests with no configuration is not one (unittest would run
+// none of them).
+func unittestProject(root string) bool {
+	found, seen, read := false, 0, 0
+	_ = filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return nil
+		}
+		if seen++; seen > maxSourceScan || read >= 50 {
+			return fs.SkipAll
+		}
+		rel, _ := filepath.Rel(root, p)
+		rel = filepath.ToSlash(rel)
+		if d.IsDir() {
+			if p != root && !isFile(p, "__init__.py") {
+				return fs.SkipDir
+			}
+			return nil
+		}
+		if !d.Type().IsRegular() || !unittestNamed(rel) {
+			return nil
+		}
+		read++
+		if b, ok := readSource(root, rel, nil); ok && strings.Contains(string(b), "unittest") {
+			found = true
+			return fs.SkipAll
+		}
+		return nil
+	})
+	return found
+}
+
+// unittestNamed reports whether discovery loads a file of this name as a
+// test module (its directory aside).
+func unittestNamed(rel string) bool {
+	b := pathpkg.Base(rel)
+	return strings.HasPrefix(b, "test") && strings.HasSuffix(b, ".py") && pyIdentRE.MatchString(strings.TrimSuffix(b, ".py"))
+}
 
 // maxSourceScan bounds hasSource's walk: a tree that large is assumed to
 // hold sources rather than walked to its end.

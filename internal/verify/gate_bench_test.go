@@ -51,13 +51,17 @@ func BenchmarkGateOverhead(b *testing.B) {
 // BenchmarkGate reports the verify gate's checks after a one-file change,
 // scoped (Scope, its own time included) against the detected checks run
 // whole, on the projects genproj_test.go generates (50 modules, 200
-// tests, each test computing a loop: genLang.work): a change to
-// the leaf module and to the shared one, with the toolchain's caches warm
-// (the project was checked before the change) and cold (Go: an empty
-// build cache; Python: no __pycache__). Node keeps no cache between runs,
-// so JavaScript has only warm. Each iteration changes the module's NONCE
-// (an unsaved buffer), so every change is new to the caches. Metrics:
-// s-scoped, s-full, and x-full, their ratio. Run with -benchtime 1x.
+// tests, each test computing a loop: genLang.work): Python under pytest
+// and under unittest, JavaScript and TypeScript under node's runner
+// (TypeScript type-checked by tsc and run through tsx), and Go. A change
+// to the leaf module and to the shared one, with the toolchain's caches
+// warm (the project was checked before the change) and cold (Go: an empty
+// build cache; Python: no __pycache__; TypeScript: no tsc build
+// information and tsx's transform cache off). Node keeps no cache of its
+// own, so JavaScript has only warm. Each iteration changes the module's
+// NONCE (an unsaved buffer), so every change is new to the caches.
+// Metrics: s-scoped, s-full, and x-full, their ratio. Run with
+// -benchtime 1x.
 func BenchmarkGate(b *testing.B) {
 	for _, lang := range genLangs {
 		b.Run(lang.name, func(b *testing.B) {
@@ -66,15 +70,18 @@ func BenchmarkGate(b *testing.B) {
 			gocache := b.TempDir()
 			env := []string{"GOCACHE=" + gocache}
 			switch lang.name {
-			case "python":
-				// Warm: pytest ran on disk before (its __pycache__, the
-				// rewritten test modules included).
+			case "python", "python-unittest":
+				// Warm: the tests ran on disk before (their __pycache__,
+				// pytest's rewritten test modules included).
 				c := exec.Command("pytest", "-q", "-p", "no:cacheprovider")
+				if lang.name == "python-unittest" {
+					c = exec.Command("python3", "-m", "unittest", "-q")
+				}
 				c.Dir = root
 				if out, err := c.CombinedOutput(); err != nil {
 					b.Fatalf("%v\n%s", err, out)
 				}
-			case "go":
+			case "go", "typescript":
 				if _, err := Run(context.Background(), RunOptions{Root: root, Commands: lang.cmds, Env: env}); err != nil {
 					b.Fatal(err)
 				}
@@ -85,7 +92,7 @@ func BenchmarkGate(b *testing.B) {
 					module = "shared"
 				}
 				for _, cache := range []string{"warm", "cold"} {
-					if cache == "cold" && lang.name == "typescript" {
+					if cache == "cold" && lang.name == "javascript" {
 						continue
 					}
 					b.Run(change+"/"+cache, func(b *testing.B) {
@@ -103,9 +110,15 @@ func BenchmarkGate(b *testing.B) {
 							env := env
 							if cache == "cold" {
 								b.StopTimer()
-								if lang.name == "go" {
+								switch lang.name {
+								case "go":
 									env = []string{"GOCACHE=" + b.TempDir()}
-								} else {
+								case "typescript":
+									if err := os.RemoveAll(filepath.Join(root, "node_modules", ".cache")); err != nil {
+										b.Fatal(err)
+									}
+									env = []string{"TSX_DISABLE_CACHE=1"}
+								default:
 									removePycache(b, root)
 								}
 								b.StartTimer()

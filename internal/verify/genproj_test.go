@@ -2,6 +2,8 @@ package verify
 
 import (
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -35,19 +37,41 @@ func genValue(i, x int) int {
 }
 
 // genPython writes the Python package proj/ and its pytest files.
-func genPython(t testing.TB, root string, work int) {
+func genPython(t testing.TB, root string, work int) { genPy(t, root, work, false) }
+
+// genUnittest writes the same package with unittest's tests instead: no
+// pytest configuration, tests/ a package of unittest.TestCase modules, run
+// by `python3 -m unittest`.
+func genUnittest(t testing.TB, root string, work int) { genPy(t, root, work, true) }
+
+func genPy(t testing.TB, root string, work int, unittest bool) {
 	files := map[string]string{
 		"pyproject.toml":   "[project]\nname = \"proj\"\nversion = \"0\"\n\n[tool.pytest.ini_options]\npythonpath = [\".\"]\n",
 		"proj/__init__.py": "",
 		"proj/shared.py":   "NONCE = 0\n\n\ndef base(x):\n    return x + 1\n",
 	}
+	if unittest {
+		delete(files, "pyproject.toml")
+		files["tests/__init__.py"] = ""
+	}
 	testBody := func(call string, want []int) string {
 		var b strings.Builder
 		fmt.Fprintf(&b, "\n\ndef _work():\n    s = 0\n    for i in range(%d):\n        s += i\n    return s\n", work)
+		if unittest {
+			b.WriteString("\n\nclass Test(unittest.TestCase):\n")
+			for j, w := range want {
+				fmt.Fprintf(&b, "    def test_%d(self):\n        _work()\n        self.assertEqual(%s(%d), %d)\n\n", j, call, j, w)
+			}
+			return b.String()
+		}
 		for j, w := range want {
 			fmt.Fprintf(&b, "\n\ndef test_%d():\n    _work()\n    assert %s(%d) == %d\n", j, call, j, w)
 		}
 		return b.String()
+	}
+	if unittest {
+		body := testBody
+		testBody = func(call string, want []int) string { return "\nimport unittest\n" + body(call, want) }
 	}
 	files["tests/test_shared.py"] = "from proj import shared" + testBody("shared.base", []int{1, 2, 3, 4})
 	for i := range genModules {
@@ -122,6 +146,69 @@ func genJS(t testing.TB, root string, work int) {
 	}
 }
 
+// genTS writes the TypeScript modules src/*.ts, type-checked by the
+// project's tsc (tsconfig.json, node_modules/.bin/tsc: TscCheck), and
+// their node:test files test/*.test.ts, which the test script runs
+// through the tsx loader (`node --import tsx --test 'test/*.test.ts'`;
+// node 20 runs no TypeScript by itself). Imports name files without an
+// extension ('./shared' is shared.ts), as TypeScript's bundler resolution
+// and tsx allow. node_modules holds TypeScript and tsx as npm installs
+// them, from internal/verify/testdata/tsc (install.sh, run by
+// .ci/install).
+func genTS(t testing.TB, root string, work int) {
+	files := map[string]string{
+		"package.json":          `{"name":"proj","private":true,"type":"module","scripts":{"test":"node --import tsx --test test/*.test.ts"}}` + "\n",
+		"tsconfig.json":         `{"compilerOptions":{"strict":true,"target":"es2022","module":"esnext","moduleResolution":"bundler","noEmit":true,"skipLibCheck":true},"include":["src"]}` + "\n",
+		"src/shared.ts":         "export const NONCE = 0;\n\nexport function base(x: number): number {\n  return x + 1;\n}\n",
+		"node_modules/.bin/tsc": "#!/bin/sh\nexec node \"$(dirname \"$0\")/../typescript/bin/tsc\" \"$@\"\n",
+	}
+	testBody := func(imp, call string, want []int) string {
+		var b strings.Builder
+		fmt.Fprintf(&b, "import test from 'node:test';\nimport assert from 'node:assert/strict';\n%s\n\n", imp)
+		fmt.Fprintf(&b, "function work(): number {\n  let s = 0;\n  for (let i = 0; i < %d; i++) s += i;\n  return s;\n}\n", work)
+		for j, w := range want {
+			fmt.Fprintf(&b, "\ntest('case %d', () => {\n  work();\n  assert.equal(%s(%d), %d);\n});\n", j, call, j, w)
+		}
+		return b.String()
+	}
+	files["test/shared.test.ts"] = testBody("import { base } from '../src/shared';", "base", []int{1, 2, 3, 4})
+	for i := range genModules {
+		var b strings.Builder
+		if genImportsShared(i) {
+			b.WriteString("import { base } from './shared';\n")
+		}
+		if genChained(i) {
+			fmt.Fprintf(&b, "import { f as prev } from './m%02d';\n", i-1)
+		}
+		b.WriteString("\nexport const NONCE = 0;\n\nexport function f(x: number): number {\n")
+		if genImportsShared(i) {
+			fmt.Fprintf(&b, "  let v = base(x) * %d;\n", genFactor(i))
+		} else {
+			fmt.Fprintf(&b, "  let v = x * %d;\n", genFactor(i))
+		}
+		if genChained(i) {
+			b.WriteString("  v += prev(x);\n")
+		}
+		b.WriteString("  return v;\n}\n")
+		files[fmt.Sprintf("src/m%02d.ts", i)] = b.String()
+		files[fmt.Sprintf("test/m%02d.test.ts", i)] = testBody(fmt.Sprintf("import { f } from '../src/m%02d';", i), "f",
+			[]int{genValue(i, 0), genValue(i, 1), genValue(i, 2), genValue(i, 3)})
+	}
+	nm := filepath.Join("testdata", "tsc", "node_modules")
+	for _, pkg := range []string{"typescript", "tsx", "esbuild", "@esbuild"} {
+		if _, err := os.Stat(filepath.Join(nm, pkg)); err != nil {
+			t.Fatalf("TypeScript and tsx are not installed (internal/verify/testdata/tsc/install.sh, run by .ci/install): %v", err)
+		}
+		linkTree(t, filepath.Join(nm, pkg), filepath.Join(root, "node_modules", pkg))
+	}
+	for rel, text := range files {
+		writeFile(t, root, rel, text)
+	}
+	if err := os.Chmod(filepath.Join(root, "node_modules/.bin/tsc"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+}
+
 // genGo writes the Go module example.com/gen: packages shared and
 // m00…m48, each with 4 tests.
 func genGo(t testing.TB, root string, work int) {
@@ -184,6 +271,8 @@ type genLang struct {
 
 var genLangs = []genLang{
 	{"python", genPython, []string{"pytest -q"}, func(n string) string { return "proj/" + n + ".py" }, "NONCE = %d", 1_000_000},
-	{"typescript", genJS, []string{"npm test"}, func(n string) string { return "src/" + n + ".js" }, "export const NONCE = %d;", 10_000_000},
+	{"python-unittest", genUnittest, []string{UnittestCheck}, func(n string) string { return "proj/" + n + ".py" }, "NONCE = %d", 1_000_000},
+	{"javascript", genJS, []string{"npm test"}, func(n string) string { return "src/" + n + ".js" }, "export const NONCE = %d;", 10_000_000},
+	{"typescript", genTS, []string{TscCheck, "npm test"}, func(n string) string { return "src/" + n + ".ts" }, "export const NONCE = %d;", 10_000_000},
 	{"go", genGo, []string{"go build ./...", "go vet ./...", "go test ./..."}, func(n string) string { return n + "/" + n + ".go" }, "const Nonce = %d", 1_000_000},
 }

@@ -20,7 +20,12 @@ var (
 	// around it.
 	jsJestRE   = lazyRegexp(`^(?:npx\s+)?jest(?:\s+[-\w=./]+)*$`)
 	jsVitestRE = lazyRegexp(`^(?:npx\s+)?vitest(?:\s+run)?(?:\s+--[-\w=./]+)*$`)
-	jsNodeRE   = lazyRegexp(`^node(?:\s+--[-\w=./]+)*$`)
+	// jsNodeOptRE, jsNodeValueRE, jsNodeArgRE: the words of a `node
+	// --test` script Scope reuses verbatim in its own command, so none
+	// that the shell would read otherwise (quotes, $, ;, braces…).
+	jsNodeOptRE   = lazyRegexp(`^--[-\w=./@:]+$`)
+	jsNodeValueRE = lazyRegexp(`^[\w@.][-\w=./@:]*$`)
+	jsNodeArgRE   = lazyRegexp(`^[\w.*?][-\w./*?]*$`)
 )
 
 // jsConfig reports whether a changed file configures the JS/TS build or
@@ -52,9 +57,11 @@ func isJSSource(rel string) bool {
 // JSScope narrows `npm test` to the tests a change reaches. Where the
 // test script is the runner alone: jest runs with --findRelatedTests and
 // vitest as `vitest related`, each following the imports itself; node's
-// own runner (`node --test`) runs the test files it would find that reach
-// a changed file through static imports (import/export … from, require and
-// import() of a literal). The scope is whole when the change reaches
+// own runner (`node --test`, its options kept: `node --import tsx --test
+// 'test/*.test.ts'` runs TypeScript) runs the test files the script names
+// (or node finds, when it names none) that reach a changed file through
+// static imports (import/export … from, require and import() of a
+// literal; './x' resolves to x.ts as to x.js). The scope is whole when the change reaches
 // configuration (package.json, lock files, tsconfig, jest/vitest/babel
 // configuration), a file that is not JS/TS source (Markdown excepted),
 // for a pretest or posttest script, for an import the reading cannot follow (a computed require(), a
@@ -97,17 +104,67 @@ func JSScope(root string, changed []string, unsaved map[string][]byte) scopeResu
 		return scopeResult{cmd: "npm test -- --findRelatedTests --passWithNoTests " + strings.Join(quoted, " ")}
 	case jsVitestRE.MatchString(script):
 		return scopeResult{cmd: "npx --no-install vitest related --run --passWithNoTests " + strings.Join(quoted, " ")}
-	case jsNodeRE.MatchString(script) && strings.Contains(" "+script+" ", " --test "):
-		sel, ok := jsNodeTests(root, srcs, unsaved)
+	}
+	if node, args, ok := nodeTestScript(script); ok {
+		sel, ok := jsNodeTests(root, srcs, unsaved, args)
 		if !ok {
 			return whole
 		}
 		if len(sel) == 0 {
 			return scopeResult{}
 		}
-		return scopeResult{cmd: script + " " + strings.Join(sel, " ")}
+		return scopeResult{cmd: node + " " + strings.Join(sel, " ")}
 	}
 	return whole
+}
+
+// jsNodeValued are node's options whose value is the next word.
+var jsNodeValued = map[string]bool{
+	"--import": true, "--require": true, "-r": true, "--loader": true, "--experimental-loader": true,
+	"--conditions": true, "-C": true,
+}
+
+// nodeTestScript reads a test script that is node's test runner alone:
+// node, its options (--import tsx: a TypeScript loader), --test among
+// them, then the files or shell patterns it runs (args; none: node's
+// default test files). node is the script without args; ok is false for
+// any other script, or a sharded run (a shard of the selection is not the
+// selection of a shard).
+func nodeTestScript(script string) (node string, args []string, ok bool) {
+	words := strings.Fields(script)
+	if len(words) == 0 || words[0] != "node" {
+		return "", nil, false
+	}
+	test := false
+	i := 1
+	for ; i < len(words); i++ {
+		w := words[i]
+		switch {
+		case jsNodeValued[w]:
+			if i+1 == len(words) || !jsNodeValueRE.MatchString(words[i+1]) {
+				return "", nil, false
+			}
+			i++
+		case strings.HasPrefix(w, "--test-shard"):
+			return "", nil, false
+		case w == "--test":
+			test = true
+		case jsNodeOptRE.MatchString(w):
+		case strings.HasPrefix(w, "-"):
+			return "", nil, false
+		default:
+			goto args
+		}
+	}
+args:
+	node = strings.Join(words[:i], " ")
+	for _, w := range words[i:] {
+		if !jsNodeArgRE.MatchString(w) {
+			return "", nil, false
+		}
+		args = append(args, w)
+	}
+	return node, args, test
 }
 
 // isNodeTest reports whether `node --test` without arguments runs a file:
@@ -126,11 +183,14 @@ func isNodeTest(rel string) bool {
 		strings.HasSuffix(b, "-test") || strings.HasSuffix(b, "_test")
 }
 
-// jsNodeTests are node's test files (isNodeTest) that reach one of srcs
-// through the project's static imports, shell-quoted; ok is false when the
-// graph cannot be trusted or every test is selected.
-func jsNodeTests(root string, srcs []string, unsaved map[string][]byte) (sel []string, ok bool) {
-	files, ok := sourceFiles(root, unsaved, func(name string) bool { return name == "node_modules" || name == ".git" }, append(jsSourceExts, ".json")...)
+// jsNodeTests are node's test files that reach one of srcs through the
+// project's static imports, shell-quoted: those the script's args name
+// (files, or patterns the shell expands), else node's default test files
+// (isNodeTest). ok is false when the graph cannot be trusted, an arg
+// names no source file (a directory, a pattern matching nothing), or every
+// test is selected.
+func jsNodeTests(root string, srcs []string, unsaved map[string][]byte, args []string) (sel []string, ok bool) {
+	files, ok := sourceFiles(root, unsaved, func(dir string) bool { b := pathpkg.Base(dir); return b == "node_modules" || b == ".git" }, append(jsSourceExts, ".json")...)
 	if !ok {
 		return nil, false
 	}
@@ -141,13 +201,17 @@ func jsNodeTests(root string, srcs []string, unsaved map[string][]byte) (sel []s
 	for _, s := range srcs {
 		nodes[s] = true // a removed file's importers still count
 	}
+	named, ok := jsNamedTests(files, args)
+	if !ok {
+		return nil, false
+	}
 	importers := map[string][]string{}
 	var tests []string
 	for _, f := range files {
 		if !isJSSource(f) {
 			continue
 		}
-		if isNodeTest(f) {
+		if named[f] || len(args) == 0 && isNodeTest(f) {
 			tests = append(tests, f)
 		}
 		text, ok := readSource(root, f, unsaved)
@@ -220,4 +284,43 @@ func jsCandidates(base string) []string {
 		}
 	}
 	return out
+}
+
+// jsNamedTests are the files a node --test script's args name, as the
+// shell expands them: a pattern (* and ?) matches within a path segment,
+// never a hidden name it does not spell; a plain word is one file. ok is
+// false when an arg names anything but JS/TS source files, or nothing.
+func jsNamedTests(files []string, args []string) (named map[string]bool, ok bool) {
+	named = map[string]bool{}
+	for _, a := range args {
+		a = pathpkg.Clean(a)
+		if strings.HasPrefix(a, "../") || a == ".." || strings.HasPrefix(a, "/") {
+			return nil, false
+		}
+		n := 0
+		for _, f := range files {
+			if m, _ := pathpkg.Match(a, f); !m || !isJSSource(f) || !jsGlobShows(a, f) {
+				continue
+			}
+			named[f] = true
+			n++
+		}
+		if n == 0 {
+			return nil, false
+		}
+	}
+	return named, true
+}
+
+// jsGlobShows reports whether the shell's expansion of pattern shows f,
+// which pathpkg.Match matched: a segment of f starting with a dot only
+// where the pattern's segment does too.
+func jsGlobShows(pattern, f string) bool {
+	ps, fs := strings.Split(pattern, "/"), strings.Split(f, "/")
+	for i := range fs {
+		if strings.HasPrefix(fs[i], ".") && !strings.HasPrefix(ps[i], ".") {
+			return false
+		}
+	}
+	return true
 }

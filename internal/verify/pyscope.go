@@ -58,6 +58,34 @@ func isPyTest(rel string) bool {
 // imports in a way the reading cannot follow (importlib, __import__,
 // exec); or when it would select every test anyway.
 func PyScope(root string, changed []string, unsaved map[string][]byte) scopeResult {
+	r := pyScope(root, changed, unsaved, false)
+	for i, s := range r.files {
+		r.files[i] = argPath(s)
+	}
+	return r
+}
+
+// UnittestScope is PyScope for `python -m unittest`'s discovery: it
+// selects, by the same static import graph and on the same rules, the test
+// modules discovery would load (test*.py named as a module, in the root or
+// in packages beneath it) that a change reaches, as dotted module names to
+// run by name (`python3 -m unittest tests.test_a`). It is whole, besides,
+// when the change reaches a package's __init__.py that discovery imports
+// (it imports every package it enters, whatever the tests import, and
+// runs the tests one defines), or when such a package defines load_tests
+// (which decides what discovery loads beneath it, and which running by
+// name skips).
+func UnittestScope(root string, changed []string, unsaved map[string][]byte) scopeResult {
+	r := pyScope(root, changed, unsaved, true)
+	for i, s := range r.files {
+		r.files[i] = shellQuote(strings.Join(pyModuleParts(s), "."))
+	}
+	return r
+}
+
+// pyScope is PyScope (unittest false) or UnittestScope: the scope's test
+// files, workspace-relative, sorted.
+func pyScope(root string, changed []string, unsaved map[string][]byte, unittest bool) scopeResult {
 	whole := scopeResult{whole: true}
 	for _, c := range changed {
 		if pyConfig[pathpkg.Base(c)] || strings.Contains("/"+c, "/fixtures/") {
@@ -67,12 +95,22 @@ func PyScope(root string, changed []string, unsaved map[string][]byte) scopeResu
 			return whole
 		}
 	}
-	for _, cfg := range []string{"pytest.ini", ".pytest.ini", "pyproject.toml", "setup.cfg", "tox.ini"} {
-		if b, ok := readSource(root, cfg, unsaved); ok && pyNarrows(string(b)) {
-			return whole
+	if !unittest {
+		for _, cfg := range []string{"pytest.ini", ".pytest.ini", "pyproject.toml", "setup.cfg", "tox.ini"} {
+			if b, ok := readSource(root, cfg, unsaved); ok && pyNarrows(string(b)) {
+				return whole
+			}
 		}
 	}
-	files, ok := sourceFiles(root, unsaved, skipPyDir, ".py")
+	skip := func(dir string) bool { return skipPyDir(pathpkg.Base(dir)) }
+	if unittest {
+		// Discovery enters every package, whatever its name (a package
+		// named build is one), and nothing else.
+		skip = func(dir string) bool {
+			return skipPyDir(pathpkg.Base(dir)) && !isFile(root, pathpkg.Join(dir, "__init__.py")) && unsaved[pathpkg.Join(dir, "__init__.py")] == nil
+		}
+	}
+	files, ok := sourceFiles(root, unsaved, skip, ".py")
 	if !ok {
 		return whole
 	}
@@ -98,13 +136,20 @@ func PyScope(root string, changed []string, unsaved map[string][]byte) scopeResu
 	}
 	importers := map[string][]string{}
 	var tests []string
+	discovered := map[string]bool{} // unittest: the packages' __init__.py discovery imports
 	for _, f := range files {
 		text, ok := readSource(root, f, unsaved)
 		if !ok {
 			continue
 		}
-		if pathpkg.Base(f) == "conftest.py" && pyNarrows(string(text)) {
+		if !unittest && pathpkg.Base(f) == "conftest.py" && pyNarrows(string(text)) {
 			return whole
+		}
+		if unittest && pathpkg.Base(f) == "__init__.py" && unittestDiscovers(pathpkg.Dir(f), present) {
+			discovered[f] = true
+			if strings.Contains(string(text), "load_tests") {
+				return whole
+			}
 		}
 		names, dynamic := pyImports(f, string(text))
 		if dynamic {
@@ -126,7 +171,11 @@ func PyScope(root string, changed []string, unsaved map[string][]byte) scopeResu
 				dep(strings.Join(parts[:i], "."))
 			}
 		}
-		if isPyTest(f) {
+		isTest := isPyTest(f)
+		if unittest {
+			isTest = isUnittestModule(f, present)
+		}
+		if isTest {
 			tests = append(tests, f)
 			// pytest loads the conftest.py files and imports the packages
 			// (their __init__.py) above a test file before the file itself.
@@ -155,6 +204,9 @@ func PyScope(root string, changed []string, unsaved map[string][]byte) scopeResu
 	for len(queue) > 0 {
 		f := queue[0]
 		queue = queue[1:]
+		if discovered[f] {
+			return whole
+		}
 		for _, by := range importers[f] {
 			if !reach[by] {
 				reach[by] = true
@@ -172,10 +224,43 @@ func PyScope(root string, changed []string, unsaved map[string][]byte) scopeResu
 		return whole
 	}
 	sort.Strings(sel)
-	for i, s := range sel {
-		sel[i] = argPath(s)
-	}
 	return scopeResult{files: sel}
+}
+
+// unittestDiscovers reports whether `python -m unittest` (discovery from
+// the workspace root) enters dir: the root, or a package (a directory
+// with an __init__.py) in one it enters.
+func unittestDiscovers(dir string, present map[string]bool) bool {
+	for ; dir != "." && dir != "/" && dir != ""; dir = pathpkg.Dir(dir) {
+		if !present[pathpkg.Join(dir, "__init__.py")] {
+			return false
+		}
+	}
+	return true
+}
+
+// isUnittestModule reports whether unittest's default discovery loads a
+// file as a test module: named test*.py, a valid module name, in a
+// directory discovery enters.
+func isUnittestModule(rel string, present map[string]bool) bool {
+	return unittestNamed(rel) && unittestDiscovers(pathpkg.Dir(rel), present)
+}
+
+var pyIdentRE = lazyRegexp(`^[_A-Za-z]\w*$`)
+
+// unittestRE matches the unittest commands Scope narrows: discovery from
+// the root with default pattern, options only.
+var unittestRE = lazyRegexp(`^(python3?\s+-m\s+unittest)(?:\s+discover)?((?:\s+(?:-[vqbfc]|--locals|--buffer|--failfast|--catch|--verbose|--quiet))*)$`)
+
+// unittestPrefix is a unittest check's command without discover, to
+// which Scope appends the test modules; ok is false for any other
+// command.
+func unittestPrefix(cmd string) (prefix string, ok bool) {
+	m := unittestRE.FindStringSubmatch(strings.Join(strings.Fields(cmd), " "))
+	if m == nil {
+		return "", false
+	}
+	return m[1] + m[2], true
 }
 
 // pyNarrows reports whether a configuration text changes what `pytest`
@@ -297,4 +382,9 @@ func stripPyComment(line string) string {
 		line = line[:i]
 	}
 	return strings.TrimRight(line, " \t\r")
+}
+
+func unittestCheck(cmd string) bool {
+	_, ok := unittestPrefix(cmd)
+	return ok
 }

@@ -51,6 +51,8 @@ type ScopeInput struct {
 //     (GoScope);
 //   - pytest: the test files that import a changed module, directly or
 //     through others, by the project's static import graph (PyScope);
+//   - python -m unittest: the same, among the test modules its discovery
+//     loads, run by name (UnittestScope);
 //   - npm test: the runner's related-tests mode (jest --findRelatedTests,
 //     vitest related), or for node's own runner the test files the JS/TS
 //     import graph leads to (JSScope);
@@ -69,8 +71,8 @@ func Scope(ctx context.Context, in ScopeInput) []Check {
 		return checks
 	}
 	var goScoped []string
-	goDone, pyDone, jsDone, rsDone := false, false, false, false
-	var py, js, rs scopeResult
+	goDone, pyDone, utDone, jsDone, rsDone := false, false, false, false, false
+	var py, ut, js, rs scopeResult
 	for i := range checks {
 		c := &checks[i]
 		switch {
@@ -90,6 +92,12 @@ func Scope(ctx context.Context, in ScopeInput) []Check {
 				py, pyDone = PyScope(in.Root, in.Changed, in.Unsaved), true
 			}
 			c.Command, c.Estimate = py.command(c.Full, "pytest -q", py.files), true
+		case unittestCheck(c.Full):
+			if !utDone {
+				ut, utDone = UnittestScope(in.Root, in.Changed, in.Unsaved), true
+			}
+			prefix, _ := unittestPrefix(c.Full)
+			c.Command, c.Estimate = ut.command(c.Full, prefix, ut.files), true
 		case c.Full == "npm test":
 			if !jsDone {
 				js, jsDone = JSScope(in.Root, in.Changed, in.Unsaved), true
@@ -189,9 +197,9 @@ const maxScopeFiles = 20000
 
 // sourceFiles lists the files under root whose names end in one of exts,
 // as the checks will see them (unsaved's texts count as present), outside
-// the directories no test runner looks in. ok is false when the tree is
-// too large.
-func sourceFiles(root string, unsaved map[string][]byte, skip func(name string) bool, exts ...string) (files []string, ok bool) {
+// the directories no test runner looks in (skip, given a directory's
+// workspace-relative path). ok is false when the tree is too large.
+func sourceFiles(root string, unsaved map[string][]byte, skip func(dir string) bool, exts ...string) (files []string, ok bool) {
 	has := func(name string) bool {
 		for _, e := range exts {
 			if strings.HasSuffix(name, e) {
@@ -211,8 +219,10 @@ func sourceFiles(root string, unsaved map[string][]byte, skip func(name string) 
 			ok = false
 			return fs.SkipAll
 		}
+		rel, _ := filepath.Rel(root, p)
+		rel = filepath.ToSlash(rel)
 		if d.IsDir() {
-			if p != root && skip(d.Name()) {
+			if p != root && skip(rel) {
 				return fs.SkipDir
 			}
 			return nil
@@ -220,8 +230,6 @@ func sourceFiles(root string, unsaved map[string][]byte, skip func(name string) 
 		if !d.Type().IsRegular() || !has(d.Name()) {
 			return nil
 		}
-		rel, _ := filepath.Rel(root, p)
-		rel = filepath.ToSlash(rel)
 		seen[rel] = true
 		files = append(files, rel)
 		return nil
@@ -231,8 +239,8 @@ func sourceFiles(root string, unsaved map[string][]byte, skip func(name string) 
 			continue
 		}
 		skipped := false
-		for _, part := range strings.Split(pathpkg.Dir(rel), "/") {
-			if part != "." && skip(part) {
+		for dir := pathpkg.Dir(rel); dir != "." && dir != "/"; dir = pathpkg.Dir(dir) {
+			if skip(dir) {
 				skipped = true
 			}
 		}

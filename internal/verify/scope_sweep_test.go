@@ -35,28 +35,42 @@ func genMutations(lang string) []mutation {
 	}
 	syntax := func(m string) mutation {
 		return mutation{m, "syntax error", func(s string) string {
-			if lang == "python" {
+			if strings.HasPrefix(lang, "python") {
 				return strings.Replace(s, "\ndef ", "\ndef def ", 1)
 			}
 			return strings.Replace(s, "export function", "export function function", 1)
 		}}
 	}
-	return []mutation{
+	ms := []mutation{
 		{"shared", "wrong result", func(s string) string { return strings.Replace(s, "x + 1", "x + 2", 1) }},
 		nonce("shared"),
 		factor(2), // m03 imports it: m03's tests fail two imports from shared… and one from m02
 		factor(3), factor(4), factor(48), nonce("m48"), syntax("m09"),
 	}
+	if lang == "typescript" {
+		// Only tsc finds it (tsx strips types unchecked); tsc runs whole.
+		ms = append(ms, mutation{"m48", "type error", func(s string) string {
+			return strings.Replace(s, "export const NONCE = 0;", "export const NONCE: string = 0;", 1)
+		}})
+	}
+	return ms
 }
 
-// The sweep: one-line mutations over the generated Python and
-// TypeScript (JS) projects, each checked twice, scoped (Scope) and whole:
-// the scoped run fails exactly when the full run fails.
+// The sweep: one-line mutations over the generated Python (pytest and
+// unittest), JavaScript and TypeScript projects, each checked twice,
+// scoped (Scope) and whole: the scoped run fails exactly when the full run
+// fails. The checks are those Detect proposes for each project.
 func TestScopedRunFailsExactlyWhenTheFullRunFails(t *testing.T) {
-	for _, lang := range genLangs[:2] {
+	for _, lang := range genLangs {
+		if lang.name == "go" {
+			continue // Go's scope is the toolchain's own (TestGoScope…)
+		}
 		t.Run(lang.name, func(t *testing.T) {
 			root := t.TempDir()
 			lang.gen(t, root, 0)
+			if got := DetectWith(root, nil); strings.Join(got, "\n") != strings.Join(lang.cmds, "\n") {
+				t.Fatalf("Detect = %q, want %q", got, lang.cmds)
+			}
 			var bothFail, bothPass, narrower int
 			for _, m := range genMutations(lang.name) {
 				rel := lang.module(m.module)

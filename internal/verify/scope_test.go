@@ -101,6 +101,85 @@ func TestPyScopeFindsAFailureTwoImportsAway(t *testing.T) {
 	}
 }
 
+// utTwoHops: pyTwoHops as a unittest project: no pytest configuration,
+// tests/ a package of unittest.TestCase modules.
+var utTwoHops = map[string]string{
+	"pkg/__init__.py":     "",
+	"pkg/base.py":         "def value():\n    return 1\n",
+	"pkg/mid.py":          "from . import base\n\ndef twice():\n    return 2 * base.value()\n",
+	"pkg/top.py":          "import pkg.mid as mid\n\ndef total():\n    return mid.twice() + 1\n",
+	"pkg/other.py":        "def other():\n    return 5\n",
+	"tests/__init__.py":   "",
+	"tests/test_top.py":   "import unittest\nfrom pkg.top import (\n    total,\n)\n\nclass T(unittest.TestCase):\n    def test_total(self):\n        self.assertEqual(total(), 3)\n",
+	"tests/test_other.py": "import unittest\nfrom pkg import other\n\nclass T(unittest.TestCase):\n    def test_other(self):\n        self.assertEqual(other.other(), 5)\n",
+	// Not a package: discovery never loads it, so no scope selects it.
+	"scripts/test_stray.py": "import unittest\nfrom pkg import base\n\nclass T(unittest.TestCase):\n    def test_stray(self):\n        self.fail()\n",
+	// A package named like a build directory is still one discovery
+	// enters; a virtual environment is not.
+	"build/__init__.py":     "",
+	"build/test_built.py":   "import unittest\nfrom pkg.base import value\n\nclass T(unittest.TestCase):\n    def test_built(self):\n        self.assertEqual(value(), 1)\n",
+	".venv/lib/importer.py": "import importlib\n",
+	"README.md":             "# pkg\n",
+}
+
+// The same for `python3 -m unittest`: detected for a project of unittest
+// tests and no pytest configuration, narrowed to the test module two
+// imports from the change, run by name; configuration, a package
+// discovery imports, load_tests and dynamic imports run everything.
+func TestUnittestScopeFindsAFailureTwoImportsAway(t *testing.T) {
+	root := t.TempDir()
+	writeTree(t, root, utTwoHops)
+	if got := Detect(root); len(got) != 1 || got[0] != UnittestCheck {
+		t.Fatalf("Detect = %q", got)
+	}
+	if full := runOne(t, root, UnittestCheck, nil); !full.Passed || !strings.Contains(full.Output, "Ran 3 tests") {
+		t.Fatalf("the full run on the unchanged project: passed %v\n%s", full.Passed, full.Output)
+	}
+	broken := map[string][]byte{"pkg/base.py": []byte("def value():\n    return 2\n")}
+	c := scopeOf(t, root, UnittestCheck, []string{"pkg/base.py"}, broken)
+	if c.Command != "python3 -m unittest build.test_built tests.test_top" || !c.Estimate {
+		t.Fatalf("scope = %+v", c)
+	}
+	r := runOne(t, root, c.Command, broken)
+	if r.Passed || !strings.Contains(r.Output, "test_total") || !strings.Contains(r.Output, "test_built") || !strings.Contains(r.Output, "Ran 2 tests") {
+		t.Fatalf("scoped run: passed %v\n%s", r.Passed, r.Output)
+	}
+	if full := runOne(t, root, UnittestCheck, broken); full.Passed {
+		t.Fatalf("the full run passed:\n%s", full.Output)
+	}
+	// Options are kept; discover goes, since modules are named.
+	if c := scopeOf(t, root, "python -m unittest discover -v", []string{"pkg/base.py"}, broken); c.Command != "python -m unittest -v build.test_built tests.test_top" {
+		t.Errorf("discover -v: scope = %+v", c)
+	}
+	for _, c := range []struct {
+		name, cmd, changed string
+		unsaved            map[string][]byte
+	}{
+		{"setup.py", UnittestCheck, "setup.py", nil},
+		{"a data file", UnittestCheck, "pkg/table.csv", nil},
+		{"a package discovery imports", UnittestCheck, "pkg/__init__.py", map[string][]byte{"pkg/__init__.py": []byte("x = 1\n")}},
+		{"a module such a package imports", UnittestCheck, "pkg/other.py", map[string][]byte{"pkg/__init__.py": []byte("from . import other\n")}},
+		{"load_tests", UnittestCheck, "pkg/base.py", map[string][]byte{"tests/__init__.py": []byte("def load_tests(loader, tests, pattern):\n    return tests\n")}},
+		{"a dynamic import", UnittestCheck, "pkg/base.py", map[string][]byte{"pkg/other.py": []byte("import importlib\nm = importlib.import_module('pkg.base')\n")}},
+		{"another start directory", "python3 -m unittest discover -s tests", "pkg/base.py", nil},
+		{"a pattern", "python3 -m unittest discover -p '*_test.py'", "pkg/base.py", nil},
+	} {
+		if got := scopeOf(t, root, c.cmd, []string{c.changed}, c.unsaved); got.Command != c.cmd {
+			t.Errorf("%s: scope = %+v, want the whole run", c.name, got)
+		}
+	}
+	if got := scopeOf(t, root, UnittestCheck, []string{"README.md"}, nil); got.Command != "" {
+		t.Errorf("README.md: scope = %+v", got)
+	}
+	// A project of pytest-style tests without configuration is no
+	// unittest project: unittest would run none of its tests.
+	plain := t.TempDir()
+	writeTree(t, plain, map[string]string{"test_a.py": "def test_a():\n    assert True\n"})
+	if got := Detect(plain); len(got) != 0 {
+		t.Errorf("Detect of pytest-style tests = %q", got)
+	}
+}
+
 var jsTwoHops = map[string]string{
 	"package.json":          `{"name":"p","type":"module","scripts":{"test":"node --test"}}`,
 	"src/base.js":           "export const value = () => 1;\n",
@@ -157,6 +236,61 @@ func TestJSScopeFindsAFailureTwoImportsAway(t *testing.T) {
 		writeFile(t, root, "package.json", `{"scripts":{"test":"`+script+`"}}`)
 		if got := scopeOf(t, root, "npm test", []string{"src/base.js"}, nil); got.Command != want {
 			t.Errorf("%q: scope %q, want %q", script, got.Command, want)
+		}
+	}
+}
+
+// TypeScript under node's runner through the tsx loader: the script's
+// options are kept, the test files it names (a pattern the shell expands)
+// are the candidates, and './mid' resolves to mid.ts.
+func TestJSScopeTypeScriptTestsThroughTsx(t *testing.T) {
+	root := t.TempDir()
+	script := "node --import tsx --test test/*.test.ts"
+	writeTree(t, root, map[string]string{
+		"package.json":       `{"name":"p","private":true,"type":"module","scripts":{"test":"` + script + `"}}`,
+		"src/base.ts":        "export const value = (): number => 1;\n",
+		"src/mid.ts":         "import { value } from './base';\nexport const twice = (): number => 2 * value();\n",
+		"src/top.ts":         "import { twice } from './mid';\nexport const total = (): number => twice() + 1;\n",
+		"src/other.ts":       "export const other = (): number => 5;\n",
+		"test/top.test.ts":   "import test from 'node:test';\nimport assert from 'node:assert';\nimport { total } from '../src/top';\ntest('total', () => assert.equal(total(), 3));\n",
+		"test/other.test.ts": "import test from 'node:test';\nimport assert from 'node:assert';\nimport { other } from '../src/other';\ntest('other', () => assert.equal(other(), 5));\n",
+		"test/helper.ts":     "import { total } from '../src/top';\nexport const h = total;\n",
+	})
+	nm := filepath.Join("testdata", "tsc", "node_modules")
+	for _, pkg := range []string{"tsx", "esbuild", "@esbuild"} {
+		if _, err := os.Stat(filepath.Join(nm, pkg)); err != nil {
+			t.Fatalf("tsx is not installed (internal/verify/testdata/tsc/install.sh, run by .ci/install): %v", err)
+		}
+		linkTree(t, filepath.Join(nm, pkg), filepath.Join(root, "node_modules", pkg))
+	}
+	broken := map[string][]byte{"src/base.ts": []byte("export const value = (): number => 2;\n")}
+	c := scopeOf(t, root, "npm test", []string{"src/base.ts"}, broken)
+	if c.Command != "node --import tsx --test test/top.test.ts" || !c.Estimate {
+		t.Fatalf("scope = %+v", c)
+	}
+	r := runOne(t, root, c.Command, broken)
+	if r.Passed || !strings.Contains(r.Output, "total") || strings.Contains(r.Output, "other") {
+		t.Fatalf("scoped run: passed %v\n%s", r.Passed, r.Output)
+	}
+	if full := runOne(t, root, "npm test", broken); full.Passed {
+		t.Fatalf("the full run passed:\n%s", full.Output)
+	}
+	if c := scopeOf(t, root, "npm test", []string{"src/other.ts"}, nil); c.Command != "node --import tsx --test test/other.test.ts" {
+		t.Errorf("other.ts: scope = %+v", c)
+	}
+	for s, want := range map[string]string{
+		"node --import tsx --test test/top.test.ts test/other.test.ts": "node --import tsx --test test/top.test.ts",
+		"node --test --import=tsx test/*.test.ts":                      "node --test --import=tsx test/top.test.ts",
+		"node --import tsx --test test/*.spec.ts":                      "npm test", // matches nothing: node fails on the word
+		"node --import tsx --test test/":                               "npm test", // a directory
+		"node --import tsx --test --test-shard=1/2 test/*.test.ts":     "npm test",
+		"node --import $(echo tsx) --test test/*.test.ts":              "npm test",
+		"node --import tsx --test test/*.test.ts; rm -rf x":            "npm test",
+		"node --import tsx test/*.test.ts":                             "npm test", // no --test
+	} {
+		writeFile(t, root, "package.json", `{"type":"module","scripts":{"test":"`+s+`"}}`)
+		if got := scopeOf(t, root, "npm test", []string{"src/base.ts"}, nil); got.Command != want {
+			t.Errorf("%q: scope %q, want %q", s, got.Command, want)
 		}
 	}
 }
@@ -244,7 +378,7 @@ func TestTscCheckFindsATypeErrorTwoImportsAway(t *testing.T) {
 }
 
 // linkTree makes dst a copy of src, hard-linking each file where it can.
-func linkTree(t *testing.T, src, dst string) {
+func linkTree(t testing.TB, src, dst string) {
 	t.Helper()
 	err := filepath.WalkDir(src, func(p string, d os.DirEntry, err error) error {
 		if err != nil {
@@ -262,7 +396,11 @@ func linkTree(t *testing.T, src, dst string) {
 		if err != nil {
 			return err
 		}
-		return os.WriteFile(to, b, 0o644)
+		fi, err := d.Info()
+		if err != nil {
+			return err
+		}
+		return os.WriteFile(to, b, fi.Mode().Perm())
 	})
 	if err != nil {
 		t.Fatal(err)
