@@ -176,12 +176,13 @@ func (a *Applier) Apply(ctx context.Context, rels []string, b Batch, plan Plan) 
 	}
 	defer release()
 	var last error
+	var sent []Change // what the last write that went stale or lost sent
 	moved := 0
 	for attempt := 0; attempt < a.Attempts; {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		cs, err := a.once(ctx, rels, b, plan)
+		cs, err := a.once(ctx, rels, b, plan, sent)
 		switch {
 		case err == nil:
 			return cs, nil
@@ -193,6 +194,7 @@ func (a *Applier) Apply(ctx context.Context, rels []string, b Batch, plan Plan) 
 		case errors.Is(err, ErrStale), errors.Is(err, ErrLost):
 			attempt++
 			last = err
+			sent = cs
 		default:
 			return nil, err
 		}
@@ -203,8 +205,13 @@ func (a *Applier) Apply(ctx context.Context, rels []string, b Batch, plan Plan) 
 	return nil, fmt.Errorf("%s kept changing while the change was made (%d tries); nothing was changed: read it again and retry", names(rels), a.Attempts)
 }
 
-// once reads, plans and writes once.
-func (a *Applier) once(ctx context.Context, rels []string, b Batch, plan Plan) ([]Change, error) {
+// once reads, plans and writes once. sent is what an earlier try wrote
+// and was told went stale or lost: when every file now holds what that
+// try sent, it landed after all (the editor's didChange came late, or an
+// extension opened the file meanwhile) and is the result; planning it
+// again would fail on its own text ("already there", "not found"). On a
+// failed write once returns the changes it sent with the error.
+func (a *Applier) once(ctx context.Context, rels []string, b Batch, plan Plan, sent []Change) ([]Change, error) {
 	cur := make(map[string]Text, len(rels))
 	for _, rel := range rels {
 		t, err := a.t.Read(ctx, rel)
@@ -212,6 +219,9 @@ func (a *Applier) once(ctx context.Context, rels []string, b Batch, plan Plan) (
 			return nil, err
 		}
 		cur[rel] = t
+	}
+	if landedAfterAll(sent, cur) {
+		return sent, nil
 	}
 	cs, err := plan(cur)
 	if err != nil {
@@ -231,9 +241,30 @@ func (a *Applier) once(ctx context.Context, rels []string, b Batch, plan Plan) (
 		return nil, nil
 	}
 	if err := a.t.Write(ctx, out); err != nil {
-		return nil, err
+		return out.Changes, err
 	}
 	return out.Changes, nil
+}
+
+// landedAfterAll reports whether every change sent is in its file now.
+func landedAfterAll(sent []Change, cur map[string]Text) bool {
+	if len(sent) == 0 {
+		return false
+	}
+	for _, c := range sent {
+		t, ok := cur[c.Rel]
+		switch {
+		case !ok:
+			return false
+		case c.Delete:
+			if t.Exists {
+				return false
+			}
+		case !t.Exists || t.Data != c.Next:
+			return false
+		}
+	}
+	return true
 }
 
 func names(rels []string) string {

@@ -17,6 +17,7 @@ type memory struct {
 	files map[string]string
 	hook  func()
 	drop  int // answer the next drop writes "applied" without making them
+	late  int // make the next late writes but report them lost (a confirmation that came too late)
 }
 
 func (m *memory) Read(ctx context.Context, rel string) (Text, error) {
@@ -43,6 +44,10 @@ func (m *memory) Write(ctx context.Context, b Batch) error {
 	}
 	for _, c := range b.Changes {
 		m.files[c.Rel] = c.Next
+	}
+	if m.late > 0 {
+		m.late--
+		return ErrLost
 	}
 	return nil
 }
@@ -127,6 +132,28 @@ func TestLostIsReplannedThenReported(t *testing.T) {
 	_, err := a.Edit(context.Background(), "f", "", replace("y", "z"))
 	if !errors.Is(err, ErrLost) || m.files["f"] != "y\n" {
 		t.Fatalf("err %v, file %q", err, m.files["f"])
+	}
+}
+
+// An edit reported lost that in fact landed (VS Code's didChange came after
+// the wait, or its git extension opened the file meanwhile) is the result,
+// not planned again: planning "replace x" again on the text that already
+// holds y failed with "not found", and a write_file of the same content
+// said "nothing changed", both while the change was there.
+func TestLostThatLandedAfterAllIsTheResult(t *testing.T) {
+	m := &memory{files: map[string]string{"f": "x\n"}, late: 1}
+	a := New(m)
+	c, err := a.Edit(context.Background(), "f", "", replace("x", "y"))
+	if err != nil || m.files["f"] != "y\n" || c.Next != "y\n" || c.Cur.Data != "x\n" || c.Noop() {
+		t.Fatalf("err %v, change %+v, file %q", err, c, m.files["f"])
+	}
+	// A write of a whole new file, lost the same way.
+	m.late = 1
+	cs, err := a.Apply(context.Background(), []string{"g"}, Batch{}, func(cur map[string]Text) ([]Change, error) {
+		return []Change{{Rel: "g", Cur: cur["g"], Next: "new\n"}}, nil
+	})
+	if err != nil || len(cs) != 1 || cs[0].Cur.Exists || m.files["g"] != "new\n" {
+		t.Fatalf("err %v, changes %+v, file %q", err, cs, m.files["g"])
 	}
 }
 
