@@ -75,7 +75,13 @@ func (o *openDocs) open(u string, version int32, text string) {
 	if d.path != "" {
 		d.path = filepath.Clean(d.path)
 		o.byPath[d.path] = u
-		delete(o.shadows, d.path)
+		// A file opened with the text agentls sent it (VS Code loads a
+		// hidden document for an edit) keeps its mark: the text is
+		// agentls's, unsaved, and the checks must see the buffer.
+		// Opened with other text (the disk's), the mark goes.
+		if t, ok := o.shadows[d.path]; ok && t != text {
+			delete(o.shadows, d.path)
+		}
 	}
 	o.docs[u] = d
 	o.bump()

@@ -46,6 +46,9 @@ func (rn *runner) wireGate(ctx context.Context, g *assemble.Gate, root string, t
 			// text the checks must see too.
 			for abs, text := range rn.docs.shadowed() {
 				if rel, ok := relTo(root, abs); ok {
+					if doc, open := rn.docs.get(abs); open {
+						text = doc.text // opened since: the buffer is the truth
+					}
 					unsaved[rel] = []byte(text)
 				}
 			}

@@ -246,6 +246,41 @@ func TestChecksSeeAnEarlierTasksUnsavedFile(t *testing.T) {
 	}
 }
 
+// The same once the editor opened that file without the user seeing it
+// (VS Code loads a hidden document for an edit, and its git extension
+// opens files): the opened text is agentls's own, unsaved, and the checks
+// still see it, then the buffer's text as the user edits it. Before, the
+// open forgot what agentls had sent, and the checks read the disk.
+func TestChecksSeeAnEarlierTasksFileTheEditorOpened(t *testing.T) {
+	root := tempRoot(t, map[string]string{"signup.go": "package signup\n"})
+	s, _ := newUnitServer(t, root)
+	abs := filepath.Join(root, "signup.go")
+	sent := "package signup\n\nfunc validateSignup() {}\n"
+	s.docs.setShadow(abs, sent)
+	u := string(uri.File(abs))
+	s.docs.open(u, 1, sent)
+	g := &gate.Gate{}
+	s.runner.wireGate(context.Background(), g, root, &runningTask{id: "second"}, nil)
+	if unsaved := g.Unsaved([]string{"main.go"}); string(unsaved["signup.go"]) != sent {
+		t.Errorf("the checks see %q for signup.go, not the earlier task's text the editor opened", unsaved["signup.go"])
+	}
+	typed := sent + "// the user's line\n"
+	if _, err := s.docs.change(u, 2, []protocol.TextDocumentContentChangeEvent{&protocol.TextDocumentContentChangeWholeDocument{Text: typed}}, edits.UTF16); err != nil {
+		t.Fatal(err)
+	}
+	if unsaved := g.Unsaved([]string{"main.go"}); string(unsaved["signup.go"]) != typed {
+		t.Errorf("the checks see %q for signup.go, not the buffer as the user edited it", unsaved["signup.go"])
+	}
+	// A file the editor opens with text of its own (the disk's) was not
+	// agentls's to show: its shadow goes.
+	other := filepath.Join(root, "other.go")
+	s.docs.setShadow(other, "package signup // agentls\n")
+	s.docs.open(string(uri.File(other)), 1, "package signup\n")
+	if _, ok := s.docs.shadow(other); ok {
+		t.Error("a file opened with other text keeps agentls's old text")
+	}
+}
+
 func keys(m map[string][]byte) []string {
 	var out []string
 	for k := range m {
