@@ -541,6 +541,21 @@ def('conversation panel: Markdown, one line per tool call, model picker, follow-
   assert(td.taskId === end.taskId && td.diff.includes('+++ b/notes.txt') && td.diff.includes('-todo') && td.diff.includes('+## Notes'),
     `taskDiff: ${JSON.stringify(td)}`);
   await waitFor('the diff document', async () => (await page.locator('.monaco-editor .view-lines', { hasText: /\+##.Notes/ }).count()) > 0, 15000);
+  // The tab follows the state: undone, the task's changes are gone, so
+  // its tab closes with the server's word instead of showing them still.
+  const diffTab = page.locator('.tabs-container .tab', { hasText: `${end.taskId}.diff` });
+  await diffTab.first().waitFor({ state: 'visible', timeout: 10000 });
+  await runPaletteCommand(page, 'agentls: Undo Task');
+  await page.locator('.quick-input-widget .quick-input-title', { hasText: 'Undo Task' }).waitFor({ state: 'visible', timeout: 10000 });
+  await page.locator('.quick-input-widget .monaco-list-row', { hasText: end.taskId }).first().waitFor({ state: 'visible', timeout: 10000 });
+  await page.keyboard.press('Enter');
+  const undone = await waitProbe(folder, 'agentls.undo to answer', (r) => r.kind === 'commandResult' && r.command === 'agentls.undo', 10000);
+  assert(undone.args?.taskId === end.taskId && undone.result?.applied, `undo: ${JSON.stringify(undone)}`);
+  const tdt = await waitProbe(folder, 'the task diff tab to follow the undo', (r) => r.kind === 'taskDiffTabs', 10000);
+  assert(tdt.why === 'undone' && JSON.stringify(tdt.closed) === JSON.stringify([end.taskId]) && /changes were undone/.test(tdt.reasons[0] ?? ''),
+    `taskDiffTabs: ${JSON.stringify(tdt)}`);
+  await waitFor('the task diff tab to close', async () => (await diffTab.count()) === 0, 10000);
+  await waitFor('the word that it closed', async () => new RegExp(`closed the changes of ${end.taskId} \\(undone\\)`).test(await domText(page.locator('.notifications-toasts'))), 10000);
 
   // A project command, picked and given its argument.
   await runPaletteCommand(page, 'agentls: Run Project Command');
