@@ -347,7 +347,40 @@ class Agentls {
       if (vscode.workspace.getConfiguration('agentls').get<boolean>('review.openDiff', true)) {
         void this.openDiffIfReview(t.taskId);
       }
+      void this.saveHiddenChanges(uris, 'ended');
     }
+  }
+
+  /**
+   * Saves the files of changed (the task's filesChanged: paths under the
+   * workspace or URIs) that hold unsaved changes although no tab shows
+   * them: the agent's edit of a file you had not opened. With
+   * files.autoSave off VS Code keeps such an edit in a hidden model, so
+   * the disk (what the next task's checks, git and your other tools read)
+   * would still have the old text and nothing on screen would say so. A
+   * file with a tab is yours to save. VS Code's files.refactoring.autoSave
+   * false keeps them unsaved, as it does for refactorings.
+   */
+  private async saveHiddenChanges(changed: string[], why: string): Promise<void> {
+    if (changed.length === 0) return;
+    if (!vscode.workspace.getConfiguration('files').get<boolean>('refactoring.autoSave', true)) return;
+    const root = vscode.workspace.workspaceFolders?.[0]?.uri;
+    const want = new Set(
+      changed.map((f) => (/^[a-z][a-z0-9+.-]*:/i.test(f) ? vscode.Uri.parse(f) : root ? vscode.Uri.joinPath(root, f) : vscode.Uri.file(f)).toString()),
+    );
+    const shown = new Set<string>();
+    for (const tab of vscode.window.tabGroups.all.flatMap((g) => g.tabs)) {
+      const input = tab.input;
+      if (input instanceof vscode.TabInputText) shown.add(input.uri.toString());
+      else if (input instanceof vscode.TabInputTextDiff) shown.add(input.original.toString()).add(input.modified.toString());
+    }
+    const saved: string[] = [];
+    for (const doc of vscode.workspace.textDocuments) {
+      const u = doc.uri.toString();
+      if (doc.uri.scheme !== 'file' || !doc.isDirty || !want.has(u) || shown.has(u)) continue;
+      if (await doc.save()) saved.push(u);
+    }
+    if (saved.length > 0) this.probe.write('hiddenSaved', { why, files: saved });
   }
 
   private append(s: string): void {
@@ -686,6 +719,7 @@ class Agentls {
     }
     const res = await this.exec('agentls.undo', { taskId });
     if (!res) return;
+    await this.saveHiddenChanges(this.tracker.get(taskId)?.result?.filesChanged ?? [], 'undone');
     await this.syncReviewTabs('undone');
     void this.refreshAttention();
     const conflicts: any[] = res.conflicts ?? [];
