@@ -363,11 +363,30 @@ class Agentls {
    */
   private async saveHiddenChanges(changed: string[], why: string): Promise<void> {
     if (changed.length === 0) return;
-    if (!vscode.workspace.getConfiguration('files').get<boolean>('refactoring.autoSave', true)) return;
     const root = vscode.workspace.workspaceFolders?.[0]?.uri;
     const want = new Set(
       changed.map((f) => (/^[a-z][a-z0-9+.-]*:/i.test(f) ? vscode.Uri.parse(f) : root ? vscode.Uri.joinPath(root, f) : vscode.Uri.file(f)).toString()),
     );
+    await this.saveHidden((u) => want.has(u), why);
+  }
+
+  /** The file documents with unsaved changes now (see saveNewHiddenChanges). */
+  private dirtyDocs(): Set<string> {
+    return new Set(vscode.workspace.textDocuments.filter((d) => d.uri.scheme === 'file' && d.isDirty).map((d) => d.uri.toString()));
+  }
+
+  /**
+   * After a merge or rewind, whose files the extension does not know
+   * beforehand: the documents that became unsaved meanwhile while no tab
+   * shows them (nobody can type into those) are the server's edits; they
+   * are saved as saveHiddenChanges says.
+   */
+  private async saveNewHiddenChanges(before: Set<string>, why: string): Promise<void> {
+    await this.saveHidden((u) => !before.has(u), why);
+  }
+
+  private async saveHidden(want: (uri: string) => boolean, why: string): Promise<void> {
+    if (!vscode.workspace.getConfiguration('files').get<boolean>('refactoring.autoSave', true)) return;
     const shown = new Set<string>();
     for (const tab of vscode.window.tabGroups.all.flatMap((g) => g.tabs)) {
       const input = tab.input;
@@ -377,7 +396,7 @@ class Agentls {
     const saved: string[] = [];
     for (const doc of vscode.workspace.textDocuments) {
       const u = doc.uri.toString();
-      if (doc.uri.scheme !== 'file' || !doc.isDirty || !want.has(u) || shown.has(u)) continue;
+      if (doc.uri.scheme !== 'file' || !doc.isDirty || !want(u) || shown.has(u)) continue;
       if (await doc.save()) saved.push(u);
     }
     if (saved.length > 0) this.probe.write('hiddenSaved', { why, files: saved });
@@ -735,14 +754,18 @@ class Agentls {
 
   async rewindTask(arg?: RewindArgs): Promise<void> {
     const host = { exec: (c: string, x: object) => this.exec(c, x), probeWrite: (k: string, d: Record<string, unknown>) => this.probe.write(k, d) };
+    const before = this.dirtyDocs();
     await rewindTask(host, arg?.taskId || arg?.session ? arg?.taskId : this.pickTask(), arg);
+    await this.saveNewHiddenChanges(before, 'rewound');
     await this.syncReviewTabs('rewound');
     void this.refreshAttention();
   }
 
   async worktreeTasks(arg?: { id?: string; action?: WorktreeAction }): Promise<void> {
     const host = { exec: (c: string, x: object) => this.exec(c, x), probeWrite: (k: string, d: Record<string, unknown>) => this.probe.write(k, d) };
+    const before = this.dirtyDocs();
     const done = await worktreeTasks(host, arg);
+    if (done === 'Merge') await this.saveNewHiddenChanges(before, 'merged');
     if (done) {
       await this.syncReviewTabs(done === 'Merge' ? 'merged' : done === 'Discard' ? 'discarded' : 'changed');
       void this.refreshAttention();

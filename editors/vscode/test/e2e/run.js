@@ -1013,9 +1013,11 @@ def('two tasks ask at once: each question names its own task (the server\'s task
   await page.close();
 });
 
-def('issue 31: files.autoSave off, a task writes a file nothing opened, then a second task whose checks read it: they pass', async ({ browser, port }) => {
+def('issue 31: files.autoSave off, a task writes a file nothing opened, then a second task whose checks read it: they pass; a worktree task\'s merged new file is on disk too', async ({ browser, port }) => {
+  const { execFileSync } = require('child_process');
   const llm = await startFakeLLM('autosave');
   const dir = path.join(WORK, 'ws-autosave' + RETRY.suffix);
+  const git = (...args) => execFileSync('git', ['-C', dir, '-c', 'user.name=t', '-c', 'user.email=t@t', ...args], { encoding: 'utf8' });
   writeFiles(dir, {
     'notes.txt': 'nothing yet\n',
     '.vscode/settings.json': workspaceSettings(llm, {
@@ -1042,6 +1044,36 @@ def('issue 31: files.autoSave off, a task writes a file nothing opened, then a s
   assert(verify, `the second task ran no checks: ${JSON.stringify(e2.result)}`);
   assert(verify.event.verify.passed === true, `the second task's checks failed: ${JSON.stringify(verify.event.verify)} (data.txt written as ${hidden ? 'an editor change' : 'a disk write'})`);
   assert(e2.result?.status === 'ok' && e2.result?.verified === true, `the second task ended ${JSON.stringify(e2.result)}`);
+  // A worktree task's new file, merged into files nothing opened: on disk too.
+  git('init', '-q');
+  git('add', '-A');
+  git('commit', '-q', '-m', 'first');
+  await runPaletteCommand(page, 'agentls: Run Agent Task');
+  await page.locator('.quick-input-widget .quick-input-title', { hasText: 'Run Agent Task' }).waitFor({ state: 'visible', timeout: 10000 });
+  await page.keyboard.type('A31 worktree merged.txt');
+  await page.locator('.quick-input-widget .monaco-list-row', { hasText: 'Run in a worktree' }).first().click();
+  const run3 = await waitProbe(folder, 'the worktree task to start', (r) => r.kind === 'commandResult' && r.command === 'agentls.run' && r.args?.task === 'A31 worktree merged.txt', 10000);
+  const e3 = await waitProbe(folder, 'the worktree task to end', endOf(folder, run3.result?.taskId), 30000);
+  assert(e3.result?.status === 'ok', `the worktree task ended ${JSON.stringify(e3.result)}`);
+  assert(!fs.existsSync(path.join(dir, 'merged.txt')), 'the worktree task wrote into your files');
+  // Its review diff opens (and takes the focus) once it ended; the new
+  // file's left side is empty, not "file not found".
+  await waitProbe(folder, 'the worktree task\'s review diff', (r) => r.kind === 'reviewDiff' && r.taskId === e3.taskId && r.files === 1, 15000);
+  const diff = page.locator('.monaco-diff-editor').first();
+  await diff.waitFor({ state: 'visible', timeout: 15000 });
+  await waitFor('the new file\'s text in the diff', async () => /from the worktree/.test(await domText(diff)), 10000);
+  assert(!/could not be opened/.test(await domText(page.locator('.editor-instance').first())), 'the review diff of a new file says it could not be opened');
+  await sleep(500);
+  await runPaletteCommand(page, 'agentls: Worktree Tasks');
+  await page.locator('.quick-input-widget .monaco-list-row', { hasText: 'A31 worktree merged.txt' }).first().waitFor({ state: 'visible', timeout: 10000 });
+  await page.keyboard.press('Enter');
+  const input = page.locator('.quick-input-widget .quick-input-box input');
+  await page.locator('.quick-input-widget .monaco-list-row', { hasText: 'Merge' }).first().waitFor({ state: 'visible', timeout: 10000 });
+  await input.fill('Merge');
+  await page.keyboard.press('Enter');
+  const merged = await waitProbe(folder, 'agentls.worktreeMerge to answer', (r) => r.kind === 'commandResult' && r.command === 'agentls.worktreeMerge', 15000);
+  assert(merged.result?.merged >= 1 && (merged.result.conflicts ?? []).length === 0, `merge: ${JSON.stringify(merged)}`);
+  await waitFor('merged.txt on disk to hold the merged text', () => fs.existsSync(path.join(dir, 'merged.txt')) && fs.readFileSync(path.join(dir, 'merged.txt'), 'utf8') === 'from the worktree\n', 10000);
   await page.close();
 });
 
