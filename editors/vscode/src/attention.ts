@@ -23,9 +23,10 @@ export const REVIEW = 'Review Changes';
 
 /**
  * Tracks what needs the user: questions of the server waiting for an answer
- * (window/showMessageRequest carries no task id, so a question is laid at
- * the door of the running task whose open tool call it names) and tasks
- * whose proposals wait for review (as agentls.status says).
+ * (the server names the asking task in the request's taskId; an older
+ * server's question is laid at the door of the running task whose open tool
+ * call it names) and tasks whose proposals wait for review (as
+ * agentls.status says).
  */
 export class Attention {
   private open = new Map<string, OpenCall>(); // taskId + call id -> call
@@ -51,7 +52,16 @@ export class Attention {
   }
 
   /**
-   * The task a question is about: the running task whose open tool call
+   * The task a question is about: the one the server names in the
+   * request's taskId; from a server that names none, the guess below.
+   */
+  askingTask(p: { message: string; taskId?: unknown }): string | undefined {
+    if (typeof p.taskId === 'string' && p.taskId !== '') return p.taskId;
+    return this.questionTask(p.message);
+  }
+
+  /**
+   * An older server's question: the running task whose open tool call
    * has an argument the question quotes (the command, the file), else the
    * only running task; undefined when that is not clear.
    */
@@ -203,6 +213,20 @@ export function closedText(tabs: ReviewTab[], why: string): string {
   const names = [...new Set(tabs.map((t) => decodeURIComponent(t.file.split('/').pop() ?? t.file)))];
   const tasks = [...new Set(tabs.map((t) => t.taskId))];
   return `agentls: closed the review diff of ${names.join(', ')}: ${tasks.join(', ')} proposes nothing there any more (${why}).`;
+}
+
+/** The task of a "Show Task Changes" document (agentls-diff:/t3.diff). */
+export function taskDiffTask(path: string): string | undefined {
+  return /^\/([^/]+)\.diff$/.exec(path)?.[1];
+}
+
+/**
+ * The word said when "Show Task Changes" tabs close: the task's diff is
+ * empty now (reason: the server's, e.g. that it was undone).
+ */
+export function taskDiffClosedText(taskIds: string[], why: string, reason?: string): string {
+  const r = reason ? `: ${reason}` : '';
+  return `agentls: closed the changes of ${taskIds.join(', ')} (${why})${r}.`;
 }
 
 /** The label and description of one Tasks view row; asking: a question of it waits. */

@@ -24,12 +24,13 @@ import {
 
 import { rewindTask, RewindArgs } from './rewind';
 import { worktreeTasks } from './worktrees';
+import { JobsHost, delegateTask, delegatedJobs } from './jobs';
 import { WorktreeAction } from './worktreeItems';
 import { AgentEvent, ModelInfo, StreamRenderer, TaskTracker, endSummary, statusWord, usageLine, vscodeHint, Heads, composedTask } from './events';
 import { ConversationPanel } from './panel';
 import { doctorMessage, doctorText, parseDoctor } from './doctor';
 import { TasksView } from './tasksView';
-import { Attention, REVIEW, SHOW, endMessageTask, endNotice, questionText } from './attention';
+import { Attention, REVIEW, SHOW, endMessageTask, endNotice, questionText, taskDiffClosedText, taskDiffTask } from './attention';
 import { Probe } from './probe';
 import { PROPOSAL_SCHEME, ProposalProvider, openReviewDiffs, parse as parseProposal, syncReviewTabs } from './review';
 import { resolveServerPath } from './serverPath';
@@ -242,7 +243,7 @@ class Agentls {
     // name the task they stop and count on the Tasks view's badge while
     // they wait. Registered before start, it takes the place of the
     // client's own handler.
-    client.onRequest('window/showMessageRequest', (p: ShowMessageParams & { actions?: MessageActionItem[] }) => this.askUser(p));
+    client.onRequest('window/showMessageRequest', (p: ShowMessageParams & { actions?: MessageActionItem[]; taskId?: string }) => this.askUser(p));
     // The server's closing message of a task becomes a notification with
     // buttons (endNotice); every other message shows as before.
     client.onNotification('window/showMessage', (p: ShowMessageParams) => this.onShowMessage(p));
@@ -346,7 +347,59 @@ class Agentls {
       if (vscode.workspace.getConfiguration('agentls').get<boolean>('review.openDiff', true)) {
         void this.openDiffIfReview(t.taskId);
       }
+      void this.saveHiddenChanges(uris, 'ended');
     }
+  }
+
+  /**
+   * Saves the files of changed (the task's filesChanged: paths under the
+   * workspace or URIs) that hold unsaved changes although no tab shows
+   * them: the agent's edit of a file you had not opened. With
+   * files.autoSave off VS Code keeps such an edit in a hidden model, so
+   * the disk (what the next task's checks, git and your other tools read)
+   * would still have the old text and nothing on screen would say so. A
+   * file with a tab is yours to save. VS Code's files.refactoring.autoSave
+   * false keeps them unsaved, as it does for refactorings.
+   */
+  private async saveHiddenChanges(changed: string[], why: string): Promise<void> {
+    if (changed.length === 0) return;
+    const root = vscode.workspace.workspaceFolders?.[0]?.uri;
+    const want = new Set(
+      changed.map((f) => (/^[a-z][a-z0-9+.-]*:/i.test(f) ? vscode.Uri.parse(f) : root ? vscode.Uri.joinPath(root, f) : vscode.Uri.file(f)).toString()),
+    );
+    await this.saveHidden((u) => want.has(u), why);
+  }
+
+  /** The file documents with unsaved changes now (see saveNewHiddenChanges). */
+  private dirtyDocs(): Set<string> {
+    return new Set(vscode.workspace.textDocuments.filter((d) => d.uri.scheme === 'file' && d.isDirty).map((d) => d.uri.toString()));
+  }
+
+  /**
+   * After a merge or rewind, whose files the extension does not know
+   * beforehand: the documents that became unsaved meanwhile while no tab
+   * shows them (nobody can type into those) are the server's edits; they
+   * are saved as saveHiddenChanges says.
+   */
+  private async saveNewHiddenChanges(before: Set<string>, why: string): Promise<void> {
+    await this.saveHidden((u) => !before.has(u), why);
+  }
+
+  private async saveHidden(want: (uri: string) => boolean, why: string): Promise<void> {
+    if (!vscode.workspace.getConfiguration('files').get<boolean>('refactoring.autoSave', true)) return;
+    const shown = new Set<string>();
+    for (const tab of vscode.window.tabGroups.all.flatMap((g) => g.tabs)) {
+      const input = tab.input;
+      if (input instanceof vscode.TabInputText) shown.add(input.uri.toString());
+      else if (input instanceof vscode.TabInputTextDiff) shown.add(input.original.toString()).add(input.modified.toString());
+    }
+    const saved: string[] = [];
+    for (const doc of vscode.workspace.textDocuments) {
+      const u = doc.uri.toString();
+      if (doc.uri.scheme !== 'file' || !doc.isDirty || !want(u) || shown.has(u)) continue;
+      if (await doc.save()) saved.push(u);
+    }
+    if (saved.length > 0) this.probe.write('hiddenSaved', { why, files: saved });
   }
 
   private append(s: string): void {
@@ -375,17 +428,28 @@ class Agentls {
       this.probe.write('commandResult', { command, error: 'not running' });
       return undefined;
     }
+    const r = await this.call(command, args);
+    if (r.error === undefined) return r.result;
+    if (quiet) return undefined;
+    // The server's errors may name the command already.
+    void vscode.window.showErrorMessage(r.error.startsWith(`${command}:`) ? r.error : `${command}: ${r.error}`);
+    return undefined;
+  }
+
+  /** workspace/executeCommand: its answer, or the server's error as text (shown by the caller). */
+  async call(command: string, args: object): Promise<{ result?: any; error?: string }> {
+    const c = this.client;
+    if (!c || !c.isRunning()) {
+      this.probe.write('commandResult', { command, error: 'not running' });
+      return { error: 'the server is not running (see the "agentls server" output)' };
+    }
     try {
       const res = await c.sendRequest(ExecuteCommandRequest.type, { command, arguments: [args] });
       this.probe.write('commandResult', { command, args, result: res });
-      return res ?? {};
+      return { result: res ?? {} };
     } catch (err) {
       this.probe.write('commandResult', { command, args, error: errorText(err) });
-      if (quiet) return undefined;
-      // The server's errors may name the command already.
-      const text = errorText(err);
-      void vscode.window.showErrorMessage(text.startsWith(`${command}:`) ? text : `${command}: ${text}`);
-      return undefined;
+      return { error: errorText(err) };
     }
   }
 
@@ -494,8 +558,8 @@ class Agentls {
   }
 
   /** A question of the server's, as VS Code's own notification naming its task. */
-  private async askUser(p: ShowMessageParams & { actions?: MessageActionItem[] }): Promise<MessageActionItem | null> {
-    const taskId = this.attention.questionTask(p.message);
+  private async askUser(p: ShowMessageParams & { actions?: MessageActionItem[]; taskId?: string }): Promise<MessageActionItem | null> {
+    const taskId = this.attention.askingTask(p);
     const key = this.attention.asked(taskId);
     this.updateBadge();
     this.tasksView.refresh();
@@ -547,6 +611,47 @@ class Agentls {
   async syncReviewTabs(why: string): Promise<void> {
     const r = await syncReviewTabs((c, a) => this.exec(c, a, true), this.proposals, why);
     if (r.closed.length > 0 || r.refreshed.length > 0) this.probe.write('reviewTabs', { why, ...r });
+    await this.syncTaskDiffTabs(why);
+  }
+
+  /**
+   * "Show Task Changes" tabs follow the state as review tabs do: each is
+   * read again from agentls.diff after an undo, rewind, merge or review; a
+   * task whose diff is empty now (undone) has its tab closed, with the
+   * server's reason.
+   */
+  private async syncTaskDiffTabs(why: string): Promise<void> {
+    const open = vscode.window.tabGroups.all
+      .flatMap((g) => g.tabs)
+      .filter((tab) => tab.input instanceof vscode.TabInputText && tab.input.uri.scheme === TASK_DIFF_SCHEME);
+    if (open.length === 0) return;
+    const refreshed: string[] = [];
+    const closed: string[] = [];
+    const reasons: string[] = [];
+    const gone: vscode.Tab[] = [];
+    for (const tab of open) {
+      const uri = (tab.input as vscode.TabInputText).uri;
+      const taskId = taskDiffTask(uri.path);
+      if (!taskId) continue;
+      const res = await this.exec('agentls.diff', { taskId }, true);
+      if (res && typeof res.diff === 'string' && res.diff !== '') {
+        if (this.taskDiffs.get(uri.toString()) !== res.diff) {
+          this.taskDiffs.set(uri.toString(), res.diff);
+          this.taskDiffsChanged.fire(uri);
+          refreshed.push(taskId);
+        }
+        continue;
+      }
+      this.taskDiffs.delete(uri.toString());
+      gone.push(tab);
+      closed.push(taskId);
+      if (res?.reason) reasons.push(String(res.reason));
+    }
+    if (gone.length > 0) {
+      await vscode.window.tabGroups.close(gone);
+      void vscode.window.showInformationMessage(taskDiffClosedText(closed, why, reasons[0]));
+    }
+    if (closed.length > 0 || refreshed.length > 0) this.probe.write('taskDiffTabs', { why, closed, refreshed, reasons });
   }
 
   private syncTimer: ReturnType<typeof setTimeout> | undefined;
@@ -633,6 +738,7 @@ class Agentls {
     }
     const res = await this.exec('agentls.undo', { taskId });
     if (!res) return;
+    await this.saveHiddenChanges(this.tracker.get(taskId)?.result?.filesChanged ?? [], 'undone');
     await this.syncReviewTabs('undone');
     void this.refreshAttention();
     const conflicts: any[] = res.conflicts ?? [];
@@ -648,18 +754,40 @@ class Agentls {
 
   async rewindTask(arg?: RewindArgs): Promise<void> {
     const host = { exec: (c: string, x: object) => this.exec(c, x), probeWrite: (k: string, d: Record<string, unknown>) => this.probe.write(k, d) };
+    const before = this.dirtyDocs();
     await rewindTask(host, arg?.taskId || arg?.session ? arg?.taskId : this.pickTask(), arg);
+    await this.saveNewHiddenChanges(before, 'rewound');
     await this.syncReviewTabs('rewound');
     void this.refreshAttention();
   }
 
   async worktreeTasks(arg?: { id?: string; action?: WorktreeAction }): Promise<void> {
     const host = { exec: (c: string, x: object) => this.exec(c, x), probeWrite: (k: string, d: Record<string, unknown>) => this.probe.write(k, d) };
+    const before = this.dirtyDocs();
     const done = await worktreeTasks(host, arg);
+    if (done === 'Merge') await this.saveNewHiddenChanges(before, 'merged');
     if (done) {
       await this.syncReviewTabs(done === 'Merge' ? 'merged' : done === 'Discard' ? 'discarded' : 'changed');
       void this.refreshAttention();
     }
+  }
+
+  private jobsHost(): JobsHost {
+    return {
+      call: (c, x) => this.call(c, x),
+      worktreeTasks: (x) => this.worktreeTasks(x),
+      probeWrite: (k, d) => this.probe.write(k, d),
+    };
+  }
+
+  /** "agentls: Delegate Agent Task": a task for a worker elsewhere (agentls.delegate). */
+  async delegateTask(arg?: { task?: string }): Promise<void> {
+    await delegateTask(this.jobsHost(), arg);
+  }
+
+  /** "agentls: Delegated Jobs": the jobs, a finished one fetched into Worktree Tasks. */
+  async delegatedJobs(): Promise<void> {
+    await delegatedJobs(this.jobsHost());
   }
 
   async showTranscript(arg?: TaskArgs): Promise<void> {
@@ -955,6 +1083,8 @@ export async function activate(ctx: vscode.ExtensionContext): Promise<void> {
   reg('agentls.undoTask', (arg?: TaskArgs) => a.undoTask(arg));
   reg('agentls.rewindTask', (arg?: RewindArgs) => a.rewindTask(arg));
   reg('agentls.worktreeTasks', (arg?: { id?: string; action?: WorktreeAction }) => a.worktreeTasks(arg));
+  reg('agentls.delegateTask', (arg?: { task?: string }) => a.delegateTask(arg));
+  reg('agentls.delegatedJobs', () => a.delegatedJobs());
   reg('agentls.showTranscript', (arg?: TaskArgs) => a.showTranscript(arg));
   reg('agentls.setApiKey', () => a.setApiKey());
   reg('agentls.restartServer', () => a.restart());

@@ -18,6 +18,8 @@ export class ProposalProvider implements vscode.TextDocumentContentProvider {
   constructor(private readonly exec: Exec) {}
 
   async provideTextDocumentContent(uri: vscode.Uri): Promise<string> {
+    // The left side of a new file's diff: the file is not there yet.
+    if (new URLSearchParams(uri.query).get('absent') === '1') return '';
     const { taskId, file } = parse(uri);
     const res = await this.exec('agentls.proposal', { taskId, uri: file });
     return typeof res?.proposed === 'string' ? res.proposed : '';
@@ -49,11 +51,25 @@ export async function openReviewDiffs(exec: Exec, taskId: string, toCode: (u: st
   for (const u of uris) {
     const file = toCode(u);
     const name = file.path.split('/').pop() ?? file.path;
-    await vscode.commands.executeCommand('vscode.diff', file, proposalUri(taskId, file, u), `${name} ↔ agentls ${taskId} (review)`, {
+    // A file the proposal creates is not on disk: VS Code's diff would say
+    // "file not found" for it, so its left side is an empty document.
+    const left = (await exists(file)) ? file : file.with({ scheme: PROPOSAL_SCHEME, query: 'absent=1' });
+    await vscode.commands.executeCommand('vscode.diff', left, proposalUri(taskId, file, u), `${name} ↔ agentls ${taskId} (review)`, {
       preview: false,
     });
   }
   return uris.length;
+}
+
+async function exists(u: vscode.Uri): Promise<boolean> {
+  if (u.scheme !== 'file') return true;
+  if (vscode.workspace.textDocuments.some((d) => d.uri.toString() === u.toString())) return true;
+  try {
+    await vscode.workspace.fs.stat(u);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 /**

@@ -1,7 +1,7 @@
 import { strict as assert } from 'node:assert';
 import { test } from 'node:test';
 
-import { Attention, REVIEW, SHOW, closedText, endMessageTask, endNotice, questionText, sortReviewTabs, taskContext, taskRow } from '../../src/attention';
+import { Attention, REVIEW, SHOW, closedText, endMessageTask, endNotice, questionText, sortReviewTabs, taskContext, taskDiffClosedText, taskDiffTask, taskRow } from '../../src/attention';
 
 const call = (taskId: string, id: string, name: string, args: object) => ({ taskId, kind: 'toolCall', call: { id, name, arguments: JSON.stringify(args) } });
 
@@ -17,6 +17,22 @@ test('a question is laid at the door of the task whose open call it quotes', () 
   a.event({ taskId: 't1', kind: 'toolResult', call: { id: 'c1', name: 'run_command' } });
   a.event({ taskId: 't1', kind: 'end', result: { status: 'ok' } });
   assert.equal(a.questionTask('agentls wants to run in /w:\n\nmake test'), 't2');
+});
+
+test('a question names its task by the server\'s taskId; the guess is only for servers that send none', () => {
+  const a = new Attention();
+  // Two tasks wait to run the same command: the text names both.
+  a.event(call('t1', 'c1', 'run_command', { command: 'echo same' }));
+  a.event(call('t2', 'c1', 'run_command', { command: 'echo same' }));
+  const message = 'agentls wants to run in /w:\n\necho same';
+  assert.equal(a.questionTask(message), undefined);
+  assert.equal(a.askingTask({ message, taskId: 't1' }), 't1');
+  assert.equal(a.askingTask({ message, taskId: 't2' }), 't2');
+  // No taskId (an older server), or not a usable one: the guess.
+  a.event({ taskId: 't2', kind: 'end', result: { status: 'ok' } });
+  assert.equal(a.askingTask({ message }), 't1');
+  assert.equal(a.askingTask({ message, taskId: '' }), 't1');
+  assert.equal(a.askingTask({ message, taskId: 7 }), 't1');
 });
 
 test('the badge counts each task that needs you once: open questions and proposals to review', () => {
@@ -87,4 +103,12 @@ test('review tabs follow the proposals: still proposed is read again, gone is cl
   assert.deepEqual(refresh, [tabs[0]]);
   assert.deepEqual(close, [tabs[1], tabs[2]]);
   assert.equal(closedText(close, 'accepted'), 'agentls: closed the review diff of b c.txt, a.txt: t1, t2 proposes nothing there any more (accepted).');
+});
+
+test('a "Show Task Changes" tab names its task, and closing it says whose and why', () => {
+  assert.equal(taskDiffTask('/t3.diff'), 't3');
+  assert.equal(taskDiffTask('/a/t3.diff'), undefined);
+  assert.equal(taskDiffTask('/t3.txt'), undefined);
+  assert.equal(taskDiffClosedText(['t3'], 'undone', 't3 has no applied changes'), 'agentls: closed the changes of t3 (undone): t3 has no applied changes.');
+  assert.equal(taskDiffClosedText(['t3', 't4'], 'rewound'), 'agentls: closed the changes of t3, t4 (rewound).');
 });

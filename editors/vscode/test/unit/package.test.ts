@@ -118,3 +118,17 @@ test('the Tasks view\'s context menu offers undo, rewind, review and cancel, eac
   const cmds = pkg.contributes.commands.map((c: { command: string }) => c.command);
   for (const i of items) assert.ok(cmds.includes(i.command), `${i.command} is not contributed`);
 });
+
+test('"Delegate Agent Task" and "Delegated Jobs" are contributed, registered and in the Tasks view\'s menu', () => {
+  const pkg = JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8'));
+  const cmds = pkg.contributes.commands.map((c: { command: string }) => c.command);
+  const src = fs.readFileSync(path.join(root, 'src', 'extension.ts'), 'utf8');
+  const menu = pkg.contributes.menus['view/title'].map((m: { command: string }) => m.command);
+  for (const id of ['agentls.delegateTask', 'agentls.delegatedJobs']) {
+    assert.ok(cmds.includes(id), `${id} is not contributed`);
+    assert.ok(src.includes(`reg('${id}'`), `${id} is not registered`);
+    assert.ok(menu.includes(id), `${id} is not in the Tasks view's menu`);
+  }
+  const titles = pkg.contributes.commands.map((c: { title: string }) => c.title);
+  assert.ok(titles.some((t: string) => t.startsWith('Delegate Agent Task')), 'no "Delegate Agent Task" in the palette');
+});
