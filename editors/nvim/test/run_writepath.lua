@@ -164,6 +164,56 @@ function M.two(a)
     and (not versioned or #typed == 2),
     vim.inspect({ r1 = r1 and r1.result, r2 = r2 and r2.result, calls = calls, typed = typed, lines = lines, told = res }))
   vim.cmd('silent! bwipeout!')
+  M.lost(a)
+end
+
+-- lost: the user types before EVERY try of one edit, so Neovim skips it
+-- each time. That edit really is dropped, and the task is told so (its
+-- tool result says nothing changed), where the two edits above were not.
+function M.lost(a)
+  local name = 'an edit Neovim drops every time is reported to the task as not made'
+  if vim.fn.has('nvim-0.8') == 0 then
+    -- 0.7 sends version 0 and applies every edit unchecked: it never drops one.
+    return T.skip(name, 'Neovim 0.7 applies edits without a version check')
+  end
+  local path = T.ws .. '/drop3.txt'
+  local f = io.open(path, 'w')
+  f:write('red\ngreen\nblue\n')
+  f:close()
+  vim.cmd('edit ' .. vim.fn.fnameescape(path))
+  local buf = vim.api.nvim_get_current_buf()
+  if not vim.wait(5000, function()
+    return #vim.lsp.get_active_clients({ bufnr = buf }) > 0
+  end, 20) then
+    return T.fail(name, 'agentls did not attach to drop3.txt')
+  end
+  vim.api.nvim_buf_set_lines(buf, -1, -1, false, { 'black' })
+  vim.wait(500)
+  local orig = vim.lsp.handlers['workspace/applyEdit']
+  local tries = 0
+  vim.lsp.handlers['workspace/applyEdit'] = function(err, result, ctx, config)
+    local dc = result and result.edit and result.edit.documentChanges
+    local d = dc and dc[1]
+    local v = d and d.textDocument and d.textDocument.version
+    for _, e in ipairs(d and d.edits or {}) do
+      if (e.newText or ''):find('GREEN', 1, true) and type(v) == 'number' and v > 0 then
+        tries = tries + 1
+        vim.api.nvim_buf_set_lines(buf, 0, 0, false, { 'typed ' .. tries })
+        break
+      end
+    end
+    return orig(err, result, ctx, config)
+  end
+  local _, s = T.sync(a.exec, 'agentls.run', { task = 'Writepath3 lost: shout green in drop3.txt' })
+  local r = s and s.taskId and T.wait_task(s.taskId, 20000)
+  vim.lsp.handlers['workspace/applyEdit'] = orig
+  local lines = vim.api.nvim_buf_get_lines(buf, 0, -1, false)
+  local c = told({ call_wp3 = true }).call_wp3 or ''
+  T.check(name, r and r.status == 'ok' and tries >= 2 and not vim.tbl_contains(lines, 'GREEN')
+    and vim.tbl_contains(lines, 'green') and not c:find('^edited') and c:find('nothing', 1, true) ~= nil
+    and c:find('drop3.txt', 1, true) ~= nil,
+    vim.inspect({ result = r and r.result, tries = tries, lines = lines, told = c }))
+  vim.cmd('silent! bwipeout!')
 end
 
 return M
