@@ -712,10 +712,14 @@ it, as from an older server, the task is guessed."
     (plist-put caps :window window)))
 
 (cl-defmethod eglot-handle-request :around
-  ((_server agentls-server) (_method (eql window/showMessageRequest)) &rest args)
-  "Say which task waits on the question, then let Eglot ask it."
-  (let ((id (agentls--asked (or (plist-get args :message) "") (plist-get args :taskId))))
-    (unwind-protect (cl-call-next-method)
+  ((server agentls-server) (method (eql window/showMessageRequest)) &rest args)
+  "Say which task waits on the question, then let Eglot ask it.
+Eglot is given the standard members only: 1.9's handler takes exactly
+:type, :message and :actions and fails on the task's id (taskId)."
+  (let ((id (agentls--asked (or (plist-get args :message) "") (plist-get args :taskId)))
+        (std (list :type (plist-get args :type) :message (plist-get args :message)
+                   :actions (plist-get args :actions))))
+    (unwind-protect (apply #'cl-call-next-method server method std)
       (agentls--answered id))))
 
 (cl-defmethod eglot-handle-request
