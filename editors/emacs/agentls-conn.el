@@ -442,7 +442,7 @@ command again with network.  Nothing is answered for the user: quitting
     (if (null titles)
         (progn (message "agentls: %s" question) nil)
       ;; Which task waits, said where the user is before the prompt.
-      (let* ((id (agentls--asked question))
+      (let* ((id (agentls--asked question (plist-get params :taskId)))
              (pick (unwind-protect
                        (condition-case nil
                            (completing-read (format "agentls asks: %s\nAnswer (%s): " question

@@ -618,8 +618,9 @@ when nothing is (or *agentls* is on screen now, which clears it)."
                             (t (if (string-empty-p msg) word (format "%s: %s" word msg))))))))
 
 (defun agentls--question-task (question)
-  "The running task a server QUESTION is about: the one whose last tool
-call it names, else the newest running one."
+  "Guess the running task a server QUESTION is about, for a server that
+does not name it (taskId): the one whose last tool call it names, else
+the newest running one."
   (or (car (cl-find-if (lambda (cell)
                          (let ((m (plist-get (cdr cell) :message)))
                            (and (agentls--running-p (cdr cell)) (stringp m)
@@ -628,9 +629,13 @@ call it names, else the newest running one."
                        agentls--tasks))
       (agentls--latest #'agentls--running-p)))
 
-(defun agentls--asked (question)
-  "Record and say that the server waits on QUESTION; returns its task id."
-  (let ((id (agentls--question-task question)))
+(defun agentls--asked (question &optional task-id)
+  "Record and say that the server waits on QUESTION; returns its task id.
+TASK-ID is the task the server names (the request's taskId); without
+it, as from an older server, the task is guessed."
+  (let ((id (if (and (stringp task-id) (not (string-empty-p task-id)))
+                task-id
+              (agentls--question-task question))))
     (when id (setf (alist-get id agentls--asking nil nil #'equal) question))
     (agentls--raise id "needs you" (agentls--first-line (replace-regexp-in-string "[ \t]*\n+[ \t]*" " " question) 200))
     id))
@@ -707,10 +712,14 @@ call it names, else the newest running one."
     (plist-put caps :window window)))
 
 (cl-defmethod eglot-handle-request :around
-  ((_server agentls-server) (_method (eql window/showMessageRequest)) &rest args)
-  "Say which task waits on the question, then let Eglot ask it."
-  (let ((id (agentls--asked (or (plist-get args :message) ""))))
-    (unwind-protect (cl-call-next-method)
+  ((server agentls-server) (method (eql window/showMessageRequest)) &rest args)
+  "Say which task waits on the question, then let Eglot ask it.
+Eglot is given the standard members only: 1.9's handler takes exactly
+:type, :message and :actions and fails on the task's id (taskId)."
+  (let ((id (agentls--asked (or (plist-get args :message) "") (plist-get args :taskId)))
+        (std (list :type (plist-get args :type) :message (plist-get args :message)
+                   :actions (plist-get args :actions))))
+    (unwind-protect (apply #'cl-call-next-method server method std)
       (agentls--answered id))))
 
 (cl-defmethod eglot-handle-request
@@ -1149,6 +1158,8 @@ an undo they show what is left, or say nothing is."
     (define-key m "u" #'agentls-undo)
     (define-key m "w" #'agentls-rewind)
     (define-key m "W" #'agentls-worktrees)
+    (define-key m "g" #'agentls-delegate)
+    (define-key m "j" #'agentls-jobs)
     (define-key m "l" #'agentls-show-stream)
     (define-key m "t" #'agentls-open-transcript)
     (define-key m "R" #'agentls-run-review)
@@ -1165,6 +1176,7 @@ an undo they show what is left, or say nothing is."
 (require 'agentls-review)
 (require 'agentls-rewind)
 (require 'agentls-worktrees)
+(require 'agentls-jobs)
 
 (provide 'agentls)
 ;;; agentls.el ends here

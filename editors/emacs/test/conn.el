@@ -11,6 +11,8 @@
 (load (expand-file-name "conn-review.el" (file-name-directory (or load-file-name buffer-file-name))) nil t)
 (load (expand-file-name "conn-issue25.el" (file-name-directory (or load-file-name buffer-file-name))) nil t)
 (load (expand-file-name "conn-issue36.el" (file-name-directory (or load-file-name buffer-file-name))) nil t)
+(load (expand-file-name "conn-issue43.el" (file-name-directory (or load-file-name buffer-file-name))) nil t)
+(load (expand-file-name "conn-issue31.el" (file-name-directory (or load-file-name buffer-file-name))) nil t)
 (setq test-script "conn-script.json"
       test-name (format "emacs-%s/agentls-conn" emacs-version))
 
@@ -184,6 +186,8 @@
       (test-conn-review t1 t2 abuf)
       (test-conn-issue25)
       (test-conn-issue36)
+      (test-conn-issue31)
+      (test-conn-issue43)
       (agentls-shutdown conn)
       (test-conn-connect-errors))))
 

@@ -109,6 +109,34 @@
     (test-wait 5 (lambda () url))
     (or url (progn (delete-process proc) (error "fakellm printed no URL")))))
 
+;; A task's own question through Eglot: the server names the task
+;; (taskId, beside the standard members). Eglot 1.9's handler takes only
+;; :type, :message and :actions, so agentls-server passes it those alone;
+;; before, the question failed ("Keyword argument :taskId not one of …"),
+;; was never asked, and the task was told the editor could not apply the
+;; change. Answered "No" here (a yes would have Eglot ask again, in its own
+;; y-or-n-p, to edit a file no buffer visits).
+(defun test-eglot-task-question (buf)
+  (let ((path (expand-file-name "e2.code-workspace" test-ws)) prompt during id told)
+    (with-temp-file path (insert "{}\n"))
+    (cl-letf (((symbol-function 'completing-read)
+               (lambda (p &rest _)
+                 (setq prompt p during (mapcar #'car agentls--asking))
+                 "No")))
+      (setq id (with-current-buffer buf (agentls-run "Eglot ask: write e2.code-workspace")))
+      (test-wait-end id 20))
+    (with-temp-buffer
+      (insert-file-contents (expand-file-name "requests.jsonl" test-out))
+      (dolist (l (split-string (buffer-string) "\n" t))
+        (dolist (m (append (plist-get (plist-get (json-parse-string l :object-type 'plist) :body) :messages) nil))
+          (when (equal (plist-get m :toolCallId) "call_eq") (setq told (plist-get m :content))))))
+    (test-check "a task's question is asked through Eglot, names its task (taskId), and the answer reaches the server"
+                (and prompt (string-search "e2.code-workspace" prompt) (equal during (list id))
+                     (equal (plist-get (test-task id) :status) "ok")
+                     (stringp told) (string-search "the user did not allow changing e2.code-workspace" told)
+                     (equal (with-temp-buffer (insert-file-contents path) (buffer-string)) "{}\n"))
+                (format "prompt %S waiting %S told %S task %S" prompt during told (test-task id)))))
+
 (cl-defun test-body ()
   (let* ((url (test-start-fakellm))
          (mode-lines nil))
@@ -343,6 +371,8 @@
                              (with-temp-buffer (insert-file-contents store)
                                                (string-search (expand-file-name ".agentls.json" test-ws) (buffer-string))))
                         (format "question %S, task %S" question (plist-get (test-task t7) :status))))))
+
+      (test-eglot-task-question hello)
 
       ;; 9. A worktree task leaves the buffer alone; agentls-worktrees
       ;;    lists it, merges it into the buffer, and discards it.

@@ -33,6 +33,10 @@ cmd('AgentRewind', 'rewind', { nargs = '*',
   desc = "agentls: rewind a task's session to a step: [taskId] [step] (default: the newest task, a picker)" })
 cmd('AgentWorktrees', 'worktrees', { nargs = '*',
   desc = 'agentls: worktree tasks: a picker, or [merge|review|continue|open|discard ID]' })
+cmd('AgentDelegate', 'delegate', { nargs = '*',
+  desc = 'agentls: delegate a task to a worker elsewhere, at the pushed commit (prompted when empty)' })
+cmd('AgentJobs', 'jobs', { nargs = '*',
+  desc = 'agentls: delegated jobs: a list (a finished one comes back for review), or [fetch ID]' })
 cmd('AgentTranscript', 'transcript', { nargs = '?', desc = 'agentls: open a task transcript (default: the newest task)' })
 cmd('AgentStream', 'stream', { nargs = 0, desc = 'agentls: show or hide the event stream' })
 cmd('AgentRunReview', 'runreview', { nargs = '*', range = true,

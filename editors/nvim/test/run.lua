@@ -206,6 +206,9 @@ do
   local i36 = require('run_issue36')
   i36.init(M.helpers)
   M.issue36 = i36.run
+  local dg = require('run_delegate')
+  dg.init(M.helpers)
+  M.delegate = dg.run
 end
 
 function M.main()
@@ -478,6 +481,7 @@ function M.body()
   M.worktree(a)
   M.writepath(a)
   M.issue36(a)
+  M.delegate(a)
   local broken = {}
   for _, m in ipairs(messages) do
     if m:find('rendering an event failed', 1, true) then

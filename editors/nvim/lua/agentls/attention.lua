@@ -97,8 +97,9 @@ local function subject(t)
   return t.message and t.message:match('^%S+%s+(.+)$')
 end
 
--- task_for picks the running task of client_id that a question is about:
--- the one whose last tool call the question names, else the newest.
+-- task_for guesses the running task of client_id that a question is
+-- about, for a server that does not name it (params.taskId): the one whose
+-- last tool call the question names, else the newest.
 function M.task_for(tasks, client_id, question)
   local newest
   for _, t in ipairs(tasks) do
@@ -173,7 +174,10 @@ function M.wrap(handler)
     if not c or c.name ~= 'agentls' or type(params) ~= 'table' then
       return handler(err, params, ctx, config)
     end
-    local id = M.task_for(require('agentls').tasks(), ctx.client_id, params.message or '')
+    -- The server names the task (taskId beside the standard members);
+    -- a server too old to do so leaves the guess.
+    local id = type(params.taskId) == 'string' and params.taskId ~= '' and params.taskId
+      or M.task_for(require('agentls').tasks(), ctx.client_id, params.message or '')
     M.asked(id, params.message or '')
     local res = { handler(err, params, ctx, config) }
     M.answered(id)

@@ -953,6 +953,19 @@ function M.command(name, o)
     require('agentls.rewind').command(o)
   elseif name == 'worktrees' then
     require('agentls.worktrees').command(o)
+  elseif name == 'delegate' then
+    local function go(task)
+      if task and task:match('%S') then
+        require('agentls.jobs').delegate(task)
+      end
+    end
+    if o.args ~= '' then
+      go(o.args)
+    else
+      vim.ui.input({ prompt = 'agentls: delegate which task? ' }, go)
+    end
+  elseif name == 'jobs' then
+    require('agentls.jobs').command(o)
   elseif name == 'transcript' then
     M.open_transcript(o.args)
   elseif name == 'stream' then
