@@ -127,7 +127,9 @@ Buffers the user has open stay unsaved."
                             :publishDiagnostics (list :relatedInformation :json-false)
                             :codeAction (list :codeActionLiteralSupport
                                               (list :codeActionKind
-                                                    (list :valueSet ["quickfix" "source" "refactor"]))))))
+                                                    (list :valueSet ["quickfix" "source" "refactor"]))))
+        ;; A question then names the task that asks (taskId).
+        :experimental (list :agentls (list :questionTaskId t))))
 
 (defun agentls--stderr-tail (buf)
   "The last non-empty line of BUF (a server's stderr buffer), or nil."

@@ -111,8 +111,10 @@ func (a *asker) yesNo(ctx context.Context, question, yes string) (bool, error) {
 
 // askParams is window/showMessageRequest's params with the id of the task
 // that asks, so an editor can tell the user which of its tasks needs them
-// (and mark it in its task list) without guessing from the text. Clients
-// ignore a member they do not know.
+// (and mark it in its task list) without guessing from the text. It goes
+// only to a client that declared it takes it (experimental.agentls.
+// questionTaskId): Eglot 1.9 refuses a request with a member it does not
+// know, and never asks the user.
 // Its members are spelled out: protocol's params type marshals itself,
 // which would drop a member beside it.
 type askParams struct {
@@ -131,7 +133,10 @@ func withTask(ctx context.Context, id string) context.Context {
 
 // request asks the client; no lock is held while it answers.
 func (a *asker) request(ctx context.Context, p protocol.ShowMessageRequestParams) (*protocol.MessageActionItem, error) {
-	id, _ := ctx.Value(taskKey{}).(string)
+	var id string
+	if caps, _ := a.ed.clientState(); caps.questionTaskID {
+		id, _ = ctx.Value(taskKey{}).(string)
+	}
 	var res *protocol.MessageActionItem
 	if _, err := a.ed.conn.Call(ctx, protocol.MethodWindowShowMessageRequest, askParams{Type: p.Type, Message: p.Message, Actions: p.Actions, TaskID: id}, &res); err != nil {
 		return nil, err

@@ -4,6 +4,7 @@ package lsp
 
 import (
 	"context"
+	"encoding/json"
 	"path/filepath"
 	"strings"
 
@@ -41,6 +42,16 @@ func (s *Server) initialize(ctx context.Context, p *protocol.InitializeParams) (
 		c.workDoneProgress = w.WorkDoneProgress != nil && *w.WorkDoneProgress
 		c.showDocument = w.ShowDocument != nil && w.ShowDocument.Support
 		c.showMessageReq = w.ShowMessage != nil
+	}
+	if x := p.Capabilities.Experimental; len(x) > 0 {
+		var ex struct {
+			Agentls struct {
+				QuestionTaskID bool `json:"questionTaskId"`
+			} `json:"agentls"`
+		}
+		if json.Unmarshal(x, &ex) == nil {
+			c.questionTaskID = ex.Agentls.QuestionTaskID
+		}
 	}
 	if w := p.Capabilities.Workspace; w != nil {
 		c.applyEdit = w.ApplyEdit != nil && *w.ApplyEdit

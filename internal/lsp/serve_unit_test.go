@@ -570,23 +570,35 @@ func TestServeModelsAndInfo(t *testing.T) {
 }
 
 // A question a task asks carries the task's id (taskId beside the standard
-// members of window/showMessageRequest), so an editor says which of its
-// tasks needs the user without guessing from the question's text.
+// members of window/showMessageRequest) to a client that declared it takes
+// it (experimental.agentls.questionTaskId), so an editor says which of its
+// tasks needs the user without guessing from the question's text; a
+// client that did not declare it (Eglot 1.9 refuses a request with a
+// member it does not know) gets the standard members only.
 func TestQuestionsNameTheirTask(t *testing.T) {
-	root := tempRoot(t, nil)
-	b, _ := json.Marshal(map[string]string{"command": "echo hi"})
-	e, _ := serveSession(t, root, map[string]any{"tools": map[string]any{"approval": "always-ask"}},
-		fakellm.Turn{ToolCalls: []fakellm.ToolCall{{ID: "c1", Name: "run_command", Arguments: string(b)}}}, fakellm.Turn{Text: "ran"})
-	var run runResult
-	if err := e.command("agentls.run", map[string]any{"task": "t"}, &run); err != nil || run.TaskID == "" {
-		t.Fatalf("agentls.run: %+v, %v", run, err)
-	}
-	q := e.waitFor("the question", func(m sent) bool { return m.method == protocol.MethodWindowShowMessageRequest })
-	var p struct {
-		Message string
-		TaskID  string `json:"taskId"`
-	}
-	if err := json.Unmarshal(q.params, &p); err != nil || p.TaskID != run.TaskID || !strings.Contains(p.Message, "echo hi") {
-		t.Errorf("the question %s names task %q; want %q (%v)", q.params, p.TaskID, run.TaskID, err)
+	for _, declared := range []bool{true, false} {
+		root := tempRoot(t, nil)
+		b, _ := json.Marshal(map[string]string{"command": "echo hi"})
+		e, _ := serveSessionWith(t, root, map[string]any{"tools": map[string]any{"approval": "always-ask"}}, func(p *protocol.InitializeParams) {
+			if declared {
+				p.Capabilities.Experimental = protocol.LSPAny(`{"agentls":{"questionTaskId":true}}`)
+			}
+		}, fakellm.Turn{ToolCalls: []fakellm.ToolCall{{ID: "c1", Name: "run_command", Arguments: string(b)}}}, fakellm.Turn{Text: "ran"})
+		var run runResult
+		if err := e.command("agentls.run", map[string]any{"task": "t"}, &run); err != nil || run.TaskID == "" {
+			t.Fatalf("agentls.run: %+v, %v", run, err)
+		}
+		q := e.waitFor("the question", func(m sent) bool { return m.method == protocol.MethodWindowShowMessageRequest })
+		var p map[string]any
+		if err := json.Unmarshal(q.params, &p); err != nil || !strings.Contains(p["message"].(string), "echo hi") {
+			t.Fatalf("the question %s (%v)", q.params, err)
+		}
+		id, has := p["taskId"]
+		switch {
+		case declared && id != run.TaskID:
+			t.Errorf("declared: the question %s names task %v; want %q", q.params, id, run.TaskID)
+		case !declared && has:
+			t.Errorf("not declared: the question %s carries a taskId", q.params)
+		}
 	}
 }

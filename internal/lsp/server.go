@@ -82,6 +82,10 @@ type clientCaps struct {
 	changeAnnotations bool
 	showDocument      bool
 	showMessageReq    bool
+	// questionTaskID: the client declared experimental.agentls.questionTaskId
+	// and takes a taskId member in window/showMessageRequest (Eglot 1.9
+	// refuses a request with a member it does not know).
+	questionTaskID bool
 }
 
 // Serve runs the server on rwc (stdin/stdout) until the client exits or the

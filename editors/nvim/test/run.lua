@@ -251,6 +251,7 @@ function M.body()
           cmd = cmd,
           root_dir = vim.fs.root(args.buf, { '.agentls.json', '.git' }),
           init_options = init_options,
+          capabilities = require('agentls').capabilities(),
         })
       end,
     })

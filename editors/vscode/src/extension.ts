@@ -60,6 +60,9 @@ interface RunArgs {
 const noChangeAnnotations = {
   fillClientCapabilities(caps: any): void {
     if (caps?.workspace?.workspaceEdit) delete caps.workspace.workspaceEdit.changeAnnotationSupport;
+    // A question then names the task that asks (taskId); a client that
+    // does not say so gets the standard members only.
+    caps.experimental = { ...(caps.experimental ?? {}), agentls: { questionTaskId: true } };
   },
   initialize(): void {},
   getState(): { kind: 'static' } {

@@ -295,6 +295,15 @@ local function install_handlers()
   end
 end
 
+-- capabilities are Neovim's client capabilities plus what the plugin
+-- understands of agentls's own: a question names the task that asks
+-- (taskId). A vim.lsp.start set-up passes them too (see the README).
+function M.capabilities()
+  local caps = vim.lsp.protocol.make_client_capabilities()
+  caps.experimental = vim.tbl_deep_extend('force', caps.experimental or {}, { agentls = { questionTaskId = true } })
+  return caps
+end
+
 local function client_config(root, cmd)
   local c = M.config
   return {
@@ -305,6 +314,7 @@ local function client_config(root, cmd)
     workspace_folders = { { uri = vim.uri_from_fname(root), name = root } },
     init_options = c.init_options,
     settings = c.settings or {},
+    capabilities = M.capabilities(),
   }
 end
 
