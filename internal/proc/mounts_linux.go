@@ -1,7 +1,9 @@
 package proc
 
 import (
+	"bytes"
 	"crypto/sha256"
+	"encoding/binary"
 	"encoding/hex"
 	"errors"
 	"fmt"
@@ -167,9 +169,10 @@ func cacheLayer(dir, layers string, boot []byte) error {
 			if err := os.RemoveAll(base); err != nil {
 				return err
 			}
-		} else if unix.Rmdir(mark) != nil || unix.Rmdir(filepath.Dir(mark)) != nil {
-			// (The mark and its parent are empty directories: two calls,
-			// unless something else was left there.)
+		} else if unix.Unlink(filepath.Join(mark, "dirty")) != nil || unix.Rmdir(mark) != nil || unix.Rmdir(filepath.Dir(mark)) != nil {
+			// (The mark is a directory holding one empty file, "dirty",
+			// in an empty directory: three calls, unless something else
+			// was left there.)
 			if err := os.RemoveAll(filepath.Join(work, "work")); err != nil {
 				return err
 			}
@@ -229,16 +232,22 @@ func walkWorkspace(cfg launchConfig, m *masker) error {
 	}()
 	protected, secrets := compileGlobs(cfg.Protect), policy.CompileSecrets(cfg.Secrets)
 	seen := 0
+	buf := make([]byte, direntBuf)
 	for len(queue) > 0 {
 		d := queue[0]
 		queue = queue[1:]
-		f := os.NewFile(uintptr(d.fd), d.rel)
-		entries, _ := f.ReadDir(-1)
-		for _, e := range entries {
+		err := readDir(d.fd, buf, func(name string, typ uint8) error {
 			if seen++; seen > walkLimit {
-				break
+				return errWalkLimit
 			}
-			name := e.Name()
+			if typ == unix.DT_UNKNOWN {
+				// A file system without types in its entries.
+				var st unix.Stat_t
+				if unix.Fstatat(d.fd, name, &st, unix.AT_SYMLINK_NOFOLLOW) != nil {
+					return nil // gone
+				}
+				typ = direntType(st.Mode)
+			}
 			lower := strings.ToLower(name)
 			rel := name
 			if d.rel != "" {
@@ -246,30 +255,28 @@ func walkWorkspace(cfg launchConfig, m *masker) error {
 			}
 			if !d.inProtected && protected.name(lower) {
 				if err := protect(d.fd, name); err != nil {
-					f.Close()
 					return fmt.Errorf("protect %s: %w", rel, err)
 				}
-				if e.Type()&os.ModeSymlink != 0 {
+				if typ == unix.DT_LNK {
 					// .husky -> tools/husky: what git runs through the
 					// name is the target; protect it too.
 					if err := protectTarget(top, rel); err != nil {
-						f.Close()
 						return fmt.Errorf("protect the target of %s: %w", rel, err)
 					}
 				}
-				if e.IsDir() {
+				if typ == unix.DT_DIR {
 					if sub, err := openBeneath(d.fd, name, unix.O_RDONLY|unix.O_DIRECTORY); err == nil {
 						queue = append(queue, dir{fd: sub, rel: rel, inProtected: true})
 					}
 				}
-				continue
+				return nil
 			}
 			if secrets.Match(rel, name) {
 				fd, err := openBeneath(d.fd, name, unix.O_PATH|unix.O_NOFOLLOW)
 				if err != nil {
-					continue // gone: nothing to read
+					return nil // gone: nothing to read
 				}
-				if lower == "config" && strings.EqualFold(path.Base(d.rel), ".git") && e.Type().IsRegular() {
+				if lower == "config" && strings.EqualFold(path.Base(d.rel), ".git") && typ == unix.DT_REG {
 					// git's own configuration: shown without the
 					// credentials, so git status and git remote -v work.
 					err = m.showGitConfig(d.fd, name, fd)
@@ -278,23 +285,79 @@ func walkWorkspace(cfg launchConfig, m *masker) error {
 				}
 				unix.Close(fd)
 				if err != nil {
-					f.Close()
 					return fmt.Errorf("mask %s: %w", rel, err)
 				}
-				continue
+				return nil
 			}
-			if e.IsDir() && !d.inProtected && !skipDirs[name] {
+			if typ == unix.DT_DIR && !d.inProtected && !skipDirs[name] {
 				if sub, err := openBeneath(d.fd, name, unix.O_RDONLY|unix.O_DIRECTORY); err == nil {
 					queue = append(queue, dir{fd: sub, rel: rel})
 				}
 			}
-		}
-		f.Close()
-		if seen > walkLimit {
+			return nil
+		})
+		unix.Close(d.fd)
+		if err == errWalkLimit {
 			break
+		}
+		if err != nil {
+			return err
 		}
 	}
 	return nil
+}
+
+// direntBuf is the buffer the walk reads directories with: most of a
+// workspace's directories in one getdents64 call.
+const direntBuf = 32 << 10
+
+var errWalkLimit = errors.New("walk limit")
+
+// readDir calls fn with the name and type (DT_*) of each entry of the
+// directory open as fd but "." and "..", reading it into buf with
+// getdents64 (no lstat, no entry objects: the walk runs before every
+// command). An unreadable directory has no entries; fn's error stops it.
+func readDir(fd int, buf []byte, fn func(name string, typ uint8) error) error {
+	for {
+		n, err := unix.Getdents(fd, buf)
+		if err == unix.EINTR {
+			continue
+		}
+		if err != nil || n <= 0 {
+			return nil
+		}
+		for off := 0; off+19 <= n; {
+			// struct linux_dirent64: ino, off, reclen, type, name.
+			reclen := int(binary.NativeEndian.Uint16(buf[off+16:]))
+			if reclen < 19 || off+reclen > n {
+				return nil
+			}
+			typ := buf[off+18]
+			name := buf[off+19 : off+reclen]
+			if i := bytes.IndexByte(name, 0); i >= 0 {
+				name = name[:i]
+			}
+			off += reclen
+			if len(name) == 0 || string(name) == "." || string(name) == ".." {
+				continue
+			}
+			if err := fn(string(name), typ); err != nil {
+				return err
+			}
+		}
+	}
+}
+
+func direntType(mode uint32) uint8 {
+	switch mode & unix.S_IFMT {
+	case unix.S_IFDIR:
+		return unix.DT_DIR
+	case unix.S_IFLNK:
+		return unix.DT_LNK
+	case unix.S_IFREG:
+		return unix.DT_REG
+	}
+	return unix.DT_UNKNOWN
 }
 
 // protect binds name (below dirfd) read-only over itself: a file, a
@@ -329,8 +392,9 @@ func protectTarget(top int, rel string) error {
 // tests every entry: exact names are a map lookup, compared lower-case.
 // (The secret files are the policy's own matcher, policy.Secrets.)
 type globs struct {
-	exact map[string]bool
-	base  []string // globs on the name
+	exact  map[string]bool
+	suffix []string // "*x": a name ending in x ("*.code-workspace")
+	base   []string // other globs on the name
 }
 
 // compileGlobs: a trailing "/" (a directory) is ignored; a protected name
@@ -341,6 +405,8 @@ func compileGlobs(pats []string) globs {
 		p = strings.ToLower(strings.TrimSuffix(p, "/"))
 		switch {
 		case strings.Contains(p, "/"):
+		case strings.HasPrefix(p, "*") && !strings.ContainsAny(p[1:], `*?[\`):
+			g.suffix = append(g.suffix, p[1:])
 		case strings.ContainsAny(p, `*?[\`):
 			g.base = append(g.base, p)
 		case p != "":
@@ -354,6 +420,11 @@ func compileGlobs(pats []string) globs {
 func (g globs) name(lower string) bool {
 	if g.exact[lower] {
 		return true
+	}
+	for _, s := range g.suffix {
+		if strings.HasSuffix(lower, s) {
+			return true
+		}
 	}
 	for _, p := range g.base {
 		if ok, _ := path.Match(p, lower); ok {
