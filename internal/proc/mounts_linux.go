@@ -231,23 +231,29 @@ func walkWorkspace(cfg launchConfig, m *masker) error {
 		}
 	}()
 	protected, secrets := compileGlobs(cfg.Protect), policy.CompileSecrets(cfg.Secrets)
+	// The records of the last walk, and the file system they may be used
+	// on (none: every directory is read).
+	memo, next := readMemoFD(cfg.MemoFD), walkMemo{}
+	var memoDev uint64
+	var rootSt unix.Stat_t
+	var rootFS unix.Statfs_t
+	useMemo := cfg.MemoOutFD > 0 && !cfg.View && unix.Fstat(root, &rootSt) == nil &&
+		unix.Fstatfs(root, &rootFS) == nil && memoFS[int64(rootFS.Type)]
+	if useMemo {
+		memoDev = rootSt.Dev
+	}
+	var now unix.Timespec
+	if unix.ClockGettime(unix.CLOCK_REALTIME, &now) != nil {
+		useMemo = false
+	}
+	settled := now.Nano() - memoAge
 	seen := 0
 	buf := make([]byte, direntBuf)
 	for len(queue) > 0 {
 		d := queue[0]
 		queue = queue[1:]
-		err := readDir(d.fd, buf, func(name string, typ uint8) error {
-			if seen++; seen > walkLimit {
-				return errWalkLimit
-			}
-			if typ == unix.DT_UNKNOWN {
-				// A file system without types in its entries.
-				var st unix.Stat_t
-				if unix.Fstatat(d.fd, name, &st, unix.AT_SYMLINK_NOFOLLOW) != nil {
-					return nil // gone
-				}
-				typ = direntType(st.Mode)
-			}
+		// act is what the walk does with one entry of d.
+		act := func(name string, typ uint8) error {
 			lower := strings.ToLower(name)
 			rel := name
 			if d.rel != "" {
@@ -295,6 +301,51 @@ func walkWorkspace(cfg launchConfig, m *masker) error {
 				}
 			}
 			return nil
+		}
+		// d's identity and ctime, read before its entries.
+		var st unix.Stat_t
+		memoOK := useMemo && unix.Fstat(d.fd, &st) == nil && st.Dev == memoDev
+		if r, ok := memo[d.rel]; memoOK && ok && r.dev == st.Dev && r.ino == st.Ino && r.ctime == st.Ctim.Nano() &&
+			r.ctime < settled && seen+r.count <= walkLimit {
+			// Unchanged since it was read: its entries are the record's.
+			seen += r.count
+			var err error
+			for _, h := range r.hits {
+				if err = act(h.name, h.typ); err != nil {
+					break
+				}
+			}
+			unix.Close(d.fd)
+			if err != nil {
+				return err
+			}
+			next[d.rel] = r
+			continue
+		}
+		rec := dirMemo{dev: st.Dev, ino: st.Ino, ctime: st.Ctim.Nano()}
+		err := readDir(d.fd, buf, func(name string, typ uint8) error {
+			if seen++; seen > walkLimit {
+				return errWalkLimit
+			}
+			rec.count++
+			if typ == unix.DT_UNKNOWN {
+				// A file system without types in its entries.
+				var st unix.Stat_t
+				if unix.Fstatat(d.fd, name, &st, unix.AT_SYMLINK_NOFOLLOW) != nil {
+					return nil // gone
+				}
+				typ = direntType(st.Mode)
+			}
+			// Every entry act may do something with, in a protected
+			// directory or not.
+			rel := name
+			if d.rel != "" {
+				rel = d.rel + "/" + name
+			}
+			if protected.name(strings.ToLower(name)) || secrets.Match(rel, name) || typ == unix.DT_DIR && !skipDirs[name] {
+				rec.hits = append(rec.hits, memoEntry{name: name, typ: typ})
+			}
+			return act(name, typ)
 		})
 		unix.Close(d.fd)
 		if err == errWalkLimit {
@@ -303,6 +354,17 @@ func walkWorkspace(cfg launchConfig, m *masker) error {
 		if err != nil {
 			return err
 		}
+		if memoOK && rec.ctime < settled {
+			next[d.rel] = rec
+		}
+	}
+	if cfg.MemoOutFD > 0 {
+		// Only a complete walk's records: a directory not reached this
+		// time keeps none.
+		if useMemo && len(queue) == 0 {
+			_, _ = unix.Write(cfg.MemoOutFD, next.encode())
+		}
+		unix.Close(cfg.MemoOutFD)
 	}
 	return nil
 }

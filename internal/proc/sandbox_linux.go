@@ -109,6 +109,20 @@ func sandboxed(ctx context.Context, argv, env []string, sb Sandbox, dir string, 
 			cfg.LayerFD = 2 + len(extra)
 		}
 	}
+	var memoOut *os.File
+	memoKey := memoKey(cfg)
+	if !cfg.View && (len(cfg.Protect) > 0 || len(cfg.Secrets) > 0) {
+		in, out, err := memoFiles(memoKey)
+		if err == nil {
+			if in != nil {
+				extra = append(extra, in)
+				cfg.MemoFD = 2 + len(extra)
+			}
+			memoOut = out
+			extra = append(extra, out)
+			cfg.MemoOutFD = 2 + len(extra)
+		}
+	}
 	cg, procs, memCapped := newCgroup(cfg.MaxProcs, sb.MemoryMax)
 	for _, f := range procs {
 		extra = append(extra, f)
@@ -127,6 +141,9 @@ func sandboxed(ctx context.Context, argv, env []string, sb Sandbox, dir string, 
 		unplace = placeholders(sb.Workspace, sb.Protect)
 	}
 	cleanup = func() {
+		if memoOut != nil {
+			keepMemo(memoKey, memoOut)
+		}
 		release()
 		if unplace != nil {
 			unplace()
