@@ -208,7 +208,7 @@ func cacheLayer(dir, layers string, boot []byte) error {
 // will see of the workspace, breadth first (the top first), and mounts
 // over each where it was found.
 func walkWorkspace(cfg launchConfig, m *masker) error {
-	root, err := unix.Open(cfg.Workspace, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+	root, err := unix.Open(cfg.Workspace, unix.O_PATH|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
 	if err != nil {
 		return fmt.Errorf("open the workspace: %w", err)
 	}
@@ -271,7 +271,7 @@ func walkWorkspace(cfg launchConfig, m *masker) error {
 					}
 				}
 				if typ == unix.DT_DIR {
-					if sub, err := openBeneath(d.fd, name, unix.O_RDONLY|unix.O_DIRECTORY); err == nil {
+					if sub, err := openBeneath(d.fd, name, unix.O_PATH|unix.O_DIRECTORY); err == nil {
 						queue = append(queue, dir{fd: sub, rel: rel, inProtected: true})
 					}
 				}
@@ -296,7 +296,7 @@ func walkWorkspace(cfg launchConfig, m *masker) error {
 				return nil
 			}
 			if typ == unix.DT_DIR && !d.inProtected && !skipDirs[name] {
-				if sub, err := openBeneath(d.fd, name, unix.O_RDONLY|unix.O_DIRECTORY); err == nil {
+				if sub, err := openBeneath(d.fd, name, unix.O_PATH|unix.O_DIRECTORY); err == nil {
 					queue = append(queue, dir{fd: sub, rel: rel})
 				}
 			}
@@ -323,7 +323,14 @@ func walkWorkspace(cfg launchConfig, m *masker) error {
 			continue
 		}
 		rec := dirMemo{dev: st.Dev, ino: st.Ino, ctime: st.Ctim.Nano()}
-		err := readDir(d.fd, buf, func(name string, typ uint8) error {
+		// (Directories are held as O_PATH, cheaper to open: one whose
+		// record stands is never read.)
+		rd, err := unix.Openat(d.fd, ".", unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+		if err != nil {
+			unix.Close(d.fd)
+			continue // unreadable: no entries, as before
+		}
+		err = readDir(rd, buf, func(name string, typ uint8) error {
 			if seen++; seen > walkLimit {
 				return errWalkLimit
 			}
@@ -347,6 +354,7 @@ func walkWorkspace(cfg launchConfig, m *masker) error {
 			}
 			return act(name, typ)
 		})
+		unix.Close(rd)
 		unix.Close(d.fd)
 		if err == errWalkLimit {
 			break
