@@ -65,6 +65,9 @@ func mountBoundary(cfg launchConfig, m *masker) (layered []string, err error) {
 			return nil, err
 		}
 	}
+	if cfg.View {
+		unix.Close(fdLower)
+	}
 	for _, p := range cfg.GitConfigs {
 		// A linked worktree's repository: its config, stripped too.
 		dir, err := unix.Open(filepath.Dir(p), unix.O_PATH|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
@@ -105,7 +108,6 @@ func mountBoundary(cfg launchConfig, m *masker) (layered []string, err error) {
 // without a symlink on the way; one that is not a plain directory at
 // either end stays in the view.
 func viewThrough(cfg launchConfig) error {
-	defer unix.Close(fdLower)
 	ws, err := unix.Open(cfg.Workspace, unix.O_PATH|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
 	if err != nil {
 		return fmt.Errorf("open the view: %w", err)
@@ -223,13 +225,40 @@ func walkWorkspace(cfg launchConfig, m *masker) error {
 		rel string
 		// in a protected directory: only its entries are looked at.
 		inProtected bool
+		// In a view: the same directory in the real workspace, whose
+		// ctime the records go by (-1: none).
+		lower int
 	}
-	queue := []dir{{fd: root}}
+	// In a view on a fresh layer, a directory that holds no file of the
+	// view is its real one as it is: its record is the real one's.
+	viewMemo := cfg.View && cfg.ViewLayer == ""
+	lowerRoot := -1
+	if viewMemo {
+		if fd, err := openBeneath(fdLower, ".", unix.O_PATH|unix.O_DIRECTORY); err == nil {
+			lowerRoot = fd
+		}
+	}
+	queue := []dir{{fd: root, lower: lowerRoot}}
 	defer func() {
 		for _, d := range queue {
-			unix.Close(d.fd)
+			closeDir(d.fd, d.lower)
 		}
 	}()
+	// sub opens name below d (without following a symlink) to walk it,
+	// and its real directory in a view.
+	sub := func(d dir, name, rel string, inProtected bool) {
+		fd, err := openBeneath(d.fd, name, unix.O_PATH|unix.O_DIRECTORY)
+		if err != nil {
+			return
+		}
+		lower := -1
+		if d.lower >= 0 {
+			if l, err := openBeneath(d.lower, name, unix.O_PATH|unix.O_DIRECTORY); err == nil {
+				lower = l
+			}
+		}
+		queue = append(queue, dir{fd: fd, rel: rel, inProtected: inProtected, lower: lower})
+	}
 	protected, secrets := compileGlobs(cfg.Protect), policy.CompileSecrets(cfg.Secrets)
 	// The records of the last walk, and the file system they may be used
 	// on (none: every directory is read).
@@ -237,8 +266,12 @@ func walkWorkspace(cfg launchConfig, m *masker) error {
 	var memoDev uint64
 	var rootSt unix.Stat_t
 	var rootFS unix.Statfs_t
-	useMemo := cfg.MemoOutFD > 0 && !cfg.View && unix.Fstat(root, &rootSt) == nil &&
-		unix.Fstatfs(root, &rootFS) == nil && memoFS[int64(rootFS.Type)]
+	statRoot := root // the directory whose file system the records are on
+	if cfg.View {
+		statRoot = lowerRoot
+	}
+	useMemo := cfg.MemoOutFD > 0 && (!cfg.View || viewMemo && lowerRoot >= 0) &&
+		unix.Fstat(statRoot, &rootSt) == nil && unix.Fstatfs(statRoot, &rootFS) == nil && memoFS[int64(rootFS.Type)]
 	if useMemo {
 		memoDev = rootSt.Dev
 	}
@@ -271,9 +304,7 @@ func walkWorkspace(cfg launchConfig, m *masker) error {
 					}
 				}
 				if typ == unix.DT_DIR {
-					if sub, err := openBeneath(d.fd, name, unix.O_PATH|unix.O_DIRECTORY); err == nil {
-						queue = append(queue, dir{fd: sub, rel: rel, inProtected: true})
-					}
+					sub(d, name, rel, true)
 				}
 				return nil
 			}
@@ -296,15 +327,18 @@ func walkWorkspace(cfg launchConfig, m *masker) error {
 				return nil
 			}
 			if typ == unix.DT_DIR && !d.inProtected && !skipDirs[name] {
-				if sub, err := openBeneath(d.fd, name, unix.O_PATH|unix.O_DIRECTORY); err == nil {
-					queue = append(queue, dir{fd: sub, rel: rel})
-				}
+				sub(d, name, rel, false)
 			}
 			return nil
 		}
-		// d's identity and ctime, read before its entries.
+		// d's identity and ctime, read before its entries (in a view,
+		// its real directory's, unless the view has files in it).
 		var st unix.Stat_t
-		memoOK := useMemo && unix.Fstat(d.fd, &st) == nil && st.Dev == memoDev
+		statFD := d.fd
+		if cfg.View {
+			statFD = d.lower
+		}
+		memoOK := useMemo && statFD >= 0 && !(cfg.View && cfg.viewDirs[d.rel]) && unix.Fstat(statFD, &st) == nil && st.Dev == memoDev
 		if r, ok := memo[d.rel]; memoOK && ok && r.dev == st.Dev && r.ino == st.Ino && r.ctime == st.Ctim.Nano() &&
 			r.ctime < settled && seen+r.count <= walkLimit {
 			// Unchanged since it was read: its entries are the record's.
@@ -315,7 +349,7 @@ func walkWorkspace(cfg launchConfig, m *masker) error {
 					break
 				}
 			}
-			unix.Close(d.fd)
+			closeDir(d.fd, d.lower)
 			if err != nil {
 				return err
 			}
@@ -327,7 +361,7 @@ func walkWorkspace(cfg launchConfig, m *masker) error {
 		// record stands is never read.)
 		rd, err := unix.Openat(d.fd, ".", unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
 		if err != nil {
-			unix.Close(d.fd)
+			closeDir(d.fd, d.lower)
 			continue // unreadable: no entries, as before
 		}
 		err = readDir(rd, buf, func(name string, typ uint8) error {
@@ -355,7 +389,7 @@ func walkWorkspace(cfg launchConfig, m *masker) error {
 			return act(name, typ)
 		})
 		unix.Close(rd)
-		unix.Close(d.fd)
+		closeDir(d.fd, d.lower)
 		if err == errWalkLimit {
 			break
 		}
@@ -375,6 +409,13 @@ func walkWorkspace(cfg launchConfig, m *masker) error {
 		unix.Close(cfg.MemoOutFD)
 	}
 	return nil
+}
+
+func closeDir(fd, lower int) {
+	unix.Close(fd)
+	if lower >= 0 {
+		unix.Close(lower)
+	}
 }
 
 // direntBuf is the buffer the walk reads directories with: most of a

@@ -284,9 +284,12 @@ type launchConfig struct {
 	CgroupFDs []int `json:"cgroupFDs,omitempty"`
 	// The walk's records (walkmemo_linux.go): read from MemoFD (0: none),
 	// the next ones written to MemoOutFD.
-	MemoFD    int  `json:"memoFD,omitempty"`
-	MemoOutFD int  `json:"memoOutFD,omitempty"`
-	Probe     bool `json:"probe,omitempty"`
+	MemoFD    int `json:"memoFD,omitempty"`
+	MemoOutFD int `json:"memoOutFD,omitempty"`
+	// viewDirs, in the launcher: the directories holding the view's files
+	// ("" the top), the only ones its fresh upper layer has.
+	viewDirs map[string]bool
+	Probe    bool `json:"probe,omitempty"`
 }
 
 // Init runs the sandbox launcher and never returns when this process was

@@ -111,7 +111,7 @@ func sandboxed(ctx context.Context, argv, env []string, sb Sandbox, dir string, 
 	}
 	var memoOut *os.File
 	memoKey := memoKey(cfg)
-	if !cfg.View && (len(cfg.Protect) > 0 || len(cfg.Secrets) > 0) {
+	if (!cfg.View || cfg.ViewLayer == "") && (len(cfg.Protect) > 0 || len(cfg.Secrets) > 0) {
 		in, out, err := memoFiles(memoKey)
 		if err == nil {
 			if in != nil {
@@ -294,6 +294,14 @@ func launch(arg string) error {
 		f.Close()
 		if err != nil {
 			return fmt.Errorf("read the view: %w", err)
+		}
+	}
+	if cfg.View {
+		cfg.viewDirs = map[string]bool{"": true}
+		for rel := range view {
+			for d := filepath.Dir(filepath.Clean(filepath.FromSlash(rel))); d != "." && d != "/"; d = filepath.Dir(d) {
+				cfg.viewDirs[filepath.ToSlash(d)] = true
+			}
 		}
 	}
 	// Mounts in order: the view on the workspace, the caches' layers, the

@@ -87,3 +87,59 @@ func TestWalkMemoSeesWhatChangedSinceTheLastCommand(t *testing.T) {
 		t.Fatalf("unconfined: no hook, the attack proves nothing")
 	}
 }
+
+// In a view on a fresh layer the records stand for the directories that
+// hold no file of the view (those are the real ones as they are): a
+// secret written in a recorded directory since, and a view file that is
+// a secret, are both masked; unconfined, the same command reads both.
+func TestWalkMemoInAView(t *testing.T) {
+	needSandbox(t)
+	ws := t.TempDir()
+	for _, d := range []string{"a/b", "d/e", "f"} {
+		if err := os.MkdirAll(filepath.Join(ws, d), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var fs unix.Statfs_t
+	if err := unix.Statfs(ws, &fs); err != nil {
+		t.Fatal(err)
+	}
+	recorded := fs.Type == unix.EXT4_SUPER_MAGIC || fs.Type == unix.TMPFS_MAGIC || fs.Type == unix.XFS_SUPER_MAGIC || fs.Type == unix.BTRFS_SUPER_MAGIC
+	time.Sleep(time.Duration(proc.MemoAge) + 100*time.Millisecond)
+	view := func() proc.Sandbox {
+		sb := confined()
+		sb.Workspace = ws
+		sb.View = map[string][]byte{"f/.env": []byte("SECRET=view\n"), "a/x.go": []byte("package a\n")}
+		return sb
+	}
+	if r := run(t, proc.Spec{Shell: "true", Dir: ws, Sandbox: view()}); r.ExitCode != 0 {
+		t.Fatalf("first command: %+v", r)
+	}
+	dirs := proc.MemoDirs(ws)
+	if recorded {
+		for _, d := range []string{"a/b", "d", "d/e"} {
+			if !slices.Contains(dirs, d) {
+				t.Fatalf("%s not recorded (records: %q): the test would prove nothing", d, dirs)
+			}
+		}
+		for _, d := range []string{"a", "f"} {
+			if slices.Contains(dirs, d) {
+				t.Errorf("%s holds a file of the view and was recorded", d)
+			}
+		}
+	} else {
+		t.Logf("file system %#x: no records (%q)", fs.Type, dirs)
+	}
+	if err := os.WriteFile(filepath.Join(ws, "d/e/.env"), []byte("SECRET=disk\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	attack := "cat d/e/.env f/.env; true"
+	if r := run(t, proc.Spec{Shell: attack, Dir: ws, Sandbox: view()}); strings.Contains(r.Output, "SECRET") {
+		t.Errorf("a secret was read in the view: %q", r.Output)
+	}
+	// Unconfined there is no view: the buffer's text on disk.
+	os.WriteFile(filepath.Join(ws, "f/.env"), []byte("SECRET=view\n"), 0o644)
+	if r := run(t, proc.Spec{Shell: attack, Dir: ws, Sandbox: off}); strings.Count(r.Output, "SECRET") != 2 {
+		t.Fatalf("unconfined: %q, the attack proves nothing", r.Output)
+	}
+}
