@@ -32,8 +32,11 @@ import (
 // The records are the launcher's: it reads them from the memory file
 // cfg.MemoFD and writes the next ones to cfg.MemoOutFD before the command
 // starts (no descriptor of them reaches the command); agentls keeps them
-// between commands, by workspace and by the names looked for. No record
-// is made or used in a view (overlayfs shows another directory's times).
+// between commands, by workspace and by the names looked for. In a view
+// on a fresh layer, a directory holding no file of the view is its real
+// directory as it is, so its record goes by the real directory (opened
+// beneath the view's lower layer); one holding a view file is always
+// read; a view over a kept layer (Sandbox.ViewLayer) uses no records.
 
 // memoAge: a directory changed less than this before the walk is read
 // again next time (the kernel's file times lag its clock by a tick).
