@@ -167,6 +167,9 @@ func readMemoFD(fd int) walkMemo {
 	return m
 }
 
+// maxMemos bounds the workspaces whose records agentls keeps.
+const maxMemos = 16
+
 // agentls's side: the records by memoKey, from the last command that
 // wrote them.
 var memos struct {
@@ -210,6 +213,13 @@ func keepMemo(key string, out *os.File) {
 	defer memos.Unlock()
 	if memos.byKey == nil {
 		memos.byKey = map[string][]byte{}
+	}
+	if _, ok := memos.byKey[key]; !ok && len(memos.byKey) >= maxMemos {
+		// Tasks' worktrees are workspaces of their own: keep a few.
+		for k := range memos.byKey {
+			delete(memos.byKey, k)
+			break
+		}
 	}
 	memos.byKey[key] = b
 }
