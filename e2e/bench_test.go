@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -95,4 +96,30 @@ func vmRSS(pid int) int {
 		}
 	}
 	return 0
+}
+
+// BenchmarkLauncherStart is the part of every sandboxed command's set-up
+// that BenchmarkSandboxSetup (internal/proc, run from its small test
+// binary) does not show as agentls pays it: the launcher is agentls
+// itself, re-executed, and starts the Go runtime and every package
+// initialized before internal/proc's. Per op: exec of the real binary as
+// the launcher with an empty configuration, which it refuses at once; 20
+// of them per op (make bench runs the e2e benchmarks once).
+// cpu-ms/launch is the children's CPU time (user and system).
+func BenchmarkLauncherStart(b *testing.B) {
+	const per = 20
+	var before syscall.Rusage
+	_ = syscall.Getrusage(syscall.RUSAGE_CHILDREN, &before)
+	for b.Loop() {
+		for range per {
+			out, err := exec.Command(binary, "__agentls_sandbox_launcher__", "{}").CombinedOutput()
+			if err == nil || !strings.Contains(string(out), "bad launcher argument") {
+				b.Fatalf("not the launcher: %v %s", err, out)
+			}
+		}
+	}
+	var after syscall.Rusage
+	_ = syscall.Getrusage(syscall.RUSAGE_CHILDREN, &after)
+	cpu := after.Utime.Nano() + after.Stime.Nano() - before.Utime.Nano() - before.Stime.Nano()
+	b.ReportMetric(float64(cpu)/float64(b.N*per)/1e6, "cpu-ms/launch")
 }

@@ -12,7 +12,7 @@ import (
 // files are policy.Secrets itself.)
 func TestWalkMatchesAsThePolicyDoes(t *testing.T) {
 	protected := compileGlobs(policy.ProtectedNames())
-	for _, name := range []string{".git", ".vscode", ".VSCode", ".husky", ".envrc", "mise.toml", "x.code-workspace",
+	for _, name := range []string{".git", ".vscode", ".VSCode", ".husky", ".envrc", "mise.toml", "x.code-workspace", "A.Code-Workspace", ".code-workspace", "code-workspace", "x.code-workspace.bak",
 		".agentls.json", "Makefile", ".github", ".gitignore", "vscode", ".idea", ".dir-locals.el"} {
 		want, _ := policy.Protected(name)
 		if got := protected.name(strings.ToLower(name)); got != want {

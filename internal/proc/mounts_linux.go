@@ -13,8 +13,6 @@ import (
 	"strings"
 
 	"golang.org/x/sys/unix"
-
-	"github.com/agentls/agentls/internal/policy"
 )
 
 // The mounts that depend on what the workspace and the home directory hold
@@ -63,6 +61,9 @@ func mountBoundary(cfg launchConfig, m *masker) (layered []string, err error) {
 			return nil, err
 		}
 	}
+	if cfg.View {
+		unix.Close(fdLower)
+	}
 	for _, p := range cfg.GitConfigs {
 		// A linked worktree's repository: its config, stripped too.
 		dir, err := unix.Open(filepath.Dir(p), unix.O_PATH|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
@@ -103,7 +104,6 @@ func mountBoundary(cfg launchConfig, m *masker) (layered []string, err error) {
 // without a symlink on the way; one that is not a plain directory at
 // either end stays in the view.
 func viewThrough(cfg launchConfig) error {
-	defer unix.Close(fdLower)
 	ws, err := unix.Open(cfg.Workspace, unix.O_PATH|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
 	if err != nil {
 		return fmt.Errorf("open the view: %w", err)
@@ -167,9 +167,10 @@ func cacheLayer(dir, layers string, boot []byte) error {
 			if err := os.RemoveAll(base); err != nil {
 				return err
 			}
-		} else if unix.Rmdir(mark) != nil || unix.Rmdir(filepath.Dir(mark)) != nil {
-			// (The mark and its parent are empty directories: two calls,
-			// unless something else was left there.)
+		} else if unix.Unlink(filepath.Join(mark, "dirty")) != nil || unix.Rmdir(mark) != nil || unix.Rmdir(filepath.Dir(mark)) != nil {
+			// (The mark is a directory holding one empty file, "dirty",
+			// in an empty directory: three calls, unless something else
+			// was left there.)
 			if err := os.RemoveAll(filepath.Join(work, "work")); err != nil {
 				return err
 			}
@@ -197,102 +198,6 @@ func cacheLayer(dir, layers string, boot []byte) error {
 	opts := "lowerdir=" + l + ",upperdir=" + upper + ",workdir=" + work + ",volatile,userxattr"
 	if err := unix.Mount("agentls-cache", l, "overlay", unix.MS_NOSUID|unix.MS_NODEV, opts); err != nil {
 		return fmt.Errorf("mount the layer (overlayfs): %w", err)
-	}
-	return nil
-}
-
-// walkWorkspace finds the protected and secret names in what the command
-// will see of the workspace, breadth first (the top first), and mounts
-// over each where it was found.
-func walkWorkspace(cfg launchConfig, m *masker) error {
-	root, err := unix.Open(cfg.Workspace, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
-	if err != nil {
-		return fmt.Errorf("open the workspace: %w", err)
-	}
-	top, err := unix.Open(cfg.Workspace, unix.O_PATH|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
-	if err != nil {
-		unix.Close(root)
-		return fmt.Errorf("open the workspace: %w", err)
-	}
-	defer unix.Close(top)
-	type dir struct {
-		fd  int
-		rel string
-		// in a protected directory: only its entries are looked at.
-		inProtected bool
-	}
-	queue := []dir{{fd: root}}
-	defer func() {
-		for _, d := range queue {
-			unix.Close(d.fd)
-		}
-	}()
-	protected, secrets := compileGlobs(cfg.Protect), policy.CompileSecrets(cfg.Secrets)
-	seen := 0
-	for len(queue) > 0 {
-		d := queue[0]
-		queue = queue[1:]
-		f := os.NewFile(uintptr(d.fd), d.rel)
-		entries, _ := f.ReadDir(-1)
-		for _, e := range entries {
-			if seen++; seen > walkLimit {
-				break
-			}
-			name := e.Name()
-			lower := strings.ToLower(name)
-			rel := name
-			if d.rel != "" {
-				rel = d.rel + "/" + name
-			}
-			if !d.inProtected && protected.name(lower) {
-				if err := protect(d.fd, name); err != nil {
-					f.Close()
-					return fmt.Errorf("protect %s: %w", rel, err)
-				}
-				if e.Type()&os.ModeSymlink != 0 {
-					// .husky -> tools/husky: what git runs through the
-					// name is the target; protect it too.
-					if err := protectTarget(top, rel); err != nil {
-						f.Close()
-						return fmt.Errorf("protect the target of %s: %w", rel, err)
-					}
-				}
-				if e.IsDir() {
-					if sub, err := openBeneath(d.fd, name, unix.O_RDONLY|unix.O_DIRECTORY); err == nil {
-						queue = append(queue, dir{fd: sub, rel: rel, inProtected: true})
-					}
-				}
-				continue
-			}
-			if secrets.Match(rel, name) {
-				fd, err := openBeneath(d.fd, name, unix.O_PATH|unix.O_NOFOLLOW)
-				if err != nil {
-					continue // gone: nothing to read
-				}
-				if lower == "config" && strings.EqualFold(path.Base(d.rel), ".git") && e.Type().IsRegular() {
-					// git's own configuration: shown without the
-					// credentials, so git status and git remote -v work.
-					err = m.showGitConfig(d.fd, name, fd)
-				} else {
-					err = m.mask(fd)
-				}
-				unix.Close(fd)
-				if err != nil {
-					f.Close()
-					return fmt.Errorf("mask %s: %w", rel, err)
-				}
-				continue
-			}
-			if e.IsDir() && !d.inProtected && !skipDirs[name] {
-				if sub, err := openBeneath(d.fd, name, unix.O_RDONLY|unix.O_DIRECTORY); err == nil {
-					queue = append(queue, dir{fd: sub, rel: rel})
-				}
-			}
-		}
-		f.Close()
-		if seen > walkLimit {
-			break
-		}
 	}
 	return nil
 }
@@ -329,8 +234,9 @@ func protectTarget(top int, rel string) error {
 // tests every entry: exact names are a map lookup, compared lower-case.
 // (The secret files are the policy's own matcher, policy.Secrets.)
 type globs struct {
-	exact map[string]bool
-	base  []string // globs on the name
+	exact  map[string]bool
+	suffix []string // "*x": a name ending in x ("*.code-workspace")
+	base   []string // other globs on the name
 }
 
 // compileGlobs: a trailing "/" (a directory) is ignored; a protected name
@@ -341,6 +247,8 @@ func compileGlobs(pats []string) globs {
 		p = strings.ToLower(strings.TrimSuffix(p, "/"))
 		switch {
 		case strings.Contains(p, "/"):
+		case strings.HasPrefix(p, "*") && !strings.ContainsAny(p[1:], `*?[\`):
+			g.suffix = append(g.suffix, p[1:])
 		case strings.ContainsAny(p, `*?[\`):
 			g.base = append(g.base, p)
 		case p != "":
@@ -354,6 +262,11 @@ func compileGlobs(pats []string) globs {
 func (g globs) name(lower string) bool {
 	if g.exact[lower] {
 		return true
+	}
+	for _, s := range g.suffix {
+		if strings.HasSuffix(lower, s) {
+			return true
+		}
 	}
 	for _, p := range g.base {
 		if ok, _ := path.Match(p, lower); ok {

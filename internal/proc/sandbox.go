@@ -282,7 +282,14 @@ type launchConfig struct {
 	ViewFD    int   `json:"viewFD,omitempty"`
 	LayerFD   int   `json:"layerFD,omitempty"`
 	CgroupFDs []int `json:"cgroupFDs,omitempty"`
-	Probe     bool  `json:"probe,omitempty"`
+	// The walk's records (walkmemo_linux.go): read from MemoFD (0: none),
+	// the next ones written to MemoOutFD.
+	MemoFD    int `json:"memoFD,omitempty"`
+	MemoOutFD int `json:"memoOutFD,omitempty"`
+	// viewDirs, in the launcher: the directories holding the view's files
+	// ("" the top), the only ones its fresh upper layer has.
+	viewDirs map[string]bool
+	Probe    bool `json:"probe,omitempty"`
 }
 
 // Init runs the sandbox launcher and never returns when this process was

@@ -2,8 +2,11 @@ package proc
 
 import (
 	"context"
+	"encoding/binary"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -109,6 +112,20 @@ func sandboxed(ctx context.Context, argv, env []string, sb Sandbox, dir string, 
 			cfg.LayerFD = 2 + len(extra)
 		}
 	}
+	var memoOut *os.File
+	memoKey := memoKey(cfg)
+	if (!cfg.View || cfg.ViewLayer == "") && (len(cfg.Protect) > 0 || len(cfg.Secrets) > 0) {
+		in, out, err := memoFiles(memoKey)
+		if err == nil {
+			if in != nil {
+				extra = append(extra, in)
+				cfg.MemoFD = 2 + len(extra)
+			}
+			memoOut = out
+			extra = append(extra, out)
+			cfg.MemoOutFD = 2 + len(extra)
+		}
+	}
 	cg, procs, memCapped := newCgroup(cfg.MaxProcs, sb.MemoryMax)
 	for _, f := range procs {
 		extra = append(extra, f)
@@ -127,6 +144,9 @@ func sandboxed(ctx context.Context, argv, env []string, sb Sandbox, dir string, 
 		unplace = placeholders(sb.Workspace, sb.Protect)
 	}
 	cleanup = func() {
+		if memoOut != nil {
+			keepMemo(memoKey, memoOut)
+		}
 		release()
 		if unplace != nil {
 			unplace()
@@ -203,10 +223,16 @@ func configFor(argv, env []string, sb Sandbox, dir string) (launchConfig, error)
 	return cfg, nil
 }
 
+// viewFile holds the view's files for the launcher: each its name and
+// its text, both length-prefixed (uvarint), so the launcher reads them
+// without JSON's base64.
 func viewFile(view map[string][]byte) (*os.File, error) {
-	b, err := json.Marshal(view)
-	if err != nil {
-		return nil, fmt.Errorf("proc: %w", err)
+	var b []byte
+	for name, text := range view {
+		b = binary.AppendUvarint(b, uint64(len(name)))
+		b = append(b, name...)
+		b = binary.AppendUvarint(b, uint64(len(text)))
+		b = append(b, text...)
 	}
 	fd, err := unix.MemfdCreate("agentls-view", unix.MFD_CLOEXEC)
 	if err != nil {
@@ -273,10 +299,21 @@ func launch(arg string) error {
 	var view map[string][]byte
 	if cfg.ViewFD > 0 {
 		f := os.NewFile(uintptr(cfg.ViewFD), "view")
-		err := json.NewDecoder(f).Decode(&view)
+		b, err := io.ReadAll(f)
 		f.Close()
+		if err == nil {
+			view, err = parseView(b)
+		}
 		if err != nil {
 			return fmt.Errorf("read the view: %w", err)
+		}
+	}
+	if cfg.View {
+		cfg.viewDirs = map[string]bool{"": true}
+		for rel := range view {
+			for d := filepath.Dir(filepath.Clean(filepath.FromSlash(rel))); d != "." && d != "/"; d = filepath.Dir(d) {
+				cfg.viewDirs[filepath.ToSlash(d)] = true
+			}
 		}
 	}
 	// Mounts in order: the view on the workspace, the caches' layers, the
@@ -338,6 +375,32 @@ func launch(arg string) error {
 		return fmt.Errorf("exec %s: %w", cfg.Argv[0], err)
 	}
 	return nil
+}
+
+// parseView reads viewFile's bytes.
+func parseView(b []byte) (map[string][]byte, error) {
+	view := map[string][]byte{}
+	next := func() ([]byte, error) {
+		n, k := binary.Uvarint(b)
+		if k <= 0 || n > uint64(len(b)-k) {
+			return nil, errors.New("malformed")
+		}
+		v := b[k : k+int(n)]
+		b = b[k+int(n):]
+		return v, nil
+	}
+	for len(b) > 0 {
+		name, err := next()
+		if err != nil {
+			return nil, err
+		}
+		text, err := next()
+		if err != nil {
+			return nil, err
+		}
+		view[string(name)] = text
+	}
+	return view, nil
 }
 
 // resolve finds a program the way the shell would, in PATH when its name
