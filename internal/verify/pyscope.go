@@ -87,20 +87,8 @@ func UnittestScope(root string, changed []string, unsaved map[string][]byte) sco
 // files, workspace-relative, sorted.
 func pyScope(root string, changed []string, unsaved map[string][]byte, unittest bool) scopeResult {
 	whole := scopeResult{whole: true}
-	for _, c := range changed {
-		if pyConfig[pathpkg.Base(c)] || strings.Contains("/"+c, "/fixtures/") {
-			return whole
-		}
-		if !strings.HasSuffix(c, ".py") && !inertDoc(c) {
-			return whole
-		}
-	}
-	if !unittest {
-		for _, cfg := range []string{"pytest.ini", ".pytest.ini", "pyproject.toml", "setup.cfg", "tox.ini"} {
-			if b, ok := readSource(root, cfg, unsaved); ok && pyNarrows(string(b)) {
-				return whole
-			}
-		}
+	if pyRunsAll(root, changed, unsaved, unittest) {
+		return whole
 	}
 	skip := func(dir string) bool { return skipPyDir(pathpkg.Base(dir)) }
 	if unittest {
@@ -193,6 +181,37 @@ func pyScope(root string, changed []string, unsaved map[string][]byte, unittest 
 			}
 		}
 	}
+	return pySelect(changed, importers, discovered, tests)
+}
+
+// pyRunsAll reports whether the change must run every test before any
+// file is read: a configuration or fixture file, a file that is neither
+// Python nor inert prose, or (pytest) a configuration that narrows or
+// widens what pytest collects.
+func pyRunsAll(root string, changed []string, unsaved map[string][]byte, unittest bool) bool {
+	for _, c := range changed {
+		if pyConfig[pathpkg.Base(c)] || strings.Contains("/"+c, "/fixtures/") {
+			return true
+		}
+		if !strings.HasSuffix(c, ".py") && !inertDoc(c) {
+			return true
+		}
+	}
+	if !unittest {
+		for _, cfg := range []string{"pytest.ini", ".pytest.ini", "pyproject.toml", "setup.cfg", "tox.ini"} {
+			if b, ok := readSource(root, cfg, unsaved); ok && pyNarrows(string(b)) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// pySelect follows importers from the changed modules and keeps the tests
+// reached; reaching a package __init__.py unittest's discovery imports, or
+// every test, is the whole run.
+func pySelect(changed []string, importers map[string][]string, discovered map[string]bool, tests []string) scopeResult {
+	whole := scopeResult{whole: true}
 	reach := map[string]bool{}
 	var queue []string
 	for _, c := range changed {
