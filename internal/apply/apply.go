@@ -176,7 +176,7 @@ func (a *Applier) Apply(ctx context.Context, rels []string, b Batch, plan Plan) 
 	}
 	defer release()
 	var last error
-	var sent []Change // what the last write that went stale or lost sent
+	var sent [][]Change // what each write that went stale or lost sent, oldest first
 	moved := 0
 	for attempt := 0; attempt < a.Attempts; {
 		if err := ctx.Err(); err != nil {
@@ -194,7 +194,9 @@ func (a *Applier) Apply(ctx context.Context, rels []string, b Batch, plan Plan) 
 		case errors.Is(err, ErrStale), errors.Is(err, ErrLost):
 			attempt++
 			last = err
-			sent = cs
+			if len(cs) > 0 {
+				sent = append(sent, cs)
+			}
 		default:
 			return nil, err
 		}
@@ -205,13 +207,15 @@ func (a *Applier) Apply(ctx context.Context, rels []string, b Batch, plan Plan) 
 	return nil, fmt.Errorf("%s kept changing while the change was made (%d tries); nothing was changed: read it again and retry", names(rels), a.Attempts)
 }
 
-// once reads, plans and writes once. sent is what an earlier try wrote
-// and was told went stale or lost: when every file now holds what that
-// try sent, it landed after all (the editor's didChange came late, or an
-// extension opened the file meanwhile) and is the result; planning it
-// again would fail on its own text ("already there", "not found"). On a
-// failed write once returns the changes it sent with the error.
-func (a *Applier) once(ctx context.Context, rels []string, b Batch, plan Plan, sent []Change) ([]Change, error) {
+// once reads, plans and writes once. sent is what earlier tries wrote and
+// were told went stale or lost, oldest first: when every file now holds
+// what one of them sent, that try landed after all (the editor's
+// didChange came late, or an extension opened the file meanwhile) and is
+// the result, the oldest first, so that a file the call created is
+// reported created; planning it again would fail on its own text
+// ("already there", "not found"). On a failed write once returns the
+// changes it sent with the error.
+func (a *Applier) once(ctx context.Context, rels []string, b Batch, plan Plan, sent [][]Change) ([]Change, error) {
 	cur := make(map[string]Text, len(rels))
 	for _, rel := range rels {
 		t, err := a.t.Read(ctx, rel)
@@ -220,8 +224,10 @@ func (a *Applier) once(ctx context.Context, rels []string, b Batch, plan Plan, s
 		}
 		cur[rel] = t
 	}
-	if landedAfterAll(sent, cur) {
-		return sent, nil
+	for _, try := range sent {
+		if landedAfterAll(try, cur) {
+			return try, nil
+		}
 	}
 	cs, err := plan(cur)
 	if err != nil {

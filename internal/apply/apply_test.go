@@ -157,6 +157,38 @@ func TestLostThatLandedAfterAllIsTheResult(t *testing.T) {
 	}
 }
 
+// The VS Code sequence a clean-clone CI run met: a new file's creation is
+// reported lost (the editor opened it empty, its didChange still to come),
+// the second try, planned on the empty text, goes stale when that
+// didChange arrives, and the third read finds the first try's text. The
+// result is the first try: the file was created, not rewritten, and no
+// try writes it again. Before, the call reported "wrote" over an empty
+// file, and the model's next write_file found "nothing changed".
+func TestCreationThatLandedLateIsReportedCreated(t *testing.T) {
+	m := &memory{files: map[string]string{}}
+	tries := 0
+	m.hook = func() {
+		tries++
+		switch tries {
+		case 1:
+			m.mu.Lock()
+			m.files["g"] = "" // the editor opened it empty; the write is checked against no file
+			m.mu.Unlock()
+		case 2:
+			m.mu.Lock()
+			m.files["g"] = "new\n" // the first try's text arrives; this try is stale
+			m.mu.Unlock()
+		}
+	}
+	a := New(m)
+	cs, err := a.Apply(context.Background(), []string{"g"}, Batch{}, func(cur map[string]Text) ([]Change, error) {
+		return []Change{{Rel: "g", Cur: cur["g"], Next: "new\n"}}, nil
+	})
+	if err != nil || len(cs) != 1 || cs[0].Cur.Exists || cs[0].Next != "new\n" || tries != 2 {
+		t.Fatalf("err %v, changes %+v, tries %d", err, cs, tries)
+	}
+}
+
 // A waiter for a busy path gives up when its context ends.
 func TestClaimHonoursTheContext(t *testing.T) {
 	a := New(&memory{files: map[string]string{}})
