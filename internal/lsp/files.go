@@ -194,6 +194,15 @@ func (f *editorFiles) send(ctx context.Context, label string, we protocol.Worksp
 		stale := false
 		for _, s := range out {
 			if s.c.Cur.Held && !s.c.Delete {
+				if err == nil {
+					// The editor refuses an edit for a version it moved
+					// past, and its didChange may still be on the way
+					// (VS Code filling a document it just opened): a
+					// moment for it tells stale from refused.
+					wctx, cancel := context.WithTimeout(ctx, confirmGrace)
+					f.docs.waitFor(wctx, s.abs, func(d document) bool { return d.version != s.from })
+					cancel()
+				}
 				f.docs.settle(s.abs, s.from, s.c.Next, false)
 				if d, ok := f.docs.get(s.abs); !ok || d.version != s.from {
 					stale = true

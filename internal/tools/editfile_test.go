@@ -1,6 +1,7 @@
 package tools
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"slices"
@@ -403,5 +404,34 @@ func TestEditFileReadBeforeEdit(t *testing.T) {
 	}
 	if !strings.Contains(byName["edit_file"].Spec().Description, "Edit only files you have read in this task") {
 		t.Error("the description does not say the rule")
+	}
+}
+
+// replanning is a workspace whose Edit plans twice, as the write path does
+// when a creation the editor reported late is read back (an empty buffer,
+// then the text), and keeps the first plan's result.
+type replanning struct{ *DiskWorkspace }
+
+func (w replanning) Edit(ctx context.Context, rel string, transform func([]byte, bool) ([]byte, error)) error {
+	first, err := transform(nil, false)
+	if err != nil {
+		return err
+	}
+	if _, err := transform([]byte{}, true); err != nil {
+		return err
+	}
+	return w.DiskWorkspace.Edit(ctx, rel, func([]byte, bool) ([]byte, error) { return first, nil })
+}
+
+// write_file says "created" for a file that did not exist when the call
+// began, however often the write path planned it again on later texts.
+// Before, the last plan (on the editor's empty buffer) made it "wrote",
+// and a model scripted on "created" wrote again until stopped as stuck
+// (a clean-clone CI run of the VS Code suite).
+func TestWriteFileCreatedSurvivesAReplan(t *testing.T) {
+	ws := replanning{newDisk(t, nil)}
+	res, err := call(t, toolNamed(t, ws, Options{}, "write_file"), map[string]any{"path": "data.txt", "content": "status: done\n"})
+	if err != nil || !strings.HasPrefix(res.Output, "created data.txt") {
+		t.Fatalf("output %q, err %v", res.Output, err)
 	}
 }

@@ -42,11 +42,18 @@ func newWriteFile(ws agent.Workspace, o Options) agent.Tool {
 		}
 		var (
 			created, changed bool
+			planned          bool
 			final            []byte
 			terr             error
 		)
 		err = ws.Edit(ctx, rel, func(old []byte, exists bool) ([]byte, error) {
-			created, changed, terr = !exists, true, nil
+			// A retry plans on a later text (the editor's, after a change
+			// it reported late), which may hold this very write: whether
+			// the call created the file is what the first plan saw.
+			if !planned {
+				created, planned = !exists, true
+			}
+			changed, terr = true, nil
 			content := a.Content
 			if exists {
 				if isBinary(old) {
