@@ -5,8 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"strings"
-	"time"
 
 	"github.com/agentls/agentls/internal/agent"
 	"github.com/agentls/agentls/internal/proc"
@@ -45,22 +43,15 @@ func newReadOnlyCommand(ws agent.Workspace, o Options) agent.Tool {
 		readOnly:    true,
 	}
 	t.run = func(ctx context.Context, raw json.RawMessage) (agent.ToolResult, error) {
-		a, err := decl.parse(t.name, raw)
+		a, timeout, err := parseCommand(decl, t.name, raw, o)
 		if err != nil {
 			return agent.ToolResult{}, err
-		}
-		if strings.TrimSpace(a.Command) == "" {
-			return agent.ToolResult{}, errors.New("command is empty")
 		}
 		if off {
 			return agent.ToolResult{}, fmt.Errorf("run_command refused: %w (sandbox.mode is off); read the files with read_file, list_files and grep", ErrNotReadOnly)
 		}
 		if err := approveCommand(ctx, o, a.Command, "not allowed"); err != nil {
 			return agent.ToolResult{}, err
-		}
-		timeout := o.CommandTimeout
-		if a.TimeoutSeconds > 0 {
-			timeout = time.Duration(a.TimeoutSeconds) * time.Second
 		}
 		sb := o.Sandbox
 		sb.Workspace = ws.Root()
@@ -69,15 +60,7 @@ func newReadOnlyCommand(ws agent.Workspace, o Options) agent.Tool {
 			// command writes stays in the view and goes with it.
 			sb.View = v.View(ctx)
 		}
-		spec := proc.Spec{
-			Shell:       a.Command,
-			Dir:         ws.Root(),
-			Env:         commandEnv(o.Env),
-			Secrets:     o.Secrets,
-			Timeout:     timeout,
-			OutputLimit: o.MaxCommandOutput,
-			Sandbox:     sb,
-		}
+		spec := shellSpec(o, sb, ws.Root(), a.Command, timeout)
 		res, err := proc.Run(ctx, spec)
 		note := ""
 		if err != nil && spec.Sandbox.View != nil && !errors.Is(err, proc.ErrUnavailable) && ctx.Err() == nil {

@@ -30,6 +30,37 @@ func runCommandDecl(o Options) *args[runCommandArgs] {
 	})
 }
 
+// parseCommand parses run_command's arguments (the read-only one's too)
+// and the timeout they ask for.
+func parseCommand(decl *args[runCommandArgs], name string, raw json.RawMessage, o Options) (runCommandArgs, time.Duration, error) {
+	a, err := decl.parse(name, raw)
+	if err != nil {
+		return a, 0, err
+	}
+	if strings.TrimSpace(a.Command) == "" {
+		return a, 0, errors.New("command is empty")
+	}
+	timeout := o.CommandTimeout
+	if a.TimeoutSeconds > 0 {
+		timeout = time.Duration(a.TimeoutSeconds) * time.Second
+	}
+	return a, timeout, nil
+}
+
+// shellSpec is how run_command runs command with sh -c in root: an
+// environment without credentials, the secrets kept out, capped output.
+func shellSpec(o Options, sb proc.Sandbox, root, command string, timeout time.Duration) proc.Spec {
+	return proc.Spec{
+		Shell:       command,
+		Dir:         root,
+		Env:         commandEnv(o.Env),
+		Secrets:     o.Secrets,
+		Timeout:     timeout,
+		OutputLimit: o.MaxCommandOutput,
+		Sandbox:     sb,
+	}
+}
+
 func newRunCommand(ws agent.Workspace, o Options) agent.Tool {
 	decl := runCommandDecl(o)
 	t := &tool{
@@ -38,20 +69,13 @@ func newRunCommand(ws agent.Workspace, o Options) agent.Tool {
 		schema:      decl.schema(),
 	}
 	t.run = func(ctx context.Context, raw json.RawMessage) (agent.ToolResult, error) {
-		a, err := decl.parse(t.name, raw)
+		a, timeout, err := parseCommand(decl, t.name, raw, o)
 		if err != nil {
 			return agent.ToolResult{}, err
-		}
-		if strings.TrimSpace(a.Command) == "" {
-			return agent.ToolResult{}, errors.New("command is empty")
 		}
 		var how string
 		if err := approveCommand(WithGrant(ctx, &how), o, a.Command, "the user did not allow it"); err != nil {
 			return agent.ToolResult{}, err
-		}
-		timeout := o.CommandTimeout
-		if a.TimeoutSeconds > 0 {
-			timeout = time.Duration(a.TimeoutSeconds) * time.Second
 		}
 		// What the command's view carried into the tree is a change of
 		// the call: the task's files changed, its checks, its result.
@@ -93,15 +117,7 @@ func runShell(ctx context.Context, o Options, root, command string, timeout time
 	sb := o.Sandbox
 	sb.Workspace = root
 	sb.Network = sb.Network || network
-	spec := proc.Spec{
-		Shell:       command,
-		Dir:         root,
-		Env:         commandEnv(o.Env),
-		Secrets:     o.Secrets,
-		Timeout:     timeout,
-		OutputLimit: o.MaxCommandOutput,
-		Sandbox:     sb,
-	}
+	spec := shellSpec(o, sb, root, command, timeout)
 	res, err := proc.Run(ctx, spec)
 	if errors.Is(err, proc.ErrUnavailable) {
 		// No sandbox on this machine: the approver asked the user about
