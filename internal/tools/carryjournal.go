@@ -229,7 +229,7 @@ func recoverCarry(p string) string {
 }
 
 // removeTemporaries removes what an interrupted atomic write of rel left
-// beside it (writeBeneath's rel.agentls-tmp, DiskWorkspace's
+// beside it (rel.agentls-tmp of an earlier writeBeneath, writeAtomic's
 // .base.agentls-<hex>): never the user's files.
 func removeTemporaries(r *os.Root, rel string) {
 	name := filepath.FromSlash(rel)

@@ -102,3 +102,25 @@ func TestRecoverCarries(t *testing.T) {
 		}
 	})
 }
+
+// A carried file is written through a temporary of its own: a file of the
+// user's named like the old fixed temporary (rel.agentls-tmp) is neither
+// overwritten nor renamed over the file, and the new file is whole.
+func TestWriteBeneathKeepsAFileNamedLikeItsTemporary(t *testing.T) {
+	root := t.TempDir()
+	os.WriteFile(filepath.Join(root, "todo.txt.agentls-tmp"), []byte("the user's\n"), 0o644)
+	r, err := os.OpenRoot(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	if err := writeBeneath(r, "todo.txt", []byte("new\n"), 0); err != nil {
+		t.Fatal(err)
+	}
+	got, _ := os.ReadFile(filepath.Join(root, "todo.txt"))
+	kept, _ := os.ReadFile(filepath.Join(root, "todo.txt.agentls-tmp"))
+	fi, _ := os.Stat(filepath.Join(root, "todo.txt"))
+	if string(got) != "new\n" || string(kept) != "the user's\n" || fi == nil || fi.Mode().Perm() != 0o644 {
+		t.Fatalf("todo.txt %q, todo.txt.agentls-tmp %q, mode %v", got, kept, fi)
+	}
+}

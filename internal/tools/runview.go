@@ -447,26 +447,14 @@ func carriable(r *os.Root, rel string, prot protection, asked bool) error {
 }
 
 // writeBeneath writes a file beneath r (no symlink or .. leads out),
-// making its directories, atomically by rename.
+// making its directories, atomically by rename (DiskWorkspace's
+// writeAtomic: a temporary of its own, synced before the rename, so a
+// carry whose journal is removed leaves no empty file after a crash).
 func writeBeneath(r *os.Root, rel string, data []byte, mode fs.FileMode) error {
-	name := filepath.FromSlash(rel)
-	if dir := filepath.Dir(name); dir != "." {
-		if err := r.MkdirAll(dir, 0o755); err != nil {
-			return err
-		}
-	}
 	if mode == 0 {
 		mode = 0o644
 	}
-	tmp := name + ".agentls-tmp"
-	if err := r.WriteFile(tmp, data, mode); err != nil {
-		return err
-	}
-	if err := r.Rename(tmp, name); err != nil {
-		_ = r.Remove(tmp)
-		return err
-	}
-	return nil
+	return writeAtomic(r, filepath.FromSlash(rel), data, mode)
 }
 
 // Carrier is a workspace, or a wrapper of one, that keeps a record of the
