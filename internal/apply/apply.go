@@ -176,6 +176,7 @@ func (a *Applier) Apply(ctx context.Context, rels []string, b Batch, plan Plan) 
 	}
 	defer release()
 	var last error
+	lost := false       // a try was reported lost: it may land yet
 	var sent [][]Change // what each write that went stale or lost sent, oldest first
 	moved := 0
 	for attempt := 0; attempt < a.Attempts; {
@@ -194,6 +195,7 @@ func (a *Applier) Apply(ctx context.Context, rels []string, b Batch, plan Plan) 
 		case errors.Is(err, ErrStale), errors.Is(err, ErrLost):
 			attempt++
 			last = err
+			lost = lost || errors.Is(err, ErrLost)
 			if len(cs) > 0 {
 				sent = append(sent, cs)
 			}
@@ -203,6 +205,12 @@ func (a *Applier) Apply(ctx context.Context, rels []string, b Batch, plan Plan) 
 	}
 	if errors.Is(last, ErrLost) {
 		return nil, fmt.Errorf("%w (%d times); nothing is known to be changed: read %s again and retry", last, a.Attempts, names(rels))
+	}
+	if lost {
+		// A try the editor answered applied, its text without it, may
+		// have landed since, merged with the typing that made the later
+		// tries stale: "nothing was changed" is not known.
+		return nil, fmt.Errorf("%s kept changing while the change was made (%d tries), and %w once; nothing is known to be changed: read %s again and retry", names(rels), a.Attempts, ErrLost, names(rels))
 	}
 	return nil, fmt.Errorf("%s kept changing while the change was made (%d tries); nothing was changed: read it again and retry", names(rels), a.Attempts)
 }

@@ -249,3 +249,23 @@ func TestDisk(t *testing.T) {
 		t.Fatalf("written outside: %q", b)
 	}
 }
+
+// A try reported lost, then tries gone stale (the user typing while the
+// lost one may still land): the call does not claim that nothing was
+// changed.
+func TestLostThenStaleIsNotNothingChanged(t *testing.T) {
+	m := &memory{files: map[string]string{"f": "x\n"}, drop: 1}
+	n := 0
+	m.hook = func() {
+		n++
+		if n > 1 {
+			m.mu.Lock()
+			m.files["f"] += "typed\n"
+			m.mu.Unlock()
+		}
+	}
+	_, err := New(m).Edit(context.Background(), "f", "", replace("x", "y"))
+	if err == nil || !errors.Is(err, ErrLost) || strings.Contains(err.Error(), "nothing was changed") {
+		t.Fatalf("err %v", err)
+	}
+}
