@@ -88,7 +88,7 @@ func parseRunArgs(args []string, stderr io.Writer) (runOptions, error) {
 	fs.StringVar(&o.session, "session", "", "continue this session with its history (see agentls sessions)")
 	fs.StringVar(&o.logFile, "log-file", "", "write debug logs to this file")
 	fs.BoolVar(&o.trust, "trust", false, "trust the workspace's .agentls.json as it is now, including settings that widen what agentls may run (remembered until the file changes)")
-	fs.StringVar(&o.isolation, "isolation", "", "where the task works: none (the workspace) or worktree (a git worktree of its own; its change waits for `agentls worktrees merge`) (overrides agent.isolation)")
+	fs.StringVar(&o.isolation, "isolation", "", "where the task works, `MODE`: none (the workspace) or worktree (a git worktree of its own; its change waits for agentls worktrees merge) (overrides agent.isolation)")
 	fs.StringVar(&o.until, "until", "", "keep the task going after the model stops until `CMD` succeeds in the sandbox, or the budget ends (exit 1)")
 	fs.StringVar(&o.result, "result", "", "write the run's outcome to this JSON file when it ends: the result, a patch of every change against the starting commit (new, deleted and binary files too), the transcript, the events and the session (for CI runners and delegated jobs)")
 	fs.StringVar(&o.settings, "settings", "", "a JSON file of settings (as an editor sends them) that win over .agentls.json and the environment")

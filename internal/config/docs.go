@@ -8,7 +8,7 @@ import (
 )
 
 // KeyDoc is one setting as the reference page (docs/reference/settings.md)
-// and agentls doctor show it: all of it comes from the table in config.go.
+// and agentls doctor show it: all of it comes from the table in fields.go.
 type KeyDoc struct {
 	Key     string
 	Type    string   // Markdown: "string", "integer, 1 to 3600", "one of `a`, `b`"

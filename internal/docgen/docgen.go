@@ -38,7 +38,7 @@ func Pages() map[string][]byte {
 
 func settings() []byte {
 	var b bytes.Buffer
-	fmt.Fprintf(&b, header, "the settings table in internal/config/config.go")
+	fmt.Fprintf(&b, header, "the settings table in internal/config/fields.go")
 	b.WriteString("# Settings reference\n\n")
 	b.WriteString("Every setting agentls reads. Where settings come from, in which order, and which of them a\n" +
 		"workspace's `.agentls.json` may set: [Configuration](../configuration.md). `agentls doctor` shows the\n" +

@@ -77,12 +77,7 @@ function M.fetch(id, cb)
     local wt = require('agentls.worktrees')
     notify('job ' .. id .. ' came back as worktree task ' .. tostring(res.worktree)
       .. ' (:AgentWorktrees review|merge|discard ' .. tostring(res.worktree) .. ')')
-    vim.ui.select(wt.actions, { prompt = 'agentls: job ' .. id .. ' (' .. tostring(res.state or '') .. ')',
-      kind = 'agentls.worktree.action' }, function(action)
-      if action then
-        wt.act(action, w)
-      end
-    end)
+    wt.offer(w, 'agentls: job ' .. id .. ' (' .. tostring(res.state or '') .. ')')
   end)
 end
 

@@ -110,6 +110,16 @@ function M.list(cb)
   end)
 end
 
+-- offer asks (vim.ui.select, prompt) what to do with worktree w, and does
+-- it: the last step of :AgentWorktrees and of a fetched delegated job.
+function M.offer(w, prompt)
+  vim.ui.select(M.actions, { prompt = prompt, kind = 'agentls.worktree.action' }, function(action)
+    if action then
+      M.act(action, w)
+    end
+  end)
+end
+
 -- pick: a worktree, then what to do with it.
 function M.pick()
   M.list(function(err, list)
@@ -123,11 +133,7 @@ function M.pick()
       if not w then
         return
       end
-      vim.ui.select(M.actions, { prompt = 'agentls: ' .. M.name(w), kind = 'agentls.worktree.action' }, function(action)
-        if action then
-          M.act(action, w)
-        end
-      end)
+      M.offer(w, 'agentls: ' .. M.name(w))
     end)
   end)
 end
