@@ -177,7 +177,7 @@ func (h hookedTool) Run(ctx context.Context, args json.RawMessage) (agent.ToolRe
 	if err != nil {
 		out = err.Error()
 	}
-	add := join(pre.Context, h.r.PostToolUse(ctx, call, args, out, err != nil))
+	add := hooks.Join(pre.Context, h.r.PostToolUse(ctx, call, args, out, err != nil))
 	if add == "" {
 		return res, err
 	}
@@ -195,16 +195,6 @@ func (h hookedTool) Timeout(args json.RawMessage, def time.Duration) time.Durati
 		return t.Timeout(args, def)
 	}
 	return def
-}
-
-func join(a, b string) string {
-	switch {
-	case b == "":
-		return a
-	case a == "":
-		return b
-	}
-	return a + "\n" + b
 }
 
 // stoppers asks each stop check in turn; the first that sends the model

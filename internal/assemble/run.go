@@ -12,6 +12,7 @@ import (
 	"github.com/agentls/agentls/internal/agent"
 	"github.com/agentls/agentls/internal/config"
 	"github.com/agentls/agentls/internal/driver"
+	"github.com/agentls/agentls/internal/hooks"
 	"github.com/agentls/agentls/internal/policy"
 	"github.com/agentls/agentls/internal/session"
 	"github.com/agentls/agentls/internal/tools"
@@ -291,7 +292,7 @@ func startHooks(ctx context.Context, tc TaskConfig, spec *Spec, task *driver.Ass
 	if block != "" {
 		return &agent.Result{Status: agent.StatusError, Reason: "hook", Error: "a UserPromptSubmit hook blocked the prompt: " + block}
 	}
-	task.HookContext = join(task.HookContext, more)
+	task.HookContext = hooks.Join(task.HookContext, more)
 	return nil
 }
 
