@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/agentls/agentls/internal/agent"
@@ -49,7 +50,9 @@ func ReadHookFiles(root string, store *policy.TrustStore) []HookFile {
 	defer r.Close()
 	var out []HookFile
 	for _, rel := range HookFiles {
-		f, err := r.Open(filepath.FromSlash(rel))
+		// Without blocking: a named pipe in its place must not hold the
+		// open until a writer comes.
+		f, err := r.OpenFile(filepath.FromSlash(rel), os.O_RDONLY|syscall.O_NONBLOCK, 0)
 		if err != nil {
 			continue
 		}
