@@ -308,3 +308,24 @@ func TestEditorConfinement(t *testing.T) {
 		}
 	}
 }
+
+// A move the editor makes is checked beneath the root when it goes out,
+// as every edit is: from or to through a symlink out is refused, and no
+// rename is sent.
+func TestEditorMoveConfinement(t *testing.T) {
+	outside := tempRoot(t, map[string]string{"f.txt": "outside\n"})
+	f := newEditorFixture(t, map[string]string{"a.txt": "a"}, clientCaps{applyEdit: true, documentChanges: true, renameFiles: true}, false)
+	f.answer(t, true, "", false)
+	if err := os.Symlink(outside, filepath.Join(f.root, "out")); err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	for _, m := range [][2]string{{"a.txt", "out/moved.txt"}, {"out/f.txt", "b.txt"}} {
+		if err := f.w.Move(ctx, m[0], m[1]); err == nil {
+			t.Errorf("a move of %s to %s was taken", m[0], m[1])
+		}
+	}
+	if len(f.edits) != 0 {
+		t.Errorf("%d renames sent for paths outside", len(f.edits))
+	}
+}
