@@ -263,10 +263,8 @@ func startHooks(ctx context.Context, tc TaskConfig, spec *Spec, task *driver.Ass
 	if tc.Hooks.Backend == nil && spec.EventHooks == nil {
 		spec.EventHooks = HookRunner(spec.Config, tc.Root, id, hookTrust(tc), warn)
 		if r := spec.EventHooks; r != nil {
-			if v, ok := tools.As[tools.Viewer](spec.Workspace); ok {
-				if _, only := v.(tools.CommandViewer); !only {
-					r.View = v.View
-				}
+			if v, ok := tools.As[tools.Viewer](spec.Workspace); ok && !isCommandViewer(v) {
+				r.View = v.View
 			}
 			if spec.Config.Tools.Approval != config.ApprovalNever {
 				// Leaving the sandbox is asked as for any command.
