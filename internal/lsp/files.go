@@ -192,16 +192,16 @@ func (f *editorFiles) send(ctx context.Context, label string, we protocol.Worksp
 	res, err := f.client.ApplyEdit(ctx, &protocol.ApplyWorkspaceEditParams{Label: &label, Edit: we})
 	if err != nil || !res.Applied {
 		stale := false
+		// The editor refuses an edit for a version it moved past, and its
+		// didChange may still be on the way (VS Code filling a document
+		// it just opened): one moment for the batch, not one per file,
+		// tells stale from refused.
+		wctx, cancel := context.WithTimeout(ctx, confirmGrace)
+		defer cancel()
 		for _, s := range out {
 			if s.c.Cur.Held && !s.c.Delete {
 				if err == nil {
-					// The editor refuses an edit for a version it moved
-					// past, and its didChange may still be on the way
-					// (VS Code filling a document it just opened): a
-					// moment for it tells stale from refused.
-					wctx, cancel := context.WithTimeout(ctx, confirmGrace)
 					f.docs.waitFor(wctx, s.abs, func(d document) bool { return d.version != s.from })
-					cancel()
 				}
 				f.docs.settle(s.abs, s.from, s.c.Next, false)
 				if d, ok := f.docs.get(s.abs); !ok || d.version != s.from {

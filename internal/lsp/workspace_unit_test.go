@@ -8,10 +8,12 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"go.lsp.dev/protocol"
 	"go.lsp.dev/uri"
 
+	"github.com/agentls/agentls/internal/apply"
 	"github.com/agentls/agentls/internal/edits"
 )
 
@@ -327,5 +329,36 @@ func TestEditorMoveConfinement(t *testing.T) {
 	}
 	if len(f.edits) != 0 {
 		t.Errorf("%d renames sent for paths outside", len(f.edits))
+	}
+}
+
+// A batch over several open buffers that the editor refuses waits one
+// grace for a late didChange, not one per file, before it says refused.
+func TestRefusedBatchWaitsOneGrace(t *testing.T) {
+	files := map[string]string{"a.txt": "a\n", "b.txt": "b\n", "c.txt": "c\n", "d.txt": "d\n"}
+	f := newEditorFixture(t, files, clientCaps{applyEdit: true, documentChanges: true}, false)
+	rels := []string{"a.txt", "b.txt", "c.txt", "d.txt"}
+	for _, rel := range rels {
+		f.s.docs.open(string(uri.File(filepath.Join(f.root, rel))), 1, files[rel])
+	}
+	f.answer(t, false, "declined", false)
+	ap, err := f.s.ed.files()
+	if err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	_, err = ap.Apply(context.Background(), rels, apply.Batch{Label: "l"}, func(cur map[string]apply.Text) ([]apply.Change, error) {
+		var cs []apply.Change
+		for _, rel := range rels {
+			cs = append(cs, apply.Change{Rel: rel, Cur: cur[rel], Next: strings.ToUpper(cur[rel].Data)})
+		}
+		return cs, nil
+	})
+	took := time.Since(start)
+	if reason, ok := refusedReason(err); !ok || reason != "declined" {
+		t.Fatalf("err %v; want refused (declined)", err)
+	}
+	if took >= 2*confirmGrace {
+		t.Errorf("a refused batch of %d open files took %v; want one grace (%v)", len(rels), took, confirmGrace)
 	}
 }
