@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 )
 
 // maxIndexSize bounds the git index read for the repository map (a
@@ -55,10 +56,11 @@ func readIndex(root string) ([]byte, error) {
 	return readRegular(gr, "index")
 }
 
-// readRegular reads a regular file beneath r (a named pipe would block),
-// at most maxIndexSize bytes.
+// readRegular reads a regular file beneath r, at most maxIndexSize bytes.
+// It opens without blocking: a named pipe in its place would otherwise
+// hold the open until a writer came.
 func readRegular(r *os.Root, name string) ([]byte, error) {
-	f, err := r.Open(name)
+	f, err := r.OpenFile(name, os.O_RDONLY|syscall.O_NONBLOCK, 0)
 	if err != nil {
 		return nil, err
 	}

@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/agentls/agentls/internal/agent"
@@ -49,7 +50,9 @@ func ReadHookFiles(root string, store *policy.TrustStore) []HookFile {
 	defer r.Close()
 	var out []HookFile
 	for _, rel := range HookFiles {
-		f, err := r.Open(filepath.FromSlash(rel))
+		// Without blocking: a named pipe in its place must not hold the
+		// open until a writer comes.
+		f, err := r.OpenFile(filepath.FromSlash(rel), os.O_RDONLY|syscall.O_NONBLOCK, 0)
 		if err != nil {
 			continue
 		}
@@ -177,7 +180,7 @@ func (h hookedTool) Run(ctx context.Context, args json.RawMessage) (agent.ToolRe
 	if err != nil {
 		out = err.Error()
 	}
-	add := join(pre.Context, h.r.PostToolUse(ctx, call, args, out, err != nil))
+	add := hooks.Join(pre.Context, h.r.PostToolUse(ctx, call, args, out, err != nil))
 	if add == "" {
 		return res, err
 	}
@@ -195,16 +198,6 @@ func (h hookedTool) Timeout(args json.RawMessage, def time.Duration) time.Durati
 		return t.Timeout(args, def)
 	}
 	return def
-}
-
-func join(a, b string) string {
-	switch {
-	case b == "":
-		return a
-	case a == "":
-		return b
-	}
-	return a + "\n" + b
 }
 
 // stoppers asks each stop check in turn; the first that sends the model

@@ -12,6 +12,7 @@ import (
 	"github.com/agentls/agentls/internal/agent"
 	"github.com/agentls/agentls/internal/config"
 	"github.com/agentls/agentls/internal/driver"
+	"github.com/agentls/agentls/internal/hooks"
 	"github.com/agentls/agentls/internal/policy"
 	"github.com/agentls/agentls/internal/session"
 	"github.com/agentls/agentls/internal/tools"
@@ -262,10 +263,8 @@ func startHooks(ctx context.Context, tc TaskConfig, spec *Spec, task *driver.Ass
 	if tc.Hooks.Backend == nil && spec.EventHooks == nil {
 		spec.EventHooks = HookRunner(spec.Config, tc.Root, id, hookTrust(tc), warn)
 		if r := spec.EventHooks; r != nil {
-			if v, ok := tools.As[tools.Viewer](spec.Workspace); ok {
-				if _, only := v.(tools.CommandViewer); !only {
-					r.View = v.View
-				}
+			if v, ok := tools.As[tools.Viewer](spec.Workspace); ok && !isCommandViewer(v) {
+				r.View = v.View
 			}
 			if spec.Config.Tools.Approval != config.ApprovalNever {
 				// Leaving the sandbox is asked as for any command.
@@ -291,7 +290,7 @@ func startHooks(ctx context.Context, tc TaskConfig, spec *Spec, task *driver.Ass
 	if block != "" {
 		return &agent.Result{Status: agent.StatusError, Reason: "hook", Error: "a UserPromptSubmit hook blocked the prompt: " + block}
 	}
-	task.HookContext = join(task.HookContext, more)
+	task.HookContext = hooks.Join(task.HookContext, more)
 	return nil
 }
 

@@ -307,7 +307,7 @@ func (r *Runner) PreToolUse(ctx context.Context, call agent.ToolCall, args json.
 				args = b
 			}
 		}
-		p.Context = join(p.Context, a.AdditionalContext)
+		p.Context = Join(p.Context, a.AdditionalContext)
 	}
 	return p
 }
@@ -327,12 +327,12 @@ func (r *Runner) PostToolUse(ctx context.Context, call agent.ToolCall, args json
 	}) {
 		switch {
 		case o.exit == blocked:
-			add = join(add, o.stderr)
+			add = Join(add, o.stderr)
 		case o.json:
 			if o.answer.Decision == "block" {
-				add = join(add, o.answer.Reason)
+				add = Join(add, o.answer.Reason)
 			}
-			add = join(add, o.answer.HookSpecificOutput.AdditionalContext)
+			add = Join(add, o.answer.HookSpecificOutput.AdditionalContext)
 		}
 	}
 	return add
@@ -356,9 +356,9 @@ func (r *Runner) Stop(ctx context.Context, active bool, last string) StopVerdict
 	for _, o := range r.run(ctx, Stop, "", map[string]any{"stop_hook_active": active, "last_assistant_message": last}) {
 		switch {
 		case o.exit == blocked:
-			v.Continue, v.Reason = true, join(v.Reason, orDefault(o.stderr, "a Stop hook asks you to go on"))
+			v.Continue, v.Reason = true, Join(v.Reason, orDefault(o.stderr, "a Stop hook asks you to go on"))
 		case o.json && o.answer.Decision == "block":
-			v.Continue, v.Reason = true, join(v.Reason, orDefault(o.answer.Reason, "a Stop hook asks you to go on"))
+			v.Continue, v.Reason = true, Join(v.Reason, orDefault(o.answer.Reason, "a Stop hook asks you to go on"))
 		}
 	}
 	return v
@@ -379,9 +379,9 @@ func (r *Runner) UserPromptSubmit(ctx context.Context, prompt string) (block, co
 		case o.json && (o.answer.Decision == "block" || o.answer.Continue != nil && !*o.answer.Continue):
 			return orDefault(o.answer.Reason, orDefault(o.answer.StopReason, "blocked by a UserPromptSubmit hook")), ""
 		case o.json:
-			context = join(context, o.answer.HookSpecificOutput.AdditionalContext)
+			context = Join(context, o.answer.HookSpecificOutput.AdditionalContext)
 		case o.exit == 0:
-			context = join(context, o.stdout)
+			context = Join(context, o.stdout)
 		}
 	}
 	return "", context
@@ -397,9 +397,9 @@ func (r *Runner) SessionStart(ctx context.Context, source string) string {
 	for _, o := range r.run(ctx, SessionStart, "", map[string]any{"source": source}) {
 		switch {
 		case o.json:
-			context = join(context, o.answer.HookSpecificOutput.AdditionalContext)
+			context = Join(context, o.answer.HookSpecificOutput.AdditionalContext)
 		case o.exit == 0:
-			context = join(context, o.stdout)
+			context = Join(context, o.stdout)
 		}
 	}
 	return context
@@ -412,7 +412,10 @@ func orDefault(s, def string) string {
 	return strings.TrimSpace(s)
 }
 
-func join(a, b string) string {
+// Join puts b (trimmed) on a line after a; either may be empty. The
+// hooks' context and reasons are joined with it, here and by the caller
+// that adds one hook's output to another's.
+func Join(a, b string) string {
 	b = strings.TrimSpace(b)
 	switch {
 	case b == "":

@@ -133,12 +133,20 @@ func withTask(ctx context.Context, id string) context.Context {
 
 // request asks the client; no lock is held while it answers.
 func (a *asker) request(ctx context.Context, p protocol.ShowMessageRequestParams) (*protocol.MessageActionItem, error) {
+	return a.ed.ask(ctx, p)
+}
+
+// ask is window/showMessageRequest, the one way agentls asks the user
+// (the asker's questions and the trust question): a question asked under
+// a task's ctx (withTask) names the task to a client that takes it. No
+// lock is held while the client answers.
+func (e *editor) ask(ctx context.Context, p protocol.ShowMessageRequestParams) (*protocol.MessageActionItem, error) {
 	var id string
-	if caps, _ := a.ed.clientState(); caps.questionTaskID {
+	if caps, _ := e.clientState(); caps.questionTaskID {
 		id, _ = ctx.Value(taskKey{}).(string)
 	}
 	var res *protocol.MessageActionItem
-	if _, err := a.ed.conn.Call(ctx, protocol.MethodWindowShowMessageRequest, askParams{Type: p.Type, Message: p.Message, Actions: p.Actions, TaskID: id}, &res); err != nil {
+	if _, err := e.conn.Call(ctx, protocol.MethodWindowShowMessageRequest, askParams{Type: p.Type, Message: p.Message, Actions: p.Actions, TaskID: id}, &res); err != nil {
 		return nil, err
 	}
 	return res, nil

@@ -72,7 +72,7 @@ type outgoing struct {
 	abs   string
 	uri   string
 	from  int32 // the held document's version
-	steps int32 // the didChanges the edit may take (one per text edit)
+	steps int32 // the didChanges the edit may take (one per text edit; set for a held file's edit)
 }
 
 // Write implements apply.Transport.
@@ -142,7 +142,9 @@ func (f *editorFiles) Write(ctx context.Context, b apply.Batch) error {
 			d, _ := f.docs.get(abs)
 			s.uri, s.from = d.uri, d.version
 			v := d.version
-			textEdit(d.uri, &v, edits.Compute(c.Cur.Data, c.Next, enc))
+			tes := edits.Compute(c.Cur.Data, c.Next, enc)
+			s.steps = int32(max(len(tes), 1))
+			textEdit(d.uri, &v, tes)
 		case c.Cur.Exists:
 			textEdit(s.uri, nil, edits.Compute(c.Cur.Data, c.Next, enc))
 		case c.Mode != 0:
@@ -173,7 +175,7 @@ func (f *editorFiles) Write(ctx context.Context, b apply.Batch) error {
 				annotation: {Label: b.Label, NeedsConfirmation: &yes},
 			}
 		}
-		if err := f.send(ctx, b.Label, we, out, enc); err != nil {
+		if err := f.send(ctx, b.Label, we, out); err != nil {
 			return err
 		}
 	}
@@ -181,27 +183,25 @@ func (f *editorFiles) Write(ctx context.Context, b apply.Batch) error {
 }
 
 // send makes one applyEdit and confirms it from the documents.
-func (f *editorFiles) send(ctx context.Context, label string, we protocol.WorkspaceEdit, out []outgoing, enc edits.Encoding) error {
-	for i, s := range out {
+func (f *editorFiles) send(ctx context.Context, label string, we protocol.WorkspaceEdit, out []outgoing) error {
+	for _, s := range out {
 		if s.c.Cur.Held && !s.c.Delete {
-			n := len(edits.Compute(s.c.Cur.Data, s.c.Next, enc))
-			out[i].steps = int32(max(n, 1))
-			f.docs.expectEdit(s.abs, s.from, s.c.Next, n)
+			f.docs.expectEdit(s.abs, s.from, s.c.Next, int(s.steps))
 		}
 	}
 	res, err := f.client.ApplyEdit(ctx, &protocol.ApplyWorkspaceEditParams{Label: &label, Edit: we})
 	if err != nil || !res.Applied {
 		stale := false
+		// The editor refuses an edit for a version it moved past, and its
+		// didChange may still be on the way (VS Code filling a document
+		// it just opened): one moment for the batch, not one per file,
+		// tells stale from refused.
+		wctx, cancel := context.WithTimeout(ctx, confirmGrace)
+		defer cancel()
 		for _, s := range out {
 			if s.c.Cur.Held && !s.c.Delete {
 				if err == nil {
-					// The editor refuses an edit for a version it moved
-					// past, and its didChange may still be on the way
-					// (VS Code filling a document it just opened): a
-					// moment for it tells stale from refused.
-					wctx, cancel := context.WithTimeout(ctx, confirmGrace)
 					f.docs.waitFor(wctx, s.abs, func(d document) bool { return d.version != s.from })
-					cancel()
 				}
 				f.docs.settle(s.abs, s.from, s.c.Next, false)
 				if d, ok := f.docs.get(s.abs); !ok || d.version != s.from {

@@ -111,7 +111,7 @@ func (rn *runner) runAgent(ctx context.Context, t *runningTask) {
 	// session applies to the next task, and a changed file that widens
 	// power is asked about again before it runs.
 	rn.conf.configure(ctx, nil)
-	if rn.trust.settleTrust(ctx) {
+	if rn.trust.settleTrust(withTask(ctx, t.id)) {
 		rn.conf.configure(ctx, nil)
 	}
 	cfg := rn.conf.config()

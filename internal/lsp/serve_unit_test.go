@@ -602,3 +602,26 @@ func TestQuestionsNameTheirTask(t *testing.T) {
 		}
 	}
 }
+
+// The trust question a task asks before it runs names the task too, as
+// every question a task asks does (it goes out as the asker's do).
+func TestTrustQuestionNamesItsTask(t *testing.T) {
+	root := tempRoot(t, map[string]string{".agentls.json": `{"tools": {"allow": ["echo *"]}}`})
+	e, _ := serveSessionWith(t, root, nil, func(p *protocol.InitializeParams) {
+		p.Capabilities.Experimental = protocol.LSPAny(`{"agentls":{"questionTaskId":true}}`)
+	}, fakellm.Turn{Text: "done"})
+	var run runResult
+	if err := e.command("agentls.run", map[string]any{"task": "t"}, &run); err != nil || run.TaskID == "" {
+		t.Fatalf("agentls.run: %+v, %v", run, err)
+	}
+	q := e.waitFor("the trust question", func(m sent) bool {
+		return m.method == protocol.MethodWindowShowMessageRequest && strings.Contains(string(m.params), "Trust it?")
+	})
+	var p map[string]any
+	if err := json.Unmarshal(q.params, &p); err != nil {
+		t.Fatal(err)
+	}
+	if p["taskId"] != run.TaskID {
+		t.Errorf("the trust question %s names task %v; want %q", q.params, p["taskId"], run.TaskID)
+	}
+}

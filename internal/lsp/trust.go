@@ -121,7 +121,7 @@ func (tr *trust) settleTrust(ctx context.Context) (trusted bool) {
 		return false
 	}
 	for _, ws := range ask {
-		res, err := tr.ed.client.ShowMessageRequest(ctx, &protocol.ShowMessageRequestParams{
+		res, err := tr.ed.ask(ctx, protocol.ShowMessageRequestParams{
 			Type:    protocol.MessageTypeWarning,
 			Message: ws.Question(),
 			Actions: []protocol.MessageActionItem{{Title: trustFile}, {Title: notNow}},

@@ -213,6 +213,15 @@ func (w *editorWorkspace) Move(ctx context.Context, from, to string) error {
 			return err
 		}
 	} else {
+		// Checked now, when the rename goes out (the editor renames by
+		// name): both paths beneath the root, as the write path checks
+		// its changes (a command may have swapped a directory for a
+		// symlink out since the tool checked them).
+		for _, rel := range []string{from, to} {
+			if err := tools.Beneath(w.root, rel); err != nil {
+				return fmt.Errorf("%w: %v", apply.ErrMoved, err)
+			}
+		}
 		no := false
 		we := protocol.WorkspaceEdit{DocumentChanges: []protocol.DocumentChange{&protocol.RenameFile{Kind: "rename", OldURI: uri.File(af), NewURI: uri.File(at),
 			Options: &protocol.RenameFileOptions{Overwrite: &no, IgnoreIfExists: &no}}}}

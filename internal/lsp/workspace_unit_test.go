@@ -8,10 +8,12 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"go.lsp.dev/protocol"
 	"go.lsp.dev/uri"
 
+	"github.com/agentls/agentls/internal/apply"
 	"github.com/agentls/agentls/internal/edits"
 )
 
@@ -306,5 +308,57 @@ func TestEditorConfinement(t *testing.T) {
 		if _, err := os.Stat(filepath.Join(outside, "new.txt")); err == nil {
 			t.Fatal("a file was created outside")
 		}
+	}
+}
+
+// A move the editor makes is checked beneath the root when it goes out,
+// as every edit is: from or to through a symlink out is refused, and no
+// rename is sent.
+func TestEditorMoveConfinement(t *testing.T) {
+	outside := tempRoot(t, map[string]string{"f.txt": "outside\n"})
+	f := newEditorFixture(t, map[string]string{"a.txt": "a"}, clientCaps{applyEdit: true, documentChanges: true, renameFiles: true}, false)
+	f.answer(t, true, "", false)
+	if err := os.Symlink(outside, filepath.Join(f.root, "out")); err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	for _, m := range [][2]string{{"a.txt", "out/moved.txt"}, {"out/f.txt", "b.txt"}} {
+		if err := f.w.Move(ctx, m[0], m[1]); err == nil {
+			t.Errorf("a move of %s to %s was taken", m[0], m[1])
+		}
+	}
+	if len(f.edits) != 0 {
+		t.Errorf("%d renames sent for paths outside", len(f.edits))
+	}
+}
+
+// A batch over several open buffers that the editor refuses waits one
+// grace for a late didChange, not one per file, before it says refused.
+func TestRefusedBatchWaitsOneGrace(t *testing.T) {
+	files := map[string]string{"a.txt": "a\n", "b.txt": "b\n", "c.txt": "c\n", "d.txt": "d\n"}
+	f := newEditorFixture(t, files, clientCaps{applyEdit: true, documentChanges: true}, false)
+	rels := []string{"a.txt", "b.txt", "c.txt", "d.txt"}
+	for _, rel := range rels {
+		f.s.docs.open(string(uri.File(filepath.Join(f.root, rel))), 1, files[rel])
+	}
+	f.answer(t, false, "declined", false)
+	ap, err := f.s.ed.files()
+	if err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	_, err = ap.Apply(context.Background(), rels, apply.Batch{Label: "l"}, func(cur map[string]apply.Text) ([]apply.Change, error) {
+		var cs []apply.Change
+		for _, rel := range rels {
+			cs = append(cs, apply.Change{Rel: rel, Cur: cur[rel], Next: strings.ToUpper(cur[rel].Data)})
+		}
+		return cs, nil
+	})
+	took := time.Since(start)
+	if reason, ok := refusedReason(err); !ok || reason != "declined" {
+		t.Fatalf("err %v; want refused (declined)", err)
+	}
+	if took >= 2*confirmGrace {
+		t.Errorf("a refused batch of %d open files took %v; want one grace (%v)", len(rels), took, confirmGrace)
 	}
 }
