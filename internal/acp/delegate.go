@@ -73,14 +73,7 @@ func (a *Agent) jobsCommand(ctx context.Context, s *acpSession, out *stream, arg
 		}
 		changes, _, _ := t.Changes(ctx)
 		for _, c := range changes {
-			verb := "changed"
-			switch {
-			case !c.Existed:
-				verb = "created"
-			case c.Deleted:
-				verb = "deleted"
-			}
-			fmt.Fprintf(&b, "- %s %s\n", verb, c.Rel)
+			fmt.Fprintf(&b, "- %s %s\n", c.Verb(), c.Rel)
 		}
 		fmt.Fprintf(&b, "The change waits in the worktree %s: agentls worktrees merge %s, or review it in the editor.\n", t.Dir(), t.ID)
 		out.text(b.String())

@@ -307,14 +307,7 @@ func Jobs(args []string, stdout, stderr io.Writer) int {
 			return exitFailed
 		}
 		for _, ch := range changes {
-			verb := "changed"
-			switch {
-			case !ch.Existed:
-				verb = "created"
-			case ch.Deleted:
-				verb = "deleted"
-			}
-			fmt.Fprintf(stdout, "  %s %s\n", verb, ch.Rel)
+			fmt.Fprintf(stdout, "  %s %s\n", ch.Verb(), ch.Rel)
 		}
 		for _, n := range notes {
 			fmt.Fprintln(stderr, "agentls: worktree:", n)
