@@ -124,3 +124,32 @@ func waitRequest(t *testing.T, out *syncBuffer, n int) json.RawMessage {
 		}
 	}
 }
+
+// A call forgets its id however it ends: answered, cancelled, or on an
+// ended connection; nothing stays in the table of calls.
+func TestWireCallForgetsItsID(t *testing.T) {
+	out := syncBuffer{wrote: make(chan struct{}, 1)}
+	w := newWire(&out)
+	done := make(chan struct{})
+	ctx, cancel := context.WithCancel(context.Background())
+	errc := make(chan error, 1)
+	go func() {
+		_, err := w.call(ctx, done, "elicitation/create", nil)
+		errc <- err
+	}()
+	waitRequest(t, &out, 1)
+	cancel()
+	if err := <-errc; err != context.Canceled {
+		t.Fatalf("cancelled call: %v", err)
+	}
+	close(done)
+	if _, err := w.call(context.Background(), done, "elicitation/create", nil); err == nil {
+		t.Fatal("a call on an ended connection did not fail")
+	}
+	w.mu.Lock()
+	n := len(w.calls)
+	w.mu.Unlock()
+	if n != 0 {
+		t.Fatalf("%d calls left in the table", n)
+	}
+}

@@ -71,16 +71,15 @@ func (a *Agent) jobsCommand(ctx context.Context, s *acpSession, out *stream, arg
 		if st.Result != nil {
 			fmt.Fprintf(&b, "Job %s: %s\n", id, render.ResultLine(*st.Result))
 		}
-		changes, _, _ := t.Changes(ctx)
+		changes, notes, err := t.Changes(ctx)
+		if err != nil {
+			fmt.Fprintf(&b, "The worktree's change could not be read: %v\n", err)
+		}
 		for _, c := range changes {
-			verb := "changed"
-			switch {
-			case !c.Existed:
-				verb = "created"
-			case c.Deleted:
-				verb = "deleted"
-			}
-			fmt.Fprintf(&b, "- %s %s\n", verb, c.Rel)
+			fmt.Fprintf(&b, "- %s %s\n", c.Verb(), c.Rel)
+		}
+		for _, n := range notes {
+			fmt.Fprintf(&b, "_worktree: %s_\n", n)
 		}
 		fmt.Fprintf(&b, "The change waits in the worktree %s: agentls worktrees merge %s, or review it in the editor.\n", t.Dir(), t.ID)
 		out.text(b.String())

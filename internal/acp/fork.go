@@ -64,7 +64,7 @@ func (a *Agent) UnstableForkSession(_ context.Context, p sdk.UnstableForkSession
 		b.Transcripts = nil // the same store has them: the copy names them
 	}
 	id := dst.NewID()
-	if err := renameBundle(b, id); err != nil {
+	if err := b.Rename(id); err != nil {
 		return sdk.UnstableForkSessionResponse{}, sdk.NewInternalError(map[string]any{"error": err.Error()})
 	}
 	if err := dst.Import(b); err != nil {
@@ -91,23 +91,4 @@ func (a *Agent) UnstableForkSession(_ context.Context, p sdk.UnstableForkSession
 		a.log.Warn("session/fork: config options: " + err.Error())
 	}
 	return res, nil
-}
-
-// renameBundle gives an exported session a new ID: the bundle's, and its
-// first record's.
-func renameBundle(b *session.Bundle, id string) error {
-	if len(b.Records) == 0 {
-		return errors.New("the session has no records")
-	}
-	var first map[string]json.RawMessage
-	if err := json.Unmarshal(b.Records[0], &first); err != nil {
-		return fmt.Errorf("the session's first record: %v", err)
-	}
-	first["id"], _ = json.Marshal(id)
-	line, err := json.Marshal(first)
-	if err != nil {
-		return err
-	}
-	b.ID, b.Records[0] = id, line
-	return nil
 }

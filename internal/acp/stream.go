@@ -168,7 +168,7 @@ func (o *stream) event(ev agent.Event) {
 			o.mu.Lock()
 			u := sdk.SessionUsageUpdate{Used: ev.Usage.InputTokens + ev.Usage.OutputTokens, Size: o.window}
 			if tu := ev.TaskUsage; tu != nil && (o.priceIn > 0 || o.priceOut > 0) {
-				cost := o.costBefore + (float64(tu.InputTokens)*o.priceIn+float64(tu.OutputTokens)*o.priceOut)/1e6
+				cost := o.costBefore + tu.Cost(o.priceIn, o.priceOut)
 				u.Cost = &sdk.Cost{Amount: cost, Currency: "USD"}
 			}
 			o.mu.Unlock()

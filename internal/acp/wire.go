@@ -317,18 +317,18 @@ func (l *wire) call(ctx context.Context, done <-chan struct{}, method string, pa
 	ch := make(chan wireAnswer, 1)
 	l.calls[id] = ch
 	l.mu.Unlock()
-	forget := func() {
+	// However the call ends, its id is forgotten (answered forgets it
+	// too): a late answer is dropped.
+	defer func() {
 		l.mu.Lock()
 		delete(l.calls, id)
 		l.mu.Unlock()
-	}
+	}()
 	b, err := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": id, "method": method, "params": params})
 	if err != nil {
-		forget()
 		return nil, err
 	}
 	if _, err := l.Write(append(b, '\n')); err != nil {
-		forget()
 		return nil, err
 	}
 	select {
@@ -338,12 +338,10 @@ func (l *wire) call(ctx context.Context, done <-chan struct{}, method string, pa
 		}
 		return ans.Result, nil
 	case <-ctx.Done():
-		forget()
 		c, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "method": methodCancelRequest, "params": map[string]any{"requestId": id}})
 		_, _ = l.Write(append(c, '\n'))
 		return nil, ctx.Err()
 	case <-done:
-		forget()
 		return nil, errors.New("the client is gone")
 	}
 }

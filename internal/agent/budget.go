@@ -15,7 +15,7 @@ const warnFraction = 0.8
 
 // cost is what the task's model calls cost so far, in USD.
 func (m *Machine) cost() float64 {
-	return (float64(m.usage.InputTokens)*m.limits.PriceInput + float64(m.usage.OutputTokens)*m.limits.PriceOutput) / 1e6
+	return m.usage.Cost(m.limits.PriceInput, m.limits.PriceOutput)
 }
 
 func (m *Machine) hasCostBudget() bool {

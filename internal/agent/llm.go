@@ -131,6 +131,12 @@ type Usage struct {
 	ReasoningTokens int `json:"reasoningTokens,omitempty"`
 }
 
+// Cost is what u costs in USD at the prices per million input and
+// output tokens.
+func (u Usage) Cost(priceInput, priceOutput float64) float64 {
+	return (float64(u.InputTokens)*priceInput + float64(u.OutputTokens)*priceOutput) / 1e6
+}
+
 // Add returns u plus v.
 func (u Usage) Add(v Usage) Usage {
 	return Usage{

@@ -63,13 +63,9 @@ func Worker(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "agentls worker: give at least one --repo, a --concurrency and --max-deliver of 1 or more, and no arguments")
 		return exitUsage
 	}
-	cfg, code := userConfig(*settings, stderr, "worker")
+	cfg, settingsData, code := userConfig(*settings, stderr, "worker")
 	if code != 0 {
 		return code
-	}
-	var settingsData []byte
-	if *settings != "" {
-		settingsData, _ = os.ReadFile(*settings)
 	}
 	if *maxSteps == 0 {
 		*maxSteps = cfg.Agent.MaxSteps // a job may ask for fewer, never more
@@ -121,14 +117,14 @@ func Worker(args []string, stdout, stderr io.Writer) int {
 }
 
 // userConfig is the user's settings (a file, the environment), never a
-// workspace's.
-func userConfig(settings string, stderr io.Writer, name string) (config.Config, int) {
+// workspace's, and the file's bytes as read (nil without one).
+func userConfig(settings string, stderr io.Writer, name string) (config.Config, []byte, int) {
 	var data []byte
 	if settings != "" {
 		b, err := os.ReadFile(settings)
 		if err != nil {
 			fmt.Fprintf(stderr, "agentls %s: --settings: %v\n", name, err)
-			return config.Config{}, exitUsage
+			return config.Config{}, nil, exitUsage
 		}
 		data = b
 	}
@@ -137,7 +133,7 @@ func userConfig(settings string, stderr io.Writer, name string) (config.Config, 
 	for _, p := range append(probs, p2...) {
 		fmt.Fprintln(stderr, p.String())
 	}
-	return cfg, 0
+	return cfg, data, 0
 }
 
 const submitUsage = `usage: agentls submit [--workspace DIR] [--max-steps N] [--allow PATTERN] [--json] "task"
@@ -171,7 +167,7 @@ func Submit(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "agentls submit:", err)
 		return exitUsage
 	}
-	cfg, code := userConfig(*settings, stderr, "submit")
+	cfg, _, code := userConfig(*settings, stderr, "submit")
 	if code != 0 {
 		return code
 	}
@@ -217,7 +213,7 @@ func Jobs(args []string, stdout, stderr io.Writer) int {
 	if done {
 		return code
 	}
-	cfg, code := userConfig(*settings, stderr, "jobs")
+	cfg, _, code := userConfig(*settings, stderr, "jobs")
 	if code != 0 {
 		return code
 	}
@@ -307,14 +303,7 @@ func Jobs(args []string, stdout, stderr io.Writer) int {
 			return exitFailed
 		}
 		for _, ch := range changes {
-			verb := "changed"
-			switch {
-			case !ch.Existed:
-				verb = "created"
-			case ch.Deleted:
-				verb = "deleted"
-			}
-			fmt.Fprintf(stdout, "  %s %s\n", verb, ch.Rel)
+			fmt.Fprintf(stdout, "  %s %s\n", ch.Verb(), ch.Rel)
 		}
 		for _, n := range notes {
 			fmt.Fprintln(stderr, "agentls: worktree:", n)

@@ -141,15 +141,7 @@ func (w *cliWorkspace) proposed() map[string][]byte {
 // diff is the unified diff of one file, as git shows it.
 func (w *cliWorkspace) diff(rel string) string {
 	fc := w.change(rel)
-	a := "a/" + rel
-	b := "b/" + rel
-	if !fc.Existed {
-		a = "/dev/null"
-	}
-	if fc.Gone {
-		b = "/dev/null"
-	}
-	return edits.Unified(a, b, fc.Base, fc.After, -1)
+	return edits.FileDiff(rel, fc.Base, fc.Existed, fc.After, fc.Gone, -1)
 }
 
 // sessionChanges describes the given files for the session.

@@ -26,15 +26,7 @@ func showWorktreeChange(stdout io.Writer, ren renderer, w *worktree.Tree, change
 		ren.warn("the worktree's change could not be read: " + err.Error())
 	}
 	for _, c := range changes {
-		a := "a/" + c.Rel
-		if !c.Existed {
-			a = "/dev/null"
-		}
-		b := "b/" + c.Rel
-		if c.Deleted {
-			b = "/dev/null"
-		}
-		fmt.Fprint(stdout, edits.Unified(a, b, c.Base, c.Proposed, 3))
+		fmt.Fprint(stdout, edits.FileDiff(c.Rel, c.Base, c.Existed, c.Proposed, c.Deleted, 3))
 	}
 	for _, n := range notes {
 		ren.warn("worktree: " + n)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/nats-io/nats.go"
@@ -143,17 +144,20 @@ func (q *Queue) Close() {
 	}
 }
 
-// redactURL leaves a user and password out of a URL shown to people.
+// redactURL leaves a user and password out of a URL shown to people, in
+// each URL of a comma-separated list (NATS takes several servers).
 func redactURL(u string) string {
-	out := []byte(u)
-	for i := 0; i < len(out); i++ {
-		if out[i] == '@' {
-			j := i
-			for j > 0 && out[j-1] != '/' && out[j-1] != ',' {
-				j--
+	parts := strings.Split(u, ",")
+	for i, p := range parts {
+		if at := strings.LastIndexByte(p, '@'); at >= 0 {
+			start := strings.Index(p, "://")
+			if start < 0 || start > at {
+				start = 0
+			} else {
+				start += len("://")
 			}
-			return string(out[:j]) + "…" + string(out[i:])
+			parts[i] = p[:start] + "…" + p[at:]
 		}
 	}
-	return u
+	return strings.Join(parts, ",")
 }

@@ -94,6 +94,11 @@ func List(ctx context.Context, q *Queue) ([]Status, error) {
 
 // History returns every state a job went through, oldest first.
 func History(ctx context.Context, q *Queue, id string) ([]Status, error) {
+	if !ValidID(id) {
+		// A wildcard (*, >) or a dotted id would filter on other jobs'
+		// subjects and mix their states in.
+		return nil, fmt.Errorf("job %q: %w", id, ErrNoJob)
+	}
 	cons, err := q.JS.OrderedConsumer(ctx, ResultsStream, jetstream.OrderedConsumerConfig{FilterSubjects: []string{ResultsSubj + "." + id}})
 	if err != nil {
 		return nil, err

@@ -17,6 +17,7 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 	"go.uber.org/zap"
 
+	"github.com/agentls/agentls/internal/textcut"
 	"github.com/agentls/agentls/internal/worktree"
 )
 
@@ -394,11 +395,13 @@ func jobSettings(data []byte) ([]byte, string, error) {
 	return out, key, err
 }
 
+// tail is the end of the file at path, at most 2000 bytes, cut on a
+// character boundary: it goes in a failed job's reason.
 func tail(path string) string {
 	b, _ := os.ReadFile(path)
 	s := strings.TrimSpace(string(b))
 	if len(s) > 2000 {
-		s = "…" + s[len(s)-2000:]
+		s = "…" + s[textcut.Ceil(s, len(s)-2000):]
 	}
 	return s
 }

@@ -393,7 +393,7 @@ func (r *run) summarize(dropped []agent.Message) (string, agent.Usage, error) {
 }
 
 func (d *Driver) cost(u agent.Usage) float64 {
-	return (float64(u.InputTokens)*d.Price.Input + float64(u.OutputTokens)*d.Price.Output) / 1e6
+	return u.Cost(d.Price.Input, d.Price.Output)
 }
 
 func truncate(s string, n int) string {

@@ -16,6 +16,20 @@ const DefaultContext = 3
 // A last line without '\n' is followed by "\ No newline at end of file".
 // context < 0 means DefaultContext; with context 0, git apply needs
 // --unidiff-zero.
+// FileDiff is Unified for the file rel as git shows it: "a/"+rel and
+// "b/"+rel, "/dev/null" on the side where it did not exist (existed
+// false: created; deleted: removed).
+func FileDiff(rel, old string, existed bool, new string, deleted bool, context int) string {
+	a, b := "a/"+rel, "b/"+rel
+	if !existed {
+		a = "/dev/null"
+	}
+	if deleted {
+		b = "/dev/null"
+	}
+	return Unified(a, b, old, new, context)
+}
+
 func Unified(pathA, pathB, old, new string, context int) string {
 	if old == new {
 		return ""

@@ -14,6 +14,7 @@ import (
 
 	"github.com/agentls/agentls/internal/agent"
 	"github.com/agentls/agentls/internal/proc"
+	"github.com/agentls/agentls/internal/textcut"
 )
 
 // maxOutput caps what a hook's output may add to what the model reads.
@@ -206,7 +207,7 @@ func (r *Runner) one(ctx context.Context, source string, h Handler, payload []by
 	}
 	o.stdout, o.stderr = strings.TrimSpace(res.Output), strings.TrimSpace(string(stderr))
 	if len(o.stderr) > maxOutput {
-		o.stderr = o.stderr[:maxOutput]
+		o.stderr = textcut.Head(o.stderr, maxOutput)
 	}
 	switch {
 	case res.TimedOut:

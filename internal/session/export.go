@@ -147,3 +147,22 @@ func (s *Store) Import(b *Bundle) error {
 	}
 	return nil
 }
+
+// Rename gives an exported session a new ID (a fork): the bundle's, and
+// its first record's.
+func (b *Bundle) Rename(id string) error {
+	if len(b.Records) == 0 {
+		return errors.New("the session has no records")
+	}
+	var first map[string]json.RawMessage
+	if err := json.Unmarshal(b.Records[0], &first); err != nil {
+		return fmt.Errorf("the session's first record: %v", err)
+	}
+	first["id"], _ = json.Marshal(id)
+	line, err := json.Marshal(first)
+	if err != nil {
+		return err
+	}
+	b.ID, b.Records[0] = id, line
+	return nil
+}

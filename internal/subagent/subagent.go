@@ -108,7 +108,7 @@ func (e *explore) Run(ctx context.Context, raw json.RawMessage) (agent.ToolResul
 	lim.Verify = false
 	lim.MaxRetries = 0
 	if lim.MaxCostUSD > 0 {
-		spent := (float64(p.Spent.InputTokens)*lim.PriceInput + float64(p.Spent.OutputTokens)*lim.PriceOutput) / 1e6
+		spent := p.Spent.Cost(lim.PriceInput, lim.PriceOutput)
 		if spent >= lim.MaxCostUSD {
 			return agent.ToolResult{}, errors.New("refused: the task's cost budget (agent.maxCostUSD) is spent")
 		}

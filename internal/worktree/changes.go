@@ -19,6 +19,17 @@ type Change struct {
 	Deleted  bool
 }
 
+// Verb says what the change did to the file: created, deleted or changed.
+func (c Change) Verb() string {
+	switch {
+	case !c.Existed:
+		return "created"
+	case c.Deleted:
+		return "deleted"
+	}
+	return "changed"
+}
+
 // ErrUnreadable is a worktree change that cannot be read as texts to
 // propose: the task then ends failed, with the reason, rather than "ok"
 // with a change nobody can merge.
