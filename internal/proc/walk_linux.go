@@ -105,6 +105,12 @@ func newWalker(cfg launchConfig, m *masker) (*walker, error) {
 		unix.Fstat(statRoot, &rootSt) == nil && unix.Fstatfs(statRoot, &rootFS) == nil && memoFS[int64(rootFS.Type)] &&
 		unix.ClockGettime(unix.CLOCK_REALTIME, &now) == nil
 	w.memoDev, w.settled = rootSt.Dev, now.Nano()-memoAge
+	if !w.useMemo && lowerRoot >= 0 {
+		// No records here (a file system not in memoFS, no memo file):
+		// the real directories would be opened for nothing.
+		unix.Close(lowerRoot)
+		w.queue[0].lower = -1
+	}
 	return w, nil
 }
 
