@@ -8,21 +8,6 @@ import "time"
 // names `agentls sandbox` shows exist so the server builds there, and
 // report none.
 
-const (
-	DefaultCacheMaxAge   = 14 * 24 * time.Hour
-	DefaultCacheMaxBytes = 2 << 30
-)
-
-// CacheLayer is one workspace's cache layers (never any here).
-type CacheLayer struct {
-	Dir       string    `json:"dir"`
-	Workspace string    `json:"workspace"`
-	Bytes     int64     `json:"bytes"`
-	LastUsed  time.Time `json:"lastUsed"`
-	Orphaned  bool      `json:"orphaned"`
-	InUse     bool      `json:"inUse"`
-}
-
 // CacheLayersDir is empty: there are no cache layers.
 func CacheLayersDir() string { return "" }
 

@@ -24,11 +24,8 @@ import (
 // another directory, and then the least recently used until all of them
 // together fit in DefaultCacheMaxBytes. It runs once per agentls process,
 // after its first sandboxed command, and on `agentls sandbox prune`; it
-// never removes layers a command is using.
-const (
-	DefaultCacheMaxAge   = 14 * 24 * time.Hour
-	DefaultCacheMaxBytes = 2 << 30
-)
+// never removes layers a command is using. (DefaultCacheMaxAge,
+// DefaultCacheMaxBytes and CacheLayer are in cachelayers.go.)
 
 // layerSlots bounds the commands of one workspace that have cache layers
 // at once (each its own: overlayfs must not share an upper directory
@@ -93,18 +90,6 @@ func CacheLayersDir() string {
 		return ""
 	}
 	return filepath.Dir(d)
-}
-
-// CacheLayer is one workspace's cache layers.
-type CacheLayer struct {
-	Dir       string    `json:"dir"`
-	Workspace string    `json:"workspace"`
-	Bytes     int64     `json:"bytes"`
-	LastUsed  time.Time `json:"lastUsed"`
-	// Orphaned: the workspace is gone or is another directory now (or
-	// the layers predate owners): nothing will use them again.
-	Orphaned bool `json:"orphaned"`
-	InUse    bool `json:"inUse"`
 }
 
 // CacheLayers lists the layers under dir (CacheLayersDir when empty),

@@ -6,8 +6,6 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"sync"
-	"time"
 )
 
 // Access is what a sandboxed command may do with a declared path.
@@ -108,39 +106,12 @@ var markers = map[string]string{
 	"pyproject.toml": "python", "setup.py": "python", "setup.cfg": "python", "requirements.txt": "python", "Pipfile": "python",
 }
 
-// langCache keeps each workspace's languages for a few seconds: every
-// command declares them, and a workspace without markers at its top is
-// searched one level down.
-var langCache struct {
-	sync.Mutex
-	m map[string]langEntry
-}
-
-type langEntry struct {
-	langs []string
-	at    time.Time
-}
-
 // languages are those whose markers stand at the top of ws or one
-// directory below it.
+// directory below it. They are found anew for every command (about ten
+// lstat calls; under a millisecond with no marker at the top and 64
+// directories to look in): a marker the last command made (go mod init)
+// must reach the next command's declaration.
 func languages(ws string) []string {
-	langCache.Lock()
-	e, ok := langCache.m[ws]
-	langCache.Unlock()
-	if ok && time.Since(e.at) < 5*time.Second {
-		return e.langs
-	}
-	langs := findLanguages(ws)
-	langCache.Lock()
-	if langCache.m == nil || len(langCache.m) > 64 {
-		langCache.m = map[string]langEntry{}
-	}
-	langCache.m[ws] = langEntry{langs, time.Now()}
-	langCache.Unlock()
-	return langs
-}
-
-func findLanguages(ws string) []string {
 	found := map[string]bool{}
 	look := func(dir string) {
 		for m, lang := range markers {

@@ -134,6 +134,31 @@ func TestDeclarationFollowsTheWorkspacesLanguages(t *testing.T) {
 	}
 }
 
+// A marker made by one command is seen by the next one's declaration at
+// once: `go mod init` then `go build` gets the Go caches, not a
+// declaration kept from before go.mod existed.
+func TestDeclarationSeesANewMarkerAtOnce(t *testing.T) {
+	home := outsideDir(t)
+	os.MkdirAll(filepath.Join(home, ".cache/go-build"), 0o755)
+	env := []string{"HOME=" + home, "PATH=/usr/bin:/bin"}
+	ws := t.TempDir()
+	d, err := proc.Declare(proc.Sandbox{Workspace: ws}, env)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(d.Languages) != 0 {
+		t.Fatalf("empty workspace: languages %q", d.Languages)
+	}
+	write(t, filepath.Join(ws, "go.mod"), "module m\n", 0o644)
+	d, err = proc.Declare(proc.Sandbox{Workspace: ws}, env)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(d.Languages) != 1 || d.Languages[0] != "go" {
+		t.Errorf("after go.mod was written: languages %q, want [go]", d.Languages)
+	}
+}
+
 // /tmp and /dev/shm are the command's own: a user's file in /tmp is not
 // there to change, what it writes is gone when it ends, and TMPDIR names
 // its /tmp.

@@ -94,4 +94,20 @@ func TestReadDirSeesEveryEntry(t *testing.T) {
 	if err != stop || n != 1 {
 		t.Errorf("after an error: %v, %d calls", err, n)
 	}
+
+	// A directory that cannot be read says so, so that the walk keeps no
+	// record of entries it never saw (a file is what getdents64 refuses
+	// here: ENOTDIR).
+	fp := filepath.Join(t.TempDir(), "f")
+	if err := os.WriteFile(fp, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	file, err := unix.Open(fp, unix.O_RDONLY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer unix.Close(file)
+	if err := readDir(file, make([]byte, direntBuf), func(string, uint8) error { return nil }); !errors.Is(err, errUnread) {
+		t.Errorf("reading a file as a directory: %v, want errUnread", err)
+	}
 }

@@ -105,6 +105,12 @@ func newWalker(cfg launchConfig, m *masker) (*walker, error) {
 		unix.Fstat(statRoot, &rootSt) == nil && unix.Fstatfs(statRoot, &rootFS) == nil && memoFS[int64(rootFS.Type)] &&
 		unix.ClockGettime(unix.CLOCK_REALTIME, &now) == nil
 	w.memoDev, w.settled = rootSt.Dev, now.Nano()-memoAge
+	if !w.useMemo && lowerRoot >= 0 {
+		// No records here (a file system not in memoFS, no memo file):
+		// the real directories would be opened for nothing.
+		unix.Close(lowerRoot)
+		w.queue[0].lower = -1
+	}
 	return w, nil
 }
 
@@ -169,6 +175,11 @@ func (w *walker) visit(d walkDir) (stop bool, err error) {
 	})
 	if err == errWalkLimit {
 		return true, nil
+	}
+	if errors.Is(err, errUnread) {
+		// Read in part (an I/O error): what was read is acted on, and
+		// no record is kept, which would hide the rest until d changes.
+		return false, nil
 	}
 	if err != nil {
 		return false, err
@@ -259,24 +270,31 @@ const direntBuf = 32 << 10
 
 var errWalkLimit = errors.New("walk limit")
 
+// errUnread: a directory could not be read to its end.
+var errUnread = errors.New("directory not read to its end")
+
 // readDir calls fn with the name and type (DT_*) of each entry of the
 // directory open as fd but "." and "..", reading it into buf with
 // getdents64 (no lstat, no entry objects: the walk runs before every
-// command). An unreadable directory has no entries; fn's error stops it.
+// command). fn's error stops it; a directory that cannot be read (to its
+// end) returns an error wrapping errUnread after the entries it gave.
 func readDir(fd int, buf []byte, fn func(name string, typ uint8) error) error {
 	for {
 		n, err := unix.Getdents(fd, buf)
 		if err == unix.EINTR {
 			continue
 		}
-		if err != nil || n <= 0 {
+		if err != nil {
+			return fmt.Errorf("%w: %w", errUnread, err)
+		}
+		if n <= 0 {
 			return nil
 		}
 		for off := 0; off+19 <= n; {
 			// struct linux_dirent64: ino, off, reclen, type, name.
 			reclen := int(binary.NativeEndian.Uint16(buf[off+16:]))
 			if reclen < 19 || off+reclen > n {
-				return nil
+				return fmt.Errorf("%w: a malformed entry", errUnread)
 			}
 			typ := buf[off+18]
 			name := buf[off+19 : off+reclen]

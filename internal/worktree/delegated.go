@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"path/filepath"
 	"strings"
 )
 
@@ -76,26 +75,9 @@ func PatchSince(ctx context.Context, dir, commit string) (string, error) {
 // the task ended. Its change then waits for review, merge or discard like
 // a worktree task's.
 func FromPatch(ctx context.Context, o Options, commit, patch string) (*Tree, error) {
-	if err := Check(ctx, o.Root); err != nil {
-		return nil, err
-	}
-	top, err := Top(ctx, o.Root)
+	top, prefix, err := locate(ctx, o)
 	if err != nil {
 		return nil, err
-	}
-	realRoot, err := filepath.EvalSymlinks(o.Root)
-	if err != nil {
-		return nil, err
-	}
-	prefix, err := filepath.Rel(top, realRoot)
-	if err != nil || !filepath.IsLocal(prefix) && prefix != "." {
-		return nil, fmt.Errorf("%w: the workspace is not inside its repository's top directory %s", ErrNoGit, top)
-	}
-	if prefix == "." {
-		prefix = ""
-	}
-	if o.ID == "" || strings.ContainsAny(o.ID, `/\`) || strings.HasPrefix(o.ID, ".") {
-		return nil, fmt.Errorf("worktree: bad id %q", o.ID)
 	}
 	if _, err := runGit(ctx, top, true, "cat-file", "-e", commit+"^{commit}"); err != nil {
 		return nil, fmt.Errorf("commit %s is not in %s: fetch it first (git fetch)", commit, top)
@@ -110,16 +92,8 @@ func FromPatch(ctx context.Context, o Options, commit, patch string) (*Tree, err
 			_ = t.Discard(context.WithoutCancel(ctx))
 		}
 	}()
-	if _, err := runGit(ctx, top, false, "worktree", "add", "--quiet", "-b", t.Branch, t.Path, commit); err != nil {
+	if err := t.add(ctx, commit); err != nil {
 		return nil, err
-	}
-	gd, err := os.ReadFile(filepath.Join(t.Path, ".git"))
-	if err != nil {
-		return nil, fmt.Errorf("worktree: %w", err)
-	}
-	t.GitDir = strings.TrimSpace(strings.TrimPrefix(string(gd), "gitdir:"))
-	if !filepath.IsAbs(t.GitDir) {
-		t.GitDir = filepath.Join(t.Path, t.GitDir)
 	}
 	t.Base = commit
 	if err := t.save(); err != nil {

@@ -99,27 +99,9 @@ func Check(ctx context.Context, root string) error {
 // over it. It returns an error wrapping ErrNoGit when the workspace cannot
 // have one.
 func Create(ctx context.Context, o Options) (*Tree, error) {
-	if err := Check(ctx, o.Root); err != nil {
-		return nil, err
-	}
-	top, err := runGit(ctx, o.Root, true, "rev-parse", "--show-toplevel")
+	top, prefix, err := locate(ctx, o)
 	if err != nil {
 		return nil, err
-	}
-	top = strings.TrimSpace(top)
-	realRoot, err := filepath.EvalSymlinks(o.Root)
-	if err != nil {
-		return nil, err
-	}
-	prefix, err := filepath.Rel(top, realRoot)
-	if err != nil || !filepath.IsLocal(prefix) && prefix != "." {
-		return nil, fmt.Errorf("%w: the workspace is not inside its repository's top directory %s", ErrNoGit, top)
-	}
-	if prefix == "." {
-		prefix = ""
-	}
-	if o.ID == "" || strings.ContainsAny(o.ID, `/\`) || strings.HasPrefix(o.ID, ".") {
-		return nil, fmt.Errorf("worktree: bad id %q", o.ID)
 	}
 	t, err := newTree(o, top, prefix)
 	if err != nil {
@@ -131,16 +113,8 @@ func Create(ctx context.Context, o Options) (*Tree, error) {
 			_ = t.Discard(context.WithoutCancel(ctx))
 		}
 	}()
-	if _, err := runGit(ctx, top, false, "worktree", "add", "--quiet", "-b", t.Branch, t.Path, "HEAD"); err != nil {
+	if err := t.add(ctx, "HEAD"); err != nil {
 		return nil, err
-	}
-	gd, err := os.ReadFile(filepath.Join(t.Path, ".git"))
-	if err != nil {
-		return nil, fmt.Errorf("worktree: %w", err)
-	}
-	t.GitDir = strings.TrimSpace(strings.TrimPrefix(string(gd), "gitdir:"))
-	if !filepath.IsAbs(t.GitDir) {
-		t.GitDir = filepath.Join(t.Path, t.GitDir)
 	}
 	if err := t.save(); err != nil {
 		return nil, err
@@ -451,4 +425,48 @@ func newTree(o Options, top, prefix string) (*Tree, error) {
 		return nil, err
 	}
 	return t, nil
+}
+
+// locate checks that o's workspace can have a worktree (as Check) and
+// returns its repository's top directory and the workspace's prefix in
+// it ("" at the top); o.ID must name one directory.
+func locate(ctx context.Context, o Options) (top, prefix string, err error) {
+	if err := Check(ctx, o.Root); err != nil {
+		return "", "", err
+	}
+	if top, err = Top(ctx, o.Root); err != nil {
+		return "", "", err
+	}
+	realRoot, err := filepath.EvalSymlinks(o.Root)
+	if err != nil {
+		return "", "", err
+	}
+	prefix, err = filepath.Rel(top, realRoot)
+	if err != nil || !filepath.IsLocal(prefix) && prefix != "." {
+		return "", "", fmt.Errorf("%w: the workspace is not inside its repository's top directory %s", ErrNoGit, top)
+	}
+	if prefix == "." {
+		prefix = ""
+	}
+	if o.ID == "" || strings.ContainsAny(o.ID, `/\`) || strings.HasPrefix(o.ID, ".") {
+		return "", "", fmt.Errorf("worktree: bad id %q", o.ID)
+	}
+	return top, prefix, nil
+}
+
+// add has git make t's worktree on its new branch at commit, and reads
+// where its git directory is.
+func (t *Tree) add(ctx context.Context, commit string) error {
+	if _, err := runGit(ctx, t.Top, false, "worktree", "add", "--quiet", "-b", t.Branch, t.Path, commit); err != nil {
+		return err
+	}
+	gd, err := os.ReadFile(filepath.Join(t.Path, ".git"))
+	if err != nil {
+		return fmt.Errorf("worktree: %w", err)
+	}
+	t.GitDir = strings.TrimSpace(strings.TrimPrefix(string(gd), "gitdir:"))
+	if !filepath.IsAbs(t.GitDir) {
+		t.GitDir = filepath.Join(t.Path, t.GitDir)
+	}
+	return nil
 }

@@ -149,17 +149,38 @@ func Kind(m fs.FileMode) string {
 // openedRel is where the opened file f (opened as rel below root) lies,
 // relative to root and '/'-separated: read from the descriptor where the
 // system says (so a link swapped after the open changes nothing), else by
-// resolving the name's links. ok is false when it lies outside root.
+// resolving the name's links, which must lead to the very file opened
+// (a link swapped after the open, from a secret to a harmless file, is
+// refused). ok is false when it lies outside root.
 func openedRel(root string, f *os.File, rel string) (string, bool) {
-	realRoot, err := filepath.EvalSymlinks(root)
+	target, err := fdPath(f)
+	if err != nil || !filepath.IsAbs(target) || strings.HasSuffix(target, " (deleted)") {
+		return relByName(root, f, rel)
+	}
+	return relOf(root, target)
+}
+
+// relByName is openedRel where the system does not say where f lies.
+func relByName(root string, f *os.File, rel string) (string, bool) {
+	target, err := filepath.EvalSymlinks(filepath.Join(root, rel))
 	if err != nil {
 		return "", false
 	}
-	target, err := fdPath(f)
-	if err != nil || !filepath.IsAbs(target) || strings.HasSuffix(target, " (deleted)") {
-		if target, err = filepath.EvalSymlinks(filepath.Join(root, rel)); err != nil {
-			return "", false
-		}
+	opened, err := f.Stat()
+	if err != nil {
+		return "", false
+	}
+	if named, err := os.Stat(target); err != nil || !os.SameFile(opened, named) {
+		return "", false
+	}
+	return relOf(root, target)
+}
+
+// relOf is target (resolved) relative to root, when it lies beneath it.
+func relOf(root, target string) (string, bool) {
+	realRoot, err := filepath.EvalSymlinks(root)
+	if err != nil {
+		return "", false
 	}
 	out, err := filepath.Rel(realRoot, target)
 	if err != nil || !filepath.IsLocal(out) {

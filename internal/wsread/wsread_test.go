@@ -69,3 +69,38 @@ func TestReadKeepsTheRules(t *testing.T) {
 		t.Errorf("custom patterns: %v", err)
 	}
 }
+
+// Where the system does not say where an opened file lies (no /proc:
+// macOS, Windows), its place is found by name, and the name must lead to
+// the file opened: a link swapped between the open and that look, from
+// .env to a harmless file, would otherwise pass .env's text off as the
+// harmless file's.
+func TestPlaceByNameIsTheFileOpened(t *testing.T) {
+	root := t.TempDir()
+	if err := os.WriteFile(filepath.Join(root, ".env"), []byte("TOKEN=hunter2"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(root, "notes.md"), []byte("notes"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	link := filepath.Join(root, "AGENTS.md")
+	if err := os.Symlink(".env", link); err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.Open(link)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if real, ok := relByName(root, f, "AGENTS.md"); !ok || real != ".env" {
+		t.Fatalf("before the swap: %q, %v; want .env", real, ok)
+	}
+	// The swap, after the open.
+	os.Remove(link)
+	if err := os.Symlink("notes.md", link); err != nil {
+		t.Fatal(err)
+	}
+	if real, ok := relByName(root, f, "AGENTS.md"); ok {
+		t.Errorf("after the swap: the file opened (.env) was placed at %q", real)
+	}
+}
