@@ -56,7 +56,7 @@ var allowed = map[string][]string{
 	"internal/verify/gate": {"internal/edits", "internal/agent", "internal/proc", "internal/textcut", "internal/verify"},
 	"internal/approval":    {"internal/agent", "internal/config", "internal/policy", "internal/proc", "internal/tools"},
 	// Hooks in the shared format (Claude Code's, Codex's), run through proc.
-	"internal/hooks": {"internal/agent", "internal/proc"},
+	"internal/hooks": {"internal/agent", "internal/proc", "internal/textcut"},
 	// The explore tool: a nested task on the core's driver.
 	"internal/subagent": {"internal/agent", "internal/driver", "internal/textcut"},
 	// The one assembly path.
@@ -65,7 +65,7 @@ var allowed = map[string][]string{
 		"internal/worktree", "internal/approval", "internal/subagent", "internal/hooks", "internal/prompts", "internal/wsread"},
 	// Delegated jobs: the NATS JetStream queue, the worker, the results;
 	// beside assemble, below the front ends that submit and fetch.
-	"internal/delegate": {"internal/agent", "internal/config", "internal/proc", "internal/session", "internal/worktree"},
+	"internal/delegate": {"internal/agent", "internal/config", "internal/proc", "internal/session", "internal/textcut", "internal/worktree"},
 	// Front ends: the assembly path and the core, never each other; the
 	// driver and the verify gate they reach through assemble (exposed.go).
 	"internal/acp": {"internal/llm", "internal/apply", "internal/agent", "internal/assemble", "internal/prompts", "internal/config", "internal/delegate", "internal/logging",
