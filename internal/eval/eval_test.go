@@ -236,6 +236,12 @@ build failed
 	if !reflect.DeepEqual(got, map[string]string{"encodes": TestPass, "tests::decodes": TestFail, "slow": TestSkip}) {
 		t.Errorf("libtest: %v", got)
 	}
+	// Two test binaries with the same test name: the failure must stay,
+	// whichever binary cargo ran last.
+	got = parseLibtest("running 1 test\ntest tests::it_works ... FAILED\nrunning 1 test\ntest tests::it_works ... ok\n")
+	if got["tests::it_works"] != TestFail {
+		t.Errorf("libtest, a name twice: %v", got)
+	}
 	if allPassed(map[string]string{}) || allPassed(map[string]string{"a": TestPass, "b": TestFail}) || !allPassed(map[string]string{"a": TestPass, "b": TestSkip}) {
 		t.Error("allPassed")
 	}
@@ -397,6 +403,11 @@ func TestJavaPolyglotRunner(t *testing.T) {
 	got := parseJUnitTree("│  └─ T ✔\n│     ├─ a() ✔\n│     ├─ b(int) ✘ expected: <1>\n│     └─ c() ↷ off\n")
 	if !reflect.DeepEqual(got, map[string]string{"a()": TestPass, "b(int)": TestFail, "c()": TestSkip}) {
 		t.Errorf("tree: %v", got)
+	}
+	// The same method name in two classes: the failure stays.
+	got = parseJUnitTree("│  ├─ A ✘\n│  │  └─ run() ✘ boom\n│  └─ B ✔\n│     └─ run() ✔\n")
+	if got["run()"] != TestFail {
+		t.Errorf("tree, a name twice: %v", got)
 	}
 }
 
