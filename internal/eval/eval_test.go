@@ -194,6 +194,12 @@ func TestCompareFlips(t *testing.T) {
 	if c.A.Rate.Passed != 2 || c.A.Rate.Runs != 3 || c.B.Rate.Passed != 2 || c.B.Rate.Runs != 3 {
 		t.Errorf("totals %+v %+v", c.A.Rate, c.B.Rate)
 	}
+	// A side's sums and first-try rate leave the skipped runs out.
+	p := Report{Polyglot: &PolyglotSummary{}, Results: []Result{{Task: "x", Passed: true, PassedOnTry: 1, InputTokens: 3, WallMs: 5}, {Task: "y", Passed: true, PassedOnTry: 2, InputTokens: 4, Cost: 0.5}, {Task: "z", Skipped: true, PassedOnTry: 1, InputTokens: 100, WallMs: 100}}}
+	s := side(p, "p")
+	if s.InputTokens != 7 || s.WallMs != 5 || s.Cost != 0.5 || s.Rate.Runs != 2 || s.Try1 == nil || s.Try1.Passed != 1 || s.Try1.Runs != 2 {
+		t.Errorf("side %+v try1 %+v", s, s.Try1)
+	}
 }
 
 func TestSortChange(t *testing.T) {
