@@ -111,30 +111,19 @@ func perTask(r Report) map[string]Rate {
 }
 
 func side(r Report, name string) Side {
-	s := Side{Name: name, Model: r.Model, Settings: r.Settings}
-	passed, runs, try1 := 0, 0, 0
-	for _, x := range r.Results {
-		if x.Skipped {
-			continue
-		}
-		runs++
-		if x.Passed {
-			passed++
-		}
-		if x.PassedOnTry == 1 {
-			try1++
-		}
-		s.InputTokens += x.InputTokens
-		s.CachedTokens += x.CachedTokens
-		s.OutputTokens += x.OutputTokens
-		s.Cost += x.Cost
-		s.CostNoCache += x.CostNoCache
-		s.WallMs += x.WallMs
-	}
-	s.Rate = Wilson(passed, runs)
+	t := total(r.Results)
+	s := Side{Name: name, Model: r.Model, Settings: r.Settings, Rate: Wilson(t.Passed, t.Tasks),
+		InputTokens: t.InputTokens, CachedTokens: t.CachedTokens, OutputTokens: t.OutputTokens,
+		Cost: t.Cost, CostNoCache: t.CostNoCache, WallMs: t.WallMs}
 	if r.Polyglot != nil {
-		t := Wilson(try1, runs)
-		s.Try1 = &t
+		try1 := 0
+		for _, x := range r.Results {
+			if !x.Skipped && x.PassedOnTry == 1 {
+				try1++
+			}
+		}
+		r1 := Wilson(try1, t.Tasks)
+		s.Try1 = &r1
 	}
 	return s
 }

@@ -194,6 +194,12 @@ func TestCompareFlips(t *testing.T) {
 	if c.A.Rate.Passed != 2 || c.A.Rate.Runs != 3 || c.B.Rate.Passed != 2 || c.B.Rate.Runs != 3 {
 		t.Errorf("totals %+v %+v", c.A.Rate, c.B.Rate)
 	}
+	// A side's sums and first-try rate leave the skipped runs out.
+	p := Report{Polyglot: &PolyglotSummary{}, Results: []Result{{Task: "x", Passed: true, PassedOnTry: 1, InputTokens: 3, WallMs: 5}, {Task: "y", Passed: true, PassedOnTry: 2, InputTokens: 4, Cost: 0.5}, {Task: "z", Skipped: true, PassedOnTry: 1, InputTokens: 100, WallMs: 100}}}
+	s := side(p, "p")
+	if s.InputTokens != 7 || s.WallMs != 5 || s.Cost != 0.5 || s.Rate.Runs != 2 || s.Try1 == nil || s.Try1.Passed != 1 || s.Try1.Runs != 2 {
+		t.Errorf("side %+v try1 %+v", s, s.Try1)
+	}
 }
 
 func TestSortChange(t *testing.T) {
@@ -235,6 +241,12 @@ build failed
 	got = parseLibtest("running 3 tests\ntest encodes ... ok\ntest tests::decodes ... FAILED\ntest slow ... ignored\n")
 	if !reflect.DeepEqual(got, map[string]string{"encodes": TestPass, "tests::decodes": TestFail, "slow": TestSkip}) {
 		t.Errorf("libtest: %v", got)
+	}
+	// Two test binaries with the same test name: the failure must stay,
+	// whichever binary cargo ran last.
+	got = parseLibtest("running 1 test\ntest tests::it_works ... FAILED\nrunning 1 test\ntest tests::it_works ... ok\n")
+	if got["tests::it_works"] != TestFail {
+		t.Errorf("libtest, a name twice: %v", got)
 	}
 	if allPassed(map[string]string{}) || allPassed(map[string]string{"a": TestPass, "b": TestFail}) || !allPassed(map[string]string{"a": TestPass, "b": TestSkip}) {
 		t.Error("allPassed")
@@ -397,6 +409,11 @@ func TestJavaPolyglotRunner(t *testing.T) {
 	got := parseJUnitTree("│  └─ T ✔\n│     ├─ a() ✔\n│     ├─ b(int) ✘ expected: <1>\n│     └─ c() ↷ off\n")
 	if !reflect.DeepEqual(got, map[string]string{"a()": TestPass, "b(int)": TestFail, "c()": TestSkip}) {
 		t.Errorf("tree: %v", got)
+	}
+	// The same method name in two classes: the failure stays.
+	got = parseJUnitTree("│  ├─ A ✘\n│  │  └─ run() ✘ boom\n│  └─ B ✔\n│     └─ run() ✔\n")
+	if got["run()"] != TestFail {
+		t.Errorf("tree, a name twice: %v", got)
 	}
 }
 

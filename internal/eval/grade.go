@@ -280,7 +280,6 @@ var tapLine = regexp.MustCompile(`^\s*(ok|not ok) \d+ - (.*?)(\s+#\s*(SKIP|TODO)
 // failed stays failed whatever else reports a pass under its name.
 func parseTAP(out string) map[string]string {
 	got := map[string]string{}
-	rank := map[string]int{TestPass: 0, TestSkip: 1, TestFail: 2}
 	for _, l := range strings.Split(out, "\n") {
 		m := tapLine.FindStringSubmatch(l)
 		if m == nil {
@@ -293,8 +292,31 @@ func parseTAP(out string) map[string]string {
 		case m[1] == "ok":
 			outcome = TestPass
 		}
-		if prev, ok := got[m[2]]; !ok || rank[outcome] > rank[prev] {
-			got[m[2]] = outcome
+		keepWorst(got, m[2], outcome)
+	}
+	return got
+}
+
+// outcomeRank orders outcomes from best to worst.
+var outcomeRank = map[string]int{TestPass: 0, TestSkip: 1, TestFail: 2}
+
+// keepWorst records outcome for name unless a worse one is already there:
+// a test that failed stays failed whatever else reports a pass under its
+// name (another test binary, a later line, or output the code printed).
+func keepWorst(got map[string]string, name, outcome string) {
+	if prev, ok := got[name]; !ok || outcomeRank[outcome] > outcomeRank[prev] {
+		got[name] = outcome
+	}
+}
+
+// parseMarked reads a report whose lines re matches with the test's name
+// in group 1 and a marker in group 2 that outcomes maps to its outcome; a
+// name reported more than once keeps its worst outcome.
+func parseMarked(out string, re *regexp.Regexp, outcomes map[string]string) map[string]string {
+	got := map[string]string{}
+	for _, l := range strings.Split(out, "\n") {
+		if m := re.FindStringSubmatch(l); m != nil {
+			keepWorst(got, m[1], outcomes[m[2]])
 		}
 	}
 	return got
@@ -302,15 +324,11 @@ func parseTAP(out string) map[string]string {
 
 var libtestLine = regexp.MustCompile(`^test (\S+) \.\.\. (ok|FAILED|ignored)`)
 
-// parseLibtest reads cargo test's per-test lines.
+// parseLibtest reads cargo test's per-test lines. cargo runs one binary
+// per target, so the same name (tests::it_works) can come from two of
+// them: it keeps the worst outcome.
 func parseLibtest(out string) map[string]string {
-	got := map[string]string{}
-	for _, l := range strings.Split(out, "\n") {
-		if m := libtestLine.FindStringSubmatch(l); m != nil {
-			got[m[1]] = map[string]string{"ok": TestPass, "FAILED": TestFail, "ignored": TestSkip}[m[2]]
-		}
-	}
-	return got
+	return parseMarked(out, libtestLine, map[string]string{"ok": TestPass, "FAILED": TestFail, "ignored": TestSkip})
 }
 
 // pythonStdlib names the standard library's top-level modules, from the

@@ -492,15 +492,10 @@ func javaRunner(dir string) (argv []string, shell string, ok bool) {
 var junitTreeLine = regexp.MustCompile(`─ (\S+\(.*\)) (✔|✘|↷)`)
 
 // parseJUnitTree reads the JUnit console launcher's tree: each test
-// method's outcome by its name (one() ✔, two() ✘ expected …, three() ↷).
+// method's outcome by its name (one() ✔, two() ✘ expected …, three() ↷);
+// the same method name in two classes keeps its worst outcome.
 func parseJUnitTree(out string) map[string]string {
-	got := map[string]string{}
-	for _, l := range strings.Split(out, "\n") {
-		if m := junitTreeLine.FindStringSubmatch(l); m != nil {
-			got[m[1]] = map[string]string{"✔": TestPass, "✘": TestFail, "↷": TestSkip}[m[2]]
-		}
-	}
-	return got
+	return parseMarked(out, junitTreeLine, map[string]string{"✔": TestPass, "✘": TestFail, "↷": TestSkip})
 }
 
 // allPassed: at least one test ran and none failed.

@@ -82,16 +82,7 @@ func GoScope(root string, changed []string, unsaved map[string][]byte) (buildPkg
 			}
 		}
 	}
-	for len(queue) > 0 {
-		dir := queue[0]
-		queue = queue[1:]
-		for _, by := range importers[dir] {
-			if !reach[by] {
-				reach[by] = true
-				queue = append(queue, by)
-			}
-		}
-	}
+	reachAll(reach, queue, importers)
 	checked := 0
 	for dir := range reach {
 		p, ok := pkgs[dir]

@@ -243,16 +243,7 @@ func jsNodeTests(root string, srcs []string, unsaved map[string][]byte, args []s
 	for _, s := range srcs {
 		reach[s] = true
 	}
-	for len(queue) > 0 {
-		f := queue[0]
-		queue = queue[1:]
-		for _, by := range importers[f] {
-			if !reach[by] {
-				reach[by] = true
-				queue = append(queue, by)
-			}
-		}
-	}
+	reachAll(reach, queue, importers)
 	for _, t := range tests {
 		if reach[t] {
 			sel = append(sel, t)

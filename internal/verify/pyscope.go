@@ -220,17 +220,9 @@ func pySelect(changed []string, importers map[string][]string, discovered map[st
 			queue = append(queue, c)
 		}
 	}
-	for len(queue) > 0 {
-		f := queue[0]
-		queue = queue[1:]
+	for f := range reachAll(reach, queue, importers) {
 		if discovered[f] {
 			return whole
-		}
-		for _, by := range importers[f] {
-			if !reach[by] {
-				reach[by] = true
-				queue = append(queue, by)
-			}
 		}
 	}
 	var sel []string

@@ -129,16 +129,7 @@ func rustScopeOf(root string, meta cargoMetadata, changed []string) scopeResult 
 			queue = append(queue, id)
 		}
 	}
-	for len(queue) > 0 {
-		id := queue[0]
-		queue = queue[1:]
-		for _, by := range dependents[id] {
-			if !reach[by] {
-				reach[by] = true
-				queue = append(queue, by)
-			}
-		}
-	}
+	reachAll(reach, queue, dependents)
 	var names []string
 	for _, id := range meta.WorkspaceDefaultMembers {
 		if reach[id] {

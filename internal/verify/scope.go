@@ -288,3 +288,20 @@ func inertDoc(rel string) bool {
 	}
 	return false
 }
+
+// reachAll marks in reach everything edges leads to from queue's entries
+// (already marked), breadth first: the importers, dependents, … of the
+// changed nodes. It returns reach.
+func reachAll[K comparable](reach map[K]bool, queue []K, edges map[K][]K) map[K]bool {
+	for len(queue) > 0 {
+		n := queue[0]
+		queue = queue[1:]
+		for _, by := range edges[n] {
+			if !reach[by] {
+				reach[by] = true
+				queue = append(queue, by)
+			}
+		}
+	}
+	return reach
+}

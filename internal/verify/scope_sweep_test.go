@@ -105,6 +105,12 @@ func TestScopedRunFailsExactlyWhenTheFullRunFails(t *testing.T) {
 					t.Fatal(err)
 				}
 				fullPassed := passedAll(rs)
+				// Each mutation is made to fail or not: a sweep whose
+				// wrong results pass, or whose harmless change fails,
+				// compares runs that prove nothing about the scope.
+				if wantPass := m.kind == "harmless"; fullPassed != wantPass {
+					t.Errorf("%s %s: the full run passed %v, want %v", m.module, m.kind, fullPassed, wantPass)
+				}
 				if scopedPassed != fullPassed {
 					t.Errorf("%s %s: scoped (%q) passed %v, full passed %v", m.module, m.kind, scoped, scopedPassed, fullPassed)
 				}

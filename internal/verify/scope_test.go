@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/agentls/agentls/internal/proc"
+	"github.com/agentls/agentls/internal/testkit/need"
 )
 
 func writeTree(t testing.TB, root string, files map[string]string) {
@@ -197,7 +198,7 @@ var jsTwoHops = map[string]string{
 // The same for node's own test runner through the JS import graph.
 func TestJSScopeFindsAFailureTwoImportsAway(t *testing.T) {
 	if _, err := exec.LookPath("node"); err != nil {
-		t.Fatal("node is needed: .ci/install installs it")
+		need.Missing(t, "node is needed: .ci/install installs it")
 	}
 	root := t.TempDir()
 	writeTree(t, root, jsTwoHops)
@@ -259,7 +260,7 @@ func TestJSScopeTypeScriptTestsThroughTsx(t *testing.T) {
 	nm := filepath.Join("testdata", "tsc", "node_modules")
 	for _, pkg := range []string{"tsx", "esbuild", "@esbuild"} {
 		if _, err := os.Stat(filepath.Join(nm, pkg)); err != nil {
-			t.Fatalf("tsx is not installed (internal/verify/testdata/tsc/install.sh, run by .ci/install): %v", err)
+			need.Missing(t, "tsx is not installed (internal/verify/testdata/tsc/install.sh, run by .ci/install): %v", err)
 		}
 		linkTree(t, filepath.Join(nm, pkg), filepath.Join(root, "node_modules", pkg))
 	}
@@ -299,7 +300,7 @@ func TestJSScopeTypeScriptTestsThroughTsx(t *testing.T) {
 // member the change does not reach is not; a manifest runs everything.
 func TestRustScopeFindsAFailureTwoCratesAway(t *testing.T) {
 	if _, err := exec.LookPath("cargo"); err != nil {
-		t.Fatal("cargo is needed")
+		need.Missing(t, "cargo is needed: .ci/install installs it")
 	}
 	if ok, why := proc.Available(); !ok {
 		t.Fatalf("the sandbox `cargo metadata` runs in is not available: %s", why)
@@ -343,7 +344,7 @@ func TestRustScopeFindsAFailureTwoCratesAway(t *testing.T) {
 func TestTscCheckFindsATypeErrorTwoImportsAway(t *testing.T) {
 	src := filepath.Join("testdata", "tsc", "node_modules", "typescript")
 	if _, err := os.Stat(filepath.Join(src, "bin", "tsc")); err != nil {
-		t.Fatalf("TypeScript is not installed (internal/verify/testdata/tsc/install.sh, run by .ci/install): %v", err)
+		need.Missing(t, "TypeScript is not installed (internal/verify/testdata/tsc/install.sh, run by .ci/install): %v", err)
 	}
 	root := t.TempDir()
 	writeTree(t, root, map[string]string{
