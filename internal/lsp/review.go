@@ -58,7 +58,8 @@ type reviewer struct {
 // than planned against a state about to move.
 type reviewState struct {
 	mu   sync.Mutex
-	busy map[string]string // task id → the command waiting for the editor
+	busy map[string]string        // task id → the command waiting for the editor
+	done map[string]chan struct{} // task id → closed when that command ends
 
 	pubMu     sync.Mutex
 	scheduled bool // a re-publish after user edits is on its way
@@ -73,14 +74,43 @@ func (r *reviewState) claim(t *runningTask, name string) error {
 		return jsonrpc2.Errorf(jsonrpc2.InvalidRequest, "%s: task %s is waiting for the editor to apply %s; try again when it answered", name, t.id, other)
 	}
 	r.busy[t.id] = name
+	if r.done == nil {
+		r.done = map[string]chan struct{}{}
+	}
+	r.done[t.id] = make(chan struct{})
 	return nil
 }
 
 // release ends a claim; r.mu must be held.
-func (r *reviewState) release(t *runningTask) { delete(r.busy, t.id) }
+func (r *reviewState) release(t *runningTask) {
+	delete(r.busy, t.id)
+	if ch, ok := r.done[t.id]; ok {
+		close(ch)
+		delete(r.done, t.id)
+	}
+}
 
-// claimLocked is claim under r.mu.
+// claimWait bounds how long a command waits for another command on the
+// same task to end (its edit out and confirmed: confirmWait and a grace)
+// before it is refused.
+const claimWait = confirmWait + 2*confirmGrace
+
+// claimLocked is claim under r.mu, after waiting (without r.mu, at most
+// claimWait) for a command already in flight on t to end: an undo sent
+// right after an accept whose text the user already sees, while the
+// editor's didChange is still on its way, runs after it instead of being
+// refused.
 func (r *reviewState) claimLocked(t *runningTask, name string) (err error) {
+	var ch chan struct{}
+	r.locked(func() { ch = r.done[t.id] })
+	if ch != nil {
+		timer := time.NewTimer(claimWait)
+		defer timer.Stop()
+		select {
+		case <-ch:
+		case <-timer.C:
+		}
+	}
 	r.locked(func() { err = r.claim(t, name) })
 	return err
 }

@@ -3,6 +3,7 @@ package lsp
 import (
 	"strings"
 	"testing"
+	"time"
 
 	"go.lsp.dev/protocol"
 
@@ -57,5 +58,24 @@ func TestEndMessage(t *testing.T) {
 		if typ != c.typ || msg != c.want {
 			t.Errorf("%+v: %v %q, want %v %q", c.res, typ, msg, c.typ, c.want)
 		}
+	}
+}
+
+// A command sent while another on the same task waits for the editor runs
+// once that one ends, rather than being refused: the Neovim suite's undo,
+// sent as soon as the accepted text showed, was refused under load while
+// the accept still waited for the editor's didChange.
+func TestClaimWaitsForACommandInFlight(t *testing.T) {
+	var r reviewState
+	tk := &runningTask{id: "t1"}
+	if err := r.claimLocked(tk, "agentls.accept"); err != nil {
+		t.Fatal(err)
+	}
+	go func() {
+		time.Sleep(50 * time.Millisecond)
+		r.locked(func() { r.release(tk) })
+	}()
+	if err := r.claimLocked(tk, "agentls.undo"); err != nil {
+		t.Fatalf("the undo after the accept ended: %v", err)
 	}
 }
