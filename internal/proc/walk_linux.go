@@ -46,6 +46,8 @@ func walkWorkspace(cfg launchConfig, m *masker) error {
 }
 
 type walkDir struct {
+	// fd is the directory as the command will see it; -1 until it is
+	// needed, in a view whose layer holds nothing in it (readsLower).
 	fd  int
 	rel string
 	// in a protected directory: only its entries are looked at.
@@ -70,6 +72,11 @@ type walker struct {
 	useMemo    bool
 	memoDev    uint64
 	settled    int64 // a directory changed after this is not recorded
+	// viewLower: in a view on a fresh layer, a directory that holds no
+	// file of the view is read in the real workspace (the same entries,
+	// without overlayfs's lookups in two layers), and opened in the view
+	// only to mount on what it holds.
+	viewLower bool
 }
 
 func newWalker(cfg launchConfig, m *masker) (*walker, error) {
@@ -105,12 +112,7 @@ func newWalker(cfg launchConfig, m *masker) (*walker, error) {
 		unix.Fstat(statRoot, &rootSt) == nil && unix.Fstatfs(statRoot, &rootFS) == nil && memoFS[int64(rootFS.Type)] &&
 		unix.ClockGettime(unix.CLOCK_REALTIME, &now) == nil
 	w.memoDev, w.settled = rootSt.Dev, now.Nano()-memoAge
-	if !w.useMemo && lowerRoot >= 0 {
-		// No records here (a file system not in memoFS, no memo file):
-		// the real directories would be opened for nothing.
-		unix.Close(lowerRoot)
-		w.queue[0].lower = -1
-	}
+	w.viewLower = lowerRoot >= 0
 	return w, nil
 }
 
@@ -121,10 +123,26 @@ func (w *walker) close() {
 	}
 }
 
+// readsLower reports whether d is read in the real workspace.
+func (w *walker) readsLower(d *walkDir) bool {
+	return w.viewLower && d.lower >= 0 && !w.cfg.viewDirs[d.rel]
+}
+
+// seen opens d as the command will see it, if it is not yet; -1 when it
+// cannot be.
+func (w *walker) seenFD(d *walkDir) int {
+	if d.fd < 0 {
+		if fd, err := openBeneath(w.top, d.rel, unix.O_PATH|unix.O_DIRECTORY); err == nil {
+			d.fd = fd
+		}
+	}
+	return d.fd
+}
+
 // visit looks at d's entries, from its record when it stands, and closes
 // it; stop: the walk's limit was reached.
 func (w *walker) visit(d walkDir) (stop bool, err error) {
-	defer closeDir(d.fd, d.lower)
+	defer func() { closeDir(d.fd, d.lower) }()
 	// d's identity and ctime, read before its entries (in a view, its
 	// real directory's, unless the view has files in it).
 	var st unix.Stat_t
@@ -138,7 +156,7 @@ func (w *walker) visit(d walkDir) (stop bool, err error) {
 		// Unchanged since it was read: its entries are the record's.
 		w.seen += r.count
 		for _, h := range r.hits {
-			if err := w.act(d, h.name, h.typ); err != nil {
+			if err := w.act(&d, h.name, h.typ); err != nil {
 				return false, err
 			}
 		}
@@ -148,7 +166,11 @@ func (w *walker) visit(d walkDir) (stop bool, err error) {
 	rec := dirMemo{dev: st.Dev, ino: st.Ino, ctime: st.Ctim.Nano()}
 	// (Directories are held as O_PATH, cheaper to open: one whose record
 	// stands is never read.)
-	rd, err := unix.Openat(d.fd, ".", unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+	readFD := d.fd
+	if w.readsLower(&d) {
+		readFD = d.lower
+	}
+	rd, err := unix.Openat(readFD, ".", unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
 	if err != nil {
 		return false, nil // unreadable: no entries
 	}
@@ -161,7 +183,7 @@ func (w *walker) visit(d walkDir) (stop bool, err error) {
 		if typ == unix.DT_UNKNOWN {
 			// A file system without types in its entries.
 			var st unix.Stat_t
-			if unix.Fstatat(d.fd, name, &st, unix.AT_SYMLINK_NOFOLLOW) != nil {
+			if unix.Fstatat(readFD, name, &st, unix.AT_SYMLINK_NOFOLLOW) != nil {
 				return nil // gone
 			}
 			typ = direntType(st.Mode)
@@ -171,7 +193,7 @@ func (w *walker) visit(d walkDir) (stop bool, err error) {
 		if w.protected.name(strings.ToLower(name)) || w.secrets.Match(join(d.rel, name), name) || typ == unix.DT_DIR && !skipDirs[name] {
 			rec.hits = append(rec.hits, memoEntry{name: name, typ: typ})
 		}
-		return w.act(d, name, typ)
+		return w.act(&d, name, typ)
 	})
 	if err == errWalkLimit {
 		return true, nil
@@ -198,11 +220,11 @@ func join(dir, name string) string {
 }
 
 // act is what the walk does with one entry of d.
-func (w *walker) act(d walkDir, name string, typ uint8) error {
+func (w *walker) act(d *walkDir, name string, typ uint8) error {
 	lower := strings.ToLower(name)
 	rel := join(d.rel, name)
 	if !d.inProtected && w.protected.name(lower) {
-		if err := protect(d.fd, name); err != nil {
+		if err := protect(w.seenFD(d), name); err != nil {
 			return fmt.Errorf("protect %s: %w", rel, err)
 		}
 		if typ == unix.DT_LNK {
@@ -218,14 +240,14 @@ func (w *walker) act(d walkDir, name string, typ uint8) error {
 		return nil
 	}
 	if w.secrets.Match(rel, name) {
-		fd, err := openBeneath(d.fd, name, unix.O_PATH|unix.O_NOFOLLOW)
+		fd, err := openBeneath(w.seenFD(d), name, unix.O_PATH|unix.O_NOFOLLOW)
 		if err != nil {
 			return nil // gone: nothing to read
 		}
 		if lower == "config" && strings.EqualFold(path.Base(d.rel), ".git") && typ == unix.DT_REG {
 			// git's own configuration: shown without the credentials,
 			// so git status and git remote -v work.
-			err = w.m.showGitConfig(d.fd, name, fd)
+			err = w.m.showGitConfig(d.fd, name, fd) // (d.fd: opened just above)
 		} else {
 			err = w.m.mask(fd)
 		}
@@ -243,8 +265,17 @@ func (w *walker) act(d walkDir, name string, typ uint8) error {
 
 // sub opens name below d (without following a symlink) to walk it, and
 // its real directory in a view.
-func (w *walker) sub(d walkDir, name, rel string, inProtected bool) {
-	fd, err := openBeneath(d.fd, name, unix.O_PATH|unix.O_DIRECTORY)
+func (w *walker) sub(d *walkDir, name, rel string, inProtected bool) {
+	if w.unchangedLeaf(d, name, rel) {
+		return
+	}
+	if w.readsLower(d) && !w.cfg.viewDirs[rel] {
+		if l, err := openBeneath(d.lower, name, unix.O_PATH|unix.O_DIRECTORY); err == nil {
+			w.queue = append(w.queue, walkDir{fd: -1, rel: rel, inProtected: inProtected, lower: l})
+			return
+		}
+	}
+	fd, err := openBeneath(w.seenFD(d), name, unix.O_PATH|unix.O_DIRECTORY)
 	if err != nil {
 		return
 	}
@@ -257,8 +288,36 @@ func (w *walker) sub(d walkDir, name, rel string, inProtected bool) {
 	w.queue = append(w.queue, walkDir{fd: fd, rel: rel, inProtected: inProtected, lower: lower})
 }
 
+// unchangedLeaf reports whether the directory name below d is one whose
+// record stands and holds nothing the walk acts on (no protected or secret
+// name, no directory to walk): it is not opened, its identity and ctime
+// are read beneath its parent, and its record is kept. Most directories
+// of a tree are such leaves.
+func (w *walker) unchangedLeaf(d *walkDir, name, rel string) bool {
+	r, ok := w.memo[rel]
+	if !ok || len(r.hits) > 0 || !w.useMemo || w.cfg.View && w.cfg.viewDirs[rel] {
+		return false
+	}
+	parent := d.fd
+	if w.cfg.View {
+		parent = d.lower // the records are the real directories'
+	}
+	var st unix.Stat_t
+	if parent < 0 || unix.Fstatat(parent, name, &st, unix.AT_SYMLINK_NOFOLLOW) != nil || st.Mode&unix.S_IFMT != unix.S_IFDIR {
+		return false
+	}
+	if st.Dev != w.memoDev || r.dev != st.Dev || r.ino != st.Ino || r.ctime != st.Ctim.Nano() || r.ctime >= w.settled || w.seen+r.count > walkLimit {
+		return false
+	}
+	w.seen += r.count
+	w.next[rel] = r
+	return true
+}
+
 func closeDir(fd, lower int) {
-	unix.Close(fd)
+	if fd >= 0 {
+		unix.Close(fd)
+	}
 	if lower >= 0 {
 		unix.Close(lower)
 	}
