@@ -39,9 +39,11 @@ var version = "dev"
 
 func main() {
 	proc.Init() // a sandbox launcher does its work here and never returns
+	proc.EnableWarm()
 	stopProfiles := startProfiles()
 	code := run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
 	stopProfiles()
+	proc.Shutdown()
 	os.Exit(code)
 }
 

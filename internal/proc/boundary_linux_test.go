@@ -55,6 +55,7 @@ func TestSandboxCachesAreCopyOnWrite(t *testing.T) {
 	ws := goWorkspace(t)
 	sb := confined()
 	sb.CacheLayer = t.TempDir()
+	settleWarm(t)
 	r := run(t, proc.Spec{Shell: attack, Env: env, Dir: ws, Sandbox: sb})
 	if b, _ := os.ReadFile(lib); string(b) != orig {
 		t.Errorf("a sandboxed command rewrote the real module cache: %q (%+v)", b, r)
@@ -242,7 +243,8 @@ func TestSandboxInheritsNoDescriptors(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer unix.Close(fd)
-	cmd := fmt.Sprintf("echo pwned >&%d", fd)
+	// (bash: dash's >& takes one digit, and this process holds more.)
+	cmd := fmt.Sprintf("exec bash -c 'echo pwned >&%d'", fd)
 	if r := run(t, proc.Spec{Shell: cmd, Dir: t.TempDir(), Sandbox: off}); r.ExitCode != 0 {
 		t.Fatalf("unconfined write through the descriptor failed, the attack proves nothing: %+v", r)
 	}
@@ -288,6 +290,7 @@ func TestSandboxCacheLayersForConcurrentCommands(t *testing.T) {
 	ws := goWorkspace(t)
 	sb := confined()
 	sb.CacheLayer = t.TempDir()
+	settleWarm(t)
 	var wg sync.WaitGroup
 	results := make([]proc.Result, 3)
 	for i := range results {
@@ -313,6 +316,7 @@ func TestSandboxCacheLayersForConcurrentCommands(t *testing.T) {
 func TestSandboxCacheLayersArePerWorkspace(t *testing.T) {
 	needSandbox(t)
 	t.Setenv("XDG_STATE_HOME", t.TempDir())
+	settleWarm(t)
 	gomod := filepath.Join(outsideDir(t), "mod")
 	write(t, filepath.Join(gomod, "keep"), "k\n", 0o644)
 	env := append(os.Environ(), "GOMODCACHE="+gomod)

@@ -177,7 +177,12 @@ func PruneCacheLayers(dir string, maxAge time.Duration, maxBytes int64, all bool
 }
 
 // lockLayer takes the workspace's lock and every slot's, or none when a
-// command holds one.
+// command holds one. A slot's lock is taken shared: that keeps commands
+// out (they take slots exclusively) and lets the warm launcher that holds
+// one shared, waiting with its caches layered ahead (warm_linux.go), go on
+// waiting; it takes its slot exclusively when its command comes, which
+// fails while the layer is being removed, and then checks that its slot
+// is still there before using it.
 func lockLayer(dir string) (unlock func(), ok bool) {
 	var held []*os.File
 	unlock = func() {
@@ -189,13 +194,17 @@ func lockLayer(dir string) (unlock func(), ok bool) {
 	for n := range layerSlots {
 		locks = append(locks, filepath.Join(dir, strconv.Itoa(n), "lock"))
 	}
-	for _, p := range locks {
+	for i, p := range locks {
 		f, err := os.Open(p)
 		if err != nil {
 			continue
 		}
 		held = append(held, f)
-		if unix.Flock(int(f.Fd()), unix.LOCK_EX|unix.LOCK_NB) != nil {
+		how := unix.LOCK_SH
+		if i == 0 {
+			how = unix.LOCK_EX
+		}
+		if unix.Flock(int(f.Fd()), how|unix.LOCK_NB) != nil {
 			unlock()
 			return nil, false
 		}

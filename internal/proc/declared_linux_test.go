@@ -255,6 +255,7 @@ func TestSandboxCacheLayersHaveAnOwner(t *testing.T) {
 	needSandbox(t)
 	state := t.TempDir()
 	t.Setenv("XDG_STATE_HOME", state)
+	settleWarm(t)
 	gomod := filepath.Join(outsideDir(t), "mod")
 	write(t, filepath.Join(gomod, "keep"), "k\n", 0o644)
 	env := append(os.Environ(), "GOMODCACHE="+gomod)

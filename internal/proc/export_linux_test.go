@@ -3,6 +3,7 @@ package proc
 import (
 	"slices"
 	"strings"
+	"time"
 )
 
 // MemoDirs lists the directories (relative to ws) the walk's records
@@ -29,3 +30,22 @@ func MemoDirs(ws string) []string {
 
 // MemoAge is how long a directory must be unchanged to be recorded.
 const MemoAge = memoAge
+
+// WarmRuns is how many commands ran in a warm launcher so far.
+func WarmRuns() int64 { return warmRuns.Load() }
+
+// WaitWarm waits (up to 5 s) until a warm launcher waits for a command:
+// the last command's release, which starts it, may come a moment after
+// its Run returned (a kill at its timeout releases it).
+func WaitWarm() bool {
+	for range 500 {
+		warmPool.Lock()
+		n, idle := len(warmPool.starting), len(warmPool.idle)
+		warmPool.Unlock()
+		if n == 0 && idle > 0 {
+			return true
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	return false
+}

@@ -111,7 +111,7 @@ var cgroups struct {
 // nothing when there is none to make.
 func newCgroup(max int, mem int64) (cg cgroupDir, procs []*os.File, memCapped bool) {
 	pb := pidsBase()
-	mb, v1 := memBase()
+	mb, _ := memBase()
 	if mem <= 0 {
 		mb = ""
 	}
@@ -147,14 +147,34 @@ func newCgroup(max int, mem int64) (cg cgroupDir, procs []*os.File, memCapped bo
 		cg.drop()
 		return nil, nil, false
 	}
-	for i, b := range bases {
-		dir := cg[i]
-		if b == pb {
+	if !cg.setLimits(max, mem, mem > 0 && mb != "") {
+		return fail()
+	}
+	memCapped = mem > 0 && mb != ""
+	for _, dir := range cg {
+		f, err := os.OpenFile(filepath.Join(dir, "cgroup.procs"), os.O_WRONLY, 0)
+		if err != nil {
+			return fail()
+		}
+		procs = append(procs, f)
+	}
+	return cg, procs, memCapped
+}
+
+// setLimits writes pids.max = max, and the memory cap mem (bytes) when
+// withMem, in the cgroup's directories; false when one could not be
+// written.
+func (c cgroupDir) setLimits(max int, mem int64, withMem bool) bool {
+	pb := pidsBase()
+	mb, v1 := memBase()
+	for _, dir := range c {
+		base := filepath.Dir(dir)
+		if base == pb {
 			if err := os.WriteFile(filepath.Join(dir, "pids.max"), []byte(strconv.Itoa(max)), 0); err != nil {
-				return fail()
+				return false
 			}
 		}
-		if b == mb {
+		if base == mb && withMem {
 			v := strconv.FormatInt(mem, 10)
 			var err error
 			if v1 {
@@ -168,17 +188,11 @@ func newCgroup(max int, mem int64) (cg cgroupDir, procs []*os.File, memCapped bo
 				_ = os.WriteFile(filepath.Join(dir, "memory.swap.max"), []byte("0"), 0)
 			}
 			if err != nil {
-				return fail()
+				return false
 			}
-			memCapped = true
 		}
-		f, err := os.OpenFile(filepath.Join(dir, "cgroup.procs"), os.O_WRONLY, 0)
-		if err != nil {
-			return fail()
-		}
-		procs = append(procs, f)
 	}
-	return cg, procs, memCapped
+	return true
 }
 
 func (c cgroupDir) drop() {
@@ -220,13 +234,6 @@ func (c cgroupDir) remove() {
 // limitProcs, in the launcher: join the cgroup, and set RLIMIT_NPROC
 // (counted per user namespace, so only this sandbox's processes count).
 func limitProcs(cfg launchConfig) error {
-	for _, fd := range cfg.CgroupFDs {
-		_, err := unix.Write(fd, []byte("0"))
-		unix.Close(fd)
-		if err != nil {
-			return fmt.Errorf("join the sandbox's cgroup: %w", err)
-		}
-	}
 	if cfg.MemoryMax > 0 {
 		// No cgroup of its own for memory: each process's data is
 		// bounded instead (RLIMIT_DATA: heap and private writable
@@ -252,6 +259,31 @@ func limitProcs(cfg launchConfig) error {
 		return fmt.Errorf("process limit: %w", err)
 	}
 	return nil
+}
+
+// joinCgroups, in the launcher, joins the command's cgroups (writing 0 to
+// their cgroup.procs files, fds) on a thread of its own and reports on
+// the channel once done. Moving a process between cgroups makes the kernel
+// wait for an RCU grace period (10 to 15 ms here when commands are
+// seconds apart), which the launcher's mounts use meanwhile: nothing of
+// the command runs before it has ended (setUp waits).
+func joinCgroups(fds []int) <-chan error {
+	done := make(chan error, 1)
+	if len(fds) == 0 {
+		done <- nil
+		return done
+	}
+	go func() {
+		var err error
+		for _, fd := range fds {
+			if _, werr := unix.Write(fd, []byte("0")); werr != nil && err == nil {
+				err = fmt.Errorf("join the sandbox's cgroup: %w", werr)
+			}
+			unix.Close(fd)
+		}
+		done <- err
+	}()
+	return done
 }
 
 // Placeholders: a protected name that does not exist at the top of the

@@ -40,20 +40,28 @@ func openBeneath(dirfd int, name string, flags uint64) (int, error) {
 }
 
 // mountBoundary: the view's build directories, the caches' layers, the
-// protected names, the masks. It returns the caches it layered, which the
-// command may write; one it could not layer stays read-only.
-func mountBoundary(cfg launchConfig, m *masker) (layered []string, err error) {
+// protected names, the masks. It returns the caches layered, which the
+// command may write; one that could not be layered stays read-only. pre
+// are the caches a warm launcher layered ahead: the command's own when
+// cfg.UseLayered, else unmounted first.
+func mountBoundary(cfg launchConfig, m *masker, pre []string) (layered []string, err error) {
 	if cfg.View {
 		if err := viewThrough(cfg); err != nil {
 			return nil, err
 		}
 	}
-	boot, _ := os.ReadFile("/proc/sys/kernel/random/boot_id")
-	if cfg.CacheLayer != "" {
-		for _, e := range cfg.Root {
-			if e.Access == CopyOnWrite && cacheLayer(e.Path, cfg.CacheLayer, boot) == nil {
-				layered = append(layered, e.Path)
+	if cfg.UseLayered {
+		layered = pre
+	} else {
+		for _, c := range pre {
+			// (A cache removed or replaced since took its layer with it:
+			// the kernel detaches a mount whose directory is deleted.)
+			if err := unix.Unmount(c, unix.MNT_DETACH); err != nil && err != unix.ENOENT && err != unix.EINVAL {
+				return nil, fmt.Errorf("unmount the layer of %s: %w", c, err)
 			}
+		}
+		if cfg.CacheLayer != "" {
+			layered = layerCaches(cfg.Root, cfg.CacheLayer)
 		}
 	}
 	if len(cfg.Protect) > 0 || len(cfg.Secrets) > 0 {
@@ -130,6 +138,18 @@ func viewThrough(cfg launchConfig) error {
 		}
 	}
 	return nil
+}
+
+// layerCaches layers the copy-on-write entries of root in layers and
+// returns those it layered.
+func layerCaches(root []Entry, layers string) (layered []string) {
+	boot, _ := os.ReadFile("/proc/sys/kernel/random/boot_id")
+	for _, e := range root {
+		if e.Access == CopyOnWrite && cacheLayer(e.Path, layers, boot) == nil {
+			layered = append(layered, e.Path)
+		}
+	}
+	return layered
 }
 
 // bindFD mounts a copy of src's tree on dst, read-only when ro.

@@ -104,9 +104,11 @@ func TestSandboxNormalWorkKeepsWorking(t *testing.T) {
 				case "sandboxed":
 					sb = confined()
 					sb.CacheLayer = t.TempDir()
+					settleWarm(t)
 				case "view":
 					sb = confined()
 					sb.CacheLayer = t.TempDir()
+					settleWarm(t)
 					sb.View = map[string][]byte{}
 				}
 				r := run(t, proc.Spec{Shell: row.cmd, Env: env, Dir: ws, Sandbox: sb})

@@ -157,11 +157,6 @@ func Run(ctx context.Context, s Spec) (Result, error) {
 	if err != nil {
 		return Result{ExitCode: -1}, err
 	}
-	cmd, err := command(runCtx, s, true)
-	if err != nil {
-		return Result{ExitCode: -1}, err
-	}
-	defer releaseCmd(cmd)
 	// Our own pipe rather than an io.Writer: with a writer, Wait also waits
 	// for every background child that inherited the pipe.
 	pr, pw, err := os.Pipe()
@@ -169,11 +164,13 @@ func Run(ctx context.Context, s Spec) (Result, error) {
 		return Result{ExitCode: -1}, fmt.Errorf("proc: %w", err)
 	}
 	defer pr.Close()
-	cmd.Stdout, cmd.Stderr = pw, pw
-	err = cmd.Start()
+	cmd, err := startCmd(runCtx, s, sb, pw)
 	pw.Close()
+	if cmd != nil {
+		defer releaseCmd(cmd)
+	}
 	if err != nil {
-		return Result{ExitCode: -1}, fmt.Errorf("proc: start %s: %w", cmd.Args[0], err)
+		return Result{ExitCode: -1}, err
 	}
 	copied := make(chan struct{})
 	go func() {
@@ -190,6 +187,25 @@ func Run(ctx context.Context, s Spec) (Result, error) {
 		fmt.Fprintf(out, "\nagentls: the command was killed at the sandbox's memory cap of %d MiB (sandbox.memoryMiB)\n", sb.MemoryMax>>20)
 	}
 	return finish(ctx, runCtx, r, out, start, sb)
+}
+
+// startCmd starts s, whose sandbox is sb, with out as its stdout and stderr:
+// in a warm launcher when one waits for it (warm_linux.go), else as
+// command makes it. A command not started is returned when it has
+// something to release.
+func startCmd(ctx context.Context, s Spec, sb Sandbox, out *os.File) (*exec.Cmd, error) {
+	if cmd, ok, err := runWarm(ctx, s, sb, out); ok {
+		return cmd, err
+	}
+	cmd, err := command(ctx, s, true)
+	if err != nil {
+		return nil, err
+	}
+	cmd.Stdout, cmd.Stderr = out, out
+	if err := cmd.Start(); err != nil {
+		return cmd, fmt.Errorf("proc: start %s: %w", cmd.Args[0], err)
+	}
+	return cmd, nil
 }
 
 // releases holds what each sandboxed command holds until it ends (its

@@ -31,10 +31,25 @@ func TestMain(m *testing.M) {
 		os.Exit(1)
 	}
 	os.Setenv("XDG_STATE_HOME", state)
+	// As agentls runs them: a command after the first of its kind in a
+	// warm launcher (warm_linux.go).
+	proc.EnableWarm()
 	code := m.Run()
+	proc.Shutdown()
 	_ = filepath.Walk(state, func(p string, _ os.FileInfo, _ error) error { _ = os.Chmod(p, 0o700); return nil })
 	os.RemoveAll(state)
 	os.Exit(code)
+}
+
+// settleWarm ends the warm launchers when the test ends, before its
+// temporary directories go (a launcher started after its last command
+// holds a cache layer there), and lets the next tests have them again.
+// Call it after the t.TempDir it concerns.
+func settleWarm(t testing.TB) {
+	t.Cleanup(func() {
+		proc.Shutdown()
+		proc.EnableWarm()
+	})
 }
 
 // helperDial connects to addr (TCP, or a Unix socket when it starts

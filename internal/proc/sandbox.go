@@ -243,10 +243,12 @@ func NetworkFailure(output string) bool {
 
 // The launcher: Init recognises it by its first argument and runs it.
 const (
-	launcherArg  = "__agentls_sandbox_launcher__"
-	launchPrefix = "agentls sandbox: "
-	launchFailed = 126
-	probeOK      = "agentls-sandbox-ok"
+	launcherArg = "__agentls_sandbox_launcher__"
+	// A launcher started ahead of its command (warm_linux.go).
+	launcherWarmArg = "__agentls_sandbox_warm__"
+	launchPrefix    = "agentls sandbox: "
+	launchFailed    = 126
+	probeOK         = "agentls-sandbox-ok"
 )
 
 // launchConfig is what the parent tells the launcher (JSON in argv[2]).
@@ -290,16 +292,29 @@ type launchConfig struct {
 	// ("" the top), the only ones its fresh upper layer has.
 	viewDirs map[string]bool
 	Probe    bool `json:"probe,omitempty"`
+	// For a warm launcher (warm_linux.go): the command's environment,
+	// and whether the caches it layered ahead are the command's (else it
+	// unmounts them and layers CacheLayer's).
+	Env        []string `json:"env,omitempty"`
+	UseLayered bool     `json:"useLayered,omitempty"`
 }
 
 // Init runs the sandbox launcher and never returns when this process was
 // started as one; otherwise it returns at once. Call it first thing in
 // main (and in TestMain of tests that run sandboxed commands).
 func Init() {
-	if len(os.Args) < 3 || os.Args[1] != launcherArg {
+	if len(os.Args) < 3 {
 		return
 	}
-	err := launch(os.Args[2])
+	var err error
+	switch os.Args[1] {
+	case launcherArg:
+		err = launch(os.Args[2])
+	case launcherWarmArg:
+		err = launchWarm(os.Args[2])
+	default:
+		return
+	}
 	fmt.Fprintf(os.Stderr, "%s%v\n", launchPrefix, err)
 	os.Exit(launchFailed)
 }

@@ -85,11 +85,42 @@ func sandboxed(ctx context.Context, argv, env []string, sb Sandbox, dir string, 
 	if ok, why := Available(); !ok {
 		return nil, nil, nil, fmt.Errorf("proc: %w: %s", ErrUnavailable, why)
 	}
-	cfg, err := configFor(argv, env, sb, dir)
+	p, err := prepare(argv, env, sb, dir, transient, nil)
 	if err != nil {
 		return nil, nil, nil, err
 	}
+	cmd, err = launcher(ctx, p.cfg, sb.Network)
+	if err != nil {
+		p.cleanup()
+		return nil, nil, nil, err
+	}
+	cmd.ExtraFiles = p.extra
+	return cmd, p.cleanup, p.oom, nil
+}
+
+// prepared is a command's launch as the parent makes it: what the launcher
+// is told, the descriptors it gets (extra[i] is its descriptor 3+i), and
+// what the command holds until it ends.
+type prepared struct {
+	cfg     launchConfig
+	extra   []*os.File
+	cleanup func()
+	oom     func() bool
+}
+
+// prepare makes a command's launch; w, when not nil, is the warm launcher
+// that will run it (warm_linux.go): its cgroup, and its cache layers when
+// they are the ones the command's declaration asks for, are the command's.
+func prepare(argv, env []string, sb Sandbox, dir string, transient bool, w *warm) (*prepared, error) {
+	cfg, err := configFor(argv, env, sb, dir)
+	if err != nil {
+		return nil, err
+	}
 	var extra []*os.File
+	add := func(f *os.File) int {
+		extra = append(extra, f)
+		return 2 + len(extra)
+	}
 	release := func() {
 		for _, f := range extra {
 			f.Close()
@@ -99,17 +130,24 @@ func sandboxed(ctx context.Context, argv, env []string, sb Sandbox, dir string, 
 		// The view's texts go through a memory file, not argv's size limits.
 		f, err := viewFile(sb.View)
 		if err != nil {
-			return nil, nil, nil, err
+			return nil, err
 		}
-		extra = append(extra, f)
-		cfg.ViewFD = 2 + len(extra)
+		cfg.ViewFD = add(f)
 	}
-	if hasCaches(cfg.Root) {
+	// The warm launcher's layer slot is the command's, to its end, even
+	// when its caches are not (it unmounts them as it sets up).
+	var slotLock *os.File
+	if w != nil {
+		if w.layersFit(cfg, sb) {
+			cfg.CacheLayer, cfg.UseLayered = w.slot, true
+		}
+		slotLock, w.slotLock = w.slotLock, nil
+	}
+	if hasCaches(cfg.Root) && !cfg.UseLayered {
 		// Without a layer of its own, a cache is not writable at all.
 		var lock *os.File
 		if cfg.CacheLayer, lock = layerSlot(sb.CacheLayer, sb.Workspace); lock != nil {
-			extra = append(extra, lock) // held until the command ends
-			cfg.LayerFD = 2 + len(extra)
+			cfg.LayerFD = add(lock) // held until the command ends
 		}
 	}
 	var memoOut *os.File
@@ -118,18 +156,29 @@ func sandboxed(ctx context.Context, argv, env []string, sb Sandbox, dir string, 
 		in, out, err := memoFiles(memoKey)
 		if err == nil {
 			if in != nil {
-				extra = append(extra, in)
-				cfg.MemoFD = 2 + len(extra)
+				cfg.MemoFD = add(in)
 			}
 			memoOut = out
-			extra = append(extra, out)
-			cfg.MemoOutFD = 2 + len(extra)
+			cfg.MemoOutFD = add(out)
 		}
 	}
-	cg, procs, memCapped := newCgroup(cfg.MaxProcs, sb.MemoryMax)
-	for _, f := range procs {
-		extra = append(extra, f)
-		cfg.CgroupFDs = append(cfg.CgroupFDs, 2+len(extra))
+	var cg cgroupDir
+	var memCapped bool
+	if w != nil {
+		cg, memCapped = w.cg, w.memCapped
+		if !cg.setLimits(cfg.MaxProcs, sb.MemoryMax, memCapped) {
+			if slotLock != nil {
+				slotLock.Close()
+			}
+			release()
+			return nil, errors.New("proc: set the warm launcher's cgroup limits")
+		}
+	} else {
+		var procs []*os.File
+		cg, procs, memCapped = newCgroup(cfg.MaxProcs, sb.MemoryMax)
+		for _, f := range procs {
+			cfg.CgroupFDs = append(cfg.CgroupFDs, add(f))
+		}
 	}
 	if !memCapped && sb.MemoryMax > 0 {
 		cfg.MemoryMax = sb.MemoryMax
@@ -138,29 +187,33 @@ func sandboxed(ctx context.Context, argv, env []string, sb Sandbox, dir string, 
 	if memCapped {
 		oom0 = cg.oomKills()
 	}
-	oom = func() bool { return memCapped && cg.oomKills() > oom0 }
+	oom := func() bool { return memCapped && cg.oomKills() > oom0 }
 	var unplace func()
 	if transient && sb.Mode == ModeWorkspaceWrite && sb.View == nil {
 		unplace = placeholders(sb.Workspace, sb.Protect)
 	}
-	cleanup = func() {
+	var next warmPlan
+	if transient {
+		next = planFor(cfg, sb)
+	}
+	cleanup := func() {
 		if memoOut != nil {
 			keepMemo(memoKey, memoOut)
 		}
 		release()
+		if slotLock != nil {
+			slotLock.Close()
+		}
 		if unplace != nil {
 			unplace()
 		}
 		cg.remove()
 		pruneOnce()
+		if transient {
+			refill(next)
+		}
 	}
-	cmd, err = launcher(ctx, cfg, sb.Network)
-	if err != nil {
-		cleanup()
-		return nil, nil, nil, err
-	}
-	cmd.ExtraFiles = extra
-	return cmd, cleanup, oom, nil
+	return &prepared{cfg: cfg, extra: extra, cleanup: cleanup, oom: oom}, nil
 }
 
 func hasCaches(es []Entry) bool {
@@ -293,6 +346,15 @@ func launch(arg string) error {
 	if err := json.Unmarshal([]byte(arg), &cfg); err != nil || len(cfg.Argv) == 0 {
 		return fmt.Errorf("bad launcher argument: %v", err)
 	}
+	return setUp(cfg, joinCgroups(cfg.CgroupFDs), nil)
+}
+
+// setUp builds the command's file system from cfg, confines the launcher
+// and runs the command in its place; it returns only on failure. joined
+// reports the launcher's joining of the command's cgroups, awaited before
+// the command runs. layered are the caches a warm launcher layered before
+// it knew its command (warm_linux.go).
+func setUp(cfg launchConfig, joined <-chan error, layered []string) error {
 	if err := limitProcs(cfg); err != nil {
 		return err
 	}
@@ -332,7 +394,7 @@ func launch(arg string) error {
 	runtime.KeepAlive(p)
 	var m masker
 	defer m.close()
-	layered, err := mountBoundary(cfg, &m)
+	layered, err = mountBoundary(cfg, &m, layered)
 	if err != nil {
 		return err
 	}
@@ -362,6 +424,9 @@ func launch(arg string) error {
 		return fmt.Errorf("%s: %w", p.ops[i].what, syscall.Errno(errno))
 	}
 	runtime.KeepAlive(p)
+	if err := <-joined; err != nil {
+		return err
+	}
 	if cfg.Probe {
 		fmt.Println(probeOK)
 		os.Exit(0)

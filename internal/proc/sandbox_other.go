@@ -6,6 +6,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"os/exec"
 	"runtime"
 )
@@ -22,3 +23,15 @@ func sandboxed(ctx context.Context, argv, env []string, sb Sandbox, dir string, 
 }
 
 func launch(string) error { return errors.New("no sandbox launcher on " + runtime.GOOS) }
+
+func launchWarm(string) error { return errors.New("no sandbox launcher on " + runtime.GOOS) }
+
+func runWarm(context.Context, Spec, Sandbox, *os.File) (*exec.Cmd, bool, error) {
+	return nil, false, nil
+}
+
+// EnableWarm does nothing: there are no launchers here.
+func EnableWarm() {}
+
+// Shutdown does nothing: there are no launchers here.
+func Shutdown() {}

@@ -116,6 +116,7 @@ func TestSandboxBoundaryWalk(t *testing.T) {
 	os.Remove(filepath.Join(gomod, marker))
 	sb := confined()
 	sb.CacheLayer = t.TempDir()
+	settleWarm(t)
 	r = run(t, proc.Spec{Argv: []string{os.Args[0]}, Env: env, Dir: ws, Sandbox: self(sb)})
 	if r.ExitCode != 0 {
 		t.Fatalf("the walk failed: %+v", r)
