@@ -107,8 +107,9 @@ func cpuTime() time.Duration {
 // each front end runs run_command: in a view of the workspace holding no
 // buffer (headless: agentls run's proposed files, none here) and holding
 // 10 open buffers (LSP; ACP's unsaved files alike), and on the disk with
-// no view (hooks, graders: placeholders for the missing protected names
-// at the top, made and removed on the disk); setup-p50-ms and
+// no view (the evaluation's graders, a hook where the workspace has no
+// view: placeholders for the missing protected names at the top, made
+// and removed on the disk); setup-p50-ms and
 // setup-p90-ms are the wall time of one command minus the median of the
 // same command run unconfined. Budget: p90 ≤ 10 ms.
 //
