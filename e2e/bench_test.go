@@ -98,11 +98,13 @@ func vmRSS(pid int) int {
 	return 0
 }
 
-// BenchmarkLauncherStart is the part of every sandboxed command's set-up
+// BenchmarkLauncherStart is the part of a cold sandboxed command's set-up
 // that BenchmarkSandboxSetup (internal/proc, run from its small test
 // binary) does not show as agentls pays it: the launcher is agentls
 // itself, re-executed, and starts the Go runtime and every package
-// initialized before internal/proc's. Per op: exec of the real binary as
+// initialized before internal/proc's. A command after the first of its
+// kind pays none of it: its launcher started ahead, while the model was
+// answering (internal/proc/warm_linux.go). Per op: exec of the real binary as
 // the launcher with an empty configuration, which it refuses at once; 20
 // of them per op (make bench runs the e2e benchmarks once).
 // cpu-ms/launch is the children's CPU time (user and system).
