@@ -275,13 +275,18 @@ func joinCgroups(fds []int) <-chan error {
 	}
 	go func() {
 		var err error
+		defer func() {
+			if r := recover(); r != nil {
+				err = fmt.Errorf("join the sandbox's cgroup: %v", r)
+			}
+			done <- err
+		}()
 		for _, fd := range fds {
 			if _, werr := unix.Write(fd, []byte("0")); werr != nil && err == nil {
 				err = fmt.Errorf("join the sandbox's cgroup: %w", werr)
 			}
 			unix.Close(fd)
 		}
-		done <- err
 	}()
 	return done
 }

@@ -165,7 +165,7 @@ func Shutdown() {
 	warmPool.idle = map[warmKey]*warm{}
 	warmPool.Unlock()
 	for _, w := range idle {
-		w.end()
+		w.end(true)
 	}
 }
 
@@ -255,7 +255,7 @@ func refill(p warmPlan) {
 			}
 			warmPool.Unlock()
 			if w != nil && !keep {
-				w.end() // Shutdown came first
+				w.end(true) // Shutdown came first
 			}
 			close(done)
 		}()
@@ -333,12 +333,12 @@ func startWarm(p warmPlan) (w *warm, err error) {
 	}
 	b, err := json.Marshal(wc)
 	if err != nil {
-		w.discard()
+		w.end(false)
 		return nil, fmt.Errorf("proc: %w", err)
 	}
 	if w.mounts, err = unix.Open("/proc/self/mountinfo", unix.O_RDONLY|unix.O_CLOEXEC, 0); err != nil {
 		w.mounts = -1
-		w.discard()
+		w.end(false)
 		return nil, fmt.Errorf("proc: %w", err)
 	}
 	cmd := exec.Command("/proc/self/exe", launcherWarmArg, string(b))
@@ -349,29 +349,17 @@ func startWarm(p warmPlan) (w *warm, err error) {
 	cmd.Dir = "/"
 	cmd.ExtraFiles = extra
 	if err := cmd.Start(); err != nil {
-		w.discard()
+		w.end(false)
 		return nil, fmt.Errorf("proc: start a warm launcher: %w", err)
 	}
 	w.cmd = cmd
 	return w, nil
 }
 
-// end ends a launcher no command will use, and waits for it.
-func (w *warm) end() {
-	w.conn.Close()
-	w.closeMounts()
-	if w.cmd != nil && w.cmd.Process != nil {
-		_ = w.cmd.Process.Kill()
-		_ = w.cmd.Wait()
-	}
-	if w.slotLock != nil {
-		w.slotLock.Close()
-	}
-	w.cg.remove()
-}
-
-// discard ends a launcher no command will use, without waiting.
-func (w *warm) discard() {
+// end ends a launcher no command will use: it is killed at once, and
+// reaped (its cgroup given back) before end returns when wait, else in
+// the background.
+func (w *warm) end(wait bool) {
 	w.conn.Close()
 	w.closeMounts()
 	if w.slotLock != nil {
@@ -383,10 +371,17 @@ func (w *warm) discard() {
 		return
 	}
 	_ = w.cmd.Process.Kill()
-	go func() {
-		defer func() { _ = recover() }()
+	reap := func() {
 		_ = w.cmd.Wait()
 		w.cg.remove()
+	}
+	if wait {
+		reap()
+		return
+	}
+	go func() {
+		defer func() { _ = recover() }()
+		reap()
 	}()
 }
 
@@ -415,13 +410,13 @@ func runWarm(ctx context.Context, s Spec, sb Sandbox, out *os.File) (cmd *exec.C
 		return nil, false, nil
 	}
 	if w.mountsChanged() {
-		w.discard()
+		w.end(false)
 		return nil, false, nil
 	}
 	env := sandboxEnv(CleanEnv(s.Env, s.Secrets))
 	p, err := prepare(argv, env, sb, s.Dir, true, w)
 	if err != nil {
-		w.discard()
+		w.end(false)
 		return nil, true, err
 	}
 	p.cfg.Env = env
@@ -443,13 +438,16 @@ func runWarm(ctx context.Context, s Spec, sb Sandbox, out *os.File) (cmd *exec.C
 		// (A launcher that died waiting, or a configuration too large
 		// for the socket.)
 		w.cg = nil // the command's now: its cleanup gives it back
-		w.discard()
+		w.end(false)
 		p.cleanup()
 		return nil, false, nil
 	}
 	cmd = w.cmd
 	warmRuns.Add(1)
-	stop := context.AfterFunc(ctx, func() { KillTree(cmd) })
+	stop := context.AfterFunc(ctx, func() {
+		defer func() { _ = recover() }()
+		KillTree(cmd)
+	})
 	releases.Store(cmd, release{func() { stop(); p.cleanup() }, p.oom})
 	return cmd, true, nil
 }
