@@ -284,9 +284,7 @@ func TestSandboxBoundsProcesses(t *testing.T) {
 // their own (overlayfs must not share an upper directory): all can write.
 func TestSandboxCacheLayersForConcurrentCommands(t *testing.T) {
 	needSandbox(t)
-	gomod := filepath.Join(outsideDir(t), "mod")
-	write(t, filepath.Join(gomod, "keep"), "k\n", 0o644)
-	env := append(os.Environ(), "GOMODCACHE="+gomod)
+	gomod, env := modCache(t)
 	ws := goWorkspace(t)
 	sb := confined()
 	sb.CacheLayer = t.TempDir()
@@ -317,9 +315,7 @@ func TestSandboxCacheLayersArePerWorkspace(t *testing.T) {
 	needSandbox(t)
 	t.Setenv("XDG_STATE_HOME", t.TempDir())
 	settleWarm(t)
-	gomod := filepath.Join(outsideDir(t), "mod")
-	write(t, filepath.Join(gomod, "keep"), "k\n", 0o644)
-	env := append(os.Environ(), "GOMODCACHE="+gomod)
+	gomod, env := modCache(t)
 	one, two := goWorkspace(t), goWorkspace(t)
 	if r := run(t, proc.Spec{Shell: "echo planted > " + gomod + "/p", Env: env, Dir: one, Sandbox: confined()}); r.ExitCode != 0 {
 		t.Fatalf("%+v", r)
@@ -336,9 +332,7 @@ func TestSandboxCacheLayersArePerWorkspace(t *testing.T) {
 // never becomes writable as it is.
 func TestSandboxCacheWithoutALayerIsReadOnly(t *testing.T) {
 	needSandbox(t)
-	gomod := filepath.Join(outsideDir(t), "mod")
-	write(t, filepath.Join(gomod, "keep"), "k\n", 0o644)
-	env := append(os.Environ(), "GOMODCACHE="+gomod)
+	gomod, env := modCache(t)
 	real, _ := filepath.EvalSymlinks(gomod)
 	sum := sha256.Sum256([]byte(real))
 	broken := t.TempDir() // its upper directory is a file: the mount fails

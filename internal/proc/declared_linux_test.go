@@ -256,9 +256,7 @@ func TestSandboxCacheLayersHaveAnOwner(t *testing.T) {
 	state := t.TempDir()
 	t.Setenv("XDG_STATE_HOME", state)
 	settleWarm(t)
-	gomod := filepath.Join(outsideDir(t), "mod")
-	write(t, filepath.Join(gomod, "keep"), "k\n", 0o644)
-	env := append(os.Environ(), "GOMODCACHE="+gomod)
+	gomod, env := modCache(t)
 	ws := filepath.Join(outsideDir(t), "app")
 	mk := func() { write(t, filepath.Join(ws, "go.mod"), "module example.com/app\n", 0o644) }
 	mk()

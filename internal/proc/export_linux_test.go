@@ -49,3 +49,14 @@ func WaitWarm() bool {
 	}
 	return false
 }
+
+// WarmPIDs are the process ids of the warm launchers waiting now.
+func WarmPIDs() []int {
+	warmPool.Lock()
+	defer warmPool.Unlock()
+	var pids []int
+	for _, w := range warmPool.idle {
+		pids = append(pids, w.cmd.Process.Pid)
+	}
+	return pids
+}

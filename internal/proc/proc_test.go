@@ -23,6 +23,9 @@ func TestMain(m *testing.M) {
 	if marker := os.Getenv("PROC_TEST_WALK"); marker != "" {
 		helperWalk(marker)
 	}
+	if ws := os.Getenv("PROC_TEST_WARM"); ws != "" {
+		helperWarm(ws)
+	}
 	// The workspaces' cache layers go to a state directory of the tests'
 	// own, not the user's.
 	state, err := os.MkdirTemp("", "proc-test-state-")

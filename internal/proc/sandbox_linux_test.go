@@ -33,6 +33,16 @@ func confined() proc.Sandbox {
 	return proc.Sandbox{Protect: policy.ProtectedNames(), SecretFiles: policy.DefaultSecretFiles(), DenyRead: policy.DefaultDenyRead()}
 }
 
+// modCache is a Go module cache outside the workspace holding one file,
+// keep, and the environment that names it (GOMODCACHE): a cache a
+// sandboxed command writes only through its layer.
+func modCache(t *testing.T) (gomod string, env []string) {
+	t.Helper()
+	gomod = filepath.Join(outsideDir(t), "mod")
+	write(t, filepath.Join(gomod, "keep"), "k\n", 0o644)
+	return gomod, append(os.Environ(), "GOMODCACHE="+gomod)
+}
+
 // outsideDir is a directory neither in the workspace nor in os.TempDir
 // (which sandboxed commands may write by design).
 func outsideDir(t *testing.T) string {

@@ -1,9 +1,13 @@
 package proc_test
 
 import (
+	"bufio"
 	"context"
+	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -84,9 +88,7 @@ func TestWarmLauncherCachesAreTheWorkspaces(t *testing.T) {
 	needSandbox(t)
 	t.Setenv("XDG_STATE_HOME", t.TempDir())
 	settleWarm(t)
-	gomod := filepath.Join(outsideDir(t), "mod")
-	write(t, filepath.Join(gomod, "keep"), "k\n", 0o644)
-	env := append(os.Environ(), "GOMODCACHE="+gomod)
+	gomod, env := modCache(t)
 	one, two := goWorkspace(t), goWorkspace(t)
 	run(t, proc.Spec{Shell: "true", Env: env, Dir: one, Sandbox: confined()})
 	if r := warmRun(t, context.Background(), proc.Spec{Shell: "echo planted > " + gomod + "/p", Env: env, Dir: one, Sandbox: confined()}); r.ExitCode != 0 {
@@ -139,4 +141,52 @@ func TestWarmLauncherSeesMountsMadeSince(t *testing.T) {
 	if r := warmRun(t, context.Background(), proc.Spec{Shell: "cat drive/f", Dir: ws, Sandbox: confined()}); r.Output != "on the drive\n" {
 		t.Errorf("the next launcher does not see the mount: %+v", r)
 	}
+}
+
+// helperWarm plays agentls for TestWarmLauncherDiesWithAgentls: it runs a
+// sandboxed command in ws, prints the pid of the warm launcher started
+// after it, and waits to be killed.
+func helperWarm(ws string) {
+	proc.EnableWarm()
+	sb := proc.Sandbox{Protect: []string{".vscode/"}}
+	if _, err := proc.Run(context.Background(), proc.Spec{Shell: "true", Dir: ws, Sandbox: sb}); err != nil || !proc.WaitWarm() {
+		fmt.Println("no warm launcher:", err)
+		os.Exit(1)
+	}
+	fmt.Println(proc.WarmPIDs()[0])
+	select {}
+}
+
+// A warm launcher waiting for a command exits when agentls is killed
+// (its socket closes; the kernel's parent-death signal kills it too): no
+// sandboxed process outlives agentls.
+func TestWarmLauncherDiesWithAgentls(t *testing.T) {
+	needSandbox(t)
+	cmd := exec.Command(os.Args[0])
+	cmd.Env = append(os.Environ(), "PROC_TEST_WARM="+t.TempDir(), "XDG_STATE_HOME="+t.TempDir())
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer cmd.Process.Kill()
+	line, _ := bufio.NewReader(out).ReadString('\n')
+	pid, err := strconv.Atoi(strings.TrimSpace(line))
+	if err != nil {
+		t.Fatalf("the helper: %q", line)
+	}
+	if unix.Kill(pid, 0) != nil {
+		t.Fatalf("the warm launcher %d is not running", pid)
+	}
+	_ = cmd.Process.Kill()
+	_ = cmd.Wait()
+	for range 500 {
+		if unix.Kill(pid, 0) == unix.ESRCH {
+			return
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	t.Errorf("the warm launcher %d outlived the process that started it by 5 s", pid)
 }
