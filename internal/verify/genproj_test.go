@@ -111,25 +111,36 @@ func genJS(t testing.TB, root string, work int) {
 		"package.json":  `{"name":"proj","private":true,"type":"module","scripts":{"test":"node --test"}}` + "\n",
 		"src/shared.js": "export const NONCE = 0;\n\nexport function base(x) {\n  return x + 1;\n}\n",
 	}
-	testBody := func(imp, call string, want []int) string {
+	genESModules(files, "js", ".js", "", work)
+	for rel, text := range files {
+		writeFile(t, root, rel, text)
+	}
+}
+
+// genESModules adds to files the modules src/m00…m48 and their node:test
+// files test/*.test.<ext>, and the shared module's tests: JavaScript
+// (ext "js", imports naming ".js") or TypeScript (ext "ts", imports
+// without an extension, num ": number" annotating the numbers).
+func genESModules(files map[string]string, ext, imp, num string, work int) {
+	testBody := func(imports, call string, want []int) string {
 		var b strings.Builder
-		fmt.Fprintf(&b, "import test from 'node:test';\nimport assert from 'node:assert/strict';\n%s\n\n", imp)
-		fmt.Fprintf(&b, "function work() {\n  let s = 0;\n  for (let i = 0; i < %d; i++) s += i;\n  return s;\n}\n", work)
+		fmt.Fprintf(&b, "import test from 'node:test';\nimport assert from 'node:assert/strict';\n%s\n\n", imports)
+		fmt.Fprintf(&b, "function work()%s {\n  let s = 0;\n  for (let i = 0; i < %d; i++) s += i;\n  return s;\n}\n", num, work)
 		for j, w := range want {
 			fmt.Fprintf(&b, "\ntest('case %d', () => {\n  work();\n  assert.equal(%s(%d), %d);\n});\n", j, call, j, w)
 		}
 		return b.String()
 	}
-	files["test/shared.test.js"] = testBody("import { base } from '../src/shared.js';", "base", []int{1, 2, 3, 4})
+	files["test/shared.test."+ext] = testBody("import { base } from '../src/shared"+imp+"';", "base", []int{1, 2, 3, 4})
 	for i := range genModules {
 		var b strings.Builder
 		if genImportsShared(i) {
-			b.WriteString("import { base } from './shared.js';\n")
+			b.WriteString("import { base } from './shared" + imp + "';\n")
 		}
 		if genChained(i) {
-			fmt.Fprintf(&b, "import { f as prev } from './m%02d.js';\n", i-1)
+			fmt.Fprintf(&b, "import { f as prev } from './m%02d%s';\n", i-1, imp)
 		}
-		b.WriteString("\nexport const NONCE = 0;\n\nexport function f(x) {\n")
+		fmt.Fprintf(&b, "\nexport const NONCE = 0;\n\nexport function f(x%s)%s {\n", num, num)
 		if genImportsShared(i) {
 			fmt.Fprintf(&b, "  let v = base(x) * %d;\n", genFactor(i))
 		} else {
@@ -139,12 +150,9 @@ func genJS(t testing.TB, root string, work int) {
 			b.WriteString("  v += prev(x);\n")
 		}
 		b.WriteString("  return v;\n}\n")
-		files[fmt.Sprintf("src/m%02d.js", i)] = b.String()
-		files[fmt.Sprintf("test/m%02d.test.js", i)] = testBody(fmt.Sprintf("import { f } from '../src/m%02d.js';", i), "f",
+		files[fmt.Sprintf("src/m%02d.%s", i, ext)] = b.String()
+		files[fmt.Sprintf("test/m%02d.test.%s", i, ext)] = testBody(fmt.Sprintf("import { f } from '../src/m%02d%s';", i, imp), "f",
 			[]int{genValue(i, 0), genValue(i, 1), genValue(i, 2), genValue(i, 3)})
-	}
-	for rel, text := range files {
-		writeFile(t, root, rel, text)
 	}
 }
 
@@ -164,38 +172,7 @@ func genTS(t testing.TB, root string, work int) {
 		"src/shared.ts":         "export const NONCE = 0;\n\nexport function base(x: number): number {\n  return x + 1;\n}\n",
 		"node_modules/.bin/tsc": "#!/bin/sh\nexec node \"$(dirname \"$0\")/../typescript/bin/tsc\" \"$@\"\n",
 	}
-	testBody := func(imp, call string, want []int) string {
-		var b strings.Builder
-		fmt.Fprintf(&b, "import test from 'node:test';\nimport assert from 'node:assert/strict';\n%s\n\n", imp)
-		fmt.Fprintf(&b, "function work(): number {\n  let s = 0;\n  for (let i = 0; i < %d; i++) s += i;\n  return s;\n}\n", work)
-		for j, w := range want {
-			fmt.Fprintf(&b, "\ntest('case %d', () => {\n  work();\n  assert.equal(%s(%d), %d);\n});\n", j, call, j, w)
-		}
-		return b.String()
-	}
-	files["test/shared.test.ts"] = testBody("import { base } from '../src/shared';", "base", []int{1, 2, 3, 4})
-	for i := range genModules {
-		var b strings.Builder
-		if genImportsShared(i) {
-			b.WriteString("import { base } from './shared';\n")
-		}
-		if genChained(i) {
-			fmt.Fprintf(&b, "import { f as prev } from './m%02d';\n", i-1)
-		}
-		b.WriteString("\nexport const NONCE = 0;\n\nexport function f(x: number): number {\n")
-		if genImportsShared(i) {
-			fmt.Fprintf(&b, "  let v = base(x) * %d;\n", genFactor(i))
-		} else {
-			fmt.Fprintf(&b, "  let v = x * %d;\n", genFactor(i))
-		}
-		if genChained(i) {
-			b.WriteString("  v += prev(x);\n")
-		}
-		b.WriteString("  return v;\n}\n")
-		files[fmt.Sprintf("src/m%02d.ts", i)] = b.String()
-		files[fmt.Sprintf("test/m%02d.test.ts", i)] = testBody(fmt.Sprintf("import { f } from '../src/m%02d';", i), "f",
-			[]int{genValue(i, 0), genValue(i, 1), genValue(i, 2), genValue(i, 3)})
-	}
+	genESModules(files, "ts", "", ": number", work)
 	nm := filepath.Join("testdata", "tsc", "node_modules")
 	for _, pkg := range []string{"typescript", "tsx", "esbuild", "@esbuild"} {
 		if _, err := os.Stat(filepath.Join(nm, pkg)); err != nil {
