@@ -3,7 +3,10 @@ package proc
 import (
 	"slices"
 	"strings"
+	"testing"
 	"time"
+
+	"golang.org/x/sys/unix"
 )
 
 // MemoDirs lists the directories (relative to ws) the walk's records
@@ -59,4 +62,14 @@ func WarmPIDs() []int {
 		pids = append(pids, w.cmd.Process.Pid)
 	}
 	return pids
+}
+
+// MemoRecorded reports whether the walk keeps records for the file
+// system ws is on (memoFS).
+func MemoRecorded(t testing.TB, ws string) bool {
+	var fs unix.Statfs_t
+	if err := unix.Statfs(ws, &fs); err != nil {
+		t.Fatal(err)
+	}
+	return memoFS[int64(fs.Type)]
 }
