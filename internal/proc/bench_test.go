@@ -66,6 +66,7 @@ func BenchmarkCachedGoTest(b *testing.B) {
 	}
 	env := append(os.Environ(), "GOFLAGS=-mod=mod", "GOPROXY=off", "GOTOOLCHAIN=local")
 	layer := b.TempDir()
+	settleWarm(b)
 	for _, c := range []struct {
 		name string
 		sb   proc.Sandbox
